@@ -1,0 +1,70 @@
+# asc: Ascend NPU profile analysis filters.
+PREFIX	?= /usr/local
+BINDIR	?= $(PREFIX)/bin
+MANDIR	?= $(PREFIX)/share/man
+DATADIR	?= $(PREFIX)/share/asc
+CFLAGS	?= -O2 -g
+WARN	 = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
+	   -Wmissing-prototypes -Wformat=2 -Wno-unused-parameter
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ilib -MMD -MP
+LDLIBS	 = -ljq -lcsv -lm
+
+FILTERS	 = asc-ingest
+PIPES	 =
+BIN	 = $(FILTERS:%=bin/%)
+LIBOBJ	 = lib/util.o lib/dec.o lib/rec.o lib/csvline.o lib/trace.o
+UNITS	 = dec rec csvline trace
+TESTBIN	 = $(UNITS:%=tests/unit/%_test)
+OBJ	 = $(FILTERS:%=filters/%.o) $(LIBOBJ) $(TESTBIN:=.o)
+
+all: $(BIN) $(TESTBIN)
+
+bin/%: filters/%.o lib/libasc.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+lib/libasc.a: $(LIBOBJ)
+	rm -f $@
+	$(AR) rcs $@ $(LIBOBJ)
+
+tests/unit/%_test: tests/unit/%_test.o lib/libasc.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+%.o: %.c
+	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+check: all
+	tests/run
+
+asan:
+	$(MAKE) clean
+	$(MAKE) CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined' \
+	    LDFLAGS='-fsanitize=address,undefined' check
+	$(MAKE) clean
+
+bench: all
+	tests/bench/run
+
+lint:
+	mandoc -Tlint -Wwarning man/*.1 man/*.7
+	for f in tests/run tests/case.sh tests/bench/run $(PIPES:%=pipelines/%); do bash -n $$f || exit 1; done
+
+install: all
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)/schemas
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)
+	for p in $(PIPES); do install -m 0755 pipelines/$$p $(DESTDIR)$(BINDIR); done
+	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1
+	install -m 0644 man/*.7 $(DESTDIR)$(MANDIR)/man7
+	install -m 0644 schemas/*.json $(DESTDIR)$(DATADIR)/schemas
+
+uninstall:
+	for f in $(FILTERS) $(PIPES); do rm -f $(DESTDIR)$(BINDIR)/$$f $(DESTDIR)$(MANDIR)/man1/$$f.1; done
+	rm -f $(DESTDIR)$(MANDIR)/man7/asc.7
+	rm -rf $(DESTDIR)$(DATADIR)
+
+clean:
+	rm -rf bin $(OBJ) $(OBJ:.o=.d) lib/libasc.a $(TESTBIN)
+
+-include $(OBJ:.o=.d)
+.PHONY: all check asan bench lint install uninstall clean
+.SECONDARY: $(OBJ)

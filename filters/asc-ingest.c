@@ -1,0 +1,1830 @@
+/*
+ * asc-ingest: read Ascend profiler exports (torch_npu, MindSpore, msprof)
+ * and write their facts as NDJSON records, in the stream order of asc(7).
+ */
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jv.h>
+
+#include "csvline.h"
+#include "dec.h"
+#include "rec.h"
+#include "trace.h"
+#include "util.h"
+
+/* Kinds of input file a profile may hold. */
+enum fkind {
+	F_KERNEL,	/* kernel_details.csv or op_summary_*.csv (slices) */
+	F_TRACE,	/* trace_view.json or msprof_*.json */
+	F_STEPTRACE,	/* step_trace_time.csv */
+	F_OPSTAT,	/* op_statistic*.csv */
+	F_COMM,		/* communication.json */
+	F_INFO,		/* profiler_info*.json */
+	F_DB,		/* ascend_*_profiler*.db, msprof_*.db */
+	F_NKINDS
+};
+
+static const char *kindname[F_NKINDS] = {
+	"kernel_table", "trace", "step_trace", "op_statistic",
+	"communication", "profiler_info", "db"
+};
+
+struct pfile {
+	enum fkind	 kind;
+	char		*path;
+	const char	*base;		/* file name, used in src and messages */
+	unsigned long	 read, emitted, rejected;
+};
+
+struct profile {
+	char		*name;
+	char		*dir;
+	const char	*framework;
+	struct pfile	*f;
+	int		 nf;
+};
+
+/* One kernel row: sort key plus where its text lives in the spill. */
+struct krow {
+	int64_t		 dev, start, dur;
+	uint64_t	 off;		/* payload offset in the spill file */
+	uint32_t	 lena, lenb;	/* payload halves: before and after times */
+	uint32_t	 line;
+	uint16_t	 file;
+};
+
+static int kflag, qflag, progress;
+static const char *tmpdir = "/tmp";
+static const char *step_pattern;
+static int exitcode = EX_OK;
+static struct buf ob;		/* output record being built */
+
+static void usage(void) __attribute__((noreturn));
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-kq] [-p pattern] path ...\n", progname);
+	exit(EX_SYS);
+}
+
+/* A data error: report; stop unless -k. */
+static void
+baddata(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+baddata(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exitcode = EX_DATA;
+	if (!kflag) {
+		xclose_stdout();
+		exit(EX_DATA);
+	}
+}
+
+/* A bounded, printable snippet of bad input for messages. */
+static const char *
+snip(const char *s, size_t n)
+{
+	static char b[48];
+	size_t i, j = 0;
+
+	for (i = 0; i < n && j < 32; i++)
+		b[j++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+	if (i < n) {
+		memcpy(b + j, "...", 3);
+		j += 3;
+	}
+	b[j] = '\0';
+	return b;
+}
+
+/* ---- discovery ---- */
+
+static int
+isdir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int
+isfile(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static char *
+join(const char *a, const char *b)
+{
+	size_t n = strlen(a) + strlen(b) + 2;
+	char *p = xmalloc(n);
+
+	snprintf(p, n, "%s/%s", a, b);
+	return p;
+}
+
+static const char *
+basename_(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s && s[1] ? s + 1 : p;
+}
+
+static int
+endswith(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+
+	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static int
+startswith(const char *s, const char *pre)
+{
+	return strncmp(s, pre, strlen(pre)) == 0;
+}
+
+static int
+digits(const char *s, size_t n)
+{
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+
+/* Classify a file name; -1 if not one we read. */
+static int
+classify(const char *name)
+{
+	if (strcmp(name, "kernel_details.csv") == 0)
+		return F_KERNEL;
+	if (startswith(name, "op_summary_") && endswith(name, ".csv"))
+		return F_KERNEL;
+	if (strcmp(name, "trace_view.json") == 0)
+		return F_TRACE;
+	if (startswith(name, "msprof_") && endswith(name, ".json"))
+		return F_TRACE;
+	if (strcmp(name, "step_trace_time.csv") == 0)
+		return F_STEPTRACE;
+	if (strcmp(name, "op_statistic.csv") == 0 ||
+	    (startswith(name, "op_statistic_") && endswith(name, ".csv")))
+		return F_OPSTAT;
+	if (strcmp(name, "communication.json") == 0)
+		return F_COMM;
+	if (strcmp(name, "profiler_info.json") == 0 ||
+	    (startswith(name, "profiler_info_") && endswith(name, ".json") &&
+	    digits(name + 14, strlen(name) - 19)))
+		return F_INFO;
+	if ((startswith(name, "ascend_pytorch_profiler") ||
+	    startswith(name, "ascend_mindspore_profiler") ||
+	    startswith(name, "msprof_")) && endswith(name, ".db"))
+		return F_DB;
+	return -1;
+}
+
+static void
+addfile(struct profile *p, int kind, const char *path)
+{
+	for (int i = 0; i < p->nf; i++)
+		if (strcmp(p->f[i].path, path) == 0)
+			return;
+	p->f = xreallocarray(p->f, (size_t)p->nf + 1, sizeof *p->f);
+	memset(&p->f[p->nf], 0, sizeof p->f[0]);
+	p->f[p->nf].kind = kind;
+	p->f[p->nf].path = xstrdup(path);
+	p->f[p->nf].base = basename_(p->f[p->nf].path);
+	p->nf++;
+}
+
+static int
+namecmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted entry names of a directory (caller frees). */
+static char **
+listdir(const char *dir, int *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **v = NULL;
+
+	*n = 0;
+	if (d == NULL)
+		return NULL;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		v = xreallocarray(v, (size_t)*n + 1, sizeof *v);
+		v[(*n)++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(v, (size_t)*n, sizeof *v, namecmp);
+	return v;
+}
+
+static void
+freelist(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Add every file we read directly inside dir. */
+static void
+scanfiles(struct profile *p, const char *dir)
+{
+	int n;
+	char **v = listdir(dir, &n);
+
+	for (int i = 0; i < n; i++) {
+		int k = classify(v[i]);
+		char *path = join(dir, v[i]);
+
+		if (k >= 0 && isfile(path))
+			addfile(p, k, path);
+		free(path);
+	}
+	freelist(v, n);
+}
+
+static int
+isprofdir(const char *name)
+{
+	return startswith(name, "PROF_");
+}
+
+/* Is dir itself a profile?  Fills p if so. */
+static int
+profile_at(const char *dir, struct profile *p)
+{
+	char *apo = join(dir, "ASCEND_PROFILER_OUTPUT");
+	char *mso = join(dir, "mindstudio_profiler_output");
+	const char *name = basename_(dir);
+	int found = 0;
+
+	memset(p, 0, sizeof *p);
+	if (isdir(apo)) {
+		scanfiles(p, dir);	/* profiler_info*.json */
+		scanfiles(p, apo);
+		found = 1;
+		p->framework = endswith(name, "_ascend_ms") ? "mindspore" : "torch_npu";
+	} else if (strcmp(name, "ASCEND_PROFILER_OUTPUT") == 0) {
+		char *parent = xstrdup(dir);
+		char *s = strrchr(parent, '/');
+
+		scanfiles(p, dir);
+		if (s) {
+			*s = '\0';
+			scanfiles(p, parent);
+		}
+		free(parent);
+		found = 1;
+		p->framework = "torch_npu";
+	} else if (isdir(mso) && isprofdir(name)) {
+		scanfiles(p, mso);
+		scanfiles(p, dir);	/* msprof_*.db */
+		found = 1;
+		p->framework = "msprof";
+	} else if (strcmp(name, "mindstudio_profiler_output") == 0) {
+		scanfiles(p, dir);
+		found = 1;
+		p->framework = "msprof";
+	} else if (endswith(name, "_ascend_pt") || endswith(name, "_ascend_ms")) {
+		scanfiles(p, dir);
+		found = 1;
+		p->framework = endswith(name, "_ascend_ms") ? "mindspore" : "torch_npu";
+	}
+	if (found) {
+		p->dir = xstrdup(dir);
+		if (strcmp(name, "ASCEND_PROFILER_OUTPUT") == 0 ||
+		    strcmp(name, "mindstudio_profiler_output") == 0) {
+			char *parent = xstrdup(dir), *s = strrchr(parent, '/');
+
+			if (s)
+				*s = '\0';
+			p->name = xstrdup(s ? basename_(parent) : name);
+			free(parent);
+		} else
+			p->name = xstrdup(name);
+	}
+	free(apo);
+	free(mso);
+	return found;
+}
+
+static struct profile *profs;
+static int nprofs;
+
+static void
+addprofile(struct profile *p)
+{
+	profs = xreallocarray(profs, (size_t)nprofs + 1, sizeof *profs);
+	profs[nprofs++] = *p;
+}
+
+/* Find profiles at or below dir (a cluster), depth-limited. */
+static int
+findprofiles(const char *dir, int depth)
+{
+	struct profile p;
+	int n, found = 0;
+	char **v;
+
+	if (profile_at(dir, &p)) {
+		addprofile(&p);
+		return 1;
+	}
+	if (depth == 0)
+		return 0;
+	v = listdir(dir, &n);
+	for (int i = 0; i < n; i++) {
+		char *sub = join(dir, v[i]);
+		struct stat st;
+
+		/* Do not follow links out of the given tree. */
+		if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+			found += findprofiles(sub, depth - 1);
+		free(sub);
+	}
+	freelist(v, n);
+	return found;
+}
+
+/* A file operand: joins the previous profile when it is the same one. */
+static void
+fileprofile(const char *path)
+{
+	int k = classify(basename_(path));
+	char *dir = xstrdup(path), *s = strrchr(dir, '/');
+	const char *name;
+	struct profile p;
+
+	if (k < 0)
+		die("%s: not a profiler file this tool reads", path);
+	if (s)
+		*s = '\0';
+	else
+		strcpy(dir, ".");
+	name = basename_(dir);
+	if (strcmp(name, "ASCEND_PROFILER_OUTPUT") == 0 ||
+	    strcmp(name, "mindstudio_profiler_output") == 0) {
+		char *s2 = strrchr(dir, '/');
+
+		if (s2)
+			*s2 = '\0';
+		else
+			strcpy(dir, ".");
+	}
+	if (strcmp(dir, ".") == 0) {
+		char cwd[PATH_MAX];
+
+		if (getcwd(cwd, sizeof cwd) != NULL) {
+			free(dir);
+			dir = xstrdup(cwd);
+		}
+	}
+	if (nprofs && strcmp(profs[nprofs - 1].dir, dir) == 0) {
+		addfile(&profs[nprofs - 1], k, path);
+		free(dir);
+		return;
+	}
+	memset(&p, 0, sizeof p);
+	p.dir = dir;
+	p.name = xstrdup(basename_(dir));
+	p.framework = endswith(p.name, "_ascend_ms") ? "mindspore" :
+	    startswith(p.name, "PROF_") ? "msprof" : "torch_npu";
+	addfile(&p, k, path);
+	addprofile(&p);
+}
+
+/* ---- kernel tables ---- */
+
+enum col {
+	C_STEP, C_DEVICE, C_MODEL, C_TASKID, C_STREAM, C_NAME, C_OPTYPE,
+	C_OPSTATE, C_TASKTYPE, C_START, C_DUR, C_WAIT, C_BLOCK, C_MIXBLOCK,
+	C_HF32, C_INSHAPES, C_INDTYPES, C_INFORMATS, C_OUTSHAPES,
+	C_OUTDTYPES, C_OUTFORMATS, C_CONTEXT, C_NCOLS
+};
+
+static const struct {
+	const char	*key;		/* output key */
+	const char	*names[4];	/* header spellings across versions */
+} cols[C_NCOLS] = {
+	[C_STEP] = { "step", { "Step Id", "Step ID" } },
+	[C_DEVICE] = { "device", { "Device_id" } },
+	[C_MODEL] = { "model_id", { "Model ID" } },
+	[C_TASKID] = { "task_id", { "Task ID" } },
+	[C_STREAM] = { "stream", { "Stream ID" } },
+	[C_NAME] = { "name", { "Name", "Op Name" } },
+	[C_OPTYPE] = { "op_type", { "Type", "OP Type" } },
+	[C_OPSTATE] = { "op_state", { "OP State" } },
+	[C_TASKTYPE] = { "task_type", { "Accelerator Core", "Task Type" } },
+	[C_START] = { "start", { "Start Time(us)", "Task Start Time(us)", "Task Start Time" } },
+	[C_DUR] = { "dur", { "Duration(us)", "Task Duration(us)" } },
+	[C_WAIT] = { "wait", { "Wait Time(us)", "Task Wait Time(us)" } },
+	[C_BLOCK] = { "block_dim", { "Block Dim", "Block Num" } },
+	[C_MIXBLOCK] = { "mix_block_dim", { "Mix Block Dim", "Mix Block Num" } },
+	[C_HF32] = { "hf32", { "HF32 Eligible" } },
+	[C_INSHAPES] = { "in_shapes", { "Input Shapes" } },
+	[C_INDTYPES] = { "in_dtypes", { "Input Data Types" } },
+	[C_INFORMATS] = { "in_formats", { "Input Formats" } },
+	[C_OUTSHAPES] = { "out_shapes", { "Output Shapes" } },
+	[C_OUTDTYPES] = { "out_dtypes", { "Output Data Types" } },
+	[C_OUTFORMATS] = { "out_formats", { "Output Formats" } },
+	[C_CONTEXT] = { "context_id", { "Context ID" } },
+};
+
+/* Columns we do not carry (graph-export bookkeeping). */
+static const char *dropcols[] = { "Model Name", "Infer ID", NULL };
+
+struct kfile {
+	int		 idx[C_NCOLS];	/* column index or -1 */
+	int		 ncols;
+	int		*pmu;		/* indexes of PMU columns */
+	char		**pmuname;
+	int		 npmu;
+};
+
+/* Per-profile kernel state. */
+struct ktab {
+	struct krow	*row;
+	size_t		 n, cap;
+	FILE		*spill;
+	uint64_t	 spilled;
+	int64_t		 minstart;
+	int		 has_step, has_device, has_shapes, has_pmu, level0;
+	unsigned long	 na_types;
+	struct buf	 pmunames;	/* JSON array text of PMU names */
+	int		 pmu_pipe;	/* PipeUtilization ratios seen */
+};
+
+static int
+mapheader(struct csvin *c, struct kfile *kf, const char *fname)
+{
+	memset(kf, 0, sizeof *kf);
+	for (int k = 0; k < C_NCOLS; k++)
+		kf->idx[k] = -1;
+	kf->ncols = c->nf;
+	kf->pmu = xreallocarray(NULL, (size_t)c->nf, sizeof *kf->pmu);
+	kf->pmuname = xreallocarray(NULL, (size_t)c->nf, sizeof *kf->pmuname);
+	for (int i = 0; i < c->nf; i++) {
+		size_t n;
+		const char *h = csv_field(c, i, &n);
+		int hit = 0;
+
+		while (n && (h[n - 1] == ' ' || h[n - 1] == '\t'))
+			n--;
+		for (int k = 0; k < C_NCOLS && !hit; k++)
+			for (int j = 0; j < 4 && cols[k].names[j]; j++)
+				if (strlen(cols[k].names[j]) == n &&
+				    memcmp(cols[k].names[j], h, n) == 0) {
+					if (kf->idx[k] < 0)
+						kf->idx[k] = i;
+					hit = 1;
+					break;
+				}
+		for (int j = 0; dropcols[j] && !hit; j++)
+			if (strlen(dropcols[j]) == n && memcmp(dropcols[j], h, n) == 0)
+				hit = 1;
+		if (!hit) {
+			kf->pmu[kf->npmu] = i;
+			kf->pmuname[kf->npmu++] = xstrndup(h, n);
+		}
+	}
+	if (kf->idx[C_START] < 0) {
+		baddata("%s:%lu: no start-time column (\"Start Time(us)\" or \"Task Start Time(us)\")", fname, c->recline);
+		return -1;
+	}
+	if (kf->idx[C_DUR] < 0) {
+		baddata("%s:%lu: no duration column (\"Duration(us)\")", fname, c->recline);
+		return -1;
+	}
+	if (kf->idx[C_NAME] < 0) {
+		baddata("%s:%lu: no name column (\"Name\" or \"Op Name\")", fname, c->recline);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+freekfile(struct kfile *kf)
+{
+	for (int i = 0; i < kf->npmu; i++)
+		free(kf->pmuname[i]);
+	free(kf->pmu);
+	free(kf->pmuname);
+}
+
+/* Is s[0..n) a JSON number? */
+static int
+isjsonnum(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	if (i < n && s[i] == '-')
+		i++;
+	if (i >= n || s[i] < '0' || s[i] > '9')
+		return 0;
+	if (s[i] == '0')
+		i++;
+	else
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			i++;
+	if (i < n && s[i] == '.') {
+		if (++i >= n || s[i] < '0' || s[i] > '9')
+			return 0;
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			i++;
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if (i >= n || s[i] < '0' || s[i] > '9')
+			return 0;
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			i++;
+	}
+	return i == n;
+}
+
+static void
+trimcell(const char **s, size_t *n)
+{
+	while (*n && ((*s)[0] == ' ' || (*s)[0] == '\t'))
+		(*s)++, (*n)--;
+	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\r'))
+		(*n)--;
+}
+
+/* Integer cell: N/A, empty and UINT32_MAX ("invalid") are null. */
+static void
+put_intcell(struct buf *b, const char *key, const char *s, size_t n)
+{
+	int64_t v;
+
+	trimcell(&s, &n);
+	if (dec_isnull(s, n) || (n == 10 && memcmp(s, "4294967295", 10) == 0) ||
+	    dec_parse(s, n, 0, &v) != 0 || !digits(s[0] == '-' ? s + 1 : s, s[0] == '-' ? n - 1 : n))
+		out_null(b, key);
+	else
+		out_i64(b, key, v);
+}
+
+static void
+put_strcell(struct buf *b, const char *key, const char *s, size_t n, int unquote)
+{
+	trimcell(&s, &n);
+	if (dec_isnull(s, n) && (n == 0 || s[0] == 'N')) {
+		out_null(b, key);
+		return;
+	}
+	/* msprof wraps shapes in one literal pair of quotes. */
+	if (unquote && n >= 2 && s[0] == '"' && s[n - 1] == '"')
+		s++, n -= 2;
+	out_str(b, key, s, n);
+}
+
+static void
+put_numcell(struct buf *b, const char *key, const char *s, size_t n)
+{
+	trimcell(&s, &n);
+	if (dec_isnull(s, n))
+		out_null(b, key);
+	else if (isjsonnum(s, n))
+		out_raw(b, key, s, n);
+	else
+		out_str(b, key, s, n);
+}
+
+static int
+cell(const struct csvin *c, const struct kfile *kf, int col, const char **s, size_t *n)
+{
+	if (kf->idx[col] < 0)
+		return 0;
+	*s = csv_field(c, kf->idx[col], n);
+	return 1;
+}
+
+static void
+spill_write(struct ktab *kt, const void *p, size_t n)
+{
+	if (fwrite(p, 1, n, kt->spill) != n)
+		dieerr("%s: spill file", tmpdir);
+	kt->spilled += n;
+}
+
+static FILE *
+tmpspill(void)
+{
+	char *path = join(tmpdir, "asc-ingest.XXXXXX");
+	int fd = mkstemp(path);
+	FILE *fp;
+
+	if (fd < 0)
+		dieerr("%s", path);
+	unlink(path);
+	free(path);
+	if ((fp = fdopen(fd, "w+")) == NULL)
+		dieerr("fdopen");
+	return fp;
+}
+
+static void
+progressline(const char *name, unsigned long long bytes, struct timespec *t0, int done)
+{
+	struct timespec t;
+	double dt;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	dt = (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+	fprintf(stderr, "\r%s: %.0f MB, %.0f MB/s%s", name, (double)bytes / 1e6,
+	    dt > 0 ? (double)bytes / 1e6 / dt : 0.0, done ? "\n" : "");
+}
+
+/* Read one kernel CSV into kt.  0, or -1 if the file is unusable. */
+static int
+readkernels(struct ktab *kt, struct pfile *pf, int fileno_)
+{
+	struct csvin c;
+	struct kfile kf;
+	struct buf a = {0}, b = {0};
+	struct timespec t0, tl;
+	unsigned long long lastb = 0;
+	int r;
+
+	if (csv_open(&c, pf->path) != 0)
+		dieerr("%s", pf->path);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	tl = t0;
+	if ((r = csv_next(&c)) <= 0) {
+		if (r == 0)
+			baddata("%s:1: empty file, no header", pf->base);
+		else
+			baddata("%s:%lu: %s", pf->base, c.recline, c.err);
+		csv_close(&c);
+		return -1;
+	}
+	if (mapheader(&c, &kf, pf->base) != 0) {
+		csv_close(&c);
+		return -1;
+	}
+	if (kf.idx[C_STEP] >= 0)
+		kt->has_step = 1;
+	if (kf.idx[C_DEVICE] >= 0)
+		kt->has_device = 1;
+	if (kf.idx[C_INSHAPES] >= 0)
+		kt->has_shapes = 1;
+	if (kf.npmu) {
+		kt->has_pmu = 1;
+		if (kt->pmunames.len == 0) {
+			buf_addc(&kt->pmunames, '[');
+			for (int i = 0; i < kf.npmu; i++) {
+				if (i)
+					buf_addc(&kt->pmunames, ',');
+				out_esc(&kt->pmunames, kf.pmuname[i], strlen(kf.pmuname[i]));
+				if (strstr(kf.pmuname[i], "mte2_ratio") || strstr(kf.pmuname[i], "mac_ratio") ||
+				    strstr(kf.pmuname[i], "vec_ratio"))
+					kt->pmu_pipe = 1;
+			}
+			buf_addc(&kt->pmunames, ']');
+		}
+	}
+	while ((r = csv_next(&c)) != 0) {
+		const char *s;
+		size_t n;
+		int64_t start, dur, dev = -1;
+		struct krow *k;
+
+		if (progress && (c.bytes - lastb) > (8u << 20)) {
+			struct timespec t;
+
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			lastb = c.bytes;
+			if (t.tv_sec != tl.tv_sec) {
+				tl = t;
+				progressline(pf->base, c.bytes, &t0, 0);
+			}
+		}
+		pf->read++;
+		if (r < 0) {
+			pf->rejected++;
+			baddata("%s:%lu: %s", pf->base, c.recline, c.err);
+			break;
+		}
+		if (c.nf != kf.ncols) {
+			pf->rejected++;
+			baddata("%s:%lu: %d fields, header has %d", pf->base, c.recline, c.nf, kf.ncols);
+			continue;
+		}
+		s = csv_field(&c, kf.idx[C_START], &n);
+		if (dec_us2ns(s, n, &start) != 0) {
+			pf->rejected++;
+			baddata("%s:%lu: field \"%s\": not a time: '%s'", pf->base, c.recline,
+			    cols[C_START].names[0], snip(s, n));
+			continue;
+		}
+		s = csv_field(&c, kf.idx[C_DUR], &n);
+		if (dec_us2ns(s, n, &dur) != 0 || dur < 0) {
+			pf->rejected++;
+			baddata("%s:%lu: field \"Duration(us)\": %s: '%s'", pf->base, c.recline,
+			    dur < 0 && dec_us2ns(s, n, &dur) == 0 ? "negative" : "not a number", snip(s, n));
+			continue;
+		}
+		a.len = b.len = 0;
+		if (cell(&c, &kf, C_DEVICE, &s, &n)) {
+			int64_t v;
+
+			put_intcell(&a, "device", s, n);
+			trimcell(&s, &n);
+			if (!dec_isnull(s, n) && dec_parse(s, n, 0, &v) == 0)
+				dev = v;
+		} else
+			out_null(&a, "device");
+		if (cell(&c, &kf, C_STREAM, &s, &n))
+			put_intcell(&a, "stream", s, n);
+		else
+			out_null(&a, "stream");
+		if (cell(&c, &kf, C_STEP, &s, &n))
+			put_strcell(&a, "step", s, n, 0);
+		else
+			out_null(&a, "step");
+		s = csv_field(&c, kf.idx[C_NAME], &n);
+		out_str(&a, "name", s, n);
+		if (cell(&c, &kf, C_OPTYPE, &s, &n))
+			put_strcell(&a, "op_type", s, n, 0);
+		else
+			out_null(&a, "op_type");
+		if (cell(&c, &kf, C_TASKTYPE, &s, &n)) {
+			trimcell(&s, &n);
+			if (n == 4 && memcmp(s, "HCCL", 4) == 0)
+				out_str(&a, "task_type", "COMMUNICATION", 13);
+			else {
+				if (dec_isnull(s, n))
+					kt->na_types++;
+				put_strcell(&a, "task_type", s, n, 0);
+			}
+		} else {
+			kt->na_types++;
+			out_null(&a, "task_type");
+		}
+		if (cell(&c, &kf, C_WAIT, &s, &n)) {
+			int64_t w;
+
+			trimcell(&s, &n);
+			if (dec_isnull(s, n))
+				out_null(&b, "wait_ns");
+			else if (dec_us2ns(s, n, &w) != 0 || w < 0) {
+				pf->rejected++;
+				baddata("%s:%lu: field \"Wait Time(us)\": not a non-negative number: '%s'",
+				    pf->base, c.recline, snip(s, n));
+				continue;
+			} else
+				out_i64(&b, "wait_ns", w);
+		} else
+			out_null(&b, "wait_ns");
+		if (cell(&c, &kf, C_TASKID, &s, &n))
+			put_intcell(&b, "task_id", s, n);
+		if (cell(&c, &kf, C_MODEL, &s, &n))
+			put_intcell(&b, "model_id", s, n);
+		if (cell(&c, &kf, C_OPSTATE, &s, &n))
+			put_strcell(&b, "op_state", s, n, 0);
+		if (cell(&c, &kf, C_BLOCK, &s, &n))
+			put_intcell(&b, "block_dim", s, n);
+		if (cell(&c, &kf, C_MIXBLOCK, &s, &n))
+			put_intcell(&b, "mix_block_dim", s, n);
+		if (cell(&c, &kf, C_HF32, &s, &n))
+			put_strcell(&b, "hf32", s, n, 0);
+		for (int k2 = C_INSHAPES; k2 <= C_OUTFORMATS; k2++)
+			if (cell(&c, &kf, k2, &s, &n))
+				put_strcell(&b, cols[k2].key, s, n, 1);
+		if (cell(&c, &kf, C_CONTEXT, &s, &n))
+			put_strcell(&b, "context_id", s, n, 0);
+		if (kf.npmu) {
+			int any = 0;
+
+			for (int i = 0; i < kf.npmu; i++) {
+				s = csv_field(&c, kf.pmu[i], &n);
+				trimcell(&s, &n);
+				if (dec_isnull(s, n))
+					continue;
+				if (!any) {
+					out_key(&b, "pmu");
+					buf_addc(&b, '{');
+				} else
+					buf_addc(&b, ',');
+				any = 1;
+				out_esc(&b, kf.pmuname[i], strlen(kf.pmuname[i]));
+				buf_addc(&b, ':');
+				if (isjsonnum(s, n))
+					buf_add(&b, s, n);
+				else
+					out_esc(&b, s, n);
+			}
+			if (any)
+				buf_addc(&b, '}');
+		}
+		if (kt->n == kt->cap) {
+			kt->cap = kt->cap ? kt->cap * 2 : 4096;
+			kt->row = xreallocarray(kt->row, kt->cap, sizeof *kt->row);
+		}
+		k = &kt->row[kt->n++];
+		k->dev = dev;
+		k->start = start;
+		k->dur = dur;
+		k->off = kt->spilled;
+		k->lena = (uint32_t)a.len;
+		k->lenb = (uint32_t)b.len;
+		k->line = (uint32_t)c.recline;
+		k->file = (uint16_t)fileno_;
+		spill_write(kt, a.p, a.len);
+		if (b.len)
+			spill_write(kt, b.p, b.len);
+		if (start < kt->minstart)
+			kt->minstart = start;
+		pf->emitted++;
+	}
+	if (progress)
+		progressline(pf->base, c.bytes, &t0, 1);
+	buf_free(&a);
+	buf_free(&b);
+	freekfile(&kf);
+	csv_close(&c);
+	return 0;
+}
+
+static int
+krowcmp(const struct krow *x, const struct krow *y)
+{
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/*
+ * Natural merge sort: sorted runs (one per op_summary slice, or the whole
+ * file) are merged pairwise, k-way in effect; stable, so equal starts keep
+ * file order.  Returns the number of runs found.
+ */
+static size_t
+sortrows(struct ktab *kt)
+{
+	size_t n = kt->n, runs = 1, nruns;
+	struct krow *src = kt->row, *dst, *tmp;
+	size_t *bound;
+
+	if (n < 2)
+		return n;
+	for (size_t i = 1; i < n; i++)
+		if (krowcmp(&src[i - 1], &src[i]) > 0)
+			runs++;
+	if (runs == 1)
+		return 1;
+	dst = xreallocarray(NULL, n, sizeof *dst);
+	bound = xreallocarray(NULL, runs + 1, sizeof *bound);
+	nruns = 0;
+	bound[nruns++] = 0;
+	for (size_t i = 1; i < n; i++)
+		if (krowcmp(&src[i - 1], &src[i]) > 0)
+			bound[nruns++] = i;
+	bound[nruns] = n;
+	while (nruns > 1) {
+		size_t w = 0, nb = 0;
+
+		for (size_t r = 0; r < nruns; r += 2) {
+			size_t lo = bound[r], mid = bound[r + 1];
+			size_t hi = r + 2 <= nruns ? bound[r + 2] : mid;
+			size_t i = lo, j = mid;
+
+			bound[nb++] = w;
+			while (i < mid && j < hi)
+				dst[w++] = krowcmp(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
+			while (i < mid)
+				dst[w++] = src[i++];
+			while (j < hi)
+				dst[w++] = src[j++];
+		}
+		bound[nb] = n;
+		nruns = nb;
+		tmp = src;
+		src = dst;
+		dst = tmp;
+	}
+	if (src != kt->row) {
+		free(kt->row);
+		kt->row = src;
+	} else
+		free(dst);
+	free(bound);
+	return runs;
+}
+
+/* Reads spill payloads: sequential runs served from a block buffer. */
+struct spillrd {
+	FILE		*fp;
+	char		*blk;
+	uint64_t	 boff;
+	size_t		 blen, cap;
+};
+
+static const char *
+spill_get(struct spillrd *sr, uint64_t off, size_t n)
+{
+	int fd = fileno(sr->fp);
+
+	if (off >= sr->boff && off + n <= sr->boff + sr->blen)
+		return sr->blk + (off - sr->boff);
+	if (n > sr->cap) {
+		sr->cap = n > (1u << 20) ? n : (1u << 20);
+		sr->blk = xrealloc(sr->blk, sr->cap);
+	}
+	if (off == sr->boff + sr->blen || n > sr->cap / 4) {
+		ssize_t r = pread(fd, sr->blk, sr->cap, (off_t)off);
+
+		if (r < (ssize_t)n)
+			dieerr("%s: spill file", tmpdir);
+		sr->boff = off;
+		sr->blen = (size_t)r;
+		return sr->blk;
+	}
+	/* Random access (unsorted input): read just this record. */
+	{
+		static struct buf one;
+
+		buf_grow(&one, n);
+		if (pread(fd, one.p, n, (off_t)off) != (ssize_t)n)
+			dieerr("%s: spill file", tmpdir);
+		return one.p;
+	}
+}
+
+static void
+putkernels(struct ktab *kt, const struct profile *p, int64_t origin)
+{
+	struct spillrd sr = { .fp = kt->spill };
+	char num[96];
+
+	if (fflush(kt->spill) != 0)
+		dieerr("%s: spill file", tmpdir);
+	for (size_t i = 0; i < kt->n; i++) {
+		const struct krow *k = &kt->row[i];
+		const char *pl = spill_get(&sr, k->off, (size_t)k->lena + k->lenb);
+		int m;
+
+		out_begin(&ob, "kernel");
+		out_cstr(&ob, "profile", p->name);
+		m = snprintf(num, sizeof num, "%s:%u", p->f[k->file].base, k->line);
+		out_str(&ob, "src", num, (size_t)m);
+		buf_add(&ob, pl, k->lena);
+		m = snprintf(num, sizeof num, ",\"start_ns\":%lld,\"dur_ns\":%lld,\"end_ns\":%lld",
+		    (long long)(k->start - origin), (long long)k->dur,
+		    (long long)(k->start - origin + k->dur));
+		buf_add(&ob, num, (size_t)m);
+		buf_add(&ob, pl + k->lena, k->lenb);
+		rec_put(&ob, stdout);
+	}
+	free(sr.blk);
+}
+
+/* ---- small tables ---- */
+
+/* Warnings are collected per profile and written after its record. */
+struct warn {
+	char	*code, *msg;
+};
+static struct warn *warns;
+static int nwarns;
+
+static void
+addwarn(const char *code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+addwarn(const char *code, const char *fmt, ...)
+{
+	va_list ap;
+	char m[512];
+
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof m, fmt, ap);
+	va_end(ap);
+	warns = xreallocarray(warns, (size_t)nwarns + 1, sizeof *warns);
+	warns[nwarns].code = xstrdup(code);
+	warns[nwarns].msg = xstrdup(m);
+	nwarns++;
+}
+
+/* Buffered small-table records, written after the markers. */
+static struct buf tables;
+
+static int
+colidx(struct csvin *c, const char *name)
+{
+	for (int i = 0; i < c->nf; i++) {
+		size_t n;
+		const char *h = csv_field(c, i, &n);
+
+		if (strlen(name) == n && memcmp(h, name, n) == 0)
+			return i;
+	}
+	return -1;
+}
+
+/* A µs figure as its text and exact ns: "preparing_us" and "preparing_ns". */
+static void
+put_us(struct buf *b, const char *key, const char *s, size_t n)
+{
+	char k[64];
+	int64_t v;
+
+	trimcell(&s, &n);
+	snprintf(k, sizeof k, "%s_us", key);
+	put_numcell(b, k, s, n);
+	snprintf(k, sizeof k, "%s_ns", key);
+	if (!dec_isnull(s, n) && dec_us2ns(s, n, &v) == 0)
+		out_i64(b, k, v);
+	else
+		out_null(b, k);
+}
+
+static void
+readsteptrace(struct pfile *pf, const struct profile *p)
+{
+	static const struct { const char *col, *key; } m[] = {
+		{ "Computing", "computing" },
+		{ "Communication(Not Overlapped)", "comm_not_overlapped" },
+		{ "Overlapped", "overlapped" },
+		{ "Communication", "comm" },
+		{ "Free", "free" },
+		{ "Stage", "stage" },
+		{ "Bubble", "bubble" },
+		{ "Communication(Not Overlapped and Exclude Receive)", "comm_not_overlapped_exclude_receive" },
+		{ "Preparing", "preparing" },
+	};
+	struct csvin c;
+	int idx[9], istep, idev, ncols, r;
+	struct buf b = {0};
+	char src[300];
+
+	if (csv_open(&c, pf->path) != 0)
+		dieerr("%s", pf->path);
+	if ((r = csv_next(&c)) <= 0) {
+		addwarn("bad_step_trace", "%s: empty or unreadable, not used", pf->base);
+		csv_close(&c);
+		return;
+	}
+	ncols = c.nf;
+	istep = colidx(&c, "Step");
+	idev = colidx(&c, "Device_id");
+	for (int i = 0; i < 9; i++)
+		idx[i] = colidx(&c, m[i].col);
+	while ((r = csv_next(&c)) != 0) {
+		const char *s;
+		size_t n;
+
+		pf->read++;
+		if (r < 0 || c.nf != ncols) {
+			pf->rejected++;
+			if (r < 0)
+				baddata("%s:%lu: %s", pf->base, c.recline, c.err);
+			else
+				baddata("%s:%lu: %d fields, header has %d", pf->base, c.recline, c.nf, ncols);
+			if (r < 0)
+				break;
+			continue;
+		}
+		out_begin(&b, "step_trace");
+		out_cstr(&b, "profile", p->name);
+		snprintf(src, sizeof src, "%s:%lu", pf->base, c.recline);
+		out_cstr(&b, "src", src);
+		if (idev >= 0) {
+			s = csv_field(&c, idev, &n);
+			put_intcell(&b, "device", s, n);
+		} else
+			out_null(&b, "device");
+		if (istep >= 0) {
+			s = csv_field(&c, istep, &n);
+			put_strcell(&b, "step", s, n, 0);
+		} else
+			out_null(&b, "step");
+		for (int i = 0; i < 9; i++)
+			if (idx[i] >= 0) {
+				s = csv_field(&c, idx[i], &n);
+				put_us(&b, m[i].key, s, n);
+			}
+		buf_add(&b, "}\n", 2);
+		buf_add(&tables, b.p, b.len);
+		pf->emitted++;
+	}
+	buf_free(&b);
+	csv_close(&c);
+}
+
+static void
+readopstat(struct pfile *pf, const struct profile *p)
+{
+	static const struct { const char *col, *key; int num; } m[] = {
+		{ "Device_id", "device", 2 },
+		{ "OP Type", "op_type", 0 },
+		{ "Core Type", "core_type", 0 },
+		{ "Count", "count", 2 },
+		{ "Total Time(us)", "total_us", 1 },
+		{ "Min Time(us)", "min_us", 1 },
+		{ "Avg Time(us)", "avg_us", 1 },
+		{ "Max Time(us)", "max_us", 1 },
+		{ "Ratio(%)", "ratio_pct", 1 },
+	};
+	struct csvin c;
+	int idx[9], ncols, r;
+	struct buf b = {0};
+	char src[300];
+
+	if (csv_open(&c, pf->path) != 0)
+		dieerr("%s", pf->path);
+	if (csv_next(&c) <= 0) {
+		addwarn("bad_op_statistic", "%s: empty or unreadable, not used", pf->base);
+		csv_close(&c);
+		return;
+	}
+	ncols = c.nf;
+	for (int i = 0; i < 9; i++)
+		idx[i] = colidx(&c, m[i].col);
+	while ((r = csv_next(&c)) != 0) {
+		pf->read++;
+		if (r < 0 || c.nf != ncols) {
+			pf->rejected++;
+			if (r < 0)
+				baddata("%s:%lu: %s", pf->base, c.recline, c.err);
+			else
+				baddata("%s:%lu: %d fields, header has %d", pf->base, c.recline, c.nf, ncols);
+			if (r < 0)
+				break;
+			continue;
+		}
+		out_begin(&b, "op_stat");
+		out_cstr(&b, "profile", p->name);
+		snprintf(src, sizeof src, "%s:%lu", pf->base, c.recline);
+		out_cstr(&b, "src", src);
+		for (int i = 0; i < 9; i++) {
+			const char *s;
+			size_t n;
+
+			if (idx[i] < 0) {
+				out_null(&b, m[i].key);
+				continue;
+			}
+			s = csv_field(&c, idx[i], &n);
+			if (m[i].num == 2)
+				put_intcell(&b, m[i].key, s, n);
+			else if (m[i].num == 1)
+				put_numcell(&b, m[i].key, s, n);
+			else
+				put_strcell(&b, m[i].key, s, n, 0);
+		}
+		buf_add(&b, "}\n", 2);
+		buf_add(&tables, b.p, b.len);
+		pf->emitted++;
+	}
+	buf_free(&b);
+	csv_close(&c);
+}
+
+/* Parse a whole small JSON file with libjq; invalid on failure. */
+static jv
+readjson(struct pfile *pf)
+{
+	FILE *fp = fopen(pf->path, "r");
+	struct buf b = {0};
+	char chunk[65536];
+	size_t n;
+	jv v;
+
+	if (fp == NULL)
+		dieerr("%s", pf->path);
+	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+		buf_add(&b, chunk, n);
+	if (ferror(fp))
+		dieerr("%s", pf->path);
+	fclose(fp);
+	v = b.len ? jv_parse_sized(b.p, (int)b.len) : jv_invalid_with_msg(jv_string("empty file"));
+	buf_free(&b);
+	if (!jv_is_valid(v)) {
+		jv msg = jv_invalid_get_msg(v);
+		const char *s = jv_get_kind(msg) == JV_KIND_STRING ? jv_string_value(msg) : "invalid JSON";
+		const char *cut = strstr(s, " (while parsing");
+
+		addwarn("bad_json", "%s: %.*s; file not used", pf->base,
+		    cut ? (int)(cut - s) : (int)strlen(s), s);
+		jv_free(msg);
+		return jv_invalid();
+	}
+	return v;
+}
+
+static jv
+jget(jv o, const char *k)
+{
+	if (jv_get_kind(o) != JV_KIND_OBJECT) {
+		jv_free(o);
+		return jv_invalid();
+	}
+	return jv_object_get(o, jv_string(k));
+}
+
+/* Write a jv scalar under key: numbers keep libjq's shortest form. */
+static void
+put_jv(struct buf *b, const char *key, jv v)
+{
+	switch (jv_get_kind(v)) {
+	case JV_KIND_STRING:
+		out_str(b, key, jv_string_value(v), (size_t)jv_string_length_bytes(jv_copy(v)));
+		break;
+	case JV_KIND_NUMBER:
+	case JV_KIND_TRUE:
+	case JV_KIND_FALSE:
+	case JV_KIND_ARRAY:
+	case JV_KIND_OBJECT: {
+		jv s = jv_dump_string(jv_copy(v), 0);
+
+		out_raw(b, key, jv_string_value(s), strlen(jv_string_value(s)));
+		jv_free(s);
+		break;
+	}
+	default:
+		out_null(b, key);
+	}
+	jv_free(v);
+}
+
+/* Start of one communication op in exact ns, or -1. */
+static int
+commstart(jv ti, int64_t *ns)
+{
+	jv ts = jget(jv_copy(ti), "Start Timestamp(us)");
+	char t[64];
+	int r = -1;
+
+	/* Written by Python as a float: ~0.25 us resolution at epoch scale. */
+	if (jv_get_kind(ts) == JV_KIND_NUMBER) {
+		snprintf(t, sizeof t, "%.3f", jv_number_value(ts));
+		r = dec_us2ns(t, strlen(t), ns);
+	}
+	jv_free(ts);
+	return r;
+}
+
+/* Smallest op start in a communication.json document. */
+static int64_t
+commmin(jv doc)
+{
+	int64_t m = INT64_MAX, ns;
+
+	jv_object_foreach(doc, sk, sv) {
+		if (jv_get_kind(sv) == JV_KIND_OBJECT)
+			jv_object_foreach(sv, kk, kv) {
+				if (jv_get_kind(kv) == JV_KIND_OBJECT)
+					jv_object_foreach(kv, ok, ov) {
+						jv ti = jget(jv_copy(ov), "Communication Time Info");
+
+						if (commstart(ti, &ns) == 0 && ns < m)
+							m = ns;
+						jv_free(ti);
+						jv_free(ok);
+						jv_free(ov);
+					}
+				jv_free(kk);
+				jv_free(kv);
+			}
+		jv_free(sk);
+		jv_free(sv);
+	}
+	return m;
+}
+
+static void
+readcomm(struct pfile *pf, const struct profile *p, int64_t *origin)
+{
+	jv doc = readjson(pf);
+	struct buf b = {0};
+
+	if (!jv_is_valid(doc))
+		return;
+	if (jv_get_kind(doc) != JV_KIND_OBJECT) {
+		addwarn("bad_communication", "%s: top level is not an object; file not used", pf->base);
+		jv_free(doc);
+		return;
+	}
+	if (*origin == INT64_MAX)
+		*origin = commmin(jv_copy(doc));
+	jv_object_foreach(doc, stepk, stepv) {
+		const char *sk = jv_string_value(stepk);
+
+		if (jv_get_kind(stepv) != JV_KIND_OBJECT) {
+			jv_free(stepk);
+			jv_free(stepv);
+			continue;
+		}
+		jv_object_foreach(stepv, kindk, kindv) {
+			if (jv_get_kind(kindv) != JV_KIND_OBJECT) {
+				jv_free(kindk);
+				jv_free(kindv);
+				continue;
+			}
+			jv_object_foreach(kindv, opk, opv) {
+				const char *ok = jv_string_value(opk), *at = strrchr(ok, '@');
+				jv ti = jget(jv_copy(opv), "Communication Time Info");
+				jv bw = jget(jv_copy(opv), "Communication Bandwidth Info");
+				int64_t ns;
+
+				if (!startswith(ok, "Total"))
+					pf->read++;
+				if (startswith(ok, "Total") || jv_get_kind(ti) != JV_KIND_OBJECT) {
+					if (!startswith(ok, "Total"))
+						pf->rejected++;
+					jv_free(ti), jv_free(bw);
+					jv_free(opk), jv_free(opv);
+					continue;
+				}
+				out_begin(&b, "comm");
+				out_cstr(&b, "profile", p->name);
+				out_cstr(&b, "src", pf->base);
+				if (strcmp(sk, "step") == 0)
+					out_null(&b, "step");
+				else
+					out_cstr(&b, "step", startswith(sk, "step") ? sk + 4 : sk);
+				out_cstr(&b, "kind", jv_string_value(kindk));
+				out_str(&b, "op", ok, at ? (size_t)(at - ok) : strlen(ok));
+				out_cstr(&b, "group", at ? at + 1 : NULL);
+				if (commstart(ti, &ns) == 0)
+					out_i64(&b, "start_ns", ns - *origin);
+				else
+					out_null(&b, "start_ns");
+				put_jv(&b, "elapse_ms", jget(jv_copy(ti), "Elapse Time(ms)"));
+				put_jv(&b, "transit_ms", jget(jv_copy(ti), "Transit Time(ms)"));
+				put_jv(&b, "wait_ms", jget(jv_copy(ti), "Wait Time(ms)"));
+				put_jv(&b, "sync_ms", jget(jv_copy(ti), "Synchronization Time(ms)"));
+				put_jv(&b, "idle_ms", jget(jv_copy(ti), "Idle Time(ms)"));
+				put_jv(&b, "wait_ratio", jget(jv_copy(ti), "Wait Time Ratio"));
+				put_jv(&b, "sync_ratio", jget(jv_copy(ti), "Synchronization Time Ratio"));
+				out_key(&b, "bandwidth");
+				buf_addc(&b, '{');
+				if (jv_get_kind(bw) == JV_KIND_OBJECT) {
+					int first = 1;
+
+					jv_object_foreach(bw, tk, tv) {
+						struct buf t = {0};
+
+						if (!first)
+							buf_addc(&b, ',');
+						first = 0;
+						out_esc(&b, jv_string_value(tk), strlen(jv_string_value(tk)));
+						buf_addc(&b, ':');
+						out_begin(&t, "x");
+						t.len = 0;
+						put_jv(&t, "size_mb", jget(jv_copy(tv), "Transit Size(MB)"));
+						put_jv(&t, "time_ms", jget(jv_copy(tv), "Transit Time(ms)"));
+						put_jv(&t, "bandwidth_gbps", jget(jv_copy(tv), "Bandwidth(GB/s)"));
+						buf_addc(&b, '{');
+						buf_add(&b, t.p + 1, t.len - 1);
+						buf_addc(&b, '}');
+						buf_free(&t);
+						jv_free(tk);
+						jv_free(tv);
+					}
+				}
+				buf_addc(&b, '}');
+				buf_add(&b, "}\n", 2);
+				buf_add(&tables, b.p, b.len);
+				pf->emitted++;
+				jv_free(ti), jv_free(bw);
+				jv_free(opk), jv_free(opv);
+			}
+			jv_free(kindk);
+			jv_free(kindv);
+		}
+		jv_free(stepk);
+		jv_free(stepv);
+	}
+	jv_free(doc);
+	buf_free(&b);
+}
+
+/* Capture configuration from profiler_info*.json, as a JSON object text. */
+static void
+readinfo(struct pfile *pf, struct buf *cfg, char **level)
+{
+	jv doc = readjson(pf);
+	jv cc, ec, v;
+	struct buf b = {0};
+
+	if (!jv_is_valid(doc))
+		return;
+	cc = jget(jget(jv_copy(doc), "config"), "common_config");
+	ec = jget(jget(jv_copy(doc), "config"), "experimental_config");
+	v = jget(jv_copy(ec), "_profiler_level");
+	if (jv_get_kind(v) == JV_KIND_STRING) {
+		free(*level);
+		*level = xstrdup(jv_string_value(v));
+	}
+	put_jv(&b, "level", v);
+	put_jv(&b, "record_shapes", jget(jv_copy(cc), "record_shapes"));
+	put_jv(&b, "with_stack", jget(jv_copy(cc), "with_stack"));
+	put_jv(&b, "with_modules", jget(jv_copy(cc), "with_modules"));
+	put_jv(&b, "profile_memory", jget(jv_copy(cc), "profile_memory"));
+	put_jv(&b, "schedule", jget(jv_copy(cc), "schedule"));
+	put_jv(&b, "aic_metrics", jget(jv_copy(ec), "_aic_metrics"));
+	put_jv(&b, "export_type", jget(jv_copy(ec), "_export_type"));
+	v = jget(jv_copy(doc), "rank_id");
+	if (jv_get_kind(v) == JV_KIND_STRING && digits(jv_string_value(v), strlen(jv_string_value(v)))) {
+		out_i64(&b, "rank", strtoll(jv_string_value(v), NULL, 10));
+		jv_free(v);
+	} else
+		put_jv(&b, "rank", v);
+	put_jv(&b, "torch_npu_version", jget(jv_copy(doc), "torch_npu_version"));
+	put_jv(&b, "cann_version", jget(jv_copy(doc), "cann_version"));
+	out_cstr(&b, "file", pf->base);
+	pf->read = pf->emitted = 1;
+	cfg->len = 0;
+	buf_addc(cfg, '{');
+	buf_add(cfg, b.p + 1, b.len - 1);
+	buf_addc(cfg, '}');
+	buf_free(&b);
+	jv_free(cc);
+	jv_free(ec);
+	jv_free(doc);
+}
+
+/* ---- one profile ---- */
+
+static void
+putfiles(struct buf *b, const struct profile *p, const struct trace_counts *tc, int trace_used)
+{
+	out_key(b, "files");
+	buf_addc(b, '[');
+	for (int i = 0; i < p->nf; i++) {
+		const struct pfile *f = &p->f[i];
+		struct buf t = {0};
+
+		if (i)
+			buf_addc(b, ',');
+		out_begin(&t, "x");
+		t.len = 0;
+		out_cstr(&t, "file", f->base);
+		out_cstr(&t, "kind", kindname[f->kind]);
+		if (f->kind == F_TRACE) {
+			out_bool(&t, "used", trace_used && f->read);
+			out_i64(&t, "events", (int64_t)(trace_used && f->read ? tc->events : 0));
+			out_i64(&t, "x_events", (int64_t)(trace_used && f->read ? tc->x_events : 0));
+			out_i64(&t, "host", (int64_t)(trace_used && f->read ? tc->host : 0));
+			out_i64(&t, "device", (int64_t)(trace_used && f->read ? tc->device : 0));
+			out_i64(&t, "markers", (int64_t)(trace_used && f->read ? tc->markers : 0));
+			out_i64(&t, "ignored", (int64_t)(trace_used && f->read ? tc->ignored : 0));
+		} else {
+			out_bool(&t, "used", f->kind == F_DB ? 0 : 1);
+			out_i64(&t, "read", (int64_t)f->read);
+			out_i64(&t, "emitted", (int64_t)f->emitted);
+			out_i64(&t, "rejected", (int64_t)f->rejected);
+		}
+		buf_addc(b, '{');
+		buf_add(b, t.p + 1, t.len - 1);
+		buf_addc(b, '}');
+		buf_free(&t);
+	}
+	buf_addc(b, ']');
+}
+
+static void
+putlist(struct buf *b, const char *key, const char **v, int n)
+{
+	out_key(b, key);
+	buf_addc(b, '[');
+	for (int i = 0; i < n; i++) {
+		if (i)
+			buf_addc(b, ',');
+		out_esc(b, v[i], strlen(v[i]));
+	}
+	buf_addc(b, ']');
+}
+
+static void
+process(struct profile *p)
+{
+	struct ktab kt;
+	struct pfile *fk[F_NKINDS] = {0};
+	struct trace *tr = NULL;
+	struct trace_counts tc;
+	struct buf cfg = {0};
+	char *level = xstrdup("unknown");
+	const char *deg[24], *origin_from = "none";
+	int ndeg = 0, nkfiles = 0, trace_used = 0;
+	int64_t origin = INT64_MAX;
+	size_t runs = 0;
+	unsigned long rejected = 0;
+	char ob_us[40];
+
+	memset(&kt, 0, sizeof kt);
+	memset(&tc, 0, sizeof tc);
+	kt.minstart = INT64_MAX;
+	nwarns = 0;
+	tables.len = 0;
+	for (int i = 0; i < p->nf; i++) {
+		struct pfile *f = &p->f[i];
+
+		if (fk[f->kind] == NULL)
+			fk[f->kind] = f;
+		else if (f->kind == F_KERNEL && strcmp(f->base, "kernel_details.csv") == 0)
+			fk[f->kind] = f;
+		else if (f->kind == F_TRACE && strcmp(f->base, "trace_view.json") == 0)
+			fk[f->kind] = f;
+	}
+	if (p->nf > 0xffff)
+		die("%s: too many files", p->dir);
+
+	/* Kernel table: kernel_details.csv, else every op_summary slice. */
+	if (fk[F_KERNEL]) {
+		int details = strcmp(fk[F_KERNEL]->base, "kernel_details.csv") == 0;
+
+		kt.spill = tmpspill();
+		for (int i = 0; i < p->nf; i++) {
+			struct pfile *f = &p->f[i];
+
+			if (f->kind != F_KERNEL || (details && f != fk[F_KERNEL]))
+				continue;
+			if (readkernels(&kt, f, i) == 0)
+				nkfiles++;
+		}
+		for (int i = 0; i < p->nf; i++)
+			if (p->f[i].kind == F_KERNEL && p->f[i].read == 0 && &p->f[i] != fk[F_KERNEL] && details)
+				addwarn("file_not_used", "%s: kernel_details.csv is read instead", p->f[i].base);
+	}
+
+	if (fk[F_TRACE]) {
+		struct trace_opts to = { .tmpdir = tmpdir, .display = fk[F_TRACE]->base,
+		    .step_pattern = step_pattern, .progress = progress };
+
+		for (int i = 0; i < p->nf; i++)
+			if (p->f[i].kind == F_TRACE && &p->f[i] != fk[F_TRACE])
+				addwarn("file_not_used", "%s: only %s is read as the timeline",
+				    p->f[i].base, fk[F_TRACE]->base);
+		tr = trace_open(fk[F_TRACE]->path, &to);
+		if (trace_read(tr) != 0) {
+			baddata("%s", trace_err(tr));
+			addwarn("trace_unreadable", "%s", trace_err(tr));
+			trace_close(tr);
+			tr = NULL;
+		} else {
+			const char *code, *msg;
+
+			trace_used = 1;
+			fk[F_TRACE]->read = 1;
+			trace_counts(tr, &tc);
+			for (int i = 0; (code = trace_warning(tr, i, &msg)) != NULL; i++)
+				addwarn(code, "%s", msg);
+		}
+	}
+
+	if (kt.n) {
+		origin = kt.minstart;
+		origin_from = "kernel_table";
+	} else if (tr && trace_min_kernel_ts(tr) != INT64_MAX) {
+		origin = trace_min_kernel_ts(tr);
+		origin_from = "trace_kernels";
+	} else if (tr && trace_min_ts(tr) != INT64_MAX) {
+		origin = trace_min_ts(tr);
+		origin_from = "trace";
+	}
+
+	if (fk[F_INFO])
+		readinfo(fk[F_INFO], &cfg, &level);
+	if (fk[F_STEPTRACE])
+		readsteptrace(fk[F_STEPTRACE], p);
+	if (fk[F_OPSTAT])
+		readopstat(fk[F_OPSTAT], p);
+	if (fk[F_COMM]) {
+		int64_t o = origin;
+
+		readcomm(fk[F_COMM], p, &o);
+		if (origin == INT64_MAX && o != INT64_MAX) {
+			origin = o;
+			origin_from = "communication";
+		}
+	}
+	if (origin == INT64_MAX)
+		origin = 0;
+
+	runs = sortrows(&kt);
+	if (runs > 1) {
+		if (nkfiles > 1 && runs <= (size_t)nkfiles)
+			addwarn("kernels_merged", "%zu sorted runs from %d files merged into (device, start) order", runs, nkfiles);
+		else
+			addwarn("kernels_unsorted", "kernel rows are not in (device, start) order (%zu sorted runs); sorted, payload spilled to %s", runs, tmpdir);
+	}
+	for (int i = 0; i < p->nf; i++)
+		rejected += p->f[i].rejected;
+
+	/* What is missing, in the codes of the evidence_gaps list. */
+	if (!fk[F_KERNEL] || (kt.n == 0 && nkfiles == 0)) {
+		deg[ndeg++] = "no_kernel_table";
+		if (fk[F_DB] && !fk[F_TRACE])
+			deg[ndeg++] = "db_export_only";
+	}
+	if (!trace_used)
+		deg[ndeg++] = "no_trace_view";
+	else if (tc.host == 0)
+		deg[ndeg++] = "no_host_events";
+	if (trace_used && !tc.has_stacks)
+		deg[ndeg++] = "no_stacks";
+	if (trace_used && tc.markers == 0)
+		deg[ndeg++] = "no_step_markers";
+	if (!fk[F_INFO])
+		deg[ndeg++] = "no_profiler_info";
+	if (strcmp(level, "Level0") == 0 || (kt.n && kt.na_types == kt.n))
+		deg[ndeg++] = "level0";
+	if (fk[F_KERNEL] && !kt.has_pmu)
+		deg[ndeg++] = "no_pmu";
+	if (fk[F_KERNEL] && !kt.has_shapes)
+		deg[ndeg++] = "no_shapes";
+	if (!fk[F_COMM])
+		deg[ndeg++] = "no_communication_json";
+	if (!fk[F_STEPTRACE])
+		deg[ndeg++] = "no_step_trace";
+	if (rejected)
+		deg[ndeg++] = "rows_rejected";
+
+	if (kt.n || origin_from[0] != 'n') {
+		int neg = origin < 0;
+		int64_t a = neg ? -origin : origin;
+
+		snprintf(ob_us, sizeof ob_us, "%s%lld.%03lld", neg ? "-" : "",
+		    (long long)(a / 1000), (long long)(a % 1000));
+	}
+	out_begin(&ob, "profile");
+	out_cstr(&ob, "profile", p->name);
+	out_cstr(&ob, "path", p->dir);
+	out_cstr(&ob, "framework", p->framework);
+	out_cstr(&ob, "source", fk[F_KERNEL] || trace_used ? "text" : fk[F_DB] ? "db" : "none");
+	out_cstr(&ob, "origin_us", origin_from[0] != 'n' ? ob_us : NULL);
+	out_cstr(&ob, "origin_from", origin_from);
+	putlist(&ob, "degraded", deg, ndeg);
+	out_key(&ob, "config");
+	if (cfg.len)
+		buf_add(&ob, cfg.p, cfg.len);
+	else
+		buf_adds(&ob, "{\"level\":\"unknown\"}");
+	out_key(&ob, "kernel_table");
+	if (fk[F_KERNEL]) {
+		buf_addc(&ob, '{');
+		out_esc(&ob, "rows", 4);
+		buf_addc(&ob, ':');
+		{
+			char t[32];
+			int m = snprintf(t, sizeof t, "%zu", kt.n);
+
+			buf_add(&ob, t, (size_t)m);
+		}
+		out_bool(&ob, "step_id", kt.has_step);
+		out_bool(&ob, "device_id", kt.has_device);
+		out_bool(&ob, "shapes", kt.has_shapes);
+		out_key(&ob, "pmu");
+		if (kt.pmunames.len)
+			buf_add(&ob, kt.pmunames.p, kt.pmunames.len);
+		else
+			buf_adds(&ob, "[]");
+		out_i64(&ob, "sorted_runs", (int64_t)(kt.n ? runs : 0));
+		buf_addc(&ob, '}');
+	} else
+		buf_adds(&ob, "null");
+	out_key(&ob, "counts");
+	{
+		struct buf t = {0};
+
+		out_begin(&t, "x");
+		t.len = 0;
+		out_i64(&t, "kernel", (int64_t)(kt.n ? kt.n : (!fk[F_KERNEL] && tr ? tc.device : 0)));
+		out_i64(&t, "marker", (int64_t)(tr ? tc.markers : 0));
+		out_i64(&t, "host", (int64_t)(tr ? tc.host : 0));
+		out_i64(&t, "flows_linked", (int64_t)(tr ? tc.flows_linked : 0));
+		out_i64(&t, "rejected", (int64_t)rejected);
+		out_i64(&t, "warnings", nwarns);
+		buf_addc(&ob, '{');
+		buf_add(&ob, t.p + 1, t.len - 1);
+		buf_addc(&ob, '}');
+		buf_free(&t);
+	}
+	putfiles(&ob, p, &tc, trace_used);
+	rec_put(&ob, stdout);
+	for (int i = 0; i < nwarns; i++) {
+		out_begin(&ob, "warning");
+		out_cstr(&ob, "profile", p->name);
+		out_cstr(&ob, "code", warns[i].code);
+		out_cstr(&ob, "message", warns[i].msg);
+		rec_put(&ob, stdout);
+		free(warns[i].code);
+		free(warns[i].msg);
+	}
+	if (tr)
+		trace_put_markers(tr, stdout, p->name, origin);
+	if (tables.len && fwrite(tables.p, 1, tables.len, stdout) != tables.len)
+		dieerr("stdout");
+	if (kt.n)
+		putkernels(&kt, p, origin);
+	else if (tr && !fk[F_KERNEL])
+		trace_put_kernels(tr, stdout, p->name, origin);
+	if (tr) {
+		trace_put_host(tr, stdout, p->name, origin);
+		trace_close(tr);
+	}
+	if (ferror(stdout))
+		dieerr("stdout");
+	if (kt.spill)
+		fclose(kt.spill);
+	free(kt.row);
+	buf_free(&kt.pmunames);
+	buf_free(&cfg);
+	free(level);
+}
+
+int
+main(int argc, char *argv[])
+{
+	int ch;
+	const char *t;
+
+	setprogname_(argv[0]);
+	while ((ch = getopt(argc, argv, "kp:q")) != -1) {
+		switch (ch) {
+		case 'k':
+			kflag = 1;
+			break;
+		case 'p':
+			step_pattern = optarg;
+			break;
+		case 'q':
+			qflag = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc == 0)
+		usage();
+	if ((t = getenv("TMPDIR")) != NULL && *t)
+		tmpdir = t;
+	progress = !qflag && isatty(2);
+	for (int i = 0; i < argc; i++) {
+		struct stat st;
+
+		if (stat(argv[i], &st) != 0)
+			dieerr("%s", argv[i]);
+		if (S_ISDIR(st.st_mode)) {
+			if (findprofiles(argv[i], 4) == 0)
+				die("%s: no profile found (no ASCEND_PROFILER_OUTPUT, *_ascend_pt, *_ascend_ms or PROF_* directory)", argv[i]);
+		} else
+			fileprofile(argv[i]);
+	}
+	/* 1 MiB output buffer: records are small and many. */
+	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	for (int i = 0; i < nprofs; i++)
+		process(&profs[i]);
+	if (rec_badutf8)
+		warnmsg("%lu invalid UTF-8 sequences replaced by U+FFFD", rec_badutf8);
+	xclose_stdout();
+	return exitcode;
+}

@@ -1,0 +1,591 @@
+/* rec: NDJSON records in and out. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jv.h>
+
+#include "dec.h"
+#include "rec.h"
+
+unsigned long rec_badutf8;
+
+int
+rin_open(struct rin *r, const char *path, size_t maxline)
+{
+	memset(r, 0, sizeof *r);
+	r->maxline = maxline ? maxline : 1 << 20;
+	if (strcmp(path, "-") == 0) {
+		r->fp = stdin;
+		r->name = "<stdin>";
+		return 0;
+	}
+	r->name = path;
+	if ((r->fp = fopen(path, "r")) == NULL)
+		return -1;
+	return 0;
+}
+
+void
+rin_close(struct rin *r)
+{
+	if (r->fp && r->fp != stdin)
+		fclose(r->fp);
+	free(r->line);
+	buf_free(&r->norm);
+	r->line = NULL;
+	r->fp = NULL;
+}
+
+/* Read one physical line into r->line; returns its length or -1 at EOF. */
+static long
+rawline(struct rin *r)
+{
+	ssize_t n;
+
+	errno = 0;
+	n = getline(&r->line, &r->cap, r->fp);
+	if (n < 0) {
+		if (ferror(r->fp))
+			dieerr("%s", r->name);
+		return -1;
+	}
+	r->lineno++;
+	if (n && r->line[n - 1] == '\n')
+		r->line[--n] = '\0';
+	if (n && r->line[n - 1] == '\r')
+		r->line[--n] = '\0';
+	return n;
+}
+
+int
+rin_next(struct rin *r)
+{
+	long n;
+
+	r->nf = -1;
+	for (;;) {
+		if ((n = rawline(r)) < 0)
+			return 0;
+		if (n == 0)
+			continue;
+		r->len = (size_t)n;
+		if (r->len > r->maxline) {
+			snprintf(r->err, sizeof r->err,
+			    "line longer than %zu bytes", r->maxline);
+			return -1;
+		}
+		return 1;
+	}
+}
+
+static const char *
+skipws(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	return p;
+}
+
+/* p at an opening quote: return the position after the closing quote. */
+static const char *
+skipstr(const char *p, const char *e, int *escaped)
+{
+	for (p++; p < e; p++) {
+		if (*p == '\\') {
+			*escaped = 1;
+			p++;
+		} else if (*p == '"')
+			return p + 1;
+		else if ((unsigned char)*p < 0x20)
+			return NULL;
+	}
+	return NULL;
+}
+
+static const char *
+skipval(const char *p, const char *e)
+{
+	int depth = 0, esc;
+
+	if (p >= e)
+		return NULL;
+	if (*p == '"')
+		return skipstr(p, e, &esc);
+	if (*p != '{' && *p != '[') {
+		const char *s = p;
+
+		while (p < e && *p != ',' && *p != '}' && *p != ']' &&
+		    *p != ' ' && *p != '\t')
+			p++;
+		if (p == s)
+			return NULL;
+		return p;
+	}
+	for (; p < e; p++) {
+		if (*p == '"') {
+			if ((p = skipstr(p, e, &esc)) == NULL)
+				return NULL;
+			p--;
+		} else if (*p == '{' || *p == '[')
+			depth++;
+		else if (*p == '}' || *p == ']') {
+			if (--depth == 0)
+				return p + 1;
+		}
+	}
+	return NULL;
+}
+
+static int
+validscalar(const char *v, size_t n)
+{
+	int64_t x;
+
+	if (v[0] == '"' || v[0] == '{' || v[0] == '[')
+		return 1;
+	if ((n == 4 && (memcmp(v, "true", 4) == 0 || memcmp(v, "null", 4) == 0)) ||
+	    (n == 5 && memcmp(v, "false", 5) == 0))
+		return 1;
+	if (v[0] == '+' || v[0] == '.' || (n > 1 && v[0] == '0' && v[1] >= '0' && v[1] <= '9'))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (strchr("0123456789+-.eE", v[i]) == NULL)
+			return 0;
+	return dec_parse(v, n, 0, &x) == 0 || n < 400;
+}
+
+/* Fast tokeniser; 0 ok, -1 unsure (caller falls back to libjq). */
+static int
+fastscan(struct rin *r, const char *s, size_t len)
+{
+	const char *p = s, *e = s + len, *q;
+	int esc = 0;
+
+	r->nf = 0;
+	p = skipws(p, e);
+	if (p >= e || *p != '{')
+		return -1;
+	p = skipws(p + 1, e);
+	if (p < e && *p == '}')
+		return skipws(p + 1, e) == e ? 0 : -1;
+	for (;;) {
+		struct rfield *f;
+
+		if (p >= e || *p != '"' || r->nf >= REC_MAXF)
+			return -1;
+		if ((q = skipstr(p, e, &esc)) == NULL || esc)
+			return -1;
+		f = &r->f[r->nf++];
+		f->k = p + 1;
+		f->klen = (size_t)(q - p - 2);
+		p = skipws(q, e);
+		if (p >= e || *p != ':')
+			return -1;
+		p = skipws(p + 1, e);
+		if ((q = skipval(p, e)) == NULL)
+			return -1;
+		f->v = p;
+		f->vlen = (size_t)(q - p);
+		if (!validscalar(f->v, f->vlen))
+			return -1;
+		p = skipws(q, e);
+		if (p < e && *p == ',') {
+			p = skipws(p + 1, e);
+			continue;
+		}
+		if (p < e && *p == '}')
+			return skipws(p + 1, e) == e ? 0 : -1;
+		return -1;
+	}
+}
+
+/* Parse with libjq; on success r->norm holds the compact form. */
+static int
+jvnorm(struct rin *r)
+{
+	jv v = jv_parse_sized(r->line, (int)r->len);
+
+	if (!jv_is_valid(v)) {
+		jv m = jv_invalid_get_msg(v);
+		const char *s = jv_get_kind(m) == JV_KIND_STRING ?
+		    jv_string_value(m) : "invalid JSON";
+		const char *cut = strstr(s, " (while parsing");
+
+		snprintf(r->err, sizeof r->err, "invalid JSON: %.*s",
+		    cut ? (int)(cut - s) : (int)strlen(s), s);
+		jv_free(m);
+		return -1;
+	}
+	if (jv_get_kind(v) != JV_KIND_OBJECT) {
+		snprintf(r->err, sizeof r->err, "record is a %s, not an object",
+		    jv_kind_name(jv_get_kind(v)));
+		jv_free(v);
+		return -1;
+	}
+	jv d = jv_dump_string(v, 0);
+
+	r->norm.len = 0;
+	buf_add(&r->norm, jv_string_value(d), (size_t)jv_string_length_bytes(jv_copy(d)));
+	jv_free(d);
+	return 0;
+}
+
+int
+rin_scan(struct rin *r)
+{
+	if (fastscan(r, r->line, r->len) == 0)
+		return 0;
+	if (jvnorm(r) != 0)
+		return -1;
+	if (fastscan(r, r->norm.p, r->norm.len) == 0)
+		return 0;
+	/* Escaped keys: libjq keeps them escaped in its output too. */
+	snprintf(r->err, sizeof r->err, "record keys with escapes or over %d keys are not supported", REC_MAXF);
+	return -1;
+}
+
+int
+rin_type(struct rin *r, const char **t, size_t *n)
+{
+	static const char pre[] = "{\"type\":\"";
+	const struct rfield *f;
+
+	if (r->len > sizeof pre && memcmp(r->line, pre, sizeof pre - 1) == 0) {
+		const char *s = r->line + sizeof pre - 1;
+		const char *q = memchr(s, '"', r->len - (sizeof pre - 1));
+
+		if (q && memchr(s, '\\', (size_t)(q - s)) == NULL) {
+			*t = s;
+			*n = (size_t)(q - s);
+			return 0;
+		}
+	}
+	if (rin_scan(r) != 0)
+		return -1;
+	if ((f = rin_get(r, "type")) == NULL || f->v[0] != '"') {
+		snprintf(r->err, sizeof r->err, "record has no string \"type\"");
+		return -1;
+	}
+	*t = f->v + 1;
+	*n = f->vlen - 2;
+	return 0;
+}
+
+const struct rfield *
+rin_get(const struct rin *r, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (int i = r->nf - 1; i >= 0; i--)
+		if (r->f[i].klen == kl && memcmp(r->f[i].k, key, kl) == 0)
+			return &r->f[i];
+	return NULL;
+}
+
+int
+rf_isnull(const struct rfield *f)
+{
+	return f == NULL || (f->vlen == 4 && memcmp(f->v, "null", 4) == 0);
+}
+
+int
+rf_i64(const struct rfield *f, int64_t *out)
+{
+	int64_t v;
+
+	if (f == NULL || f->vlen == 0 || f->v[0] == '"' || rf_isnull(f))
+		return -1;
+	/* Exact: scale 0 rounds a fraction, so require none. */
+	for (size_t i = 0; i < f->vlen; i++)
+		if (f->v[i] == '.' || f->v[i] == 'e' || f->v[i] == 'E') {
+			int64_t a, b;
+
+			if (dec_parse(f->v, f->vlen, 0, &a) || dec_parse(f->v, f->vlen, 3, &b) || b != a * 1000)
+				return -1;
+			*out = a;
+			return 0;
+		}
+	if (dec_parse(f->v, f->vlen, 0, &v) != 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int
+rf_bool(const struct rfield *f, int *out)
+{
+	if (f && f->vlen == 4 && memcmp(f->v, "true", 4) == 0)
+		return *out = 1, 0;
+	if (f && f->vlen == 5 && memcmp(f->v, "false", 5) == 0)
+		return *out = 0, 0;
+	return -1;
+}
+
+static int
+hexval(const char *p, unsigned *u)
+{
+	*u = 0;
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+
+		*u <<= 4;
+		if (c >= '0' && c <= '9')
+			*u |= (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			*u |= (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			*u |= (unsigned)(c - 'A' + 10);
+		else
+			return -1;
+	}
+	return 0;
+}
+
+static void
+pututf8(struct buf *b, unsigned u)
+{
+	char s[4];
+
+	if (u < 0x80) {
+		buf_addc(b, (int)u);
+		return;
+	}
+	if (u < 0x800) {
+		s[0] = (char)(0xc0 | (u >> 6));
+		s[1] = (char)(0x80 | (u & 0x3f));
+		buf_add(b, s, 2);
+	} else if (u < 0x10000) {
+		s[0] = (char)(0xe0 | (u >> 12));
+		s[1] = (char)(0x80 | ((u >> 6) & 0x3f));
+		s[2] = (char)(0x80 | (u & 0x3f));
+		buf_add(b, s, 3);
+	} else {
+		s[0] = (char)(0xf0 | (u >> 18));
+		s[1] = (char)(0x80 | ((u >> 12) & 0x3f));
+		s[2] = (char)(0x80 | ((u >> 6) & 0x3f));
+		s[3] = (char)(0x80 | (u & 0x3f));
+		buf_add(b, s, 4);
+	}
+}
+
+int
+rf_str(const struct rfield *f, struct buf *b)
+{
+	const char *p, *e;
+
+	b->len = 0;
+	buf_grow(b, 0);
+	b->p[0] = '\0';
+	if (f == NULL || f->vlen < 2 || f->v[0] != '"')
+		return -1;
+	p = f->v + 1;
+	e = f->v + f->vlen - 1;
+	while (p < e) {
+		const char *bs = memchr(p, '\\', (size_t)(e - p));
+
+		if (bs == NULL) {
+			buf_add(b, p, (size_t)(e - p));
+			break;
+		}
+		buf_add(b, p, (size_t)(bs - p));
+		p = bs + 1;
+		if (p >= e)
+			return -1;
+		switch (*p) {
+		case 'n': buf_addc(b, '\n'); break;
+		case 't': buf_addc(b, '\t'); break;
+		case 'r': buf_addc(b, '\r'); break;
+		case 'b': buf_addc(b, '\b'); break;
+		case 'f': buf_addc(b, '\f'); break;
+		case 'u': {
+			unsigned u, lo;
+
+			if (e - p < 5 || hexval(p + 1, &u))
+				return -1;
+			p += 4;
+			if (u >= 0xd800 && u < 0xdc00 && e - p >= 7 &&
+			    p[1] == '\\' && p[2] == 'u' && hexval(p + 3, &lo) == 0 &&
+			    lo >= 0xdc00 && lo < 0xe000) {
+				u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+				p += 6;
+			} else if (u >= 0xd800 && u < 0xe000)
+				u = 0xfffd;
+			pututf8(b, u);
+			break;
+		}
+		default: buf_addc(b, *p); break;
+		}
+		p++;
+	}
+	return 0;
+}
+
+int
+rin_i64(const struct rin *r, const char *key, int64_t *out)
+{
+	return rf_i64(rin_get(r, key), out);
+}
+
+int
+rin_str(const struct rin *r, const char *key, struct buf *b)
+{
+	return rf_str(rin_get(r, key), b);
+}
+
+void
+out_begin(struct buf *b, const char *type)
+{
+	b->len = 0;
+	buf_adds(b, "{\"type\":");
+	out_esc(b, type, strlen(type));
+}
+
+void
+out_key(struct buf *b, const char *k)
+{
+	buf_addc(b, ',');
+	out_esc(b, k, strlen(k));
+	buf_addc(b, ':');
+}
+
+/* Length of a valid UTF-8 sequence at p (1..4), or 0. */
+static int
+u8len(const unsigned char *p, const unsigned char *e)
+{
+	unsigned c = p[0];
+	int n;
+
+	if (c < 0xc2 || c > 0xf4)
+		return 0;
+	n = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	if (e - p < n)
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if (c == 0xe0 && p[1] < 0xa0)
+		return 0;
+	if (c == 0xed && p[1] >= 0xa0)
+		return 0;
+	if (c == 0xf0 && p[1] < 0x90)
+		return 0;
+	if (c == 0xf4 && p[1] >= 0x90)
+		return 0;
+	return n;
+}
+
+void
+out_esc(struct buf *b, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *e = p + n;
+	static const char hex[] = "0123456789abcdef";
+
+	buf_grow(b, n + 2);
+	b->p[b->len++] = '"';
+	while (p < e) {
+		const unsigned char *q = p;
+
+		while (q < e && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
+			q++;
+		if (q > p) {
+			buf_add(b, p, (size_t)(q - p));
+			p = q;
+			continue;
+		}
+		if (*p >= 0x80) {
+			int l = u8len(p, e);
+
+			if (l) {
+				buf_add(b, p, (size_t)l);
+				p += l;
+			} else {
+				buf_adds(b, "\\ufffd");
+				rec_badutf8++;
+				p++;
+			}
+			continue;
+		}
+		switch (*p) {
+		case '"': buf_adds(b, "\\\""); break;
+		case '\\': buf_adds(b, "\\\\"); break;
+		case '\n': buf_adds(b, "\\n"); break;
+		case '\r': buf_adds(b, "\\r"); break;
+		case '\t': buf_adds(b, "\\t"); break;
+		default: {
+			char u[7] = { '\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 15], 0 };
+
+			buf_adds(b, u);
+		}
+		}
+		p++;
+	}
+	buf_addc(b, '"');
+}
+
+void
+out_str(struct buf *b, const char *k, const char *s, size_t n)
+{
+	out_key(b, k);
+	out_esc(b, s, n);
+}
+
+void
+out_cstr(struct buf *b, const char *k, const char *s)
+{
+	if (s == NULL)
+		out_null(b, k);
+	else
+		out_str(b, k, s, strlen(s));
+}
+
+void
+out_i64(struct buf *b, const char *k, int64_t v)
+{
+	char t[32];
+	int n = snprintf(t, sizeof t, "%lld", (long long)v);
+
+	out_key(b, k);
+	buf_add(b, t, (size_t)n);
+}
+
+void
+out_dec(struct buf *b, const char *k, int64_t v, int scale)
+{
+	char t[40];
+	int n = dec_fmt(t, v, scale);
+
+	out_key(b, k);
+	buf_add(b, t, (size_t)n);
+}
+
+void
+out_raw(struct buf *b, const char *k, const char *raw, size_t n)
+{
+	out_key(b, k);
+	buf_add(b, raw, n);
+}
+
+void
+out_null(struct buf *b, const char *k)
+{
+	out_key(b, k);
+	buf_adds(b, "null");
+}
+
+void
+out_bool(struct buf *b, const char *k, int v)
+{
+	out_key(b, k);
+	buf_adds(b, v ? "true" : "false");
+}
+
+void
+rec_put(struct buf *b, FILE *fp)
+{
+	buf_add(b, "}\n", 2);
+	if (fwrite(b->p, 1, b->len, fp) != b->len)
+		dieerr("stdout");
+	b->len = 0;
+}

@@ -1,0 +1,84 @@
+/*
+ * rec: NDJSON records in and out.  One JSON object per line, "type" first.
+ *
+ * Reading is split in two so pass-through costs a copy: rin_next() reads a
+ * line, rin_type() finds its "type" (fast for lines starting {"type":"),
+ * and only a filter that consumes the record calls rin_scan(), which
+ * tokenises the top-level keys into spans of the line.  Lines the scanner
+ * does not handle (leading blanks, escaped keys, a type not first) are
+ * parsed by libjq, re-serialised compactly and scanned again, so every
+ * valid JSON object line is accepted.  Nested values are kept as raw spans.
+ *
+ * Nothing here exits on bad data: functions return -1 and leave a message
+ * in r->err for the caller to print as FILE:LINE: message.
+ */
+#ifndef ASC_REC_H
+#define ASC_REC_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util.h"
+
+#define REC_MAXF	128
+
+struct rfield {
+	const char	*k, *v;		/* key text (unescaped), raw value */
+	size_t		 klen, vlen;
+};
+
+struct rin {
+	FILE		*fp;
+	const char	*name;		/* for messages */
+	unsigned long	 lineno;
+	char		*line;		/* current line, NUL-terminated, no \n */
+	size_t		 len, cap, maxline;
+	int		 nf;
+	struct rfield	 f[REC_MAXF];
+	struct buf	 norm;		/* the line as re-serialised by libjq */
+	char		 err[256];
+};
+
+/* Open path ("-" is stdin).  Returns 0, or -1 with errno set. */
+int	rin_open(struct rin *, const char *path, size_t maxline);
+void	rin_close(struct rin *);
+/* Next non-empty line: 1, 0 at end of input, -1 too long or bad (err set:
+ * the reader is then at the next line).  Read errors are fatal. */
+int	rin_next(struct rin *);
+/* The record's "type" as a span of the line.  0, or -1 (err set). */
+int	rin_type(struct rin *, const char **t, size_t *n);
+/* Tokenise the current line's top-level object.  0, or -1 (err set). */
+int	rin_scan(struct rin *);
+/* Field by key after rin_scan; the last of duplicate keys wins. */
+const struct rfield *rin_get(const struct rin *, const char *key);
+
+/* Typed access to a raw value.  All return 0, or -1 if the kind is wrong. */
+int	rf_isnull(const struct rfield *);
+int	rf_i64(const struct rfield *, int64_t *);	/* integral number */
+int	rf_bool(const struct rfield *, int *);
+int	rf_str(const struct rfield *, struct buf *);	/* unescaped into buf */
+/* Convenience: field key as int64 / string; missing or null is -1. */
+int	rin_i64(const struct rin *, const char *key, int64_t *);
+int	rin_str(const struct rin *, const char *key, struct buf *);
+
+/*
+ * Writing: build one record in a buf, then rec_put() it as a line.  The
+ * out_* calls append ",\"key\":value"; out_begin writes {"type":"T".
+ * Strings are escaped; invalid UTF-8 bytes become U+FFFD and are counted
+ * in rec_badutf8.
+ */
+extern unsigned long rec_badutf8;
+void	out_begin(struct buf *, const char *type);
+void	out_str(struct buf *, const char *k, const char *s, size_t n);
+void	out_cstr(struct buf *, const char *k, const char *s);	/* NULL: null */
+void	out_i64(struct buf *, const char *k, int64_t);
+void	out_dec(struct buf *, const char *k, int64_t v, int scale);
+void	out_raw(struct buf *, const char *k, const char *raw, size_t n);
+void	out_null(struct buf *, const char *k);
+void	out_bool(struct buf *, const char *k, int);
+void	out_key(struct buf *, const char *k);	/* ,"k": then caller adds */
+void	out_esc(struct buf *, const char *s, size_t n);	/* "..." */
+/* Close the object, write it and a newline to fp, empty the buf. */
+void	rec_put(struct buf *, FILE *);
+
+#endif

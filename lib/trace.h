@@ -1,0 +1,67 @@
+/*
+ * trace: streaming reader of Chrome-trace-style profiler timelines
+ * (torch_npu trace_view.json, msprof msprof_*.json, Kineto's
+ * {"traceEvents":[...]}).  The file is read once, never slurped:
+ * process/thread metadata, step markers and flows are kept in memory
+ * (they are few), X events are spilled to sorted runs under tmpdir and
+ * merged back in start order when written, so memory does not grow with
+ * the file.  Processes are classified only from process_name metadata.
+ *
+ * Times are absolute integer nanoseconds until written; the writers
+ * subtract the profile's origin.  Functions return -1 on bad data with
+ * a message "FILE:LINE: ..." in trace_err(); they exit only on system
+ * errors (EX_SYS).
+ */
+#ifndef ASC_TRACE_H
+#define ASC_TRACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct trace_opts {
+	const char	*tmpdir;	/* spill directory ($TMPDIR or /tmp) */
+	const char	*display;	/* file name used in src and messages */
+	const char	*step_pattern;	/* extra marker prefix before '#N', or NULL */
+	size_t		 run_bytes;	/* spill run size; 0 = default 64 MiB */
+	int		 progress;	/* progress line on stderr */
+};
+
+struct trace_counts {
+	unsigned long	 events;	/* every event object read */
+	unsigned long	 x_events, meta, flows, counters, other;
+	unsigned long	 host, device, markers, ignored;	/* X events by role */
+	unsigned long	 flows_linked;	/* host ops linked to a kernel */
+	int		 has_stacks;	/* any host event carried a call stack */
+	int		 has_python, has_cann;	/* such processes exist */
+};
+
+struct trace;
+
+struct trace	*trace_open(const char *path, const struct trace_opts *);
+/* Read the whole file (one pass).  0, or -1: bad data (trace_err). */
+int		 trace_read(struct trace *);
+const char	*trace_err(const struct trace *);
+/* Smallest ts of any host or device X event, or INT64_MAX. */
+int64_t		 trace_min_ts(const struct trace *);
+/* Smallest ts of a device (kernel) X event, or INT64_MAX. */
+int64_t		 trace_min_kernel_ts(const struct trace *);
+void		 trace_counts(const struct trace *, struct trace_counts *);
+/* Non-fatal findings: i-th warning as code and message, NULL past end. */
+const char	*trace_warning(const struct trace *, int i, const char **msg);
+
+/*
+ * Writers: NDJSON records (see schemas/) to out, every record carrying
+ * "profile":profile, times relative to origin_ns.
+ *   markers: "marker" records in start order (outermost of nested kept,
+ *	nested ones counted in a warning).
+ *   kernels: device X events as "kernel" records in (device, start)
+ *	order, for profiles without a kernel table.
+ *   host: host X events as "host" records in start order with depth,
+ *	leaf, top user frame and linked kernel.
+ */
+void		 trace_put_markers(struct trace *, FILE *, const char *profile, int64_t origin_ns);
+void		 trace_put_kernels(struct trace *, FILE *, const char *profile, int64_t origin_ns);
+void		 trace_put_host(struct trace *, FILE *, const char *profile, int64_t origin_ns);
+void		 trace_close(struct trace *);
+
+#endif

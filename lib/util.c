@@ -1,0 +1,190 @@
+/* util: program name, exit codes, checked allocation, stdout closing. */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+const char *progname = "asc";
+
+void
+setprogname_(const char *argv0)
+{
+	const char *p = strrchr(argv0, '/');
+
+	progname = p ? p + 1 : argv0;
+}
+
+static void
+vmsg(int errnum, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", progname);
+	vfprintf(stderr, fmt, ap);
+	if (errnum)
+		fprintf(stderr, ": %s", strerror(errnum));
+	fputc('\n', stderr);
+}
+
+void
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(0, fmt, ap);
+	va_end(ap);
+	exit(EX_SYS);
+}
+
+void
+dieerr(const char *fmt, ...)
+{
+	va_list ap;
+	int e = errno;
+
+	va_start(ap, fmt);
+	vmsg(e, fmt, ap);
+	va_end(ap);
+	exit(EX_SYS);
+}
+
+void
+warnmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(0, fmt, ap);
+	va_end(ap);
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		die("out of memory");
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+
+	if (p == NULL)
+		die("out of memory");
+	return p;
+}
+
+void *
+xrealloc(void *o, size_t n)
+{
+	void *p = realloc(o, n ? n : 1);
+
+	if (p == NULL)
+		die("out of memory");
+	return p;
+}
+
+void *
+xreallocarray(void *o, size_t n, size_t m)
+{
+	if (m && n > SIZE_MAX / m)
+		die("out of memory");
+	return xrealloc(o, n * m);
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+long long
+xnum(const char *s, long long min, long long max, const char *what)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno)
+		die("%s: not a number: %s", what, s);
+	if (v < min || v > max)
+		die("%s out of range [%lld, %lld]: %s", what, min, max, s);
+	return v;
+}
+
+void
+xclose_stdout(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0)
+		dieerr("stdout");
+}
+
+const char *
+dispname(const char *path)
+{
+	return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
+void
+buf_grow(struct buf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+
+	if (need <= b->cap)
+		return;
+	if (b->cap == 0)
+		b->cap = 256;
+	while (b->cap < need)
+		b->cap *= 2;
+	b->p = xrealloc(b->p, b->cap);
+}
+
+void
+buf_add(struct buf *b, const void *s, size_t n)
+{
+	buf_grow(b, n);
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+void
+buf_adds(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+void
+buf_addc(struct buf *b, int c)
+{
+	buf_grow(b, 1);
+	b->p[b->len++] = (char)c;
+	b->p[b->len] = '\0';
+}
+
+void
+buf_free(struct buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
