@@ -33,8 +33,16 @@ tests/unit/%_test: tests/unit/%_test.o lib/libasc.a
 %.o: %.c
 	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-check: all
+deps:
+	@.ci/deps
+
+check: deps
+	@$(MAKE) --no-print-directory all
 	tests/run
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	tests/demo
 
 asan:
 	$(MAKE) clean
@@ -66,5 +74,5 @@ clean:
 	rm -rf bin $(OBJ) $(OBJ:.o=.d) lib/libasc.a $(TESTBIN)
 
 -include $(OBJ:.o=.d)
-.PHONY: all check asan bench lint install uninstall clean
+.PHONY: all deps demo check asan bench lint install uninstall clean
 .SECONDARY: $(OBJ)

@@ -325,6 +325,25 @@ profile_at(const char *dir, struct profile *p)
 		scanfiles(p, dir);
 		found = 1;
 		p->framework = endswith(name, "_ascend_ms") ? "mindspore" : "torch_npu";
+	} else {
+		/* Loose exports: a directory holding a kernel table or a trace. */
+		scanfiles(p, dir);
+		for (int i = 0; i < p->nf; i++)
+			if (p->f[i].kind == F_KERNEL || p->f[i].kind == F_TRACE)
+				found = 1;
+		if (!found) {
+			for (int i = 0; i < p->nf; i++)
+				free(p->f[i].path);
+			free(p->f);
+			memset(p, 0, sizeof *p);
+		} else {
+			int op = 0;
+
+			for (int i = 0; i < p->nf; i++)
+				if (startswith(p->f[i].base, "op_summary_") || startswith(p->f[i].base, "msprof_"))
+					op = 1;
+			p->framework = op ? "msprof" : "torch_npu";
+		}
 	}
 	if (found) {
 		p->dir = xstrdup(dir);
@@ -350,6 +369,13 @@ static int nprofs;
 static void
 addprofile(struct profile *p)
 {
+	/* Same directory name twice in a cluster: name them by path. */
+	for (int i = 0; i < nprofs; i++)
+		if (strcmp(profs[i].name, p->name) == 0) {
+			free(p->name);
+			p->name = xstrdup(p->dir);
+			break;
+		}
 	profs = xreallocarray(profs, (size_t)nprofs + 1, sizeof *profs);
 	profs[nprofs++] = *p;
 }
@@ -387,12 +413,19 @@ static void
 fileprofile(const char *path)
 {
 	int k = classify(basename_(path));
-	char *dir = xstrdup(path), *s = strrchr(dir, '/');
+	char *dir, *s;
 	const char *name;
 	struct profile p;
 
+	/* A file named explicitly: any CSV is a kernel table, any JSON a trace. */
+	if (k < 0 && endswith(path, ".csv"))
+		k = F_KERNEL;
+	else if (k < 0 && endswith(path, ".json"))
+		k = F_TRACE;
 	if (k < 0)
-		die("%s: not a profiler file this tool reads", path);
+		die("%s: not a profiler file this tool reads (.csv or .json)", path);
+	dir = xstrdup(path);
+	s = strrchr(dir, '/');
 	if (s)
 		*s = '\0';
 	else
@@ -691,13 +724,13 @@ readkernels(struct ktab *kt, struct pfile *pf, int fileno_)
 	tl = t0;
 	if ((r = csv_next(&c)) <= 0) {
 		if (r == 0)
-			baddata("%s:1: empty file, no header", pf->base);
+			baddata("%s:1: empty file, no header", pf->path);
 		else
-			baddata("%s:%lu: %s", pf->base, c.recline, c.err);
+			baddata("%s:%lu: %s", pf->path, c.recline, c.err);
 		csv_close(&c);
 		return -1;
 	}
-	if (mapheader(&c, &kf, pf->base) != 0) {
+	if (mapheader(&c, &kf, pf->path) != 0) {
 		csv_close(&c);
 		return -1;
 	}
@@ -741,25 +774,25 @@ readkernels(struct ktab *kt, struct pfile *pf, int fileno_)
 		pf->read++;
 		if (r < 0) {
 			pf->rejected++;
-			baddata("%s:%lu: %s", pf->base, c.recline, c.err);
+			baddata("%s:%lu: %s", pf->path, c.recline, c.err);
 			break;
 		}
 		if (c.nf != kf.ncols) {
 			pf->rejected++;
-			baddata("%s:%lu: %d fields, header has %d", pf->base, c.recline, c.nf, kf.ncols);
+			baddata("%s:%lu: %d fields, header has %d", pf->path, c.recline, c.nf, kf.ncols);
 			continue;
 		}
 		s = csv_field(&c, kf.idx[C_START], &n);
 		if (dec_us2ns(s, n, &start) != 0) {
 			pf->rejected++;
-			baddata("%s:%lu: field \"%s\": not a time: '%s'", pf->base, c.recline,
+			baddata("%s:%lu: field \"%s\": not a time: '%s'", pf->path, c.recline,
 			    cols[C_START].names[0], snip(s, n));
 			continue;
 		}
 		s = csv_field(&c, kf.idx[C_DUR], &n);
 		if (dec_us2ns(s, n, &dur) != 0 || dur < 0) {
 			pf->rejected++;
-			baddata("%s:%lu: field \"Duration(us)\": %s: '%s'", pf->base, c.recline,
+			baddata("%s:%lu: field \"Duration(us)\": %s: '%s'", pf->path, c.recline,
 			    dur < 0 && dec_us2ns(s, n, &dur) == 0 ? "negative" : "not a number", snip(s, n));
 			continue;
 		}
@@ -809,7 +842,7 @@ readkernels(struct ktab *kt, struct pfile *pf, int fileno_)
 			else if (dec_us2ns(s, n, &w) != 0 || w < 0) {
 				pf->rejected++;
 				baddata("%s:%lu: field \"Wait Time(us)\": not a non-negative number: '%s'",
-				    pf->base, c.recline, snip(s, n));
+				    pf->path, c.recline, snip(s, n));
 				continue;
 			} else
 				out_i64(&b, "wait_ns", w);
@@ -1121,9 +1154,9 @@ readsteptrace(struct pfile *pf, const struct profile *p)
 		if (r < 0 || c.nf != ncols) {
 			pf->rejected++;
 			if (r < 0)
-				baddata("%s:%lu: %s", pf->base, c.recline, c.err);
+				baddata("%s:%lu: %s", pf->path, c.recline, c.err);
 			else
-				baddata("%s:%lu: %d fields, header has %d", pf->base, c.recline, c.nf, ncols);
+				baddata("%s:%lu: %d fields, header has %d", pf->path, c.recline, c.nf, ncols);
 			if (r < 0)
 				break;
 			continue;
@@ -1189,9 +1222,9 @@ readopstat(struct pfile *pf, const struct profile *p)
 		if (r < 0 || c.nf != ncols) {
 			pf->rejected++;
 			if (r < 0)
-				baddata("%s:%lu: %s", pf->base, c.recline, c.err);
+				baddata("%s:%lu: %s", pf->path, c.recline, c.err);
 			else
-				baddata("%s:%lu: %d fields, header has %d", pf->base, c.recline, c.nf, ncols);
+				baddata("%s:%lu: %d fields, header has %d", pf->path, c.recline, c.nf, ncols);
 			if (r < 0)
 				break;
 			continue;
@@ -1697,7 +1730,8 @@ process(struct profile *p)
 	out_cstr(&ob, "profile", p->name);
 	out_cstr(&ob, "path", p->dir);
 	out_cstr(&ob, "framework", p->framework);
-	out_cstr(&ob, "source", fk[F_KERNEL] || trace_used ? "text" : fk[F_DB] ? "db" : "none");
+	out_cstr(&ob, "source", fk[F_KERNEL] || trace_used || fk[F_STEPTRACE] || fk[F_COMM] ||
+	    fk[F_OPSTAT] ? "text" : fk[F_DB] ? "db" : "none");
 	out_cstr(&ob, "origin_us", origin_from[0] != 'n' ? ob_us : NULL);
 	out_cstr(&ob, "origin_from", origin_from);
 	putlist(&ob, "degraded", deg, ndeg);
@@ -1814,7 +1848,7 @@ main(int argc, char *argv[])
 		if (stat(argv[i], &st) != 0)
 			dieerr("%s", argv[i]);
 		if (S_ISDIR(st.st_mode)) {
-			if (findprofiles(argv[i], 4) == 0)
+			if (findprofiles(argv[i], 10) == 0)
 				die("%s: no profile found (no ASCEND_PROFILER_OUTPUT, *_ascend_pt, *_ascend_ms or PROF_* directory)", argv[i]);
 		} else
 			fileprofile(argv[i]);
