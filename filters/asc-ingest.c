@@ -507,6 +507,7 @@ struct kfile {
 	int		 ncols;
 	int		*pmu;		/* indexes of PMU columns */
 	char		**pmuname;
+	struct buf	*pmukey;	/* "name": escaped once per file */
 	int		 npmu;
 };
 
@@ -556,6 +557,11 @@ mapheader(struct csvin *c, struct kfile *kf, const char *fname)
 			kf->pmuname[kf->npmu++] = xstrndup(h, n);
 		}
 	}
+	kf->pmukey = xcalloc((size_t)kf->npmu + 1, sizeof *kf->pmukey);
+	for (int i = 0; i < kf->npmu; i++) {
+		out_esc(&kf->pmukey[i], kf->pmuname[i], strlen(kf->pmuname[i]));
+		buf_addc(&kf->pmukey[i], ':');
+	}
 	if (kf->idx[C_START] < 0) {
 		baddata("%s:%lu: no start-time column (\"Start Time(us)\" or \"Task Start Time(us)\")", fname, c->recline);
 		return -1;
@@ -574,8 +580,11 @@ mapheader(struct csvin *c, struct kfile *kf, const char *fname)
 static void
 freekfile(struct kfile *kf)
 {
-	for (int i = 0; i < kf->npmu; i++)
+	for (int i = 0; i < kf->npmu; i++) {
 		free(kf->pmuname[i]);
+		buf_free(&kf->pmukey[i]);
+	}
+	free(kf->pmukey);
 	free(kf->pmu);
 	free(kf->pmuname);
 }
@@ -692,6 +701,7 @@ tmpspill(void)
 	free(path);
 	if ((fp = fdopen(fd, "w+")) == NULL)
 		dieerr("fdopen");
+	setvbuf(fp, NULL, _IOFBF, 1 << 20);
 	return fp;
 }
 
@@ -869,19 +879,24 @@ readkernels(struct ktab *kt, struct pfile *pf, int fileno_)
 			int any = 0;
 
 			for (int i = 0; i < kf.npmu; i++) {
+				int num;
+
 				s = csv_field(&c, kf.pmu[i], &n);
-				trimcell(&s, &n);
-				if (dec_isnull(s, n))
-					continue;
+				/* Fast path: a plain number needs no trimming. */
+				if (!(num = n && s[0] >= '0' && s[0] <= '9' && isjsonnum(s, n))) {
+					trimcell(&s, &n);
+					if (dec_isnull(s, n))
+						continue;
+					num = isjsonnum(s, n);
+				}
 				if (!any) {
 					out_key(&b, "pmu");
 					buf_addc(&b, '{');
 				} else
 					buf_addc(&b, ',');
 				any = 1;
-				out_esc(&b, kf.pmuname[i], strlen(kf.pmuname[i]));
-				buf_addc(&b, ':');
-				if (isjsonnum(s, n))
+				buf_add(&b, kf.pmukey[i].p, kf.pmukey[i].len);
+				if (num)
 					buf_add(&b, s, n);
 				else
 					out_esc(&b, s, n);
@@ -1031,27 +1046,40 @@ static void
 putkernels(struct ktab *kt, const struct profile *p, int64_t origin)
 {
 	struct spillrd sr = { .fp = kt->spill };
-	char num[96];
+	struct buf head = {0};
+
+	/* File names come from the directory listing: escape-safe checked. */
+	out_begin(&head, "kernel");
+	out_cstr(&head, "profile", p->name);
+	buf_adds(&head, ",\"src\":\"");
+	for (int i = 0; i < p->nf; i++)
+		for (const char *c = p->f[i].base; *c; c++)
+			if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
+				die("%s: file name needs escaping", p->f[i].path);
 
 	if (fflush(kt->spill) != 0)
 		dieerr("%s: spill file", tmpdir);
 	for (size_t i = 0; i < kt->n; i++) {
 		const struct krow *k = &kt->row[i];
 		const char *pl = spill_get(&sr, k->off, (size_t)k->lena + k->lenb);
-		int m;
 
-		out_begin(&ob, "kernel");
-		out_cstr(&ob, "profile", p->name);
-		m = snprintf(num, sizeof num, "%s:%u", p->f[k->file].base, k->line);
-		out_str(&ob, "src", num, (size_t)m);
+		const struct pfile *f = &p->f[k->file];
+
+		/* The fixed head is the same for every kernel of the profile. */
+		ob.len = 0;
+		buf_add(&ob, head.p, head.len);
+		buf_add(&ob, f->base, strlen(f->base));
+		buf_addc(&ob, ':');
+		out_int(&ob, k->line);
+		buf_addc(&ob, '"');
 		buf_add(&ob, pl, k->lena);
-		m = snprintf(num, sizeof num, ",\"start_ns\":%lld,\"dur_ns\":%lld,\"end_ns\":%lld",
-		    (long long)(k->start - origin), (long long)k->dur,
-		    (long long)(k->start - origin + k->dur));
-		buf_add(&ob, num, (size_t)m);
+		out_i64(&ob, "start_ns", k->start - origin);
+		out_i64(&ob, "dur_ns", k->dur);
+		out_i64(&ob, "end_ns", k->start - origin + k->dur);
 		buf_add(&ob, pl + k->lena, k->lenb);
 		rec_put(&ob, stdout);
 	}
+	buf_free(&head);
 	free(sr.blk);
 }
 

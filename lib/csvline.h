@@ -34,6 +34,12 @@ void	csv_close(struct csvin *);
  * unterminated quote (err set).  Read errors are fatal. */
 int	csv_next(struct csvin *);
 /* Field i of the current record (NUL-terminated) and its length. */
-const char *csv_field(const struct csvin *, int i, size_t *len);
+static inline const char *
+csv_field(const struct csvin *c, int i, size_t *len)
+{
+	if (len)
+		*len = c->len[i];
+	return c->rec.p + c->off[i];
+}
 
 #endif

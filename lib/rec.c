@@ -1,8 +1,10 @@
 /* rec: NDJSON records in and out. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jv.h>
 
@@ -95,7 +97,12 @@ skipstr(const char *p, const char *e, int *escaped)
 	for (p++; p < e; p++) {
 		if (*p == '\\') {
 			*escaped = 1;
-			p++;
+			/* An invalid escape sends the line to libjq to report. */
+			if (++p >= e || memchr("\"\\/bfnrtu", *p, 9) == NULL)
+				return NULL;
+			for (int i = 1; *p == 'u' && i <= 4; i++)
+				if (p + i >= e || !isxdigit((unsigned char)p[i]))
+					return NULL;
 		} else if (*p == '"')
 			return p + 1;
 		else if ((unsigned char)*p < 0x20)
@@ -138,25 +145,60 @@ skipval(const char *p, const char *e)
 	return NULL;
 }
 
+/* Is v[0..n) a number by the JSON grammar? */
+static int
+isnumber(const char *v, size_t n)
+{
+	size_t i = 0, d;
+
+	if (i < n && v[i] == '-')
+		i++;
+	if (i < n && v[i] == '0')
+		i++;
+	else {
+		for (d = i; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	if (i < n && v[i] == '.') {
+		for (d = ++i; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	if (i < n && (v[i] == 'e' || v[i] == 'E')) {
+		if (++i < n && (v[i] == '+' || v[i] == '-'))
+			i++;
+		for (d = i; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	return i == n;
+}
+
 static int
 validscalar(const char *v, size_t n)
 {
-	int64_t x;
-
 	if (v[0] == '"' || v[0] == '{' || v[0] == '[')
 		return 1;
 	if ((n == 4 && (memcmp(v, "true", 4) == 0 || memcmp(v, "null", 4) == 0)) ||
 	    (n == 5 && memcmp(v, "false", 5) == 0))
 		return 1;
-	if (v[0] == '+' || v[0] == '.' || (n > 1 && v[0] == '0' && v[1] >= '0' && v[1] <= '9'))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (strchr("0123456789+-.eE", v[i]) == NULL)
-			return 0;
-	return dec_parse(v, n, 0, &x) == 0 || n < 400;
+	return isnumber(v, n);
 }
 
-/* Fast tokeniser; 0 ok, -1 unsure (caller falls back to libjq). */
+/* A bare NaN, nan, Infinity, inf, with or without a sign? */
+static int
+nonfinite(const char *v, size_t n)
+{
+	if (n && (v[0] == '-' || v[0] == '+'))
+		v++, n--;
+	return n >= 3 && (strncasecmp(v, "nan", 3) == 0 || strncasecmp(v, "inf", 3) == 0);
+}
+
+/* Fast tokeniser; 0 ok, -1 unsure (caller falls back to libjq), -2 bad. */
 static int
 fastscan(struct rin *r, const char *s, size_t len)
 {
@@ -188,6 +230,13 @@ fastscan(struct rin *r, const char *s, size_t len)
 			return -1;
 		f->v = p;
 		f->vlen = (size_t)(q - p);
+		if (nonfinite(f->v, f->vlen)) {
+			/* libjq 1.6 would take these as numbers; JSON has none. */
+			snprintf(r->err, sizeof r->err, "field \"%.*s\": %.*s is not JSON",
+			    (int)(f->klen > 40 ? 40 : f->klen), f->k,
+			    (int)(f->vlen > 12 ? 12 : f->vlen), f->v);
+			return -2;
+		}
 		if (!validscalar(f->v, f->vlen))
 			return -1;
 		p = skipws(q, e);
@@ -235,9 +284,11 @@ jvnorm(struct rin *r)
 int
 rin_scan(struct rin *r)
 {
-	if (fastscan(r, r->line, r->len) == 0)
+	int rc = fastscan(r, r->line, r->len);
+
+	if (rc == 0)
 		return 0;
-	if (jvnorm(r) != 0)
+	if (rc == -2 || jvnorm(r) != 0)
 		return -1;
 	if (fastscan(r, r->norm.p, r->norm.len) == 0)
 		return 0;
@@ -290,6 +341,44 @@ rf_isnull(const struct rfield *f)
 	return f == NULL || (f->vlen == 4 && memcmp(f->v, "null", 4) == 0);
 }
 
+/* Has the number v[0..n) a nonzero digit below the units (1.5, 15e-1)? */
+static int
+hasfraction(const char *v, size_t n)
+{
+	size_t i = 0, i0, i1, f0, f1;
+	long ex = 0;
+	int eneg = 0;
+
+	if (i < n && v[i] == '-')
+		i++;
+	for (i0 = i; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+		;
+	i1 = f0 = f1 = i;
+	if (i < n && v[i] == '.') {
+		for (f0 = ++i; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+			;
+		f1 = i;
+	}
+	if (i < n && (v[i] == 'e' || v[i] == 'E')) {
+		if (++i < n && (v[i] == '+' || v[i] == '-'))
+			eneg = v[i++] == '-';
+		for (; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+			if (ex < 100000)
+				ex = ex * 10 + (v[i] - '0');
+	}
+	if (eneg)
+		ex = -ex;
+	/* Fraction digit j has weight 10^(ex-j-1); integer digit k from the
+	 * right has weight 10^(ex+k). */
+	for (size_t j = 0; j < f1 - f0; j++)
+		if ((long)j >= ex && v[f0 + j] != '0')
+			return 1;
+	for (size_t k = 0; k < i1 - i0; k++)
+		if ((long)k < -ex && v[i1 - 1 - k] != '0')
+			return 1;
+	return 0;
+}
+
 int
 rf_i64(const struct rfield *f, int64_t *out)
 {
@@ -297,17 +386,8 @@ rf_i64(const struct rfield *f, int64_t *out)
 
 	if (f == NULL || f->vlen == 0 || f->v[0] == '"' || rf_isnull(f))
 		return -1;
-	/* Exact: scale 0 rounds a fraction, so require none. */
-	for (size_t i = 0; i < f->vlen; i++)
-		if (f->v[i] == '.' || f->v[i] == 'e' || f->v[i] == 'E') {
-			int64_t a, b;
-
-			if (dec_parse(f->v, f->vlen, 0, &a) || dec_parse(f->v, f->vlen, 3, &b) || b != a * 1000)
-				return -1;
-			*out = a;
-			return 0;
-		}
-	if (dec_parse(f->v, f->vlen, 0, &v) != 0)
+	/* Exact: dec_parse rounds a fraction, so require none. */
+	if (dec_parse(f->v, f->vlen, 0, &v) != 0 || hasfraction(f->v, f->vlen))
 		return -1;
 	*out = v;
 	return 0;
@@ -442,12 +522,20 @@ out_begin(struct buf *b, const char *type)
 	out_esc(b, type, strlen(type));
 }
 
+/* Keys are the filters' own literals: written without escaping. */
 void
 out_key(struct buf *b, const char *k)
 {
-	buf_addc(b, ',');
-	out_esc(b, k, strlen(k));
-	buf_addc(b, ':');
+	size_t n = strlen(k);
+
+	buf_grow(b, n + 4);
+	b->p[b->len++] = ',';
+	b->p[b->len++] = '"';
+	memcpy(b->p + b->len, k, n);
+	b->len += n;
+	b->p[b->len++] = '"';
+	b->p[b->len++] = ':';
+	b->p[b->len] = '\0';
 }
 
 /* Length of a valid UTF-8 sequence at p (1..4), or 0. */
@@ -484,6 +572,28 @@ out_esc(struct buf *b, const char *s, size_t n)
 
 	buf_grow(b, n + 2);
 	b->p[b->len++] = '"';
+	/* Most names are plain ASCII: one scan, one copy. */
+	{
+		const unsigned char *q = p;
+
+		while (e - q >= 8) {
+			uint64_t v = swar_load(q);
+			uint64_t m = SWAR_LESS(v, 0x20) | (v & SWAR_HIGHS) |
+			    SWAR_BYTE(v, '"') | SWAR_BYTE(v, '\\');
+
+			if (m) {
+				q += __builtin_ctzll(m) >> 3;
+				goto found;
+			}
+			q += 8;
+		}
+		while (q < e && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
+			q++;
+found:
+		memcpy(b->p + b->len, p, (size_t)(q - p));
+		b->len += (size_t)(q - p);
+		p = q;
+	}
 	while (p < e) {
 		const unsigned char *q = p;
 
@@ -540,14 +650,28 @@ out_cstr(struct buf *b, const char *k, const char *s)
 		out_str(b, k, s, strlen(s));
 }
 
+/* Decimal digits of v, no printf: this runs several times per record. */
+void
+out_int(struct buf *b, int64_t v)
+{
+	char t[24];
+	int n = 24;
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+	do {
+		t[--n] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		t[--n] = '-';
+	buf_add(b, t + n, (size_t)(24 - n));
+}
+
 void
 out_i64(struct buf *b, const char *k, int64_t v)
 {
-	char t[32];
-	int n = snprintf(t, sizeof t, "%lld", (long long)v);
-
 	out_key(b, k);
-	buf_add(b, t, (size_t)n);
+	out_int(b, v);
 }
 
 void

@@ -72,11 +72,13 @@ void	out_begin(struct buf *, const char *type);
 void	out_str(struct buf *, const char *k, const char *s, size_t n);
 void	out_cstr(struct buf *, const char *k, const char *s);	/* NULL: null */
 void	out_i64(struct buf *, const char *k, int64_t);
+void	out_int(struct buf *, int64_t);		/* digits only, no key */
 void	out_dec(struct buf *, const char *k, int64_t v, int scale);
 void	out_raw(struct buf *, const char *k, const char *raw, size_t n);
 void	out_null(struct buf *, const char *k);
 void	out_bool(struct buf *, const char *k, int);
-void	out_key(struct buf *, const char *k);	/* ,"k": then caller adds */
+/* ,"k": then the caller adds the value; k is a literal needing no escape. */
+void	out_key(struct buf *, const char *k);
 void	out_esc(struct buf *, const char *s, size_t n);	/* "..." */
 /* Close the object, write it and a newline to fp, empty the buf. */
 void	rec_put(struct buf *, FILE *);

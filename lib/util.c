@@ -145,7 +145,7 @@ dispname(const char *path)
 }
 
 void
-buf_grow(struct buf *b, size_t extra)
+buf_grow_(struct buf *b, size_t extra)
 {
 	size_t need = b->len + extra + 1;
 
@@ -159,26 +159,9 @@ buf_grow(struct buf *b, size_t extra)
 }
 
 void
-buf_add(struct buf *b, const void *s, size_t n)
-{
-	buf_grow(b, n);
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-void
 buf_adds(struct buf *b, const char *s)
 {
 	buf_add(b, s, strlen(s));
-}
-
-void
-buf_addc(struct buf *b, int c)
-{
-	buf_grow(b, 1);
-	b->p[b->len++] = (char)c;
-	b->p[b->len] = '\0';
 }
 
 void

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define EX_OK	0
 #define EX_DATA	1	/* bad input data; -k reports each and goes on */
@@ -35,15 +36,57 @@ void	 xclose_stdout(void);
 /* Name for messages: "<stdin>" for "-", else the path. */
 const char *dispname(const char *path);
 
+/*
+ * Word-at-a-time byte search (SWAR): the mask has the high bit set in the
+ * first byte that matches (bits above it may be noise, never below).
+ */
+#define SWAR_ONES	0x0101010101010101ULL
+#define SWAR_HIGHS	0x8080808080808080ULL
+#define SWAR_ZERO(v)	(((v) - SWAR_ONES) & ~(v) & SWAR_HIGHS)
+#define SWAR_BYTE(v, c)	SWAR_ZERO((v) ^ (SWAR_ONES * (unsigned char)(c)))
+#define SWAR_LESS(v, n)	(((v) - SWAR_ONES * (n)) & ~(v) & SWAR_HIGHS)
+
+static inline uint64_t
+swar_load(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
 /* Growable byte buffer. */
 struct buf {
 	char	*p;
 	size_t	 len, cap;
 };
-void	 buf_grow(struct buf *, size_t extra);
-void	 buf_add(struct buf *, const void *, size_t);
+void	 buf_grow_(struct buf *, size_t extra);
 void	 buf_adds(struct buf *, const char *);
-void	 buf_addc(struct buf *, int);
 void	 buf_free(struct buf *);
+
+/* Inline: the record writers call these per field on the hot path. */
+static inline void
+buf_grow(struct buf *b, size_t extra)
+{
+	if (b->len + extra + 1 > b->cap)
+		buf_grow_(b, extra);
+}
+
+static inline void
+buf_add(struct buf *b, const void *s, size_t n)
+{
+	buf_grow(b, n);
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static inline void
+buf_addc(struct buf *b, int c)
+{
+	buf_grow(b, 1);
+	b->p[b->len++] = (char)c;
+	b->p[b->len] = '\0';
+}
 
 #endif
