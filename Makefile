@@ -9,10 +9,10 @@ WARN	 = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ilib -MMD -MP
 LDLIBS	 = -ljq -lcsv -lm
 
-FILTERS	 = asc-ingest
+FILTERS	 = asc-ingest asc-steps asc-merge asc-gaps
 PIPES	 =
 BIN	 = $(FILTERS:%=bin/%)
-LIBOBJ	 = lib/util.o lib/dec.o lib/rec.o lib/csvline.o lib/trace.o
+LIBOBJ	 = lib/util.o lib/dec.o lib/rec.o lib/csvline.o lib/trace.o lib/steprec.o
 UNITS	 = dec rec csvline trace
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
 OBJ	 = $(FILTERS:%=filters/%.o) $(LIBOBJ) $(TESTBIN:=.o)

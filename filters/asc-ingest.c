@@ -1886,7 +1886,7 @@ main(int argc, char *argv[])
 	for (int i = 0; i < nprofs; i++)
 		process(&profs[i]);
 	if (rec_badutf8)
-		warnmsg("%lu invalid UTF-8 sequences replaced by U+FFFD", rec_badutf8);
+		warnmsg("invalid UTF-8: %lu byte(s) replaced by U+FFFD", rec_badutf8);
 	xclose_stdout();
 	return exitcode;
 }

@@ -30,7 +30,10 @@ struct trace_counts {
 	unsigned long	 events;	/* every event object read */
 	unsigned long	 x_events, meta, flows, counters, other;
 	unsigned long	 host, device, markers, ignored;	/* X events by role */
-	unsigned long	 flows_linked;	/* host ops linked to a kernel */
+	unsigned long	 flows_linked;	/* distinct host (pid,tid,ts) flow
+					   starts linked to a kernel */
+	unsigned long	 host_linked;	/* host records written with
+					   kernel_ns (after trace_put_host) */
 	int		 has_stacks;	/* any host event carried a call stack */
 	int		 has_python, has_cann;	/* such processes exist */
 };
@@ -38,6 +41,8 @@ struct trace_counts {
 struct trace;
 
 struct trace	*trace_open(const char *path, const struct trace_opts *);
+/* read() size (default 8 MiB); tests use tiny ones to split events. */
+void		 trace_set_chunk(struct trace *, size_t);
 /* Read the whole file (one pass).  0, or -1: bad data (trace_err). */
 int		 trace_read(struct trace *);
 const char	*trace_err(const struct trace *);

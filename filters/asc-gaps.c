@@ -1,0 +1,720 @@
+/*
+ * asc-gaps: per step, the bubble metrics of the merged busy segments
+ * ("step_metrics") and every gap as a "bubble" window with the kernels
+ * around it; per profile (device), the gaps of the whole-capture busy
+ * union ("capture_gaps") and the "global" windows among them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dec.h"
+#include "rec.h"
+#include "steprec.h"
+#include "util.h"
+
+#define MS		1000000LL	/* 1 ms in ns */
+
+struct seg {
+	int64_t		 s, e;
+	size_t		 first, firstn, last, lastn;	/* context objects in G.arena */
+};
+
+struct win {
+	int64_t		 s, e;
+	size_t		 id, idn, gid, gidn;		/* raw JSON in G.ids */
+};
+
+struct gap {
+	int64_t		 a, b;
+	char		*before, *after;		/* context objects or NULL */
+};
+
+struct gaplist {
+	struct gap	*v;
+	size_t		 n, cap, head;
+};
+
+static struct {
+	int		 active, ksec;
+	struct buf	 prof;
+	struct sr_order	 ord;
+	/* segments of the step being read */
+	struct seg	*sg;
+	size_t		 nsg, capsg;
+	struct buf	 arena, segstep;
+	int		 havesegs;
+	/* the pass: one device's kernels and steps */
+	int		 pass, passes;
+	struct buf	 dev;
+	int64_t		 nk, nsteps, us, ue, firstk, busy, largest, ngaps;
+	int		 haveu;
+	struct buf	 firstctx, lastctx, kctx;
+	struct win	*w;
+	size_t		 nw, capw;
+	struct buf	 ids;
+	struct gaplist	 pend, glob;
+} G;
+
+static int64_t minbubble = 50000;
+static struct buf ob, tmp, bid;
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-k] [-b min_bubble_us] [-m maxline] [file ...]\n",
+	    progname);
+	exit(EX_SYS);
+}
+
+static void
+gl_add(struct gaplist *l, int64_t a, int64_t b, const char *before, size_t bn,
+    const char *after, size_t an)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->v = xreallocarray(l->v, l->cap, sizeof *l->v);
+	}
+	l->v[l->n].a = a;
+	l->v[l->n].b = b;
+	l->v[l->n].before = before ? xstrndup(before, bn) : NULL;
+	l->v[l->n].after = after ? xstrndup(after, an) : NULL;
+	l->n++;
+}
+
+static void
+gl_clear(struct gaplist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].before);
+		free(l->v[i].after);
+	}
+	l->n = l->head = 0;
+}
+
+static void
+putdec(const char *k, int64_t v)
+{
+	char key[64];
+
+	snprintf(key, sizeof key, "%s_ns", k);
+	out_i64(&ob, key, v);
+	snprintf(key, sizeof key, "%s_ms", k);
+	out_dec(&ob, key, v, 6);
+}
+
+static void
+ratio(const char *k, int64_t num, int64_t den)
+{
+	char t[40];
+	int n = den > 0 ? dec_ratio(t, num, den) : dec_fmt(t, 0, 6);
+
+	out_raw(&ob, k, t, (size_t)n);
+}
+
+static void
+head(const char *type)
+{
+	out_begin(&ob, type);
+	out_raw(&ob, "profile", G.prof.p, G.prof.len);
+	out_raw(&ob, "device", G.dev.p, G.dev.len);
+}
+
+/* A bubble record.  sid: unescaped step id (NULL: "none"); gid raw or NULL. */
+static void
+bubble(const char *sid, size_t sidn, const char *gid, size_t gidn,
+    const char *scope, size_t nth, int64_t a, int64_t b,
+    const char *before, size_t bn, const char *after, size_t an, int partial)
+{
+	char t[64];
+
+	head("bubble");
+	if (sid)
+		out_str(&ob, "step_id", sid, sidn);
+	else
+		out_cstr(&ob, "step_id", "none");
+	if (gid)
+		out_raw(&ob, "group_id", gid, gidn);
+	else
+		out_null(&ob, "group_id");
+	bid.len = 0;
+	if (sid)
+		buf_add(&bid, sid, sidn);
+	else
+		buf_adds(&bid, "none");
+	snprintf(t, sizeof t, ":%s:%zu", scope, nth);
+	buf_adds(&bid, t);
+	out_str(&ob, "bubble_id", bid.p, bid.len);
+	out_cstr(&ob, "scope", scope);
+	out_i64(&ob, "start_ns", a);
+	out_i64(&ob, "end_ns", b);
+	out_i64(&ob, "dur_ns", b - a);
+	out_dec(&ob, "start_us", a, 3);
+	out_dec(&ob, "end_us", b, 3);
+	out_dec(&ob, "duration_ms", b - a, 6);
+	out_bool(&ob, "significant", b - a >= minbubble);
+	out_key(&ob, "tags");
+	buf_adds(&ob, partial ? "[\"PARTIAL_CAPTURE_BOUNDARY\"]" : "[]");
+	if (before)
+		out_raw(&ob, "before", before, bn);
+	else
+		out_null(&ob, "before");
+	if (after)
+		out_raw(&ob, "after", after, an);
+	else
+		out_null(&ob, "after");
+	rec_put(&ob, stdout);
+}
+
+static void
+pass_begin(const char *dev, size_t n)
+{
+	G.pass = 1;
+	G.dev.len = 0;
+	buf_add(&G.dev, dev, n);
+	G.nk = G.nsteps = G.busy = G.largest = G.ngaps = 0;
+	G.haveu = 0;
+	G.nw = 0;
+	G.ids.len = 0;
+	gl_clear(&G.pend);
+	gl_clear(&G.glob);
+}
+
+/*
+ * The window that contains [a, b) (inside), or that holds a (s <= a < e),
+ * or -1.  Windows are in start order and disjoint, except that Step Id
+ * column windows may overlap their neighbour: look one window further back.
+ */
+static long
+findwin(int64_t a, int64_t b, int inside)
+{
+	size_t lo = 0, hi = G.nw;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (G.w[mid].s <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (long i = (long)lo - 1; i >= 0 && i >= (long)lo - 2; i--)
+		if (inside ? b <= G.w[i].e : a < G.w[i].e)
+			return i;
+	return -1;
+}
+
+static int
+inwindow(int64_t a, int64_t b)
+{
+	return findwin(a, b, 1) >= 0;
+}
+
+static long
+holder(int64_t a)
+{
+	return findwin(a, a, 0);
+}
+
+static void
+gapseen(int64_t a, int64_t b)
+{
+	G.ngaps++;
+	if (b - a > G.largest)
+		G.largest = b - a;
+}
+
+/* Pending whole-capture gaps ending by `upto` are decided: inside one window, dropped. */
+static void
+resolve(int64_t upto, int all)
+{
+	struct gaplist *p = &G.pend;
+
+	while (p->head < p->n && (all || p->v[p->head].b <= upto)) {
+		struct gap *g = &p->v[p->head++];
+
+		if (inwindow(g->a, g->b)) {
+			free(g->before);
+			free(g->after);
+		} else {
+			gl_add(&G.glob, g->a, g->b, NULL, 0, NULL, 0);
+			G.glob.v[G.glob.n - 1].before = g->before;
+			G.glob.v[G.glob.n - 1].after = g->after;
+		}
+		g->before = g->after = NULL;
+	}
+	if (p->head == p->n)
+		p->n = p->head = 0;
+}
+
+static void
+pass_end(void)
+{
+	int64_t ss = 0, se = 0, gap;
+	int have = 0;
+
+	if (!G.pass)
+		return;
+	if (G.haveu) {
+		G.busy += G.ue - G.us;
+		ss = G.firstk;
+		se = G.ue;
+		have = 1;
+	}
+	for (size_t i = 0; i < G.nw; i++) {
+		if (!have || G.w[i].s < ss)
+			ss = G.w[i].s;
+		if (!have || G.w[i].e > se)
+			se = G.w[i].e;
+		have = 1;
+	}
+	resolve(0, 1);
+	/*
+	 * Edge gaps of the capture, before the first and after the last
+	 * kernel (or the whole span without kernels), written in time order
+	 * around the others.
+	 */
+	struct gaplist lead = { 0 }, trail = { 0 };
+
+	if (!G.haveu) {
+		if (se > ss) {
+			gapseen(ss, se);
+			if (!inwindow(ss, se))
+				gl_add(&lead, ss, se, NULL, 0, NULL, 0);
+		}
+	} else {
+		if (ss < G.firstk) {
+			gapseen(ss, G.firstk);
+			if (!inwindow(ss, G.firstk))
+				gl_add(&lead, ss, G.firstk, NULL, 0, G.firstctx.p, G.firstctx.len);
+		}
+		if (G.ue < se) {
+			gapseen(G.ue, se);
+			if (!inwindow(G.ue, se))
+				gl_add(&trail, G.ue, se, G.lastctx.p, G.lastctx.len, NULL, 0);
+		}
+	}
+	size_t nglob = 0;
+	struct gap *all = xreallocarray(NULL, G.glob.n + 2, sizeof *all);
+
+	if (lead.n)
+		all[nglob++] = lead.v[0];
+	for (size_t i = 0; i < G.glob.n; i++)
+		all[nglob++] = G.glob.v[i];
+	if (trail.n)
+		all[nglob++] = trail.v[0];
+	for (size_t i = 0; i < nglob; i++) {
+		const struct gap *g = &all[i];
+		long wi = holder(g->a);
+		const char *sid = NULL, *gid = NULL;
+		size_t sidn = 0, gidn = 0, nth = 0;
+		int partial = !G.haveu || g->b <= G.firstk || g->a >= G.ue;
+
+		if (wi >= 0) {
+			struct rfield f = { NULL, G.ids.p + G.w[wi].id, 0, G.w[wi].idn };
+
+			rf_str(&f, &tmp);
+			sid = tmp.p;
+			sidn = tmp.len;
+			gid = G.ids.p + G.w[wi].gid;
+			gidn = G.w[wi].gidn;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (holder(all[j].a) == wi)
+				nth++;
+		bubble(sid, sidn, gid, gidn, "global", nth, g->a, g->b,
+		    g->before, g->before ? strlen(g->before) : 0,
+		    g->after, g->after ? strlen(g->after) : 0, partial);
+	}
+	free(all);
+	gl_clear(&lead);
+	gl_clear(&trail);
+	free(lead.v);
+	free(trail.v);
+	gap = have ? se - ss - G.busy : 0;
+	head("capture_gaps");
+	if (have) {
+		out_i64(&ob, "start_ns", ss);
+		out_i64(&ob, "end_ns", se);
+	} else {
+		out_null(&ob, "start_ns");
+		out_null(&ob, "end_ns");
+	}
+	putdec("capture_span", have ? se - ss : 0);
+	putdec("busy_union", G.busy);
+	putdec("gap", gap);
+	ratio("gap_ratio", gap, have ? se - ss : 0);
+	putdec("largest_gap", G.largest);
+	out_i64(&ob, "gap_count", G.ngaps);
+	out_i64(&ob, "kernels", G.nk);
+	out_i64(&ob, "steps", G.nsteps);
+	out_i64(&ob, "global_bubble_count", (int64_t)nglob);
+	out_dec(&ob, "min_bubble_us", minbubble, 3);
+	rec_put(&ob, stdout);
+	gl_clear(&G.glob);
+	G.pass = 0;
+	G.passes++;
+}
+
+static void
+profile_end(void)
+{
+	if (!G.active)
+		return;
+	if (!G.pass && G.passes == 0)
+		pass_begin("null", 4);
+	pass_end();
+	G.active = 0;
+}
+
+static int
+kernelrec(struct rin *r)
+{
+	struct sr_kern k;
+	int o;
+
+	if (!G.active) {
+		snprintf(r->err, sizeof r->err, "kernel before any \"profile\" record");
+		return -1;
+	}
+	if (sr_kernel(r, &k) != 0)
+		return -1;
+	if (G.ksec == 2) {
+		snprintf(r->err, sizeof r->err, "kernel after the profile's \"host\" records");
+		return -1;
+	}
+	if ((o = sr_order(&G.ord, r, &k)) < 0)
+		return -1;
+	G.ksec = 1;
+	if (o == 1 && (G.nk > 0 || !G.pass ||
+	    G.dev.len != G.ord.dev.len || memcmp(G.dev.p, G.ord.dev.p, G.dev.len) != 0)) {
+		pass_end();
+		pass_begin(G.ord.dev.p, G.ord.dev.len);
+	}
+	G.nk++;
+	if (k.end > k.start) {
+		G.kctx.len = 0;
+		sr_ctx(&G.kctx, &k);
+		if (!G.haveu) {
+			G.haveu = 1;
+			G.us = G.firstk = k.start;
+			G.ue = k.end;
+			G.firstctx.len = 0;
+			buf_add(&G.firstctx, G.kctx.p, G.kctx.len);
+			G.lastctx.len = 0;
+			buf_add(&G.lastctx, G.kctx.p, G.kctx.len);
+		} else if (k.start <= G.ue) {
+			if (k.end >= G.ue) {
+				G.ue = k.end;
+				G.lastctx.len = 0;
+				buf_add(&G.lastctx, G.kctx.p, G.kctx.len);
+			}
+		} else {
+			gapseen(G.ue, k.start);
+			gl_add(&G.pend, G.ue, k.start, G.lastctx.p, G.lastctx.len,
+			    G.kctx.p, G.kctx.len);
+			G.busy += G.ue - G.us;
+			G.us = k.start;
+			G.ue = k.end;
+			G.lastctx.len = 0;
+			buf_add(&G.lastctx, G.kctx.p, G.kctx.len);
+		}
+	}
+	sr_pass(r);
+	return 0;
+}
+
+static int
+segrec(struct rin *r)
+{
+	const struct rfield *f, *fi, *la;
+	struct seg *s;
+
+	if (rin_scan(r) != 0)
+		return -1;
+	if ((f = rin_get(r, "step_id")) == NULL || rf_str(f, &tmp) != 0) {
+		snprintf(r->err, sizeof r->err, "segment has no string \"step_id\"");
+		return -1;
+	}
+	if (G.havesegs && (tmp.len != G.segstep.len ||
+	    memcmp(tmp.p, G.segstep.p, tmp.len) != 0)) {
+		snprintf(r->err, sizeof r->err, "segment of step \"%.40s\" before the "
+		    "\"step\" record of step \"%.40s\"", tmp.p, G.segstep.p);
+		return -1;
+	}
+	if (G.nsg == G.capsg) {
+		G.capsg = G.capsg ? 2 * G.capsg : 256;
+		G.sg = xreallocarray(G.sg, G.capsg, sizeof *G.sg);
+	}
+	s = &G.sg[G.nsg];
+	if (rin_i64(r, "start_ns", &s->s) != 0 || rin_i64(r, "end_ns", &s->e) != 0) {
+		snprintf(r->err, sizeof r->err, "segment has no integer \"start_ns\" and \"end_ns\"");
+		return -1;
+	}
+	if (G.nsg > 0 && s->s <= G.sg[G.nsg - 1].e) {
+		snprintf(r->err, sizeof r->err, "segments out of order (start_ns %lld "
+		    "not after end_ns %lld)", (long long)s->s, (long long)G.sg[G.nsg - 1].e);
+		return -1;
+	}
+	if (!G.havesegs) {
+		G.havesegs = 1;
+		G.segstep.len = 0;
+		buf_add(&G.segstep, tmp.p, tmp.len);
+		G.arena.len = 0;
+	}
+	fi = rin_get(r, "first");
+	la = rin_get(r, "last");
+	s->first = G.arena.len;
+	sr_raw(&G.arena, fi);
+	s->firstn = G.arena.len - s->first;
+	s->last = G.arena.len;
+	sr_raw(&G.arena, la);
+	s->lastn = G.arena.len - s->last;
+	G.nsg++;
+	sr_pass(r);
+	return 0;
+}
+
+static const char *
+ctxp(size_t off)
+{
+	return G.arena.p + off;
+}
+
+/* x >= max(1 ms, 10 % of service) */
+static int
+heavy(int64_t x, int64_t service)
+{
+	return x >= MS && x * 10 >= service;
+}
+
+static int
+steprec(struct rin *r)
+{
+	const struct rfield *sid, *gid, *src, *dev;
+	int64_t ws, we, kernels = 0;
+	int measurable = 1, first = 0, last = 0;
+
+	if (!G.active) {
+		snprintf(r->err, sizeof r->err, "step before any \"profile\" record");
+		return -1;
+	}
+	if (rin_scan(r) != 0)
+		return -1;
+	sid = rin_get(r, "step_id");
+	if (rin_i64(r, "start_ns", &ws) != 0 || rin_i64(r, "end_ns", &we) != 0 || we < ws) {
+		snprintf(r->err, sizeof r->err, "step has no integer \"start_ns\" <= \"end_ns\"");
+		return -1;
+	}
+	if (sid == NULL || rf_str(sid, &tmp) != 0) {
+		snprintf(r->err, sizeof r->err, "step has no string \"step_id\"");
+		return -1;
+	}
+	if (G.havesegs && (tmp.len != G.segstep.len ||
+	    memcmp(tmp.p, G.segstep.p, tmp.len) != 0)) {
+		snprintf(r->err, sizeof r->err, "step \"%.40s\" closes segments of step \"%.40s\"",
+		    tmp.p, G.segstep.p);
+		G.havesegs = 0;
+		G.nsg = 0;
+		return -1;
+	}
+	gid = rin_get(r, "group_id");
+	src = rin_get(r, "window_source");
+	dev = rin_get(r, "device");
+	rf_bool(rin_get(r, "measurable_edges"), &measurable);
+	rf_bool(rin_get(r, "first_step"), &first);
+	rf_bool(rin_get(r, "last_step"), &last);
+	rin_i64(r, "kernels", &kernels);
+	sr_pass(r);
+	if (!G.pass)
+		pass_begin(dev ? dev->v : "null", dev ? dev->vlen : 4);
+	G.nsteps++;
+
+	/* The window, for the whole-capture gaps. */
+	if (G.nw == G.capw) {
+		G.capw = G.capw ? 2 * G.capw : 64;
+		G.w = xreallocarray(G.w, G.capw, sizeof *G.w);
+	}
+	struct win *w = &G.w[G.nw++];
+
+	w->s = ws;
+	w->e = we;
+	w->id = G.ids.len;
+	buf_add(&G.ids, sid->v, sid->vlen);
+	w->idn = sid->vlen;
+	w->gid = G.ids.len;
+	sr_raw(&G.ids, gid);
+	w->gidn = G.ids.len - w->gid;
+	resolve(we, 0);
+
+	int64_t service = we - ws, busy = 0, internal = 0, largest = 0;
+	int64_t nbub = 0, nsig = 0, pre, tail;
+
+	for (size_t i = 0; i < G.nsg; i++) {
+		busy += G.sg[i].e - G.sg[i].s;
+		if (i > 0) {
+			int64_t g = G.sg[i].s - G.sg[i - 1].e;
+
+			internal += g;
+			nbub++;
+			if (g > largest)
+				largest = g;
+			if (g >= minbubble)
+				nsig++;
+		}
+	}
+	pre = G.nsg ? G.sg[0].s - ws : service;
+	tail = G.nsg ? we - G.sg[G.nsg - 1].e : 0;
+
+	const char *gv = gid ? gid->v : "null";
+	size_t gn = gid ? gid->vlen : 4;
+	int tpre = measurable && heavy(pre, service);
+	int ttail = measurable && heavy(tail, service);
+	int tint = heavy(largest, service);
+	int tidle = (service > 0 && (service - busy) * 100 >= 30 * service) ||
+	    tpre || ttail || tint;
+
+	head("step_metrics");
+	out_raw(&ob, "step_id", sid->v, sid->vlen);
+	out_raw(&ob, "group_id", gv, gn);
+	out_key(&ob, "window_source");
+	sr_raw(&ob, src);
+	out_bool(&ob, "measurable_edges", measurable);
+	out_i64(&ob, "start_ns", ws);
+	out_i64(&ob, "end_ns", we);
+	out_i64(&ob, "kernels", kernels);
+	out_i64(&ob, "segments", (int64_t)G.nsg);
+	putdec("service", service);
+	putdec("device_busy_union", busy);
+	putdec("underfeed", service - busy);
+	ratio("underfeed_ratio", service - busy, service);
+	if (measurable) {
+		putdec("prelaunch_gap", pre);
+		putdec("tail_gap", tail);
+	} else {
+		out_null(&ob, "prelaunch_gap_ns");
+		out_null(&ob, "prelaunch_gap_ms");
+		out_null(&ob, "tail_gap_ns");
+		out_null(&ob, "tail_gap_ms");
+	}
+	putdec("internal_bubble_total", internal);
+	putdec("largest_internal_bubble", largest);
+	out_i64(&ob, "bubble_count", nbub);
+	out_i64(&ob, "significant_bubble_count", nsig);
+	out_dec(&ob, "min_bubble_us", minbubble, 3);
+	out_key(&ob, "tags");
+	buf_addc(&ob, '[');
+	{
+		const char *tags[4] = { NULL };
+		int nt = 0;
+
+		if (tidle)
+			tags[nt++] = "DEVICE_IDLE_GAP_HEAVY";
+		if (tpre)
+			tags[nt++] = "PRELAUNCH_GAP_HEAVY";
+		if (ttail)
+			tags[nt++] = "TAIL_GAP_HEAVY";
+		if (tint)
+			tags[nt++] = "INTERNAL_BUBBLE_HEAVY";
+		for (int i = 0; i < nt; i++) {
+			if (i)
+				buf_addc(&ob, ',');
+			out_esc(&ob, tags[i], strlen(tags[i]));
+		}
+	}
+	buf_addc(&ob, ']');
+	rec_put(&ob, stdout);
+
+	/* Bubbles in time order: prelaunch, internal, tail. */
+	if (measurable && pre > 0)
+		bubble(tmp.p, tmp.len, gv, gn, "prelaunch", 0, ws, ws + pre, NULL, 0,
+		    G.nsg ? ctxp(G.sg[0].first) : NULL, G.nsg ? G.sg[0].firstn : 0, first);
+	for (size_t i = 1; i < G.nsg; i++)
+		bubble(tmp.p, tmp.len, gv, gn, "step_internal", i - 1,
+		    G.sg[i - 1].e, G.sg[i].s,
+		    ctxp(G.sg[i - 1].last), G.sg[i - 1].lastn,
+		    ctxp(G.sg[i].first), G.sg[i].firstn, 0);
+	if (measurable && tail > 0)
+		bubble(tmp.p, tmp.len, gv, gn, "tail", 0, we - tail, we,
+		    ctxp(G.sg[G.nsg - 1].last), G.sg[G.nsg - 1].lastn, NULL, 0, last);
+	G.nsg = 0;
+	G.havesegs = 0;
+	return 0;
+}
+
+static int
+onrec(struct rin *r, const char *t, size_t n, void *arg)
+{
+	const struct rfield *f;
+
+	if (sr_is(t, n, "kernel"))
+		return kernelrec(r);
+	if (sr_is(t, n, "segment"))
+		return segrec(r);
+	if (sr_is(t, n, "step"))
+		return steprec(r);
+	/* Ours, from an earlier run: replaced. */
+	if (sr_is(t, n, "step_metrics") || sr_is(t, n, "bubble") ||
+	    sr_is(t, n, "capture_gaps"))
+		return 0;
+	if (sr_is(t, n, "profile")) {
+		if (rin_scan(r) != 0)
+			return -1;
+		profile_end();
+		G.active = 1;
+		G.ksec = 0;
+		G.passes = 0;
+		G.nsg = 0;
+		G.havesegs = 0;
+		sr_order_reset(&G.ord);
+		G.prof.len = 0;
+		if ((f = rin_get(r, "profile")) != NULL)
+			buf_add(&G.prof, f->v, f->vlen);
+		else
+			buf_adds(&G.prof, "null");
+	} else if (sr_is(t, n, "host") && G.active && G.ksec != 2) {
+		/* Kernels and steps are complete: write the capture now. */
+		pass_end();
+		G.ksec = 2;
+	}
+	sr_pass(r);
+	return 0;
+}
+
+static void
+onend(void *arg)
+{
+	profile_end();
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct sr_filter f = { onrec, onend, NULL };
+	size_t maxline = 1 << 20;
+	int c, kflag = 0, rc;
+
+	setprogname_(argv[0]);
+	while ((c = getopt(argc, argv, "b:km:")) != -1)
+		switch (c) {
+		case 'b':
+			if (dec_us2ns(optarg, strlen(optarg), &minbubble) != 0 ||
+			    minbubble < 0)
+				die("min_bubble_us: not a non-negative number: %s", optarg);
+			break;
+		case 'k':
+			kflag = 1;
+			break;
+		case 'm':
+			maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
+			break;
+		default:
+			usage();
+		}
+	argc -= optind;
+	argv += optind;
+	rc = sr_run(argc, argv, maxline, kflag, &f);
+	xclose_stdout();
+	return rc;
+}

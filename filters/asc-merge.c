@@ -1,0 +1,273 @@
+/*
+ * asc-merge: per step, merge the kernels' intervals, clipped to the step
+ * window, into device-busy "segment" records (all streams and task types
+ * together), written just before the step's "step" record.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dec.h"
+#include "rec.h"
+#include "steprec.h"
+#include "util.h"
+
+struct ival {
+	int64_t		 s, e;
+	size_t		 ctx, ctxlen;	/* context object in S.ctx */
+	size_t		 seq;
+};
+
+static struct {
+	int		 active;
+	struct sr_order	 ord;
+	int		 ksec;		/* kernels seen; 2 after "host" */
+	struct buf	 step;		/* step_id (unescaped) of the buffered kernels */
+	int		 have;		/* kernels are buffered */
+	struct ival	*v;
+	size_t		 n, cap;
+	struct buf	 ctx;
+	int		 bad;
+} S;
+
+static struct buf ob, tmp;
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-k] [-m maxline] [file ...]\n", progname);
+	exit(EX_SYS);
+}
+
+static int
+icmp(const void *a, const void *b)
+{
+	const struct ival *x = a, *y = b;
+
+	if (x->s != y->s)
+		return x->s < y->s ? -1 : 1;
+	if (x->e != y->e)
+		return x->e < y->e ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void
+clear(void)
+{
+	S.n = 0;
+	S.have = 0;
+	S.ctx.len = 0;
+	S.step.len = 0;
+}
+
+static void
+putseg(const struct rfield *prof, const struct rfield *dev,
+    const struct rfield *sid, long nseg, int64_t s, int64_t e, long k,
+    const struct ival *first, const struct ival *last)
+{
+	out_begin(&ob, "segment");
+	out_key(&ob, "profile");
+	sr_raw(&ob, prof);
+	out_key(&ob, "device");
+	sr_raw(&ob, dev);
+	out_key(&ob, "step_id");
+	sr_raw(&ob, sid);
+	out_i64(&ob, "segment", nseg);
+	out_i64(&ob, "start_ns", s);
+	out_i64(&ob, "end_ns", e);
+	out_i64(&ob, "dur_ns", e - s);
+	out_i64(&ob, "kernels", k);
+	out_raw(&ob, "first", S.ctx.p + first->ctx, first->ctxlen);
+	out_raw(&ob, "last", S.ctx.p + last->ctx, last->ctxlen);
+	rec_put(&ob, stdout);
+}
+
+/* The step record closes the buffered kernels: clip, sort, merge, write. */
+static int
+steprec(struct rin *r)
+{
+	const struct rfield *sid;
+	int64_t ws, we;
+	size_t m = 0;
+
+	if (rin_scan(r) != 0)
+		return -1;
+	sid = rin_get(r, "step_id");
+	if (rin_i64(r, "start_ns", &ws) != 0 || rin_i64(r, "end_ns", &we) != 0) {
+		snprintf(r->err, sizeof r->err, "step has no integer \"start_ns\" and \"end_ns\"");
+		return -1;
+	}
+	if (sid == NULL || rf_str(sid, &tmp) != 0) {
+		snprintf(r->err, sizeof r->err, "step has no string \"step_id\"");
+		return -1;
+	}
+	if (S.have && (tmp.len != S.step.len || memcmp(tmp.p, S.step.p, tmp.len) != 0)) {
+		snprintf(r->err, sizeof r->err, "step \"%.40s\" closes kernels of step \"%.40s\"",
+		    tmp.p, S.step.p);
+		clear();
+		return -1;
+	}
+	for (size_t i = 0; i < S.n; i++) {
+		struct ival v = S.v[i];
+
+		if (v.s < ws)
+			v.s = ws;
+		if (v.e > we)
+			v.e = we;
+		if (v.e <= v.s)
+			continue;	/* zero length after clipping: never splits a gap */
+		S.v[m++] = v;
+	}
+	if (m > 1)
+		qsort(S.v, m, sizeof *S.v, icmp);
+	long nseg = 0, k = 0;
+	size_t first = 0, last = 0;
+	int64_t cs = 0, ce = 0;
+
+	for (size_t i = 0; i < m; i++) {
+		if (k > 0 && S.v[i].s <= ce) {
+			if (S.v[i].e >= ce) {
+				ce = S.v[i].e;
+				last = i;
+			}
+			k++;
+			continue;
+		}
+		if (k > 0)
+			putseg(rin_get(r, "profile"), rin_get(r, "device"), sid, nseg++,
+			    cs, ce, k, &S.v[first], &S.v[last]);
+		cs = S.v[i].s;
+		ce = S.v[i].e;
+		first = last = i;
+		k = 1;
+	}
+	if (k > 0)
+		putseg(rin_get(r, "profile"), rin_get(r, "device"), sid, nseg,
+		    cs, ce, k, &S.v[first], &S.v[last]);
+	clear();
+	sr_pass(r);
+	return 0;
+}
+
+static int
+kernelrec(struct rin *r)
+{
+	struct sr_kern k;
+
+	if (!S.active) {
+		snprintf(r->err, sizeof r->err, "kernel before any \"profile\" record");
+		return -1;
+	}
+	if (sr_kernel(r, &k) != 0)
+		return -1;
+	if (S.ksec == 2) {
+		snprintf(r->err, sizeof r->err, "kernel after the profile's \"host\" records");
+		return -1;
+	}
+	if (sr_order(&S.ord, r, &k) < 0)
+		return -1;
+	S.ksec = 1;
+	if (k.step_id == NULL) {
+		snprintf(r->err, sizeof r->err, "kernel has no \"step_id\" (run asc-steps first)");
+		return -1;
+	}
+	if (!rf_isnull(k.step_id)) {
+		if (rf_str(k.step_id, &tmp) != 0) {
+			snprintf(r->err, sizeof r->err, "kernel \"step_id\" is not a string");
+			return -1;
+		}
+		if (S.have && (tmp.len != S.step.len || memcmp(tmp.p, S.step.p, tmp.len) != 0)) {
+			snprintf(r->err, sizeof r->err, "kernel of step \"%.40s\" before the "
+			    "\"step\" record of step \"%.40s\"", tmp.p, S.step.p);
+			return -1;
+		}
+		if (!S.have) {
+			S.have = 1;
+			S.step.len = 0;
+			buf_add(&S.step, tmp.p, tmp.len);
+		}
+		if (S.n == S.cap) {
+			S.cap = S.cap ? 2 * S.cap : 1024;
+			S.v = xreallocarray(S.v, S.cap, sizeof *S.v);
+		}
+		struct ival *v = &S.v[S.n];
+
+		v->s = k.start;
+		v->e = k.end;
+		v->seq = S.n++;
+		v->ctx = S.ctx.len;
+		sr_ctx(&S.ctx, &k);
+		v->ctxlen = S.ctx.len - v->ctx;
+	}
+	sr_pass(r);
+	return 0;
+}
+
+/* Reported, but the record that reveals it is still processed. */
+static void
+leftover(struct rin *r)
+{
+	if (!S.have)
+		return;
+	warnmsg("%s:%lu: kernels of step \"%.40s\" have no \"step\" record",
+	    r->name, r->lineno, S.step.p);
+	S.bad = 1;
+	clear();
+}
+
+static int
+onrec(struct rin *r, const char *t, size_t n, void *arg)
+{
+	if (sr_is(t, n, "kernel"))
+		return kernelrec(r);
+	if (sr_is(t, n, "step"))
+		return steprec(r);
+	if (sr_is(t, n, "segment"))
+		return 0;	/* ours, from an earlier run: replaced */
+	if (sr_is(t, n, "profile")) {
+		leftover(r);
+		S.active = 1;
+		S.ksec = 0;
+		sr_order_reset(&S.ord);
+	} else if (sr_is(t, n, "host") && S.ksec)
+		S.ksec = 2;
+	sr_pass(r);
+	return 0;
+}
+
+static void
+onend(void *arg)
+{
+	if (S.have)
+		warnmsg("end of input: kernels of step \"%.40s\" have no \"step\" record",
+		    S.step.p);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct sr_filter f = { onrec, onend, NULL };
+	size_t maxline = 1 << 20;
+	int c, kflag = 0, rc;
+
+	setprogname_(argv[0]);
+	while ((c = getopt(argc, argv, "km:")) != -1)
+		switch (c) {
+		case 'k':
+			kflag = 1;
+			break;
+		case 'm':
+			maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
+			break;
+		default:
+			usage();
+		}
+	argc -= optind;
+	argv += optind;
+	rc = sr_run(argc, argv, maxline, kflag, &f);
+	if (S.have || S.bad)
+		rc = EX_DATA;
+	xclose_stdout();
+	return rc;
+}

@@ -1,0 +1,73 @@
+/*
+ * steprec: what asc-steps, asc-merge and asc-gaps share: the record loop
+ * with FILE:LINE messages and -k, the kernel fields they read, the
+ * (device, start) order check and the kernel context object that segments
+ * and bubbles carry.
+ *
+ * Field pointers (struct rfield) borrow the reader's current line: they
+ * are valid until the next rin_next().  Nothing here exits on bad data:
+ * functions return -1 with a message in r->err.
+ */
+#ifndef ASC_STEPREC_H
+#define ASC_STEPREC_H
+
+#include <stdint.h>
+
+#include "rec.h"
+
+/* A kernel record's fields (after rin_scan).  Missing fields are NULL. */
+struct sr_kern {
+	int64_t			 start, end, dur, wait;
+	int			 haswait;
+	const struct rfield	*profile, *device, *stream, *step, *step_id;
+	const struct rfield	*name, *task_type, *src;
+};
+
+/* Scan r's line as a kernel.  0, or -1 (err set) without integer times. */
+int	sr_kernel(struct rin *r, struct sr_kern *k);
+
+/*
+ * Order of kernels inside one profile: (device, start).  A device run is a
+ * "pass".  sr_order() returns 0 for the next kernel of the current pass,
+ * 1 for the first kernel of a new pass (first kernel or a new device), -1
+ * with r->err set when a start goes backwards on a device or a device
+ * comes back after another one.  sr_order_reset() at each profile.
+ */
+struct sr_order {
+	int		 have;
+	int64_t		 last;
+	struct buf	 dev;		/* raw device value of the current pass */
+	struct buf	 seen;		/* raw values of earlier passes, \n-separated */
+};
+void	sr_order_reset(struct sr_order *);
+int	sr_order(struct sr_order *, struct rin *, const struct sr_kern *);
+void	sr_order_free(struct sr_order *);
+
+/* Append the context object {"name","task_type","dur_ns","stream","src"}. */
+void	sr_ctx(struct buf *, const struct sr_kern *);
+
+/* Append a field's raw value, or null when f is NULL. */
+void	sr_raw(struct buf *, const struct rfield *f);
+
+/* Is the type span t[0..n) equal to want? */
+int	sr_is(const char *t, size_t n, const char *want);
+
+/* Write the current line unchanged, with a newline. */
+void	sr_pass(const struct rin *);
+
+/*
+ * The record loop over files (none: stdin).  rec() is called per line
+ * with its "type" and returns 0, or -1 with r->err set: the message is
+ * printed as FILE:LINE: err, and the loop stops (kflag 0) or skips the
+ * record.  end() runs after the last line of the last file (not after a
+ * stop).  Returns EX_OK or EX_DATA; unreadable files exit EX_SYS.
+ */
+struct sr_filter {
+	int	(*rec)(struct rin *, const char *type, size_t tlen, void *arg);
+	void	(*end)(void *arg);
+	void	 *arg;
+};
+int	sr_run(int nfiles, char **files, size_t maxline, int kflag,
+	    const struct sr_filter *);
+
+#endif

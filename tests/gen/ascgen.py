@@ -1,0 +1,1150 @@
+#!/usr/bin/python3
+"""ascgen.py - write a synthetic torch_npu (or MindSpore) Ascend profiler
+export, in the byte shapes of real exports, plus a ground-truth JSON file.
+
+Standard library only.  Everything is timed in integer nanoseconds; the
+output is streamed step by step (bounded memory), see tests/gen/README.
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import sys
+import time
+
+US = 1000  # ns per microsecond
+
+# ---------------------------------------------------------------- catalogue
+# aten op, aclnn api, kernel name, OP Type, core, block dim, in shapes,
+# in dtypes, in formats, out shapes, out dtypes, out formats, dur lo, dur hi (us),
+# input dims (trace arg), input types (trace arg), MindSpore launch op
+KCAT = [
+    ("aten::matmul", "aclnnMatmul", "aclnnMatmul_MatMulCommon_MatMulV2", "MatMulV2",
+     "AI_CORE", 24, "4096,4096;4096,4096", "DT_BF16;DT_BF16", "ND;ND", "4096,4096",
+     "DT_BF16", "ND", 120, 400, "[4096, 4096];\r\n[4096, 4096]",
+     "c10::BFloat16;\r\nc10::BFloat16", "MatMulExt"),
+    ("aten::add", "aclnnAdd", "aclnnAdd_AddAiCore_Add", "Add",
+     "AI_VECTOR_CORE", 48, "4096,4096;4096,4096", "DT_BF16;DT_BF16", "ND;ND",
+     "4096,4096", "DT_BF16", "ND", 40, 90, "[4096, 4096];\r\n[4096, 4096];\r\n[]",
+     "c10::BFloat16;\r\nc10::BFloat16;\r\nScalar", "AddExt"),
+    ("aten::layer_norm", "aclnnLayerNorm", "LayerNorm", "LayerNorm",
+     "AI_VECTOR_CORE", 40, "4096,4096;4096;4096", "DT_BF16;DT_BF16;DT_BF16",
+     "ND;ND;ND", "4096,4096;4096,1;4096,1", "DT_BF16;FLOAT;FLOAT", "ND;ND;ND", 50, 120,
+     "[4096, 4096];\r\n[];\r\n[4096];\r\n[4096];\r\n[]",
+     "c10::BFloat16;\r\nIntList;\r\nc10::BFloat16;\r\nc10::BFloat16;\r\nScalar", "LayerNormExt"),
+    ("aten::_softmax", "aclnnSoftmax", "Softmax", "SoftmaxV2",
+     "AI_VECTOR_CORE", 40, "32,16,128,128", "DT_BF16", "ND", "32,16,128,128",
+     "DT_BF16", "ND", 60, 150, "[32, 16, 128, 128];\r\n[];\r\n[]",
+     "c10::BFloat16;\r\nScalar;\r\nScalar", "Softmax"),
+    ("aten::copy_", "aclnnInplaceCopy", "aclnnInplaceCopy_TensorMoveAiCore_TensorMove",
+     "TensorMove", "AI_VECTOR_CORE", 48, "4096,4096", "DT_BF16", "ND", "4096,4096",
+     "DT_BF16", "ND", 40, 80, "[4096, 4096];\r\n[4096, 4096];\r\n[]",
+     "c10::BFloat16;\r\nc10::BFloat16;\r\nScalar", "InplaceCopy"),
+    ("aten::gelu", "aclnnGelu", "aclnnGelu_GeluAiCore_Gelu", "Gelu",
+     "AI_VECTOR_CORE", 48, "4096,16384", "DT_BF16", "ND", "4096,16384",
+     "DT_BF16", "ND", 45, 100, "[4096, 16384];\r\n[]", "c10::BFloat16;\r\nstr", "GeLU"),
+]
+K2ND = ("aten::mul", "aclnnMul", "aclnnMul_MulAiCore_Mul", "Mul",
+        "AI_VECTOR_CORE", 48, "4096,4096;4096,4096", "DT_BF16;DT_BF16", "ND;ND",
+        "4096,4096", "DT_BF16", "ND", 30, 70, "[4096, 4096];\r\n[4096, 4096]",
+        "c10::BFloat16;\r\nc10::BFloat16", "Mul")
+KCPU = ("aten::unique", "aclopCompileAndExecute", "Unique", "Unique",
+        "AI_CPU", 1, "8192", "INT64", "ND", "8192;8192;8192", "INT64;INT64;INT64",
+        "ND;ND;ND", 80, 200, "[8192];\r\n[];\r\n[];\r\n[]",
+        "long int;\r\nScalar;\r\nScalar;\r\nScalar", "Unique")
+KCOMM = ("c10d::allreduce_", "hcom_allReduce_", "hcom_allReduce__428_%d_1",
+         "hcom_allReduce_", "COMMUNICATION", 0, "", "", "", "", "", "", 300, 1500,
+         "[[4097000]];\r\n[]", "GenericList;\r\nScalar", "AllReduce")
+
+EXPECTED_LABEL = {
+    "sync": "possible_sync_or_h2d",
+    "comm": "possible_comm_wait",
+    "none": "possible_untraced_host_blocking",
+    "launch": "possible_host_launch_lag",
+    "sparse": "possible_python_serialization_or_lock",
+}
+
+L1_HEADER = ("Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,"
+             "Start Time(us),Duration(us),Wait Time(us),Block Dim,Mix Block Dim,"
+             "HF32 Eligible,Input Shapes,Input Data Types,Input Formats,Output Shapes,"
+             "Output Data Types,Output Formats,Context ID,aicore_time(us),aic_total_cycles,"
+             "aic_mac_time(us),aic_mac_ratio,aic_scalar_time(us),aic_scalar_ratio,"
+             "aic_mte1_time(us),aic_mte1_ratio,aic_mte2_time(us),aic_mte2_ratio,"
+             "aic_fixpipe_time(us),aic_fixpipe_ratio,aic_icache_miss_rate,aiv_time(us),"
+             "aiv_total_cycles,aiv_vec_time(us),aiv_vec_ratio,aiv_scalar_time(us),"
+             "aiv_scalar_ratio,aiv_mte2_time(us),aiv_mte2_ratio,aiv_mte3_time(us),"
+             "aiv_mte3_ratio,aiv_icache_miss_rate,cube_utilization(%)")
+L0_HEADER = "Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim"
+STEP_TRACE_HEADER = ("Step,Computing,Communication(Not Overlapped),Overlapped,Communication,"
+                     "Free,Stage,Bubble,Communication(Not Overlapped and Exclude Receive),"
+                     "Preparing")
+OPSTAT_HEADER = "OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)"
+SP = "/usr/local/python3.9.2/lib/python3.9/site-packages"
+GROUP = "10086375813364712345"
+
+
+def ts_str(ns):
+    return '%d.%03d' % divmod(ns, 1000)
+
+
+def num(ns):
+    """JSON number in us (a Python float repr, as torch_npu writes)."""
+    return repr(ns / 1000)
+
+
+def fmt_trim(ns):
+    """CSV float like the real file: round(x, 3) repr ('6.54', '15.5', '0.0')."""
+    i, f = divmod(ns, 1000)
+    if f == 0:
+        return '%d.0' % i
+    return ('%d.%03d' % (i, f)).rstrip('0')
+
+
+def fmt_fixed(ns):
+    return '%d.%03d' % divmod(ns, 1000)
+
+
+def jstr(s):
+    return json.dumps(s, ensure_ascii=False)
+
+
+def die(msg):
+    sys.stderr.write('ascgen: %s\n' % msg)
+    sys.exit(2)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog='ascgen.py',
+        description='Write a synthetic torch_npu-shaped Ascend profiler export '
+                    '(OUTDIR/<name>/) and its ground truth (OUTDIR/<name>.truth.json).')
+    p.add_argument('outdir', metavar='OUTDIR')
+    p.add_argument('--steps', type=int, default=3)
+    p.add_argument('--first-step', type=int, default=1)
+    p.add_argument('--layers', type=int, default=4)
+    p.add_argument('--kernels-per-layer', type=int, default=6)
+    p.add_argument('--streams', type=int, default=1, help='compute streams (main stream is 2)')
+    p.add_argument('--comm', action='store_true', help='one hcom_allReduce per step at the end')
+    p.add_argument('--comm-type', default='COMMUNICATION', choices=['COMMUNICATION', 'HCCL'],
+                   help='Accelerator Core value of communication rows (old files: HCCL)')
+    p.add_argument('--aicpu', action='store_true', help='one AI_CPU kernel at the end of each layer')
+    p.add_argument('--host-threads', type=int, default=2)
+    p.add_argument('--stack', action='store_true', help='record "Call stack" in host events')
+    p.add_argument('--level', default='Level1', choices=['Level0', 'Level1'])
+    p.add_argument('--bubble', action='append', default=[], metavar='STEP:LAYER:US:CAUSE')
+    p.add_argument('--prelaunch-us', type=float, default=200)
+    p.add_argument('--seed', type=int, default=1)
+    p.add_argument('--name')
+    p.add_argument('--mindspore', action='store_true')
+    p.add_argument('--no-trace', action='store_true')
+    p.add_argument('--no-step-id', action='store_true')
+    p.add_argument('--unsorted', action='store_true')
+    p.add_argument('--scale-kernels', type=int, default=0, metavar='N')
+    p.add_argument('--scale-host', type=int, default=0, metavar='N')
+    p.add_argument('--rank', type=int, default=0)
+    p.add_argument('--rows-bad', action='store_true')
+    p.add_argument('--fixed-decimals', action='store_true',
+                   help='durations/waits always with 3 decimals (default: trimmed like real files)')
+    p.add_argument('--base-us', type=int, default=1750000000000000,
+                   help='epoch us of the first ProfilerStep start (before the seed jitter)')
+    p.add_argument('-q', '--quiet', action='store_true', help='do not print the profile path')
+    a = p.parse_args(argv)
+    if a.steps < 1 or a.layers < 1 or a.kernels_per_layer < 1 or a.streams < 1:
+        die('--steps, --layers, --kernels-per-layer and --streams must be >= 1')
+    if a.host_threads < 1:
+        die('--host-threads must be >= 1')
+    if a.prelaunch_us < 60:
+        die('--prelaunch-us must be >= 60 (the host must launch the first kernel)')
+    return a
+
+
+class Ctx:
+    pass
+
+
+def main(argv):
+    a = parse_args(argv)
+    rng0 = random.Random(a.seed)
+    c = Ctx()
+    c.a = a
+    # kernels per step, used by --scale-kernels
+    kps = a.layers * a.kernels_per_layer
+    if a.streams >= 2:
+        kps += a.layers * ((a.kernels_per_layer + 1) // 3)
+    if a.aicpu:
+        kps += a.layers
+    if a.comm:
+        kps += 1
+    if a.scale_kernels:
+        a.steps = max(1, (a.scale_kernels + kps // 2) // kps)
+    last_step = a.first_step + a.steps - 1
+
+    bubbles = {}
+    for spec in a.bubble:
+        parts = spec.split(':')
+        if len(parts) != 4:
+            die('bad --bubble %r: want STEP:LAYER:US:CAUSE' % spec)
+        try:
+            st, ly, us = int(parts[0]), int(parts[1]), float(parts[2])
+        except ValueError:
+            die('bad --bubble %r: want STEP:LAYER:US:CAUSE' % spec)
+        cause = parts[3]
+        if cause not in EXPECTED_LABEL:
+            die('bad --bubble cause %r (sync, comm, none, launch, sparse)' % cause)
+        if not a.first_step <= st <= last_step:
+            die('--bubble step %d outside %d..%d' % (st, a.first_step, last_step))
+        if not 1 <= ly < a.layers:
+            die('--bubble layer %d outside 1..%d (a gap goes before a layer)' % (ly, a.layers - 1))
+        if us <= 0:
+            die('--bubble duration must be > 0')
+        if (st, ly) in bubbles:
+            die('two bubbles before step %d layer %d' % (st, ly))
+        bubbles[(st, ly)] = (int(round(us * 1000)), cause)
+    c.bubbles = bubbles
+
+    ms = a.mindspore
+    if a.name:
+        name = a.name
+    else:
+        stamp = time.strftime('%Y%m%d%H%M%S', time.localtime()) + '%03d' % (int(time.time() * 1000) % 1000)
+        name = 'gen_%d_%s_%s' % (os.getpid(), stamp, 'ascend_ms' if ms else 'ascend_pt')
+    outdir = a.outdir
+    prof = os.path.join(outdir, name)
+    out = os.path.join(prof, 'ASCEND_PROFILER_OUTPUT')
+    os.makedirs(out, exist_ok=True)
+    c.out = out
+
+    # ids
+    c.pid = 2000000 + (a.seed % 1000) * 1000 + a.rank * 7 + 11
+    c.main = c.pid
+    c.dq = c.pid + 3198 if a.host_threads >= 2 else None
+    c.bwd = c.pid + 8571 if a.host_threads >= 3 else None
+    c.extra = [c.pid + 9000 + k for k in range(max(0, a.host_threads - 3))]
+    dev = a.rank
+    fp = c.pid << 10
+    c.ah_pid = fp | (13 << 5) | dev
+    c.cann_pid = fp | (7 << 5) | dev
+    c.hccl_pid = fp | (15 << 5) | dev
+    c.ov_pid = fp | (23 << 5) | dev
+    c.streams = [2] + [3 + k for k in range(a.streams - 1)]
+    c.level1 = a.level == 'Level1'
+    c.fmt = fmt_fixed if a.fixed_decimals else fmt_trim
+    c.prelaunch = int(round(a.prelaunch_us * 1000))
+    base = a.base_us * 1000 + rng0.randrange(0, 1000000) * 1000 + rng0.randrange(1000)
+
+    gen = Generator(c, a, base, kps)
+    gen.run(prof, name, outdir)
+
+
+class Generator:
+    def __init__(self, c, a, base, kps):
+        self.c = c
+        self.a = a
+        self.base = base
+        self.kps = kps
+        self.seq = 0
+        self.corr = 1
+        self.conn = 1000
+        self.pyid = 10
+        self.task_ids = {}
+        self.stack_cache = {}
+        self.prev_end = None       # previous kernel end in sorted order (wait time)
+        self.prev_busy_end = None  # for inter-step Free events
+        self.first_row = True
+        self.opstat = {}
+        self.n_rows = 0
+        self.n_py = {'cpu_op': 0, 'enqueue': 0, 'dequeue': 0, 'python_function': 0}
+        self.n_cann = 0
+        self.n_dev = 0
+        self.n_flow = 0
+        self.n_ov = 0
+        self.n_meta = 0
+        self.comm_n = 0
+        self.origin = None
+        # fillers per kernel (x1000) for --scale-host
+        self.fill_k = 0
+        self.fill_acc = 0
+        if a.scale_host:
+            per_k = 1 + (2 if c.dq else 0)
+            base_total = a.steps * (self.kps * per_k + 2 + a.layers)
+            nk = a.steps * self.kps
+            if a.scale_host > base_total:
+                self.fill_k = (a.scale_host - base_total) * 1000 // nk
+
+    # ------------------------------------------------------------- helpers
+    def stack_arg(self, key, frames):
+        s = self.stack_cache.get(key)
+        if s is None:
+            s = ', "Call stack": ' + jstr(';\r\n'.join(frames))
+            self.stack_cache[key] = s
+        return s
+
+    def op_stack(self, e, m):
+        fn = e[0].split('::')[1].strip('_')
+        return self.stack_arg(('op', e[0], m), [
+            '%s/torch/nn/functional.py(%d): %s' % (SP, 2400 + 7 * m, fn),
+            '%s/torch/nn/modules/module.py(1501): _call_impl' % SP,
+            '/home/user/train.py(%d): forward' % (120 + m),
+            '%s/torch/nn/modules/module.py(1501): _call_impl' % SP,
+            '/home/user/train.py(210): train_step',
+            '/home/user/train.py(260): main',
+            '/home/user/train.py(268): <module>'])
+
+    def simple_stack(self, what):
+        return self.stack_arg(('s', what), [
+            '%s/torch/_tensor.py(1012): %s' % (SP, what),
+            '/home/user/train.py(214): train_step',
+            '/home/user/train.py(260): main',
+            '/home/user/train.py(268): <module>'])
+
+    def step_stack(self):
+        return self.stack_arg(('ps',), [
+            '%s/torch/_ops.py(692): __call__' % SP,
+            '%s/torch/autograd/profiler.py(631): __enter__' % SP,
+            '%s/torch_npu/profiler/profiler.py(244): step' % SP,
+            '/home/user/train.py(262): main',
+            '/home/user/train.py(268): <module>'])
+
+    def shape_arg(self, e):
+        key = ('shape', e[0])
+        s = self.stack_cache.get(key)
+        if s is None:
+            s = ', "Input Dims": %s, "Input type": %s' % (jstr(e[14]), jstr(e[15]))
+            self.stack_cache[key] = s
+        return s
+
+    def taskid(self, stream):
+        t = self.task_ids.get(stream, 11000 + 300 * stream)
+        self.task_ids[stream] = t + 1
+        return t
+
+    # ------------------------------------------------------------- run
+    def run(self, prof, name, outdir):
+        c, a = self.c, self.a
+        out = c.out
+        tmpdir = os.path.join(out, '.ascgen.tmp')
+        os.makedirs(tmpdir, exist_ok=True)
+        parts = ['cpu', 'enq', 'deq', 'func', 'dev', 'flow']
+        self.pf = {}
+        if not a.no_trace:
+            for p in parts:
+                self.pf[p] = open(os.path.join(tmpdir, p), 'w', encoding='utf-8', newline='')
+        self.kf = open(os.path.join(out, 'kernel_details.csv'), 'w', encoding='utf-8', newline='')
+        self.sf = open(os.path.join(out, 'step_trace_time.csv'), 'w', encoding='utf-8', newline='')
+        self.tf = open(os.path.join(tmpdir, 'truth_steps'), 'w', encoding='utf-8', newline='')
+        self.cf = None
+        if a.comm:
+            self.cf = open(os.path.join(out, 'communication.json'), 'w', encoding='utf-8', newline='')
+            self.cf.write('{')
+        step_col = '' if a.no_step_id else ('Step ID,' if a.mindspore else 'Step Id,')
+        hdr = L1_HEADER if c.level1 else L0_HEADER
+        self.kf.write(step_col + hdr + '\r\n')
+        self.sf.write(STEP_TRACE_HEADER + '\r\n')
+        self.bubble_truth = []
+        self.last_row = None
+
+        S = self.base
+        nsteps = a.steps
+        marker = None
+        for si in range(nsteps):
+            step = a.first_step + si
+            S, marker = self.gen_step(si, step, S, si == nsteps - 1)
+        self.end_ns = marker
+
+        if a.rows_bad and self.last_row is not None:
+            r = self.last_row.rstrip('\r\n')
+            r = r[:r.rfind(',')]
+            self.kf.write(r + '\r\n')
+        self.kf.close()
+        self.sf.close()
+        self.tf.close()
+        if self.cf:
+            self.cf.write('}')
+            self.cf.close()
+        if c.level1:
+            self.write_opstat()
+        if not a.no_trace:
+            for f in self.pf.values():
+                f.close()
+            self.write_trace(tmpdir)
+        self.write_info(prof)
+        truth_path = os.path.join(outdir, name + '.truth.json')
+        self.write_truth(truth_path, name, prof, tmpdir)
+        shutil.rmtree(tmpdir)
+        if not a.quiet:
+            sys.stdout.write(prof + '\n')
+
+    # ------------------------------------------------------------- one step
+    def gen_step(self, si, step, S, is_last):
+        c, a = self.c, self.a
+        rng = random.Random(a.seed * 1000003 + si * 7919 + 17)
+        rnd = rng.random
+
+        def rr(lo, hi):
+            return lo + int(rnd() * (hi - lo))
+        L, M = a.layers, a.kernels_per_layer
+        # ---- device timeline: kernel = [start, dur, stream, entry, layer, kind, m]
+        ks = []
+        t = S + c.prelaunch
+        busy_end = t
+        bubbles = []
+        last_main = None
+        for j in range(L):
+            b = c.bubbles.get((step, j))
+            if b and j > 0:
+                g0 = busy_end
+                g1 = g0 + b[0]
+                bubbles.append((g0, g1, b[1], j))
+                t = g1
+            for m in range(M):
+                e = KCAT[m % len(KCAT)]
+                d = rr(e[12] * US, e[13] * US)
+                k = [t, d, 2, e, j, 0, m]
+                ks.append(k)
+                last_main = k
+                if t + d > busy_end:
+                    busy_end = t + d
+                if len(c.streams) >= 2 and m % 3 == 1:
+                    st = c.streams[1 + (m // 3) % (len(c.streams) - 1)]
+                    off = d * rr(10, 40) // 100
+                    d2 = max(30 * US, d * rr(30, 80) // 100)
+                    ks.append([t + off, d2, st, K2ND, j, 0, m])
+                    if t + off + d2 > busy_end:
+                        busy_end = t + off + d2
+                t = t + d + rr(1000, 5001)
+            if a.aicpu:
+                e = KCPU
+                d = rr(e[12] * US, e[13] * US)
+                ks.append([t, d, 2, e, j, 1, M])
+                busy_end = max(busy_end, t + d)
+                t = t + d + rr(1000, 5001)
+        if a.comm:
+            cs = last_main[0]
+            d = rr(KCOMM[12] * US, KCOMM[13] * US)
+            ks.append([cs, d, -1, KCOMM, L - 1, 2, M + 1])
+            busy_end = max(busy_end, cs + d)
+        ks.sort(key=lambda k: k[0])
+        first = ks[0][0]
+        if self.origin is None:
+            self.origin = first
+        tail = rr(30 * US, 150 * US)
+        if is_last:
+            marker_end = busy_end + tail
+            S_next = None
+            win_end = marker_end
+        else:
+            S_next = busy_end + tail
+            marker_end = S_next - rr(1000, 3001)
+            win_end = S_next
+
+        # ---- host scheduling (backwards, per thread)
+        hp = self.schedule_host(rng, S, marker_end, ks, bubbles)
+        if hp is None:
+            die('step %d: host launches do not fit before the first kernel; '
+                'raise --prelaunch-us' % step)
+        # ---- outputs
+        self.emit_step(step, S, marker_end, ks, hp, bubbles, rng)
+        self.emit_kernels(step, ks)
+        self.emit_summary(step, S, marker_end, win_end, ks, bubbles, first, busy_end)
+        return S_next, marker_end
+
+    def schedule_host(self, rng, S, marker_end, ks, bubbles):
+        c, a = self.c, self.a
+        L = a.layers
+        hgap = 3 * US
+        windows = sorted(((g0 - 3 * US, g1 + 3 * US) for g0, g1, _, _ in bubbles), reverse=True)
+        forced = {}
+        for g0, g1, _, j in bubbles:
+            forced[j] = min(forced.get(j, g0), g0 - 3 * US)
+        # random draws are made once and reused across rescheduling rounds
+        draws = []
+        rnd = rng.random
+
+        def rr(lo, hi):
+            return lo + int(rnd() * (hi - lo))
+        for k in ks:
+            nf = 0
+            if self.fill_k:
+                self.fill_acc += self.fill_k
+                nf = self.fill_acc // 1000
+                self.fill_acc -= nf * 1000
+            draws.append((rr(5 * US, 40 * US),      # launch latency
+                          rr(12 * US, 25 * US),     # dequeue dur
+                          rr(10 * US, 20 * US),     # cpu op dur
+                          rr(2 * US, 5 * US),       # enqueue dur
+                          [rr(1 * US, 3 * US) for _ in range(nf)]))
+
+        def place(deadline, dur, lim, bound):
+            e = min(deadline, lim)
+            if bound is not None and bound < e:
+                e = bound
+            for w0, w1 in windows:
+                if e - dur < w1 and e > w0:
+                    e = w0
+            return e - dur, e
+
+        for _round in range(8):
+            lim = {}
+            for tid in (c.main, c.dq, c.bwd):
+                if tid is not None:
+                    lim[tid] = marker_end - 3 * US
+            res = [None] * len(ks)
+            for i in range(len(ks) - 1, -1, -1):
+                k = ks[i]
+                lat, dqd, cd, ed, fills = draws[i]
+                j = k[4]
+                ot = c.bwd if (c.bwd is not None and (j >= (L + 1) // 2 and L > 1 or k[5] == 2)) else c.main
+                bound = forced.get(j) if ot == c.main else None
+                if c.dq is not None:
+                    dq0, dq1 = place(k[0] - lat, dqd, lim[c.dq], None)
+                    lim[c.dq] = dq0 - hgap
+                    c0, c1 = place(dq0, cd, lim[ot], bound)
+                else:
+                    dq0 = dq1 = None
+                    c0, c1 = place(k[0] - lat, cd, lim[ot], bound)
+                lim[ot] = c0 - hgap
+                fl = []
+                for fd in fills:
+                    f0, f1 = place(lim[ot], fd, lim[ot], bound)
+                    lim[ot] = f0 - hgap
+                    fl.append((f0, f1))
+                res[i] = (ot, c0, c1, dq0, dq1, ed, fl)
+            if min(v for v in lim.values()) < S + 5 * US:
+                return None
+            # layer spans on the main thread must not cover a bubble window
+            spans = {}
+            for r, k in zip(res, ks):
+                if r[0] != c.main:
+                    continue
+                lo = min([r[1]] + [f[0] for f in r[6]])
+                sp = spans.get(k[4])
+                spans[k[4]] = (lo if sp is None else min(sp[0], lo), r[2] if sp is None else max(sp[1], r[2]))
+            bad = False
+            for j, (lo, hi) in spans.items():
+                for w0, w1 in windows:
+                    if lo - US < w1 and hi + US > w0 and forced.get(j, hi + 1) > w0:
+                        forced[j] = w0
+                        bad = True
+            if not bad:
+                return (res, spans)
+        return None
+
+    # ------------------------------------------------------------- trace
+    def emit_step(self, step, S, marker_end, ks, hp, bubbles, rng):
+        c, a = self.c, self.a
+        res, spans = hp
+        stack = a.stack
+        py_cpu = []     # (end, text)
+        enq = []
+        deq = []
+        func = []
+        dev = []
+        flow = []
+        pid = c.pid
+        ms = a.mindspore
+        level1 = c.level1
+        n_cann = 0
+
+        def cpu_op(name, tid, t0, t1, args_extra='', seq=-1, fwd=0):
+            py_cpu.append((t1, '{"ph": "X", "name": "%s", "pid": %d, "tid": %d, "ts": "%s", "dur": %s, '
+                               '"cat": "cpu_op", "args": {"Sequence number": %d, "Fwd thread id": %d%s}}'
+                           % (name, pid, tid, ts_str(t0), num(t1 - t0), seq, fwd, args_extra)))
+
+        def cann_x(api, tid, t0, t1, mode, conn, level='acl', ident=None, item='0'):
+            dev.append('{"name": "%s", "pid": %d, "tid": %d, "ts": "%s", "dur": %s, "args": {"Thread Id": %d, '
+                       '"Mode": "%s", "level": "%s", "id": "%s", "item_id": "%s", "connection_id": %d}, "ph": "X"}'
+                       % (api, c.cann_pid, tid, ts_str(t0), num(t1 - t0), tid, mode, level,
+                          ident if ident is not None else api.split('@', 1)[1], item, conn))
+
+        for r, k in zip(res, ks):
+            ot, c0, c1, dq0, dq1, ed, fl = r
+            e = k[3]
+            kind = k[5]
+            self.seq += 1
+            fwd = c.main if ot != c.main else 0
+            extra = self.shape_arg(e)
+            if stack:
+                extra += self.op_stack(e, k[6])
+            cpu_op(e[0], ot, c0, c1, extra, self.seq, fwd)
+            for f0, f1 in fl:
+                self.seq += 1
+                cpu_op('aten::empty', ot, f0, f1, ', "Input Dims": "[]", "Input type": "IntList"', self.seq, fwd)
+            conn = self.conn
+            self.conn += 1
+            kname = e[2] % (self.comm_n,) if kind == 2 else e[2]
+            k.append(conn)            # k[7]
+            k.append(kname)           # k[8]
+            api = e[1]
+            mode = 'HOST_HCCL' if kind == 2 else ('ACL_OP' if kind == 1 else 'ACL_NN')
+            if c.dq is not None:
+                corr = self.corr
+                self.corr += 1
+                e0 = c1 - US - ed
+                e1 = c1 - US
+                enq.append('{"ph": "X", "name": "Enqueue", "pid": %d, "tid": %d, "ts": "%s", "dur": %s, '
+                           '"cat": "enqueue", "args": {"correlation_id": %d}}, '
+                           '{"ph": "s", "bp": "e", "name": "enqueue_to_dequeue", "id": %d, "pid": %d, '
+                           '"tid": %d, "ts": "%s", "cat": "async_task_queue"}'
+                           % (pid, ot, ts_str(e0), num(ed), corr, corr, pid, ot, ts_str(e0)))
+                deq.append('{"ph": "X", "name": "Dequeue@%s", "pid": %d, "tid": %d, "ts": "%s", "dur": %s, '
+                           '"cat": "dequeue", "args": {"correlation_id": %d}}, '
+                           '{"ph": "f", "bp": "e", "name": "enqueue_to_dequeue", "id": %d, "pid": %d, '
+                           '"tid": %d, "ts": "%s", "cat": "async_task_queue"}'
+                           % (api if kind != 2 else 'HcclAllreduce', pid, c.dq, ts_str(dq0), num(dq1 - dq0),
+                              corr, corr, pid, c.dq, ts_str(dq0)))
+                self.n_py['enqueue'] += 1
+                self.n_py['dequeue'] += 1
+                a0, a1, ctid = dq0 + US, dq1 - US, c.dq
+            else:
+                a0, a1, ctid = c0 + US, c1 - US, c.main
+            # CANN api + launch; HostToDevice flow from the launch
+            n0 = a0 + (a1 - a0) // 2
+            n1 = a1 - 500
+            if level1:
+                cann_x('AscendCL@' + api, ctid, a0, a1, mode, conn - 1000 + 900)
+                if kind == 2:
+                    cann_x('Hccl@Launch_Ffts', ctid, n0, n1, 'master', conn, level='hccl', ident='0',
+                           item='Launch_Ffts')
+                else:
+                    cann_x('Node@launch', ctid, n0, n1, 'launch', conn, level='node', ident='0', item=kname)
+                n_cann += 2
+            if kind == 2:
+                dpid, dtid = c.hccl_pid, 0
+            else:
+                dpid, dtid = c.ah_pid, k[2]
+            dev.append('{"name": "HostToDevice%d", "ph": "s", "cat": "HostToDevice", "id": "%d", "pid": %d, '
+                       '"tid": %d, "ts": "%s"}' % (conn, conn, c.cann_pid, ctid, ts_str(n0)))
+            kts = ts_str(k[0])
+            if kind == 2:
+                dev.append('{"name": "%s", "pid": %d, "tid": 0, "ts": "%s", "dur": %s, "args": {"connection_id": %d, '
+                           '"model id": 4294967295, "data_type": "FP32", "alg_type": "MESH-RING", "count": 4097000}, '
+                           '"ph": "X"}' % (kname, dpid, kts, num(k[1]), conn))
+            else:
+                tid_ = self.taskid(k[2])
+                k.append(tid_)        # k[9]
+                dev.append('{"name": "%s", "pid": %d, "tid": %d, "ts": "%s", "dur": %s, "args": {"Model Id": 4294967295, '
+                           '"Task Type": "%s", "Physic Stream Id": %d, "Task Id": %d, "Batch Id": 0, '
+                           '"Subtask Id": 4294967295, "connection_id": %d}, "ph": "X"}'
+                           % (kname, dpid, dtid, kts, num(k[1]), 'AI_CPU' if kind == 1 else 'AI_CORE',
+                              k[2], tid_, conn))
+            dev.append('{"name": "HostToDevice%d", "ph": "f", "id": "%d", "ts": "%s", "cat": "HostToDevice", '
+                       '"pid": %d, "tid": %d, "bp": "e"}' % (conn, conn, kts, dpid, dtid))
+            flow.append('{"ph": "s", "bp": "e", "name": "%s", "id": %d, "pid": %d, "tid": %d, "ts": "%s", '
+                        '"cat": "async_npu"}, {"ph": "f", "bp": "e", "name": "%s", "id": %d, "pid": %d, "tid": %d, '
+                        '"ts": "%s", "cat": "async_npu"}'
+                        % ('mindspore_to_npu' if ms else 'torch_to_npu', k[0], pid, ot, ts_str(c0),
+                           'mindspore_to_npu' if ms else 'torch_to_npu', k[0], dpid, dtid, kts))
+            if kind == 2:
+                self.comm_n += 1
+        # bubble covering host events
+        for g0, g1, cause, j in bubbles:
+            if cause == 'sync':
+                cpu_op('aten::item', c.main, g0 - US, g1 + US,
+                       self.simple_stack('item') if stack else '')
+                if level1:
+                    cann_x('AscendCL@aclrtSynchronizeStream', c.main, g0 - 500, g1 + 500, 'ACL_RTS', self.conn)
+                    self.conn += 1
+                    n_cann += 1
+            elif cause == 'comm':
+                cpu_op('c10d::allreduce_', c.main, g0 - US, g1 + US,
+                       self.simple_stack('allreduce') if stack else '')
+                if level1:
+                    cann_x('AscendCL@hcom_allReduce_', c.main, g0 - 500, g1 + 500, 'HOST_HCCL', self.conn,
+                           item='hcom_allReduce_')
+                    self.conn += 1
+                    n_cann += 1
+            elif cause == 'launch':
+                gap = g1 - g0
+                n = max(2, min(8, gap // (40 * US)))
+                other = c.bwd or c.dq or c.main
+                for q in range(n):
+                    p0 = g0 - US if q == 0 else g0 + gap * q // n
+                    p1 = g1 + US if q == n - 1 else g0 + gap * (q + 1) // n
+                    self.seq += 1
+                    cpu_op('aten::add' if q % 2 == 0 else 'aten::mul', c.main if q % 2 == 0 else other,
+                           p0, p1, self.op_stack(KCAT[1], 1) if stack else '', self.seq)
+            elif cause == 'sparse':
+                gap = g1 - g0
+                nfrag = rng.randrange(3, 6)
+                cover = gap * rng.randrange(50, 100) // 1000
+                fl = max(1, cover // nfrag)
+                for q in range(nfrag):
+                    mid = g0 + gap * (2 * q + 1) // (2 * nfrag)
+                    self.seq += 1
+                    cpu_op(('aten::detach', 'aten::view', 'aten::slice')[q % 3], c.main,
+                           mid - fl // 2, mid - fl // 2 + fl, self.simple_stack('detach') if stack else '',
+                           self.seq)
+        # modules: Model_0 contains per-layer Block_j spans on the main thread
+        main_lo = [v[0] for v in spans.values()]
+        main_hi = [v[1] for v in spans.values()]
+        for g0, g1, _, _ in bubbles:
+            main_lo.append(g0 - US)
+            main_hi.append(g1 + US)
+        m0 = max(S + US, min(main_lo) - 3 * US)
+        m1 = min(marker_end - US, max(main_hi) + 3 * US)
+        model_id = self.pyid
+        self.pyid += 1
+        func.append('{"ph": "X", "name": "nn.Module: Model_0", "pid": %d, "tid": %d, "ts": "%s", "dur": %s, '
+                    '"cat": "python_function", "args": {"Python id": %d, "Python parent id": %d, '
+                    '"Python module id": 0}}' % (pid, c.main, ts_str(m0), num(m1 - m0), model_id, model_id - 1))
+        for j in sorted(spans):
+            lo, hi = spans[j]
+            func.append('{"ph": "X", "name": "nn.Module: Block_%d", "pid": %d, "tid": %d, "ts": "%s", "dur": %s, '
+                        '"cat": "python_function", "args": {"Python id": %d, "Python parent id": %d, '
+                        '"Python module id": %d}}' % (j, pid, c.main, ts_str(lo - US), num(hi - lo + 2 * US),
+                                                     self.pyid, model_id, j + 1))
+            self.pyid += 1
+        cpu_op('ProfilerStep#%d' % step, c.main, S, marker_end, self.step_stack() if stack else '')
+        # overlap analysis
+        ov = self.overlap(ks)
+        for name, tid, t0, t1 in ov:
+            dev.append('{"name": "%s", "pid": %d, "tid": %d, "ts": "%s", "dur": %s, "ph": "X"}'
+                       % (name, c.ov_pid, tid, ts_str(t0), num(t1 - t0)))
+        if self.prev_busy_end is not None:
+            dev.append('{"name": "Free", "pid": %d, "tid": 3, "ts": "%s", "dur": %s, "ph": "X"}'
+                       % (c.ov_pid, ts_str(self.prev_busy_end), num(ks[0][0] - self.prev_busy_end)))
+            self.n_ov += 1
+        self.n_ov += len(ov)
+        self.prev_busy_end = max(k[0] + k[1] for k in ks)
+        py_cpu.sort(key=lambda x: x[0])
+        self.n_py['cpu_op'] += len(py_cpu)
+        self.n_py['python_function'] += len(func)
+        self.n_cann += n_cann
+        self.n_dev += len(ks)
+        self.n_flow += 2 * len(ks) + (2 * len(enq))
+        if not a.no_trace:
+            pf = self.pf
+            pf['cpu'].write(''.join(', ' + x[1] for x in py_cpu))
+            if enq:
+                pf['enq'].write(''.join(', ' + x for x in enq))
+                pf['deq'].write(''.join(', ' + x for x in deq))
+            pf['func'].write(''.join(', ' + x for x in func))
+            pf['dev'].write(''.join(', ' + x for x in dev))
+            pf['flow'].write(''.join(', ' + x for x in flow))
+
+    def overlap(self, ks):
+        """Overlap Analysis events of one step: (name, tid, t0, t1)."""
+        comp = []
+        comm = []
+        for k in ks:
+            (comm if k[5] == 2 else comp).append((k[0], k[0] + k[1]))
+        cu = merge(comp)
+        mu = merge(comm)
+        allu = merge(comp + comm)
+        ev = [('Computing', 0, s, e) for s, e in cu]
+        ev += [('Communication', 1, s, e) for s, e in mu]
+        ev += [('Communication(Not Overlapped)', 2, s, e) for s, e in subtract(mu, cu)]
+        ev += [('Free', 3, allu[i][1], allu[i + 1][0]) for i in range(len(allu) - 1)]
+        ev.sort(key=lambda x: x[2])
+        return ev
+
+    # ------------------------------------------------------------- kernel csv
+    def emit_kernels(self, step, ks):
+        c, a = self.c, self.a
+        fmt = c.fmt
+        level1 = c.level1
+        ms = a.mindspore
+        stepc = '' if a.no_step_id else '%d,' % step
+        rows = []
+        for k in ks:          # sorted by start: wait time
+            st, d, stream, e, j, kind = k[0], k[1], k[2], k[3], k[4], k[5]
+            if self.first_row:
+                wait = '0'
+                self.first_row = False
+            else:
+                w = st - self.prev_end
+                wait = fmt(w if w > 0 else 0)
+            self.prev_end = st + d
+            name = k[8]
+            if ms and kind != 2:
+                name = e[16] + '/' + name
+            core = a.comm_type if kind == 2 else e[4]
+            if not level1:
+                row = '%s%s,N/A,%s,%s\t,%s,%s,0\r\n' % (stepc, name, core if kind == 2 else 'N/A',
+                                                       ts_str(st), fmt(d), wait)
+            elif kind == 2:
+                row = ('%s4294967295,N/A,N/A,%s,%s,N/A,%s,%s\t,%s,%s,0,%s\r\n'
+                       % (stepc, name, e[3], core, ts_str(st), fmt(d), wait, ','.join(['N/A'] * 34)))
+            else:
+                row = ('%s4294967295,%d,%d,%s,%s,dynamic,%s,%s\t,%s,%s,%d,0,NO,"""%s""",%s,%s,"""%s""",%s,%s,N/A,%s\r\n'
+                       % (stepc, k[9], stream, name, e[3], core, ts_str(st), fmt(d), wait, e[5],
+                          e[6], e[7], e[8], e[9], e[10], e[11], self.pmu(kind, e, d)))
+            rows.append(row)
+            if level1 and kind != 2:
+                key = (e[3], e[4])
+                s = self.opstat.get(key)
+                if s is None:
+                    self.opstat[key] = [1, d, d, d]
+                else:
+                    s[0] += 1
+                    s[1] += d
+                    if d < s[2]:
+                        s[2] = d
+                    if d > s[3]:
+                        s[3] = d
+        self.n_rows += len(rows)
+        self.last_row = rows[-1]
+        if a.unsorted and len(rows) > 1:
+            random.Random(step).shuffle(rows)
+            if rows == sorted(rows, key=lambda r: r):  # pragma: no cover
+                rows.reverse()
+        self.kf.write(''.join(rows))
+
+    def pmu(self, kind, e, d):
+        fmt = self.c.fmt
+        if kind == 1:
+            return ','.join(['N/A'] * 25)
+        t = d * 97 // 100
+        if e[4] == 'AI_CORE':
+            cyc = t * 18 // 10
+            return ('%s,%d,%s,0.42,%s,0.21,%s,0.35,%s,0.88,%s,0.07,0.001,'
+                    '0.0,0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,%s' % (
+                        fmt(t), cyc, fmt(t * 42 // 100), fmt(t * 21 // 100), fmt(t * 35 // 100),
+                        fmt(t * 88 // 100), fmt(t * 7 // 100), '65.3'))
+        cyc = t * 18 // 10
+        return ('0.0,0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,'
+                '%s,%d,%s,0.31,%s,0.12,%s,0.55,%s,0.48,0.021,0' % (
+                    fmt(t), cyc, fmt(t * 31 // 100), fmt(t * 12 // 100), fmt(t * 55 // 100),
+                    fmt(t * 48 // 100)))
+
+    # ------------------------------------------------------------- summaries
+    def emit_summary(self, step, S, marker_end, win_end, ks, bubbles, first, busy_end):
+        c, a = self.c, self.a
+        o = self.origin
+        ivs = [(k[0], k[0] + k[1]) for k in ks]
+        u = merge(ivs)
+        gaps = [u[i + 1][0] - u[i][1] for i in range(len(u) - 1)]
+        busy = sum(e - s for s, e in u)
+        cu = merge([(k[0], k[0] + k[1]) for k in ks if k[5] != 2])
+        mu = merge([(k[0], k[0] + k[1]) for k in ks if k[5] == 2])
+        comp = sum(e - s for s, e in cu)
+        commt = sum(e - s for s, e in mu)
+        cno = sum(e - s for s, e in subtract(mu, cu))
+        free = sum(gaps)
+        prep = first - S
+        counts = {}
+        for k in ks:
+            core = a.comm_type if k[5] == 2 else k[3][4]
+            counts[core] = counts.get(core, 0) + 1
+        # step_trace_time.csv
+        self.sf.write('%d,%s,%s,%s,%s,%s,%s,0,%s,%s\r\n' % (
+            step, num(comp), num(cno), num(commt - cno), num(commt), num(free),
+            num(comp + cno + free), num(cno), num(prep)))
+        # communication.json
+        if self.cf is not None and mu:
+            self.write_comm(step, [k for k in ks if k[5] == 2])
+        binfo = []
+        for g0, g1, cause, j in bubbles:
+            binfo.append({'step': step, 'layer': j, 'start_rel_ns': g0 - o, 'end_rel_ns': g1 - o,
+                          'dur_ns': g1 - g0, 'start_us': ts_str(g0), 'end_us': ts_str(g1),
+                          'cause': cause, 'expected_label': EXPECTED_LABEL[cause]})
+        self.bubble_truth.extend(binfo)
+        st = {
+            'step': step,
+            'marker_start_rel_ns': S - o, 'marker_end_rel_ns': marker_end - o,
+            'marker_start_us': ts_str(S), 'marker_end_us': ts_str(marker_end),
+            'window_end_rel_ns': win_end - o, 'window_end_us': ts_str(win_end),
+            'first_kernel_rel_ns': first - o, 'last_busy_end_rel_ns': busy_end - o,
+            'kernels': len(ks), 'kernel_counts': counts,
+            'kernel_dur_sum_ns': sum(k[1] for k in ks),
+            'busy_union_ns': busy,
+            'computing_ns': comp, 'communication_ns': commt, 'comm_not_overlapped_ns': cno,
+            'prelaunch_gap_ns': prep,
+            'tail_gap_ns': win_end - busy_end,
+            'internal_bubble_total_ns': free,
+            'largest_internal_bubble_ns': max(gaps) if gaps else 0,
+            'bubble_count': len(gaps),
+            'layers': a.layers,
+            'injected_bubbles': len(bubbles),
+        }
+        self.tf.write(json.dumps(st) + '\n')
+
+    def write_comm(self, step, cks):
+        ops = {}
+        tot = {'Elapse Time(ms)': 0.0, 'Transit Time(ms)': 0.0, 'Wait Time(ms)': 0.0,
+               'Synchronization Time(ms)': 0.0, 'Idle Time(ms)': 0.0}
+        sz_tot = 0.0
+        tt_tot = 0.0
+        dist_tot = {}
+        for k in cks:
+            el = k[1] / 1e6
+            tr = el * 0.55
+            wa = el * 0.30
+            sy = el * 0.10
+            idle = el - tr - wa
+            size = 16.388
+            n = 14
+            dist = {'1.170571': [n, tr]}
+            zero = {'Transit Size(MB)': 0, 'Transit Time(ms)': 0, 'Bandwidth(GB/s)': 0,
+                    'Large Packet Ratio': 0, 'Size Distribution': {}}
+            bw = round(size / tr / 1000 * 1000, 4) if tr else 0
+            ops['%s@%s' % (k[8], GROUP)] = {
+                'Communication Time Info': {
+                    'Start Timestamp(us)': k[0] / 1000, 'Elapse Time(ms)': el, 'Transit Time(ms)': tr,
+                    'Wait Time(ms)': wa, 'Synchronization Time(ms)': sy, 'Idle Time(ms)': idle,
+                    'Wait Time Ratio': round(wa / (wa + tr), 4), 'Synchronization Time Ratio': round(sy / (sy + tr), 4)},
+                'Communication Bandwidth Info': {
+                    'RDMA': dict(zero),
+                    'HCCS': {'Transit Size(MB)': size, 'Transit Time(ms)': tr, 'Bandwidth(GB/s)': bw,
+                             'Large Packet Ratio': 0.0, 'Size Distribution': dist},
+                    'PCIE': dict(zero),
+                    'SDMA': {'Transit Size(MB)': size, 'Transit Time(ms)': tr, 'Bandwidth(GB/s)': bw,
+                             'Large Packet Ratio': 0, 'Size Distribution': {}},
+                    'SIO': dict(zero)}}
+            for key, v in (('Elapse Time(ms)', el), ('Transit Time(ms)', tr), ('Wait Time(ms)', wa),
+                           ('Synchronization Time(ms)', sy), ('Idle Time(ms)', idle)):
+                tot[key] += v
+            sz_tot += size
+            tt_tot += tr
+            for kk, vv in dist.items():
+                dist_tot[kk] = vv
+        tot['Wait Time Ratio'] = round(tot['Wait Time(ms)'] / (tot['Wait Time(ms)'] + tot['Transit Time(ms)']), 4)
+        tot['Synchronization Time Ratio'] = round(
+            tot['Synchronization Time(ms)'] / (tot['Synchronization Time(ms)'] + tot['Transit Time(ms)']), 4)
+        z = {'Transit Time(ms)': 0, 'Transit Size(MB)': 0, 'Size Distribution': {}}
+        ops['Total Op Info'] = {
+            'Communication Time Info': tot,
+            'Communication Bandwidth Info': {
+                'RDMA': dict(z),
+                'HCCS': {'Transit Time(ms)': tt_tot, 'Transit Size(MB)': sz_tot, 'Size Distribution': dist_tot},
+                'PCIE': dict(z),
+                'SDMA': {'Transit Time(ms)': tt_tot, 'Transit Size(MB)': sz_tot, 'Size Distribution': {}},
+                'SIO': dict(z)}}
+        if self.comm_written_any():
+            self.cf.write(', ')
+        self.cf.write('%s: %s' % (jstr('step%d' % step), json.dumps({'p2p': {}, 'collective': ops})))
+
+    def comm_written_any(self):
+        w = getattr(self, '_comm_any', False)
+        self._comm_any = True
+        return w
+
+    def write_opstat(self):
+        c = self.c
+        fmt = fmt_trim
+        total = sum(v[1] for v in self.opstat.values()) or 1
+        rows = sorted(self.opstat.items(), key=lambda kv: -kv[1][1])
+        with open(os.path.join(c.out, 'op_statistic.csv'), 'w', encoding='utf-8', newline='') as f:
+            f.write(OPSTAT_HEADER + '\n')
+            for (optype, core), (n, tot, mn, mx) in rows:
+                f.write('%s,%s,%d,%s,%s,%s,%s,%s\n' % (
+                    optype, core, n, fmt(tot), fmt(mn), fmt((tot + n // 2) // n), fmt(mx),
+                    repr(round(tot * 100 / total, 3))))
+
+    # ------------------------------------------------------------- trace assembly
+    def meta_events(self):
+        c, a = self.c, self.a
+        py = []
+        pid = c.pid
+
+        def pm(name, tid, args):
+            py.append('{"ph": "M", "name": "%s", "pid": %d, "tid": %d, "args": %s}' % (name, pid, tid, args))
+        pm('process_name', 0, '{"name": "%s"}' % ('MindSpore' if a.mindspore else 'Python'))
+        pm('process_labels', 0, '{"labels": "CPU"}')
+        pm('process_sort_index', 0, '{"sort_index": 0}')
+        threads = [t for t in [c.main, c.bwd, c.dq] + c.extra if t is not None]
+        for i, t in enumerate(threads):
+            pm('thread_name', t, '{"name": "Thread %d"}' % t)
+            pm('thread_sort_index', t, '{"sort_index": %d}' % t)
+        ms = []
+
+        def mm(name, p, tid, args):
+            ms.append('{"name": "%s", "pid": %d, "tid": %d, "args": %s, "ph": "M"}' % (name, p, tid, args))
+        label = 'NPU %d' % a.rank
+        mm('process_name', c.ah_pid, 0, '{"name": "Ascend Hardware"}')
+        for s in c.streams:
+            mm('thread_name', c.ah_pid, s, '{"name": "Stream %d"}' % s)
+            mm('thread_sort_index', c.ah_pid, s, '{"sort_index": %d}' % s)
+        mm('process_labels', c.ah_pid, 0, '{"labels": "%s"}' % label)
+        mm('process_sort_index', c.ah_pid, 0, '{"sort_index": 13}')
+        if a.comm:
+            mm('process_name', c.hccl_pid, 0, '{"name": "HCCL"}')
+            mm('thread_name', c.hccl_pid, 0, '{"name": "Group %s Communication"}' % GROUP)
+            mm('thread_sort_index', c.hccl_pid, 0, '{"sort_index": 0}')
+            mm('process_labels', c.hccl_pid, 0, '{"labels": "%s"}' % label)
+            mm('process_sort_index', c.hccl_pid, 0, '{"sort_index": 15}')
+        if c.level1:
+            mm('process_name', c.cann_pid, 0, '{"name": "CANN"}')
+            for t in threads:
+                mm('thread_name', c.cann_pid, t, '{"name": "Thread %d"}' % t)
+            for t in threads:
+                mm('thread_sort_index', c.cann_pid, t, '{"sort_index": %d}' % t)
+            mm('process_labels', c.cann_pid, 0, '{"labels": "CPU"}')
+            mm('process_sort_index', c.cann_pid, 0, '{"sort_index": 7}')
+        mm('process_name', c.ov_pid, 0, '{"name": "Overlap Analysis"}')
+        for i, n in enumerate(('Computing', 'Communication', 'Communication(Not Overlapped)', 'Free')):
+            mm('thread_name', c.ov_pid, i, '{"name": "%s"}' % n)
+        mm('process_labels', c.ov_pid, 0, '{"labels": "%s"}' % label)
+        mm('process_sort_index', c.ov_pid, 0, '{"sort_index": 23}')
+        self.n_meta = len(py) + len(ms)
+        return py, ms
+
+    def write_trace(self, tmpdir):
+        py, ms = self.meta_events()
+        path = os.path.join(self.c.out, 'trace_view.json')
+        with open(path, 'w', encoding='utf-8', newline='') as f:
+            f.write('[')
+            first = True
+
+            def copy(name):
+                nonlocal first
+                with open(os.path.join(tmpdir, name), 'r', encoding='utf-8', newline='') as src:
+                    if first:
+                        head = src.read(2)
+                        if head:
+                            if head != ', ':
+                                f.write(head)
+                            first = False
+                    shutil.copyfileobj(src, f, 1 << 20)
+
+            def text(lines):
+                nonlocal first
+                for ln in lines:
+                    if not first:
+                        f.write(', ')
+                    f.write(ln)
+                    first = False
+            copy('cpu')
+            copy('enq')
+            copy('deq')
+            text(py)
+            copy('func')
+            text(ms)
+            copy('dev')
+            copy('flow')
+            f.write(']')
+
+    def write_info(self, prof):
+        c, a = self.c, self.a
+        lvl1 = c.level1
+        info = {
+            'config': {
+                'common_config': {
+                    'activities': ['ProfilerActivity.CPU', 'ProfilerActivity.NPU'],
+                    'schedule': {'wait': 0, 'active': a.steps, 'warmup': 1, 'repeat': 1,
+                                 'skip_first': max(0, a.first_step - 2)},
+                    'record_shapes': True,
+                    'profile_memory': False,
+                    'with_stack': bool(a.stack),
+                    'with_flops': False,
+                    'with_modules': True,
+                },
+                'experimental_config': {
+                    '_profiler_level': a.level,
+                    '_aic_metrics': 'ACL_AICORE_PIPE_UTILIZATION' if lvl1 else 'ACL_AICORE_NONE',
+                    '_l2_cache': False,
+                    '_msprof_tx': False,
+                    '_data_simplification': True,
+                    'record_op_args': False,
+                    '_export_type': 'text',
+                    '_op_attr': False,
+                    '_gc_detect_threshold': None,
+                },
+            },
+            'start_info': {
+                'syscnt_enable': True,
+                'freq': 100,
+                'start_cnt': 17238197612056 + (self.base // 10) % 1000000000,
+                'start_monotonic': 172163581670080,
+            },
+            'end_info': {
+                'collectionTimeEnd': self.end_ns + 10000000,
+                'MonotonicTimeEnd': 172163581670080 + (self.end_ns - self.base) + 10000000,
+            },
+            'rank_id': a.rank,
+            'torch_npu_version': '2.1.0.post10',
+            'cann_version': '8.0.RC3',
+        }
+        with open(os.path.join(prof, 'profiler_info_%d.json' % a.rank), 'w', encoding='utf-8') as f:
+            json.dump(info, f, indent=4)
+        meta = {'ENV_VARIABLES': {k: '' for k in (
+            'ASCEND_GLOBAL_LOG_LEVEL', 'HCCL_RDMA_TC', 'HCCL_RDMA_SL', 'ACLNN_CACHE_LIMIT',
+            'HOST_CACHE_CAPACITY', 'ASCEND_ENHANCE_ENABLE', 'PYTORCH_NPU_ALLOC_CONF',
+            'ASCEND_LAUNCH_BLOCKING')}}
+        if a.comm:
+            meta['parallel_group_info'] = {GROUP: {'group_name': 'default_pg', 'group_rank': a.rank,
+                                                   'global_ranks': [0, 1]}}
+        with open(os.path.join(prof, 'profiler_metadata.json'), 'w', encoding='utf-8') as f:
+            json.dump(meta, f, indent=4)
+
+    def write_truth(self, path, name, prof, tmpdir):
+        a = self.a
+        o = self.origin
+        files = {}
+        for root, _, fs in os.walk(prof):
+            for fn in fs:
+                p = os.path.join(root, fn)
+                if '.ascgen.tmp' in p:
+                    continue
+                files[os.path.relpath(p, prof)] = os.path.getsize(p)
+        head = {
+            'generator': 'ascgen.py',
+            'version': 1,
+            'argv': sys.argv[1:],
+            'profile_dir': name,
+            'framework': 'mindspore' if a.mindspore else 'torch_npu',
+            'level': a.level,
+            'rank': a.rank,
+            'first_step': a.first_step,
+            'steps_count': a.steps,
+            'layers': a.layers,
+            'origin_us': ts_str(o),
+            'origin_ns': str(o),
+            'total_kernel_rows': self.n_rows,
+            'bad_rows': 1 if a.rows_bad else 0,
+            'host_x_events': sum(self.n_py.values()),
+            'host_x_by_cat': self.n_py,
+            'cann_x_events': self.n_cann,
+            'device_x_events': self.n_dev if not a.no_trace else 0,
+            'overlap_x_events': self.n_ov,
+            'trace_written': not a.no_trace,
+            'files': files,
+            'bubbles': self.bubble_truth,
+        }
+        with open(path, 'w', encoding='utf-8', newline='') as f:
+            s = json.dumps(head, indent=1)
+            f.write(s[:-2] + ',\n "steps": [\n')
+            with open(os.path.join(tmpdir, 'truth_steps'), encoding='utf-8') as src:
+                firstl = True
+                for line in src:
+                    if not firstl:
+                        f.write(',\n')
+                    f.write('  ' + line.rstrip('\n'))
+                    firstl = False
+            f.write('\n ]\n}\n')
+
+
+def merge(ivs):
+    ivs = sorted(ivs)
+    out = []
+    for s, e in ivs:
+        if out and s <= out[-1][1]:
+            if e > out[-1][1]:
+                out[-1][1] = e
+        else:
+            out.append([s, e])
+    return out
+
+
+def subtract(a, b):
+    """Intervals of union a minus union b (both merged and sorted)."""
+    res = []
+    j = 0
+    for s, e in a:
+        cur = s
+        while j < len(b) and b[j][1] <= cur:
+            j += 1
+        k = j
+        while k < len(b) and b[k][0] < e:
+            if b[k][0] > cur:
+                res.append((cur, b[k][0]))
+            cur = max(cur, b[k][1])
+            k += 1
+        if cur < e:
+            res.append((cur, e))
+    return res
+
+
+if __name__ == '__main__':
+    main(sys.argv[1:])
