@@ -12,7 +12,7 @@ LDLIBS	 = -ljq -lcsv -lm
 FILTERS	 = asc-ingest asc-steps asc-merge asc-gaps
 PIPES	 =
 BIN	 = $(FILTERS:%=bin/%)
-LIBOBJ	 = lib/util.o lib/dec.o lib/rec.o lib/csvline.o lib/trace.o lib/steprec.o
+LIBOBJ	 = lib/util.o lib/dec.o lib/rec.o lib/csvline.o lib/trace.o lib/steprec.o lib/rules.o lib/rules_default.o
 UNITS	 = dec rec csvline trace
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
 OBJ	 = $(FILTERS:%=filters/%.o) $(LIBOBJ) $(TESTBIN:=.o)
@@ -22,6 +22,13 @@ all: $(BIN) $(TESTBIN)
 bin/%: filters/%.o lib/libasc.a
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The default rules are compiled in: lib/rules.json as a C string.
+lib/rules_default.c: lib/rules.json
+	{ echo '/* generated from lib/rules.json: do not edit */'; \
+	  echo 'const char rules_default_json[] ='; \
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' lib/rules.json; \
+	  echo ';'; } > $@
 
 lib/libasc.a: $(LIBOBJ)
 	rm -f $@
@@ -64,6 +71,7 @@ install: all
 	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1
 	install -m 0644 man/*.7 $(DESTDIR)$(MANDIR)/man7
 	install -m 0644 schemas/*.json $(DESTDIR)$(DATADIR)/schemas
+	install -m 0644 lib/rules.json $(DESTDIR)$(DATADIR)/rules.json
 
 uninstall:
 	for f in $(FILTERS) $(PIPES); do rm -f $(DESTDIR)$(BINDIR)/$$f $(DESTDIR)$(MANDIR)/man1/$$f.1; done
@@ -71,7 +79,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:
-	rm -rf bin $(OBJ) $(OBJ:.o=.d) lib/libasc.a $(TESTBIN)
+	rm -rf bin $(OBJ) $(OBJ:.o=.d) lib/libasc.a lib/rules_default.c $(TESTBIN)
 
 -include $(OBJ:.o=.d)
 .PHONY: all deps demo check asan bench lint install uninstall clean

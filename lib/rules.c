@@ -1,0 +1,202 @@
+/* rules: the one rules file, defaults compiled in, user file merged over. */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jv.h>
+
+#include "rules.h"
+#include "util.h"
+
+extern const char rules_default_json[];	/* generated from lib/rules.json */
+
+static jv rules;
+static int loaded;
+static char *dumped;
+
+struct cached {
+	char		 *key;
+	const char	**list;
+};
+static struct cached *cache;
+static int ncache;
+
+static jv
+parsefile(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	struct buf b = {0};
+	char chunk[8192];
+	size_t n;
+	jv v;
+
+	if (fp == NULL)
+		dieerr("rules file %s", path);
+	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+		buf_add(&b, chunk, n);
+	fclose(fp);
+	v = jv_parse_sized(b.p ? b.p : "", (int)b.len);
+	buf_free(&b);
+	if (!jv_is_valid(v)) {
+		jv m = jv_invalid_get_msg(v);
+		const char *s = jv_get_kind(m) == JV_KIND_STRING ? jv_string_value(m) : "invalid JSON";
+		const char *cut = strstr(s, " (while parsing");
+
+		die("rules file %s: %.*s", path, cut ? (int)(cut - s) : (int)strlen(s), s);
+	}
+	if (jv_get_kind(v) != JV_KIND_OBJECT)
+		die("rules file %s: not a JSON object", path);
+	return v;
+}
+
+/* Every key of the user file must exist in the defaults with its kind. */
+static void
+checkkeys(jv def, jv user, const char *path, const char *prefix)
+{
+	jv_object_foreach(user, k, v) {
+		jv d = jv_object_has(jv_copy(def), jv_copy(k)) ?
+		    jv_object_get(jv_copy(def), jv_copy(k)) : jv_invalid();
+		char full[256];
+
+		snprintf(full, sizeof full, "%s%s%s", prefix, *prefix ? "." : "", jv_string_value(k));
+		if (!jv_is_valid(d))
+			die("rules file %s: unknown key \"%s\"", path, full);
+		if (jv_get_kind(d) != jv_get_kind(v) &&
+		    !(jv_get_kind(d) == JV_KIND_TRUE && jv_get_kind(v) == JV_KIND_FALSE) &&
+		    !(jv_get_kind(d) == JV_KIND_FALSE && jv_get_kind(v) == JV_KIND_TRUE))
+			die("rules file %s: key \"%s\" must be a %s", path, full, jv_kind_name(jv_get_kind(d)));
+		if (jv_get_kind(v) == JV_KIND_OBJECT)
+			checkkeys(jv_copy(d), jv_copy(v), path, full);
+		jv_free(d);
+		jv_free(k);
+		jv_free(v);
+	}
+	jv_free(def);
+	jv_free(user);
+}
+
+void
+rules_load(const char *path)
+{
+	if (loaded)
+		return;
+	rules = jv_parse(rules_default_json);
+	if (!jv_is_valid(rules))
+		die("built-in rules are invalid");
+	if (path == NULL)
+		path = getenv("ASC_RULES");
+	if (path && *path) {
+		jv user = parsefile(path);
+
+		checkkeys(jv_copy(rules), jv_copy(user), path, "");
+		rules = jv_object_merge_recursive(rules, user);
+	}
+	loaded = 1;
+}
+
+static jv
+lookup(const char *key)
+{
+	jv v = jv_copy(rules);
+	char *k = xstrdup(key), *part, *save = NULL;
+
+	if (!loaded)
+		rules_load(NULL);
+	jv_free(v);
+	v = jv_copy(rules);
+	for (part = strtok_r(k, ".", &save); part; part = strtok_r(NULL, ".", &save)) {
+		if (jv_get_kind(v) != JV_KIND_OBJECT || !jv_object_has(jv_copy(v), jv_string(part)))
+			die("rules: no key \"%s\"", key);
+		v = jv_object_get(v, jv_string(part));
+	}
+	free(k);
+	return v;
+}
+
+double
+rules_num(const char *key)
+{
+	jv v = lookup(key);
+	double d;
+
+	if (jv_get_kind(v) != JV_KIND_NUMBER)
+		die("rules: \"%s\" is not a number", key);
+	d = jv_number_value(v);
+	jv_free(v);
+	return d;
+}
+
+const char *
+rules_str(const char *key)
+{
+	const char *const *l;
+	jv v = lookup(key);
+
+	if (jv_get_kind(v) != JV_KIND_STRING)
+		die("rules: \"%s\" is not a string", key);
+	jv_free(v);
+	/* Cache through the list machinery so the string outlives the jv. */
+	for (int i = 0; i < ncache; i++)
+		if (strcmp(cache[i].key, key) == 0)
+			return cache[i].list[0];
+	cache = xreallocarray(cache, (size_t)ncache + 1, sizeof *cache);
+	cache[ncache].key = xstrdup(key);
+	cache[ncache].list = xcalloc(2, sizeof(char *));
+	v = lookup(key);
+	cache[ncache].list[0] = xstrdup(jv_string_value(v));
+	jv_free(v);
+	l = cache[ncache++].list;
+	return l[0];
+}
+
+const char *const *
+rules_list(const char *key)
+{
+	jv v;
+	int n;
+
+	for (int i = 0; i < ncache; i++)
+		if (strcmp(cache[i].key, key) == 0)
+			return cache[i].list;
+	v = lookup(key);
+	if (jv_get_kind(v) != JV_KIND_ARRAY)
+		die("rules: \"%s\" is not a list", key);
+	n = jv_array_length(jv_copy(v));
+	cache = xreallocarray(cache, (size_t)ncache + 1, sizeof *cache);
+	cache[ncache].key = xstrdup(key);
+	cache[ncache].list = xcalloc((size_t)n + 1, sizeof(char *));
+	for (int i = 0; i < n; i++) {
+		jv s = jv_array_get(jv_copy(v), i);
+
+		if (jv_get_kind(s) != JV_KIND_STRING)
+			die("rules: \"%s\" must hold strings", key);
+		cache[ncache].list[i] = xstrdup(jv_string_value(s));
+		jv_free(s);
+	}
+	jv_free(v);
+	return cache[ncache++].list;
+}
+
+int
+rules_match(const char *key, const char *name)
+{
+	for (const char *const *p = rules_list(key); *p; p++)
+		if (fnmatch(*p, name, 0) == 0)
+			return 1;
+	return 0;
+}
+
+const char *
+rules_json(void)
+{
+	if (!loaded)
+		rules_load(NULL);
+	if (dumped == NULL) {
+		jv s = jv_dump_string(jv_copy(rules), JV_PRINT_SORTED);
+
+		dumped = xstrdup(jv_string_value(s));
+		jv_free(s);
+	}
+	return dumped;
+}
