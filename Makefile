@@ -1,4 +1,5 @@
 # asc: Ascend NPU profile analysis filters.
+MAKEFLAGS += --no-builtin-rules
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/bin
 MANDIR	?= $(PREFIX)/share/man
@@ -9,10 +10,10 @@ WARN	 = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ilib -MMD -MP
 LDLIBS	 = -ljq -lcsv -lm
 
-FILTERS	 = asc-ingest asc-steps asc-merge asc-gaps
+FILTERS	 = asc-ingest asc-steps asc-merge asc-gaps asc-attrib asc-judge
 PIPES	 =
 BIN	 = $(FILTERS:%=bin/%)
-LIBOBJ	 = lib/util.o lib/dec.o lib/rec.o lib/csvline.o lib/trace.o lib/steprec.o lib/rules.o lib/rules_default.o
+LIBOBJ	 = lib/util.o lib/dec.o lib/rec.o lib/csvline.o lib/trace.o lib/steprec.o lib/rules.o lib/rules_default.o lib/jqprog.o
 UNITS	 = dec rec csvline trace
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
 OBJ	 = $(FILTERS:%=filters/%.o) $(LIBOBJ) $(TESTBIN:=.o)
@@ -29,6 +30,16 @@ lib/rules_default.c: lib/rules.json
 	  echo 'const char rules_default_json[] ='; \
 	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' lib/rules.json; \
 	  echo ';'; } > $@
+
+# jq programs of asc-judge and asc-report are compiled in the same way.
+filters/%.jq.c: filters/%.jq
+	{ echo '/* generated from $<: do not edit */'; \
+	  echo 'const char $(subst -,_,$*)_jq[] ='; \
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $<; \
+	  echo ';'; } > $@
+
+bin/asc-judge: filters/asc-judge.jq.o
+bin/asc-report: filters/asc-report.jq.o
 
 lib/libasc.a: $(LIBOBJ)
 	rm -f $@
@@ -79,8 +90,8 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:
-	rm -rf bin $(OBJ) $(OBJ:.o=.d) lib/libasc.a lib/rules_default.c $(TESTBIN)
+	rm -rf bin $(OBJ) $(OBJ:.o=.d) lib/libasc.a lib/rules_default.c filters/*.jq.c filters/*.jq.o $(TESTBIN)
 
 -include $(OBJ:.o=.d)
 .PHONY: all deps demo check asan bench lint install uninstall clean
-.SECONDARY: $(OBJ)
+.SECONDARY: $(OBJ) filters/asc-judge.jq.c filters/asc-report.jq.c
