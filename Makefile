@@ -10,7 +10,7 @@ WARN	 = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ilib -MMD -MP
 LDLIBS	 = -ljq -lcsv -lm
 
-FILTERS	 = asc-ingest asc-steps asc-merge asc-gaps asc-attrib asc-judge
+FILTERS	 = asc-ingest asc-steps asc-merge asc-gaps asc-attrib asc-judge asc-report
 PIPES	 =
 BIN	 = $(FILTERS:%=bin/%)
 LIBOBJ	 = lib/util.o lib/dec.o lib/rec.o lib/csvline.o lib/trace.o lib/steprec.o lib/rules.o lib/rules_default.o lib/jqprog.o

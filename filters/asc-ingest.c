@@ -65,7 +65,7 @@ struct krow {
 	uint16_t	 file;
 };
 
-static int kflag, qflag, progress;
+static int kflag, lflag, qflag, progress;
 static const char *tmpdir = "/tmp";
 static const char *step_pattern;
 static int exitcode = EX_OK;
@@ -76,7 +76,7 @@ static void usage(void) __attribute__((noreturn));
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-kq] [-p pattern] path ...\n", progname);
+	fprintf(stderr, "usage: %s [-klq] [-p pattern] path ...\n", progname);
 	exit(EX_SYS);
 }
 
@@ -365,15 +365,40 @@ profile_at(const char *dir, struct profile *p)
 
 static struct profile *profs;
 static int nprofs;
+static const char *curroot = "";	/* the operand being searched */
 
 static void
 addprofile(struct profile *p)
 {
-	/* Same directory name twice in a cluster: name them by path. */
+	/* Same directory name twice in a cluster: name them by their path
+	 * below the operand, which is unique. */
 	for (int i = 0; i < nprofs; i++)
 		if (strcmp(profs[i].name, p->name) == 0) {
+			size_t n = strlen(curroot);
+			const char *rel = p->dir;
+
+			if (strncmp(p->dir, curroot, n) == 0 && p->dir[n] == '/')
+				rel = p->dir + n + 1;
 			free(p->name);
-			p->name = xstrdup(p->dir);
+			p->name = xstrdup(rel);
+			/* Still taken (another operand): prefix the operand's
+			 * name, else the whole path. */
+			for (int j = 0; j < nprofs; j++)
+				if (strcmp(profs[j].name, p->name) == 0) {
+					size_t m = strlen(basename_(curroot)) + strlen(rel) + 2;
+					char *q = xmalloc(m);
+
+					snprintf(q, m, "%s/%s", basename_(curroot), rel);
+					free(p->name);
+					p->name = q;
+					for (int k = 0; k < nprofs; k++)
+						if (strcmp(profs[k].name, p->name) == 0) {
+							free(p->name);
+							p->name = xstrdup(p->dir);
+							break;
+						}
+					break;
+				}
 			break;
 		}
 	profs = xreallocarray(profs, (size_t)nprofs + 1, sizeof *profs);
@@ -1848,10 +1873,13 @@ main(int argc, char *argv[])
 	const char *t;
 
 	setprogname_(argv[0]);
-	while ((ch = getopt(argc, argv, "kp:q")) != -1) {
+	while ((ch = getopt(argc, argv, "klp:q")) != -1) {
 		switch (ch) {
 		case 'k':
 			kflag = 1;
+			break;
+		case 'l':
+			lflag = 1;
 			break;
 		case 'p':
 			step_pattern = optarg;
@@ -1876,10 +1904,18 @@ main(int argc, char *argv[])
 		if (stat(argv[i], &st) != 0)
 			dieerr("%s", argv[i]);
 		if (S_ISDIR(st.st_mode)) {
+			curroot = argv[i];
 			if (findprofiles(argv[i], 10) == 0)
 				die("%s: no profile found (no ASCEND_PROFILER_OUTPUT, *_ascend_pt, *_ascend_ms or PROF_* directory)", argv[i]);
 		} else
 			fileprofile(argv[i]);
+	}
+	if (lflag) {
+		/* The profiles found, one per line: name TAB directory. */
+		for (int i = 0; i < nprofs; i++)
+			printf("%s\t%s\n", profs[i].name, profs[i].dir);
+		xclose_stdout();
+		return EX_OK;
 	}
 	/* 1 MiB output buffer: records are small and many. */
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);

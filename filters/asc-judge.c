@@ -33,13 +33,14 @@ static jv acc;			/* {type: [records]} of the current profile */
 static int have;		/* acc holds a profile */
 static long nbubbles;		/* every bubble seen, kept or not */
 static int rc = EX_OK;
+static FILE *jfp;		/* -j: anomaly_discovery objects, pretty */
 
 static void usage(void) __attribute__((noreturn));
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-k] [-r rules] [file ...]\n", progname);
+	fprintf(stderr, "usage: %s [-k] [-j file] [-r rules] [file ...]\n", progname);
 	exit(EX_SYS);
 }
 
@@ -69,6 +70,18 @@ emit(jv obj, void *arg)
 	if (t[1] != '}')
 		buf_addc(&b, ',');
 	buf_add(&b, t + 1, strlen(t + 1) - 1);
+	if (jfp) {
+		/* The same object, pretty, for people and validators. */
+		jv o;
+
+		buf_addc(&b, '}');
+		o = jv_parse_sized(b.p, (int)b.len);
+		b.len--;
+		if (!jv_is_valid(o))
+			die("asc-judge: internal error: invalid anomaly_discovery");
+		jv_dumpf(o, jfp, JV_PRINT_PRETTY | JV_PRINT_INDENT_FLAGS(2));
+		fputc('\n', jfp);
+	}
 	rec_put(&b, stdout);
 	jv_free(s);
 	buf_free(&b);
@@ -244,8 +257,12 @@ main(int argc, char *argv[])
 	const char *rules = NULL;
 
 	setprogname_(argv[0]);
-	while ((ch = getopt(argc, argv, "kr:")) != -1) {
+	while ((ch = getopt(argc, argv, "j:kr:")) != -1) {
 		switch (ch) {
+		case 'j':
+			if ((jfp = fopen(optarg, "w")) == NULL)
+				dieerr("%s", optarg);
+			break;
 		case 'k':
 			kflag = 1;
 			break;
@@ -273,6 +290,8 @@ main(int argc, char *argv[])
 	if (have)
 		jv_free(acc);
 	jqprog_free(prog);
+	if (jfp && (fflush(jfp) != 0 || ferror(jfp) || fclose(jfp) != 0))
+		dieerr("anomaly_discovery file");
 	xclose_stdout();
 	return rc;
 }

@@ -1,0 +1,201 @@
+/*
+ * asc-report: render the Markdown anomaly report of each profile from its
+ * anomaly_discovery record and the structure and op records beside it.
+ * The template is the jq program asc-report.jq, built in.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jv.h>
+
+#include "jqprog.h"
+#include "rec.h"
+#include "rules.h"
+#include "util.h"
+
+extern const char asc_report_jq[];
+
+/* What the report reads; everything else is skipped unparsed. */
+static const char *kept[] = {
+	"profile", "anomaly_discovery", "structure", "step_structure", "op",
+	"op_summary", "warning", NULL
+};
+
+static struct jqprog *prog;
+static jv acc;
+static int have, kflag, nreports, rc = EX_OK;
+static const char *outpath;	/* -o: one file (a single profile) */
+static FILE *out;
+
+static void usage(void) __attribute__((noreturn));
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-k] [-o file] [-r rules] [file ...]\n", progname);
+	exit(EX_SYS);
+}
+
+static void
+put(jv s, void *arg)
+{
+	if (jv_get_kind(s) != JV_KIND_STRING)
+		die("asc-report.jq: output is not text");
+	fputs(jv_string_value(s), out);
+	jv_free(s);
+}
+
+static void
+flush(void)
+{
+	char err[512];
+	jv ad;
+
+	if (!have)
+		return;
+	have = 0;
+	ad = jv_object_get(jv_copy(acc), jv_string("anomaly_discovery"));
+	if (jv_array_length(ad) == 0) {
+		jv p = jv_getpath(jv_copy(acc), JV_ARRAY(jv_string("profile"), jv_number(0), jv_string("profile")));
+
+		warnmsg("profile %s: no anomaly_discovery record (run asc-judge first)",
+		    jv_get_kind(p) == JV_KIND_STRING ? jv_string_value(p) : "?");
+		jv_free(p);
+		jv_free(acc);
+		rc = EX_DATA;
+		return;
+	}
+	if (nreports++ && outpath)
+		die("%s: more than one profile in the stream; -o takes one", outpath);
+	if (jqprog_run(prog, acc, put, NULL, err, sizeof err) != 0)
+		die("%s", err);
+}
+
+static void
+reset(void)
+{
+	acc = jv_object();
+	for (int i = 0; kept[i]; i++)
+		acc = jv_object_set(acc, jv_string(kept[i]), jv_array());
+	have = 1;
+}
+
+static void
+run(const char *path)
+{
+	struct rin r;
+	const char *t;
+	size_t tn;
+
+	if (rin_open(&r, path, 0) != 0)
+		dieerr("%s", path);
+	for (;;) {
+		int n = rin_next(&r), k;
+		jv v;
+
+		if (n == 0)
+			break;
+		if (n < 0 || rin_type(&r, &t, &tn) != 0) {
+			warnmsg("%s:%lu: %s", r.name, r.lineno, r.err);
+			rc = EX_DATA;
+			if (!kflag)
+				break;
+			continue;
+		}
+		for (k = 0; kept[k]; k++)
+			if (strlen(kept[k]) == tn && memcmp(kept[k], t, tn) == 0)
+				break;
+		if (kept[k] == NULL)
+			continue;
+		if (k == 0) {
+			flush();
+			reset();
+		} else if (!have)
+			continue;
+		v = jv_parse_sized(r.line, (int)r.len);
+		if (!jv_is_valid(v)) {
+			jv_free(v);
+			warnmsg("%s:%lu: invalid JSON", r.name, r.lineno);
+			rc = EX_DATA;
+			if (!kflag)
+				break;
+			continue;
+		}
+		acc = jv_object_set(acc, jv_string(kept[k]),
+		    jv_array_append(jv_object_get(jv_copy(acc), jv_string(kept[k])), v));
+	}
+	rin_close(&r);
+}
+
+int
+main(int argc, char *argv[])
+{
+	int ch;
+	const char *rules = NULL;
+	char *tmp = NULL;
+
+	setprogname_(argv[0]);
+	while ((ch = getopt(argc, argv, "ko:r:")) != -1) {
+		switch (ch) {
+		case 'k':
+			kflag = 1;
+			break;
+		case 'o':
+			outpath = optarg;
+			break;
+		case 'r':
+			rules = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	rules_load(rules);
+	prog = jqprog_new("asc-report.jq", asc_report_jq);
+	out = stdout;
+	if (outpath) {
+		/* Written aside and renamed: never a half-written report. */
+		size_t n = strlen(outpath) + 16;
+		int fd;
+
+		tmp = xmalloc(n);
+		snprintf(tmp, n, "%s.XXXXXX", outpath);
+		if ((fd = mkstemp(tmp)) < 0 || fchmod(fd, 0640) != 0 ||
+		    (out = fdopen(fd, "w")) == NULL)
+			dieerr("%s", tmp);
+	}
+	if (argc == 0)
+		run("-");
+	for (int i = 0; i < argc && (rc == EX_OK || kflag); i++)
+		run(argv[i]);
+	if (rc == EX_OK || kflag)
+		flush();
+	if (outpath) {
+		if (fflush(out) != 0 || ferror(out) || fclose(out) != 0) {
+			int e = errno;
+
+			unlink(tmp);
+			errno = e;
+			dieerr("%s", outpath);
+		}
+		if (rc != EX_OK || nreports == 0) {
+			unlink(tmp);
+			if (nreports == 0 && rc == EX_OK) {
+				warnmsg("no profile in the input");
+				rc = EX_DATA;
+			}
+		} else if (rename(tmp, outpath) != 0)
+			dieerr("%s", outpath);
+		free(tmp);
+	}
+	jqprog_free(prog);
+	xclose_stdout();
+	return rc;
+}
