@@ -11,7 +11,7 @@ CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ilib -MMD -MP
 LDLIBS	 = -ljq -lcsv -lm
 
 FILTERS	 = asc-ingest asc-steps asc-merge asc-gaps asc-attrib asc-judge asc-report
-PIPES	 =
+PIPES	 = asc-analyze
 BIN	 = $(FILTERS:%=bin/%)
 LIBOBJ	 = lib/util.o lib/dec.o lib/rec.o lib/csvline.o lib/trace.o lib/steprec.o lib/rules.o lib/rules_default.o lib/jqprog.o
 UNITS	 = dec rec csvline trace
