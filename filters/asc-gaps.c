@@ -4,6 +4,7 @@
  * around it; per profile (device), the gaps of the whole-capture busy
  * union ("capture_gaps") and the "global" windows among them.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +12,10 @@
 
 #include "dec.h"
 #include "rec.h"
+#include "rules.h"
 #include "steprec.h"
 #include "util.h"
 
-#define MS		1000000LL	/* 1 ms in ns */
 
 struct seg {
 	int64_t		 s, e;
@@ -57,13 +58,15 @@ static struct {
 	struct gaplist	 pend, glob;
 } G;
 
-static int64_t minbubble = 50000;
+/* From the rules ("bubbles.*"); -b overrides min_bubble_us. */
+static int64_t minbubble = -1, heavymin, heavyppm, underppm;
 static struct buf ob, tmp, bid;
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-k] [-b min_bubble_us] [-m maxline] [file ...]\n",
+	fprintf(stderr, "usage: %s [-k] [-b min_bubble_us] [-m maxline] [-r rules] "
+	    "[file ...]\n",
 	    progname);
 	exit(EX_SYS);
 }
@@ -482,11 +485,11 @@ ctxp(size_t off)
 	return G.arena.p + off;
 }
 
-/* x >= max(1 ms, 10 % of service) */
+/* x >= max(1 ms, 10 % of service) with the rules' defaults */
 static int
 heavy(int64_t x, int64_t service)
 {
-	return x >= MS && x * 10 >= service;
+	return x >= heavymin && (__int128)x * 1000000 >= (__int128)heavyppm * service;
 }
 
 static int
@@ -572,7 +575,8 @@ steprec(struct rin *r)
 	int tpre = measurable && heavy(pre, service);
 	int ttail = measurable && heavy(tail, service);
 	int tint = heavy(largest, service);
-	int tidle = (service > 0 && (service - busy) * 100 >= 30 * service) ||
+	int tidle = (service > 0 &&
+	    (__int128)(service - busy) * 1000000 >= (__int128)underppm * service) ||
 	    tpre || ttail || tint;
 
 	head("step_metrics");
@@ -693,10 +697,11 @@ main(int argc, char *argv[])
 {
 	struct sr_filter f = { onrec, onend, NULL };
 	size_t maxline = 1 << 20;
+	const char *rfile = NULL;
 	int c, kflag = 0, rc;
 
 	setprogname_(argv[0]);
-	while ((c = getopt(argc, argv, "b:km:")) != -1)
+	while ((c = getopt(argc, argv, "b:km:r:")) != -1)
 		switch (c) {
 		case 'b':
 			if (dec_us2ns(optarg, strlen(optarg), &minbubble) != 0 ||
@@ -709,11 +714,20 @@ main(int argc, char *argv[])
 		case 'm':
 			maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
 			break;
+		case 'r':
+			rfile = optarg;
+			break;
 		default:
 			usage();
 		}
 	argc -= optind;
 	argv += optind;
+	rules_load(rfile);
+	if (minbubble < 0)
+		minbubble = llround(rules_num("bubbles.min_bubble_us") * 1e3);
+	heavymin = llround(rules_num("bubbles.heavy_gap_min_ms") * 1e6);
+	heavyppm = llround(rules_num("bubbles.heavy_gap_service_share") * 1e6);
+	underppm = llround(rules_num("bubbles.high_underfeed_ratio") * 1e6);
 	rc = sr_run(argc, argv, maxline, kflag, &f);
 	xclose_stdout();
 	return rc;

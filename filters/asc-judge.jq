@@ -61,6 +61,7 @@ $R.attribution as $A |
     comm: ($a.comm_marker_overlap_ratio // null),
     par: ($a.host_parallelism // null),
     evidence: ($a.evidence // null),
+    hostev: ($a.host_evidence // false),
     top_host_op: ($a.top_host_op // null)
   } ] as $WIN |
 
@@ -97,7 +98,7 @@ def gap($c): $gaps | index([$c]) != null;
   ($WIN | map(select(.group_id == $g.id)) | hostwins) as $hw |
   ($hw | dursum) as $hwt |
   (($hw | map(select((.cov // 0) >= $A.launch_coverage)) | dursum)) as $covered |
-  (($hw | map(select(.attributed and (.cov // 0) < $A.untraced_coverage)) | dursum)) as $untraced |
+  (($hw | map(select(.attributed and .hostev and (.cov // 0) < $A.untraced_coverage)) | dursum)) as $untraced |
   (($hw | labelled("possible_comm_wait") | dursum) + ($hw | labelled("possible_sync_or_h2d") | map(select(.labels | index(["possible_comm_wait"]) == null)) | dursum)) as $commsync |
   ($uf >= $B.high_underfeed_ratio) as $high |
   (($withsig / $g.n) >= $B.recurring_step_share) as $rec |
@@ -133,6 +134,9 @@ def gap($c): $gaps | index([$c]) != null;
     steps_with_significant_bubbles: $withsig,
     dominant_idle_pattern: $pattern,
     dominant_anomaly_tags: (($gtags + $steptags) | uniq),
+    requires_followup: (($gtags | index(["UNTRACED_HOST_BLOCKING_RISK"]) != null) or
+      ($withsig > 0 and ($hw | length) > 0 and
+       ($hw | map(select(.labels == ["insufficient_evidence"])) | length) * 2 >= ($hw | length))),
     significant_bubble_ms: ($hwt | ms),
     host_covered_share: share($covered; $hwt),
     untraced_share: share($untraced; $hwt),
@@ -353,7 +357,8 @@ def rec($text; $scope; $target; $prio; $follow; $gap):
     comm_marker_overlap_ratio: .comm,
     host_parallelism: .par,
     candidate_labels: .labels,
-    evidence_ops: ([ (.evidence // []) | if type == "array" then .[] else empty end |
+    evidence_ops: ([ (.evidence // []) | if type == "object" then (to_entries[] | .value) else . end |
+      if type == "array" then .[] else . end |
       if type == "object" then (.name // empty) elif type == "string" then . else empty end ] | uniq | .[0:5]),
     top_host_op: .top_host_op,
     before: .before,

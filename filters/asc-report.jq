@@ -15,7 +15,7 @@ def table($head; $rows): ([$head | row, ($head | map("---") | row)] + ($rows | m
 def yesno: if . then "yes" else "no" end;
 def ctx: if . == null then "(capture edge)"
 	else "\(.name | code) \(.task_type // "n/a") \(.dur_ns / 1000)µs stream \(.stream | n) (\(.src))" end;
-def certainty($share): if $share >= 0.7 then "probable" elif $share >= 0.2 then "possible" else "insufficient evidence for" end;
+def certainty($share): if $share >= 0.7 then "probable" elif $share >= 0.2 then "possible" else "insufficient evidence" end;
 
 (.profile[0] // {}) as $P |
 (.anomaly_discovery[0]) as $A |
@@ -106,7 +106,8 @@ def certainty($share): if $share >= 0.7 then "probable" elif $share >= 0.2 then 
 "",
 (if ($A.soft_root_cause_summary | length) == 0 then "No window could be labelled." else
  ($A.soft_root_cause_summary | map(
-   "- " + (if .label == "insufficient_evidence" then "insufficient evidence" else certainty(.share_of_significant_bubble_time) end) + " \(.label | code) in \(.target_id | code) (confidence \(.confidence), \(.share_of_significant_bubble_time | pctx) of the bubble time)\n" +
+   "- \(.label | code): " + (if .label == "insufficient_evidence" then "no cause could be named" else "**" + certainty(.share_of_significant_bubble_time) + "**" end) +
+   " for \(.share_of_significant_bubble_time | pctx) of the significant bubble time in \(.target_id | code) (confidence \(.confidence))\n" +
    (.evidence | map("  - \(.)") | join("\n"))) | join("\n")) end),
 "",
 "### Follow-up sampling advice",

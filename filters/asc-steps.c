@@ -5,6 +5,7 @@
  * per profile.
  */
 #include <fnmatch.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "dec.h"
 #include "rec.h"
+#include "rules.h"
 #include "steprec.h"
 #include "util.h"
 
@@ -79,14 +81,15 @@ static struct {
 } P;
 
 static const char *pattern;
-static int64_t ctol = 2, stol = 5;
+/* Percent and points; from the rules ("steps.*") unless -c / -s. */
+static int64_t ctol = -1, stol = -1;
 static struct buf ob, tmp;
 
 static void
 usage(void)
 {
 	fprintf(stderr, "usage: %s [-k] [-c count_tol] [-m maxline] [-p pattern] "
-	    "[-s share_tol] [file ...]\n", progname);
+	    "[-r rules] [-s share_tol] [file ...]\n", progname);
 	exit(EX_SYS);
 }
 
@@ -857,10 +860,11 @@ main(int argc, char *argv[])
 {
 	struct sr_filter f = { onrec, onend, NULL };
 	size_t maxline = 1 << 20;
+	const char *rfile = NULL;
 	int c, kflag = 0, rc;
 
 	setprogname_(argv[0]);
-	while ((c = getopt(argc, argv, "c:km:p:s:")) != -1)
+	while ((c = getopt(argc, argv, "c:km:p:r:s:")) != -1)
 		switch (c) {
 		case 'c':
 			ctol = xnum(optarg, 0, 100, "count_tol");
@@ -874,6 +878,9 @@ main(int argc, char *argv[])
 		case 'p':
 			pattern = optarg;
 			break;
+		case 'r':
+			rfile = optarg;
+			break;
 		case 's':
 			stol = xnum(optarg, 0, 100, "share_tol");
 			break;
@@ -882,6 +889,11 @@ main(int argc, char *argv[])
 		}
 	argc -= optind;
 	argv += optind;
+	rules_load(rfile);
+	if (ctol < 0)
+		ctol = llround(rules_num("steps.group_count_tolerance") * 100);
+	if (stol < 0)
+		stol = llround(rules_num("steps.group_share_tolerance_points"));
 	P.cur = -1;
 	rc = sr_run(argc, argv, maxline, kflag, &f);
 	xclose_stdout();

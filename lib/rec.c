@@ -195,7 +195,10 @@ nonfinite(const char *v, size_t n)
 {
 	if (n && (v[0] == '-' || v[0] == '+'))
 		v++, n--;
-	return n >= 3 && (strncasecmp(v, "nan", 3) == 0 || strncasecmp(v, "inf", 3) == 0);
+	/* Cheap first test: this runs on every number of every record. */
+	if (n < 3 || (v[0] | 0x20) < 'i' || ((v[0] | 0x20) != 'i' && (v[0] | 0x20) != 'n'))
+		return 0;
+	return strncasecmp(v, "nan", 3) == 0 || strncasecmp(v, "inf", 3) == 0;
 }
 
 /* Fast tokeniser; 0 ok, -1 unsure (caller falls back to libjq), -2 bad. */

@@ -1,0 +1,1035 @@
+/*
+ * asc-attrib: soft host attribution of bubbles.  Per profile, hold the
+ * "bubble" windows, sweep the leaf "host" events once in start order
+ * against them, and at the end of the profile write an "attribution"
+ * record per bubble (host coverage, sync / comm marker overlap, host
+ * parallelism, candidate labels with their evidence, the nearest host op),
+ * an "attribution_step" record per step (COMM_SYNC_RISK) and an
+ * "attribution_summary" record.
+ */
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dec.h"
+#include "rec.h"
+#include "rules.h"
+#include "steprec.h"
+#include "util.h"
+
+#define EVN	5		/* evidence events kept per label */
+#define PPM	1000000
+#define NOID	UINT32_MAX
+
+enum { L_SYNC, L_COMM, L_UNTRACED, L_LAUNCH, L_SERIAL, L_INSUFF, NLABEL };
+static const char *lname[NLABEL] = {
+	"possible_sync_or_h2d", "possible_comm_wait",
+	"possible_untraced_host_blocking", "possible_host_launch_lag",
+	"possible_python_serialization_or_lock", "insufficient_evidence",
+};
+
+enum { S_PRELAUNCH, S_INTERNAL, S_TAIL, S_GLOBAL, NSCOPE };
+static const char *scopename[NSCOPE] = { "prelaunch", "step_internal", "tail", "global" };
+
+/*
+ * Interned strings: host event names and frames as raw JSON text, with
+ * the name's class (1 sync marker, 2 comm marker, 4 step marker).  Held
+ * for the whole run: bounded by the distinct names, not by the events.
+ */
+struct istr {
+	size_t		 off;
+	uint32_t	 len;
+	int		 cls;
+};
+
+static struct {
+	struct istr	*v;
+	uint32_t	 n, cap;
+	uint32_t	*slot;		/* open addressing: id + 1, 0 empty */
+	size_t		 nslot;
+	struct buf	 text;
+} I;
+
+/* A running union of intervals whose starts never decrease. */
+struct run {
+	int64_t		 cs, ce, tot;
+	int		 have;
+};
+
+struct thr {
+	int64_t		 pid, tid;
+	struct run	 u;
+};
+
+struct ev {
+	uint32_t	 name;
+	int64_t		 tid, ov;
+};
+
+struct top {
+	struct ev	 v[EVN];
+	int		 n;
+};
+
+/* A host op; name NOID: none; frame NOID: the event had no "frame". */
+struct hop {
+	uint32_t	 name, frame;
+	int64_t		 tid, s, e, ov;
+};
+
+/* What the host did in a window: allocated when a leaf event first touches it. */
+struct wst {
+	struct run	 any, sync, comm;
+	struct thr	*th;
+	int		 nth, capth;
+	struct top	 tany, *tsync, *tcomm;
+	struct hop	 best;
+};
+
+struct win {
+	int64_t		 s, e;
+	uint32_t	 step;		/* index in P.st */
+	unsigned char	 sig, partial, scope;
+	size_t		 bid;		/* raw "bubble_id" in P.arena */
+	uint32_t	 bidn;
+	struct wst	*st;
+	struct hop	 before;	/* the latest op ending by s */
+};
+
+struct step {
+	size_t		 dev, sid, gid;		/* raw values in P.arena */
+	uint32_t	 devn, sidn, gidn;
+	int		 real;			/* a step, not only a global window's holder */
+	int64_t		 sig, partial, commsync, covered, untraced;
+};
+
+static struct {
+	int		 active, hostsec, sorted;
+	struct buf	 prof, arena;
+	struct win	*w;
+	size_t		 nw, capw;
+	size_t		*ord, nopen;
+	size_t		*act, nact, capact;
+	struct step	*st;
+	size_t		 nst, capst;
+	int64_t		 nhost, nleaf, lasthost;
+	/* The leaf op with the latest end so far. */
+	struct hop	 last;
+	struct buf	 lframe;	/* its raw frame while not interned */
+	int		 lframeraw;
+} P;
+
+static int64_t syncppm, commppm, untrppm, launchppm, serialppm, shareppm;
+static const char *const *stepmarks, *const *syncmarks, *const *commmarks;
+static struct buf ob, tmp;
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-k] [-m maxline] [-r rules] [file ...]\n",
+	    progname);
+	exit(EX_SYS);
+}
+
+/* A field as int64: plain digits inline (the hot path), else rf_i64. */
+static int
+geti64(const struct rin *r, const char *key, int64_t *out)
+{
+	const struct rfield *f = rin_get(r, key);
+	const char *p, *e;
+	int64_t v = 0;
+
+	if (f == NULL)
+		return -1;
+	p = f->v;
+	e = f->v + f->vlen;
+	if (p < e && *p == '-')
+		p++;
+	if (p == e || e - p > 18)
+		return rf_i64(f, out);
+	for (; p < e; p++) {
+		if (*p < '0' || *p > '9')
+			return rf_i64(f, out);
+		v = v * 10 + (*p - '0');
+	}
+	*out = f->v[0] == '-' ? -v : v;
+	return 0;
+}
+
+static int
+globs(const char *const *l, const char *s)
+{
+	for (; *l; l++)
+		if (fnmatch(*l, s, 0) == 0)
+			return 1;
+	return 0;
+}
+
+static uint64_t
+hash(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/* The id of raw JSON string text s[0..n), added when new. */
+static uint32_t
+intern(const char *s, size_t n)
+{
+	size_t i;
+
+	if (2 * ((size_t)I.n + 1) > I.nslot) {
+		size_t ns = I.nslot ? 2 * I.nslot : 1024;
+
+		free(I.slot);
+		I.slot = xcalloc(ns, sizeof *I.slot);
+		I.nslot = ns;
+		for (uint32_t id = 0; id < I.n; id++) {
+			i = hash(I.text.p + I.v[id].off, I.v[id].len) & (ns - 1);
+			while (I.slot[i])
+				i = (i + 1) & (ns - 1);
+			I.slot[i] = id + 1;
+		}
+	}
+	for (i = hash(s, n) & (I.nslot - 1); I.slot[i]; i = (i + 1) & (I.nslot - 1)) {
+		const struct istr *e = &I.v[I.slot[i] - 1];
+
+		if (e->len == n && memcmp(I.text.p + e->off, s, n) == 0)
+			return I.slot[i] - 1;
+	}
+	if (I.n == I.cap) {
+		I.cap = I.cap ? 2 * I.cap : 1024;
+		I.v = xreallocarray(I.v, I.cap, sizeof *I.v);
+	}
+	I.v[I.n].off = I.text.len;
+	I.v[I.n].len = (uint32_t)n;
+	buf_add(&I.text, s, n);
+	{
+		struct rfield f = { NULL, s, 0, n };
+
+		I.v[I.n].cls = 0;
+		if (rf_str(&f, &tmp) == 0)
+			I.v[I.n].cls = (globs(syncmarks, tmp.p) ? 1 : 0) |
+			    (globs(commmarks, tmp.p) ? 2 : 0) |
+			    (globs(stepmarks, tmp.p) ? 4 : 0);
+	}
+	I.slot[i] = I.n + 1;
+	return I.n++;
+}
+
+static void
+putistr(uint32_t id)
+{
+	if (id == NOID)
+		buf_adds(&ob, "null");
+	else
+		buf_add(&ob, I.text.p + I.v[id].off, I.v[id].len);
+}
+
+/* num / den >= ppm / 10^6, exactly. */
+static int
+atleast(int64_t num, int64_t den, int64_t ppm)
+{
+	return (__int128)num * PPM >= (__int128)ppm * den;
+}
+
+static void
+run_add(struct run *r, int64_t a, int64_t b)
+{
+	if (!r->have) {
+		r->have = 1;
+		r->cs = a;
+		r->ce = b;
+	} else if (a > r->ce) {
+		r->tot += r->ce - r->cs;
+		r->cs = a;
+		r->ce = b;
+	} else if (b > r->ce)
+		r->ce = b;
+}
+
+static int64_t
+run_len(const struct run *r)
+{
+	return r->tot + (r->have ? r->ce - r->cs : 0);
+}
+
+/* Keep the EVN largest overlaps, earlier events first among equals. */
+static void
+top_add(struct top *t, uint32_t name, int64_t tid, int64_t ov)
+{
+	int i = t->n;
+
+	if (t->n == EVN) {
+		if (ov <= t->v[EVN - 1].ov)
+			return;
+		i = EVN - 1;
+	} else
+		t->n++;
+	for (; i > 0 && t->v[i - 1].ov < ov; i--)
+		t->v[i] = t->v[i - 1];
+	t->v[i].name = name;
+	t->v[i].tid = tid;
+	t->v[i].ov = ov;
+}
+
+static void
+reset(void)
+{
+	for (size_t i = 0; i < P.nw; i++) {
+		struct wst *st = P.w[i].st;
+
+		if (st) {
+			free(st->th);
+			free(st->tsync);
+			free(st->tcomm);
+			free(st);
+		}
+	}
+	P.nw = P.nst = P.nopen = P.nact = 0;
+	P.nhost = P.nleaf = 0;
+	P.hostsec = P.sorted = 0;
+	P.last.name = NOID;
+	P.arena.len = 0;
+}
+
+/* The step (device, step_id) by raw values, added when new. */
+static uint32_t
+stepof(const struct rfield *dev, const struct rfield *sid, const struct rfield *gid,
+    int real)
+{
+	const char *dv = dev ? dev->v : "null", *gv = gid ? gid->v : "null";
+	size_t dn = dev ? dev->vlen : 4, gn = gid ? gid->vlen : 4;
+	struct step *s;
+
+	for (size_t i = P.nst; i-- > 0;) {
+		s = &P.st[i];
+		if (s->devn == dn && s->sidn == sid->vlen &&
+		    memcmp(P.arena.p + s->dev, dv, dn) == 0 &&
+		    memcmp(P.arena.p + s->sid, sid->v, sid->vlen) == 0) {
+			s->real |= real;
+			return (uint32_t)i;
+		}
+	}
+	if (P.nst == P.capst) {
+		P.capst = P.capst ? 2 * P.capst : 64;
+		P.st = xreallocarray(P.st, P.capst, sizeof *P.st);
+	}
+	s = &P.st[P.nst];
+	memset(s, 0, sizeof *s);
+	s->real = real;
+	s->dev = P.arena.len;
+	buf_add(&P.arena, dv, dn);
+	s->devn = (uint32_t)dn;
+	s->sid = P.arena.len;
+	buf_add(&P.arena, sid->v, sid->vlen);
+	s->sidn = (uint32_t)sid->vlen;
+	s->gid = P.arena.len;
+	buf_add(&P.arena, gv, gn);
+	s->gidn = (uint32_t)gn;
+	return (uint32_t)P.nst++;
+}
+
+static int
+steprec(struct rin *r)
+{
+	const struct rfield *sid;
+
+	if (rin_scan(r) != 0)
+		return -1;
+	if ((sid = rin_get(r, "step_id")) == NULL || sid->v[0] != '"') {
+		snprintf(r->err, sizeof r->err, "step has no string \"step_id\"");
+		return -1;
+	}
+	stepof(rin_get(r, "device"), sid, rin_get(r, "group_id"), 1);
+	return 0;
+}
+
+/* Does the raw tags array hold the quoted tag? */
+static int
+hastag(const struct rfield *f, const char *q)
+{
+	size_t n = strlen(q);
+
+	for (size_t i = 0; i + n <= f->vlen; i++)
+		if (memcmp(f->v + i, q, n) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+bubblerec(struct rin *r)
+{
+	const struct rfield *sid, *sc, *tags, *bid;
+	struct win *w;
+	int64_t s, e;
+	int sig, scope;
+
+	if (P.hostsec) {
+		snprintf(r->err, sizeof r->err, "bubble after the profile's \"host\" records");
+		return -1;
+	}
+	if (rin_scan(r) != 0)
+		return -1;
+	if (geti64(r, "start_ns", &s) != 0 || geti64(r, "end_ns", &e) != 0 || e < s) {
+		snprintf(r->err, sizeof r->err, "bubble has no integer \"start_ns\" <= \"end_ns\"");
+		return -1;
+	}
+	sid = rin_get(r, "step_id");
+	bid = rin_get(r, "bubble_id");
+	if (sid == NULL || sid->v[0] != '"' || bid == NULL || bid->v[0] != '"') {
+		snprintf(r->err, sizeof r->err, "bubble has no string \"step_id\" and \"bubble_id\"");
+		return -1;
+	}
+	sc = rin_get(r, "scope");
+	if (sc == NULL || rf_str(sc, &tmp) != 0)
+		tmp.len = 0;
+	for (scope = 0; scope < NSCOPE; scope++)
+		if (tmp.len && strcmp(tmp.p, scopename[scope]) == 0)
+			break;
+	if (scope == NSCOPE) {
+		snprintf(r->err, sizeof r->err, "bubble \"scope\" is not prelaunch, "
+		    "step_internal, tail or global");
+		return -1;
+	}
+	if (rf_bool(rin_get(r, "significant"), &sig) != 0)
+		sig = e - s >= llround(rules_num("bubbles.min_bubble_us") * 1e3);
+	if (P.nw == P.capw) {
+		P.capw = P.capw ? 2 * P.capw : 64;
+		P.w = xreallocarray(P.w, P.capw, sizeof *P.w);
+	}
+	w = &P.w[P.nw];
+	memset(w, 0, sizeof *w);
+	w->s = s;
+	w->e = e;
+	w->sig = (unsigned char)sig;
+	w->scope = (unsigned char)scope;
+	tags = rin_get(r, "tags");
+	w->partial = tags && hastag(tags, "\"PARTIAL_CAPTURE_BOUNDARY\"");
+	w->step = stepof(rin_get(r, "device"), sid, rin_get(r, "group_id"),
+	    scope != S_GLOBAL);
+	w->bid = P.arena.len;
+	buf_add(&P.arena, bid->v, bid->vlen);
+	w->bidn = (uint32_t)bid->vlen;
+	w->before.name = NOID;
+	P.nw++;
+	return 0;
+}
+
+static int
+bystart(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+
+	if (P.w[i].s != P.w[j].s)
+		return P.w[i].s < P.w[j].s ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+static void
+sortwins(void)
+{
+	if (P.sorted)
+		return;
+	P.ord = xreallocarray(P.ord, P.nw + 1, sizeof *P.ord);
+	for (size_t i = 0; i < P.nw; i++)
+		P.ord[i] = i;
+	qsort(P.ord, P.nw, sizeof *P.ord, bystart);
+	P.sorted = 1;
+}
+
+/*
+ * Windows starting at or before t (all: every window) become active.
+ * Every event seen so far started before them: the latest-ending one is
+ * the op before a window unless it overlaps it.
+ */
+static void
+openupto(int64_t t, int all)
+{
+	while (P.nopen < P.nw && (all || P.w[P.ord[P.nopen]].s <= t)) {
+		struct win *w = &P.w[P.ord[P.nopen++]];
+
+		if (P.last.name != NOID && P.last.e <= w->s) {
+			if (P.lframeraw) {
+				P.last.frame = intern(P.lframe.p, P.lframe.len);
+				P.lframeraw = 0;
+			}
+			w->before = P.last;
+		}
+		if (P.nact == P.capact) {
+			P.capact = P.capact ? 2 * P.capact : 16;
+			P.act = xreallocarray(P.act, P.capact, sizeof *P.act);
+		}
+		P.act[P.nact++] = (size_t)(w - P.w);
+	}
+}
+
+struct hev {
+	const struct rfield	*frame;
+	uint32_t		 name, fid;	/* fid NOID - 1: not interned yet */
+	int64_t			 pid, tid, s, e;
+	int			 cls;
+};
+
+static void
+touch(struct win *w, struct hev *h, int64_t a, int64_t b)
+{
+	struct wst *st = w->st;
+	struct thr *t = NULL;
+
+	if (b <= a)
+		return;
+	if (st == NULL) {
+		st = w->st = xcalloc(1, sizeof *st);
+		st->best.name = NOID;
+	}
+	run_add(&st->any, a, b);
+	top_add(&st->tany, h->name, h->tid, b - a);
+	if (h->cls & 1) {
+		if (st->tsync == NULL)
+			st->tsync = xcalloc(1, sizeof *st->tsync);
+		run_add(&st->sync, a, b);
+		top_add(st->tsync, h->name, h->tid, b - a);
+	}
+	if (h->cls & 2) {
+		if (st->tcomm == NULL)
+			st->tcomm = xcalloc(1, sizeof *st->tcomm);
+		run_add(&st->comm, a, b);
+		top_add(st->tcomm, h->name, h->tid, b - a);
+	}
+	for (int i = 0; i < st->nth; i++)
+		if (st->th[i].tid == h->tid && st->th[i].pid == h->pid) {
+			t = &st->th[i];
+			break;
+		}
+	if (t == NULL) {
+		if (st->nth == st->capth) {
+			st->capth = st->capth ? 2 * st->capth : 2;
+			st->th = xreallocarray(st->th, (size_t)st->capth, sizeof *st->th);
+		}
+		t = &st->th[st->nth++];
+		memset(t, 0, sizeof *t);
+		t->pid = h->pid;
+		t->tid = h->tid;
+	}
+	run_add(&t->u, a, b);
+	if (st->best.name == NOID || b - a > st->best.ov) {
+		if (h->fid == NOID - 1)
+			h->fid = h->frame ? intern(h->frame->v, h->frame->vlen) : NOID;
+		st->best.name = h->name;
+		st->best.frame = h->fid;
+		st->best.tid = h->tid;
+		st->best.s = h->s;
+		st->best.e = h->e;
+		st->best.ov = b - a;
+	}
+}
+
+static int
+hostrec(struct rin *r)
+{
+	const struct rfield *name;
+	struct hev h;
+	int leaf = 0;
+
+	if (rin_scan(r) != 0)
+		return -1;
+	if (geti64(r, "start_ns", &h.s) != 0) {
+		snprintf(r->err, sizeof r->err, "host has no integer \"start_ns\"");
+		return -1;
+	}
+	if (geti64(r, "end_ns", &h.e) != 0) {
+		int64_t d;
+
+		if (geti64(r, "dur_ns", &d) != 0 || d < 0) {
+			snprintf(r->err, sizeof r->err, "host has no integer \"end_ns\" or \"dur_ns\"");
+			return -1;
+		}
+		h.e = h.s + d;
+	}
+	if (h.e < h.s) {
+		snprintf(r->err, sizeof r->err, "host \"end_ns\" %lld before \"start_ns\" %lld",
+		    (long long)h.e, (long long)h.s);
+		return -1;
+	}
+	if (P.hostsec && h.s < P.lasthost) {
+		snprintf(r->err, sizeof r->err, "host records out of order (start_ns %lld "
+		    "after %lld)", (long long)h.s, (long long)P.lasthost);
+		return -1;
+	}
+	if (rf_bool(rin_get(r, "leaf"), &leaf) != 0) {
+		snprintf(r->err, sizeof r->err, "host has no boolean \"leaf\"");
+		return -1;
+	}
+	name = rin_get(r, "name");
+	if (name == NULL || name->v[0] != '"') {
+		snprintf(r->err, sizeof r->err, "host has no string \"name\"");
+		return -1;
+	}
+	if (!P.hostsec) {
+		sortwins();
+		P.hostsec = 1;
+	}
+	P.lasthost = h.s;
+	P.nhost++;
+	if (!leaf)
+		return 0;
+	h.name = intern(name->v, name->vlen);
+	h.cls = I.v[h.name].cls;
+	if (h.cls & 4)
+		return 0;
+	if (geti64(r, "tid", &h.tid) != 0)
+		h.tid = 0;
+	if (geti64(r, "pid", &h.pid) != 0)
+		h.pid = 0;
+	h.frame = rin_get(r, "frame");
+	h.fid = NOID - 1;
+	P.nleaf++;
+	openupto(h.s, 0);
+	/* Active windows: drop those that ended, clip to the others. */
+	size_t k = 0;
+
+	for (size_t i = 0; i < P.nact; i++) {
+		struct win *w = &P.w[P.act[i]];
+
+		if (w->e <= h.s)
+			continue;
+		P.act[k++] = P.act[i];
+		touch(w, &h, h.s, h.e < w->e ? h.e : w->e);
+	}
+	P.nact = k;
+	/* Windows not yet open that the event reaches. */
+	for (size_t i = P.nopen; i < P.nw && P.w[P.ord[i]].s < h.e; i++) {
+		struct win *w = &P.w[P.ord[i]];
+
+		touch(w, &h, w->s, h.e < w->e ? h.e : w->e);
+	}
+	if (P.last.name == NOID || h.e >= P.last.e) {
+		P.last.name = h.name;
+		P.last.tid = h.tid;
+		P.last.s = h.s;
+		P.last.e = h.e;
+		P.last.ov = 0;
+		if (h.fid != NOID - 1) {
+			P.last.frame = h.fid;
+			P.lframeraw = 0;
+		} else if (h.frame) {
+			P.lframe.len = 0;
+			buf_add(&P.lframe, h.frame->v, h.frame->vlen);
+			P.lframeraw = 1;
+		} else {
+			P.last.frame = NOID;
+			P.lframeraw = 0;
+		}
+	}
+	return 0;
+}
+
+static void
+putns(const char *k, int64_t v)
+{
+	char key[64];
+
+	snprintf(key, sizeof key, "%s_ns", k);
+	out_i64(&ob, key, v);
+	snprintf(key, sizeof key, "%s_ms", k);
+	out_dec(&ob, key, v, 6);
+}
+
+static void
+ratio(const char *k, int64_t num, int64_t den)
+{
+	char t[40];
+	int n = dec_ratio(t, num, den);
+
+	out_raw(&ob, k, t, (size_t)n);
+}
+
+static void
+share(const char *k, int64_t num, int64_t den)
+{
+	if (den > 0)
+		ratio(k, num, den);
+	else
+		out_null(&ob, k);
+}
+
+static void
+evlist(const struct top *t)
+{
+	buf_addc(&ob, '[');
+	for (int i = 0; t && i < t->n; i++) {
+		if (i)
+			buf_addc(&ob, ',');
+		buf_adds(&ob, "{\"name\":");
+		putistr(t->v[i].name);
+		out_i64(&ob, "tid", t->v[i].tid);
+		out_i64(&ob, "overlap_ns", t->v[i].ov);
+		buf_addc(&ob, '}');
+	}
+	buf_addc(&ob, ']');
+}
+
+static void
+hopout(const struct hop *h, const char *rel)
+{
+	out_key(&ob, "top_host_op");
+	if (h->name == NOID) {
+		buf_adds(&ob, "null");
+		return;
+	}
+	buf_adds(&ob, "{\"name\":");
+	putistr(h->name);
+	out_i64(&ob, "tid", h->tid);
+	out_i64(&ob, "start_ns", h->s);
+	out_i64(&ob, "end_ns", h->e);
+	out_i64(&ob, "overlap_ns", h->ov);
+	out_cstr(&ob, "relation", rel);
+	out_key(&ob, "frame");
+	putistr(h->frame);
+	buf_addc(&ob, '}');
+}
+
+/* A window's figures: union lengths and the sum of per-thread unions. */
+struct fig {
+	int64_t		 len, cov, sync, comm, busy;
+	int		 nth;
+};
+
+static void
+figures(const struct win *w, struct fig *f)
+{
+	const struct wst *st = w->st;
+
+	memset(f, 0, sizeof *f);
+	f->len = w->e - w->s;
+	if (st == NULL)
+		return;
+	f->cov = run_len(&st->any);
+	f->sync = run_len(&st->sync);
+	f->comm = run_len(&st->comm);
+	f->nth = st->nth;
+	for (int i = 0; i < st->nth; i++)
+		f->busy += run_len(&st->th[i].u);
+}
+
+struct lab {
+	int		 l[NLABEL], n;
+	const char	*reason;
+};
+
+/* The spec's label rules, in order; thresholds compared exactly. */
+static void
+labels(const struct win *w, const struct fig *f, int hosts, struct lab *lb)
+{
+	lb->n = 0;
+	lb->reason = NULL;
+	if (!hosts || w->partial) {
+		lb->l[lb->n++] = L_INSUFF;
+		lb->reason = w->partial ? "partial_capture_boundary" : "no_host_events";
+		return;
+	}
+	if (f->len > 0 && atleast(f->sync, f->len, syncppm))
+		lb->l[lb->n++] = L_SYNC;
+	if (f->len > 0 && atleast(f->comm, f->len, commppm))
+		lb->l[lb->n++] = L_COMM;
+	if (f->len > 0 && !atleast(f->cov, f->len, untrppm))
+		lb->l[lb->n++] = L_UNTRACED;
+	if (lb->n == 0 && f->len > 0 && atleast(f->cov, f->len, launchppm))
+		lb->l[lb->n++] = L_LAUNCH;
+	if (lb->n == 0 && f->cov > 0 && !atleast(f->busy, f->cov, serialppm))
+		lb->l[lb->n++] = L_SERIAL;
+	if (lb->n == 0) {
+		lb->l[lb->n++] = L_INSUFF;
+		lb->reason = "no_cause_family";
+	}
+}
+
+static void
+attribution(const struct win *w, const struct fig *f, int hosts, const struct lab *lb)
+{
+	const struct step *s = &P.st[w->step];
+	const struct wst *st = w->st;
+
+	out_begin(&ob, "attribution");
+	out_raw(&ob, "profile", P.prof.p, P.prof.len);
+	out_raw(&ob, "device", P.arena.p + s->dev, s->devn);
+	out_raw(&ob, "step_id", P.arena.p + s->sid, s->sidn);
+	out_raw(&ob, "group_id", P.arena.p + s->gid, s->gidn);
+	out_raw(&ob, "bubble_id", P.arena.p + w->bid, w->bidn);
+	out_cstr(&ob, "scope", scopename[w->scope]);
+	out_i64(&ob, "start_ns", w->s);
+	out_i64(&ob, "end_ns", w->e);
+	out_i64(&ob, "dur_ns", f->len);
+	out_bool(&ob, "significant", w->sig);
+	out_bool(&ob, "partial_capture_boundary", w->partial);
+	out_bool(&ob, "host_evidence", hosts);
+	if (hosts) {
+		out_i64(&ob, "host_visible_ns", f->cov);
+		ratio("host_visible_coverage_ratio", f->cov, f->len);
+		out_i64(&ob, "sync_marker_ns", f->sync);
+		ratio("sync_marker_overlap_ratio", f->sync, f->len);
+		out_i64(&ob, "comm_marker_ns", f->comm);
+		ratio("comm_marker_overlap_ratio", f->comm, f->len);
+		out_i64(&ob, "host_threads", f->nth);
+		out_i64(&ob, "thread_busy_ns", f->busy);
+	} else {
+		static const char *nul[] = { "host_visible_ns",
+		    "host_visible_coverage_ratio", "sync_marker_ns",
+		    "sync_marker_overlap_ratio", "comm_marker_ns",
+		    "comm_marker_overlap_ratio", "host_threads", "thread_busy_ns" };
+
+		for (size_t i = 0; i < sizeof nul / sizeof *nul; i++)
+			out_null(&ob, nul[i]);
+	}
+	if (f->cov > 0)
+		ratio("host_parallelism", f->busy, f->cov);
+	else
+		out_null(&ob, "host_parallelism");
+	out_key(&ob, "labels");
+	buf_addc(&ob, '[');
+	for (int i = 0; i < lb->n; i++) {
+		if (i)
+			buf_addc(&ob, ',');
+		out_esc(&ob, lname[lb->l[i]], strlen(lname[lb->l[i]]));
+	}
+	buf_addc(&ob, ']');
+	out_cstr(&ob, "reason", lb->reason);
+	out_key(&ob, "evidence");
+	buf_addc(&ob, '{');
+	for (int i = 0; i < lb->n; i++) {
+		if (i)
+			buf_addc(&ob, ',');
+		out_esc(&ob, lname[lb->l[i]], strlen(lname[lb->l[i]]));
+		buf_addc(&ob, ':');
+		evlist(st == NULL ? NULL : lb->l[i] == L_SYNC ? st->tsync :
+		    lb->l[i] == L_COMM ? st->tcomm : &st->tany);
+	}
+	buf_addc(&ob, '}');
+	if (st && st->best.name != NOID)
+		hopout(&st->best, "overlaps");
+	else
+		hopout(&w->before, "before");
+	rec_put(&ob, stdout);
+}
+
+/* Time in windows by host coverage: not measurable without host events. */
+static void
+coverage(int64_t covered, int64_t untraced, int64_t sig, int hosts)
+{
+	static const char *nul[] = { "host_covered_ns", "host_covered_ms",
+	    "host_covered_share", "untraced_ns", "untraced_ms", "untraced_share" };
+
+	if (!hosts) {
+		for (size_t i = 0; i < sizeof nul / sizeof *nul; i++)
+			out_null(&ob, nul[i]);
+		return;
+	}
+	putns("host_covered", covered);
+	share("host_covered_share", covered, sig);
+	putns("untraced", untraced);
+	share("untraced_share", untraced, sig);
+}
+
+static void
+stepout(const struct step *s)
+{
+	out_begin(&ob, "attribution_step");
+	out_raw(&ob, "profile", P.prof.p, P.prof.len);
+	out_raw(&ob, "device", P.arena.p + s->dev, s->devn);
+	out_raw(&ob, "step_id", P.arena.p + s->sid, s->sidn);
+	out_raw(&ob, "group_id", P.arena.p + s->gid, s->gidn);
+	putns("significant_bubble", s->sig);
+	putns("partial_boundary", s->partial);
+	putns("comm_sync", s->commsync);
+	share("comm_sync_share", s->commsync, s->sig);
+	coverage(s->covered, s->untraced, s->sig, P.nhost > 0);
+	out_key(&ob, "tags");
+	buf_adds(&ob, s->sig > 0 && atleast(s->commsync, s->sig, shareppm) ?
+	    "[\"COMM_SYNC_RISK\"]" : "[]");
+	rec_put(&ob, stdout);
+}
+
+static void
+profile_end(void)
+{
+	int64_t lw[NLABEL] = { 0 }, lsw[NLABEL] = { 0 }, lns[NLABEL] = { 0 };
+	int64_t sig = 0, partial = 0, commsync = 0, covered = 0, untraced = 0;
+	int64_t nsig = 0, nrisk = 0, nsteps = 0;
+	int hosts;
+	struct lab lb;
+	struct fig f;
+
+	if (!P.active)
+		return;
+	hosts = P.nhost > 0;
+	sortwins();
+	openupto(0, 1);
+	for (size_t i = 0; i < P.nw; i++) {
+		const struct win *w = &P.w[i];
+		int cs = 0;
+
+		figures(w, &f);
+		labels(w, &f, hosts, &lb);
+		attribution(w, &f, hosts, &lb);
+		nsig += w->sig;
+		for (int j = 0; j < lb.n; j++) {
+			lw[lb.l[j]]++;
+			lsw[lb.l[j]] += w->sig;
+			if (w->sig && w->scope != S_GLOBAL)
+				lns[lb.l[j]] += f.len;
+			cs |= lb.l[j] == L_SYNC || lb.l[j] == L_COMM;
+		}
+		if (!w->sig || w->scope == S_GLOBAL)
+			continue;
+		struct step *s = &P.st[w->step];
+
+		s->sig += f.len;
+		if (w->partial) {
+			s->partial += f.len;
+			continue;
+		}
+		if (cs)
+			s->commsync += f.len;
+		if (hosts && f.len > 0 && atleast(f.cov, f.len, launchppm))
+			s->covered += f.len;
+		if (hosts && f.len > 0 && !atleast(f.cov, f.len, untrppm))
+			s->untraced += f.len;
+	}
+	for (size_t i = 0; i < P.nst; i++) {
+		const struct step *s = &P.st[i];
+
+		if (!s->real)
+			continue;
+		stepout(s);
+		nsteps++;
+		sig += s->sig;
+		partial += s->partial;
+		commsync += s->commsync;
+		covered += s->covered;
+		untraced += s->untraced;
+		nrisk += s->sig > 0 && atleast(s->commsync, s->sig, shareppm);
+	}
+	out_begin(&ob, "attribution_summary");
+	out_raw(&ob, "profile", P.prof.p, P.prof.len);
+	out_bool(&ob, "host_evidence", hosts);
+	out_i64(&ob, "host_events", P.nhost);
+	out_i64(&ob, "leaf_host_events", P.nleaf);
+	out_i64(&ob, "windows", (int64_t)P.nw);
+	out_i64(&ob, "significant_windows", nsig);
+	out_key(&ob, "labels");
+	buf_addc(&ob, '{');
+	for (int j = 0; j < NLABEL; j++) {
+		if (j)
+			buf_addc(&ob, ',');
+		out_esc(&ob, lname[j], strlen(lname[j]));
+		buf_adds(&ob, ":{\"windows\":");
+		out_int(&ob, lw[j]);
+		out_i64(&ob, "significant_windows", lsw[j]);
+		putns("significant_bubble", lns[j]);
+		buf_addc(&ob, '}');
+	}
+	buf_addc(&ob, '}');
+	putns("significant_bubble", sig);
+	putns("partial_boundary", partial);
+	putns("comm_sync", commsync);
+	share("comm_sync_share", commsync, sig);
+	coverage(covered, untraced, sig, hosts);
+	out_i64(&ob, "steps", nsteps);
+	out_i64(&ob, "comm_sync_risk_steps", nrisk);
+	rec_put(&ob, stdout);
+	reset();
+	P.active = 0;
+}
+
+static int
+onrec(struct rin *r, const char *t, size_t n, void *arg)
+{
+	const struct rfield *f;
+
+	if (sr_is(t, n, "profile")) {
+		if (rin_scan(r) != 0)
+			return -1;
+		profile_end();
+		P.active = 1;
+		P.prof.len = 0;
+		if ((f = rin_get(r, "profile")) != NULL)
+			buf_add(&P.prof, f->v, f->vlen);
+		else
+			buf_adds(&P.prof, "null");
+	} else if (sr_is(t, n, "bubble") || sr_is(t, n, "host") || sr_is(t, n, "step")) {
+		int rc;
+
+		if (!P.active) {
+			snprintf(r->err, sizeof r->err, "%.*s before any \"profile\" record",
+			    (int)n, t);
+			return -1;
+		}
+		rc = t[0] == 'b' ? bubblerec(r) : t[0] == 'h' ? hostrec(r) : steprec(r);
+		if (rc != 0)
+			return -1;
+	} else if (sr_is(t, n, "attribution") || sr_is(t, n, "attribution_step") ||
+	    sr_is(t, n, "attribution_summary"))
+		return 0;	/* ours, from an earlier run: replaced */
+	sr_pass(r);
+	return 0;
+}
+
+static void
+onend(void *arg)
+{
+	profile_end();
+}
+
+static int64_t
+ppm(const char *key)
+{
+	return llround(rules_num(key) * PPM);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct sr_filter f = { onrec, onend, NULL };
+	size_t maxline = 1 << 20;
+	const char *rfile = NULL;
+	int c, kflag = 0, rc;
+
+	setprogname_(argv[0]);
+	while ((c = getopt(argc, argv, "km:r:")) != -1)
+		switch (c) {
+		case 'k':
+			kflag = 1;
+			break;
+		case 'm':
+			maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
+			break;
+		case 'r':
+			rfile = optarg;
+			break;
+		default:
+			usage();
+		}
+	argc -= optind;
+	argv += optind;
+	rules_load(rfile);
+	P.last.name = NOID;
+	syncppm = ppm("attribution.sync_ratio");
+	commppm = ppm("attribution.comm_ratio");
+	untrppm = ppm("attribution.untraced_coverage");
+	launchppm = ppm("attribution.launch_coverage");
+	serialppm = ppm("attribution.serial_parallelism");
+	shareppm = ppm("bubbles.evidence_time_share");
+	stepmarks = rules_list("attribution.step_markers");
+	syncmarks = rules_list("attribution.sync_markers");
+	commmarks = rules_list("attribution.comm_markers");
+	rc = sr_run(argc, argv, maxline, kflag, &f);
+	xclose_stdout();
+	return rc;
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+# Brute-force reference (independent of the C code) of asc-attrib's window figures: for every bubble,
+# every leaf host event of the profile (step markers excluded) is clipped
+# to the window; unions by sorting.  Prints one line per window:
+# bubble_id cov sync comm threads busy labels top_op
+import json, sys, fnmatch
+from fractions import Fraction as F
+
+rules = json.load(open(sys.argv[1]))["attribution"]
+def match(key, name):
+    return any(fnmatch.fnmatchcase(name, p) for p in rules[key])
+def union(iv):
+    tot, cs, ce = 0, None, None
+    for a, b in sorted(iv):
+        if cs is None or a > ce:
+            if cs is not None:
+                tot += ce - cs
+            cs, ce = a, b
+        else:
+            ce = max(ce, b)
+    return tot + (ce - cs if cs is not None else 0)
+def ge(num, den, th):
+    return F(num) >= F(str(th)) * den
+
+profiles = []
+for line in sys.stdin:
+    r = json.loads(line)
+    t = r["type"]
+    if t == "profile":
+        profiles.append((r["profile"], [], []))
+    elif t == "bubble":
+        profiles[-1][1].append(r)
+    elif t == "host":
+        profiles[-1][2].append(r)
+for prof, bubbles, hosts in profiles:
+    leaf = [h for h in hosts if h["leaf"] and not match("step_markers", h["name"])]
+    for b in bubbles:
+        s, e = b["start_ns"], b["end_ns"]
+        L = e - s
+        ov = []
+        for h in leaf:
+            a, z = max(s, h["start_ns"]), min(e, h["end_ns"])
+            if z > a:
+                ov.append((a, z, h))
+        cov = union([(a, z) for a, z, h in ov])
+        sync = union([(a, z) for a, z, h in ov if match("sync_markers", h["name"])])
+        comm = union([(a, z) for a, z, h in ov if match("comm_markers", h["name"])])
+        th = {}
+        for a, z, h in ov:
+            th.setdefault((h["pid"], h["tid"]), []).append((a, z))
+        busy = sum(union(v) for v in th.values())
+        labels = []
+        partial = "PARTIAL_CAPTURE_BOUNDARY" in b["tags"]
+        if not hosts or partial:
+            labels = ["insufficient_evidence"]
+        else:
+            if ge(sync, L, rules["sync_ratio"]): labels.append("possible_sync_or_h2d")
+            if ge(comm, L, rules["comm_ratio"]): labels.append("possible_comm_wait")
+            if not ge(cov, L, rules["untraced_coverage"]): labels.append("possible_untraced_host_blocking")
+            if not labels and ge(cov, L, rules["launch_coverage"]): labels.append("possible_host_launch_lag")
+            if not labels and cov > 0 and not ge(busy, cov, rules["serial_parallelism"]):
+                labels.append("possible_python_serialization_or_lock")
+            if not labels: labels = ["insufficient_evidence"]
+        best = None
+        for a, z, h in ov:
+            if best is None or z - a > best[0]:
+                best = (z - a, h)
+        if best:
+            top = "%s@%d+%d" % (best[1]["name"], best[1]["start_ns"], best[0])
+        else:
+            before = [h for h in leaf if h["end_ns"] <= s and h["start_ns"] < s]
+            if before:
+                m = max(h["end_ns"] for h in before)
+                hb = [h for h in before if h["end_ns"] == m][-1]
+                top = "%s@%d+0" % (hb["name"], hb["start_ns"])
+            else:
+                top = "null"
+        print(prof, b["bubble_id"], cov if hosts else None, sync if hosts else None,
+              comm if hosts else None, len(th) if hosts else None, busy if hosts else None,
+              ",".join(labels), top)
