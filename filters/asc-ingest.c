@@ -19,6 +19,7 @@
 #include <jv.h>
 
 #include "csvline.h"
+#include "dbread.h"
 #include "dec.h"
 #include "rec.h"
 #include "trace.h"
@@ -65,7 +66,8 @@ struct krow {
 	uint16_t	 file;
 };
 
-static int kflag, lflag, qflag, progress;
+static int dflag, kflag, lflag, qflag, progress;
+static struct pfile *dbused;	/* the database read for this profile */
 static const char *tmpdir = "/tmp";
 static const char *step_pattern;
 static int exitcode = EX_OK;
@@ -76,7 +78,7 @@ static void usage(void) __attribute__((noreturn));
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-klq] [-p pattern] path ...\n", progname);
+	fprintf(stderr, "usage: %s [-dklq] [-p pattern] path ...\n", progname);
 	exit(EX_SYS);
 }
 
@@ -1601,7 +1603,7 @@ putfiles(struct buf *b, const struct profile *p, const struct trace_counts *tc, 
 			out_i64(&t, "markers", (int64_t)(trace_used && f->read ? tc->markers : 0));
 			out_i64(&t, "ignored", (int64_t)(trace_used && f->read ? tc->ignored : 0));
 		} else {
-			out_bool(&t, "used", f->kind == F_DB ? 0 : 1);
+			out_bool(&t, "used", f->kind == F_DB ? f == dbused : !(dbused && f->kind == F_KERNEL));
 			out_i64(&t, "read", (int64_t)f->read);
 			out_i64(&t, "emitted", (int64_t)f->emitted);
 			out_i64(&t, "rejected", (int64_t)f->rejected);
@@ -1628,6 +1630,12 @@ putlist(struct buf *b, const char *key, const char **v, int n)
 }
 
 static void
+dbbad(void *arg, const char *msg)
+{
+	baddata("%s", msg);
+}
+
+static void
 process(struct profile *p)
 {
 	struct ktab kt;
@@ -1642,6 +1650,9 @@ process(struct profile *p)
 	size_t runs = 0;
 	unsigned long rejected = 0;
 	char ob_us[40];
+	struct dbread *db = NULL;
+	struct db_counts dc;
+	int dbsteps = 0;
 
 	memset(&kt, 0, sizeof kt);
 	memset(&tc, 0, sizeof tc);
@@ -1658,6 +1669,38 @@ process(struct profile *p)
 		else if (f->kind == F_TRACE && strcmp(f->base, "trace_view.json") == 0)
 			fk[f->kind] = f;
 	}
+
+	/* The SQLite export: when there is no text timeline, or with -d. */
+	memset(&dc, 0, sizeof dc);
+	dbused = NULL;
+	if (fk[F_DB] && (dflag || (!fk[F_KERNEL] && !fk[F_TRACE]))) {
+		struct db_opts dop = { .display = fk[F_DB]->base, .step_pattern = step_pattern,
+		    .python = strcmp(p->framework, "mindspore") == 0 ? "MindSpore" : "Python",
+		    .bad = dbbad };
+		const char *code, *msg;
+		char err[1200];
+
+		if (fk[F_KERNEL] || fk[F_TRACE])
+			addwarn("source_db", "%s is read (-d); the text export (%s%s%s) is not",
+			    fk[F_DB]->base, fk[F_KERNEL] ? fk[F_KERNEL]->base : "",
+			    fk[F_KERNEL] && fk[F_TRACE] ? ", " : "", fk[F_TRACE] ? fk[F_TRACE]->base : "");
+		if ((db = db_open(fk[F_DB]->path, &dop, err, sizeof err)) == NULL)
+			die("%s", err);
+		dbused = fk[F_DB];
+		db_counts(db, &dc);
+		for (int i = 0; (code = db_warning(db, i, &msg)) != NULL; i++)
+			addwarn(code, "%s", msg);
+		dbused->read = dc.read;
+		dbused->emitted = dc.kernel + dc.comm + dc.host;
+		dbused->rejected = dc.rejected;
+		fk[F_KERNEL] = fk[F_TRACE] = NULL;
+	} else if (fk[F_DB] && (fk[F_KERNEL] || fk[F_TRACE]))
+		addwarn("source_text", "%s is not read: the text export is (-d reads the database)",
+		    fk[F_DB]->base);
+	for (int i = 0; i < p->nf; i++)
+		if (p->f[i].kind == F_DB && &p->f[i] != fk[F_DB])
+			addwarn("file_not_used", "%s: only %s is read as the database",
+			    p->f[i].base, fk[F_DB]->base);
 	if (p->nf > 0xffff)
 		die("%s: too many files", p->dir);
 
@@ -1704,7 +1747,11 @@ process(struct profile *p)
 		}
 	}
 
-	if (kt.n) {
+	if (db && db_min_ts(db, &dbsteps) != INT64_MAX) {
+		origin = db_min_ts(db, &dbsteps);
+		origin_from = dbsteps ? "kernel_table" : "trace";
+		dbsteps = 0;
+	} else if (kt.n) {
 		origin = kt.minstart;
 		origin_from = "kernel_table";
 	} else if (tr && trace_min_kernel_ts(tr) != INT64_MAX) {
@@ -1719,6 +1766,8 @@ process(struct profile *p)
 		readinfo(fk[F_INFO], &cfg, &level);
 	if (fk[F_STEPTRACE])
 		readsteptrace(fk[F_STEPTRACE], p);
+	else if (db)
+		dbsteps = db_steptrace(db, p->name, &tables) > 0;
 	if (fk[F_OPSTAT])
 		readopstat(fk[F_OPSTAT], p);
 	if (fk[F_COMM]) {
@@ -1744,30 +1793,32 @@ process(struct profile *p)
 		rejected += p->f[i].rejected;
 
 	/* What is missing, in the codes of the evidence_gaps list. */
-	if (!fk[F_KERNEL] || (kt.n == 0 && nkfiles == 0)) {
+	if (db ? dc.kernel + dc.comm == 0 : !fk[F_KERNEL] || (kt.n == 0 && nkfiles == 0)) {
 		deg[ndeg++] = "no_kernel_table";
-		if (fk[F_DB] && !fk[F_TRACE])
+		if (fk[F_DB] && !fk[F_TRACE] && !db)
 			deg[ndeg++] = "db_export_only";
 	}
-	if (!trace_used)
-		deg[ndeg++] = "no_trace_view";
-	else if (tc.host == 0)
+	/* A database stands in for the trace: its host tables are the events. */
+	if (db ? dc.host == 0 : !trace_used)
+		deg[ndeg++] = db ? "no_host_events" : "no_trace_view";
+	else if (!db && tc.host == 0)
 		deg[ndeg++] = "no_host_events";
-	if (trace_used && !tc.has_stacks)
+	if ((trace_used && !tc.has_stacks) || (db && dc.host && !dc.has_stacks))
 		deg[ndeg++] = "no_stacks";
-	if (trace_used && tc.markers == 0)
+	if ((trace_used && tc.markers == 0) || (db && dc.markers == 0))
 		deg[ndeg++] = "no_step_markers";
 	if (!fk[F_INFO])
 		deg[ndeg++] = "no_profiler_info";
-	if (strcmp(level, "Level0") == 0 || (kt.n && kt.na_types == kt.n))
+	if (strcmp(level, "Level0") == 0 || (kt.n && kt.na_types == kt.n) ||
+	    (db && dc.kernel && dc.null_types == dc.kernel))
 		deg[ndeg++] = "level0";
-	if (fk[F_KERNEL] && !kt.has_pmu)
+	if ((fk[F_KERNEL] && !kt.has_pmu) || (db && dc.kernel && !dc.has_pmu))
 		deg[ndeg++] = "no_pmu";
-	if (fk[F_KERNEL] && !kt.has_shapes)
+	if ((fk[F_KERNEL] && !kt.has_shapes) || (db && dc.kernel && !dc.has_shapes))
 		deg[ndeg++] = "no_shapes";
 	if (!fk[F_COMM])
 		deg[ndeg++] = "no_communication_json";
-	if (!fk[F_STEPTRACE])
+	if (!fk[F_STEPTRACE] && !dbsteps)
 		deg[ndeg++] = "no_step_trace";
 	if (rejected)
 		deg[ndeg++] = "rows_rejected";
@@ -1783,8 +1834,8 @@ process(struct profile *p)
 	out_cstr(&ob, "profile", p->name);
 	out_cstr(&ob, "path", p->dir);
 	out_cstr(&ob, "framework", p->framework);
-	out_cstr(&ob, "source", fk[F_KERNEL] || trace_used || fk[F_STEPTRACE] || fk[F_COMM] ||
-	    fk[F_OPSTAT] ? "text" : fk[F_DB] ? "db" : "none");
+	out_cstr(&ob, "source", db ? "db" : fk[F_KERNEL] || trace_used || fk[F_STEPTRACE] || fk[F_COMM] ||
+	    fk[F_OPSTAT] ? "text" : "none");
 	out_cstr(&ob, "origin_us", origin_from[0] != 'n' ? ob_us : NULL);
 	out_cstr(&ob, "origin_from", origin_from);
 	putlist(&ob, "degraded", deg, ndeg);
@@ -1794,7 +1845,20 @@ process(struct profile *p)
 	else
 		buf_adds(&ob, "{\"level\":\"unknown\"}");
 	out_key(&ob, "kernel_table");
-	if (fk[F_KERNEL]) {
+	if (db && dc.has_kernels) {
+		char t[32];
+		int m = snprintf(t, sizeof t, "%lu", dc.kernel + dc.comm);
+
+		buf_adds(&ob, "{\"rows\":");
+		buf_add(&ob, t, (size_t)m);
+		out_bool(&ob, "step_id", dc.has_steps);
+		out_bool(&ob, "device_id", 1);
+		out_bool(&ob, "shapes", dc.has_shapes);
+		out_key(&ob, "pmu");
+		buf_adds(&ob, db_pmu_names(db));
+		out_i64(&ob, "sorted_runs", dc.kernel + dc.comm ? 1 : 0);
+		buf_addc(&ob, '}');
+	} else if (fk[F_KERNEL]) {
 		buf_addc(&ob, '{');
 		out_esc(&ob, "rows", 4);
 		buf_addc(&ob, ':');
@@ -1822,10 +1886,10 @@ process(struct profile *p)
 
 		out_begin(&t, "x");
 		t.len = 0;
-		out_i64(&t, "kernel", (int64_t)(kt.n ? kt.n : (!fk[F_KERNEL] && tr ? tc.device : 0)));
-		out_i64(&t, "marker", (int64_t)(tr ? tc.markers : 0));
-		out_i64(&t, "host", (int64_t)(tr ? tc.host : 0));
-		out_i64(&t, "flows_linked", (int64_t)(tr ? tc.flows_linked : 0));
+		out_i64(&t, "kernel", (int64_t)(db ? dc.kernel + dc.comm : kt.n ? kt.n : (!fk[F_KERNEL] && tr ? tc.device : 0)));
+		out_i64(&t, "marker", (int64_t)(db ? dc.markers : tr ? tc.markers : 0));
+		out_i64(&t, "host", (int64_t)(db ? dc.host : tr ? tc.host : 0));
+		out_i64(&t, "flows_linked", (int64_t)(db ? dc.host_linked : tr ? tc.flows_linked : 0));
 		out_i64(&t, "rejected", (int64_t)rejected);
 		out_i64(&t, "warnings", nwarns);
 		buf_addc(&ob, '{');
@@ -1846,8 +1910,17 @@ process(struct profile *p)
 	}
 	if (tr)
 		trace_put_markers(tr, stdout, p->name, origin);
+	if (db && db_put_markers(db, stdout, p->name, origin) != 0)
+		die("%s", db_err(db));
 	if (tables.len && fwrite(tables.p, 1, tables.len, stdout) != tables.len)
 		dieerr("stdout");
+	if (db) {
+		if (db_put_kernels(db, stdout, p->name, origin) != 0 ||
+		    db_put_host(db, stdout, p->name, origin) != 0)
+			die("%s", db_err(db));
+		db_close(db);
+		dbused = NULL;
+	}
 	if (kt.n)
 		putkernels(&kt, p, origin);
 	else if (tr && !fk[F_KERNEL])
@@ -1873,8 +1946,11 @@ main(int argc, char *argv[])
 	const char *t;
 
 	setprogname_(argv[0]);
-	while ((ch = getopt(argc, argv, "klp:q")) != -1) {
+	while ((ch = getopt(argc, argv, "dklp:q")) != -1) {
 		switch (ch) {
+		case 'd':
+			dflag = 1;
+			break;
 		case 'k':
 			kflag = 1;
 			break;

@@ -1474,6 +1474,12 @@ framework(const char *s, size_t n)
 	return 0;
 }
 
+int
+trace_is_framework(const char *s, size_t n)
+{
+	return framework(s, n);
+}
+
 /* First non-framework frame of a call stack (innermost first). */
 static int
 topframe(const char *s, size_t n, const char **fs, size_t *fn)

@@ -53,9 +53,85 @@ KCPU = ("aten::unique", "aclopCompileAndExecute", "Unique", "Unique",
         "AI_CPU", 1, "8192", "INT64", "ND", "8192;8192;8192", "INT64;INT64;INT64",
         "ND;ND;ND", 80, 200, "[8192];\r\n[];\r\n[];\r\n[]",
         "long int;\r\nScalar;\r\nScalar;\r\nScalar", "Unique")
+KCPU2 = ("aten::nonzero", "aclopCompileAndExecute", "NonZero", "NonZero",
+         "AI_CPU", 1, "8192", "INT64", "ND", "8192,1", "INT64", "ND", 30, 60, "[8192]",
+         "long int", "NonZero")
+KANCHOR = ("aten::zero_", "aclnnInplaceZero", "aclnnInplaceZero_ZerosLikeAiCore_ZerosLike",
+           "ZerosLike", "AI_VECTOR_CORE", 8, "1024", "DT_BF16", "ND", "1024", "DT_BF16",
+           "ND", 2, 4, "[1024]", "c10::BFloat16", "ZerosLike")
 KCOMM = ("c10d::allreduce_", "hcom_allReduce_", "hcom_allReduce__428_%d_1",
          "hcom_allReduce_", "COMMUNICATION", 0, "", "", "", "", "", "", 300, 1500,
          "[[4097000]];\r\n[]", "GenericList;\r\nScalar", "AllReduce")
+
+
+
+def moe_k(kname, optype, core, lo, hi, shapes='128,7168'):
+    """A catalogue entry for the --moe model (durations in us)."""
+    return ('aten::npu_' + optype.lower(), 'aclnn' + optype, kname, optype, core,
+            1 if core == 'AI_CPU' else 24, shapes, 'DT_BF16', 'ND', shapes, 'DT_BF16', 'ND',
+            lo, hi, '[%s]' % shapes.replace(',', ', '), 'c10::BFloat16', optype)
+
+
+# --moe: (op, role, how, entry-or-durations).  how: m main stream 2, c comm
+# (no stream id) that the main stream overlaps, w comm the main stream waits
+# for, a AI_CPU on stream 5 overlapping the main stream.  Roles are the
+# names of lib/rules.json "fia.roles" that the kernel names match.
+MOE_FIA = moe_k('FusedInferAttentionScore', 'FusedInferAttentionScore', 'MIX_AIC', 10500, 13000)
+MOE_FIA_DEC = moe_k('FusedInferAttentionScore', 'FusedInferAttentionScore', 'MIX_AIC', 150, 400)
+MOE_AR = ('c10d::allreduce_', 'hcom_allReduce_', 'hcom_allReduce__512_%d_1', 'hcom_allReduce_',
+          'COMMUNICATION', 0, '', '', '', '', '', '', 400, 900, '[[917504]];\r\n[]',
+          'GenericList;\r\nScalar', 'AllReduce')
+MOE_A2A = ('c10d::alltoall_base_', 'hcom_alltoallv_', 'hcom_alltoallv__512_%d_1', 'hcom_alltoallv_',
+           'COMMUNICATION', 0, '', '', '', '', '', '', 1500, 3000, '[[917504]];\r\n[]',
+           'GenericList;\r\nScalar', 'AlltoAllV')
+
+
+def moe_ops(kind, decode_last):
+    """Kernel sequence of one layer: [(entry, role, how, lo_us, hi_us)]."""
+    dec = kind == 'decode'
+
+    def m(name, optype, core, lo, hi, dlo, dhi, role):
+        return (moe_k(name, optype, core, lo, hi), role, 'm', dlo if dec else lo, dhi if dec else hi)
+    fia = (MOE_FIA_DEC if dec else MOE_FIA, 'attention', 'm', 150 if dec else 10500, 400 if dec else 13000)
+    oproj = m('aclnnMatmul_MatMulCommon_MatMulV2', 'MatMulV2', 'AI_CORE', 300, 600, 30, 60, 'projection')
+    ar = (MOE_AR, 'tp_comm', 'c', 50 if dec else 400, 120 if dec else 900)
+    norm = m('RmsNorm', 'RmsNorm', 'AI_VECTOR_CORE', 60, 120, 15, 30, 'norm')
+    cast = m('aclnnCast_CastAiCore_Cast', 'Cast', 'AI_VECTOR_CORE', 3, 8, 3, 8, 'small_op_overhead')
+    prep = [cast,
+            m('AddRmsNorm', 'AddRmsNorm', 'AI_VECTOR_CORE', 60, 120, 15, 30, 'next_layer_prep'),
+            m('QuantBatchMatmulV3', 'QuantBatchMatmulV3', 'AI_CORE', 300, 500, 20, 40, 'projection'),
+            m('RotaryPositionEmbedding', 'RotaryPositionEmbedding', 'AI_VECTOR_CORE', 50, 100, 10, 20,
+              'attention'),
+            cast]
+    gate = m('MoeGatingTopK', 'MoeGatingTopK', 'AI_VECTOR_CORE', 80, 150, 20, 40, 'moe_routing')
+    swiglu = m('Swiglu', 'Swiglu', 'AI_VECTOR_CORE', 100, 200, 15, 30, 'activation')
+    if kind == 'dense':
+        return [fia, oproj, ar, norm,
+                m('aclnnMatmul_MatMulCommon_MatMulV2', 'MatMulV2', 'AI_CORE', 800, 1500, 0, 0, 'projection'),
+                swiglu,
+                m('aclnnMatmul_MatMulCommon_MatMulV2', 'MatMulV2', 'AI_CORE', 600, 1200, 0, 0, 'projection'),
+                ar] + prep
+    if kind == 'moe_dfc':
+        return [fia, oproj, ar, norm, gate,
+                m('DispatchFFNCombine', 'DispatchFFNCombine', 'MIX_AIC', 2500, 4000, 0, 0,
+                  'expert_dispatch')] + prep
+    a2a = (MOE_A2A, 'ep_comm', 'w', 300 if dec else 1500, 800 if dec else 3000)
+    ops = [fia, oproj, ar, norm, (KCPU, 'other', 'a', 80, 200), gate,
+           m('MoeInitRoutingV2', 'MoeInitRoutingV2', 'AI_VECTOR_CORE', 60, 120, 15, 30, 'moe_routing'),
+           a2a,
+           m('GroupedMatmul', 'GroupedMatmul', 'AI_CORE', 1500, 2500, 60, 120, 'expert_ffn'),
+           swiglu,
+           m('GroupedMatmul', 'GroupedMatmul', 'AI_CORE', 1000, 2000, 40, 90, 'expert_ffn'),
+           a2a,
+           m('MoeFinalizeRoutingV2', 'MoeFinalizeRoutingV2', 'AI_VECTOR_CORE', 80, 160, 20, 40,
+             'post_moe_norm')]
+    if kind == 'moe_gmm' and decode_last or dec and decode_last:
+        ops.append(m('ArgMaxV2', 'ArgMaxV2', 'AI_VECTOR_CORE', 40, 80, 20, 40, 'sampling'))
+    if dec and decode_last:
+        ops.append(m('rejection_sample', 'rejection_sample', 'AI_VECTOR_CORE', 10, 30, 10, 30,
+                     'sampling'))
+    return ops + prep
+
 
 EXPECTED_LABEL = {
     "sync": "possible_sync_or_h2d",
@@ -129,6 +205,10 @@ def parse_args(argv):
     p.add_argument('--comm-type', default='COMMUNICATION', choices=['COMMUNICATION', 'HCCL'],
                    help='Accelerator Core value of communication rows (old files: HCCL)')
     p.add_argument('--aicpu', action='store_true', help='one AI_CPU kernel at the end of each layer')
+    p.add_argument('--aicpu-masked', action='store_true',
+                   help='one AI_CPU kernel (NonZero, stream 10) per layer, inside the layer\'s MatMul')
+    p.add_argument('--wait-anchor', action='store_true',
+                   help='the first kernel after each --bubble gap is a tiny ZerosLike (2-4 us)')
     p.add_argument('--host-threads', type=int, default=2)
     p.add_argument('--stack', action='store_true', help='record "Call stack" in host events')
     p.add_argument('--level', default='Level1', choices=['Level0', 'Level1'])
@@ -149,7 +229,31 @@ def parse_args(argv):
     p.add_argument('--base-us', type=int, default=1750000000000000,
                    help='epoch us of the first ProfilerStep start (before the seed jitter)')
     p.add_argument('-q', '--quiet', action='store_true', help='do not print the profile path')
+    p.add_argument('--db', action='store_true',
+                   help='also write the SQLite export (ascend_pytorch_profiler_<rank>.db) of the '
+                        'same profile; kernel_details.csv then has Device_id (tests/gen/ascdb.py)')
+    p.add_argument('--moe', metavar='DENSE:MOE:TRANS:DECODE',
+                   help='MoE inference model: per pass DENSE dense layers, MOE MoE+DFC layers, '
+                        'TRANS MoE+GMM transition layers (the last holds sampling), DECODE decode layers')
+    p.add_argument('--passes', type=int, metavar='N',
+                   help='with --moe: forward passes (one ProfilerStep each; default 1)')
     a = p.parse_args(argv)
+    if a.db and (a.no_trace or a.mindspore):
+        die('--db needs the trace and torch_npu (no --no-trace, no --mindspore)')
+    a.moe_shape = None
+    if a.passes is not None and not a.moe:
+        die('--passes needs --moe')
+    if a.moe:
+        try:
+            a.moe_shape = [int(x) for x in a.moe.split(':')]
+        except ValueError:
+            a.moe_shape = []
+        if len(a.moe_shape) != 4 or min(a.moe_shape) < 0 or sum(a.moe_shape) < 1:
+            die('bad --moe %r: want DENSE:MOE:TRANS:DECODE, counts >= 0, at least one layer' % a.moe)
+        if a.bubble or a.scale_kernels:
+            die('--moe does not combine with --bubble or --scale-kernels')
+        a.steps = a.passes if a.passes is not None else 1
+        a.layers = sum(a.moe_shape)
     if a.steps < 1 or a.layers < 1 or a.kernels_per_layer < 1 or a.streams < 1:
         die('--steps, --layers, --kernels-per-layer and --streams must be >= 1')
     if a.host_threads < 1:
@@ -173,6 +277,8 @@ def main(argv):
     if a.streams >= 2:
         kps += a.layers * ((a.kernels_per_layer + 1) // 3)
     if a.aicpu:
+        kps += a.layers
+    if a.aicpu_masked:
         kps += a.layers
     if a.comm:
         kps += 1
@@ -337,7 +443,7 @@ class Generator:
         if a.comm:
             self.cf = open(os.path.join(out, 'communication.json'), 'w', encoding='utf-8', newline='')
             self.cf.write('{')
-        step_col = '' if a.no_step_id else ('Step ID,' if a.mindspore else 'Step Id,')
+        step_col = ('Device_id,' if a.db else '') + ('' if a.no_step_id else ('Step ID,' if a.mindspore else 'Step Id,'))
         hdr = L1_HEADER if c.level1 else L0_HEADER
         self.kf.write(step_col + hdr + '\r\n')
         self.sf.write(STEP_TRACE_HEADER + '\r\n')
@@ -369,6 +475,10 @@ class Generator:
                 f.close()
             self.write_trace(tmpdir)
         self.write_info(prof)
+        if a.db:
+            sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+            import ascdb
+            ascdb.write(out, a.rank, a.rank)
         truth_path = os.path.join(outdir, name + '.truth.json')
         self.write_truth(truth_path, name, prof, tmpdir)
         shutil.rmtree(tmpdir)
@@ -397,12 +507,22 @@ class Generator:
                 g1 = g0 + b[0]
                 bubbles.append((g0, g1, b[1], j))
                 t = g1
+                if a.wait_anchor:
+                    d = rr(KANCHOR[12] * US, KANCHOR[13] * US)
+                    ks.append([t, d, 2, KANCHOR, j, 0, 0])
+                    busy_end = t + d
+                    t = t + d + rr(1000, 5001)
+            if a.moe_shape:
+                break
             for m in range(M):
                 e = KCAT[m % len(KCAT)]
                 d = rr(e[12] * US, e[13] * US)
                 k = [t, d, 2, e, j, 0, m]
                 ks.append(k)
                 last_main = k
+                if a.aicpu_masked and m == 0:
+                    d2 = min(KCPU2[13] * US, d - 20 * US)
+                    ks.append([t + 10 * US, d2, 10, KCPU2, j, 1, M])
                 if t + d > busy_end:
                     busy_end = t + d
                 if len(c.streams) >= 2 and m % 3 == 1:
@@ -419,7 +539,9 @@ class Generator:
                 ks.append([t, d, 2, e, j, 1, M])
                 busy_end = max(busy_end, t + d)
                 t = t + d + rr(1000, 5001)
-        if a.comm:
+        if a.moe_shape:
+            ks, busy_end = self.moe_timeline(si, t, rr)
+        elif a.comm:
             cs = last_main[0]
             d = rr(KCOMM[12] * US, KCOMM[13] * US)
             ks.append([cs, d, -1, KCOMM, L - 1, 2, M + 1])
@@ -448,6 +570,60 @@ class Generator:
         self.emit_kernels(step, ks)
         self.emit_summary(step, S, marker_end, win_end, ks, bubbles, first, busy_end)
         return S_next, marker_end
+
+    def moe_timeline(self, si, t, rr):
+        """Kernels of one --moe forward pass from t: (ks, busy_end), and its truth."""
+        a = self.a
+        nd, nm, nt, ndec = a.moe_shape
+        kinds = ['dense'] * nd + ['moe_dfc'] * nm + ['moe_gmm'] * nt + ['decode'] * ndec
+        tr = getattr(self, 'moe_truth', None)
+        if tr is None:
+            tr = self.moe_truth = {
+                'passes': a.steps, 'layers_per_pass': len(kinds),
+                'shape': {'dense': nd, 'moe_dfc': nm, 'moe_gmm': nt, 'decode': ndec},
+                'per_pass': [], 'layers_by_type': {}, 'kernels_by_type': {},
+                'role_dur_sum_ns': {}, 'role_kernels': {},
+                'fia_prefill_dur_sum_ns': 0, 'fia_decode_dur_sum_ns': 0}
+        pp = {'pass': si, 'layers': len(kinds), 'fia': len(kinds), 'fia_prefill': nd + nm + nt,
+              'fia_decode': ndec, 'layers_by_type': {}, 'dfc': 0, 'grouped_matmul': 0,
+              'gating': 0, 'alltoallv': 0, 'sampling_layers': 0, 'kernels': 0}
+        ks = []
+        busy_end = t
+        for j, kind in enumerate(kinds):
+            last = (kind == 'moe_gmm' and j == nd + nm + nt - 1) or (kind == 'decode' and j == len(kinds) - 1)
+            ops = moe_ops(kind, last)
+            pp['layers_by_type'][kind] = pp['layers_by_type'].get(kind, 0) + 1
+            tr['layers_by_type'][kind] = tr['layers_by_type'].get(kind, 0) + 1
+            rs = tr['role_dur_sum_ns'].setdefault(kind, {})
+            rk = tr['role_kernels'].setdefault(kind, {})
+            for m, (e, role, how, lo, hi) in enumerate(ops):
+                d = rr(lo * US, hi * US)
+                if si == 0 and j == 0 and lo >= 50:
+                    d = d * 3 // 2                      # warm-up: the first layer is slower
+                if e is MOE_FIA:
+                    d = d * (100 + 3 * si) // 100       # drift: FIA grows with the KV cache
+                    tr['fia_prefill_dur_sum_ns'] += d
+                elif e is MOE_FIA_DEC:
+                    tr['fia_decode_dur_sum_ns'] += d
+                kindn = 2 if how in 'cw' else (1 if how == 'a' else 0)
+                ks.append([t, d, -1 if kindn == 2 else (5 if kindn == 1 else 2), e, j, kindn, m])
+                busy_end = max(busy_end, t + d)
+                rs[role] = rs.get(role, 0) + d
+                rk[role] = rk.get(role, 0) + 1
+                tr['kernels_by_type'][kind] = tr['kernels_by_type'].get(kind, 0) + 1
+                pp['kernels'] += 1
+                op = e[3]
+                pp['dfc'] += op == 'DispatchFFNCombine'
+                pp['grouped_matmul'] += op == 'GroupedMatmul'
+                pp['gating'] += op == 'MoeGatingTopK'
+                pp['alltoallv'] += op == 'hcom_alltoallv_'
+                if how == 'm' or how == 'w':
+                    t = t + d + rr(1000, 3001)
+                else:
+                    t = t + rr(1000, 3001)
+            pp['sampling_layers'] += last
+        tr['per_pass'].append(pp)
+        return ks, busy_end
 
     def schedule_host(self, rng, S, marker_end, ks, bubbles):
         c, a = self.c, self.a
@@ -745,7 +921,7 @@ class Generator:
         fmt = c.fmt
         level1 = c.level1
         ms = a.mindspore
-        stepc = '' if a.no_step_id else '%d,' % step
+        stepc = ('%d,' % a.rank if a.db else '') + ('' if a.no_step_id else '%d,' % step)
         rows = []
         for k in ks:          # sorted by start: wait time
             st, d, stream, e, j, kind = k[0], k[1], k[2], k[3], k[4], k[5]
@@ -857,6 +1033,8 @@ class Generator:
             'bubble_count': len(gaps),
             'layers': a.layers,
             'injected_bubbles': len(bubbles),
+            'layer_kernels': [sum(1 for k in ks if k[4] == j) for j in range(a.layers)],
+            'layer_main_kernels': [sum(1 for k in ks if k[4] == j and k[2] == 2) for j in range(a.layers)],
         }
         self.tf.write(json.dumps(st) + '\n')
 
@@ -1037,7 +1215,7 @@ class Generator:
                     '_msprof_tx': False,
                     '_data_simplification': True,
                     'record_op_args': False,
-                    '_export_type': 'text',
+                    '_export_type': ['text', 'db'] if a.db else 'text',
                     '_op_attr': False,
                     '_gc_detect_threshold': None,
                 },
@@ -1102,6 +1280,8 @@ class Generator:
             'files': files,
             'bubbles': self.bubble_truth,
         }
+        if a.moe_shape:
+            head['moe'] = self.moe_truth
         with open(path, 'w', encoding='utf-8', newline='') as f:
             s = json.dumps(head, indent=1)
             f.write(s[:-2] + ',\n "steps": [\n')

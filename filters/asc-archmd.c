@@ -1,0 +1,1500 @@
+/*
+ * asc-archmd: render the "fia_*" records of asc-fia as the model
+ * architecture report, model_architecture_report_<profiling_dir_name>.md,
+ * one per profile (phases A8-A9).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jv.h>
+
+#include "dec.h"
+#include "rec.h"
+#include "steprec.h"
+#include "util.h"
+
+#define WIDTH	64	/* columns of the ASCII timelines */
+
+struct prof {
+	int	 have;
+	jv	 profile, summary, passes, checks, layers, types, streams;
+	char	*name;		/* the "profile" value, for grouping */
+};
+
+static struct prof P;
+static const char *outdir = ".", *outfile;
+static int nreports;
+static struct buf R, tb;	/* the report being written; scratch */
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-k] [-m maxline] [-O file | -o dir] [file ...]\n", progname);
+	exit(EX_SYS);
+}
+
+/* jv access (all borrow o) ------------------------------------------- */
+
+static jv
+get(jv o, const char *k)
+{
+	if (jv_get_kind(o) != JV_KIND_OBJECT)
+		return jv_null();
+	return jv_object_get(jv_copy(o), jv_string(k));
+}
+
+static int
+has(jv o, const char *k)
+{
+	jv v = get(o, k);
+	int r = jv_get_kind(v) == JV_KIND_NUMBER || jv_get_kind(v) == JV_KIND_STRING;
+
+	jv_free(v);
+	return r;
+}
+
+static int64_t
+gi(jv o, const char *k)
+{
+	jv v = get(o, k);
+	int64_t r = jv_get_kind(v) == JV_KIND_NUMBER ? (int64_t)jv_number_value(v) : 0;
+
+	jv_free(v);
+	return r;
+}
+
+/* A string field, copied into a ring of buffers ("" when missing). */
+static const char *
+gs(jv o, const char *k)
+{
+	static char *ring[16];
+	static int at;
+	jv v = get(o, k);
+	char *s;
+
+	if (jv_get_kind(v) == JV_KIND_STRING)
+		s = xstrdup(jv_string_value(v));
+	else if (jv_get_kind(v) == JV_KIND_NUMBER || jv_get_kind(v) == JV_KIND_TRUE ||
+	    jv_get_kind(v) == JV_KIND_FALSE) {
+		jv d = jv_dump_string(jv_copy(v), 0);
+
+		s = xstrdup(jv_string_value(d));
+		jv_free(d);
+	} else
+		s = xstrdup("");
+	jv_free(v);
+	at = (at + 1) % 16;
+	free(ring[at]);
+	ring[at] = s;
+	return s;
+}
+
+static int
+len(jv a)
+{
+	return jv_get_kind(a) == JV_KIND_ARRAY ? jv_array_length(jv_copy(a)) : 0;
+}
+
+static jv
+at(jv a, int i)
+{
+	return jv_array_get(jv_copy(a), i);
+}
+
+/* Text --------------------------------------------------------------- */
+
+static void
+pf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+pf(const char *fmt, ...)
+{
+	va_list ap;
+	char s[1024];
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(s, sizeof s, fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof s) {
+		char *big = xmalloc((size_t)n + 1);
+
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		buf_adds(&R, big);
+		free(big);
+	} else
+		buf_adds(&R, s);
+}
+
+/* Milliseconds from ns, exact, with the unit.  A ring of results. */
+static const char *
+ms(int64_t ns)
+{
+	static char ring[16][48];
+	static int i;
+	char t[40];
+
+	i = (i + 1) % 16;
+	dec_fmt(t, ns, 6);
+	snprintf(ring[i], sizeof ring[i], "%s ms", t);
+	return ring[i];
+}
+
+/* num/den as a percentage with one decimal. */
+static const char *
+pct(int64_t num, int64_t den)
+{
+	static char ring[16][48];
+	static int i;
+	char t[40];
+
+	i = (i + 1) % 16;
+	if (den <= 0) {
+		snprintf(ring[i], sizeof ring[i], "n/a");
+		return ring[i];
+	}
+	dec_fmt(t, (num * 1000 + den / 2) / den, 1);
+	snprintf(ring[i], sizeof ring[i], "%s %%", t);
+	return ring[i];
+}
+
+static const char *
+ratio(int64_t num, int64_t den)
+{
+	static char ring[8][40];
+	static int i;
+
+	i = (i + 1) % 8;
+	if (den <= 0)
+		snprintf(ring[i], sizeof ring[i], "n/a");
+	else
+		dec_fmt(ring[i], (num * 1000 + den / 2) / den, 3);
+	return ring[i];
+}
+
+/* A table row of n cells; '|' in a cell is escaped. */
+static void
+row(int n, ...)
+{
+	va_list ap;
+
+	va_start(ap, n);
+	buf_addc(&R, '|');
+	for (int i = 0; i < n; i++) {
+		const char *c = va_arg(ap, const char *);
+
+		buf_addc(&R, ' ');
+		for (; *c; c++) {
+			if (*c == '|')
+				buf_addc(&R, '\\');
+			if (*c == '\n')
+				buf_addc(&R, ' ');
+			else
+				buf_addc(&R, *c);
+		}
+		buf_adds(&R, " |");
+	}
+	buf_addc(&R, '\n');
+	va_end(ap);
+}
+
+/* Separator row: 'l' left, 'r' right per column. */
+static void
+sep(const char *align)
+{
+	buf_addc(&R, '|');
+	for (const char *a = align; *a; a++)
+		buf_adds(&R, *a == 'r' ? " ---: |" : " :--- |");
+	buf_addc(&R, '\n');
+}
+
+static const char *
+tdisplay(const char *t)
+{
+	if (strcmp(t, "dense") == 0)
+		return "Dense";
+	if (strcmp(t, "moe_dfc") == 0)
+		return "MoE+DFC";
+	if (strcmp(t, "moe_gmm") == 0)
+		return "MoE+GMM";
+	if (strcmp(t, "moe") == 0)
+		return "MoE (gating only)";
+	if (strcmp(t, "decode") == 0)
+		return "Decode";
+	return t;
+}
+
+static char
+tletter(const char *t)
+{
+	if (strcmp(t, "dense") == 0)
+		return 'D';
+	if (strcmp(t, "moe_dfc") == 0)
+		return 'M';
+	if (strcmp(t, "moe_gmm") == 0)
+		return 'G';
+	if (strcmp(t, "moe") == 0)
+		return 'm';
+	if (strcmp(t, "decode") == 0)
+		return 'd';
+	return '?';
+}
+
+static const char *
+code(const char *s)
+{
+	static char ring[16][300];
+	static int i;
+
+	i = (i + 1) % 16;
+	snprintf(ring[i], sizeof ring[i], "`%s`", s);
+	return ring[i];
+}
+
+static const char *
+num(int64_t v)
+{
+	static char ring[32][24];
+	static int i;
+
+	i = (i + 1) % 32;
+	snprintf(ring[i], sizeof ring[i], "%lld", (long long)v);
+	return ring[i];
+}
+
+/* Lookups ------------------------------------------------------------ */
+
+static jv
+typerec(const char *type)
+{
+	for (int i = 0; i < len(P.types); i++) {
+		jv t = at(P.types, i);
+
+		if (strcmp(gs(t, "layer_type"), type) == 0)
+			return t;
+		jv_free(t);
+	}
+	return jv_invalid();
+}
+
+static int64_t
+rolewall(jv t, const char *role)
+{
+	jv roles = get(t, "roles");
+	int64_t w = 0;
+
+	for (int i = 0; i < len(roles); i++) {
+		jv r = at(roles, i);
+
+		if (strcmp(gs(r, "role"), role) == 0)
+			w = gi(r, "wall_ns");
+		jv_free(r);
+	}
+	jv_free(roles);
+	return w;
+}
+
+static const char *
+streamlabel(const char *label)
+{
+	static char ring[8][128];
+	static int i;
+
+	i = (i + 1) % 8;
+	if (strcmp(label, "comm:hccl") == 0)
+		snprintf(ring[i], sizeof ring[i], "HCCL (no stream id)");
+	else if (strcmp(label, "comm:alltoall") == 0)
+		snprintf(ring[i], sizeof ring[i], "all-to-all (no stream id)");
+	else
+		snprintf(ring[i], sizeof ring[i], "stream %s", label);
+	return ring[i];
+}
+
+/* Sections ----------------------------------------------------------- */
+
+static const char *method;
+static int fia;
+
+static void
+s1_config(void)
+{
+	jv cfg = get(P.profile, "config"), deg = get(P.profile, "degraded");
+	const char *path = gs(P.profile, "path");
+	char par[128] = "", ver[64];
+	int np = 0;
+
+	pf("## 1. Configuration Context\n\n");
+	/* Parallelism from names like tp4, pp2dp2, ep8 in the path. */
+	for (const char *s = path; *s; s++) {
+		static const char *kinds[] = { "tp", "pp", "dp", "ep", "cp", "sp" };
+
+		for (int k = 0; k < 6; k++)
+			if (strncasecmp(s, kinds[k], 2) == 0 && s[2] >= '0' && s[2] <= '9' &&
+			    (s == path || !((s[-1] >= 'a' && s[-1] <= 'z') || (s[-1] >= 'A' && s[-1] <= 'Z')))) {
+				char t[32];
+
+				snprintf(t, sizeof t, "%s%s=%d", np++ ? ", " : "", kinds[k], atoi(s + 2));
+				if (strlen(par) + strlen(t) + 1 < 64)
+					strcat(par, t);
+			}
+	}
+	row(2, "Item", "Value");
+	sep("ll");
+	row(2, "Profile", code(gs(P.profile, "profile")[0] ? gs(P.profile, "profile") : P.name));
+	row(2, "Path", path[0] ? code(path) : "unknown (no \"profile\" record)");
+	row(2, "Framework", gs(P.profile, "framework")[0] ? gs(P.profile, "framework") : "unknown");
+	row(2, "Profiler level", gs(cfg, "level")[0] ? gs(cfg, "level") : "unknown");
+	row(2, "Rank", gs(cfg, "rank")[0] ? gs(cfg, "rank") : "unknown");
+	snprintf(ver, sizeof ver, "%s / %s", gs(cfg, "cann_version")[0] ? gs(cfg, "cann_version") : "unknown",
+	    gs(cfg, "torch_npu_version")[0] ? gs(cfg, "torch_npu_version") : "unknown");
+	row(2, "CANN / torch_npu", ver);
+	row(2, "Parallelism", np ? par : "not derivable from the directory name or metadata");
+	row(2, "Sequence lengths", "not recorded in the kernel records");
+	row(2, "Profiling scope", "device kernels of the capture (kernel_details)");
+	if (has(P.summary, "span_ns")) {
+		row(2, "Capture span (first kernel start to last kernel end)", ms(gi(P.summary, "span_ns")));
+		row(2, "Kernels", num(gi(P.summary, "kernels")));
+		row(2, "Streams", num(gi(P.summary, "streams")));
+		row(2, "Layers", num(gi(P.summary, "layers")));
+		row(2, "Forward passes", num(gi(P.summary, "passes")));
+	} else
+		row(2, "Kernels", "no asc-fia summary in the stream");
+	tb.len = 0;
+	for (int i = 0; i < len(deg); i++) {
+		jv d = at(deg, i);
+
+		if (i)
+			buf_adds(&tb, ", ");
+		buf_adds(&tb, jv_get_kind(d) == JV_KIND_STRING ? jv_string_value(d) : "?");
+		jv_free(d);
+	}
+	row(2, "Degraded inputs", tb.len ? tb.p : "none");
+	pf("\n");
+	jv_free(cfg);
+	jv_free(deg);
+}
+
+static const char *
+methodtext(void)
+{
+	if (strcmp(method, "fia") == 0)
+		return "`FusedInferAttentionScore` (FIA) kernels";
+	if (strcmp(method, "attention") == 0)
+		return "other attention kernels (fallback: repeating attention pattern)";
+	if (strcmp(method, "communication") == 0)
+		return "communication kernels (fallback: communication boundaries)";
+	if (strcmp(method, "step") == 0)
+		return "step boundaries (fallback: no structural marker)";
+	return "none";
+}
+
+static void
+typecounts(struct buf *b, jv obj)
+{
+	int n = 0;
+
+	if (jv_get_kind(obj) != JV_KIND_OBJECT)
+		return;
+	jv_object_foreach(obj, k, v) {
+		char s[96];
+
+		snprintf(s, sizeof s, "%s%s %lld", n++ ? ", " : "", tdisplay(jv_string_value(k)),
+		    (long long)jv_number_value(v));
+		buf_adds(b, s);
+		jv_free(k);
+		jv_free(v);
+	}
+}
+
+static void
+s2_evidence(void)
+{
+	jv S = P.summary, lt = get(S, "layer_types"), why = get(S, "boundary");
+	int64_t passes = gi(S, "passes"), lpp = gi(S, "layers_per_pass");
+	char s[256];
+
+	pf("## 2. Model Architecture Determination\n\n");
+	if (!has(S, "kernels") || gi(S, "kernels") == 0) {
+		pf("Cannot be determined: %s.\n\n", !has(S, "kernels") ?
+		    "the stream holds no asc-fia records (run asc-fia before asc-archmd)" :
+		    "the profile has no device kernels");
+		jv_free(lt);
+		jv_free(why);
+		return;
+	}
+	pf("Layers are delimited by %s. ", methodtext());
+	if (!fia)
+		pf("**No `FusedInferAttentionScore` kernel was found**: the layer boundaries come "
+		    "from a fallback marker, so the layer count has **low confidence**. ");
+	pf("Confidence: **%s**.\n\n", gs(S, "confidence"));
+	row(3, "Evidence", "Value", "Interpretation");
+	sep("lrl");
+	if (fia) {
+		snprintf(s, sizeof s, "%lld kernels", (long long)gi(S, "fia"));
+		row(3, "`FusedInferAttentionScore` (FIA) kernels", s,
+		    "one FIA per attention layer: one layer starts at each FIA");
+		snprintf(s, sizeof s, "%lld, mean %s", (long long)gi(S, "fia_prefill"),
+		    has(S, "fia_prefill_mean_ns") ? ms(gi(S, "fia_prefill_mean_ns")) : "n/a");
+		row(3, "Prefill FIA (duration > threshold)", s, "attention over the whole prompt");
+		snprintf(s, sizeof s, "%lld, mean %s", (long long)gi(S, "fia_decode"),
+		    has(S, "fia_decode_mean_ns") ? ms(gi(S, "fia_decode_mean_ns")) : "n/a");
+		row(3, "Decode FIA (duration < threshold)", s, gi(S, "fia_decode") ?
+		    "one new token per layer against the KV cache" : "no decode in the capture");
+		snprintf(s, sizeof s, "%lld", (long long)gi(S, "fia_ambiguous"));
+		row(3, "Ambiguous FIA (between the thresholds)", s, gi(S, "fia_ambiguous") ?
+		    "neither clearly prefill nor decode: classified by their other kernels" : "none");
+		snprintf(s, sizeof s, "prefill > %s, decode < %s", ms((int64_t)(atof(gs(S, "prefill_min_ms")) * 1e6 + 0.5)),
+		    ms((int64_t)(atof(gs(S, "decode_max_ms")) * 1e6 + 0.5)));
+		row(3, "Thresholds (rules)", s, "fia.prefill_min_ms, fia.decode_max_ms");
+	} else {
+		row(3, "`FusedInferAttentionScore` kernels", "0", "the primary marker is absent");
+		snprintf(s, sizeof s, "%lld anchors", (long long)gi(S, "anchors"));
+		row(3, "Fallback marker", s, methodtext());
+	}
+	tb.len = 0;
+	for (int i = 0; i < len(why); i++) {
+		jv w = at(why, i);
+
+		if (i)
+			buf_adds(&tb, ", ");
+		buf_adds(&tb, jv_string_value(w));
+		jv_free(w);
+	}
+	snprintf(s, sizeof s, "%lld pass%s", (long long)passes, passes == 1 ? "" : "es");
+	row(3, "Pass boundaries", s, tb.len ? tb.p :
+	    "no boundary found (no large gap, no decode-to-prefill transition, no step change, no repeated pattern)");
+	if (has(S, "layers_per_pass")) {
+		snprintf(s, sizeof s, "%lld layers", (long long)lpp);
+		tb.len = 0;
+		snprintf(s + 100, 150, "num_passes = %lld / %lld = %lld", (long long)gi(S, "layers"),
+		    (long long)lpp, (long long)passes);
+		row(3, fia ? "FIA per pass" : "Anchors per pass", s, s + 100);
+	} else
+		row(3, "Layers per pass", "varies", "passes differ in length: see section 3");
+	snprintf(s, sizeof s, "%lld kernels", (long long)gi(S, "gating"));
+	row(3, "`MoeGatingTopK`", s, gi(S, "gating") ? "MoE routing: MoE layers present" : "no MoE routing");
+	snprintf(s, sizeof s, "%lld kernels", (long long)gi(S, "dfc"));
+	row(3, "`DispatchFFNCombine` (DFC)", s, gi(S, "dfc") ? "fused expert dispatch + FFN + combine: MoE+DFC layers" : "no fused MoE layers");
+	snprintf(s, sizeof s, "%lld kernels", (long long)gi(S, "grouped_matmul"));
+	row(3, "`GroupedMatmul`", s, gi(S, "grouped_matmul") ? "explicit expert FFN: MoE+GMM and decode layers" : "no explicit expert FFN");
+	snprintf(s, sizeof s, "%lld kernels", (long long)gi(S, "alltoallv"));
+	row(3, "alltoallv", s, gi(S, "alltoallv") ? "expert-parallel all-to-all around GroupedMatmul" : "no expert-parallel all-to-all");
+	snprintf(s, sizeof s, "%lld layers", (long long)gi(S, "sampling_layers"));
+	row(3, "Sampling ops (`ArgMax`, `rejection_*`)", s, gi(S, "sampling_layers") ? "token sampling: end of a prefill or decode step" : "no sampling in the capture");
+	tb.len = 0;
+	typecounts(&tb, lt);
+	row(3, "Layer types", tb.len ? tb.p : "none", "see section 4");
+	pf("\n**Conclusion:** ");
+	if (has(S, "layers_per_pass") && passes > 0) {
+		jv p0 = at(P.passes, 0), plt = get(p0, "layer_types");
+
+		tb.len = 0;
+		typecounts(&tb, plt);
+		pf("**%lld forward pass%s of %lld layers each (%s)**, %lld layers in all",
+		    (long long)passes, passes == 1 ? "" : "es", (long long)lpp, tb.p ? tb.p : "",
+		    (long long)gi(S, "layers"));
+		jv_free(plt);
+		jv_free(p0);
+	} else
+		pf("**%lld layers in %lld passes of varying length**", (long long)gi(S, "layers"),
+		    (long long)passes);
+	if (gi(S, "dfc") || gi(S, "grouped_matmul") || gi(S, "gating"))
+		pf("; the model is a **Mixture-of-Experts** transformer");
+	else if (fia || strcmp(method, "attention") == 0)
+		pf("; the model is a **dense** transformer");
+	pf(".\n\n");
+	jv_free(lt);
+	jv_free(why);
+}
+
+static void
+s3_passes(void)
+{
+	jv S = P.summary;
+
+	pf("## 3. Forward Pass Boundaries\n\n");
+	if (len(P.passes) == 0) {
+		pf("Not available: %s.\n\n", has(S, "kernels") ? "no layer was found" :
+		    "the stream holds no asc-fia records");
+		return;
+	}
+	row(10, fia ? "Pass" : "Pass", fia ? "FIA index range" : "Anchor range", "Layers",
+	    "Start (epoch us)", "End (epoch us)", "Wall time", "Mean prefill FIA", "Mean decode FIA",
+	    "Kernels", "Boundary");
+	sep("rlrllrrrrl");
+	for (int i = 0; i < len(P.passes); i++) {
+		jv p = at(P.passes, i), why = get(p, "boundary");
+		char r[64];
+
+		snprintf(r, sizeof r, "#%lld-#%lld", (long long)gi(p, "layer_first"),
+		    (long long)gi(p, "layer_last"));
+		tb.len = 0;
+		for (int j = 0; j < len(why); j++) {
+			jv w = at(why, j);
+
+			if (j)
+				buf_adds(&tb, ", ");
+			buf_adds(&tb, jv_string_value(w));
+			jv_free(w);
+		}
+		if (has(p, "gap_before_ns")) {
+			buf_adds(&tb, " (gap ");
+			buf_adds(&tb, ms(gi(p, "gap_before_ns")));
+			buf_adds(&tb, ")");
+		}
+		row(10, num(gi(p, "pass")), r, num(gi(p, "layers")),
+		    has(p, "start_abs_us") ? gs(p, "start_abs_us") : ms(gi(p, "start_ns")),
+		    has(p, "end_abs_us") ? gs(p, "end_abs_us") : ms(gi(p, "end_ns")),
+		    ms(gi(p, "wall_ns")),
+		    has(p, "fia_prefill_mean_ns") ? ms(gi(p, "fia_prefill_mean_ns")) : "n/a",
+		    has(p, "fia_decode_mean_ns") ? ms(gi(p, "fia_decode_mean_ns")) : "n/a",
+		    num(gi(p, "kernels")), tb.p);
+		jv_free(why);
+		jv_free(p);
+	}
+	pf("\n");
+	if (len(P.passes) == 1)
+		pf("**Single pass captured**: pass consistency cannot be cross-validated and "
+		    "cross-pass variation analysis is unavailable.\n\n");
+	else {
+		jv a = at(P.passes, 0), b = at(P.passes, len(P.passes) - 1);
+
+		if (has(S, "fia_drift_ratio"))
+			pf("Cross-pass drift: mean prefill FIA goes from %s (pass 0) to %s (pass %d), "
+			    "**%sx**%s. ", ms(gi(a, "fia_prefill_mean_ns")), ms(gi(b, "fia_prefill_mean_ns")),
+			    len(P.passes) - 1, gs(S, "fia_drift_ratio"),
+			    atof(gs(S, "fia_drift_ratio")) > 1.02 ?
+			    ": attention grows from pass to pass, consistent with KV-cache growth or memory pressure" :
+			    atof(gs(S, "fia_drift_ratio")) < 0.98 ? ": attention shrinks" : ": stable");
+		pf("Wall time goes from %s to %s (%sx).\n\n", ms(gi(a, "wall_ns")), ms(gi(b, "wall_ns")),
+		    has(S, "wall_drift_ratio") ? gs(S, "wall_drift_ratio") : "n/a");
+		jv_free(a);
+		jv_free(b);
+	}
+}
+
+static void
+characteristics(struct buf *b, jv t)
+{
+	jv roles = get(t, "roles");
+	int used[64] = { 0 }, n = len(roles) < 64 ? len(roles) : 64;
+	char s[256];
+
+	snprintf(s, sizeof s, "%lld kernels/layer; mean wall %s; anchor mean %s",
+	    (long long)(gi(t, "kernels") / (gi(t, "layers") ? gi(t, "layers") : 1)),
+	    ms(gi(t, "wall_mean_ns")), ms(gi(t, "anchor_mean_ns")));
+	buf_adds(b, s);
+	buf_adds(b, "; top roles: ");
+	for (int k = 0; k < 3 && k < n; k++) {
+		int best = -1;
+		int64_t bw = -1;
+
+		for (int i = 0; i < n; i++) {
+			jv r = at(roles, i);
+
+			if (!used[i] && gi(r, "wall_ns") > bw) {
+				bw = gi(r, "wall_ns");
+				best = i;
+			}
+			jv_free(r);
+		}
+		used[best] = 1;
+		jv r = at(roles, best);
+
+		snprintf(s, sizeof s, "%s%s %s", k ? ", " : "", gs(r, "role"), pct(gi(r, "wall_ns"), gi(t, "wall_sum_ns")));
+		buf_adds(b, s);
+		jv_free(r);
+	}
+	if (gi(t, "sampling_layers")) {
+		snprintf(s, sizeof s, "; sampling in %lld layer%s", (long long)gi(t, "sampling_layers"),
+		    gi(t, "sampling_layers") > 1 ? "s" : "");
+		buf_adds(b, s);
+	}
+	jv_free(roles);
+}
+
+static void
+s4_layers(void)
+{
+	pf("## 4. Layer Classification\n\n");
+	if (len(P.types) == 0) {
+		pf("Not available: no layer was found.\n\n");
+		return;
+	}
+	pf("Dense: no `MoeGatingTopK`, `DispatchFFNCombine` or `GroupedMatmul`. MoE+DFC: "
+	    "`DispatchFFNCombine` present. MoE+GMM: `GroupedMatmul` (with alltoallv), no DFC. "
+	    "Decode: the layer's FIA is a decode FIA. Sampling ops (`ArgMax`, `rejection_*`) flag "
+	    "the layer that holds them.\n\n");
+	row(4, "Layer type", "Layer range", "Count", "Characteristics");
+	sep("llrl");
+	for (int i = 0; i < len(P.types); i++) {
+		jv t = at(P.types, i);
+		char c[32];
+
+		tb.len = 0;
+		characteristics(&tb, t);
+		snprintf(c, sizeof c, "%lld layers", (long long)gi(t, "layers"));
+		row(4, tdisplay(gs(t, "layer_type")), gs(t, "layer_ranges"), c, tb.p);
+		jv_free(t);
+	}
+	pf("\n");
+	/* Sampling layers. */
+	tb.len = 0;
+	for (int i = 0, n = 0; i < len(P.layers); i++) {
+		jv l = at(P.layers, i), sv = get(l, "sampling");
+
+		if (jv_get_kind(sv) == JV_KIND_TRUE && n++ < 20) {
+			char s[64];
+
+			snprintf(s, sizeof s, "%s%lld (%s)", n > 1 ? ", " : "", (long long)gi(l, "layer"),
+			    tdisplay(gs(l, "layer_type")));
+			buf_adds(&tb, s);
+		}
+		jv_free(sv);
+		jv_free(l);
+	}
+	pf("Layers with sampling ops: %s.\n\n", tb.len ? tb.p : "none");
+}
+
+static void
+s5_checks(void)
+{
+	int bad = 0, n = len(P.checks);
+
+	pf("## 5. Cross-Verification Table\n\n");
+	if (n == 0) {
+		pf("Not available: no layer was found.\n\n");
+		return;
+	}
+	row(7, "Pass", "Check", "Expected layers", "Observed layers", "Kernels", "Status", "Note");
+	sep("rlrrrll");
+	for (int i = 0; i < n; i++) {
+		jv c = at(P.checks, i);
+		const char *st = gs(c, "status");
+		static const struct { const char *k, *v; } cn[] = {
+			{ "fia_equals_layers", "FIA count = layer count" },
+			{ "dfc_equals_moe_dfc", "`DispatchFFNCombine` = MoE+DFC layers" },
+			{ "grouped_matmul_equals_moe_gmm_decode", "`GroupedMatmul` = MoE+GMM + decode layers" },
+			{ "gating_equals_moe", "`MoeGatingTopK` = all MoE layers" },
+		};
+		const char *label = gs(c, "check");
+
+		for (size_t k = 0; k < sizeof cn / sizeof cn[0]; k++)
+			if (strcmp(cn[k].k, label) == 0)
+				label = cn[k].v;
+		bad += strcmp(st, "mismatch") == 0;
+		row(7, num(gi(c, "pass")), label, num(gi(c, "expected_layers")),
+		    num(gi(c, "observed_layers")), num(gi(c, "kernels")),
+		    strcmp(st, "mismatch") == 0 ? "**mismatch**" : st, gs(c, "note"));
+		jv_free(c);
+	}
+	pf("\n");
+	if (bad)
+		pf("**%d discrepanc%s** between op counts and the layer classification; each is "
+		    "stated in its note.\n\n", bad, bad == 1 ? "y" : "ies");
+	else
+		pf("**All %d checks agree** with the layer classification (multiples are explained "
+		    "in the notes).\n\n", n);
+}
+
+static void
+tree(jv t)
+{
+	jv tpl = get(t, "template");
+	int n = len(tpl), i = 0;
+
+	pf("```\n%s layer (template from layer %lld: %d kernels, mean wall %s)\n",
+	    tdisplay(gs(t, "layer_type")), (long long)gi(t, "first_layer"), n, ms(gi(t, "wall_mean_ns")));
+	while (i < n) {
+		jv k0 = at(tpl, i);
+		char role[64];
+		int j = i, last;
+		int64_t sum = 0;
+
+		snprintf(role, sizeof role, "%s", gs(k0, "role"));
+		jv_free(k0);
+		for (; j < n; j++) {
+			jv k = at(tpl, j);
+			int same = strcmp(gs(k, "role"), role) == 0;
+
+			if (same)
+				sum += gi(k, "dur_mean_ns");
+			jv_free(k);
+			if (!same)
+				break;
+		}
+		last = j >= n;
+		pf("%s %s (%d kernel%s, %s)\n", last ? "└─" : "├─", role, j - i, j - i > 1 ? "s" : "", ms(sum));
+		for (int q = i; q < j; q++) {
+			jv k = at(tpl, q);
+
+			if (q - i == 8 && j - q > 1) {
+				int64_t rest = 0;
+
+				for (int z = q; z < j; z++) {
+					jv kz = at(tpl, z);
+
+					rest += gi(kz, "dur_mean_ns");
+					jv_free(kz);
+				}
+				pf("%s  └─ ... %d more kernels, %s\n", last ? " " : "│", j - q, ms(rest));
+				jv_free(k);
+				break;
+			}
+			pf("%s  %s %s  %s  [%s]%s\n", last ? " " : "│", q == j - 1 ? "└─" : "├─",
+			    gs(k, "name"), ms(gi(k, "dur_mean_ns")), streamlabel(gs(k, "stream")),
+			    strcmp(gs(k, "class"), "compute") ? (strcmp(gs(k, "class"), "comm") ? " AI_CPU" : " comm") : "");
+			jv_free(k);
+		}
+		i = j;
+	}
+	if (n == 0)
+		pf("└─ (no kernels)\n");
+	pf("```\n\n");
+	jv_free(tpl);
+}
+
+static void
+roletable(jv t, int top)
+{
+	jv roles = get(t, "roles");
+	int n = len(roles) < 64 ? len(roles) : 64, used[64] = { 0 };
+
+	row(6, "Component", "Kernels (all layers)", "Wall time per layer", "Wall time, all layers",
+	    "Share of layer", "Stream(s)");
+	sep("lrrrrl");
+	for (int k = 0; k < n && k < top; k++) {
+		int best = -1;
+		int64_t bw = -1;
+
+		for (int i = 0; i < n; i++) {
+			jv r = at(roles, i);
+
+			if (!used[i] && gi(r, "wall_ns") > bw) {
+				bw = gi(r, "wall_ns");
+				best = i;
+			}
+			jv_free(r);
+		}
+		used[best] = 1;
+		jv r = at(roles, best), st = get(r, "streams");
+
+		tb.len = 0;
+		for (int i = 0; i < len(st); i++) {
+			jv s = at(st, i);
+
+			if (i)
+				buf_adds(&tb, ", ");
+			buf_adds(&tb, "`");
+			buf_adds(&tb, streamlabel(jv_string_value(s)));
+			buf_adds(&tb, "`");
+			jv_free(s);
+		}
+		row(6, gs(r, "role"), num(gi(r, "kernels")), ms(gi(r, "wall_per_layer_ns")),
+		    ms(gi(r, "wall_ns")), pct(gi(r, "wall_ns"), gi(t, "wall_sum_ns")), tb.p ? tb.p : "");
+		jv_free(st);
+		jv_free(r);
+	}
+	row(6, "**Layer wall (first kernel start to last kernel end)**", num(gi(t, "kernels")),
+	    ms(gi(t, "wall_mean_ns")), ms(gi(t, "wall_sum_ns")), "100.0 %", "all");
+	pf("\n");
+	jv_free(roles);
+}
+
+static void
+s6_sub(void)
+{
+	pf("## 6. Per-Layer Sub-Structure\n\n");
+	if (len(P.types) == 0) {
+		pf("Not available: no layer was found.\n\n");
+		return;
+	}
+	pf("For each layer type: the kernel sequence of its template layer (the first layer of the "
+	    "type; durations are means over the layers that match it), kernels grouped by role, "
+	    "then the wall time per role: the union of the role's kernel intervals in each layer, "
+	    "summed over the layers of the type. Shares are of the layer wall; roles on other "
+	    "streams overlap the main stream, so shares can add up past 100 %%.\n\n");
+	for (int i = 0; i < len(P.types); i++) {
+		jv t = at(P.types, i), an = get(t, "anomalies");
+
+		pf("### 6.%d %s — %lld layers (%s)\n\n", i + 1, tdisplay(gs(t, "layer_type")),
+		    (long long)gi(t, "layers"), gs(t, "layer_ranges"));
+		pf("%lld of %lld layers match the template kernel sequence; %lld deviate%s.\n\n",
+		    (long long)gi(t, "matched_layers"), (long long)gi(t, "layers"),
+		    (long long)gi(t, "deviating_layers"),
+		    strcmp(gs(t, "template_truncated"), "true") == 0 ? " (template truncated)" : "");
+		tree(t);
+		roletable(t, 64);
+		pf("Anomalies:\n\n");
+		if (len(an) == 0)
+			pf("- none detected\n");
+		for (int j = 0; j < len(an); j++) {
+			jv a = at(an, j);
+
+			pf("- %s\n", jv_string_value(a));
+			jv_free(a);
+		}
+		pf("\n");
+		jv_free(an);
+		jv_free(t);
+	}
+}
+
+static void
+s7_decode(void)
+{
+	jv d = typerec("decode");
+
+	pf("## 7. Decode Phase Analysis\n\n");
+	if (!fia) {
+		pf("Not available: without FIA kernels prefill and decode cannot be told apart.\n\n");
+		jv_free(d);
+		return;
+	}
+	if (!jv_is_valid(d)) {
+		pf("**No decode FIA detected**: the capture is prefill-only (inference or prefill "
+		    "capture scope); the decode phase analysis is omitted.\n\n");
+		return;
+	}
+	int64_t wall = gi(d, "wall_sum_ns"), comm = rolewall(d, "ep_comm") + rolewall(d, "tp_comm");
+	int64_t att = rolewall(d, "attention");
+	int64_t kpl = gi(d, "kernels") / (gi(d, "layers") ? gi(d, "layers") : 1);
+	int64_t kmean = gi(d, "kernels") ? gi(d, "kernel_sum_ns") / gi(d, "kernels") : 0;
+
+	pf("Dominant costs of a decode layer (%lld decode layers):\n\n", (long long)gi(d, "layers"));
+	roletable(d, 6);
+	row(5, "Phase", "FIA kernels", "Mean FIA", "Mean layer wall", "FIA share of layer");
+	sep("lrrrr");
+	for (int i = 0; i < len(P.types); i++) {
+		jv t = at(P.types, i);
+
+		row(5, tdisplay(gs(t, "layer_type")), num(gi(t, "layers")), ms(gi(t, "anchor_mean_ns")),
+		    ms(gi(t, "wall_mean_ns")), pct(gi(t, "anchor_mean_ns"), gi(t, "wall_mean_ns")));
+		jv_free(t);
+	}
+	pf("\n");
+	if (has(P.summary, "fia_prefill_mean_ns"))
+		pf("FIA drops from %s (prefill mean) to %s (decode mean), **%sx shorter**. ",
+		    ms(gi(P.summary, "fia_prefill_mean_ns")), ms(gi(P.summary, "fia_decode_mean_ns")),
+		    ratio(gi(P.summary, "fia_prefill_mean_ns"), gi(P.summary, "fia_decode_mean_ns")));
+	pf("In a decode layer communication (TP + EP) takes %s of the layer wall against %s for "
+	    "attention", pct(comm, wall), pct(att, wall));
+	if (comm > att)
+		pf(": the decode profile is **communication-dominated%s**", rolewall(d, "ep_comm") > rolewall(d, "tp_comm") ? " (all-to-all)" : "");
+	pf(". A decode layer runs %lld kernels of %s mean duration", (long long)kpl, ms(kmean));
+	if (kmean < 50000)
+		pf(": it is **latency-bound** (launch and synchronisation costs rival the compute)");
+	pf(". ");
+	if (gi(P.summary, "dfc") && rolewall(d, "expert_ffn") > 0)
+		pf("Expert compute shifts from the fused `DispatchFFNCombine` of prefill to explicit "
+		    "`GroupedMatmul` with alltoallv in decode.");
+	pf("\n\n");
+	jv_free(d);
+}
+
+static void
+diagram(jv best)
+{
+	jv tpl = get(best, "template");
+	int64_t span = 1;
+	char lanes[16][WIDTH + 1], names[16][64];
+	int nl = 0;
+
+	for (int i = 0; i < len(tpl); i++) {
+		jv k = at(tpl, i);
+
+		if (gi(k, "offset_mean_ns") + gi(k, "dur_mean_ns") > span)
+			span = gi(k, "offset_mean_ns") + gi(k, "dur_mean_ns");
+		jv_free(k);
+	}
+	for (int i = 0; i < len(tpl); i++) {
+		jv k = at(tpl, i);
+		const char *st = streamlabel(gs(k, "stream"));
+		const char *cl = gs(k, "class");
+		int l;
+		/* UTF-8 glyphs do not fit a char lane: letters, drawn below. */
+		char g = strcmp(cl, "comm") == 0 ? 'c' : strcmp(cl, "ai_cpu") == 0 ? 'a' : 'x';
+
+		for (l = 0; l < nl; l++)
+			if (strcmp(names[l], st) == 0)
+				break;
+		if (l == nl && nl < 16) {
+			snprintf(names[nl], sizeof names[nl], "%s", st);
+			memset(lanes[nl], ' ', WIDTH);
+			lanes[nl][WIDTH] = '\0';
+			nl++;
+		}
+		if (l < nl) {
+			int a = (int)(gi(k, "offset_mean_ns") * WIDTH / span);
+			int b = (int)((gi(k, "offset_mean_ns") + gi(k, "dur_mean_ns")) * WIDTH / span);
+
+			if (b <= a)
+				b = a + 1;
+			for (int c = a; c < b && c < WIDTH; c++)
+				lanes[l][c] = g;
+		}
+		jv_free(k);
+	}
+	pf("Pipeline of one %s layer (template, %s from its first kernel start; one column = %s):\n\n",
+	    tdisplay(gs(best, "layer_type")), ms(span), ms(span / WIDTH));
+	pf("```\n");
+	for (int l = 0; l < nl; l++) {
+		pf("%-28s │", names[l]);
+		for (int c = 0; c < WIDTH; c++)
+			pf("%s", lanes[l][c] == 'x' ? "█" : lanes[l][c] == 'c' ? "▒" : lanes[l][c] == 'a' ? "░" : " ");
+		pf("│\n");
+	}
+	pf("%-28s └", "");
+	for (int c = 0; c < WIDTH; c++)
+		pf("─");
+	pf("┘\n%-28s  0%*s%s\n", "", WIDTH - 1, "", ms(span));
+	pf("█ compute   ▒ communication   ░ AI CPU\n```\n\n");
+	jv_free(tpl);
+}
+
+static void
+s8_comm(void)
+{
+	jv S = P.summary;
+
+	pf("## 8. Communication Pipeline Structure\n\n");
+	if (len(P.streams) == 0) {
+		pf("Not available: no device kernels.\n\n");
+		return;
+	}
+	row(8, "Stream", "Role", "Kernels", "Kernel sum", "Busy (union)",
+	    "Overlap with compute on other streams", "Hidden share", "First kernel");
+	sep("llrrrrrl");
+	for (int i = 0; i < len(P.streams); i++) {
+		jv s = at(P.streams, i);
+		char h[32];
+
+		snprintf(h, sizeof h, "%s", pct(gi(s, "overlap_compute_ns"), gi(s, "busy_ns")));
+		row(8, code(streamlabel(gs(s, "label"))), gs(s, "role"), num(gi(s, "kernels")),
+		    ms(gi(s, "kernel_sum_ns")), ms(gi(s, "busy_ns")), ms(gi(s, "overlap_compute_ns")), h,
+		    gs(s, "first_kernel")[0] ? code(gs(s, "first_kernel")) : "none");
+		jv_free(s);
+	}
+	pf("\nCommunication kernels carry no stream id in kernel_details: they are grouped by "
+	    "family (HCCL collectives, all-to-all).\n\n");
+	if (gi(S, "comm_busy_ns") == 0)
+		pf("**No communication kernels**: there is no comm/compute overlap to measure; the stream "
+		    "roles above are still documented.\n\n");
+	else
+		pf("Communication busy %s (union), compute busy %s; their intersection is %s, so "
+		    "**%s of communication is hidden** behind compute and %s is exposed.\n\n",
+		    ms(gi(S, "comm_busy_ns")), ms(gi(S, "compute_busy_ns")), ms(gi(S, "comm_overlap_ns")),
+		    pct(gi(S, "comm_overlap_ns"), gi(S, "comm_busy_ns")),
+		    ms(gi(S, "comm_busy_ns") - gi(S, "comm_overlap_ns")));
+	pf("kernel_sum vs wall: the kernels add up to %s, the device is busy %s (union of all "
+	    "streams) over a span of %s. kernel_sum / busy = **%s**: ",
+	    ms(gi(S, "kernel_sum_ns")), ms(gi(S, "busy_ns")), ms(gi(S, "span_ns")),
+	    ratio(gi(S, "kernel_sum_ns"), gi(S, "busy_ns")));
+	if (gi(S, "kernel_sum_ns") > gi(S, "busy_ns") + gi(S, "busy_ns") / 20)
+		pf("kernels on different streams run at the same time (communication and AI CPU "
+		    "streams under the main compute stream), so kernel_sum exceeds wall time and must "
+		    "not be read as elapsed time.\n\n");
+	else
+		pf("little concurrency: kernel_sum is close to the busy time; the streams mostly take "
+		    "turns.\n\n");
+	if (len(P.types) == 0)
+		pf("No pipeline diagram: no layer template.\n\n");
+	for (int i = 0; i < len(P.types); i++) {
+		jv t = at(P.types, i);
+
+		diagram(t);
+		jv_free(t);
+	}
+}
+
+static void
+s9_variation(void)
+{
+	pf("## 9. Layer-to-Layer Variation\n\n");
+	if (len(P.types) == 0) {
+		pf("Not available: no layer was found.\n\n");
+		return;
+	}
+	row(9, "Layer type", "Layers", "Kernels per layer (template)", "Mean wall", "Min wall",
+	    "Max wall", "Std dev", "CV", "Matching the template");
+	sep("lrrrrrrrr");
+	for (int i = 0; i < len(P.types); i++) {
+		jv t = at(P.types, i);
+		char m[64];
+
+		snprintf(m, sizeof m, "%lld of %lld layers", (long long)gi(t, "matched_layers"),
+		    (long long)gi(t, "layers"));
+		row(9, tdisplay(gs(t, "layer_type")), num(gi(t, "layers")), num(gi(t, "template_kernels")),
+		    ms(gi(t, "wall_mean_ns")), ms(gi(t, "wall_min_ns")), ms(gi(t, "wall_max_ns")),
+		    ms(gi(t, "wall_stddev_ns")), gs(t, "wall_cv")[0] ? gs(t, "wall_cv") : "n/a", m);
+		jv_free(t);
+	}
+	pf("\n");
+	if (len(P.passes) < 2) {
+		pf("Single pass: no cross-pass comparison.\n\n");
+		return;
+	}
+	/* Mean wall per type per pass. */
+	int nt = len(P.types) < 8 ? len(P.types) : 8;
+
+	buf_adds(&R, "| Pass |");
+	for (int i = 0; i < nt; i++) {
+		jv t = at(P.types, i);
+
+		pf(" %s mean wall |", tdisplay(gs(t, "layer_type")));
+		jv_free(t);
+	}
+	buf_adds(&R, "\n| ---: |");
+	for (int i = 0; i < nt; i++)
+		buf_adds(&R, " ---: |");
+	buf_addc(&R, '\n');
+	for (int p = 0; p < len(P.passes); p++) {
+		pf("| %d |", p);
+		for (int i = 0; i < nt; i++) {
+			jv t = at(P.types, i);
+			int64_t sum = 0, n = 0;
+
+			for (int l = 0; l < len(P.layers); l++) {
+				jv L = at(P.layers, l);
+
+				if (gi(L, "pass") == p && strcmp(gs(L, "layer_type"), gs(t, "layer_type")) == 0) {
+					sum += gi(L, "wall_ns");
+					n++;
+				}
+				jv_free(L);
+			}
+			pf(" %s |", n ? ms(sum / n) : "n/a");
+			jv_free(t);
+		}
+		buf_addc(&R, '\n');
+	}
+	pf("\n");
+}
+
+/* A line of the model box: UTF-8 aware padding to 56 columns. */
+static void
+boxline(const char *t)
+{
+	int cols = 0;
+
+	for (const char *c = t; *c; c++)
+		cols += ((unsigned char)*c & 0xc0) != 0x80;
+	pf("│ %s", t);
+	for (; cols < 56; cols++)
+		buf_addc(&R, ' ');
+	pf(" │\n");
+}
+
+static void
+s10_summary(void)
+{
+	jv S = P.summary;
+
+	pf("## 10. Model Architecture Summary\n\n");
+	if (len(P.layers) == 0) {
+		pf("Not available: no layer was found.\n\n");
+		return;
+	}
+	/* Model diagram: runs of layer types in pass 0. */
+	jv p0 = at(P.passes, 0);
+	int64_t l0 = gi(p0, "layer_first"), l1 = gi(p0, "layer_last");
+
+	pf("```\n┌──────────────────────────────────────────────────────────┐\n");
+	{
+		char t[128];
+
+		snprintf(t, sizeof t, "Forward pass: %lld layers (pass 0)", (long long)(l1 - l0 + 1));
+		boxline(t);
+		pf("├──────────────────────────────────────────────────────────┤\n");
+		for (int64_t i = l0; i <= l1;) {
+			jv L = at(P.layers, (int)i);
+			char ty[32];
+			int64_t j = i, samp = 0;
+
+			snprintf(ty, sizeof ty, "%s", gs(L, "layer_type"));
+			jv_free(L);
+			for (; j <= l1; j++) {
+				jv M = at(P.layers, (int)j);
+				int same = strcmp(gs(M, "layer_type"), ty) == 0;
+				jv sv = get(M, "sampling");
+
+				if (same && jv_get_kind(sv) == JV_KIND_TRUE)
+					samp++;
+				jv_free(sv);
+				jv_free(M);
+				if (!same)
+					break;
+			}
+			if (j - 1 == i)
+				snprintf(t, sizeof t, "layer %lld", (long long)i);
+			else
+				snprintf(t, sizeof t, "layers %lld-%lld", (long long)i, (long long)(j - 1));
+			char line[256];
+
+			snprintf(line, sizeof line, "%-16s %-18s x%-4lld%s", t, tdisplay(ty),
+			    (long long)(j - i), samp ? " + sampling" : "");
+			boxline(line);
+			if (j <= l1)
+				boxline("        │");
+			i = j;
+		}
+	}
+	pf("└──────────────────────────────────────────────────────────┘\n");
+	if (len(P.passes) > 1)
+		pf("  x %d passes\n", len(P.passes));
+	pf("```\n\n");
+	jv_free(p0);
+
+	/* Per-pass execution timeline. */
+	pf("Per-pass execution timeline (one column = 1/%d of the pass wall time; D Dense, "
+	    "M MoE+DFC, G MoE+GMM, m MoE, d Decode, . before the first layer):\n\n```\n", WIDTH);
+	for (int p = 0; p < len(P.passes); p++) {
+		jv q = at(P.passes, p);
+		int64_t s = gi(q, "start_ns"), e = gi(q, "end_ns"), w = e - s > 0 ? e - s : 1;
+		int64_t a = gi(q, "layer_first"), b = gi(q, "layer_last");
+		char line[WIDTH + 1];
+
+		for (int c = 0; c < WIDTH; c++) {
+			int64_t mid = s + (w * (2 * c + 1)) / (2 * WIDTH);
+			char ch = '.';
+
+			for (int64_t l = a; l <= b; l++) {
+				jv L = at(P.layers, (int)l);
+
+				if (gi(L, "start_ns") <= mid)
+					ch = tletter(gs(L, "layer_type"));
+				jv_free(L);
+			}
+			line[c] = ch;
+		}
+		line[WIDTH] = '\0';
+		pf("pass %-3d %s  %s\n", p, line, ms(gi(q, "wall_ns")));
+		jv_free(q);
+	}
+	pf("```\n\n");
+	pf("Key findings:\n\n");
+	tb.len = 0;
+	{
+		jv lt = get(S, "layer_types");
+
+		typecounts(&tb, lt);
+		jv_free(lt);
+	}
+	pf("- **%lld layers** in **%lld pass%s** (%s), found by %s; confidence %s.\n",
+	    (long long)gi(S, "layers"), (long long)gi(S, "passes"), gi(S, "passes") == 1 ? "" : "es",
+	    tb.p ? tb.p : "", methodtext(), gs(S, "confidence"));
+	if (fia)
+		pf("- FIA: %lld prefill (mean %s), %lld decode (mean %s), %lld ambiguous.\n",
+		    (long long)gi(S, "fia_prefill"),
+		    has(S, "fia_prefill_mean_ns") ? ms(gi(S, "fia_prefill_mean_ns")) : "n/a",
+		    (long long)gi(S, "fia_decode"),
+		    has(S, "fia_decode_mean_ns") ? ms(gi(S, "fia_decode_mean_ns")) : "n/a",
+		    (long long)gi(S, "fia_ambiguous"));
+	pf("- Communication: %s busy, %s hidden behind compute; kernel_sum / busy = %s.\n",
+	    ms(gi(S, "comm_busy_ns")), pct(gi(S, "comm_overlap_ns"), gi(S, "comm_busy_ns")),
+	    ratio(gi(S, "kernel_sum_ns"), gi(S, "busy_ns")));
+	pf("\n");
+}
+
+/* Report assembly and saving ----------------------------------------- */
+
+static void
+sanitize(char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+		    (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
+			*s = '_';
+}
+
+static void
+render(void)
+{
+	const char *path, *base;
+	char *dir;
+	jv notes;
+
+	R.len = 0;
+	path = gs(P.profile, "path");
+	if (!*path)
+		path = P.name ? P.name : "unknown";
+	dir = xstrdup(path);
+	while (strlen(dir) > 1 && dir[strlen(dir) - 1] == '/')
+		dir[strlen(dir) - 1] = '\0';
+	if ((base = strrchr(dir, '/')) != NULL)
+		memmove(dir, base + 1, strlen(base));
+	if (!*dir) {
+		free(dir);
+		dir = xstrdup("unknown");
+	}
+	method = has(P.summary, "method") ? gs(P.summary, "method") : "none";
+	method = xstrdup(method);
+	fia = strcmp(method, "fia") == 0;
+	pf("# Model Architecture Report: `%s`\n\n", dir);
+	pf("Reverse-engineered from the device kernels by asc-fia; rendered by asc-archmd. "
+	    "Times are exact, in milliseconds (ms) unless stated; shares in percent.\n\n");
+	notes = get(P.summary, "notes");
+	if (len(notes)) {
+		pf("Notes on this capture:\n\n");
+		for (int i = 0; i < len(notes); i++) {
+			jv n = at(notes, i);
+			const char *c = jv_string_value(n), *t = c;
+
+			if (strcmp(c, "no_fia_fallback_attention") == 0)
+				t = "**No FIA kernels**: layers are delimited by other attention kernels (fallback); reduced confidence in the layer count.";
+			else if (strcmp(c, "no_fia_fallback_communication") == 0)
+				t = "**No FIA kernels** and no attention kernels: layers are delimited by communication kernels (fallback); reduced confidence in the layer count.";
+			else if (strcmp(c, "no_fia_fallback_step") == 0)
+				t = "**No FIA kernels** and no other structural marker: each step is one block (fallback); the layer count is unknown.";
+			else if (strcmp(c, "single_pass") == 0)
+				t = "Single forward pass: no cross-pass comparison.";
+			else if (strcmp(c, "no_decode") == 0)
+				t = "No decode FIA: prefill-only capture; decode analysis omitted.";
+			else if (strcmp(c, "ambiguous_fia") == 0)
+				t = "Some FIA durations lie between the prefill and decode thresholds (ambiguous).";
+			else if (strcmp(c, "no_comm") == 0)
+				t = "No communication kernels in the capture.";
+			else if (strcmp(c, "prologue") == 0)
+				t = "Kernels before the first layer anchor are counted in pass 0 (prologue).";
+			else if (strcmp(c, "several_devices") == 0)
+				t = "Several devices in one profile: this report describes the first.";
+			else if (strcmp(c, "no_kernels") == 0)
+				t = "**No device kernels** in this profile: the sections below cannot be filled.";
+			else if (strcmp(c, "op_stat_only") == 0)
+				t = "**Only aggregate op data** (op_statistic): op counts only, no layer sequence trees.";
+			pf("- %s\n", t);
+			jv_free(n);
+		}
+		pf("\n");
+	} else if (!has(P.summary, "method"))
+		pf("- **No asc-fia records** for this profile: run `asc-fia` before `asc-archmd`; "
+		    "the sections below give the reason they are empty.\n\n");
+	jv_free(notes);
+	s1_config();
+	s2_evidence();
+	s3_passes();
+	s4_layers();
+	s5_checks();
+	s6_sub();
+	s7_decode();
+	s8_comm();
+	s9_variation();
+	s10_summary();
+	free((char *)method);
+
+	/* Save. */
+	if (outfile && strcmp(outfile, "-") == 0) {
+		fwrite(R.p, 1, R.len, stdout);
+	} else {
+		char *final, *tmpn;
+		int fd;
+		FILE *fp;
+
+		if (outfile) {
+			if (nreports > 0)
+				die("%s: several profiles in the stream: use -o dir", outfile);
+			final = xstrdup(outfile);
+		} else {
+			size_t n = strlen(outdir) + strlen(dir) + 64;
+
+			sanitize(dir);
+			final = xmalloc(n);
+			snprintf(final, n, "%s/model_architecture_report_%s.md", outdir, dir);
+		}
+		tmpn = xmalloc(strlen(final) + 16);
+		sprintf(tmpn, "%s.XXXXXX", final);
+		if ((fd = mkstemp(tmpn)) < 0)
+			dieerr("%s", tmpn);
+		if (fchmod(fd, 0640) != 0 || (fp = fdopen(fd, "w")) == NULL) {
+			int e = errno;
+
+			unlink(tmpn);
+			errno = e;
+			dieerr("%s", tmpn);
+		}
+		if (fwrite(R.p, 1, R.len, fp) != R.len || fflush(fp) != 0 || fsync(fd) != 0) {
+			int e = errno;
+
+			fclose(fp);
+			unlink(tmpn);
+			errno = e;
+			dieerr("%s", final);
+		}
+		if (fclose(fp) != 0) {
+			int e = errno;
+
+			unlink(tmpn);
+			errno = e;
+			dieerr("%s", final);
+		}
+		if (rename(tmpn, final) != 0) {
+			int e = errno;
+
+			unlink(tmpn);
+			errno = e;
+			dieerr("%s", final);
+		}
+		printf("%s\n", final);
+		free(final);
+		free(tmpn);
+	}
+	nreports++;
+	free(dir);
+}
+
+static void
+prof_reset(void)
+{
+	if (P.have) {
+		jv_free(P.profile);
+		jv_free(P.summary);
+		jv_free(P.passes);
+		jv_free(P.checks);
+		jv_free(P.layers);
+		jv_free(P.types);
+		jv_free(P.streams);
+		free(P.name);
+	}
+	P.have = 0;
+}
+
+static void
+prof_new(const char *name)
+{
+	prof_reset();
+	P.have = 1;
+	P.profile = jv_object();
+	P.summary = jv_object();
+	P.passes = jv_array();
+	P.checks = jv_array();
+	P.layers = jv_array();
+	P.types = jv_array();
+	P.streams = jv_array();
+	P.name = xstrdup(name);
+}
+
+static void
+flush(void)
+{
+	if (P.have)
+		render();
+	prof_reset();
+}
+
+static int
+onrec(struct rin *r, const char *t, size_t n, void *arg)
+{
+	jv v, pv;
+	const char *pn;
+
+	if (!sr_is(t, n, "profile") && !(n > 4 && memcmp(t, "fia_", 4) == 0))
+		return 0;
+	v = jv_parse_sized(r->line, (int)r->len);
+	if (!jv_is_valid(v)) {
+		jv_free(v);
+		snprintf(r->err, sizeof r->err, "not a JSON object");
+		return -1;
+	}
+	pv = jv_object_get(jv_copy(v), jv_string("profile"));
+	if (jv_get_kind(pv) == JV_KIND_STRING)
+		pn = jv_string_value(pv);
+	else if (jv_get_kind(pv) == JV_KIND_NUMBER) {
+		jv_free(pv);
+		pv = jv_dump_string(jv_object_get(jv_copy(v), jv_string("profile")), 0);
+		pn = jv_string_value(pv);
+	} else {
+		jv_free(pv);
+		jv_free(v);
+		snprintf(r->err, sizeof r->err, "record has no \"profile\"");
+		return -1;
+	}
+	if (sr_is(t, n, "profile")) {
+		flush();
+		prof_new(pn);
+		jv_free(P.profile);
+		P.profile = v;
+		jv_free(pv);
+		return 0;
+	}
+	if (!P.have || strcmp(P.name, pn) != 0) {
+		flush();
+		prof_new(pn);
+	}
+	jv_free(pv);
+	if (sr_is(t, n, "fia_summary")) {
+		if (has(P.summary, "method")) {
+			/* A second device of the profile: the first is reported. */
+			jv_free(v);
+			return 0;
+		}
+		jv_free(P.summary);
+		P.summary = v;
+	} else if (sr_is(t, n, "fia_pass"))
+		P.passes = jv_array_append(P.passes, v);
+	else if (sr_is(t, n, "fia_check"))
+		P.checks = jv_array_append(P.checks, v);
+	else if (sr_is(t, n, "fia_layer"))
+		P.layers = jv_array_append(P.layers, v);
+	else if (sr_is(t, n, "fia_layer_type"))
+		P.types = jv_array_append(P.types, v);
+	else if (sr_is(t, n, "fia_stream"))
+		P.streams = jv_array_append(P.streams, v);
+	else
+		jv_free(v);
+	return 0;
+}
+
+static void
+onend(void *arg)
+{
+	flush();
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct sr_filter f = { onrec, onend, NULL };
+	size_t maxline = 1 << 20;
+	int c, kflag = 0, rc;
+	struct stat st;
+
+	setprogname_(argv[0]);
+	while ((c = getopt(argc, argv, "O:km:o:")) != -1)
+		switch (c) {
+		case 'O':
+			outfile = optarg;
+			break;
+		case 'k':
+			kflag = 1;
+			break;
+		case 'm':
+			maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
+			break;
+		case 'o':
+			outdir = optarg;
+			break;
+		default:
+			usage();
+		}
+	argc -= optind;
+	argv += optind;
+	if (outfile == NULL) {
+		if (stat(outdir, &st) != 0)
+			dieerr("%s", outdir);
+		if (!S_ISDIR(st.st_mode)) {
+			errno = ENOTDIR;
+			dieerr("%s", outdir);
+		}
+	}
+	rc = sr_run(argc, argv, maxline, kflag, &f);
+	xclose_stdout();
+	return rc;
+}

@@ -1,0 +1,1549 @@
+/*
+ * asc-fia: reverse-engineer the model architecture from device kernels
+ * (phases A1-A7): FusedInferAttentionScore (FIA) timeline, forward-pass
+ * boundaries, layer classification, cross-verification, per-layer-type
+ * sub-structure, decode and communication pipeline, as "fia_*" records
+ * written at the end of each profile's kernels.
+ */
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jv.h>
+
+#include "dec.h"
+#include "opkey.h"
+#include "rec.h"
+#include "rules.h"
+#include "steprec.h"
+#include "util.h"
+
+#define MAXROLE		64
+#define MAXSTREAM	64
+#define MAXTYPE		8
+#define MAXANOM		8
+
+/* Name flags, from the rules. */
+#define F_FIA	0x01
+#define F_DFC	0x02
+#define F_GMM	0x04
+#define F_GATE	0x08
+#define F_A2A	0x10
+#define F_SAMP	0x20
+#define F_ANCH	0x40	/* fallback anchor (other attention kernels) */
+#define F_COMMN	0x80
+
+enum { C_COMPUTE, C_COMM, C_AICPU };
+enum { FC_NONE, FC_PREFILL, FC_DECODE, FC_AMBIG };
+enum { T_DENSE, T_DFC, T_GMM, T_MOE, T_DECODE, NTYPE };
+enum { E_FIA, E_ATT, E_COMM, E_STEP, NENG };
+
+static const char *tname[NTYPE] = { "dense", "moe_dfc", "moe_gmm", "moe", "decode" };
+static const char *fcname[] = { "none", "prefill", "decode", "ambiguous" };
+static const char *ename[NENG] = { "fia", "attention", "communication", "step" };
+static const char *clname[] = { "compute", "comm", "ai_cpu" };
+
+/* Distinct kernel names, interned. */
+struct name {
+	char	*s;
+	int	 flags, role;	/* role -1: none matched */
+	int	 norm;		/* the name without its instance suffix */
+};
+
+/* A union of intervals fed in start order. */
+struct acc {
+	int	 have;
+	int64_t	 s, e, tot;
+};
+
+struct stream {
+	char		*label;		/* raw stream value, or comm:hccl / comm:alltoall */
+	char		*raw;		/* raw JSON value ("null" for none) */
+	int64_t		 n, sum, ncl[3], clsum[3];
+	struct acc	 u, c, m;	/* own, compute on other streams, both */
+	int		 first;		/* name index of the first kernel */
+};
+
+/* A kernel of the current layer. */
+struct lk {
+	int	 name, stream, role, cls;
+	int64_t	 s, e;
+};
+
+struct layer {
+	int64_t	 start, end, kernels, ksum, fiadur, gap;
+	int	 fcls, type, dfc, gmm, gate, a2a, samp, aicpu, nfia, step, pass, inpass, match;
+};
+
+struct tk {
+	int	 name, stream, role, cls;
+	int64_t	 dsum, osum;
+};
+
+struct ltype {
+	int	 type, first;
+	int64_t	 count, kernels, ksum, wsum, wmin, wmax, fiasum, firstwall, samp;
+	double	 wsq;
+	int64_t	 rn[MAXROLE], rsum[MAXROLE], rwall[MAXROLE];
+	uint64_t rstreams[MAXROLE];
+	struct tk *tpl;
+	int	 ntpl, truncated;
+	int64_t	 matched, deviating;
+	char	*anom[MAXANOM];
+	int	 nanom;
+};
+
+struct eng {
+	int		 open, nanch;
+	struct lk	*buf;
+	size_t		 nbuf, capbuf;
+	struct layer	 cur;
+	struct layer	*l;
+	size_t		 nl, capl;
+	int64_t		 pro_n, pro_sum, pro_s, pro_e;
+	struct ltype	 t[MAXTYPE];
+	int		 nt;
+	int		 laststep;
+};
+
+static struct {
+	int		 active, ksec, unit, units;
+	struct buf	 prof, dev;
+	int64_t		 origin;	/* epoch ns, if known */
+	int		 haveorigin;
+	struct sr_order	 ord;
+	/* the unit: one device run */
+	int64_t		 nk, ksum, first, last, maxend;
+	int		 havek;
+	struct acc	 all, comm, comp;
+	struct stream	 st[MAXSTREAM];
+	int		 nst;
+	struct eng	 e[NENG];
+	char		**steps;
+	int		 nsteps;
+	int		 prevstep;
+	/* op_stat counts, for a profile without kernels */
+	int64_t		 opn, opcnt[8];
+} G;
+
+static struct name *names;
+static size_t nnames, capnames, *htab, hcap;
+static char *roles[MAXROLE];
+static const char *const *rglob[MAXROLE];
+static int nroles, rsmall, rother;
+static int64_t prefill_min, decode_max, pass_gap, small_ns;
+static double warmup;
+static int tplmax;
+static struct buf ob, tmp, tb;
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-k] [-m maxline] [-r rules] [file ...]\n", progname);
+	exit(EX_SYS);
+}
+
+/* Rules -------------------------------------------------------------- */
+
+static int64_t
+ms2ns(const char *key)
+{
+	return (int64_t)llround(rules_num(key) * 1e6);
+}
+
+static void
+loadroles(void)
+{
+	jv all = jv_parse(rules_json()), f, r;
+	int n;
+
+	f = jv_object_get(all, jv_string("fia"));
+	r = jv_object_get(f, jv_string("roles"));
+	if (jv_get_kind(r) != JV_KIND_ARRAY)
+		die("rules: \"fia.roles\" must be a list of {\"role\", \"names\"}");
+	n = jv_array_length(jv_copy(r));
+	if (n > MAXROLE - 2)
+		die("rules: \"fia.roles\" has more than %d roles", MAXROLE - 2);
+	for (int i = 0; i < n; i++) {
+		jv o = jv_array_get(jv_copy(r), i), rn, gl;
+		int m;
+		const char **g;
+
+		if (jv_get_kind(o) != JV_KIND_OBJECT)
+			die("rules: \"fia.roles\" must be a list of {\"role\", \"names\"}");
+		rn = jv_object_get(jv_copy(o), jv_string("role"));
+		gl = jv_object_get(o, jv_string("names"));
+		if (jv_get_kind(rn) != JV_KIND_STRING || jv_get_kind(gl) != JV_KIND_ARRAY)
+			die("rules: \"fia.roles\" must be a list of {\"role\", \"names\"}");
+		roles[nroles] = xstrdup(jv_string_value(rn));
+		m = jv_array_length(jv_copy(gl));
+		g = xcalloc((size_t)m + 1, sizeof *g);
+		for (int j = 0; j < m; j++) {
+			jv s = jv_array_get(jv_copy(gl), j);
+
+			if (jv_get_kind(s) != JV_KIND_STRING)
+				die("rules: \"fia.roles\" names must be strings");
+			g[j] = xstrdup(jv_string_value(s));
+			jv_free(s);
+		}
+		rglob[nroles++] = g;
+		jv_free(rn);
+		jv_free(gl);
+	}
+	jv_free(r);
+	rsmall = nroles;
+	roles[nroles++] = xstrdup("small_op_overhead");
+	rother = nroles;
+	roles[nroles++] = xstrdup("other");
+	prefill_min = ms2ns("fia.prefill_min_ms");
+	decode_max = ms2ns("fia.decode_max_ms");
+	pass_gap = ms2ns("fia.pass_gap_ms");
+	small_ns = (int64_t)llround(rules_num("fia.small_op_us") * 1e3);
+	warmup = rules_num("fia.warmup_ratio");
+	tplmax = (int)rules_num("fia.template_max");
+	if (tplmax < 1)
+		tplmax = 1;
+	rules_list("ops.comm_task_types");
+	rules_list("ops.aicpu_task_types");
+}
+
+static uint64_t
+hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h;
+}
+
+static int
+intern(const char *s, size_t n)
+{
+	size_t i;
+
+	if (nnames * 2 >= hcap) {
+		size_t nc = hcap ? 2 * hcap : 1024;
+
+		free(htab);
+		htab = xcalloc(nc, sizeof *htab);
+		hcap = nc;
+		for (size_t k = 0; k < nnames; k++) {
+			i = hash(names[k].s, strlen(names[k].s)) & (hcap - 1);
+			while (htab[i])
+				i = (i + 1) & (hcap - 1);
+			htab[i] = k + 1;
+		}
+	}
+	i = hash(s, n) & (hcap - 1);
+	while (htab[i]) {
+		const char *t = names[htab[i] - 1].s;
+
+		if (strlen(t) == n && memcmp(t, s, n) == 0)
+			return (int)(htab[i] - 1);
+		i = (i + 1) & (hcap - 1);
+	}
+	if (nnames == capnames) {
+		capnames = capnames ? 2 * capnames : 256;
+		names = xreallocarray(names, capnames, sizeof *names);
+	}
+	struct name *nm = &names[nnames];
+
+	nm->s = xstrndup(s, n);
+	nm->flags = 0;
+	nm->flags |= rules_match("fia.fia_names", nm->s) ? F_FIA : 0;
+	nm->flags |= rules_match("fia.dfc", nm->s) ? F_DFC : 0;
+	nm->flags |= rules_match("fia.grouped_matmul", nm->s) ? F_GMM : 0;
+	nm->flags |= rules_match("fia.moe_gating", nm->s) ? F_GATE : 0;
+	nm->flags |= rules_match("fia.alltoallv", nm->s) ? F_A2A : 0;
+	nm->flags |= rules_match("fia.sampling", nm->s) ? F_SAMP : 0;
+	nm->flags |= rules_match("fia.fallback_anchors", nm->s) ? F_ANCH : 0;
+	nm->flags |= rules_match("fia.comm_names", nm->s) ? F_COMMN : 0;
+	nm->role = -1;
+	for (int r = 0; r < rsmall && nm->role < 0; r++)
+		for (const char *const *g = rglob[r]; *g; g++)
+			if (fnmatch(*g, nm->s, 0) == 0) {
+				nm->role = r;
+				break;
+			}
+	htab[i] = ++nnames;
+	{
+		int id = (int)(nnames - 1), nid;
+		struct buf kb = { 0 };
+
+		opkey(names[id].s, strlen(names[id].s), &kb);
+		nid = kb.len == strlen(names[id].s) ? id : intern(kb.p, kb.len);
+		names[id].norm = nid;
+		buf_free(&kb);
+		return id;
+	}
+}
+
+/* Output helpers ----------------------------------------------------- */
+
+static void
+putdur(const char *k, int64_t v)
+{
+	char key[64];
+
+	snprintf(key, sizeof key, "%s_ns", k);
+	out_i64(&ob, key, v);
+	snprintf(key, sizeof key, "%s_ms", k);
+	out_dec(&ob, key, v, 6);
+}
+
+static void
+putratio(const char *k, int64_t num, int64_t den)
+{
+	char t[40];
+	int n;
+
+	if (den <= 0) {
+		out_null(&ob, k);
+		return;
+	}
+	n = dec_ratio(t, num, den);
+	out_raw(&ob, k, t, (size_t)n);
+}
+
+static void
+head(const char *type)
+{
+	out_begin(&ob, type);
+	out_raw(&ob, "profile", G.prof.p, G.prof.len);
+	out_raw(&ob, "device", G.dev.p, G.dev.len);
+}
+
+static void
+fmtms(struct buf *b, int64_t ns)
+{
+	char t[40];
+
+	dec_fmt(t, ns, 6);
+	buf_adds(b, t);
+	buf_adds(b, " ms");
+}
+
+/* Intervals ---------------------------------------------------------- */
+
+static void
+acc_add(struct acc *a, int64_t s, int64_t e)
+{
+	if (!a->have) {
+		a->have = 1;
+		a->s = s;
+		a->e = e;
+	} else if (s <= a->e) {
+		if (e > a->e)
+			a->e = e;
+	} else {
+		a->tot += a->e - a->s;
+		a->s = s;
+		a->e = e;
+	}
+}
+
+static int64_t
+acc_get(const struct acc *a)
+{
+	return a->tot + (a->have ? a->e - a->s : 0);
+}
+
+/* Units (device runs) ------------------------------------------------ */
+
+static void
+eng_reset(struct eng *e)
+{
+	for (int i = 0; i < e->nt; i++) {
+		free(e->t[i].tpl);
+		for (int j = 0; j < e->t[i].nanom; j++)
+			free(e->t[i].anom[j]);
+	}
+	memset(e->t, 0, sizeof e->t);
+	e->nt = 0;
+	e->open = e->nanch = 0;
+	e->nbuf = e->nl = 0;
+	e->pro_n = e->pro_sum = 0;
+	e->laststep = -2;
+}
+
+static void
+unit_begin(const char *dev, size_t n)
+{
+	G.unit = 1;
+	G.dev.len = 0;
+	buf_add(&G.dev, dev, n);
+	G.nk = G.ksum = 0;
+	G.havek = 0;
+	memset(&G.all, 0, sizeof G.all);
+	memset(&G.comm, 0, sizeof G.comm);
+	memset(&G.comp, 0, sizeof G.comp);
+	for (int i = 0; i < G.nst; i++) {
+		free(G.st[i].label);
+		free(G.st[i].raw);
+	}
+	G.nst = 0;
+	for (int i = 0; i < NENG; i++)
+		eng_reset(&G.e[i]);
+	for (int i = 0; i < G.nsteps; i++)
+		free(G.steps[i]);
+	G.nsteps = 0;
+	G.prevstep = -2;
+}
+
+static int
+streamidx(const struct rfield *f, int cls, int flags)
+{
+	const char *label;
+	size_t n;
+
+	if (f == NULL) {
+		label = cls == C_COMM ? ((flags & F_A2A) ? "comm:alltoall" : "comm:hccl") : "null";
+		n = strlen(label);
+	} else {
+		tmp.len = 0;
+		if (rf_str(f, &tmp) != 0) {
+			tmp.len = 0;
+			buf_add(&tmp, f->v, f->vlen);
+		}
+		label = tmp.p;
+		n = tmp.len;
+	}
+	for (int i = 0; i < G.nst; i++)
+		if (strlen(G.st[i].label) == n && memcmp(G.st[i].label, label, n) == 0)
+			return i;
+	if (G.nst == MAXSTREAM)
+		return MAXSTREAM - 1;
+	struct stream *s = &G.st[G.nst];
+
+	memset(s, 0, sizeof *s);
+	s->label = xstrndup(label, n);
+	s->raw = f ? xstrndup(f->v, f->vlen) : xstrdup("null");
+	/* Compute on the other streams so far (the same set for c and m). */
+	s->c = G.comp;
+	s->m = G.comp;
+	s->first = -1;
+	return G.nst++;
+}
+
+static int
+stepidx(const struct rfield *f)
+{
+	if (f == NULL)
+		return -1;
+	for (int i = 0; i < G.nsteps; i++)
+		if (strlen(G.steps[i]) == f->vlen && memcmp(G.steps[i], f->v, f->vlen) == 0)
+			return i;
+	G.steps = xreallocarray(G.steps, (size_t)G.nsteps + 1, sizeof *G.steps);
+	G.steps[G.nsteps] = xstrndup(f->v, f->vlen);
+	return G.nsteps++;
+}
+
+/* Layers ------------------------------------------------------------- */
+
+static struct ltype *
+typeof_(struct eng *e, int type)
+{
+	for (int i = 0; i < e->nt; i++)
+		if (e->t[i].type == type)
+			return &e->t[i];
+	struct ltype *t = &e->t[e->nt++];
+
+	memset(t, 0, sizeof *t);
+	t->type = type;
+	t->first = (int)e->nl;
+	return t;
+}
+
+static void
+anomaly(struct ltype *t, struct buf *b)
+{
+	if (t->nanom < MAXANOM)
+		t->anom[t->nanom++] = xstrndup(b->p, b->len);
+}
+
+static void
+layer_close(struct eng *e, int ei)
+{
+	struct layer *L = &e->cur;
+	struct acc ra[MAXROLE];
+	struct ltype *t;
+	int64_t wall;
+
+	memset(ra, 0, sizeof ra);
+	for (size_t i = 0; i < e->nbuf; i++) {
+		const struct lk *k = &e->buf[i];
+		int fl = names[k->name].flags;
+
+		L->kernels++;
+		L->ksum += k->e - k->s;
+		if (k->e > L->end)
+			L->end = k->e;
+		L->dfc += !!(fl & F_DFC);
+		L->gmm += !!(fl & F_GMM);
+		L->gate += !!(fl & F_GATE);
+		L->a2a += !!(fl & F_A2A);
+		L->samp += !!(fl & F_SAMP);
+		L->nfia += !!(fl & F_FIA);
+		L->aicpu += k->cls == C_AICPU;
+		acc_add(&ra[k->role], k->s, k->e);
+	}
+	if (L->fcls == FC_DECODE)
+		L->type = T_DECODE;
+	else if (L->dfc)
+		L->type = T_DFC;
+	else if (L->gmm)
+		L->type = T_GMM;
+	else if (L->gate)
+		L->type = T_MOE;
+	else
+		L->type = T_DENSE;
+	t = typeof_(e, L->type);
+	wall = L->end - L->start;
+	if (t->count == 0) {
+		t->wmin = t->wmax = wall;
+		t->firstwall = wall;
+	}
+	t->count++;
+	t->kernels += L->kernels;
+	t->ksum += L->ksum;
+	t->wsum += wall;
+	t->wsq += (double)wall * (double)wall;
+	if (wall < t->wmin)
+		t->wmin = wall;
+	if (wall > t->wmax)
+		t->wmax = wall;
+	t->fiasum += L->fiadur;
+	t->samp += L->samp > 0;
+	for (int r = 0; r < nroles; r++)
+		t->rwall[r] += acc_get(&ra[r]);
+	for (size_t i = 0; i < e->nbuf; i++) {
+		const struct lk *k = &e->buf[i];
+
+		t->rn[k->role]++;
+		t->rsum[k->role] += k->e - k->s;
+		t->rstreams[k->role] |= 1ULL << k->stream;
+	}
+	/* The template: the first layer of the type; later ones are matched. */
+	if (t->count == 1) {
+		t->ntpl = e->nbuf < (size_t)tplmax ? (int)e->nbuf : tplmax;
+		t->truncated = e->nbuf > (size_t)tplmax;
+		t->tpl = xcalloc((size_t)t->ntpl + 1, sizeof *t->tpl);
+		for (int i = 0; i < t->ntpl; i++) {
+			const struct lk *k = &e->buf[i];
+
+			t->tpl[i] = (struct tk){ k->name, k->stream, k->role, k->cls,
+			    k->e - k->s, k->s - L->start };
+		}
+		t->matched = 1;
+		L->match = 1;
+	} else {
+		int same = !t->truncated && e->nbuf == (size_t)t->ntpl;
+
+		for (int i = 0; same && i < t->ntpl; i++)
+			same = names[t->tpl[i].name].norm == names[e->buf[i].name].norm &&
+			    t->tpl[i].stream == e->buf[i].stream;
+		if (same) {
+			for (int i = 0; i < t->ntpl; i++) {
+				t->tpl[i].dsum += e->buf[i].e - e->buf[i].s;
+				t->tpl[i].osum += e->buf[i].s - L->start;
+			}
+			t->matched++;
+			L->match = 1;
+		} else {
+			t->deviating++;
+			if (t->nanom < MAXANOM - 2) {
+				int shown = 0;
+
+				tb.len = 0;
+				{
+					char s[160];
+
+					snprintf(s, sizeof s, "layer %zu: %lld kernels, the template "
+					    "(layer %d) has %d", e->nl, (long long)L->kernels,
+					    t->first, t->ntpl);
+					buf_adds(&tb, s);
+				}
+				/* Names in this layer that the template lacks. */
+				for (size_t i = 0; i < e->nbuf && shown < 4; i++) {
+					int in = 0;
+
+					for (int j = 0; j < t->ntpl && !in; j++)
+						in = names[t->tpl[j].name].norm == names[e->buf[i].name].norm;
+					for (size_t j = 0; j < i && in == 0; j++)
+						if (names[e->buf[j].name].norm == names[e->buf[i].name].norm)
+							in = 2;
+					if (in)
+						continue;
+					buf_adds(&tb, shown ? ", " : "; not in the template: ");
+					buf_adds(&tb, names[names[e->buf[i].name].norm].s);
+					shown++;
+				}
+				anomaly(t, &tb);
+			}
+		}
+	}
+	(void)ei;
+	if (e->nl == e->capl) {
+		e->capl = e->capl ? 2 * e->capl : 64;
+		e->l = xreallocarray(e->l, e->capl, sizeof *e->l);
+	}
+	e->l[e->nl++] = *L;
+	e->open = 0;
+	e->nbuf = 0;
+}
+
+static void
+eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
+    int step, int64_t gap)
+{
+	if (anchor) {
+		if (e->open)
+			layer_close(e, ei);
+		memset(&e->cur, 0, sizeof e->cur);
+		e->open = 1;
+		e->nanch++;
+		e->cur.start = k->s;
+		e->cur.end = k->e;
+		e->cur.fiadur = dur;
+		e->cur.step = step;
+		e->cur.gap = gap;
+		if (ei == E_FIA)
+			e->cur.fcls = dur > prefill_min ? FC_PREFILL :
+			    dur < decode_max ? FC_DECODE : FC_AMBIG;
+	}
+	if (!e->open) {
+		if (e->pro_n == 0)
+			e->pro_s = k->s;
+		if (e->pro_n == 0 || k->e > e->pro_e)
+			e->pro_e = k->e;
+		e->pro_n++;
+		e->pro_sum += k->e - k->s;
+		return;
+	}
+	if (e->nbuf == e->capbuf) {
+		e->capbuf = e->capbuf ? 2 * e->capbuf : 256;
+		e->buf = xreallocarray(e->buf, e->capbuf, sizeof *e->buf);
+	}
+	e->buf[e->nbuf++] = *k;
+}
+
+/* Passes, checks and output ------------------------------------------ */
+
+struct pass {
+	size_t	 l0, l1;		/* layer range [l0, l1) */
+	int	 why;			/* boundary reasons, bits */
+	int64_t	 gap;
+};
+#define B_FIRST	1
+#define B_GAP	2
+#define B_D2P	4
+#define B_STEP	8
+#define B_PAT	16
+
+static void
+putwhy(int why)
+{
+	static const char *w[] = { "first", "gap", "decode_to_prefill", "step", "pattern" };
+	int n = 0;
+
+	out_key(&ob, "boundary");
+	buf_addc(&ob, '[');
+	for (int i = 0; i < 5; i++)
+		if (why & (1 << i)) {
+			if (n++)
+				buf_addc(&ob, ',');
+			out_esc(&ob, w[i], strlen(w[i]));
+		}
+	buf_addc(&ob, ']');
+}
+
+static int
+sametype(const struct layer *a, const struct layer *b)
+{
+	return a->type == b->type && (a->samp > 0) == (b->samp > 0);
+}
+
+static struct pass *
+findpasses(struct eng *e, size_t *np, int *methods)
+{
+	struct pass *p = xcalloc(e->nl + 1, sizeof *p);
+	size_t n = 0;
+
+	*methods = 0;
+	if (e->nl == 0) {
+		*np = 0;
+		return p;
+	}
+	p[0].l0 = 0;
+	p[0].why = B_FIRST;
+	p[0].gap = -1;
+	n = 1;
+	for (size_t i = 1; i < e->nl; i++) {
+		const struct layer *a = &e->l[i - 1], *b = &e->l[i];
+		int why = 0;
+
+		if (b->gap >= pass_gap)
+			why |= B_GAP;
+		if (a->fcls == FC_DECODE && b->fcls != FC_DECODE)
+			why |= B_D2P;
+		if (a->step >= 0 && b->step >= 0 && a->step != b->step)
+			why |= B_STEP;
+		if (why) {
+			p[n - 1].l1 = i;
+			p[n].l0 = i;
+			p[n].why = why;
+			p[n].gap = b->gap;
+			n++;
+			*methods |= why;
+		}
+	}
+	p[n - 1].l1 = e->nl;
+	if (n == 1 && e->nl >= 4) {
+		/* Repetition of the layer-type pattern: the shortest period. */
+		int distinct = 0;
+
+		for (size_t i = 1; i < e->nl; i++)
+			distinct |= !sametype(&e->l[i], &e->l[0]);
+		for (size_t per = 2; distinct && per <= e->nl / 2; per++) {
+			int ok = e->nl % per == 0, mixed = 0;
+
+			for (size_t i = per; ok && i < e->nl; i++)
+				ok = sametype(&e->l[i], &e->l[i - per]);
+			for (size_t i = 1; ok && i < per; i++)
+				mixed |= !sametype(&e->l[i], &e->l[0]);
+			if (!ok || !mixed)
+				continue;
+			n = 0;
+			for (size_t i = 0; i < e->nl; i += per) {
+				p[n].l0 = i;
+				p[n].l1 = i + per;
+				p[n].why = i ? B_PAT : B_FIRST;
+				p[n].gap = i ? e->l[i].gap : -1;
+				n++;
+			}
+			*methods |= B_PAT;
+			break;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = p[i].l0; j < p[i].l1; j++) {
+			e->l[j].pass = (int)i;
+			e->l[j].inpass = (int)(j - p[i].l0);
+		}
+	*np = n;
+	return p;
+}
+
+static void
+ranges(struct buf *b, const struct eng *e, int type, size_t l0, size_t l1)
+{
+	size_t i = l0;
+	int n = 0;
+	char s[64];
+
+	while (i < l1) {
+		size_t j;
+
+		if (e->l[i].type != type) {
+			i++;
+			continue;
+		}
+		for (j = i; j + 1 < l1 && e->l[j + 1].type == type; j++)
+			;
+		if (j == i)
+			snprintf(s, sizeof s, "%s%zu", n ? ", " : "", i);
+		else
+			snprintf(s, sizeof s, "%s%zu-%zu", n ? ", " : "", i, j);
+		buf_adds(b, s);
+		n++;
+		i = j + 1;
+	}
+}
+
+/* One cross-verification check of a pass. */
+static void
+check(const struct eng *e, const struct pass *p, int pi, const char *what,
+    int flag, unsigned typemask, int anymoe, int fia)
+{
+	int64_t expected = 0, observed = 0, kernels = 0, mn = -1, mx = 0;
+	const char *status;
+	char s[200];
+	int nlack = 0, nextra = 0;
+	struct buf lack = { 0 }, extra = { 0 };
+	int lackdecode = 1;
+
+	for (size_t i = p->l0; i < p->l1; i++) {
+		const struct layer *L = &e->l[i];
+		int c = flag == F_FIA ? L->nfia : flag == F_DFC ? L->dfc :
+		    flag == F_GMM ? L->gmm : L->gate;
+		int want = flag == F_FIA ? 1 : !!(typemask & (1u << L->type));
+
+		expected += want;
+		observed += c > 0;
+		kernels += c;
+		if (c > 0) {
+			if (mn < 0 || c < mn)
+				mn = c;
+			if (c > mx)
+				mx = c;
+		}
+		if (want && c == 0) {
+			if (nlack++ < 5) {
+				snprintf(s, sizeof s, "%s%zu (%s)", nlack > 1 ? ", " : "", i, tname[L->type]);
+				buf_adds(&lack, s);
+			}
+			lackdecode &= L->type == T_DECODE;
+		} else if (!want && c > 0 && nextra++ < 5) {
+			snprintf(s, sizeof s, "%s%zu (%s)", nextra > 1 ? ", " : "", i, tname[L->type]);
+			buf_adds(&extra, s);
+		}
+	}
+	tb.len = 0;
+	if (flag == F_FIA && !fia) {
+		status = "not_applicable";
+		buf_adds(&tb, "no FIA kernels: layers come from a fallback marker");
+	} else if (nlack == 0 && nextra == 0) {
+		if (kernels == observed) {
+			status = "ok";
+			buf_adds(&tb, observed ? "one per layer" : "none expected, none found");
+		} else {
+			status = "ok_multiple";
+			if (mn == mx)
+				snprintf(s, sizeof s, "%lld kernels = %lld per layer x %lld layers",
+				    (long long)kernels, (long long)mn, (long long)observed);
+			else
+				snprintf(s, sizeof s, "%lld kernels in %lld layers (%lld-%lld per layer)",
+				    (long long)kernels, (long long)observed, (long long)mn, (long long)mx);
+			buf_adds(&tb, s);
+		}
+	} else if (nextra == 0 && lackdecode && !anymoe && flag != F_FIA) {
+		status = "explained";
+		buf_adds(&tb, "no MoE layer in the capture: the decode layers are dense (");
+		buf_add(&tb, lack.p, lack.len);
+		buf_adds(&tb, ")");
+	} else {
+		status = "mismatch";
+		if (nlack) {
+			snprintf(s, sizeof s, "%d expected layer%s without it: ", nlack, nlack > 1 ? "s" : "");
+			buf_adds(&tb, s);
+			buf_add(&tb, lack.p, lack.len);
+			if (nlack > 5)
+				buf_adds(&tb, ", ...");
+		}
+		if (nextra) {
+			snprintf(s, sizeof s, "%s%d other layer%s with it: ", nlack ? "; " : "",
+			    nextra, nextra > 1 ? "s" : "");
+			buf_adds(&tb, s);
+			buf_add(&tb, extra.p, extra.len);
+			if (nextra > 5)
+				buf_adds(&tb, ", ...");
+		}
+	}
+	buf_free(&lack);
+	buf_free(&extra);
+	head("fia_check");
+	out_i64(&ob, "pass", pi);
+	out_cstr(&ob, "check", what);
+	out_i64(&ob, "expected_layers", expected);
+	out_i64(&ob, "observed_layers", observed);
+	out_i64(&ob, "kernels", kernels);
+	out_cstr(&ob, "status", status);
+	out_str(&ob, "note", tb.p ? tb.p : "", tb.len);
+	rec_put(&ob, stdout);
+}
+
+static void
+putnotes(const char *const *notes, int n)
+{
+	out_key(&ob, "notes");
+	buf_addc(&ob, '[');
+	for (int i = 0; i < n; i++) {
+		if (i)
+			buf_addc(&ob, ',');
+		out_esc(&ob, notes[i], strlen(notes[i]));
+	}
+	buf_addc(&ob, ']');
+}
+
+static void
+putabs(const char *k, int64_t rel)
+{
+	char t[40];
+
+	if (G.haveorigin) {
+		/* A string, like the profile's origin_us: a double would round it. */
+		dec_fmt(t, G.origin + rel, 3);
+		out_cstr(&ob, k, t);
+	} else
+		out_null(&ob, k);
+}
+
+static void
+unit_end(void)
+{
+	struct eng *e = NULL;
+	int ei, methods, fia, anymoe = 0, mismatch = 0, nn = 0;
+	size_t np;
+	struct pass *p;
+	const char *notes[16];
+	int64_t nfia[4] = { 0 }, fsum[4] = { 0 }, tc[NTYPE] = { 0 }, cnt[6] = { 0 };
+	int64_t samp = 0;
+
+	if (!G.unit)
+		return;
+	for (ei = 0; ei < NENG; ei++)
+		if (G.e[ei].nanch > (ei == E_COMM ? 1 : 0))
+			break;
+	if (ei == NENG)
+		ei = E_STEP;
+	e = &G.e[ei];
+	if (e->open)
+		layer_close(e, ei);
+	fia = ei == E_FIA;
+	p = findpasses(e, &np, &methods);
+	for (size_t i = 0; i < e->nl; i++) {
+		const struct layer *L = &e->l[i];
+
+		nfia[L->fcls]++;
+		fsum[L->fcls] += L->fiadur;
+		tc[L->type]++;
+		anymoe |= L->type == T_DFC || L->type == T_GMM || L->type == T_MOE;
+		cnt[0] += L->nfia;
+		cnt[1] += L->dfc;
+		cnt[2] += L->gmm;
+		cnt[3] += L->gate;
+		cnt[4] += L->a2a;
+		cnt[5] += L->samp;
+		samp += L->samp > 0;
+	}
+	if (G.nk == 0)
+		notes[nn++] = G.opn ? "op_stat_only" : "no_kernels";
+	else if (ei != E_FIA)
+		notes[nn++] = ei == E_ATT ? "no_fia_fallback_attention" :
+		    ei == E_COMM ? "no_fia_fallback_communication" : "no_fia_fallback_step";
+	if (np == 1)
+		notes[nn++] = "single_pass";
+	if (fia && nfia[FC_DECODE] == 0)
+		notes[nn++] = "no_decode";
+	if (fia && nfia[FC_AMBIG] > 0)
+		notes[nn++] = "ambiguous_fia";
+	if (acc_get(&G.comm) == 0 && G.nk)
+		notes[nn++] = "no_comm";
+	if (e->pro_n)
+		notes[nn++] = "prologue";
+	if (G.units > 0)
+		notes[nn++] = "several_devices";
+
+	/* Passes. */
+	int64_t firstfia = -1, lastfia = -1, firstwall = -1, lastwall = -1;
+
+	for (size_t pi = 0; pi < np; pi++) {
+		const struct pass *q = &p[pi];
+		int64_t s = e->l[q->l0].start, en = 0, k = 0, ks = 0;
+		int64_t pf[4] = { 0 }, ps[4] = { 0 }, ptc[NTYPE] = { 0 }, c[6] = { 0 };
+
+		if (pi == 0 && e->pro_n) {
+			s = e->pro_s;
+			en = e->pro_e;
+			k = e->pro_n;
+			ks = e->pro_sum;
+		}
+		for (size_t i = q->l0; i < q->l1; i++) {
+			const struct layer *L = &e->l[i];
+
+			if (L->end > en)
+				en = L->end;
+			k += L->kernels;
+			ks += L->ksum;
+			pf[L->fcls]++;
+			ps[L->fcls] += L->fiadur;
+			ptc[L->type]++;
+			c[0] += L->nfia;
+			c[1] += L->dfc;
+			c[2] += L->gmm;
+			c[3] += L->gate;
+			c[4] += L->a2a;
+			c[5] += L->samp > 0;
+		}
+		head("fia_pass");
+		out_i64(&ob, "pass", (int64_t)pi);
+		putwhy(q->why);
+		if (q->gap >= 0)
+			putdur("gap_before", q->gap);
+		else {
+			out_null(&ob, "gap_before_ns");
+			out_null(&ob, "gap_before_ms");
+		}
+		out_i64(&ob, "layer_first", (int64_t)q->l0);
+		out_i64(&ob, "layer_last", (int64_t)q->l1 - 1);
+		out_i64(&ob, "layers", (int64_t)(q->l1 - q->l0));
+		out_i64(&ob, "fia", c[0]);
+		out_i64(&ob, "fia_prefill", pf[FC_PREFILL]);
+		out_i64(&ob, "fia_decode", pf[FC_DECODE]);
+		out_i64(&ob, "fia_ambiguous", pf[FC_AMBIG]);
+		out_i64(&ob, "start_ns", s);
+		out_i64(&ob, "end_ns", en);
+		putabs("start_abs_us", s);
+		putabs("end_abs_us", en);
+		putdur("wall", en - s);
+		putdur("kernel_sum", ks);
+		if (pf[FC_PREFILL]) {
+			putdur("fia_prefill_mean", ps[FC_PREFILL] / pf[FC_PREFILL]);
+			if (firstfia < 0)
+				firstfia = ps[FC_PREFILL] / pf[FC_PREFILL];
+			lastfia = ps[FC_PREFILL] / pf[FC_PREFILL];
+		} else {
+			out_null(&ob, "fia_prefill_mean_ns");
+			out_null(&ob, "fia_prefill_mean_ms");
+		}
+		if (pf[FC_DECODE])
+			putdur("fia_decode_mean", ps[FC_DECODE] / pf[FC_DECODE]);
+		else {
+			out_null(&ob, "fia_decode_mean_ns");
+			out_null(&ob, "fia_decode_mean_ms");
+		}
+		if (firstwall < 0)
+			firstwall = en - s;
+		lastwall = en - s;
+		out_i64(&ob, "kernels", k);
+		out_key(&ob, "layer_types");
+		buf_addc(&ob, '{');
+		for (int t = 0, m = 0; t < NTYPE; t++)
+			if (ptc[t]) {
+				if (m++)
+					buf_addc(&ob, ',');
+				out_esc(&ob, tname[t], strlen(tname[t]));
+				buf_addc(&ob, ':');
+				out_int(&ob, ptc[t]);
+			}
+		buf_addc(&ob, '}');
+		out_i64(&ob, "dfc", c[1]);
+		out_i64(&ob, "grouped_matmul", c[2]);
+		out_i64(&ob, "gating", c[3]);
+		out_i64(&ob, "alltoallv", c[4]);
+		out_i64(&ob, "sampling_layers", c[5]);
+		rec_put(&ob, stdout);
+	}
+	/* Cross-verification. */
+	for (size_t pi = 0; pi < np; pi++) {
+		size_t before = ob.len;
+
+		(void)before;
+		check(e, &p[pi], (int)pi, "fia_equals_layers", F_FIA, 0, anymoe, fia);
+		check(e, &p[pi], (int)pi, "dfc_equals_moe_dfc", F_DFC, 1u << T_DFC, anymoe, fia);
+		check(e, &p[pi], (int)pi, "grouped_matmul_equals_moe_gmm_decode", F_GMM,
+		    1u << T_GMM | 1u << T_DECODE, anymoe, fia);
+		check(e, &p[pi], (int)pi, "gating_equals_moe", F_GATE,
+		    1u << T_DFC | 1u << T_GMM | 1u << T_MOE | 1u << T_DECODE, anymoe, fia);
+	}
+	/* Mismatches count towards confidence: recount cheaply from layers. */
+	for (size_t i = 0; i < e->nl; i++) {
+		const struct layer *L = &e->l[i];
+
+		if ((L->dfc && L->type != T_DFC) || (L->gmm && L->type != T_GMM && L->type != T_DECODE))
+			mismatch = 1;
+		if (anymoe && L->type == T_DECODE && (!L->gate || !L->gmm))
+			mismatch = 1;
+	}
+	/* Layers. */
+	for (size_t i = 0; i < e->nl; i++) {
+		const struct layer *L = &e->l[i];
+
+		head("fia_layer");
+		out_i64(&ob, "layer", (int64_t)i);
+		out_i64(&ob, "pass", L->pass);
+		out_i64(&ob, "layer_in_pass", L->inpass);
+		out_cstr(&ob, "layer_type", tname[L->type]);
+		out_cstr(&ob, "fia_class", fcname[L->fcls]);
+		putdur("anchor_dur", L->fiadur);
+		out_i64(&ob, "start_ns", L->start);
+		out_i64(&ob, "end_ns", L->end);
+		putdur("wall", L->end - L->start);
+		putdur("kernel_sum", L->ksum);
+		out_i64(&ob, "kernels", L->kernels);
+		out_i64(&ob, "dfc", L->dfc);
+		out_i64(&ob, "grouped_matmul", L->gmm);
+		out_i64(&ob, "gating", L->gate);
+		out_i64(&ob, "alltoallv", L->a2a);
+		out_i64(&ob, "ai_cpu", L->aicpu);
+		out_bool(&ob, "sampling", L->samp > 0);
+		out_bool(&ob, "template_match", L->match);
+		rec_put(&ob, stdout);
+	}
+	/* Layer types. */
+	for (int ti = 0; ti < e->nt; ti++) {
+		struct ltype *t = &e->t[ti];
+		int64_t mean = t->wsum / t->count;
+		double var = t->wsq / (double)t->count - (double)mean * (double)mean;
+		int64_t sd = var > 0 ? (int64_t)llround(sqrt(var)) : 0;
+		char s[256];
+
+		/* Warm-up: the type's first layer against the mean of the others. */
+		if (t->count > 1) {
+			int64_t rest = (t->wsum - t->firstwall) / (t->count - 1);
+
+			if (rest > 0 && (double)t->firstwall > warmup * (double)rest) {
+				char a[40], b[40], r[40];
+
+				dec_fmt(a, t->firstwall, 6);
+				dec_fmt(b, rest, 6);
+				dec_ratio(r, t->firstwall, rest);
+				snprintf(s, sizeof s, "warm-up: layer %d (the first of the type) "
+				    "takes %s ms, %sx the mean of the others (%s ms)", t->first, a, r, b);
+				tb.len = 0;
+				buf_adds(&tb, s);
+				anomaly(t, &tb);
+			}
+		}
+		for (int i = 0; i < t->ntpl; i++)
+			if (t->tpl[i].cls == C_AICPU) {
+				tb.len = 0;
+				buf_adds(&tb, "AI_CPU kernel ");
+				buf_adds(&tb, names[names[t->tpl[i].name].norm].s);
+				buf_adds(&tb, " on stream ");
+				buf_adds(&tb, G.st[t->tpl[i].stream].label);
+				buf_adds(&tb, " (");
+				fmtms(&tb, t->tpl[i].dsum / t->matched);
+				buf_adds(&tb, " per layer): an AI Core implementation would avoid the AI CPU round trip");
+				anomaly(t, &tb);
+			}
+		head("fia_layer_type");
+		out_cstr(&ob, "layer_type", tname[t->type]);
+		out_i64(&ob, "layers", t->count);
+		tb.len = 0;
+		ranges(&tb, e, t->type, 0, e->nl);
+		out_str(&ob, "layer_ranges", tb.p, tb.len);
+		out_i64(&ob, "first_layer", t->first);
+		out_i64(&ob, "kernels", t->kernels);
+		out_i64(&ob, "sampling_layers", t->samp);
+		putdur("wall_sum", t->wsum);
+		putdur("wall_mean", mean);
+		putdur("wall_min", t->wmin);
+		putdur("wall_max", t->wmax);
+		putdur("wall_stddev", sd);
+		putratio("wall_cv", sd, mean);
+		putdur("kernel_sum", t->ksum);
+		putdur("anchor_mean", t->fiasum / t->count);
+		out_i64(&ob, "template_kernels", t->ntpl);
+		out_bool(&ob, "template_truncated", t->truncated);
+		out_i64(&ob, "matched_layers", t->matched);
+		out_i64(&ob, "deviating_layers", t->deviating);
+		out_key(&ob, "roles");
+		buf_addc(&ob, '[');
+		for (int r = 0, m = 0; r < nroles; r++) {
+			if (t->rn[r] == 0)
+				continue;
+			if (m++)
+				buf_addc(&ob, ',');
+			buf_addc(&ob, '{');
+			buf_adds(&ob, "\"role\":");
+			out_esc(&ob, roles[r], strlen(roles[r]));
+			out_i64(&ob, "kernels", t->rn[r]);
+			putdur("kernel_sum", t->rsum[r]);
+			putdur("wall", t->rwall[r]);
+			putdur("wall_per_layer", t->rwall[r] / t->count);
+			putratio("share", t->rwall[r], t->wsum);
+			out_key(&ob, "streams");
+			buf_addc(&ob, '[');
+			for (int si = 0, q = 0; si < G.nst; si++)
+				if (t->rstreams[r] & (1ULL << si)) {
+					if (q++)
+						buf_addc(&ob, ',');
+					out_esc(&ob, G.st[si].label, strlen(G.st[si].label));
+				}
+			buf_addc(&ob, ']');
+			buf_addc(&ob, '}');
+		}
+		buf_addc(&ob, ']');
+		out_key(&ob, "template");
+		buf_addc(&ob, '[');
+		for (int i = 0; i < t->ntpl; i++) {
+			const struct tk *k = &t->tpl[i];
+
+			if (i)
+				buf_addc(&ob, ',');
+			buf_adds(&ob, "{\"name\":");
+			out_esc(&ob, names[names[k->name].norm].s, strlen(names[names[k->name].norm].s));
+			out_cstr(&ob, "role", roles[k->role]);
+			out_cstr(&ob, "stream", G.st[k->stream].label);
+			out_cstr(&ob, "class", clname[k->cls]);
+			putdur("dur_mean", k->dsum / t->matched);
+			putdur("offset_mean", k->osum / t->matched);
+			buf_addc(&ob, '}');
+		}
+		buf_addc(&ob, ']');
+		out_key(&ob, "anomalies");
+		buf_addc(&ob, '[');
+		for (int i = 0; i < t->nanom; i++) {
+			if (i)
+				buf_addc(&ob, ',');
+			out_esc(&ob, t->anom[i], strlen(t->anom[i]));
+		}
+		buf_addc(&ob, ']');
+		rec_put(&ob, stdout);
+	}
+	/* Streams. */
+	int mainst = -1;
+
+	for (int i = 0; i < G.nst; i++) {
+		const struct stream *s = &G.st[i];
+
+		if (s->ncl[C_COMPUTE] * 2 > s->n &&
+		    (mainst < 0 || s->clsum[C_COMPUTE] > G.st[mainst].clsum[C_COMPUTE]))
+			mainst = i;
+	}
+	for (int i = 0; i < G.nst; i++) {
+		const struct stream *s = &G.st[i];
+		int64_t ov = acc_get(&s->u) + acc_get(&s->c) - acc_get(&s->m);
+		const char *role;
+
+		if (s->ncl[C_COMM] * 2 > s->n)
+			role = strstr(s->label, "alltoall") ? "all_to_all" : "hccl_comm";
+		else if (s->ncl[C_AICPU] * 2 > s->n)
+			role = "ai_cpu";
+		else
+			role = i == mainst ? "main_compute" : "side_compute";
+		head("fia_stream");
+		out_raw(&ob, "stream", s->raw, strlen(s->raw));
+		out_cstr(&ob, "label", s->label);
+		out_cstr(&ob, "role", role);
+		out_i64(&ob, "kernels", s->n);
+		out_i64(&ob, "compute_kernels", s->ncl[C_COMPUTE]);
+		out_i64(&ob, "comm_kernels", s->ncl[C_COMM]);
+		out_i64(&ob, "ai_cpu_kernels", s->ncl[C_AICPU]);
+		putdur("kernel_sum", s->sum);
+		putdur("busy", acc_get(&s->u));
+		putdur("overlap_compute", ov);
+		putratio("hidden_ratio", ov, acc_get(&s->u));
+		out_cstr(&ob, "first_kernel", s->first >= 0 ? names[s->first].s : NULL);
+		rec_put(&ob, stdout);
+	}
+	/* Summary. */
+	int64_t cb = acc_get(&G.comm), pb = acc_get(&G.comp), ab = acc_get(&G.all);
+	int64_t ov = cb + pb - ab;
+	int uniform = np > 0;
+
+	for (size_t pi = 1; pi < np; pi++)
+		uniform &= p[pi].l1 - p[pi].l0 == p[0].l1 - p[0].l0;
+	head("fia_summary");
+	out_cstr(&ob, "method", G.nk ? ename[ei] : "none");
+	out_cstr(&ob, "confidence", !G.nk ? "none" : !fia ? "low" : mismatch ? "medium" : "high");
+	out_i64(&ob, "kernels", G.nk);
+	out_i64(&ob, "streams", G.nst);
+	if (G.havek) {
+		out_i64(&ob, "start_ns", G.first);
+		out_i64(&ob, "end_ns", G.last);
+		putabs("start_abs_us", G.first);
+		putabs("end_abs_us", G.last);
+	} else {
+		out_null(&ob, "start_ns");
+		out_null(&ob, "end_ns");
+		out_null(&ob, "start_abs_us");
+		out_null(&ob, "end_abs_us");
+	}
+	putdur("span", G.havek ? G.last - G.first : 0);
+	putdur("kernel_sum", G.ksum);
+	putdur("busy", ab);
+	putratio("parallelism", G.ksum, ab);
+	putdur("comm_busy", cb);
+	putdur("compute_busy", pb);
+	putdur("comm_overlap", ov);
+	putratio("comm_hidden_ratio", ov, cb);
+	out_i64(&ob, "anchors", e->nanch);
+	out_i64(&ob, "fia", cnt[0]);
+	out_i64(&ob, "fia_prefill", nfia[FC_PREFILL]);
+	out_i64(&ob, "fia_decode", nfia[FC_DECODE]);
+	out_i64(&ob, "fia_ambiguous", nfia[FC_AMBIG]);
+	if (nfia[FC_PREFILL])
+		putdur("fia_prefill_mean", fsum[FC_PREFILL] / nfia[FC_PREFILL]);
+	else {
+		out_null(&ob, "fia_prefill_mean_ns");
+		out_null(&ob, "fia_prefill_mean_ms");
+	}
+	if (nfia[FC_DECODE])
+		putdur("fia_decode_mean", fsum[FC_DECODE] / nfia[FC_DECODE]);
+	else {
+		out_null(&ob, "fia_decode_mean_ns");
+		out_null(&ob, "fia_decode_mean_ms");
+	}
+	if (nfia[FC_AMBIG])
+		putdur("fia_ambiguous_mean", fsum[FC_AMBIG] / nfia[FC_AMBIG]);
+	else {
+		out_null(&ob, "fia_ambiguous_mean_ns");
+		out_null(&ob, "fia_ambiguous_mean_ms");
+	}
+	out_i64(&ob, "prologue_kernels", e->pro_n);
+	out_i64(&ob, "layers", (int64_t)e->nl);
+	out_i64(&ob, "passes", (int64_t)np);
+	if (uniform)
+		out_i64(&ob, "layers_per_pass", (int64_t)(p[0].l1 - p[0].l0));
+	else
+		out_null(&ob, "layers_per_pass");
+	putwhy(methods);
+	out_key(&ob, "layer_types");
+	buf_addc(&ob, '{');
+	for (int ti = 0, m = 0; ti < e->nt; ti++) {
+		if (m++)
+			buf_addc(&ob, ',');
+		out_esc(&ob, tname[e->t[ti].type], strlen(tname[e->t[ti].type]));
+		buf_addc(&ob, ':');
+		out_int(&ob, tc[e->t[ti].type]);
+	}
+	buf_addc(&ob, '}');
+	out_i64(&ob, "sampling_layers", samp);
+	out_i64(&ob, "dfc", cnt[1]);
+	out_i64(&ob, "grouped_matmul", cnt[2]);
+	out_i64(&ob, "gating", cnt[3]);
+	out_i64(&ob, "alltoallv", cnt[4]);
+	out_i64(&ob, "sampling", cnt[5]);
+	putratio("fia_drift_ratio", lastfia, np > 1 ? firstfia : 0);
+	putratio("wall_drift_ratio", lastwall, np > 1 ? firstwall : 0);
+	if (G.nk == 0 && G.opn) {
+		static const char *ok[] = { "fia", "dfc", "grouped_matmul", "gating",
+		    "alltoallv", "sampling" };
+
+		out_key(&ob, "op_stat_counts");
+		buf_addc(&ob, '{');
+		for (int i = 0; i < 6; i++) {
+			if (i)
+				buf_addc(&ob, ',');
+			out_esc(&ob, ok[i], strlen(ok[i]));
+			buf_addc(&ob, ':');
+			out_int(&ob, G.opcnt[i]);
+		}
+		buf_addc(&ob, '}');
+	} else
+		out_null(&ob, "op_stat_counts");
+	out_dec(&ob, "prefill_min_ms", prefill_min, 6);
+	out_dec(&ob, "decode_max_ms", decode_max, 6);
+	out_dec(&ob, "pass_gap_ms", pass_gap, 6);
+	putnotes(notes, nn);
+	rec_put(&ob, stdout);
+	free(p);
+	G.unit = 0;
+	G.units++;
+}
+
+static void
+profile_end(void)
+{
+	if (!G.active)
+		return;
+	if (G.units == 0 && !G.unit)
+		unit_begin("null", 4);
+	unit_end();
+	G.active = 0;
+}
+
+/* Records ------------------------------------------------------------ */
+
+static int
+classof(const struct rfield *f, int flags)
+{
+	if (flags & F_COMMN)
+		return C_COMM;
+	if (f == NULL || rf_str(f, &tmp) != 0)
+		return C_COMPUTE;
+	if (rules_match("ops.comm_task_types", tmp.p))
+		return C_COMM;
+	if (rules_match("ops.aicpu_task_types", tmp.p))
+		return C_AICPU;
+	return C_COMPUTE;
+}
+
+static int
+kernelrec(struct rin *r)
+{
+	struct sr_kern k;
+	struct lk x;
+	int o, fl, step;
+	int64_t gap;
+
+	if (!G.active) {
+		snprintf(r->err, sizeof r->err, "kernel before any \"profile\" record");
+		return -1;
+	}
+	if (sr_kernel(r, &k) != 0)
+		return -1;
+	if (G.ksec == 2) {
+		snprintf(r->err, sizeof r->err, "kernel after the profile's \"host\" records");
+		return -1;
+	}
+	if (k.name == NULL || rf_str(k.name, &tmp) != 0) {
+		snprintf(r->err, sizeof r->err, "kernel has no string \"name\"");
+		return -1;
+	}
+	x.name = intern(tmp.p, tmp.len);
+	if ((o = sr_order(&G.ord, r, &k)) < 0)
+		return -1;
+	G.ksec = 1;
+	if (o == 1 && (G.nk > 0 || !G.unit || G.dev.len != G.ord.dev.len ||
+	    memcmp(G.dev.p, G.ord.dev.p, G.dev.len) != 0)) {
+		unit_end();
+		unit_begin(G.ord.dev.p, G.ord.dev.len);
+	}
+	fl = names[x.name].flags;
+	x.cls = classof(k.task_type, fl);
+	x.stream = streamidx(k.stream, x.cls, fl);
+	x.role = names[x.name].role >= 0 ? names[x.name].role :
+	    k.dur < small_ns ? rsmall : rother;
+	x.s = k.start;
+	x.e = k.end;
+	gap = G.havek ? k.start - G.maxend : -1;
+	if (!G.havek) {
+		G.havek = 1;
+		G.first = k.start;
+		G.last = G.maxend = k.end;
+	}
+	if (k.end > G.last)
+		G.last = k.end;
+	G.nk++;
+	G.ksum += k.dur;
+
+	/* Unions: all, comm, compute; per stream own / compute elsewhere / both. */
+	acc_add(&G.all, k.start, k.end);
+	if (x.cls == C_COMM)
+		acc_add(&G.comm, k.start, k.end);
+	else
+		acc_add(&G.comp, k.start, k.end);
+	for (int i = 0; i < G.nst; i++) {
+		struct stream *s = &G.st[i];
+
+		if (i == x.stream) {
+			acc_add(&s->u, k.start, k.end);
+			acc_add(&s->m, k.start, k.end);
+		} else if (x.cls != C_COMM) {
+			acc_add(&s->c, k.start, k.end);
+			acc_add(&s->m, k.start, k.end);
+		}
+	}
+	struct stream *s = &G.st[x.stream];
+
+	s->n++;
+	s->sum += k.dur;
+	s->ncl[x.cls]++;
+	s->clsum[x.cls] += k.dur;
+	if (s->first < 0)
+		s->first = x.name;
+
+	step = stepidx(k.step);
+	eng_kernel(&G.e[E_FIA], E_FIA, &x, fl & F_FIA, k.dur, step, gap);
+	eng_kernel(&G.e[E_ATT], E_ATT, &x, fl & F_ANCH, k.dur, step, gap);
+	eng_kernel(&G.e[E_COMM], E_COMM, &x, x.cls == C_COMM, k.dur, step, gap);
+	eng_kernel(&G.e[E_STEP], E_STEP, &x, G.prevstep == -2 || step != G.prevstep,
+	    k.dur, step, gap);
+	G.prevstep = step;
+	if (k.end > G.maxend)
+		G.maxend = k.end;
+	sr_pass(r);
+	return 0;
+}
+
+static int
+opstatrec(struct rin *r)
+{
+	int64_t n;
+	int fl;
+
+	if (G.active && G.ksec == 0 && rin_scan(r) == 0 &&
+	    rin_str(r, "op_type", &tmp) == 0 && rin_i64(r, "count", &n) == 0) {
+		int id = intern(tmp.p, tmp.len);
+
+		fl = names[id].flags;
+		G.opn++;
+		G.opcnt[0] += (fl & F_FIA) ? n : 0;
+		G.opcnt[1] += (fl & F_DFC) ? n : 0;
+		G.opcnt[2] += (fl & F_GMM) ? n : 0;
+		G.opcnt[3] += (fl & F_GATE) ? n : 0;
+		G.opcnt[4] += (fl & F_A2A) ? n : 0;
+		G.opcnt[5] += (fl & F_SAMP) ? n : 0;
+	}
+	sr_pass(r);
+	return 0;
+}
+
+static int
+onrec(struct rin *r, const char *t, size_t n, void *arg)
+{
+	const struct rfield *f;
+
+	if (sr_is(t, n, "kernel"))
+		return kernelrec(r);
+	/* Ours, from an earlier run: replaced. */
+	if (n > 4 && memcmp(t, "fia_", 4) == 0)
+		return 0;
+	if (sr_is(t, n, "op_stat"))
+		return opstatrec(r);
+	if (sr_is(t, n, "profile")) {
+		if (rin_scan(r) != 0)
+			return -1;
+		profile_end();
+		G.active = 1;
+		G.ksec = 0;
+		G.units = 0;
+		G.unit = 0;
+		G.opn = 0;
+		memset(G.opcnt, 0, sizeof G.opcnt);
+		sr_order_reset(&G.ord);
+		G.prof.len = 0;
+		if ((f = rin_get(r, "profile")) != NULL)
+			buf_add(&G.prof, f->v, f->vlen);
+		else
+			buf_adds(&G.prof, "null");
+		G.haveorigin = 0;
+		if ((f = rin_get(r, "origin_us")) != NULL && rf_str(f, &tmp) == 0 &&
+		    dec_us2ns(tmp.p, tmp.len, &G.origin) == 0)
+			G.haveorigin = 1;
+	} else if (sr_is(t, n, "host") && G.active && G.ksec != 2) {
+		/* The kernels are complete: write the analysis now. */
+		if (G.units == 0 && !G.unit)
+			unit_begin("null", 4);
+		unit_end();
+		G.ksec = 2;
+	}
+	sr_pass(r);
+	return 0;
+}
+
+static void
+onend(void *arg)
+{
+	profile_end();
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct sr_filter f = { onrec, onend, NULL };
+	size_t maxline = 1 << 20;
+	const char *rfile = NULL;
+	int c, kflag = 0, rc;
+
+	setprogname_(argv[0]);
+	while ((c = getopt(argc, argv, "km:r:")) != -1)
+		switch (c) {
+		case 'k':
+			kflag = 1;
+			break;
+		case 'm':
+			maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
+			break;
+		case 'r':
+			rfile = optarg;
+			break;
+		default:
+			usage();
+		}
+	argc -= optind;
+	argv += optind;
+	rules_load(rfile);
+	opkey_init();
+	loadroles();
+	rc = sr_run(argc, argv, maxline, kflag, &f);
+	xclose_stdout();
+	return rc;
+}

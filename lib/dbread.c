@@ -1,0 +1,1853 @@
+/* dbread: the SQLite export of the Ascend profilers as NDJSON records. */
+#define _GNU_SOURCE		/* memrchr */
+#include <sys/stat.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "dbread.h"
+#include "dec.h"
+#include "rec.h"
+#include "trace.h"
+#include "util.h"
+
+#define NCACHE		8192		/* string-id cache slots */
+#define INVALID32	4294967295LL	/* "invalid" in the DB, as in the CSVs */
+
+/* Tables we read, and the columns that decide what we can write. */
+enum { T_TASK, T_CTI, T_COMM, T_PY, T_CANN, T_PMU, T_CONN, T_CHAIN, T_STEP,
+	T_RANKDEV, T_META, T_NTAB };
+static const char *const tabname[T_NTAB] = {
+	"TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_OP", "PYTORCH_API",
+	"CANN_API", "TASK_PMU_INFO", "CONNECTION_IDS", "PYTORCH_CALLCHAINS",
+	"STEP_TIME", "RANK_DEVICE_MAP", "META_DATA"
+};
+/* Columns a table must have to be used at all. */
+static const char *const needcols[T_NTAB][7] = {
+	[T_TASK] = { "startNs", "endNs", "deviceId", "globalTaskId", NULL },
+	[T_CTI] = { "globalTaskId", "name", NULL },
+	[T_COMM] = { "opName", "startNs", "endNs", NULL },
+	[T_PY] = { "startNs", "endNs", "globalTid", "name", NULL },
+	[T_CANN] = { "startNs", "endNs", "globalTid", "name", NULL },
+	[T_PMU] = { "globalTaskId", "name", "value", NULL },
+	[T_CONN] = { "id", "connectionId", NULL },
+	[T_CHAIN] = { "id", "stack", "stackDepth", NULL },
+	[T_STEP] = { "id", "startNs", "endNs", NULL },
+	[T_RANKDEV] = { "deviceId", NULL },
+	[T_META] = { "name", "value", NULL },
+};
+
+struct scache {
+	int64_t		 id;
+	char		*s;
+	size_t		 n;
+	int		 used;
+};
+
+struct dmark {
+	int64_t		 start, dur, pid, tid, rowid;
+	char		*name;
+	size_t		 kind;		/* length of the name before '#' */
+	int		 from_step;	/* from STEP_TIME, not PYTORCH_API */
+};
+
+struct srange {
+	int64_t		 start, end, rowid;
+	char		*step;
+};
+
+struct dwarn {
+	char		*code, *msg;
+};
+
+struct dbread {
+	sqlite3		*db;
+	char		*path, *disp, *pattern, *python;
+	size_t		 npattern;
+	void		(*bad)(void *, const char *);
+	void		*arg;
+	char		 err[1024];
+	int		 has[T_NTAB];
+	char		**cols[T_NTAB];	/* column names, NULL-terminated */
+	int		*cint[T_NTAB];	/* column has INTEGER affinity */
+	struct scache	*cache;
+	sqlite3_stmt	*strq;
+	struct db_counts c;
+	int64_t		 minkern, minhost;
+	int64_t		*dev;
+	int		 ndev;
+	int64_t		 commdev, hostdev;
+	struct dmark	*mk;
+	size_t		 nmk;
+	struct srange	*rg;
+	size_t		 nrg;
+	struct dwarn	*w;
+	int		 nw;
+	struct buf	 pmunames, ob, sc, q;
+};
+
+/* ---------- small helpers ---------- */
+
+static void
+addwarn(struct dbread *d, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+addwarn(struct dbread *d, const char *code, const char *fmt, ...)
+{
+	va_list ap;
+	char m[768];
+
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof m, fmt, ap);
+	va_end(ap);
+	d->w = xreallocarray(d->w, (size_t)d->nw + 1, sizeof *d->w);
+	d->w[d->nw].code = xstrdup(code);
+	d->w[d->nw].msg = xstrdup(m);
+	d->nw++;
+}
+
+static int
+sqlerr(struct dbread *d, const char *what)
+{
+	int c = sqlite3_errcode(d->db) & 0xff;
+
+	snprintf(d->err, sizeof d->err, "%s: %s%s%s%s", d->path, what ? what : "",
+	    what ? ": " : "", sqlite3_errmsg(d->db),
+	    c == SQLITE_CORRUPT || c == SQLITE_NOTADB ? " (corrupt or truncated file)" : "");
+	return -1;
+}
+
+static sqlite3_stmt *
+prep(struct dbread *d, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		sqlerr(d, NULL);
+		return NULL;
+	}
+	return st;
+}
+
+/* Run a query whose first row's first column is an integer. */
+static int
+qint(struct dbread *d, const char *sql, int64_t *v)
+{
+	sqlite3_stmt *st = prep(d, sql);
+	int r;
+
+	if (st == NULL)
+		return -1;
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		*v = sqlite3_column_type(st, 0) == SQLITE_NULL ? INT64_MAX :
+		    sqlite3_column_int64(st, 0);
+		r = 0;
+	} else if (r == SQLITE_DONE) {
+		*v = INT64_MAX;
+		r = 0;
+	} else
+		r = sqlerr(d, NULL);
+	sqlite3_finalize(st);
+	return r;
+}
+
+static int
+hascol(const struct dbread *d, int t, const char *col)
+{
+	if (!d->has[t] || d->cols[t] == NULL)
+		return 0;
+	for (char **c = d->cols[t]; *c; c++)
+		if (strcmp(*c, col) == 0)
+			return 1;
+	return 0;
+}
+
+/* Does column col of table t have INTEGER affinity? */
+static int
+intcol(const struct dbread *d, int t, const char *col)
+{
+	if (!d->has[t] || d->cols[t] == NULL)
+		return 0;
+	for (int i = 0; d->cols[t][i]; i++)
+		if (strcmp(d->cols[t][i], col) == 0)
+			return d->cint[t][i];
+	return 0;
+}
+
+/* The first of the spellings that table t has, or NULL. */
+static const char *
+anycol(const struct dbread *d, int t, const char *a, const char *b)
+{
+	if (hascol(d, t, a))
+		return a;
+	if (b && hascol(d, t, b))
+		return b;
+	return NULL;
+}
+
+/* SQL for a time column: integers as they are, other kinds through
+ * asc_ns() (exact decimal parsing), NULL when not a time. */
+static void
+tx(struct buf *b, const char *col)
+{
+	char t[256];
+
+	snprintf(t, sizeof t, "(CASE WHEN typeof(%s)='integer' THEN %s ELSE asc_ns(%s) END)",
+	    col, col, col);
+	buf_adds(b, t);
+}
+
+static const char *
+qstr(struct dbread *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* printf into d->q: SQL text. */
+static const char *
+qstr(struct dbread *d, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	d->q.len = 0;
+	buf_grow(&d->q, (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(d->q.p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	d->q.len = (size_t)n;
+	return d->q.p;
+}
+
+/* ---------- SQL functions ---------- */
+
+/* asc_ns(x): x as exact integer ns, or NULL when it is not one. */
+static void
+fn_ns(sqlite3_context *cx, int argc, sqlite3_value **av)
+{
+	int64_t v;
+
+	switch (sqlite3_value_type(av[0])) {
+	case SQLITE_INTEGER:
+		sqlite3_result_int64(cx, sqlite3_value_int64(av[0]));
+		return;
+	case SQLITE_TEXT: {
+		const char *s = (const char *)sqlite3_value_text(av[0]);
+		size_t n = (size_t)sqlite3_value_bytes(av[0]);
+
+		if (s && !dec_isnull(s, n) && dec_parse(s, n, 0, &v) == 0) {
+			sqlite3_result_int64(cx, v);
+			return;
+		}
+		break;
+	}
+	case SQLITE_FLOAT: {
+		double f = sqlite3_value_double(av[0]);
+
+		/* Exact only when integral and within 2^53. */
+		if (f == (double)(int64_t)f && f < 9007199254740992.0 && f > -9007199254740992.0) {
+			sqlite3_result_int64(cx, (int64_t)f);
+			return;
+		}
+		break;
+	}
+	}
+	sqlite3_result_null(cx);
+}
+
+/* asc_userframe(x): 1 when the frame text is user code (lib/trace.c's rule). */
+static void
+fn_userframe(sqlite3_context *cx, int argc, sqlite3_value **av)
+{
+	const char *s = (const char *)sqlite3_value_text(av[0]);
+	size_t n = s ? (size_t)sqlite3_value_bytes(av[0]) : 0;
+
+	while (n && (s[0] == ' ' || s[0] == '\t'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' ||
+	    s[n - 1] == ';' || s[n - 1] == '\n'))
+		n--;
+	sqlite3_result_int(cx, n > 0 && !trace_is_framework(s, n));
+}
+
+/* ---------- strings ---------- */
+
+/* STRING_IDS value of id (cached).  0, or -1 when there is none. */
+static int
+strid(struct dbread *d, int64_t id, const char **s, size_t *n)
+{
+	struct scache *e = &d->cache[(uint64_t)id * 0x9E3779B97F4A7C15ULL >> 51];
+	int r;
+
+	if (e->used && e->id == id) {
+		if (e->s == NULL)
+			return -1;
+		*s = e->s;
+		*n = e->n;
+		return 0;
+	}
+	sqlite3_reset(d->strq);
+	sqlite3_bind_int64(d->strq, 1, id);
+	free(e->s);
+	e->s = NULL;
+	e->used = 1;
+	e->id = id;
+	r = sqlite3_step(d->strq);
+	if (r == SQLITE_ROW && sqlite3_column_type(d->strq, 0) != SQLITE_NULL) {
+		const char *t = (const char *)sqlite3_column_text(d->strq, 0);
+
+		e->n = (size_t)sqlite3_column_bytes(d->strq, 0);
+		e->s = xstrndup(t ? t : "", e->n);
+	} else if (r != SQLITE_ROW && r != SQLITE_DONE)
+		return sqlerr(d, "STRING_IDS"), e->used = 0, -1;
+	sqlite3_reset(d->strq);
+	if (e->s == NULL)
+		return -1;
+	*s = e->s;
+	*n = e->n;
+	return 0;
+}
+
+/* A text column: a STRING_IDS id, or the text itself.  0, or -1 (null). */
+static int
+coltext(struct dbread *d, sqlite3_stmt *st, int i, const char **s, size_t *n)
+{
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_INTEGER:
+		return strid(d, sqlite3_column_int64(st, i), s, n);
+	case SQLITE_TEXT:
+		*s = (const char *)sqlite3_column_text(st, i);
+		*n = (size_t)sqlite3_column_bytes(st, i);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* String field as the CSV reader writes it: N/A and empty are null;
+ * unquote strips one literal pair of quotes (shapes). */
+static void
+put_text(struct dbread *d, struct buf *b, const char *key, sqlite3_stmt *st, int i, int unquote)
+{
+	const char *s;
+	size_t n;
+
+	if (i < 0 || coltext(d, st, i, &s, &n) != 0 || dec_isnull(s, n)) {
+		out_null(b, key);
+		return;
+	}
+	if (unquote && n >= 2 && s[0] == '"' && s[n - 1] == '"')
+		s++, n -= 2;
+	out_str(b, key, s, n);
+}
+
+/* Integer field: NULL and 4294967295 (invalid) are null. */
+static void
+put_int(struct buf *b, const char *key, sqlite3_stmt *st, int i)
+{
+	int64_t v;
+
+	if (i < 0 || sqlite3_column_type(st, i) != SQLITE_INTEGER ||
+	    (v = sqlite3_column_int64(st, i)) == INVALID32)
+		out_null(b, key);
+	else
+		out_i64(b, key, v);
+}
+
+/* A number value exactly as JSON text: integers as digits, reals in the
+ * shortest form that reads back the same. */
+static int
+numtext(sqlite3_stmt *st, int i, char *t, size_t nt)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_INTEGER)
+		return snprintf(t, nt, "%lld", (long long)sqlite3_column_int64(st, i));
+	if (sqlite3_column_type(st, i) == SQLITE_FLOAT) {
+		double v = sqlite3_column_double(st, i);
+		int64_t m;
+
+		if (v != v || v - v != 0)
+			return -1;
+		/* Fast path: at most 6 decimals read back exactly (below 1e9 a
+		 * double tells such decimals apart, so this is the shortest). */
+		if (v > -1e9 && v < 1e9 && (double)(m = llround(v * 1e6)) / 1e6 == v) {
+			int64_t a = m < 0 ? -m : m, f = a % 1000000;
+			int n = snprintf(t, nt, "%s%lld", m < 0 ? "-" : "", (long long)(a / 1000000));
+
+			if (f) {
+				int w = 6;
+
+				while (f % 10 == 0)
+					f /= 10, w--;
+				n += snprintf(t + n, nt - (size_t)n, ".%0*lld", w, (long long)f);
+			}
+			return n;
+		}
+		for (int p = 15; p <= 17; p++) {
+			snprintf(t, nt, "%.*g", p, v);
+			if (strtod(t, NULL) == v)
+				break;
+		}
+		/* "1e+20" is JSON; "inf" was excluded above. */
+		return (int)strlen(t);
+	}
+	return -1;
+}
+
+/* ---------- markers and steps ---------- */
+
+static int
+ismarker(const struct dbread *d, const char *s, size_t n, size_t *kind)
+{
+	const char *h = memrchr(s, '#', n);
+	size_t k;
+
+	if (h == NULL || h + 1 == s + n)
+		return 0;
+	for (const char *p = h + 1; p < s + n; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	k = (size_t)(h - s);
+	if ((k == 12 && memcmp(s, "ProfilerStep", 12) == 0) ||
+	    (k == 9 && memcmp(s, "Iteration", 9) == 0) ||
+	    (k == 4 && memcmp(s, "Step", 4) == 0) ||
+	    (d->pattern && k == d->npattern && memcmp(s, d->pattern, k) == 0)) {
+		*kind = k;
+		return 1;
+	}
+	return 0;
+}
+
+static int
+mkcmp(const void *a, const void *b)
+{
+	const struct dmark *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->dur != y->dur)
+		return x->dur > y->dur ? -1 : 1;
+	return x->rowid < y->rowid ? -1 : x->rowid > y->rowid;
+}
+
+static void
+addmark(struct dbread *d, int64_t s, int64_t e, int64_t gtid, int64_t rowid,
+    const char *name, size_t n, size_t kind, int from_step)
+{
+	struct dmark *m;
+
+	d->mk = xreallocarray(d->mk, d->nmk + 1, sizeof *d->mk);
+	m = &d->mk[d->nmk++];
+	m->start = s;
+	m->dur = e - s;
+	m->pid = from_step ? 0 : (int64_t)((uint64_t)gtid >> 32);
+	m->tid = from_step ? 0 : (int64_t)((uint64_t)gtid & 0xffffffffu);
+	m->rowid = rowid;
+	m->name = xstrndup(name, n);
+	m->kind = kind;
+	m->from_step = from_step;
+}
+
+/* Step markers: ProfilerStep#N (or the pattern) rows of PYTORCH_API, else
+ * STEP_TIME; outermost of nested kept.  Few: kept in memory. */
+static int
+loadmarkers(struct dbread *d)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	if (d->has[T_PY]) {
+		d->sc.len = 0;
+		buf_adds(&d->sc, "SELECT p.rowid, ");
+		tx(&d->sc, "p.startNs");
+		buf_adds(&d->sc, ", ");
+		tx(&d->sc, "p.endNs");
+		buf_adds(&d->sc, ", p.globalTid, p.name FROM PYTORCH_API p WHERE p.name IN "
+		    "(SELECT id FROM STRING_IDS WHERE value GLOB 'ProfilerStep#[0-9]*' OR "
+		    "value GLOB 'Iteration#[0-9]*' OR value GLOB 'Step#[0-9]*' OR "
+		    "(?1 IS NOT NULL AND substr(value, 1, length(?1) + 1) = ?1 || '#'))");
+		if ((st = prep(d, d->sc.p)) == NULL)
+			return -1;
+		if (d->pattern)
+			sqlite3_bind_text(st, 1, d->pattern, -1, SQLITE_STATIC);
+		while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+			const char *s;
+			size_t n, kind;
+
+			if (sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
+			    sqlite3_column_type(st, 2) != SQLITE_INTEGER ||
+			    sqlite3_column_int64(st, 2) < sqlite3_column_int64(st, 1))
+				continue;	/* a bad row: reported by the scan */
+			if (coltext(d, st, 4, &s, &n) != 0 || !ismarker(d, s, n, &kind))
+				continue;
+			addmark(d, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+			    sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 0), s, n, kind, 0);
+		}
+		sqlite3_finalize(st);
+		if (r != SQLITE_DONE)
+			return sqlerr(d, "PYTORCH_API");
+	}
+	if (d->has[T_STEP]) {
+		d->sc.len = 0;
+		buf_adds(&d->sc, "SELECT rowid, id, ");
+		tx(&d->sc, "startNs");
+		buf_adds(&d->sc, ", ");
+		tx(&d->sc, "endNs");
+		buf_adds(&d->sc, " FROM STEP_TIME ORDER BY 3, rowid");
+		if ((st = prep(d, d->sc.p)) == NULL)
+			return -1;
+		while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+			char t[48];
+			int64_t s, e;
+
+			if (sqlite3_column_type(st, 2) != SQLITE_INTEGER ||
+			    sqlite3_column_type(st, 3) != SQLITE_INTEGER ||
+			    (e = sqlite3_column_int64(st, 3)) < (s = sqlite3_column_int64(st, 2)) ||
+			    sqlite3_column_type(st, 1) != SQLITE_INTEGER)
+				continue;
+			snprintf(t, sizeof t, "%lld", (long long)sqlite3_column_int64(st, 1));
+			d->rg = xreallocarray(d->rg, d->nrg + 1, sizeof *d->rg);
+			d->rg[d->nrg].start = s;
+			d->rg[d->nrg].end = e;
+			d->rg[d->nrg].rowid = sqlite3_column_int64(st, 0);
+			d->rg[d->nrg].step = xstrdup(t);
+			d->nrg++;
+		}
+		sqlite3_finalize(st);
+		if (r != SQLITE_DONE)
+			return sqlerr(d, "STEP_TIME");
+	}
+	if (d->nmk == 0 && d->nrg) {
+		for (size_t i = 0; i < d->nrg; i++) {
+			char t[80];
+			int n = snprintf(t, sizeof t, "ProfilerStep#%s", d->rg[i].step);
+
+			addmark(d, d->rg[i].start, d->rg[i].end, 0, d->rg[i].rowid, t, (size_t)n, 12, 1);
+		}
+		addwarn(d, "markers_from_step_time", "%s: no ProfilerStep#N rows in PYTORCH_API; "
+		    "%zu step markers taken from STEP_TIME (no thread: pid and tid 0)", d->disp, d->nrg);
+	}
+	if (d->nmk)
+		qsort(d->mk, d->nmk, sizeof *d->mk, mkcmp);
+	{
+		size_t k = 0;
+		unsigned long merged = 0;
+		int64_t end = INT64_MIN;
+
+		for (size_t i = 0; i < d->nmk; i++) {
+			if (k && d->mk[i].start < end) {
+				merged++;
+				free(d->mk[i].name);
+				continue;
+			}
+			d->mk[k++] = d->mk[i];
+			end = d->mk[i].start + d->mk[i].dur;
+		}
+		d->nmk = k;
+		if (merged)
+			addwarn(d, "nested_markers", "%s: %lu nested or overlapping step markers "
+			    "merged into their outermost marker", d->disp, merged);
+	}
+	/* Kernel steps: STEP_TIME, else the markers. */
+	if (d->nrg == 0)
+		for (size_t i = 0; i < d->nmk; i++) {
+			d->rg = xreallocarray(d->rg, d->nrg + 1, sizeof *d->rg);
+			d->rg[d->nrg].start = d->mk[i].start;
+			d->rg[d->nrg].end = d->mk[i].start + d->mk[i].dur;
+			d->rg[d->nrg].rowid = d->mk[i].rowid;
+			d->rg[d->nrg].step = xstrdup(d->mk[i].name + d->mk[i].kind + 1);
+			d->nrg++;
+		}
+	d->c.markers = d->nmk;
+	d->c.has_steps = d->nrg > 0;
+	return 0;
+}
+
+/* ---------- open and scan ---------- */
+
+static int
+loadcols(struct dbread *d, int t)
+{
+	sqlite3_stmt *st = prep(d, qstr(d, "PRAGMA table_info(\"%s\")", tabname[t]));
+	int n = 0, r;
+
+	if (st == NULL)
+		return -1;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *c = (const char *)sqlite3_column_text(st, 1);
+
+		const char *ty = (const char *)sqlite3_column_text(st, 2);
+
+		d->cols[t] = xreallocarray(d->cols[t], (size_t)n + 2, sizeof *d->cols[t]);
+		d->cint[t] = xreallocarray(d->cint[t], (size_t)n + 2, sizeof *d->cint[t]);
+		d->cint[t][n] = ty && strcasestr(ty, "INT") != NULL;
+		d->cols[t][n++] = xstrdup(c ? c : "");
+		d->cols[t][n] = NULL;
+	}
+	sqlite3_finalize(st);
+	if (r != SQLITE_DONE)
+		return sqlerr(d, tabname[t]);
+	return 0;
+}
+
+/* Report rows of a table whose times are not usable; count them. */
+static long
+badrows(struct dbread *d, int t, const char *from, const char *pre)
+{
+	long nbad = 0;
+	sqlite3_stmt *st;
+	char s0[64], e0[64];
+	int r;
+
+	snprintf(s0, sizeof s0, "%s.startNs", pre);
+	snprintf(e0, sizeof e0, "%s.endNs", pre);
+	d->sc.len = 0;
+	buf_adds(&d->sc, "SELECT ");
+	buf_adds(&d->sc, pre);
+	buf_adds(&d->sc, ".rowid, ");
+	tx(&d->sc, s0);
+	buf_adds(&d->sc, ", ");
+	tx(&d->sc, e0);
+	buf_adds(&d->sc, ", ");
+	buf_adds(&d->sc, s0);
+	buf_adds(&d->sc, ", ");
+	buf_adds(&d->sc, e0);
+	buf_adds(&d->sc, " FROM ");
+	buf_adds(&d->sc, from);
+	buf_adds(&d->sc, " WHERE NOT coalesce(");
+	tx(&d->sc, e0);
+	buf_adds(&d->sc, " >= ");
+	tx(&d->sc, s0);
+	buf_adds(&d->sc, ", 0)");
+	if ((st = prep(d, d->sc.p)) == NULL)
+		return -1;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		char m[512];
+		const char *v;
+		int which = sqlite3_column_type(st, 1) == SQLITE_NULL ? 3 :
+		    sqlite3_column_type(st, 2) == SQLITE_NULL ? 4 : 0;
+
+		d->c.rejected++;
+		nbad++;
+		if (which) {
+			v = (const char *)sqlite3_column_text(st, which);
+			snprintf(m, sizeof m, "%s:%s:%lld: field \"%s\": not an integer time: '%.32s'",
+			    d->disp, tabname[t], (long long)sqlite3_column_int64(st, 0),
+			    which == 3 ? "startNs" : "endNs", v ? v : "NULL");
+		} else
+			snprintf(m, sizeof m, "%s:%s:%lld: field \"endNs\": before \"startNs\"",
+			    d->disp, tabname[t], (long long)sqlite3_column_int64(st, 0));
+		if (d->bad)
+			d->bad(d->arg, m);
+	}
+	sqlite3_finalize(st);
+	if (r != SQLITE_DONE)
+		return sqlerr(d, tabname[t]);
+	return nbad;
+}
+
+/* count(*) and min(valid start) of a table or join; counts read rows. */
+static int
+countrows(struct dbread *d, const char *from, const char *pre, unsigned long *n, int64_t *mn)
+{
+	sqlite3_stmt *st;
+	char s0[64], e0[64];
+	int r;
+
+	snprintf(s0, sizeof s0, "%s.startNs", pre);
+	snprintf(e0, sizeof e0, "%s.endNs", pre);
+	d->sc.len = 0;
+	buf_adds(&d->sc, "SELECT count(*), min(CASE WHEN ");
+	tx(&d->sc, e0);
+	buf_adds(&d->sc, " >= ");
+	tx(&d->sc, s0);
+	buf_adds(&d->sc, " THEN ");
+	tx(&d->sc, s0);
+	buf_adds(&d->sc, " END) FROM ");
+	buf_adds(&d->sc, from);
+	if ((st = prep(d, d->sc.p)) == NULL)
+		return -1;
+	r = sqlite3_step(st);
+	if (r != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return sqlerr(d, NULL);
+	}
+	*n = (unsigned long)sqlite3_column_int64(st, 0);
+	d->c.read += *n;
+	if (sqlite3_column_type(st, 1) == SQLITE_INTEGER && sqlite3_column_int64(st, 1) < *mn)
+		*mn = sqlite3_column_int64(st, 1);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static const char *kjoin = "TASK t CROSS JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId";
+
+static int
+scan(struct dbread *d)
+{
+	int64_t v;
+	unsigned long n;
+	long nb;
+
+	if (qint(d, "SELECT count(*) FROM sqlite_master WHERE type = 'table'", &v) != 0)
+		return -1;
+	if (v == 0 || v == INT64_MAX) {
+		snprintf(d->err, sizeof d->err, "%s: empty database (no tables): not a profiler export", d->path);
+		return -1;
+	}
+	if (qint(d, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'STRING_IDS'", &v) != 0)
+		return -1;
+	if (v != 1) {
+		snprintf(d->err, sizeof d->err, "%s: no STRING_IDS table: names cannot be resolved "
+		    "(not a profiler export, or a damaged one)", d->path);
+		return -1;
+	}
+	if ((d->strq = prep(d, "SELECT value FROM STRING_IDS WHERE id = ?1")) == NULL)
+		return -1;
+	for (int t = 0; t < T_NTAB; t++) {
+		if (qint(d, qstr(d, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '%s'",
+		    tabname[t]), &v) != 0)
+			return -1;
+		if (v != 1)
+			continue;
+		d->has[t] = 1;
+		if (loadcols(d, t) != 0)
+			return -1;
+		for (int i = 0; needcols[t][i]; i++)
+			if (!hascol(d, t, needcols[t][i])) {
+				addwarn(d, "db_table_unusable", "%s: table %s has no column \"%s\" "
+				    "(unknown schema); not read", d->disp, tabname[t], needcols[t][i]);
+				d->has[t] = 0;
+				break;
+			}
+	}
+	if (d->has[T_META]) {
+		sqlite3_stmt *st = prep(d, "SELECT value FROM META_DATA WHERE name = 'SCHEMA_VERSION'");
+		int r;
+
+		if (st == NULL)
+			return -1;
+		if ((r = sqlite3_step(st)) == SQLITE_ROW) {
+			const char *s = (const char *)sqlite3_column_text(st, 0);
+
+			if (s == NULL || strncmp(s, "1.", 2) != 0)
+				addwarn(d, "db_schema_version", "%s: schema version %.32s is not one this "
+				    "tool knows (1.x); read by table and column names", d->disp,
+				    s ? s : "NULL");
+		} else if (r != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return sqlerr(d, "META_DATA");
+		}
+		sqlite3_finalize(st);
+	}
+	if (!(d->has[T_TASK] && d->has[T_CTI]))
+		d->has[T_TASK] = d->has[T_CTI] = d->has[T_PMU] = 0;
+	if (d->has[T_CANN] && !hascol(d, T_CANN, "type"))
+		addwarn(d, "db_table_unusable", "%s: CANN_API has no \"type\": names without their "
+		    "AscendCL/Node/Hccl prefix", d->disp);
+	d->c.has_kernels = d->has[T_TASK] || d->has[T_COMM];
+	d->c.has_host = d->has[T_PY] || d->has[T_CANN];
+	d->minkern = d->minhost = INT64_MAX;
+	/* rows: count, report the unusable ones, smallest start */
+	/* Counts are of records: bad rows are reported and skipped. */
+	if (d->has[T_TASK]) {
+		if (countrows(d, kjoin, "t", &n, &d->minkern) != 0 || (nb = badrows(d, T_TASK, kjoin, "t")) < 0)
+			return -1;
+		d->c.kernel = n - (unsigned long)nb;
+	}
+	if (d->has[T_COMM]) {
+		if (countrows(d, "COMMUNICATION_OP c", "c", &n, &d->minkern) != 0 ||
+		    (nb = badrows(d, T_COMM, "COMMUNICATION_OP c", "c")) < 0)
+			return -1;
+		d->c.comm = n - (unsigned long)nb;
+	}
+	if (d->has[T_PY]) {
+		if (countrows(d, "PYTORCH_API p", "p", &n, &d->minhost) != 0 ||
+		    (nb = badrows(d, T_PY, "PYTORCH_API p", "p")) < 0)
+			return -1;
+		d->c.host += n - (unsigned long)nb;
+	}
+	if (d->has[T_CANN]) {
+		if (countrows(d, "CANN_API c", "c", &n, &d->minhost) != 0 ||
+		    (nb = badrows(d, T_CANN, "CANN_API c", "c")) < 0)
+			return -1;
+		d->c.host += n - (unsigned long)nb;
+	}
+	/* Host rows that launched a kernel (the flows of the text timeline). */
+	if (d->has[T_CANN] && hascol(d, T_CANN, "connectionId") &&
+	    ((d->has[T_TASK] && hascol(d, T_TASK, "connectionId")) ||
+	    (d->has[T_COMM] && hascol(d, T_COMM, "connectionId")))) {
+		int tk = d->has[T_TASK] && hascol(d, T_TASK, "connectionId");
+		int cm = d->has[T_COMM] && hascol(d, T_COMM, "connectionId");
+
+		if (qint(d, qstr(d, "SELECT count(*) FROM CANN_API WHERE connectionId IN (%s%s%s)",
+		    tk ? "SELECT connectionId FROM TASK" : "", tk && cm ? " UNION ALL " : "",
+		    cm ? "SELECT connectionId FROM COMMUNICATION_OP" : ""), &v) != 0)
+			return -1;
+		d->c.host_linked += (unsigned long)v;
+	}
+	if (d->has[T_PY] && d->has[T_CONN] && hascol(d, T_PY, "connectionId") &&
+	    (d->has[T_TASK] || d->has[T_COMM])) {
+		int both = d->has[T_TASK] && d->has[T_COMM] && hascol(d, T_COMM, "connectionId");
+
+		if (qint(d, qstr(d, "SELECT count(*) FROM PYTORCH_API WHERE connectionId IN "
+		    "(SELECT id FROM CONNECTION_IDS WHERE connectionId IN (SELECT connectionId FROM %s%s))",
+		    d->has[T_TASK] ? "TASK" : "COMMUNICATION_OP",
+		    both ? " UNION ALL SELECT connectionId FROM COMMUNICATION_OP" : ""), &v) != 0)
+			return -1;
+		d->c.host_linked += (unsigned long)v;
+	}
+	if (d->has[T_PMU]) {
+		sqlite3_stmt *st = prep(d, "SELECT s.value FROM (SELECT DISTINCT name FROM TASK_PMU_INFO) x "
+		    "LEFT JOIN STRING_IDS s ON s.id = x.name ORDER BY x.name");
+		int r;
+
+		if (st == NULL)
+			return -1;
+		buf_addc(&d->pmunames, '[');
+		while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+			const char *s = (const char *)sqlite3_column_text(st, 0);
+
+			if (s == NULL)
+				continue;
+			if (d->c.npmu++)
+				buf_addc(&d->pmunames, ',');
+			out_esc(&d->pmunames, s, (size_t)sqlite3_column_bytes(st, 0));
+		}
+		buf_addc(&d->pmunames, ']');
+		sqlite3_finalize(st);
+		if (r != SQLITE_DONE)
+			return sqlerr(d, "TASK_PMU_INFO");
+		d->c.has_pmu = d->c.npmu > 0;
+	}
+	d->c.has_shapes = hascol(d, T_CTI, "inputShapes");
+	if (d->has[T_TASK] && hascol(d, T_CTI, "taskType")) {
+		if (qint(d, qstr(d, "SELECT count(*) FROM %s WHERE c.taskType IS NULL OR c.taskType IN "
+		    "(SELECT id FROM STRING_IDS WHERE value IN ('N/A', ''))", kjoin), &v) != 0)
+			return -1;
+		d->c.null_types = (unsigned long)v;
+	} else
+		d->c.null_types = d->c.kernel;
+	if (d->has[T_PY] && d->has[T_CHAIN] && hascol(d, T_PY, "callchainId")) {
+		if (qint(d, "SELECT 1 FROM PYTORCH_API WHERE callchainId IS NOT NULL LIMIT 1", &v) != 0)
+			return -1;
+		d->c.has_stacks = v == 1;
+	}
+	/* devices */
+	if (d->has[T_TASK]) {
+		sqlite3_stmt *st = prep(d, "SELECT DISTINCT deviceId FROM TASK WHERE deviceId IS NOT NULL ORDER BY 1");
+		int r;
+
+		if (st == NULL)
+			return -1;
+		while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+			d->dev = xreallocarray(d->dev, (size_t)d->ndev + 1, sizeof *d->dev);
+			d->dev[d->ndev++] = sqlite3_column_int64(st, 0);
+		}
+		sqlite3_finalize(st);
+		if (r != SQLITE_DONE)
+			return sqlerr(d, "TASK");
+	}
+	d->hostdev = d->ndev ? d->dev[0] : 0;
+	if (d->has[T_RANKDEV]) {
+		if (qint(d, "SELECT deviceId FROM RANK_DEVICE_MAP ORDER BY rowid LIMIT 1", &v) != 0)
+			return -1;
+		if (v != INT64_MAX)
+			d->hostdev = v;
+	}
+	d->commdev = d->hostdev;
+	if (d->has[T_COMM] && d->c.comm && !hascol(d, T_COMM, "deviceId")) {
+		int i;
+
+		for (i = 0; i < d->ndev && d->dev[i] != d->commdev; i++)
+			;
+		if (i == d->ndev) {
+			d->dev = xreallocarray(d->dev, (size_t)d->ndev + 1, sizeof *d->dev);
+			d->dev[d->ndev++] = d->commdev;
+			for (int j = d->ndev - 1; j > 0 && d->dev[j] < d->dev[j - 1]; j--) {
+				int64_t x = d->dev[j];
+
+				d->dev[j] = d->dev[j - 1];
+				d->dev[j - 1] = x;
+			}
+		}
+	} else if (d->has[T_COMM] && d->c.comm) {
+		sqlite3_stmt *st = prep(d, "SELECT DISTINCT deviceId FROM COMMUNICATION_OP WHERE deviceId IS NOT NULL");
+		int r;
+
+		if (st == NULL)
+			return -1;
+		while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+			int64_t x = sqlite3_column_int64(st, 0);
+			int i;
+
+			for (i = 0; i < d->ndev && d->dev[i] != x; i++)
+				;
+			if (i < d->ndev)
+				continue;
+			d->dev = xreallocarray(d->dev, (size_t)d->ndev + 1, sizeof *d->dev);
+			d->dev[d->ndev++] = x;
+			for (int j = d->ndev - 1; j > 0 && d->dev[j] < d->dev[j - 1]; j--) {
+				int64_t y = d->dev[j];
+
+				d->dev[j] = d->dev[j - 1];
+				d->dev[j - 1] = y;
+			}
+		}
+		sqlite3_finalize(st);
+		if (r != SQLITE_DONE)
+			return sqlerr(d, "COMMUNICATION_OP");
+	}
+	return loadmarkers(d);
+}
+
+/* Percent-encode what a file: URI path cannot hold as is. */
+static char *
+fileuri(const char *path)
+{
+	struct buf b = {0};
+
+	buf_adds(&b, "file:");
+	for (const char *p = path; *p; p++) {
+		if (*p == '%' || *p == '?' || *p == '#') {
+			char t[4];
+
+			snprintf(t, sizeof t, "%%%02X", (unsigned char)*p);
+			buf_adds(&b, t);
+		} else
+			buf_addc(&b, *p);
+	}
+	buf_adds(&b, "?immutable=1");
+	return b.p;
+}
+
+struct dbread *
+db_open(const char *path, const struct db_opts *o, char *err, size_t nerr)
+{
+	struct dbread *d = xcalloc(1, sizeof *d);
+	struct stat sb;
+	char *uri, *side;
+	const char *sfx[] = { "-wal", "-journal", NULL };
+
+	d->path = xstrdup(path);
+	d->disp = xstrdup(o->display ? o->display : path);
+	d->pattern = o->step_pattern ? xstrdup(o->step_pattern) : NULL;
+	d->npattern = d->pattern ? strlen(d->pattern) : 0;
+	d->python = xstrdup(o->python ? o->python : "Python");
+	d->bad = o->bad;
+	d->arg = o->arg;
+	d->cache = xcalloc(NCACHE, sizeof *d->cache);
+	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		snprintf(err, nerr, "%s: not a readable file", path);
+		db_close(d);
+		return NULL;
+	}
+	/* immutable=1 ignores a writer: refuse a file that is being written. */
+	for (int i = 0; sfx[i]; i++) {
+		size_t n = strlen(path) + strlen(sfx[i]) + 1;
+
+		side = xmalloc(n);
+		snprintf(side, n, "%s%s", path, sfx[i]);
+		if (stat(side, &sb) == 0 && sb.st_size > 0) {
+			snprintf(err, nerr, "%s: database is locked or was not closed (%s exists); "
+			    "wait for the writer to finish", path, basename(side));
+			free(side);
+			db_close(d);
+			return NULL;
+		}
+		free(side);
+	}
+	uri = fileuri(path);
+	if (sqlite3_open_v2(uri, &d->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
+		snprintf(err, nerr, "%s: %s", path, d->db ? sqlite3_errmsg(d->db) : "cannot open");
+		free(uri);
+		db_close(d);
+		return NULL;
+	}
+	free(uri);
+	sqlite3_extended_result_codes(d->db, 1);
+	sqlite3_create_function(d->db, "asc_ns", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, fn_ns, NULL, NULL);
+	sqlite3_create_function(d->db, "asc_userframe", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+	    fn_userframe, NULL, NULL);
+	sqlite3_exec(d->db, "PRAGMA cache_size = -16384", NULL, NULL, NULL);
+	if (scan(d) != 0) {
+		snprintf(err, nerr, "%s", d->err);
+		db_close(d);
+		return NULL;
+	}
+	return d;
+}
+
+const char *
+db_err(const struct dbread *d)
+{
+	return d->err;
+}
+
+void
+db_counts(const struct dbread *d, struct db_counts *c)
+{
+	*c = d->c;
+}
+
+int64_t
+db_min_ts(const struct dbread *d, int *from_kernels)
+{
+	*from_kernels = d->minkern != INT64_MAX;
+	return d->minkern != INT64_MAX ? d->minkern : d->minhost;
+}
+
+const char *
+db_warning(const struct dbread *d, int i, const char **msg)
+{
+	if (i < 0 || i >= d->nw)
+		return NULL;
+	*msg = d->w[i].msg;
+	return d->w[i].code;
+}
+
+const char *
+db_pmu_names(const struct dbread *d)
+{
+	return d->pmunames.len ? d->pmunames.p : "[]";
+}
+
+/* ---------- writers ---------- */
+
+static void
+outsrc(struct dbread *d, struct buf *b, int t, int64_t rowid)
+{
+	char tmp[32];
+
+	d->sc.len = 0;
+	buf_adds(&d->sc, d->disp);
+	buf_addc(&d->sc, ':');
+	buf_adds(&d->sc, tabname[t]);
+	snprintf(tmp, sizeof tmp, ":%lld", (long long)rowid);
+	buf_adds(&d->sc, tmp);
+	out_str(b, "src", d->sc.p, d->sc.len);
+}
+
+int
+db_put_markers(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
+{
+	struct buf *b = &d->ob;
+
+	for (size_t i = 0; i < d->nmk; i++) {
+		const struct dmark *m = &d->mk[i];
+		size_t n = strlen(m->name);
+
+		out_begin(b, "marker");
+		out_cstr(b, "profile", profile);
+		outsrc(d, b, m->from_step ? T_STEP : T_PY, m->rowid);
+		out_str(b, "name", m->name, n);
+		out_str(b, "kind", m->name, m->kind);
+		out_str(b, "step", m->name + m->kind + 1, n - m->kind - 1);
+		out_i64(b, "pid", m->pid);
+		out_i64(b, "tid", m->tid);
+		out_i64(b, "start_ns", m->start - origin);
+		out_i64(b, "dur_ns", m->dur);
+		out_i64(b, "end_ns", m->start + m->dur - origin);
+		rec_put(b, fp);
+	}
+	return 0;
+}
+
+/* Kernel statement columns. */
+enum { K_ROWID, K_S, K_E, K_STREAM, K_TASKID, K_MODEL, K_CTX, K_NAME, K_OPTYPE,
+	K_TTYPE, K_OPSTATE, K_BLOCK, K_MIXBLOCK, K_HF32, K_SHAPES, K_WAIT = K_SHAPES + 6,
+	K_PNAME, K_PVAL, K_NCOL };
+enum { C_ROWID, C_S, C_E, C_NAME, C_OPTYPE, C_WAIT };
+
+static const char *const shapecol[6] = {
+	"inputShapes", "inputDataTypes", "inputFormats", "outputShapes",
+	"outputDataTypes", "outputFormats"
+};
+static const char *const shapekey[6] = {
+	"in_shapes", "in_dtypes", "in_formats", "out_shapes", "out_dtypes", "out_formats"
+};
+
+struct kq {
+	sqlite3_stmt	*k, *c;
+	int		 kr, cr;	/* last step result */
+	int		 has[K_NCOL];	/* which optional fields exist */
+	int		 cwait;		/* COMMUNICATION_OP has waitNs */
+	size_t		 rg;		/* step range cursor */
+};
+
+static void
+selcol(struct buf *b, const char *alias, const char *col)
+{
+	buf_adds(b, ", ");
+	if (col) {
+		buf_adds(b, alias);
+		buf_addc(b, '.');
+		buf_adds(b, col);
+	} else
+		buf_adds(b, "NULL");
+}
+
+static const char *
+stepof(struct dbread *d, struct kq *q, int64_t s)
+{
+	/* Kernels come in start order per device: the cursor moves forward,
+	 * and back to the first range for the next device. */
+	while (q->rg > 0 && s < d->rg[q->rg].start)
+		q->rg--;
+	while (q->rg + 1 < d->nrg && s >= d->rg[q->rg + 1].start)
+		q->rg++;
+	if (q->rg < d->nrg && s >= d->rg[q->rg].start && s <= d->rg[q->rg].end)
+		return d->rg[q->rg].step;
+	return NULL;
+}
+
+static void
+put_common_tail(struct dbread *d, struct buf *b, struct kq *q, sqlite3_stmt *st, int comp)
+{
+	if (comp)
+		put_int(b, "task_id", st, K_TASKID);
+	else
+		out_null(b, "task_id");
+	if (q->has[K_MODEL]) {
+		if (comp)
+			put_int(b, "model_id", st, K_MODEL);
+		else
+			out_null(b, "model_id");
+	}
+	if (q->has[K_OPSTATE])
+		put_text(d, b, "op_state", st, comp ? K_OPSTATE : -1, 0);
+	if (q->has[K_BLOCK]) {
+		if (comp)
+			put_int(b, "block_dim", st, K_BLOCK);
+		else
+			out_i64(b, "block_dim", 0);	/* as torch_npu writes HCCL rows */
+	}
+	if (q->has[K_MIXBLOCK]) {
+		if (comp)
+			put_int(b, "mix_block_dim", st, K_MIXBLOCK);
+		else
+			out_null(b, "mix_block_dim");
+	}
+	if (q->has[K_HF32])
+		put_text(d, b, "hf32", st, comp ? K_HF32 : -1, 0);
+	for (int i = 0; i < 6; i++)
+		if (q->has[K_SHAPES + i])
+			put_text(d, b, shapekey[i], st, comp ? K_SHAPES + i : -1, 1);
+	if (q->has[K_CTX]) {
+		if (comp && sqlite3_column_type(st, K_CTX) == SQLITE_INTEGER &&
+		    sqlite3_column_int64(st, K_CTX) != INVALID32) {
+			char t[32];
+			int n = snprintf(t, sizeof t, "%lld", (long long)sqlite3_column_int64(st, K_CTX));
+
+			out_str(b, "context_id", t, (size_t)n);
+		} else if (comp)
+			put_text(d, b, "context_id", st,
+			    sqlite3_column_type(st, K_CTX) == SQLITE_TEXT ? K_CTX : -1, 0);
+		else
+			out_null(b, "context_id");
+	}
+}
+
+/* One device: merge compute tasks and communication ops by start. */
+static int
+putdev(struct dbread *d, FILE *fp, const char *profile, int64_t origin, int64_t dev,
+    struct kq *q)
+{
+	struct buf *b = &d->ob;
+	int64_t prev_end = INT64_MIN;
+	int first = 1;
+
+	if (q->k) {
+		sqlite3_reset(q->k);
+		sqlite3_bind_int64(q->k, 1, dev);
+		q->kr = sqlite3_step(q->k);
+	} else
+		q->kr = SQLITE_DONE;
+	if (q->c) {
+		sqlite3_reset(q->c);
+		sqlite3_bind_int64(q->c, 1, dev);
+		q->cr = sqlite3_step(q->c);
+	} else
+		q->cr = SQLITE_DONE;
+	q->rg = 0;
+	for (;;) {
+		int comp;
+		sqlite3_stmt *st;
+		int64_t s, e, rowid;
+		const char *stp, *t;
+		size_t n;
+
+		if (q->kr != SQLITE_ROW && q->kr != SQLITE_DONE)
+			return sqlerr(d, "TASK");
+		if (q->cr != SQLITE_ROW && q->cr != SQLITE_DONE)
+			return sqlerr(d, "COMMUNICATION_OP");
+		if (q->kr == SQLITE_DONE && q->cr == SQLITE_DONE)
+			break;
+		/* ties: compute tasks first */
+		comp = q->cr == SQLITE_DONE || (q->kr == SQLITE_ROW &&
+		    sqlite3_column_int64(q->k, K_S) <= sqlite3_column_int64(q->c, C_S));
+		st = comp ? q->k : q->c;
+		s = sqlite3_column_int64(st, comp ? K_S : C_S);
+		e = sqlite3_column_int64(st, comp ? K_E : C_E);
+		rowid = sqlite3_column_int64(st, 0);
+		out_begin(b, "kernel");
+		out_cstr(b, "profile", profile);
+		outsrc(d, b, comp ? T_TASK : T_COMM, rowid);
+		out_i64(b, "device", dev);
+		if (comp)
+			put_int(b, "stream", st, K_STREAM);
+		else
+			out_null(b, "stream");
+		stp = stepof(d, q, s);
+		out_cstr(b, "step", stp);
+		if (coltext(d, st, comp ? K_NAME : C_NAME, &t, &n) == 0)
+			out_str(b, "name", t, n);
+		else
+			out_str(b, "name", "", 0);
+		put_text(d, b, "op_type", st, comp ? K_OPTYPE : C_OPTYPE, 0);
+		if (!comp)
+			out_cstr(b, "task_type", "COMMUNICATION");
+		else if (coltext(d, st, K_TTYPE, &t, &n) == 0 && n == 4 && memcmp(t, "HCCL", 4) == 0)
+			out_cstr(b, "task_type", "COMMUNICATION");
+		else
+			put_text(d, b, "task_type", st, q->has[K_TTYPE] ? K_TTYPE : -1, 0);
+		out_i64(b, "start_ns", s - origin);
+		out_i64(b, "dur_ns", e - s);
+		out_i64(b, "end_ns", e - origin);
+		{
+			int wi = comp ? K_WAIT : C_WAIT;
+			int hasw = comp ? q->has[K_WAIT] : q->cwait;
+
+			if (hasw && sqlite3_column_type(st, wi) == SQLITE_INTEGER)
+				out_i64(b, "wait_ns", sqlite3_column_int64(st, wi));
+			else if (hasw)
+				out_null(b, "wait_ns");
+			else
+				/* kernel_details' Wait Time: gap to the previous task's end */
+				out_i64(b, "wait_ns", first ? 0 : s - prev_end > 0 ? s - prev_end : 0);
+		}
+		first = 0;
+		prev_end = e;
+		put_common_tail(d, b, q, st, comp);
+		if (comp) {
+			int any = 0;
+
+			/* PMU rows of this task follow as rows with the same rowid */
+			for (;;) {
+				if (q->has[K_PNAME] && sqlite3_column_type(st, K_PNAME) != SQLITE_NULL &&
+				    coltext(d, st, K_PNAME, &t, &n) == 0) {
+					char num[40];
+					int m = numtext(st, K_PVAL, num, sizeof num);
+
+					if (m > 0 || (sqlite3_column_type(st, K_PVAL) == SQLITE_TEXT &&
+					    !dec_isnull((const char *)sqlite3_column_text(st, K_PVAL),
+					    (size_t)sqlite3_column_bytes(st, K_PVAL)))) {
+						if (!any) {
+							out_key(b, "pmu");
+							buf_addc(b, '{');
+						} else
+							buf_addc(b, ',');
+						any = 1;
+						out_esc(b, t, n);
+						buf_addc(b, ':');
+						if (m > 0)
+							buf_add(b, num, (size_t)m);
+						else
+							out_esc(b, (const char *)sqlite3_column_text(st, K_PVAL),
+							    (size_t)sqlite3_column_bytes(st, K_PVAL));
+					}
+				}
+				q->kr = sqlite3_step(q->k);
+				if (q->kr != SQLITE_ROW || !q->has[K_PNAME] ||
+				    sqlite3_column_int64(q->k, K_ROWID) != rowid)
+					break;
+			}
+			if (any)
+				buf_addc(b, '}');
+		} else
+			q->cr = sqlite3_step(q->c);
+		rec_put(b, fp);
+	}
+	return 0;
+}
+
+int
+db_put_kernels(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
+{
+	struct kq q;
+	struct buf *b = &d->sc;
+	int r = 0;
+
+	memset(&q, 0, sizeof q);
+	if (d->has[T_TASK]) {
+		const char *bl = anycol(d, T_CTI, "blockNum", "blockDim");
+		const char *mb = anycol(d, T_CTI, "mixBlockNum", "mixBlockDim");
+		const char *hf = anycol(d, T_CTI, "hf32Eligible", NULL);
+		const char *os = anycol(d, T_CTI, "opState", NULL);
+		const char *mo = anycol(d, T_TASK, "modelId", NULL);
+		const char *cx = anycol(d, T_TASK, "contextId", NULL);
+		const char *wt = anycol(d, T_CTI, "waitNs", NULL);
+		const char *ot = anycol(d, T_CTI, "opType", NULL);
+		const char *tt = anycol(d, T_CTI, "taskType", NULL);
+
+		q.has[K_MODEL] = mo != NULL;
+		q.has[K_CTX] = cx != NULL;
+		q.has[K_OPSTATE] = os != NULL;
+		q.has[K_BLOCK] = bl != NULL;
+		q.has[K_MIXBLOCK] = mb != NULL;
+		q.has[K_HF32] = hf != NULL;
+		q.has[K_WAIT] = wt != NULL;
+		q.has[K_TTYPE] = tt != NULL;
+		q.has[K_PNAME] = d->c.has_pmu;
+		b->len = 0;
+		buf_adds(b, "SELECT t.rowid, ");
+		tx(b, "t.startNs");
+		buf_adds(b, " AS s, ");
+		tx(b, "t.endNs");
+		selcol(b, "t", anycol(d, T_TASK, "streamId", NULL));
+		selcol(b, "t", anycol(d, T_TASK, "taskId", NULL));
+		selcol(b, "t", mo);
+		selcol(b, "t", cx);
+		selcol(b, "c", "name");
+		selcol(b, "c", ot);
+		selcol(b, "c", tt);
+		selcol(b, "c", os);
+		selcol(b, "c", bl);
+		selcol(b, "c", mb);
+		selcol(b, "c", hf);
+		for (int i = 0; i < 6; i++) {
+			const char *sc = anycol(d, T_CTI, shapecol[i], NULL);
+
+			q.has[K_SHAPES + i] = sc != NULL;
+			selcol(b, "c", sc);
+		}
+		selcol(b, "c", wt);
+		if (d->c.has_pmu)
+			buf_adds(b, ", p.name, p.value");
+		else
+			buf_adds(b, ", NULL, NULL");
+		buf_adds(b, " FROM ");
+		buf_adds(b, kjoin);
+		if (d->c.has_pmu)
+			buf_adds(b, " LEFT JOIN TASK_PMU_INFO p ON p.globalTaskId = t.globalTaskId");
+		buf_adds(b, " WHERE t.deviceId = ?1 AND ");
+		tx(b, "t.endNs");
+		buf_adds(b, " >= ");
+		tx(b, "t.startNs");
+		/* An INTEGER column holds only integers where a row is valid:
+		 * order by it as is, so SQLite can walk TaskIndex. */
+		buf_adds(b, intcol(d, T_TASK, "startNs") ? " ORDER BY t.startNs" : " ORDER BY s");
+		/* A task's PMU rows come from SQLite's automatic index on
+		 * TASK_PMU_INFO(globalTaskId): in name-id order, no sort. */
+		buf_adds(b, ", t.globalTaskId, t.rowid");
+		if ((q.k = prep(d, b->p)) == NULL)
+			return -1;
+	}
+	if (d->has[T_COMM] && d->c.comm) {
+		const char *dv = anycol(d, T_COMM, "deviceId", NULL);
+
+		q.cwait = hascol(d, T_COMM, "waitNs");
+		b->len = 0;
+		buf_adds(b, "SELECT c.rowid, ");
+		tx(b, "c.startNs");
+		buf_adds(b, " AS s, ");
+		tx(b, "c.endNs");
+		selcol(b, "c", "opName");
+		selcol(b, "c", anycol(d, T_COMM, "opType", NULL));
+		selcol(b, "c", q.cwait ? "waitNs" : NULL);
+		buf_adds(b, " FROM COMMUNICATION_OP c WHERE ");
+		tx(b, "c.endNs");
+		buf_adds(b, " >= ");
+		tx(b, "c.startNs");
+		if (dv)
+			buf_adds(b, " AND c.deviceId = ?1");
+		else {
+			char t[64];
+
+			snprintf(t, sizeof t, " AND ?1 = %lld", (long long)d->commdev);
+			buf_adds(b, t);
+		}
+		buf_adds(b, " ORDER BY s, c.rowid");
+		if ((q.c = prep(d, b->p)) == NULL) {
+			sqlite3_finalize(q.k);
+			return -1;
+		}
+	}
+	for (int i = 0; i < d->ndev && r == 0; i++)
+		r = putdev(d, fp, profile, origin, d->dev[i], &q);
+	sqlite3_finalize(q.k);
+	sqlite3_finalize(q.c);
+	return r;
+}
+
+/* ---------- host events: depth and leaf as lib/trace.c computes them ---------- */
+
+struct hpend {
+	struct buf	 text;		/* record through "end_ns" */
+	struct buf	 tail;		/* frame, kernel_ns */
+	int64_t		 start, dur;
+	int		 ti, depth, leaf, resolved, mark;
+};
+
+struct hthr {
+	int64_t		 pid, tid;
+	uint64_t	 last;		/* seq + 1 of its last queued event */
+	int64_t		*stk;
+	size_t		 nstk, cstk;
+};
+
+struct hstate {
+	struct hpend	*q;
+	uint64_t	 head, tail, cap;
+	struct hthr	*th;
+	size_t		 nth;
+	int		*slot;
+	size_t		 nslot;
+};
+
+static int
+getthr(struct hstate *h, int64_t pid, int64_t tid)
+{
+	uint64_t k = ((uint64_t)pid * 0x9E3779B97F4A7C15ULL) ^ (uint64_t)tid * 0xC2B2AE3D27D4EB4FULL;
+	size_t i;
+
+	if (h->nth * 2 >= h->nslot) {
+		size_t ns = h->nslot ? h->nslot * 2 : 64;
+		int *sl = xcalloc(ns, sizeof *sl);
+
+		for (size_t j = 0; j < h->nth; j++) {
+			uint64_t kk = ((uint64_t)h->th[j].pid * 0x9E3779B97F4A7C15ULL) ^
+			    (uint64_t)h->th[j].tid * 0xC2B2AE3D27D4EB4FULL;
+
+			for (i = kk & (ns - 1); sl[i]; i = (i + 1) & (ns - 1))
+				;
+			sl[i] = (int)j + 1;
+		}
+		free(h->slot);
+		h->slot = sl;
+		h->nslot = ns;
+	}
+	for (i = k & (h->nslot - 1); h->slot[i]; i = (i + 1) & (h->nslot - 1)) {
+		struct hthr *t = &h->th[h->slot[i] - 1];
+
+		if (t->pid == pid && t->tid == tid)
+			return h->slot[i] - 1;
+	}
+	h->th = xreallocarray(h->th, h->nth + 1, sizeof *h->th);
+	memset(&h->th[h->nth], 0, sizeof h->th[0]);
+	h->th[h->nth].pid = pid;
+	h->th[h->nth].tid = tid;
+	h->slot[i] = (int)h->nth + 1;
+	return (int)h->nth++;
+}
+
+static void
+put_pend(FILE *fp, struct buf *ob, struct hpend *e)
+{
+	ob->len = 0;
+	buf_add(ob, e->text.p, e->text.len);
+	out_i64(ob, "depth", e->depth);
+	out_bool(ob, "leaf", e->leaf);
+	if (e->tail.len)
+		buf_add(ob, e->tail.p, e->tail.len);
+	rec_put(ob, fp);
+}
+
+/* Write what is resolved, or can no longer get a child, before now. */
+static void
+flushq(struct hstate *h, FILE *fp, struct buf *ob, int64_t now)
+{
+	while (h->head < h->tail) {
+		struct hpend *e = &h->q[h->head & (h->cap - 1)];
+
+		if (!e->resolved) {
+			if (e->start + e->dur > now)
+				break;
+			e->leaf = !e->mark;
+			e->resolved = 1;
+		}
+		put_pend(fp, ob, e);
+		h->head++;
+	}
+}
+
+/* Host statement columns. */
+enum { H_S, H_E, H_SRC, H_ROWID, H_GTID, H_NAME, H_TYPE, H_STACK, H_FRAME, H_KNS };
+
+static const char *
+cannprefix(int64_t type)
+{
+	switch (type) {
+	case 20000: return "AscendCL";
+	case 15000: return "Model";
+	case 10000: return "Node";
+	case 5500: return "Hccl";
+	case 5000: return "Runtime";
+	}
+	return NULL;
+}
+
+int
+db_put_host(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
+{
+	struct buf *b = &d->sc;
+	struct hstate h;
+	sqlite3_stmt *st;
+	int r, py = d->has[T_PY], cann = d->has[T_CANN];
+	int links = d->has[T_TASK] || d->has[T_COMM];
+
+	if (!py && !cann)
+		return 0;
+	b->len = 0;
+	buf_adds(b, "SELECT * FROM (");
+	if (py) {
+		int chain = d->c.has_stacks;
+		int conn = d->has[T_CONN] && hascol(d, T_PY, "connectionId") && links;
+
+		buf_adds(b, "SELECT ");
+		tx(b, "p.startNs");
+		buf_adds(b, " AS s, ");
+		tx(b, "p.endNs");
+		buf_adds(b, " AS e, 0 AS src, p.rowid AS rid, p.globalTid, p.name");
+		buf_adds(b, hascol(d, T_PY, "type") ? ", p.type" : ", NULL");
+		buf_adds(b, chain ? ", p.callchainId IS NOT NULL, f.fstack" : ", 0, NULL");
+		buf_adds(b, conn ? ", k.kns" : ", NULL");
+		buf_adds(b, " FROM PYTORCH_API p");
+		if (chain)
+			buf_adds(b, " LEFT JOIN (SELECT c.id AS fid, c.stack AS fstack, min(c.stackDepth) "
+			    "FROM PYTORCH_CALLCHAINS c JOIN STRING_IDS s ON s.id = c.stack "
+			    "WHERE asc_userframe(s.value) GROUP BY c.id) f ON f.fid = p.callchainId");
+		if (conn) {
+			buf_adds(b, " LEFT JOIN (SELECT ci.id AS kid, min(x.xs) AS kns FROM CONNECTION_IDS ci "
+			    "JOIN (");
+			if (d->has[T_TASK])
+				buf_adds(b, "SELECT connectionId AS xc, startNs AS xs FROM TASK");
+			if (d->has[T_TASK] && d->has[T_COMM] && hascol(d, T_COMM, "connectionId"))
+				buf_adds(b, " UNION ALL ");
+			if (d->has[T_COMM] && hascol(d, T_COMM, "connectionId"))
+				buf_adds(b, "SELECT connectionId, startNs FROM COMMUNICATION_OP");
+			else if (!d->has[T_TASK])
+				buf_adds(b, "SELECT NULL, NULL");
+			buf_adds(b, ") x ON x.xc = ci.connectionId GROUP BY ci.id) k ON k.kid = p.connectionId");
+		}
+	}
+	if (py && cann)
+		buf_adds(b, " UNION ALL ");
+	if (cann) {
+		int tk = d->has[T_TASK] && hascol(d, T_TASK, "connectionId");
+		int cm = d->has[T_COMM] && hascol(d, T_COMM, "connectionId");
+		int conn = (tk || cm) && hascol(d, T_CANN, "connectionId");
+
+		buf_adds(b, "SELECT ");
+		tx(b, "c.startNs");
+		buf_adds(b, ", ");
+		tx(b, "c.endNs");
+		buf_adds(b, ", 1, c.rowid, c.globalTid, c.name");
+		buf_adds(b, hascol(d, T_CANN, "type") ? ", c.type" : ", NULL");
+		buf_adds(b, ", 0, NULL");
+		buf_adds(b, conn ? ", k.kns" : ", NULL");
+		buf_adds(b, " FROM CANN_API c");
+		if (conn) {
+			buf_adds(b, " LEFT JOIN (SELECT xc AS kc, min(xs) AS kns FROM (");
+			if (tk)
+				buf_adds(b, "SELECT connectionId AS xc, startNs AS xs FROM TASK");
+			if (tk && cm)
+				buf_adds(b, " UNION ALL ");
+			if (cm)
+				buf_adds(b, "SELECT connectionId, startNs FROM COMMUNICATION_OP");
+			buf_adds(b, ") GROUP BY xc) k ON k.kc = c.connectionId");
+		}
+	}
+	buf_adds(b, ") WHERE e >= s ORDER BY s, e - s DESC, src, rid");
+	if ((st = prep(d, b->p)) == NULL)
+		return -1;
+	memset(&h, 0, sizeof h);
+	h.cap = 64;
+	h.q = xcalloc(h.cap, sizeof *h.q);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t now = sqlite3_column_int64(st, H_S);
+		int64_t e = sqlite3_column_int64(st, H_E);
+		int64_t gtid = sqlite3_column_int64(st, H_GTID);
+		int64_t pid = (int64_t)((uint64_t)gtid >> 32), tid = (int64_t)((uint64_t)gtid & 0xffffffffu);
+		int iscann = sqlite3_column_int(st, H_SRC) == 1;
+		int ti;
+		struct hthr *x;
+		struct hpend *p;
+		const char *s;
+		size_t n, kind, k = 0;
+		int mark = 0;
+
+		if (iscann)	/* the pid the text timeline gives CANN: pid<<10 | 7<<5 | device */
+			pid = (int64_t)(((uint64_t)pid << 10) | (7u << 5) | ((uint64_t)d->hostdev & 31));
+		ti = getthr(&h, pid, tid);
+		x = &h.th[ti];
+		/* the thread's previous event: does this start in it? */
+		if (x->last && x->last - 1 >= h.head) {
+			struct hpend *l = &h.q[(x->last - 1) & (h.cap - 1)];
+
+			if (!l->resolved) {
+				l->leaf = !(now < l->start + l->dur) && !l->mark;
+				l->resolved = 1;
+			}
+		}
+		flushq(&h, fp, &d->ob, now);
+		if (h.tail - h.head == h.cap) {
+			struct hpend *nq = xcalloc(h.cap * 2, sizeof *nq);
+
+			for (uint64_t sq = h.head; sq < h.head + h.cap; sq++)
+				nq[sq & (h.cap * 2 - 1)] = h.q[sq & (h.cap - 1)];
+			free(h.q);
+			h.q = nq;
+			h.cap *= 2;
+		}
+		p = &h.q[h.tail & (h.cap - 1)];
+		p->start = now;
+		p->dur = e - now;
+		p->ti = ti;
+		p->resolved = 0;
+		p->leaf = 0;
+		/* record text through end_ns */
+		p->text.len = 0;
+		out_begin(&p->text, "host");
+		out_cstr(&p->text, "profile", profile);
+		outsrc(d, &p->text, iscann ? T_CANN : T_PY, sqlite3_column_int64(st, H_ROWID));
+		if (coltext(d, st, H_NAME, &s, &n) != 0)
+			s = "", n = 0;
+		if (iscann) {
+			const char *pre = sqlite3_column_type(st, H_TYPE) == SQLITE_INTEGER ?
+			    cannprefix(sqlite3_column_int64(st, H_TYPE)) : NULL;
+
+			if (pre) {
+				d->sc.len = 0;
+				buf_adds(&d->sc, pre);
+				buf_addc(&d->sc, '@');
+				buf_add(&d->sc, s, n);
+				out_str(&p->text, "name", d->sc.p, d->sc.len);
+			} else
+				out_str(&p->text, "name", s, n);
+			out_null(&p->text, "cat");
+			out_cstr(&p->text, "process", "CANN");
+		} else {
+			int64_t ty = sqlite3_column_type(st, H_TYPE) == SQLITE_INTEGER ?
+			    sqlite3_column_int64(st, H_TYPE) : -1;
+
+			mark = ismarker(d, s, n, &kind);
+			out_str(&p->text, "name", s, n);
+			out_cstr(&p->text, "cat", ty == 50001 ? "cpu_op" : ty == 50003 ? "python_function" :
+			    ty == 50004 ? "mstx" : ty == 50002 ? (n >= 7 && memcmp(s, "Dequeue", 7) == 0 ?
+			    "dequeue" : "enqueue") : NULL);
+			out_cstr(&p->text, "process", d->python);
+		}
+		out_i64(&p->text, "pid", pid);
+		out_i64(&p->text, "tid", tid);
+		out_i64(&p->text, "start_ns", now - origin);
+		out_i64(&p->text, "dur_ns", e - now);
+		out_i64(&p->text, "end_ns", e - origin);
+		p->mark = mark;
+		p->tail.len = 0;
+		if (sqlite3_column_int(st, H_STACK)) {
+			if (coltext(d, st, H_FRAME, &s, &n) == 0) {
+				while (n && (s[0] == ' ' || s[0] == '\t'))
+					s++, n--;
+				while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' ||
+				    s[n - 1] == ';' || s[n - 1] == '\n'))
+					n--;
+				out_str(&p->tail, "frame", s, n);
+			} else
+				out_null(&p->tail, "frame");
+		}
+		if (sqlite3_column_type(st, H_KNS) == SQLITE_INTEGER)
+			out_i64(&p->tail, "kernel_ns", sqlite3_column_int64(st, H_KNS) - origin);
+		/* depth: events of the thread still open at this start */
+		for (size_t i = 0; i < x->nstk; i++)
+			if (x->stk[i] > now)
+				x->stk[k++] = x->stk[i];
+		x->nstk = k;
+		p->depth = (int)k;
+		if (p->dur > 0) {
+			if (x->nstk == x->cstk) {
+				x->cstk = x->cstk ? x->cstk * 2 : 16;
+				x->stk = xreallocarray(x->stk, x->cstk, sizeof *x->stk);
+			}
+			x->stk[x->nstk++] = e;
+		} else {
+			p->leaf = !mark;
+			p->resolved = 1;
+		}
+		x->last = ++h.tail;
+	}
+	if (r == SQLITE_DONE)
+		flushq(&h, fp, &d->ob, INT64_MAX);
+	sqlite3_finalize(st);
+	for (uint64_t i = 0; i < h.cap; i++) {
+		buf_free(&h.q[i].text);
+		buf_free(&h.q[i].tail);
+	}
+	free(h.q);
+	for (size_t i = 0; i < h.nth; i++)
+		free(h.th[i].stk);
+	free(h.th);
+	free(h.slot);
+	if (r != SQLITE_DONE)
+		return sqlerr(d, "PYTORCH_API/CANN_API");
+	return 0;
+}
+
+/* ---------- analysis.db ---------- */
+
+int
+db_steptrace(struct dbread *d, const char *profile, struct buf *out)
+{
+	static const struct { const char *col, *key; } m[] = {
+		{ "computing", "computing" },
+		{ "communication_not_overlapped", "comm_not_overlapped" },
+		{ "overlapped", "overlapped" },
+		{ "communication", "comm" },
+		{ "free", "free" },
+		{ "stage", "stage" },
+		{ "bubble", "bubble" },
+		{ "communication_not_overlapped_and_exclude_receive", "comm_not_overlapped_exclude_receive" },
+		{ "preparing", "preparing" },
+	};
+	char *dir = xstrdup(d->path), *sl = strrchr(dir, '/'), *path, *uri;
+	sqlite3 *a = NULL;
+	sqlite3_stmt *st = NULL;
+	struct buf b = {0};
+	int idx[9], idev = -1, istep = -1, ncol, n = 0, r;
+	struct stat sb;
+
+	if (sl)
+		*sl = '\0';
+	else
+		strcpy(dir, ".");
+	path = xmalloc(strlen(dir) + 16);
+	sprintf(path, "%s/analysis.db", dir);
+	free(dir);
+	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		free(path);
+		return 0;
+	}
+	uri = fileuri(path);
+	if (sqlite3_open_v2(uri, &a, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(a, "SELECT rowid, * FROM StepTraceTime ORDER BY rowid", -1, &st, NULL) != SQLITE_OK) {
+		addwarn(d, "bad_step_trace", "analysis.db: %s; StepTraceTime not used",
+		    a ? sqlite3_errmsg(a) : "cannot open");
+		goto done;
+	}
+	ncol = sqlite3_column_count(st);
+	for (int i = 0; i < 9; i++)
+		idx[i] = -1;
+	for (int c = 1; c < ncol; c++) {
+		const char *nm = sqlite3_column_name(st, c);
+
+		if (strcmp(nm, "deviceId") == 0)
+			idev = c;
+		else if (strcmp(nm, "step") == 0)
+			istep = c;
+		for (int i = 0; i < 9; i++)
+			if (strcmp(nm, m[i].col) == 0)
+				idx[i] = c;
+	}
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		char src[64], k[80];
+
+		out_begin(&b, "step_trace");
+		out_cstr(&b, "profile", profile);
+		snprintf(src, sizeof src, "analysis.db:StepTraceTime:%lld",
+		    (long long)sqlite3_column_int64(st, 0));
+		out_cstr(&b, "src", src);
+		put_int(&b, "device", st, idev);
+		if (istep >= 0 && sqlite3_column_type(st, istep) != SQLITE_NULL)
+			out_str(&b, "step", (const char *)sqlite3_column_text(st, istep),
+			    (size_t)sqlite3_column_bytes(st, istep));
+		else
+			out_null(&b, "step");
+		for (int i = 0; i < 9; i++) {
+			const char *s;
+			size_t sn;
+			int64_t v;
+
+			if (idx[i] < 0)
+				continue;
+			snprintf(k, sizeof k, "%s_us", m[i].key);
+			if (sqlite3_column_type(st, idx[i]) == SQLITE_NULL) {
+				out_null(&b, k);
+				snprintf(k, sizeof k, "%s_ns", m[i].key);
+				out_null(&b, k);
+				continue;
+			}
+			s = (const char *)sqlite3_column_text(st, idx[i]);
+			sn = (size_t)sqlite3_column_bytes(st, idx[i]);
+			if (dec_parse(s, sn, 3, &v) == 0) {
+				out_raw(&b, k, s, sn);
+				snprintf(k, sizeof k, "%s_ns", m[i].key);
+				out_i64(&b, k, v);
+			} else {
+				out_str(&b, k, s, sn);
+				snprintf(k, sizeof k, "%s_ns", m[i].key);
+				out_null(&b, k);
+			}
+		}
+		buf_add(&b, "}\n", 2);
+		buf_add(out, b.p, b.len);
+		n++;
+	}
+	if (r != SQLITE_DONE) {
+		addwarn(d, "bad_step_trace", "analysis.db: %s; StepTraceTime partly used", sqlite3_errmsg(a));
+	}
+done:
+	sqlite3_finalize(st);
+	sqlite3_close(a);
+	buf_free(&b);
+	free(uri);
+	free(path);
+	return n;
+}
+
+void
+db_close(struct dbread *d)
+{
+	if (d == NULL)
+		return;
+	sqlite3_finalize(d->strq);
+	if (d->db)
+		sqlite3_close(d->db);
+	for (int t = 0; t < T_NTAB; t++) {
+		if (d->cols[t])
+			for (char **c = d->cols[t]; *c; c++)
+				free(*c);
+		free(d->cols[t]);
+		free(d->cint[t]);
+	}
+	for (size_t i = 0; i < NCACHE && d->cache; i++)
+		free(d->cache[i].s);
+	free(d->cache);
+	for (size_t i = 0; i < d->nmk; i++)
+		free(d->mk[i].name);
+	free(d->mk);
+	for (size_t i = 0; i < d->nrg; i++)
+		free(d->rg[i].step);
+	free(d->rg);
+	for (int i = 0; i < d->nw; i++) {
+		free(d->w[i].code);
+		free(d->w[i].msg);
+	}
+	free(d->w);
+	free(d->dev);
+	buf_free(&d->pmunames);
+	buf_free(&d->ob);
+	buf_free(&d->sc);
+	buf_free(&d->q);
+	free(d->path);
+	free(d->disp);
+	free(d->pattern);
+	free(d->python);
+	free(d);
+}

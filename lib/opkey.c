@@ -1,0 +1,95 @@
+/* opkey: op keys, task-type classes and template hashes. */
+#include <regex.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "opkey.h"
+#include "rules.h"
+
+static regex_t	re;
+static int	compiled;
+
+void
+opkey_init(void)
+{
+	const char *s = rules_str("ops.name_strip_regex");
+	int e;
+
+	if (compiled)
+		return;
+	if ((e = regcomp(&re, s, REG_EXTENDED)) != 0) {
+		char msg[128];
+
+		regerror(e, &re, msg, sizeof msg);
+		die("rules: \"ops.name_strip_regex\": %s", msg);
+	}
+	compiled = 1;
+}
+
+void
+opkey(const char *name, size_t n, struct buf *out)
+{
+	regmatch_t m;
+
+	if (!compiled)
+		opkey_init();
+	if (regexec(&re, name, 1, &m, 0) == 0 && m.rm_so >= 0 &&
+	    (size_t)m.rm_eo <= n && (size_t)(m.rm_eo - m.rm_so) < n) {
+		buf_add(out, name, (size_t)m.rm_so);
+		buf_add(out, name + m.rm_eo, n - (size_t)m.rm_eo);
+		return;
+	}
+	buf_add(out, name, n);
+}
+
+static int
+tt_match(const char *tt)
+{
+	if (rules_match("ops.compute_task_types", tt))
+		return TT_COMPUTE;
+	if (rules_match("ops.comm_task_types", tt))
+		return TT_COMM;
+	if (rules_match("ops.aicpu_task_types", tt))
+		return TT_AICPU;
+	return TT_OTHER;
+}
+
+int
+tt_class(const char *tt)
+{
+	/* A handful of task types in a capture: remember them. */
+	static char *seen[16];
+	static int cls[16], nseen;
+
+	if (tt == NULL || *tt == '\0' || strcmp(tt, "N/A") == 0)
+		return TT_UNKNOWN;
+	for (int i = 0; i < nseen; i++)
+		if (strcmp(seen[i], tt) == 0)
+			return cls[i];
+	if (nseen == 16)
+		return tt_match(tt);
+	seen[nseen] = xstrdup(tt);
+	cls[nseen] = tt_match(tt);
+	return cls[nseen++];
+}
+
+const char *
+tt_classname(int c)
+{
+	static const char *const names[] = { "unknown", "compute", "communication",
+	    "ai_cpu", "other" };
+
+	return c >= 0 && c <= TT_OTHER ? names[c] : "unknown";
+}
+
+uint64_t
+fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}

@@ -1,0 +1,34 @@
+/*
+ * opkey: what asc-segment and asc-ops share about ops: the op key (the
+ * kernel name without its instance suffix, by the rules regex
+ * "ops.name_strip_regex"), the task-type classes of the rules
+ * ("ops.compute_task_types", "ops.comm_task_types",
+ * "ops.aicpu_task_types") and a 64-bit FNV-1a hash for templates.
+ */
+#ifndef ASC_OPKEY_H
+#define ASC_OPKEY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* Compile the regex (after rules_load); a bad regex exits EX_SYS. */
+void	opkey_init(void);
+
+/*
+ * Append the key of name[0..n) (NUL-terminated at n) to out: the name
+ * with the first match of the regex removed; the name itself when
+ * nothing matches or nothing would be left.
+ */
+void	opkey(const char *name, size_t n, struct buf *out);
+
+enum { TT_UNKNOWN, TT_COMPUTE, TT_COMM, TT_AICPU, TT_OTHER };
+/* Class of a task type (unescaped; NULL, "" or "N/A": TT_UNKNOWN). */
+int	tt_class(const char *tt);
+const char *tt_classname(int);
+
+#define FNV_INIT	0xcbf29ce484222325ULL
+uint64_t fnv(uint64_t h, const void *p, size_t n);
+
+#endif
