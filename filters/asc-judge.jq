@@ -291,16 +291,16 @@ def rec($text; $scope; $target; $prio; $follow; $gap):
   (if $hidden and $DG.dominant_idle_pattern == "tail" then
      rec("The device idles after the last kernel of each step (tail \($DG.tail_gap_ms_avg) ms): host work at the end of the step (loss.item(), logging, checkpointing) delays the next step.";
 	 "step_group"; $dom; "P1"; $hostfollow; null) else empty end),
-  (if $top != null and $top.label == "possible_sync_or_h2d" then
+  (if $hidden and $top != null and $top.label == "possible_sync_or_h2d" then
      rec("Host synchronisation or host-to-device copies overlap \($top.share_of_significant_bubble_time * 100 | r6)% of the bubble time: remove .item()/.cpu()/.to() and explicit synchronisations from the step, or move copies off the critical path (pin_memory, non_blocking).";
 	 "step_group"; $dom; "P1"; false; null) else empty end),
-  (if $top != null and $top.label == "possible_comm_wait" then
+  (if $hidden and $top != null and $top.label == "possible_comm_wait" then
      rec("Communication waits overlap the bubbles: check stragglers across ranks and overlap communication with compute.";
 	 "step_group"; $dom; "P1"; true; (if gap("no_communication_json") then "no_communication_json" else null end)) else empty end),
-  (if $top != null and $top.label == "possible_host_launch_lag" then
+  (if $hidden and $top != null and $top.label == "possible_host_launch_lag" then
      rec("The host is busy launching ops during the bubbles (launch-bound): fuse small ops, use graph mode / torch.compile or larger batches.";
 	 "step_group"; $dom; "P1"; false; null) else empty end),
-  (if $top != null and $top.label == "possible_python_serialization_or_lock" then
+  (if $hidden and $top != null and $top.label == "possible_python_serialization_or_lock" then
      rec("Only sparse single-thread host activity covers the bubbles: possible Python serialization or a lock (GIL, dataloader); sample the host with a Python profiler.";
 	 "step_group"; $dom; "P2"; true; null) else empty end),
   (if $hostfollow then

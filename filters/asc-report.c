@@ -23,7 +23,7 @@ extern const char asc_report_jq[];
 /* What the report reads; everything else is skipped unparsed. */
 static const char *kept[] = {
 	"profile", "anomaly_discovery", "structure", "step_structure", "op",
-	"op_summary", "warning", NULL
+	"op_summary", "op_stat", "warning", NULL
 };
 
 static struct jqprog *prog;

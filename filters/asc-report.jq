@@ -146,7 +146,11 @@ def certainty($share): if $share >= 0.7 then "probable" elif $share >= 0.2 then 
 "",
 "## Op rankings",
 "",
-(if ($OPS | length) == 0 then "No op records in the stream (run asc-ops)." else
+(if ($OPS | length) == 0 and ((.op_stat // []) | length) > 0 then
+ "Only op_statistic.csv (aggregate, no timestamps): no bubble can be measured from it. Its top op types by total time:\n\n" +
+ table(["op type", "core type", "count", "total", "avg", "ratio"];
+   (.op_stat | sort_by(-(.total_us // 0)) | .[0:10] | map([(.op_type | code), (.core_type // "n/a"), .count, (.total_us | usu), (.avg_us | usu), "\(.ratio_pct // "n/a")%"])))
+ elif ($OPS | length) == 0 then "No op records in the stream (run asc-ops)." else
  ($OPS | sort_by(-(.cost_total_ns // 0)) | .[0:10]) as $bycost |
  ($OPS | sort_by(-(.dur_total_ns // 0)) | .[0:10]) as $bydur |
  table(["rank", "by total cost", "total cost", "by duration", "duration", "tags"];
