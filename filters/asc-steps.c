@@ -718,12 +718,19 @@ putkernel(struct rin *r, const char *id, size_t idn)
 		buf_add(&ob, id, idn);
 		buf_add(&ob, f->v + f->vlen, len - (size_t)(f->v + f->vlen - line));
 	} else {
-		size_t e = len;
+		/* Early in the record (after "profile"), so that later filters
+		 * find it without scanning the kernel's long tail. */
+		const struct rfield *p = rin_get(r, "profile");
+		size_t e;
 
-		while (e > 0 && line[e - 1] != '}')
-			e--;
-		if (e > 0)
-			e--;
+		if (p && p->v >= line && p->v < line + len)
+			e = (size_t)(p->v + p->vlen - line);
+		else {
+			for (e = len; e > 0 && line[e - 1] != '}'; e--)
+				;
+			if (e > 0)
+				e--;
+		}
 		buf_add(&ob, line, e);
 		buf_adds(&ob, ",\"step_id\":");
 		buf_add(&ob, id, idn);

@@ -95,6 +95,19 @@ static const char *
 skipstr(const char *p, const char *e, int *escaped)
 {
 	for (p++; p < e; p++) {
+		/* Eight bytes at a time to the next quote, backslash or control. */
+		while (e - p >= 8) {
+			uint64_t v = swar_load(p);
+			uint64_t m = SWAR_BYTE(v, '"') | SWAR_BYTE(v, '\\') | SWAR_LESS(v, 0x20);
+
+			if (m) {
+				p += __builtin_ctzll(m) >> 3;
+				break;
+			}
+			p += 8;
+		}
+		if (p >= e)
+			break;
 		if (*p == '\\') {
 			*escaped = 1;
 			/* An invalid escape sends the line to libjq to report. */
@@ -131,6 +144,20 @@ skipval(const char *p, const char *e)
 		return p;
 	}
 	for (; p < e; p++) {
+		/* Skip plain bytes of a nested value a word at a time. */
+		while (e - p >= 8) {
+			uint64_t v = swar_load(p);
+			uint64_t m = SWAR_BYTE(v, '"') | SWAR_BYTE(v, '{') | SWAR_BYTE(v, '}') |
+			    SWAR_BYTE(v, '[') | SWAR_BYTE(v, ']');
+
+			if (m) {
+				p += __builtin_ctzll(m) >> 3;
+				break;
+			}
+			p += 8;
+		}
+		if (p >= e)
+			break;
 		if (*p == '"') {
 			if ((p = skipstr(p, e, &esc)) == NULL)
 				return NULL;
@@ -284,10 +311,112 @@ jvnorm(struct rin *r)
 	return 0;
 }
 
+/*
+ * One more field of a lazily scanned line: 1 added, 0 at the end, -1 the
+ * line needs the full path, -2 bad (err set).
+ */
+static int
+scannext(struct rin *r)
+{
+	const char *p = r->lp, *e = r->le, *q;
+	struct rfield *f;
+	int esc = 0;
+
+	if (p >= e)
+		return 0;
+	if (*p != '"' || r->nf >= REC_MAXF)
+		return -1;
+	if ((q = skipstr(p, e, &esc)) == NULL || esc)
+		return -1;
+	f = &r->f[r->nf];
+	f->k = p + 1;
+	f->klen = (size_t)(q - p - 2);
+	p = skipws(q, e);
+	if (p >= e || *p != ':')
+		return -1;
+	p = skipws(p + 1, e);
+	if ((q = skipval(p, e)) == NULL)
+		return -1;
+	f->v = p;
+	f->vlen = (size_t)(q - p);
+	if (nonfinite(f->v, f->vlen)) {
+		snprintf(r->err, sizeof r->err, "field \"%.*s\": %.*s is not JSON",
+		    (int)(f->klen > 40 ? 40 : f->klen), f->k,
+		    (int)(f->vlen > 12 ? 12 : f->vlen), f->v);
+		return -2;
+	}
+	if (!validscalar(f->v, f->vlen))
+		return -1;
+	r->nf++;
+	p = skipws(q, e);
+	if (p < e && *p == ',') {
+		p = skipws(p + 1, e);
+		if (p >= e)
+			return -1;	/* a trailing comma: let libjq say so */
+	} else if (p != e)
+		return -1;
+	r->lp = p;
+	return 1;
+}
+
+/* Finish the scan of the current line (all fields known).  0 or -1. */
+static int
+scanall(struct rin *r)
+{
+	int rc;
+
+	while (r->lazy && (rc = scannext(r)) != 0) {
+		if (rc == -2) {
+			r->lazy = 0;
+			r->nf = 0;
+			return -1;
+		}
+		if (rc == -1) {
+			r->lazy = 0;
+			if (jvnorm(r) != 0) {
+				r->nf = 0;
+				return -1;
+			}
+			if (fastscan(r, r->norm.p, r->norm.len) != 0) {
+				snprintf(r->err, sizeof r->err, "record keys with escapes or over %d keys are not supported", REC_MAXF);
+				r->nf = 0;
+				return -1;
+			}
+			return 0;
+		}
+	}
+	r->lazy = 0;
+	return 0;
+}
+
+int
+rin_complete(struct rin *r)
+{
+	return scanall(r);
+}
+
 int
 rin_scan(struct rin *r)
 {
-	int rc = fastscan(r, r->line, r->len);
+	const char *e = r->line + r->len;
+	int rc;
+
+	/*
+	 * A line that is one {...} is tokenised lazily, as far as rin_get
+	 * is asked for fields: a kernel's PMU and shape fields at the end of
+	 * the line are skipped unless a filter wants them.
+	 */
+	while (e > r->line && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	r->nf = 0;
+	r->lazy = 0;
+	if (e - r->line >= 2 && r->line[0] == '{' && e[-1] == '}') {
+		r->lp = skipws(r->line + 1, e - 1);
+		r->le = e - 1;
+		r->lazy = 1;
+		return 0;
+	}
+	rc = fastscan(r, r->line, r->len);
 
 	if (rc == 0)
 		return 0;
@@ -328,14 +457,36 @@ rin_type(struct rin *r, const char **t, size_t *n)
 }
 
 const struct rfield *
-rin_get(const struct rin *r, const char *key)
+rin_get(const struct rin *cr, const char *key)
 {
+	/* The lazy scan state is a cache: logically const. */
+	struct rin *r = (struct rin *)cr;
 	size_t kl = strlen(key);
+	int rc;
 
-	for (int i = r->nf - 1; i >= 0; i--)
+	if (!r->lazy) {
+		for (int i = r->nf - 1; i >= 0; i--)
+			if (r->f[i].klen == kl && memcmp(r->f[i].k, key, kl) == 0)
+				return &r->f[i];
+		return NULL;
+	}
+	for (int i = 0; i < r->nf; i++)
 		if (r->f[i].klen == kl && memcmp(r->f[i].k, key, kl) == 0)
 			return &r->f[i];
-	return NULL;
+	while ((rc = scannext(r)) == 1) {
+		struct rfield *f = &r->f[r->nf - 1];
+
+		if (f->klen == kl && memcmp(f->k, key, kl) == 0)
+			return f;
+	}
+	if (rc == 0) {
+		r->lazy = 0;
+		return NULL;
+	}
+	/* Not for the lazy path: scan the whole line the careful way. */
+	if (scanall(r) != 0)
+		return NULL;
+	return rin_get(r, key);
 }
 
 int

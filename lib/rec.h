@@ -34,6 +34,8 @@ struct rin {
 	char		*line;		/* current line, NUL-terminated, no \n */
 	size_t		 len, cap, maxline;
 	int		 nf;
+	int		 lazy;		/* fields after lp not scanned yet */
+	const char	*lp, *le;
 	struct rfield	 f[REC_MAXF];
 	struct buf	 norm;		/* the line as re-serialised by libjq */
 	char		 err[256];
@@ -49,8 +51,16 @@ int	rin_next(struct rin *);
 int	rin_type(struct rin *, const char **t, size_t *n);
 /* Tokenise the current line's top-level object.  0, or -1 (err set). */
 int	rin_scan(struct rin *);
-/* Field by key after rin_scan; the last of duplicate keys wins. */
+/*
+ * Field by key after rin_scan.  Lines are tokenised lazily, only as far
+ * as the fields asked for, so a record's later fields cost nothing to a
+ * filter that does not read them.  asc records never repeat a key; in a
+ * line that does, the first is found unless rin_complete() was called
+ * (then the last wins, as in jq).
+ */
 const struct rfield *rin_get(const struct rin *, const char *key);
+/* Tokenise the rest of the line (validating it).  0, or -1 (err set). */
+int	rin_complete(struct rin *);
 
 /* Typed access to a raw value.  All return 0, or -1 if the kind is wrong. */
 int	rf_isnull(const struct rfield *);

@@ -57,6 +57,19 @@ scanone(struct rin *r, const char *line)
 	openwith(r, line, strlen(line), 0);
 	if (rin_next(r) != 1)
 		return -2;
+	/* rin_scan is lazy; rin_complete tokenises and checks the whole line. */
+	if (rin_scan(r) != 0)
+		return -1;
+	return rin_complete(r);
+}
+
+/* The lazy path alone: only as far as the fields asked for. */
+static int
+scanlazy(struct rin *r, const char *line)
+{
+	openwith(r, line, strlen(line), 0);
+	if (rin_next(r) != 1)
+		return -2;
 	return rin_scan(r);
 }
 
@@ -141,6 +154,7 @@ test_fast(void)
 	CHECK(r.len == 30 && strlen(r.line) == 30);
 	CHECK(typeis(&r, "kernel"));
 	CHECK(rin_scan(&r) == 0);
+	CHECK(rin_complete(&r) == 0);
 	CHECK(r.nf == 2);
 	CHECK(rawis(rin_get(&r, "type"), "\"kernel\""));
 	CHECK(rawis(rin_get(&r, "start_ns"), "5"));
@@ -343,7 +357,23 @@ test_jq16(void)
 	CHECK(rawis(rin_get(&r, "b"), "0.5"));
 	done(&r);
 
-	/* Duplicate keys: last wins, on both paths. */
+	/* Lazy scanning stops at the field asked for: a broken tail is not
+	 * seen until the line is completed. */
+	CHECK(scanlazy(&r, "{\"type\":\"k\",\"start_ns\":5,\"pmu\":{\"x\":1,]}}") == 0);
+	CHECK(i64is(&r, "start_ns", 5));
+	CHECK(r.nf == 2);
+	CHECK(rin_complete(&r) == -1);
+	done(&r);
+	CHECK(scanlazy(&r, "{\"type\":\"k\",\"a\":1,\"a\":2}") == 0);
+	CHECK(i64is(&r, "a", 1));		/* lazy: the first */
+	CHECK(rin_complete(&r) == 0);
+	CHECK(i64is(&r, "a", 2));		/* complete: the last, as jq */
+	done(&r);
+	/* A line not closed by } takes the careful path at once. */
+	CHECK(scanlazy(&r, "{\"type\":\"k\",\"a\":1") == -1);
+	done(&r);
+
+	/* Duplicate keys: last wins, on both paths, once the line is complete. */
 	CHECK(scanone(&r, "{\"type\":\"x\",\"dup\":1,\"dup\":2}") == 0);
 	CHECK(i64is(&r, "dup", 2));
 	done(&r);
