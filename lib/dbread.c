@@ -977,6 +977,9 @@ db_open(const char *path, const struct db_opts *o, char *err, size_t nerr)
 	sqlite3_create_function(d->db, "asc_userframe", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
 	    fn_userframe, NULL, NULL);
 	sqlite3_exec(d->db, "PRAGMA cache_size = -16384", NULL, NULL, NULL);
+	/* Memory stays bounded whatever the database size: past this, SQLite
+	 * frees cache pages and spills sorters and temporary tables. */
+	sqlite3_soft_heap_limit64((sqlite3_int64)64 << 20);
 	if (scan(d) != 0) {
 		snprintf(err, nerr, "%s", d->err);
 		db_close(d);
