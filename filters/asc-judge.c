@@ -11,6 +11,7 @@
 
 #include <jv.h>
 
+#include "gather.h"
 #include "jqprog.h"
 #include "rec.h"
 #include "rules.h"
@@ -18,20 +19,33 @@
 
 extern const char asc_judge_jq[];
 
-/* Record types consumed (kept per profile); everything passes through. */
-static const char *kept[] = {
-	"profile", "warning", "step_trace", "step", "step_metrics", "bubble",
-	"attribution", "attribution_summary", "attribution_step", "step_groups",
-	"capture_gaps", "op", "op_summary", "structure", "step_structure",
-	"comm", NULL
+/*
+ * Record types the verdict reads, with their caps: significant bubble
+ * windows and their attribution, the longest first; everything else is
+ * per step, per group or per op, so bounded by those counts.  Every
+ * record passes through.
+ */
+static struct gather_type kept[] = {
+	{ "profile", 1, GATHER_FIRST, 0 },
+	{ "warning", 1000, GATHER_FIRST, 0 },
+	{ "step_trace", 0, GATHER_FIRST, 0 },
+	{ "step", 0, GATHER_FIRST, 0 },
+	{ "step_metrics", 0, GATHER_FIRST, 0 },
+	{ "bubble", 2000, GATHER_LONGEST, 1 },
+	{ "attribution", 2000, GATHER_LONGEST, 1 },
+	{ "attribution_summary", 1, GATHER_FIRST, 0 },
+	{ "attribution_step", 0, GATHER_FIRST, 0 },
+	{ "step_groups", 1, GATHER_FIRST, 0 },
+	{ "capture_gaps", 1, GATHER_FIRST, 0 },
+	{ "op", 0, GATHER_FIRST, 0 },
+	{ "op_summary", 1, GATHER_FIRST, 0 },
 };
+#define NKEPT	(int)(sizeof kept / sizeof kept[0])
 
 static int kflag;
-static size_t keepwin;		/* significant bubble windows kept */
 static struct jqprog *prog;
-static jv acc;			/* {type: [records]} of the current profile */
-static int have;		/* acc holds a profile */
-static long nbubbles;		/* every bubble seen, kept or not */
+static struct gather *g;
+static int have;		/* a profile is being gathered */
 static int rc = EX_OK;
 static FILE *jfp;		/* -j: anomaly_discovery objects, pretty */
 
@@ -42,15 +56,6 @@ usage(void)
 {
 	fprintf(stderr, "usage: %s [-k] [-j file] [-r rules] [file ...]\n", progname);
 	exit(EX_SYS);
-}
-
-static int
-iskept(const char *t, size_t n)
-{
-	for (int i = 0; kept[i]; i++)
-		if (strlen(kept[i]) == n && memcmp(kept[i], t, n) == 0)
-			return i;
-	return -1;
 }
 
 static void
@@ -87,101 +92,23 @@ emit(jv obj, void *arg)
 	buf_free(&b);
 }
 
-/* Keep the longest significant windows when there are too many. */
-static jv
-trimbubbles(jv a)
-{
-	int n = jv_array_length(jv_copy(a));
-	double *d;
-	double cut;
-	jv out = jv_array();
-
-	if ((size_t)n <= keepwin)
-		return a;
-	d = xreallocarray(NULL, (size_t)n, sizeof *d);
-	for (int i = 0; i < n; i++) {
-		jv v = jv_object_get(jv_array_get(jv_copy(a), i), jv_string("dur_ns"));
-
-		d[i] = jv_get_kind(v) == JV_KIND_NUMBER ? jv_number_value(v) : 0;
-		jv_free(v);
-	}
-	{
-		double *s = xreallocarray(NULL, (size_t)n, sizeof *s);
-		int k = 0;
-
-		memcpy(s, d, (size_t)n * sizeof *s);
-		/* Partial selection would do; n is bounded by 2 * keepwin. */
-		for (int i = 1; i < n; i++)
-			for (int j = i; j > 0 && s[j - 1] < s[j]; j--) {
-				double t = s[j];
-
-				s[j] = s[j - 1];
-				s[j - 1] = t;
-			}
-		cut = s[keepwin - 1];
-		for (int i = 0; i < n && (size_t)k < keepwin; i++)
-			if (d[i] >= cut) {
-				out = jv_array_append(out, jv_array_get(jv_copy(a), i));
-				k++;
-			}
-		free(s);
-	}
-	free(d);
-	jv_free(a);
-	return out;
-}
-
 static void
 flush(void)
 {
 	char err[512];
-	jv p;
+	jv acc, p;
 	char *name;
 
 	if (!have)
 		return;
+	have = 0;
+	acc = gather_take(g);
 	p = jv_getpath(jv_copy(acc), JV_ARRAY(jv_string("profile"), jv_number(0), jv_string("profile")));
 	name = xstrdup(jv_get_kind(p) == JV_KIND_STRING ? jv_string_value(p) : "");
 	jv_free(p);
-	acc = jv_object_set(acc, jv_string("bubble_total"), jv_number((double)nbubbles));
-	acc = jv_object_set(acc, jv_string("bubble"),
-	    trimbubbles(jv_object_get(jv_copy(acc), jv_string("bubble"))));
 	if (jqprog_run(prog, acc, emit, name, err, sizeof err) != 0)
 		die("%s", err);
 	free(name);
-	have = 0;
-}
-
-static void
-reset(void)
-{
-	acc = jv_object();
-	for (int i = 0; kept[i]; i++)
-		acc = jv_object_set(acc, jv_string(kept[i]), jv_array());
-	nbubbles = 0;
-	have = 1;
-}
-
-static void
-add(const char *type, jv v)
-{
-	jv a = jv_object_get(jv_copy(acc), jv_string(type));
-
-	acc = jv_object_set(acc, jv_string(type), jv_array_append(a, v));
-}
-
-static int
-isbubblekept(struct rin *r)
-{
-	int sig = 0;
-
-	/* Only significant windows go to the judge; all are counted. */
-	if (rin_scan(r) != 0)
-		return -1;
-	nbubbles++;
-	if (rf_bool(rin_get(r, "significant"), &sig) != 0)
-		sig = 1;
-	return sig;
 }
 
 static void
@@ -206,45 +133,21 @@ run(const char *path)
 				break;
 			continue;
 		}
-		k = iskept(t, tn);
+		k = gather_index(g, t, tn);
 		if (k == 0) {
 			flush();	/* the previous profile's verdict */
-			reset();
+			have = 1;
 		}
 		/* Pass through: the record is not changed. */
 		fwrite(r.line, 1, r.len, stdout);
 		putchar('\n');
 		if (k < 0 || !have)
 			continue;	/* records before any profile: ignored */
-		if (strcmp(kept[k], "bubble") == 0) {
-			int s = isbubblekept(&r);
-
-			if (s <= 0) {
-				if (s < 0) {
-					warnmsg("%s:%lu: %s", r.name, r.lineno, r.err);
-					rc = EX_DATA;
-					if (!kflag)
-						break;
-				}
-				continue;
-			}
-		}
-		{
-			jv v = jv_parse_sized(r.line, (int)r.len);
-
-			if (!jv_is_valid(v)) {
-				jv_free(v);
-				warnmsg("%s:%lu: invalid JSON", r.name, r.lineno);
-				rc = EX_DATA;
-				if (!kflag)
-					break;
-				continue;
-			}
-			add(kept[k], v);
-			if (strcmp(kept[k], "bubble") == 0 &&
-			    (size_t)jv_array_length(jv_object_get(jv_copy(acc), jv_string("bubble"))) > 2 * keepwin)
-				acc = jv_object_set(acc, jv_string("bubble"),
-				    trimbubbles(jv_object_get(jv_copy(acc), jv_string("bubble"))));
+		if (gather_add(g, k, &r) != 0) {
+			warnmsg("%s:%lu: %s", r.name, r.lineno, r.err);
+			rc = EX_DATA;
+			if (!kflag)
+				break;
 		}
 	}
 	rin_close(&r);
@@ -276,9 +179,10 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	rules_load(rules);
-	keepwin = (size_t)rules_num("bubbles.keep_windows");
-	if (keepwin < 1)
-		keepwin = 1;
+	kept[5].cap = kept[6].cap = (size_t)rules_num("bubbles.keep_windows");
+	if (kept[5].cap < 1)
+		kept[5].cap = kept[6].cap = 1;
+	g = gather_new(kept, NKEPT);
 	prog = jqprog_new("asc-judge.jq", asc_judge_jq);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	if (argc == 0)
@@ -287,8 +191,7 @@ main(int argc, char *argv[])
 		run(argv[i]);
 	if (rc == EX_OK || kflag)
 		flush();
-	if (have)
-		jv_free(acc);
+	gather_free(g);
 	jqprog_free(prog);
 	if (jfp && (fflush(jfp) != 0 || ferror(jfp) || fclose(jfp) != 0))
 		dieerr("anomaly_discovery file");

@@ -364,7 +364,8 @@ def rec($text; $scope; $target; $prio; $follow; $gap):
     before: .before,
     after: .after
   })),
-  bubble_windows_total: (.bubble_total // 0),
+  significant_windows_total: (.bubble_total // 0),
+  internal_gaps_total: ($M | map(.bubble_count // 0) | add // 0),
   wait_anchor_ops: $anchors,
   wait_polluted_ops: $polluted,
   soft_root_cause_summary: $soft,

@@ -13,6 +13,7 @@
 
 #include <jv.h>
 
+#include "gather.h"
 #include "jqprog.h"
 #include "rec.h"
 #include "rules.h"
@@ -20,14 +21,21 @@
 
 extern const char asc_report_jq[];
 
-/* What the report reads; everything else is skipped unparsed. */
-static const char *kept[] = {
-	"profile", "anomaly_discovery", "structure", "step_structure", "op",
-	"op_summary", "op_stat", "warning", NULL
+/* What the report reads, capped; everything else is skipped unparsed. */
+static const struct gather_type kept[] = {
+	{ "profile", 1, GATHER_FIRST, 0 },
+	{ "anomaly_discovery", 1, GATHER_FIRST, 0 },
+	{ "structure", 40, GATHER_FIRST, 0 },
+	{ "structure_drilldown", 1, GATHER_FIRST, 0 },
+	{ "op", 0, GATHER_FIRST, 0 },
+	{ "op_summary", 1, GATHER_FIRST, 0 },
+	{ "op_stat", 200, GATHER_FIRST, 0 },
+	{ "warning", 100, GATHER_FIRST, 0 },
 };
+#define NKEPT	(int)(sizeof kept / sizeof kept[0])
 
 static struct jqprog *prog;
-static jv acc;
+static struct gather *g;
 static int have, kflag, nreports, rc = EX_OK;
 static const char *outpath;	/* -o: one file (a single profile) */
 static FILE *out;
@@ -54,11 +62,12 @@ static void
 flush(void)
 {
 	char err[512];
-	jv ad;
+	jv acc, ad;
 
 	if (!have)
 		return;
 	have = 0;
+	acc = gather_take(g);
 	ad = jv_object_get(jv_copy(acc), jv_string("anomaly_discovery"));
 	if (jv_array_length(ad) == 0) {
 		jv p = jv_getpath(jv_copy(acc), JV_ARRAY(jv_string("profile"), jv_number(0), jv_string("profile")));
@@ -77,15 +86,6 @@ flush(void)
 }
 
 static void
-reset(void)
-{
-	acc = jv_object();
-	for (int i = 0; kept[i]; i++)
-		acc = jv_object_set(acc, jv_string(kept[i]), jv_array());
-	have = 1;
-}
-
-static void
 run(const char *path)
 {
 	struct rin r;
@@ -96,7 +96,6 @@ run(const char *path)
 		dieerr("%s", path);
 	for (;;) {
 		int n = rin_next(&r), k;
-		jv v;
 
 		if (n == 0)
 			break;
@@ -107,27 +106,19 @@ run(const char *path)
 				break;
 			continue;
 		}
-		for (k = 0; kept[k]; k++)
-			if (strlen(kept[k]) == tn && memcmp(kept[k], t, tn) == 0)
-				break;
-		if (kept[k] == NULL)
+		if ((k = gather_index(g, t, tn)) < 0)
 			continue;
 		if (k == 0) {
 			flush();
-			reset();
+			have = 1;
 		} else if (!have)
 			continue;
-		v = jv_parse_sized(r.line, (int)r.len);
-		if (!jv_is_valid(v)) {
-			jv_free(v);
-			warnmsg("%s:%lu: invalid JSON", r.name, r.lineno);
+		if (gather_add(g, k, &r) != 0) {
+			warnmsg("%s:%lu: %s", r.name, r.lineno, r.err);
 			rc = EX_DATA;
 			if (!kflag)
 				break;
-			continue;
 		}
-		acc = jv_object_set(acc, jv_string(kept[k]),
-		    jv_array_append(jv_object_get(jv_copy(acc), jv_string(kept[k])), v));
 	}
 	rin_close(&r);
 }
@@ -158,6 +149,7 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	rules_load(rules);
+	g = gather_new(kept, NKEPT);
 	prog = jqprog_new("asc-report.jq", asc_report_jq);
 	out = stdout;
 	if (outpath) {
@@ -195,6 +187,7 @@ main(int argc, char *argv[])
 			dieerr("%s", outpath);
 		free(tmp);
 	}
+	gather_free(g);
 	jqprog_free(prog);
 	xclose_stdout();
 	return rc;

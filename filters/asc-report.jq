@@ -17,6 +17,7 @@ def ctx: if . == null then "(capture edge)"
 	else "\(.name | code) \(.task_type // "n/a") \(.dur_ns / 1000)µs stream \(.stream | n) (\(.src))" end;
 def certainty($share): if $share >= 0.7 then "probable" elif $share >= 0.2 then "possible" else "insufficient evidence" end;
 
+. as $ALL |
 (.profile[0] // {}) as $P |
 (.anomaly_discovery[0]) as $A |
 (.structure // []) as $STR |
@@ -142,7 +143,7 @@ def certainty($share): if $share >= 0.7 then "probable" elif $share >= 0.2 then 
    ($STR | .[0:40] | map([(.step_id // ""), (.structure_id // .id // ""), (.template // .type // ""), (.kernels // ""),
      (.wall_ms | msu), (.busy_union_ms | msu), (.kernel_sum_ms | msu), (.total_cost_ms | msu),
      (.share // .structure_share | pctx), (.gap_before_ms | msu), (.internal_bubble_ms // .bubbles_ms | msu)])))
- + (if ($STR | length) > 40 then "\n\n(\($STR | length - 40) more structures in the record stream)" else "" end) end),
+ + (if ($ALL.structure_total // 0) > ($STR | length) then "\n\n(the first \($STR | length) of \($ALL.structure_total) structures; all of them are in the record stream)" else "" end) end),
 "",
 "## Op rankings",
 "",
