@@ -13,7 +13,7 @@ LDLIBS	 = -ljq -lcsv -lsqlite3 -lm
 FILTERS	 = asc-ingest asc-steps asc-merge asc-gaps asc-attrib asc-judge asc-report asc-segment asc-ops asc-fia asc-archmd
 PIPES	 = asc-analyze
 BIN	 = $(FILTERS:%=bin/%)
-LIBOBJ	 = lib/util.o lib/dec.o lib/rec.o lib/csvline.o lib/trace.o lib/steprec.o lib/rules.o lib/rules_default.o lib/jqprog.o lib/gather.o lib/opkey.o lib/dbread.o
+LIBOBJ	 = lib/util.o lib/dec.o lib/rec.o lib/csvline.o lib/trace.o lib/steprec.o lib/rules.o lib/rules_default.o lib/jqprog.o lib/gather.o lib/opkey.o lib/dbread.o lib/commjson.o
 UNITS	 = dec rec csvline trace
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
 OBJ	 = $(FILTERS:%=filters/%.o) $(LIBOBJ) $(TESTBIN:=.o)

@@ -18,6 +18,7 @@
 
 #include <jv.h>
 
+#include "commjson.h"
 #include "csvline.h"
 #include "dbread.h"
 #include "dec.h"
@@ -1379,157 +1380,222 @@ put_jv(struct buf *b, const char *key, jv v)
 	jv_free(v);
 }
 
+/*
+ * communication.json is read by the streaming lib/commjson reader, twice:
+ * readcomm() checks it, counts its ops and, when the profile has no other
+ * time origin, finds the smallest op start; putcomm() writes the comm
+ * records straight to the output at their place in the stream.  Memory
+ * stays that of one op whatever the size of the file.
+ */
+
 /* Start of one communication op in exact ns, or -1. */
 static int
-commstart(jv ti, int64_t *ns)
+commstart(const struct cjop *op, int64_t *ns)
 {
-	jv ts = jget(jv_copy(ti), "Start Timestamp(us)");
 	char t[64];
-	int r = -1;
 
-	/* Written by Python as a float: ~0.25 us resolution at epoch scale. */
-	if (jv_get_kind(ts) == JV_KIND_NUMBER) {
-		snprintf(t, sizeof t, "%.3f", jv_number_value(ts));
-		r = dec_us2ns(t, strlen(t), ns);
-	}
-	jv_free(ts);
-	return r;
+	/* Written by Python as a float: ~0.25 us resolution at epoch scale.
+	 * Formatted from the double as before, not from the text. */
+	if (!op->has_time || op->start_us.kind != CJ_NUMBER)
+		return -1;
+	snprintf(t, sizeof t, "%.3f", strtod(op->start_us.s, NULL));
+	return dec_us2ns(t, strlen(t), ns);
 }
 
-/* Smallest op start in a communication.json document. */
-static int64_t
-commmin(jv doc)
+/* Is the number text n digits that libjq prints back unchanged? */
+static int
+plainint(const char *s, size_t n)
 {
-	int64_t m = INT64_MAX, ns;
-
-	jv_object_foreach(doc, sk, sv) {
-		if (jv_get_kind(sv) == JV_KIND_OBJECT)
-			jv_object_foreach(sv, kk, kv) {
-				if (jv_get_kind(kv) == JV_KIND_OBJECT)
-					jv_object_foreach(kv, ok, ov) {
-						jv ti = jget(jv_copy(ov), "Communication Time Info");
-
-						if (commstart(ti, &ns) == 0 && ns < m)
-							m = ns;
-						jv_free(ti);
-						jv_free(ok);
-						jv_free(ov);
-					}
-				jv_free(kk);
-				jv_free(kv);
-			}
-		jv_free(sk);
-		jv_free(sv);
-	}
-	return m;
+	if (n == 0 || n > 15 || (s[0] == '0' && n > 1))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
 }
 
+/* Write a value under key as put_jv() wrote the libjq value. */
+static void
+put_cj(struct buf *b, const char *key, const struct cjval *v)
+{
+	switch (v->kind) {
+	case CJ_STRING:
+		out_str(b, key, v->s, v->n);
+		break;
+	case CJ_NUMBER:
+	case CJ_ARRAY:
+	case CJ_OBJECT:
+		/* Numbers in libjq's shortest form of the double. */
+		if (v->kind == CJ_NUMBER && plainint(v->s, v->n))
+			out_raw(b, key, v->s, v->n);
+		else if (v->s)
+			put_jv(b, key, jv_parse_sized(v->s, (int)v->n));
+		else
+			out_null(b, key);
+		break;
+	case CJ_TRUE:
+		out_raw(b, key, "true", 4);
+		break;
+	case CJ_FALSE:
+		out_raw(b, key, "false", 5);
+		break;
+	default:
+		out_null(b, key);
+	}
+}
+
+static int
+istotal(const struct cjop *op)
+{
+	return op->keylen >= 5 && memcmp(op->key, "Total", 5) == 0;
+}
+
+struct commscan {
+	struct pfile	*pf;
+	int64_t		 min;
+};
+
+/* Pass 1: count the ops, find the smallest start. */
+static int
+commcount(const struct cjop *op, void *arg)
+{
+	struct commscan *cs = arg;
+	int64_t ns;
+
+	if (commstart(op, &ns) == 0 && ns < cs->min)
+		cs->min = ns;
+	if (istotal(op))
+		return 0;
+	cs->pf->read++;
+	if (op->has_time)
+		cs->pf->emitted++;
+	else
+		cs->pf->rejected++;
+	return 0;
+}
+
+/*
+ * Check the file and count its ops; *origin, if unknown (INT64_MAX),
+ * becomes the smallest op start.  A bad file is said in a warning and not
+ * used (nothing counted, nothing written by putcomm).
+ */
 static void
 readcomm(struct pfile *pf, const struct profile *p, int64_t *origin)
 {
-	jv doc = readjson(pf);
-	struct buf b = {0};
+	struct commscan cs = { .pf = pf, .min = INT64_MAX };
+	char err[256];
+	int r;
 
-	if (!jv_is_valid(doc))
-		return;
-	if (jv_get_kind(doc) != JV_KIND_OBJECT) {
-		addwarn("bad_communication", "%s: top level is not an object; file not used", pf->base);
-		jv_free(doc);
+	(void)p;
+	r = cj_read(pf->path, commcount, &cs, err, sizeof err);
+	if (r == CJ_EIO)
+		dieerr("%s", pf->path);
+	if (r != 0) {
+		pf->read = pf->emitted = pf->rejected = 0;
+		if (r == CJ_ENOTOBJ)
+			addwarn("bad_communication", "%s: top level is not an object; file not used", pf->base);
+		else
+			addwarn("bad_json", "%s: %s; file not used", pf->base, err);
 		return;
 	}
 	if (*origin == INT64_MAX)
-		*origin = commmin(jv_copy(doc));
-	jv_object_foreach(doc, stepk, stepv) {
-		const char *sk = jv_string_value(stepk);
+		*origin = cs.min;
+}
 
-		if (jv_get_kind(stepv) != JV_KIND_OBJECT) {
-			jv_free(stepk);
-			jv_free(stepv);
-			continue;
+struct commput {
+	const struct profile *p;
+	const struct pfile *pf;
+	int64_t		 origin;
+	struct buf	 b, t;
+};
+
+/* Pass 2: one comm record per op, as the libjq reader wrote them. */
+static int
+commput(const struct cjop *op, void *arg)
+{
+	struct commput *cp = arg;
+	struct buf *b = &cp->b;
+	const char *at;
+	int64_t ns;
+
+	if (istotal(op) || !op->has_time)
+		return 0;
+	/* The op name is up to the last '@', the group after it. */
+	at = NULL;
+	for (size_t i = op->keylen; i-- > 0; )
+		if (op->key[i] == '@') {
+			at = op->key + i;
+			break;
 		}
-		jv_object_foreach(stepv, kindk, kindv) {
-			if (jv_get_kind(kindv) != JV_KIND_OBJECT) {
-				jv_free(kindk);
-				jv_free(kindv);
-				continue;
-			}
-			jv_object_foreach(kindv, opk, opv) {
-				const char *ok = jv_string_value(opk), *at = strrchr(ok, '@');
-				jv ti = jget(jv_copy(opv), "Communication Time Info");
-				jv bw = jget(jv_copy(opv), "Communication Bandwidth Info");
-				int64_t ns;
+	b->len = 0;
+	out_begin(b, "comm");
+	out_cstr(b, "profile", cp->p->name);
+	out_cstr(b, "src", cp->pf->base);
+	if (op->step == NULL || (op->steplen == 4 && memcmp(op->step, "step", 4) == 0))
+		out_null(b, "step");
+	else if (op->steplen >= 4 && memcmp(op->step, "step", 4) == 0)
+		out_str(b, "step", op->step + 4, op->steplen - 4);
+	else
+		out_str(b, "step", op->step, op->steplen);
+	out_str(b, "kind", op->kind, op->kindlen);
+	out_str(b, "op", op->key, at ? (size_t)(at - op->key) : op->keylen);
+	if (at)
+		out_str(b, "group", at + 1, op->keylen - (size_t)(at + 1 - op->key));
+	else
+		out_null(b, "group");
+	if (commstart(op, &ns) == 0)
+		out_i64(b, "start_ns", ns - cp->origin);
+	else
+		out_null(b, "start_ns");
+	put_cj(b, "elapse_ms", &op->elapse_ms);
+	put_cj(b, "transit_ms", &op->transit_ms);
+	put_cj(b, "wait_ms", &op->wait_ms);
+	put_cj(b, "sync_ms", &op->sync_ms);
+	put_cj(b, "idle_ms", &op->idle_ms);
+	put_cj(b, "wait_ratio", &op->wait_ratio);
+	put_cj(b, "sync_ratio", &op->sync_ratio);
+	out_key(b, "bandwidth");
+	buf_addc(b, '{');
+	for (int i = 0; op->has_bw && i < op->ntransport; i++) {
+		const struct cjtransport *tr = &op->transport[i];
+		static const struct cjval absent = { .kind = CJ_ABSENT };
 
-				if (!startswith(ok, "Total"))
-					pf->read++;
-				if (startswith(ok, "Total") || jv_get_kind(ti) != JV_KIND_OBJECT) {
-					if (!startswith(ok, "Total"))
-						pf->rejected++;
-					jv_free(ti), jv_free(bw);
-					jv_free(opk), jv_free(opv);
-					continue;
-				}
-				out_begin(&b, "comm");
-				out_cstr(&b, "profile", p->name);
-				out_cstr(&b, "src", pf->base);
-				if (strcmp(sk, "step") == 0)
-					out_null(&b, "step");
-				else
-					out_cstr(&b, "step", startswith(sk, "step") ? sk + 4 : sk);
-				out_cstr(&b, "kind", jv_string_value(kindk));
-				out_str(&b, "op", ok, at ? (size_t)(at - ok) : strlen(ok));
-				out_cstr(&b, "group", at ? at + 1 : NULL);
-				if (commstart(ti, &ns) == 0)
-					out_i64(&b, "start_ns", ns - *origin);
-				else
-					out_null(&b, "start_ns");
-				put_jv(&b, "elapse_ms", jget(jv_copy(ti), "Elapse Time(ms)"));
-				put_jv(&b, "transit_ms", jget(jv_copy(ti), "Transit Time(ms)"));
-				put_jv(&b, "wait_ms", jget(jv_copy(ti), "Wait Time(ms)"));
-				put_jv(&b, "sync_ms", jget(jv_copy(ti), "Synchronization Time(ms)"));
-				put_jv(&b, "idle_ms", jget(jv_copy(ti), "Idle Time(ms)"));
-				put_jv(&b, "wait_ratio", jget(jv_copy(ti), "Wait Time Ratio"));
-				put_jv(&b, "sync_ratio", jget(jv_copy(ti), "Synchronization Time Ratio"));
-				out_key(&b, "bandwidth");
-				buf_addc(&b, '{');
-				if (jv_get_kind(bw) == JV_KIND_OBJECT) {
-					int first = 1;
-
-					jv_object_foreach(bw, tk, tv) {
-						struct buf t = {0};
-
-						if (!first)
-							buf_addc(&b, ',');
-						first = 0;
-						out_esc(&b, jv_string_value(tk), strlen(jv_string_value(tk)));
-						buf_addc(&b, ':');
-						out_begin(&t, "x");
-						t.len = 0;
-						put_jv(&t, "size_mb", jget(jv_copy(tv), "Transit Size(MB)"));
-						put_jv(&t, "time_ms", jget(jv_copy(tv), "Transit Time(ms)"));
-						put_jv(&t, "bandwidth_gbps", jget(jv_copy(tv), "Bandwidth(GB/s)"));
-						buf_addc(&b, '{');
-						buf_add(&b, t.p + 1, t.len - 1);
-						buf_addc(&b, '}');
-						buf_free(&t);
-						jv_free(tk);
-						jv_free(tv);
-					}
-				}
-				buf_addc(&b, '}');
-				buf_add(&b, "}\n", 2);
-				buf_add(&tables, b.p, b.len);
-				pf->emitted++;
-				jv_free(ti), jv_free(bw);
-				jv_free(opk), jv_free(opv);
-			}
-			jv_free(kindk);
-			jv_free(kindv);
-		}
-		jv_free(stepk);
-		jv_free(stepv);
+		if (i > 0)
+			buf_addc(b, ',');
+		out_esc(b, tr->name, tr->namelen);
+		buf_addc(b, ':');
+		cp->t.len = 0;
+		put_cj(&cp->t, "size_mb", tr->isobj ? &tr->size_mb : &absent);
+		put_cj(&cp->t, "time_ms", tr->isobj ? &tr->time_ms : &absent);
+		put_cj(&cp->t, "bandwidth_gbps", tr->isobj ? &tr->bandwidth_gbps : &absent);
+		buf_addc(b, '{');
+		buf_add(b, cp->t.p + 1, cp->t.len - 1);
+		buf_addc(b, '}');
 	}
-	jv_free(doc);
-	buf_free(&b);
+	buf_addc(b, '}');
+	buf_add(b, "}\n", 2);
+	if (fwrite(b->p, 1, b->len, stdout) != b->len)
+		dieerr("stdout");
+	return 0;
+}
+
+/* Write the comm records of a file readcomm() accepted. */
+static void
+putcomm(const struct pfile *pf, const struct profile *p, int64_t origin)
+{
+	struct commput cp = { .p = p, .pf = pf, .origin = origin };
+	char err[256];
+	int r;
+
+	if (pf->emitted == 0)
+		return;
+	r = cj_read(pf->path, commput, &cp, err, sizeof err);
+	if (r == CJ_EIO)
+		dieerr("%s", pf->path);
+	if (r != 0)
+		die("%s: %s (changed while read?)", pf->path, err);
+	buf_free(&cp.b);
+	buf_free(&cp.t);
 }
 
 /* Capture configuration from profiler_info*.json, as a JSON object text. */
@@ -1914,6 +1980,8 @@ process(struct profile *p)
 		die("%s", db_err(db));
 	if (tables.len && fwrite(tables.p, 1, tables.len, stdout) != tables.len)
 		dieerr("stdout");
+	if (fk[F_COMM])
+		putcomm(fk[F_COMM], p, origin);
 	if (db) {
 		if (db_put_kernels(db, stdout, p->name, origin) != 0 ||
 		    db_put_host(db, stdout, p->name, origin) != 0)
