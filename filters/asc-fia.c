@@ -25,6 +25,18 @@
 #define MAXSTREAM	64
 #define MAXTYPE		8
 #define MAXANOM		8
+/*
+ * Output caps: memory and output follow the model's structure, not the
+ * length of the capture.  fia_pass and fia_check records are written for
+ * the first NPREC passes and the last one (the passes between are
+ * aggregated in the summary), fia_layer records for at most the first
+ * NLREC layers of those passes; the pattern fallback finds periods of up to
+ * PATMAX layers; a layer type lists at most NRANGE layer ranges.
+ */
+#define NPREC		64
+#define NLREC		4096
+#define PATMAX		1024
+#define NRANGE		64
 
 /* Name flags, from the rules. */
 #define F_FIA	0x01
@@ -62,6 +74,8 @@ struct acc {
 struct stream {
 	char		*label;		/* raw stream value, or comm:hccl / comm:alltoall */
 	char		*raw;		/* raw JSON value ("null" for none) */
+	size_t		 llen, rlen;
+	int		 fromf;		/* raw is the kernels' own value */
 	int64_t		 n, sum, ncl[3], clsum[3];
 	struct acc	 u, c, m;	/* own, compute on other streams, both */
 	int		 first;		/* name index of the first kernel */
@@ -75,7 +89,37 @@ struct lk {
 
 struct layer {
 	int64_t	 start, end, kernels, ksum, fiadur, gap;
-	int	 fcls, type, dfc, gmm, gate, a2a, samp, aicpu, nfia, step, pass, inpass, match;
+	int	 fcls, type, dfc, gmm, gate, a2a, samp, aicpu, nfia, stepchg, pass, inpass, match;
+};
+
+/* A cross-verification check of a pass, accumulated layer by layer. */
+struct chk {
+	int64_t	 expected, observed, kernels, mn, mx;
+	int	 nlack, nextra, lackdecode;
+	char	 lack[192], extra[192];	/* the first 5 layers of each */
+};
+
+/* A pass, accumulated layer by layer. */
+struct pass {
+	size_t	 l0, l1;		/* layer range [l0, l1) */
+	int	 why;			/* boundary reasons, bits */
+	int	 haves;
+	int64_t	 gap, s, en, k, ks, pf[4], ps[4], ptc[NTYPE], c[6];
+	struct chk ck[4];
+};
+
+/* Classes of a check's outcome before the profile-wide facts are known. */
+enum { K_OK, K_OKM, K_LACKDEC, K_MIS, NKC };
+
+/* The passes of one way of cutting the layers. */
+struct chain {
+	struct pass	 rec[NPREC];	/* the first passes */
+	size_t		 nrec, n;	/* kept; all, the open one included */
+	struct pass	 cur, last;	/* the open pass; the last closed after rec */
+	int		 havelast, uniform, methods;
+	/* The passes between rec and last. */
+	int64_t		 on, olayers, okern, owsum, owmin, owmax, ock[4][NKC];
+	int64_t		 firstfia, lastfia, firstwall, lastwall;
 };
 
 struct tk {
@@ -94,6 +138,9 @@ struct ltype {
 	int64_t	 matched, deviating;
 	char	*anom[MAXANOM];
 	int	 nanom;
+	/* Runs of consecutive layers of the type, as text (NRANGE at most). */
+	struct buf rtext;
+	int64_t	 rs, rl, nr;		/* open run [rs, rl]; runs */
 };
 
 struct eng {
@@ -101,12 +148,20 @@ struct eng {
 	struct lk	*buf;
 	size_t		 nbuf, capbuf;
 	struct layer	 cur;
-	struct layer	*l;
-	size_t		 nl, capl;
+	struct layer	*l;		/* the first NLREC layers */
+	size_t		 nl, capl;	/* all layers; room in l */
 	int64_t		 pro_n, pro_sum, pro_s, pro_e;
 	struct ltype	 t[MAXTYPE];
 	int		 nt;
-	int		 laststep;
+	struct buf	 lstep;		/* the open layer's step, raw */
+	int		 lstepk;	/* it has one */
+	int		 prevfcls;	/* of the last closed layer */
+	struct chain	 on;		/* passes from gaps, transitions, steps */
+	struct chain	 pat;		/* passes from the layer-type period */
+	size_t		 per;		/* shortest period so far; 0: none <= PATMAX */
+	/* Totals over the layers. */
+	int64_t		 nfia[4], fsum[4], tc[NTYPE], cnt[6], samp;
+	int		 anymoe, mis, decbad;
 };
 
 static struct {
@@ -122,9 +177,8 @@ static struct {
 	struct stream	 st[MAXSTREAM];
 	int		 nst;
 	struct eng	 e[NENG];
-	char		**steps;
-	int		 nsteps;
-	int		 prevstep;
+	struct buf	 pkstep;	/* the previous kernel's step, raw */
+	int		 pkstepk, havepk;
 	/* op_stat counts, for a profile without kernels */
 	int64_t		 opn, opcnt[8];
 } G;
@@ -361,13 +415,25 @@ eng_reset(struct eng *e)
 		free(e->t[i].tpl);
 		for (int j = 0; j < e->t[i].nanom; j++)
 			free(e->t[i].anom[j]);
+		buf_free(&e->t[i].rtext);
 	}
 	memset(e->t, 0, sizeof e->t);
 	e->nt = 0;
 	e->open = e->nanch = 0;
 	e->nbuf = e->nl = 0;
 	e->pro_n = e->pro_sum = 0;
-	e->laststep = -2;
+	e->lstep.len = 0;
+	e->lstepk = 0;
+	e->prevfcls = FC_NONE;
+	memset(&e->on, 0, sizeof e->on);
+	memset(&e->pat, 0, sizeof e->pat);
+	e->per = 0;
+	memset(e->nfia, 0, sizeof e->nfia);
+	memset(e->fsum, 0, sizeof e->fsum);
+	memset(e->tc, 0, sizeof e->tc);
+	memset(e->cnt, 0, sizeof e->cnt);
+	e->samp = 0;
+	e->anymoe = e->mis = e->decbad = 0;
 }
 
 static void
@@ -388,10 +454,7 @@ unit_begin(const char *dev, size_t n)
 	G.nst = 0;
 	for (int i = 0; i < NENG; i++)
 		eng_reset(&G.e[i]);
-	for (int i = 0; i < G.nsteps; i++)
-		free(G.steps[i]);
-	G.nsteps = 0;
-	G.prevstep = -2;
+	G.havepk = 0;
 }
 
 static int
@@ -404,6 +467,11 @@ streamidx(const struct rfield *f, int cls, int flags)
 		label = cls == C_COMM ? ((flags & F_A2A) ? "comm:alltoall" : "comm:hccl") : "null";
 		n = strlen(label);
 	} else {
+		/* The same raw value is the same stream: no unescaping. */
+		for (int i = 0; i < G.nst; i++)
+			if (G.st[i].fromf && G.st[i].rlen == f->vlen &&
+			    memcmp(G.st[i].raw, f->v, f->vlen) == 0)
+				return i;
 		tmp.len = 0;
 		if (rf_str(f, &tmp) != 0) {
 			tmp.len = 0;
@@ -413,7 +481,7 @@ streamidx(const struct rfield *f, int cls, int flags)
 		n = tmp.len;
 	}
 	for (int i = 0; i < G.nst; i++)
-		if (strlen(G.st[i].label) == n && memcmp(G.st[i].label, label, n) == 0)
+		if (G.st[i].llen == n && memcmp(G.st[i].label, label, n) == 0)
 			return i;
 	if (G.nst == MAXSTREAM)
 		return MAXSTREAM - 1;
@@ -422,6 +490,9 @@ streamidx(const struct rfield *f, int cls, int flags)
 	memset(s, 0, sizeof *s);
 	s->label = xstrndup(label, n);
 	s->raw = f ? xstrndup(f->v, f->vlen) : xstrdup("null");
+	s->llen = n;
+	s->rlen = strlen(s->raw);
+	s->fromf = f != NULL;
 	/* Compute on the other streams so far (the same set for c and m). */
 	s->c = G.comp;
 	s->m = G.comp;
@@ -429,17 +500,22 @@ streamidx(const struct rfield *f, int cls, int flags)
 	return G.nst++;
 }
 
+/* Is the step f (NULL: none) the one held in b (k: there is one)? */
 static int
-stepidx(const struct rfield *f)
+samestep(const struct buf *b, int k, const struct rfield *f)
 {
-	if (f == NULL)
-		return -1;
-	for (int i = 0; i < G.nsteps; i++)
-		if (strlen(G.steps[i]) == f->vlen && memcmp(G.steps[i], f->v, f->vlen) == 0)
-			return i;
-	G.steps = xreallocarray(G.steps, (size_t)G.nsteps + 1, sizeof *G.steps);
-	G.steps[G.nsteps] = xstrndup(f->v, f->vlen);
-	return G.nsteps++;
+	if (f == NULL || !k)
+		return f == NULL && !k;
+	return b->len == f->vlen && memcmp(b->p, f->v, f->vlen) == 0;
+}
+
+static void
+keepstep(struct buf *b, int *k, const struct rfield *f)
+{
+	b->len = 0;
+	*k = f != NULL;
+	if (f)
+		buf_add(b, f->v, f->vlen);
 }
 
 /* Layers ------------------------------------------------------------- */
@@ -463,6 +539,292 @@ anomaly(struct ltype *t, struct buf *b)
 {
 	if (t->nanom < MAXANOM)
 		t->anom[t->nanom++] = xstrndup(b->p, b->len);
+}
+
+static void
+ranges_flush(struct ltype *t)
+{
+	char s[64];
+
+	if (t->nr == 0 || t->nr > NRANGE)
+		return;
+	if (t->rs == t->rl)
+		snprintf(s, sizeof s, "%s%lld", t->nr > 1 ? ", " : "", (long long)t->rs);
+	else
+		snprintf(s, sizeof s, "%s%lld-%lld", t->nr > 1 ? ", " : "", (long long)t->rs,
+		    (long long)t->rl);
+	buf_adds(&t->rtext, s);
+}
+
+/* Passes ------------------------------------------------------------- */
+
+#define B_FIRST	1
+#define B_GAP	2
+#define B_D2P	4
+#define B_STEP	8
+#define B_PAT	16
+
+static const struct {
+	const char	*what;
+	int		 flag;
+	unsigned	 mask;		/* layer types expected to hold it */
+} ckind[4] = {
+	{ "fia_equals_layers", F_FIA, 0 },
+	{ "dfc_equals_moe_dfc", F_DFC, 1u << T_DFC },
+	{ "grouped_matmul_equals_moe_gmm_decode", F_GMM, 1u << T_GMM | 1u << T_DECODE },
+	{ "gating_equals_moe", F_GATE, 1u << T_DFC | 1u << T_GMM | 1u << T_MOE | 1u << T_DECODE },
+};
+
+static void
+chk_add(struct chk *c, int kind, const struct layer *L, size_t i)
+{
+	int flag = ckind[kind].flag;
+	int n = flag == F_FIA ? L->nfia : flag == F_DFC ? L->dfc :
+	    flag == F_GMM ? L->gmm : L->gate;
+	int want = flag == F_FIA ? 1 : !!(ckind[kind].mask & (1u << L->type));
+	char s[64];
+
+	c->expected += want;
+	c->observed += n > 0;
+	c->kernels += n;
+	if (n > 0) {
+		if (c->mn < 0 || n < c->mn)
+			c->mn = n;
+		if (n > c->mx)
+			c->mx = n;
+	}
+	if (want && n == 0) {
+		if (c->nlack++ < 5) {
+			snprintf(s, sizeof s, "%s%zu (%s)", c->nlack > 1 ? ", " : "", i, tname[L->type]);
+			strcat(c->lack, s);
+		}
+		c->lackdecode &= L->type == T_DECODE;
+	} else if (!want && n > 0 && c->nextra++ < 5) {
+		snprintf(s, sizeof s, "%s%zu (%s)", c->nextra > 1 ? ", " : "", i, tname[L->type]);
+		strcat(c->extra, s);
+	}
+}
+
+/* The outcome, but for what depends on the whole profile. */
+static int
+chk_class(const struct chk *c)
+{
+	if (c->nlack == 0 && c->nextra == 0)
+		return c->kernels == c->observed ? K_OK : K_OKM;
+	return c->nextra == 0 && c->lackdecode ? K_LACKDEC : K_MIS;
+}
+
+static void
+pass_open(struct pass *q, const struct eng *e, size_t l0, int why, int64_t gap)
+{
+	memset(q, 0, sizeof *q);
+	q->l0 = q->l1 = l0;
+	q->why = why;
+	q->gap = gap;
+	if (l0 == 0 && e->pro_n) {
+		q->haves = 1;
+		q->s = e->pro_s;
+		q->en = e->pro_e;
+		q->k = e->pro_n;
+		q->ks = e->pro_sum;
+	}
+	for (int j = 0; j < 4; j++) {
+		q->ck[j].mn = -1;
+		q->ck[j].lackdecode = 1;
+	}
+}
+
+static void
+pass_add(struct pass *q, const struct layer *L, size_t i)
+{
+	if (!q->haves) {
+		q->haves = 1;
+		q->s = L->start;
+	}
+	if (L->end > q->en)
+		q->en = L->end;
+	q->k += L->kernels;
+	q->ks += L->ksum;
+	q->pf[L->fcls]++;
+	q->ps[L->fcls] += L->fiadur;
+	q->ptc[L->type]++;
+	q->c[0] += L->nfia;
+	q->c[1] += L->dfc;
+	q->c[2] += L->gmm;
+	q->c[3] += L->gate;
+	q->c[4] += L->a2a;
+	q->c[5] += L->samp > 0;
+	for (int j = 0; j < 4; j++)
+		chk_add(&q->ck[j], j, L, i);
+	q->l1 = i + 1;
+}
+
+static void
+chain_fold(struct chain *ch, const struct pass *q)
+{
+	int64_t w = q->en - q->s;
+
+	if (ch->on == 0 || w < ch->owmin)
+		ch->owmin = w;
+	if (ch->on == 0 || w > ch->owmax)
+		ch->owmax = w;
+	ch->on++;
+	ch->olayers += (int64_t)(q->l1 - q->l0);
+	ch->okern += q->k;
+	ch->owsum += w;
+	for (int j = 0; j < 4; j++)
+		ch->ock[j][chk_class(&q->ck[j])]++;
+}
+
+static void
+chain_close(struct chain *ch)
+{
+	const struct pass *q = &ch->cur;
+	int64_t w = q->en - q->s;
+
+	if (q->pf[FC_PREFILL]) {
+		if (ch->firstfia < 0)
+			ch->firstfia = q->ps[FC_PREFILL] / q->pf[FC_PREFILL];
+		ch->lastfia = q->ps[FC_PREFILL] / q->pf[FC_PREFILL];
+	}
+	if (ch->firstwall < 0)
+		ch->firstwall = w;
+	ch->lastwall = w;
+	if (ch->nrec == 0)
+		ch->uniform = 1;
+	else
+		ch->uniform &= q->l1 - q->l0 == ch->rec[0].l1 - ch->rec[0].l0;
+	if (ch->nrec < NPREC) {
+		ch->rec[ch->nrec++] = *q;
+		return;
+	}
+	if (ch->havelast)
+		chain_fold(ch, &ch->last);
+	ch->last = *q;
+	ch->havelast = 1;
+}
+
+/* Layer i, which starts a pass when why is not 0. */
+static void
+chain_layer(struct chain *ch, const struct eng *e, const struct layer *L, size_t i, int why)
+{
+	if (i == 0) {
+		memset(ch, 0, sizeof *ch);
+		ch->firstfia = ch->lastfia = ch->firstwall = ch->lastwall = -1;
+		pass_open(&ch->cur, e, 0, B_FIRST, -1);
+		ch->n = 1;
+	} else if (why) {
+		chain_close(ch);
+		pass_open(&ch->cur, e, i, why, L->gap);
+		ch->n++;
+		ch->methods |= why;
+	}
+	pass_add(&ch->cur, L, i);
+}
+
+static int
+sym(const struct layer *L)
+{
+	return L->type * 2 + (L->samp > 0);
+}
+
+/* The shortest period of the types of layers [0, n), all held. */
+static size_t
+period(const struct eng *e, size_t n)
+{
+	static size_t pi[2 * PATMAX];
+	size_t k = 0;
+
+	pi[0] = 0;
+	for (size_t i = 1; i < n; i++) {
+		while (k > 0 && sym(&e->l[i]) != sym(&e->l[k]))
+			k = pi[k - 1];
+		if (sym(&e->l[i]) == sym(&e->l[k]))
+			k++;
+		pi[i] = k;
+	}
+	return n - pi[n - 1];
+}
+
+/*
+ * A closed layer, number e->nl: cut into passes at gaps, decode to prefill
+ * transitions and step changes; while none is found, also at the shortest
+ * period of the layer-type sequence.  That period is tracked with the
+ * held layers: a sequence with period p is its first p layers repeated,
+ * and a new shortest period after layer i exceeds i + 1 - p, so past
+ * 2 PATMAX layers a break means no period within PATMAX.
+ */
+static void
+layer_pass(struct eng *e, struct layer *L)
+{
+	size_t i = e->nl;
+	int why = 0;
+
+	if (i > 0) {
+		if (L->gap >= pass_gap)
+			why |= B_GAP;
+		if (e->prevfcls == FC_DECODE && L->fcls != FC_DECODE)
+			why |= B_D2P;
+		if (L->stepchg)
+			why |= B_STEP;
+	}
+	e->prevfcls = L->fcls;
+	chain_layer(&e->on, e, L, i, why);
+	L->pass = (int)(e->on.n - 1);
+	L->inpass = (int)(i - e->on.cur.l0);
+	if (i < NLREC) {
+		if (e->nl == e->capl) {
+			e->capl = e->capl ? 2 * e->capl : 64;
+			e->l = xreallocarray(e->l, e->capl, sizeof *e->l);
+		}
+		e->l[i] = *L;
+	}
+	if (i == 0) {
+		e->per = 1;
+		chain_layer(&e->pat, e, L, 0, 0);
+	} else if (e->on.n > 1)
+		e->per = 0;
+	else if (e->per && sym(L) == sym(&e->l[i % e->per]))
+		chain_layer(&e->pat, e, L, i, i % e->per ? 0 : B_PAT);
+	else if (e->per) {
+		e->per = i + 1 < 2 * PATMAX ? period(e, i + 1) : 0;
+		if (e->per > PATMAX)
+			e->per = 0;
+		for (size_t j = 0; e->per && j <= i; j++)
+			chain_layer(&e->pat, e, &e->l[j], j, j % e->per ? 0 : B_PAT);
+	}
+}
+
+/* A closed layer: totals, layer-type runs, passes. */
+static void
+layer_done(struct eng *e, struct layer *L)
+{
+	struct ltype *t = typeof_(e, L->type);
+	int64_t i = (int64_t)e->nl;
+
+	e->nfia[L->fcls]++;
+	e->fsum[L->fcls] += L->fiadur;
+	e->tc[L->type]++;
+	e->anymoe |= L->type == T_DFC || L->type == T_GMM || L->type == T_MOE;
+	e->cnt[0] += L->nfia;
+	e->cnt[1] += L->dfc;
+	e->cnt[2] += L->gmm;
+	e->cnt[3] += L->gate;
+	e->cnt[4] += L->a2a;
+	e->cnt[5] += L->samp;
+	e->samp += L->samp > 0;
+	if ((L->dfc && L->type != T_DFC) || (L->gmm && L->type != T_GMM && L->type != T_DECODE))
+		e->mis = 1;
+	if (L->type == T_DECODE && (!L->gate || !L->gmm))
+		e->decbad = 1;
+	if (t->nr == 0 || t->rl != i - 1) {
+		ranges_flush(t);
+		t->rs = i;
+		t->nr++;
+	}
+	t->rl = i;
+	layer_pass(e, L);
+	e->nl++;
 }
 
 static void
@@ -587,29 +949,28 @@ layer_close(struct eng *e, int ei)
 		}
 	}
 	(void)ei;
-	if (e->nl == e->capl) {
-		e->capl = e->capl ? 2 * e->capl : 64;
-		e->l = xreallocarray(e->l, e->capl, sizeof *e->l);
-	}
-	e->l[e->nl++] = *L;
+	layer_done(e, L);
 	e->open = 0;
 	e->nbuf = 0;
 }
 
 static void
 eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
-    int step, int64_t gap)
+    const struct rfield *step, int64_t gap)
 {
 	if (anchor) {
+		int prev = e->open;
+
 		if (e->open)
 			layer_close(e, ei);
 		memset(&e->cur, 0, sizeof e->cur);
+		e->cur.stepchg = prev && e->lstepk && step && !samestep(&e->lstep, 1, step);
+		keepstep(&e->lstep, &e->lstepk, step);
 		e->open = 1;
 		e->nanch++;
 		e->cur.start = k->s;
 		e->cur.end = k->e;
 		e->cur.fiadur = dur;
-		e->cur.step = step;
 		e->cur.gap = gap;
 		if (ei == E_FIA)
 			e->cur.fcls = dur > prefill_min ? FC_PREFILL :
@@ -631,18 +992,7 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 	e->buf[e->nbuf++] = *k;
 }
 
-/* Passes, checks and output ------------------------------------------ */
-
-struct pass {
-	size_t	 l0, l1;		/* layer range [l0, l1) */
-	int	 why;			/* boundary reasons, bits */
-	int64_t	 gap;
-};
-#define B_FIRST	1
-#define B_GAP	2
-#define B_D2P	4
-#define B_STEP	8
-#define B_PAT	16
+/* Output ------------------------------------------------------------- */
 
 static void
 putwhy(int why)
@@ -659,201 +1009,6 @@ putwhy(int why)
 			out_esc(&ob, w[i], strlen(w[i]));
 		}
 	buf_addc(&ob, ']');
-}
-
-static int
-sametype(const struct layer *a, const struct layer *b)
-{
-	return a->type == b->type && (a->samp > 0) == (b->samp > 0);
-}
-
-static struct pass *
-findpasses(struct eng *e, size_t *np, int *methods)
-{
-	struct pass *p = xcalloc(e->nl + 1, sizeof *p);
-	size_t n = 0;
-
-	*methods = 0;
-	if (e->nl == 0) {
-		*np = 0;
-		return p;
-	}
-	p[0].l0 = 0;
-	p[0].why = B_FIRST;
-	p[0].gap = -1;
-	n = 1;
-	for (size_t i = 1; i < e->nl; i++) {
-		const struct layer *a = &e->l[i - 1], *b = &e->l[i];
-		int why = 0;
-
-		if (b->gap >= pass_gap)
-			why |= B_GAP;
-		if (a->fcls == FC_DECODE && b->fcls != FC_DECODE)
-			why |= B_D2P;
-		if (a->step >= 0 && b->step >= 0 && a->step != b->step)
-			why |= B_STEP;
-		if (why) {
-			p[n - 1].l1 = i;
-			p[n].l0 = i;
-			p[n].why = why;
-			p[n].gap = b->gap;
-			n++;
-			*methods |= why;
-		}
-	}
-	p[n - 1].l1 = e->nl;
-	if (n == 1 && e->nl >= 4) {
-		/* Repetition of the layer-type pattern: the shortest period. */
-		int distinct = 0;
-
-		for (size_t i = 1; i < e->nl; i++)
-			distinct |= !sametype(&e->l[i], &e->l[0]);
-		for (size_t per = 2; distinct && per <= e->nl / 2; per++) {
-			int ok = e->nl % per == 0, mixed = 0;
-
-			for (size_t i = per; ok && i < e->nl; i++)
-				ok = sametype(&e->l[i], &e->l[i - per]);
-			for (size_t i = 1; ok && i < per; i++)
-				mixed |= !sametype(&e->l[i], &e->l[0]);
-			if (!ok || !mixed)
-				continue;
-			n = 0;
-			for (size_t i = 0; i < e->nl; i += per) {
-				p[n].l0 = i;
-				p[n].l1 = i + per;
-				p[n].why = i ? B_PAT : B_FIRST;
-				p[n].gap = i ? e->l[i].gap : -1;
-				n++;
-			}
-			*methods |= B_PAT;
-			break;
-		}
-	}
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = p[i].l0; j < p[i].l1; j++) {
-			e->l[j].pass = (int)i;
-			e->l[j].inpass = (int)(j - p[i].l0);
-		}
-	*np = n;
-	return p;
-}
-
-static void
-ranges(struct buf *b, const struct eng *e, int type, size_t l0, size_t l1)
-{
-	size_t i = l0;
-	int n = 0;
-	char s[64];
-
-	while (i < l1) {
-		size_t j;
-
-		if (e->l[i].type != type) {
-			i++;
-			continue;
-		}
-		for (j = i; j + 1 < l1 && e->l[j + 1].type == type; j++)
-			;
-		if (j == i)
-			snprintf(s, sizeof s, "%s%zu", n ? ", " : "", i);
-		else
-			snprintf(s, sizeof s, "%s%zu-%zu", n ? ", " : "", i, j);
-		buf_adds(b, s);
-		n++;
-		i = j + 1;
-	}
-}
-
-/* One cross-verification check of a pass. */
-static void
-check(const struct eng *e, const struct pass *p, int pi, const char *what,
-    int flag, unsigned typemask, int anymoe, int fia)
-{
-	int64_t expected = 0, observed = 0, kernels = 0, mn = -1, mx = 0;
-	const char *status;
-	char s[200];
-	int nlack = 0, nextra = 0;
-	struct buf lack = { 0 }, extra = { 0 };
-	int lackdecode = 1;
-
-	for (size_t i = p->l0; i < p->l1; i++) {
-		const struct layer *L = &e->l[i];
-		int c = flag == F_FIA ? L->nfia : flag == F_DFC ? L->dfc :
-		    flag == F_GMM ? L->gmm : L->gate;
-		int want = flag == F_FIA ? 1 : !!(typemask & (1u << L->type));
-
-		expected += want;
-		observed += c > 0;
-		kernels += c;
-		if (c > 0) {
-			if (mn < 0 || c < mn)
-				mn = c;
-			if (c > mx)
-				mx = c;
-		}
-		if (want && c == 0) {
-			if (nlack++ < 5) {
-				snprintf(s, sizeof s, "%s%zu (%s)", nlack > 1 ? ", " : "", i, tname[L->type]);
-				buf_adds(&lack, s);
-			}
-			lackdecode &= L->type == T_DECODE;
-		} else if (!want && c > 0 && nextra++ < 5) {
-			snprintf(s, sizeof s, "%s%zu (%s)", nextra > 1 ? ", " : "", i, tname[L->type]);
-			buf_adds(&extra, s);
-		}
-	}
-	tb.len = 0;
-	if (flag == F_FIA && !fia) {
-		status = "not_applicable";
-		buf_adds(&tb, "no FIA kernels: layers come from a fallback marker");
-	} else if (nlack == 0 && nextra == 0) {
-		if (kernels == observed) {
-			status = "ok";
-			buf_adds(&tb, observed ? "one per layer" : "none expected, none found");
-		} else {
-			status = "ok_multiple";
-			if (mn == mx)
-				snprintf(s, sizeof s, "%lld kernels = %lld per layer x %lld layers",
-				    (long long)kernels, (long long)mn, (long long)observed);
-			else
-				snprintf(s, sizeof s, "%lld kernels in %lld layers (%lld-%lld per layer)",
-				    (long long)kernels, (long long)observed, (long long)mn, (long long)mx);
-			buf_adds(&tb, s);
-		}
-	} else if (nextra == 0 && lackdecode && !anymoe && flag != F_FIA) {
-		status = "explained";
-		buf_adds(&tb, "no MoE layer in the capture: the decode layers are dense (");
-		buf_add(&tb, lack.p, lack.len);
-		buf_adds(&tb, ")");
-	} else {
-		status = "mismatch";
-		if (nlack) {
-			snprintf(s, sizeof s, "%d expected layer%s without it: ", nlack, nlack > 1 ? "s" : "");
-			buf_adds(&tb, s);
-			buf_add(&tb, lack.p, lack.len);
-			if (nlack > 5)
-				buf_adds(&tb, ", ...");
-		}
-		if (nextra) {
-			snprintf(s, sizeof s, "%s%d other layer%s with it: ", nlack ? "; " : "",
-			    nextra, nextra > 1 ? "s" : "");
-			buf_adds(&tb, s);
-			buf_add(&tb, extra.p, extra.len);
-			if (nextra > 5)
-				buf_adds(&tb, ", ...");
-		}
-	}
-	buf_free(&lack);
-	buf_free(&extra);
-	head("fia_check");
-	out_i64(&ob, "pass", pi);
-	out_cstr(&ob, "check", what);
-	out_i64(&ob, "expected_layers", expected);
-	out_i64(&ob, "observed_layers", observed);
-	out_i64(&ob, "kernels", kernels);
-	out_cstr(&ob, "status", status);
-	out_str(&ob, "note", tb.p ? tb.p : "", tb.len);
-	rec_put(&ob, stdout);
 }
 
 static void
@@ -882,16 +1037,134 @@ putabs(const char *k, int64_t rel)
 		out_null(&ob, k);
 }
 
+/* One cross-verification check of a pass. */
+static void
+check(const struct chk *c, int64_t pi, int kind, int anymoe, int fia)
+{
+	int flag = ckind[kind].flag, nlack = c->nlack, nextra = c->nextra;
+	const char *status;
+	char s[200];
+
+	tb.len = 0;
+	if (flag == F_FIA && !fia) {
+		status = "not_applicable";
+		buf_adds(&tb, "no FIA kernels: layers come from a fallback marker");
+	} else if (nlack == 0 && nextra == 0) {
+		if (c->kernels == c->observed) {
+			status = "ok";
+			buf_adds(&tb, c->observed ? "one per layer" : "none expected, none found");
+		} else {
+			status = "ok_multiple";
+			if (c->mn == c->mx)
+				snprintf(s, sizeof s, "%lld kernels = %lld per layer x %lld layers",
+				    (long long)c->kernels, (long long)c->mn, (long long)c->observed);
+			else
+				snprintf(s, sizeof s, "%lld kernels in %lld layers (%lld-%lld per layer)",
+				    (long long)c->kernels, (long long)c->observed, (long long)c->mn,
+				    (long long)c->mx);
+			buf_adds(&tb, s);
+		}
+	} else if (nextra == 0 && c->lackdecode && !anymoe && flag != F_FIA) {
+		status = "explained";
+		buf_adds(&tb, "no MoE layer in the capture: the decode layers are dense (");
+		buf_adds(&tb, c->lack);
+		buf_adds(&tb, ")");
+	} else {
+		status = "mismatch";
+		if (nlack) {
+			snprintf(s, sizeof s, "%d expected layer%s without it: ", nlack, nlack > 1 ? "s" : "");
+			buf_adds(&tb, s);
+			buf_adds(&tb, c->lack);
+			if (nlack > 5)
+				buf_adds(&tb, ", ...");
+		}
+		if (nextra) {
+			snprintf(s, sizeof s, "%s%d other layer%s with it: ", nlack ? "; " : "",
+			    nextra, nextra > 1 ? "s" : "");
+			buf_adds(&tb, s);
+			buf_adds(&tb, c->extra);
+			if (nextra > 5)
+				buf_adds(&tb, ", ...");
+		}
+	}
+	head("fia_check");
+	out_i64(&ob, "pass", pi);
+	out_cstr(&ob, "check", ckind[kind].what);
+	out_i64(&ob, "expected_layers", c->expected);
+	out_i64(&ob, "observed_layers", c->observed);
+	out_i64(&ob, "kernels", c->kernels);
+	out_cstr(&ob, "status", status);
+	out_str(&ob, "note", tb.p ? tb.p : "", tb.len);
+	rec_put(&ob, stdout);
+}
+
+static void
+putpass(const struct pass *q, int64_t pi)
+{
+	head("fia_pass");
+	out_i64(&ob, "pass", pi);
+	putwhy(q->why);
+	if (q->gap >= 0)
+		putdur("gap_before", q->gap);
+	else {
+		out_null(&ob, "gap_before_ns");
+		out_null(&ob, "gap_before_ms");
+	}
+	out_i64(&ob, "layer_first", (int64_t)q->l0);
+	out_i64(&ob, "layer_last", (int64_t)q->l1 - 1);
+	out_i64(&ob, "layers", (int64_t)(q->l1 - q->l0));
+	out_i64(&ob, "fia", q->c[0]);
+	out_i64(&ob, "fia_prefill", q->pf[FC_PREFILL]);
+	out_i64(&ob, "fia_decode", q->pf[FC_DECODE]);
+	out_i64(&ob, "fia_ambiguous", q->pf[FC_AMBIG]);
+	out_i64(&ob, "start_ns", q->s);
+	out_i64(&ob, "end_ns", q->en);
+	putabs("start_abs_us", q->s);
+	putabs("end_abs_us", q->en);
+	putdur("wall", q->en - q->s);
+	putdur("kernel_sum", q->ks);
+	if (q->pf[FC_PREFILL])
+		putdur("fia_prefill_mean", q->ps[FC_PREFILL] / q->pf[FC_PREFILL]);
+	else {
+		out_null(&ob, "fia_prefill_mean_ns");
+		out_null(&ob, "fia_prefill_mean_ms");
+	}
+	if (q->pf[FC_DECODE])
+		putdur("fia_decode_mean", q->ps[FC_DECODE] / q->pf[FC_DECODE]);
+	else {
+		out_null(&ob, "fia_decode_mean_ns");
+		out_null(&ob, "fia_decode_mean_ms");
+	}
+	out_i64(&ob, "kernels", q->k);
+	out_key(&ob, "layer_types");
+	buf_addc(&ob, '{');
+	for (int t = 0, m = 0; t < NTYPE; t++)
+		if (q->ptc[t]) {
+			if (m++)
+				buf_addc(&ob, ',');
+			out_esc(&ob, tname[t], strlen(tname[t]));
+			buf_addc(&ob, ':');
+			out_int(&ob, q->ptc[t]);
+		}
+	buf_addc(&ob, '}');
+	out_i64(&ob, "dfc", q->c[1]);
+	out_i64(&ob, "grouped_matmul", q->c[2]);
+	out_i64(&ob, "gating", q->c[3]);
+	out_i64(&ob, "alltoallv", q->c[4]);
+	out_i64(&ob, "sampling_layers", q->c[5]);
+	rec_put(&ob, stdout);
+}
+
 static void
 unit_end(void)
 {
 	struct eng *e = NULL;
-	int ei, methods, fia, anymoe = 0, mismatch = 0, nn = 0;
-	size_t np;
-	struct pass *p;
+	int ei, methods, fia, anymoe, mismatch, nn = 0;
+	size_t np, nlw;
+	struct chain *ch;
 	const char *notes[16];
-	int64_t nfia[4] = { 0 }, fsum[4] = { 0 }, tc[NTYPE] = { 0 }, cnt[6] = { 0 };
-	int64_t samp = 0;
+	int64_t *nfia, *fsum, *tc, *cnt, samp;
+	int64_t firstfia, lastfia, firstwall, lastwall;
 
 	if (!G.unit)
 		return;
@@ -904,22 +1177,32 @@ unit_end(void)
 	if (e->open)
 		layer_close(e, ei);
 	fia = ei == E_FIA;
-	p = findpasses(e, &np, &methods);
-	for (size_t i = 0; i < e->nl; i++) {
-		const struct layer *L = &e->l[i];
-
-		nfia[L->fcls]++;
-		fsum[L->fcls] += L->fiadur;
-		tc[L->type]++;
-		anymoe |= L->type == T_DFC || L->type == T_GMM || L->type == T_MOE;
-		cnt[0] += L->nfia;
-		cnt[1] += L->dfc;
-		cnt[2] += L->gmm;
-		cnt[3] += L->gate;
-		cnt[4] += L->a2a;
-		cnt[5] += L->samp;
-		samp += L->samp > 0;
-	}
+	/* The passes: the repeated pattern only when nothing else cuts. */
+	ch = &e->on;
+	if (e->on.n == 1 && e->nl >= 4 && e->per >= 2 && e->nl % e->per == 0 &&
+	    e->per <= e->nl / 2)
+		ch = &e->pat;
+	if (ch->n)
+		chain_close(ch);
+	np = ch->n;
+	methods = ch->methods | (ch == &e->pat ? B_PAT : 0);
+	firstfia = ch->n ? ch->firstfia : -1;
+	lastfia = ch->n ? ch->lastfia : -1;
+	firstwall = ch->n ? ch->firstwall : -1;
+	lastwall = ch->n ? ch->lastwall : -1;
+	nfia = e->nfia;
+	fsum = e->fsum;
+	tc = e->tc;
+	cnt = e->cnt;
+	samp = e->samp;
+	anymoe = e->anymoe;
+	mismatch = e->mis || (anymoe && e->decbad);
+	for (int ti = 0; ti < e->nt; ti++)
+		ranges_flush(&e->t[ti]);
+	/* The layers written: the first NLREC of the passes written. */
+	nlw = e->nl < NLREC ? e->nl : NLREC;
+	if (np > NPREC && nlw > ch->rec[NPREC - 1].l1)
+		nlw = ch->rec[NPREC - 1].l1;
 	if (G.nk == 0)
 		notes[nn++] = G.opn ? "op_stat_only" : "no_kernels";
 	else if (ei != E_FIA)
@@ -937,126 +1220,31 @@ unit_end(void)
 		notes[nn++] = "prologue";
 	if (G.units > 0)
 		notes[nn++] = "several_devices";
+	if (np > NPREC)
+		notes[nn++] = "passes_capped";
+	if (nlw < e->nl)
+		notes[nn++] = "layers_capped";
 
-	/* Passes. */
-	int64_t firstfia = -1, lastfia = -1, firstwall = -1, lastwall = -1;
-
-	for (size_t pi = 0; pi < np; pi++) {
-		const struct pass *q = &p[pi];
-		int64_t s = e->l[q->l0].start, en = 0, k = 0, ks = 0;
-		int64_t pf[4] = { 0 }, ps[4] = { 0 }, ptc[NTYPE] = { 0 }, c[6] = { 0 };
-
-		if (pi == 0 && e->pro_n) {
-			s = e->pro_s;
-			en = e->pro_e;
-			k = e->pro_n;
-			ks = e->pro_sum;
-		}
-		for (size_t i = q->l0; i < q->l1; i++) {
-			const struct layer *L = &e->l[i];
-
-			if (L->end > en)
-				en = L->end;
-			k += L->kernels;
-			ks += L->ksum;
-			pf[L->fcls]++;
-			ps[L->fcls] += L->fiadur;
-			ptc[L->type]++;
-			c[0] += L->nfia;
-			c[1] += L->dfc;
-			c[2] += L->gmm;
-			c[3] += L->gate;
-			c[4] += L->a2a;
-			c[5] += L->samp > 0;
-		}
-		head("fia_pass");
-		out_i64(&ob, "pass", (int64_t)pi);
-		putwhy(q->why);
-		if (q->gap >= 0)
-			putdur("gap_before", q->gap);
-		else {
-			out_null(&ob, "gap_before_ns");
-			out_null(&ob, "gap_before_ms");
-		}
-		out_i64(&ob, "layer_first", (int64_t)q->l0);
-		out_i64(&ob, "layer_last", (int64_t)q->l1 - 1);
-		out_i64(&ob, "layers", (int64_t)(q->l1 - q->l0));
-		out_i64(&ob, "fia", c[0]);
-		out_i64(&ob, "fia_prefill", pf[FC_PREFILL]);
-		out_i64(&ob, "fia_decode", pf[FC_DECODE]);
-		out_i64(&ob, "fia_ambiguous", pf[FC_AMBIG]);
-		out_i64(&ob, "start_ns", s);
-		out_i64(&ob, "end_ns", en);
-		putabs("start_abs_us", s);
-		putabs("end_abs_us", en);
-		putdur("wall", en - s);
-		putdur("kernel_sum", ks);
-		if (pf[FC_PREFILL]) {
-			putdur("fia_prefill_mean", ps[FC_PREFILL] / pf[FC_PREFILL]);
-			if (firstfia < 0)
-				firstfia = ps[FC_PREFILL] / pf[FC_PREFILL];
-			lastfia = ps[FC_PREFILL] / pf[FC_PREFILL];
-		} else {
-			out_null(&ob, "fia_prefill_mean_ns");
-			out_null(&ob, "fia_prefill_mean_ms");
-		}
-		if (pf[FC_DECODE])
-			putdur("fia_decode_mean", ps[FC_DECODE] / pf[FC_DECODE]);
-		else {
-			out_null(&ob, "fia_decode_mean_ns");
-			out_null(&ob, "fia_decode_mean_ms");
-		}
-		if (firstwall < 0)
-			firstwall = en - s;
-		lastwall = en - s;
-		out_i64(&ob, "kernels", k);
-		out_key(&ob, "layer_types");
-		buf_addc(&ob, '{');
-		for (int t = 0, m = 0; t < NTYPE; t++)
-			if (ptc[t]) {
-				if (m++)
-					buf_addc(&ob, ',');
-				out_esc(&ob, tname[t], strlen(tname[t]));
-				buf_addc(&ob, ':');
-				out_int(&ob, ptc[t]);
-			}
-		buf_addc(&ob, '}');
-		out_i64(&ob, "dfc", c[1]);
-		out_i64(&ob, "grouped_matmul", c[2]);
-		out_i64(&ob, "gating", c[3]);
-		out_i64(&ob, "alltoallv", c[4]);
-		out_i64(&ob, "sampling_layers", c[5]);
-		rec_put(&ob, stdout);
-	}
+	/* Passes: the first NPREC and the last. */
+	for (size_t pi = 0; pi < ch->nrec; pi++)
+		putpass(&ch->rec[pi], (int64_t)pi);
+	if (ch->havelast)
+		putpass(&ch->last, (int64_t)np - 1);
 	/* Cross-verification. */
-	for (size_t pi = 0; pi < np; pi++) {
-		size_t before = ob.len;
-
-		(void)before;
-		check(e, &p[pi], (int)pi, "fia_equals_layers", F_FIA, 0, anymoe, fia);
-		check(e, &p[pi], (int)pi, "dfc_equals_moe_dfc", F_DFC, 1u << T_DFC, anymoe, fia);
-		check(e, &p[pi], (int)pi, "grouped_matmul_equals_moe_gmm_decode", F_GMM,
-		    1u << T_GMM | 1u << T_DECODE, anymoe, fia);
-		check(e, &p[pi], (int)pi, "gating_equals_moe", F_GATE,
-		    1u << T_DFC | 1u << T_GMM | 1u << T_MOE | 1u << T_DECODE, anymoe, fia);
-	}
-	/* Mismatches count towards confidence: recount cheaply from layers. */
-	for (size_t i = 0; i < e->nl; i++) {
-		const struct layer *L = &e->l[i];
-
-		if ((L->dfc && L->type != T_DFC) || (L->gmm && L->type != T_GMM && L->type != T_DECODE))
-			mismatch = 1;
-		if (anymoe && L->type == T_DECODE && (!L->gate || !L->gmm))
-			mismatch = 1;
-	}
+	for (size_t pi = 0; pi < ch->nrec; pi++)
+		for (int j = 0; j < 4; j++)
+			check(&ch->rec[pi].ck[j], (int64_t)pi, j, anymoe, fia);
+	if (ch->havelast)
+		for (int j = 0; j < 4; j++)
+			check(&ch->last.ck[j], (int64_t)np - 1, j, anymoe, fia);
 	/* Layers. */
-	for (size_t i = 0; i < e->nl; i++) {
+	for (size_t i = 0; i < nlw; i++) {
 		const struct layer *L = &e->l[i];
 
 		head("fia_layer");
 		out_i64(&ob, "layer", (int64_t)i);
-		out_i64(&ob, "pass", L->pass);
-		out_i64(&ob, "layer_in_pass", L->inpass);
+		out_i64(&ob, "pass", ch == &e->pat ? (int64_t)(i / e->per) : L->pass);
+		out_i64(&ob, "layer_in_pass", ch == &e->pat ? (int64_t)(i % e->per) : L->inpass);
 		out_cstr(&ob, "layer_type", tname[L->type]);
 		out_cstr(&ob, "fia_class", fcname[L->fcls]);
 		putdur("anchor_dur", L->fiadur);
@@ -1115,7 +1303,11 @@ unit_end(void)
 		out_cstr(&ob, "layer_type", tname[t->type]);
 		out_i64(&ob, "layers", t->count);
 		tb.len = 0;
-		ranges(&tb, e, t->type, 0, e->nl);
+		buf_add(&tb, t->rtext.p, t->rtext.len);
+		if (t->nr > NRANGE) {
+			snprintf(s, sizeof s, ", ... (%lld more)", (long long)(t->nr - NRANGE));
+			buf_adds(&tb, s);
+		}
 		out_str(&ob, "layer_ranges", tb.p, tb.len);
 		out_i64(&ob, "first_layer", t->first);
 		out_i64(&ob, "kernels", t->kernels);
@@ -1225,10 +1417,8 @@ unit_end(void)
 	/* Summary. */
 	int64_t cb = acc_get(&G.comm), pb = acc_get(&G.comp), ab = acc_get(&G.all);
 	int64_t ov = cb + pb - ab;
-	int uniform = np > 0;
+	int uniform = np > 0 && ch->uniform;
 
-	for (size_t pi = 1; pi < np; pi++)
-		uniform &= p[pi].l1 - p[pi].l0 == p[0].l1 - p[0].l0;
 	head("fia_summary");
 	out_cstr(&ob, "method", G.nk ? ename[ei] : "none");
 	out_cstr(&ob, "confidence", !G.nk ? "none" : !fia ? "low" : mismatch ? "medium" : "high");
@@ -1280,7 +1470,7 @@ unit_end(void)
 	out_i64(&ob, "layers", (int64_t)e->nl);
 	out_i64(&ob, "passes", (int64_t)np);
 	if (uniform)
-		out_i64(&ob, "layers_per_pass", (int64_t)(p[0].l1 - p[0].l0));
+		out_i64(&ob, "layers_per_pass", (int64_t)(ch->rec[0].l1 - ch->rec[0].l0));
 	else
 		out_null(&ob, "layers_per_pass");
 	putwhy(methods);
@@ -1322,8 +1512,44 @@ unit_end(void)
 	out_dec(&ob, "decode_max_ms", decode_max, 6);
 	out_dec(&ob, "pass_gap_ms", pass_gap, 6);
 	putnotes(notes, nn);
+	if (np > NPREC) {
+		/* The passes between the first NPREC and the last. */
+		static const char *kc[NKC] = { "ok", "ok_multiple", "explained", "mismatch" };
+		int64_t st[NKC + 1] = { 0 };
+
+		out_i64(&ob, "pass_records", (int64_t)ch->nrec + 1);
+		out_i64(&ob, "omitted_passes", ch->on);
+		out_i64(&ob, "omitted_layers", ch->olayers);
+		out_i64(&ob, "omitted_kernels", ch->okern);
+		putdur("omitted_wall_min", ch->owmin);
+		putdur("omitted_wall_mean", ch->on ? ch->owsum / ch->on : 0);
+		putdur("omitted_wall_max", ch->owmax);
+		for (int j = 0; j < 4; j++)
+			for (int c = 0; c < NKC; c++) {
+				int k = c;
+
+				if (ckind[j].flag == F_FIA && !fia)
+					k = NKC;	/* not_applicable */
+				else if (c == K_LACKDEC && (anymoe || ckind[j].flag == F_FIA))
+					k = K_MIS;
+				st[k] += ch->ock[j][c];
+			}
+		out_key(&ob, "omitted_checks");
+		buf_addc(&ob, '{');
+		for (int c = 0; c <= NKC; c++) {
+			const char *k = c < NKC ? kc[c] : "not_applicable";
+
+			if (c)
+				buf_addc(&ob, ',');
+			out_esc(&ob, k, strlen(k));
+			buf_addc(&ob, ':');
+			out_int(&ob, st[c]);
+		}
+		buf_addc(&ob, '}');
+	}
+	if (nlw < e->nl)
+		out_i64(&ob, "layer_records", (int64_t)nlw);
 	rec_put(&ob, stdout);
-	free(p);
 	G.unit = 0;
 	G.units++;
 }
@@ -1360,7 +1586,7 @@ kernelrec(struct rin *r)
 {
 	struct sr_kern k;
 	struct lk x;
-	int o, fl, step;
+	int o, fl;
 	int64_t gap;
 
 	if (!G.active) {
@@ -1430,13 +1656,13 @@ kernelrec(struct rin *r)
 	if (s->first < 0)
 		s->first = x.name;
 
-	step = stepidx(k.step);
-	eng_kernel(&G.e[E_FIA], E_FIA, &x, fl & F_FIA, k.dur, step, gap);
-	eng_kernel(&G.e[E_ATT], E_ATT, &x, fl & F_ANCH, k.dur, step, gap);
-	eng_kernel(&G.e[E_COMM], E_COMM, &x, x.cls == C_COMM, k.dur, step, gap);
-	eng_kernel(&G.e[E_STEP], E_STEP, &x, G.prevstep == -2 || step != G.prevstep,
-	    k.dur, step, gap);
-	G.prevstep = step;
+	eng_kernel(&G.e[E_FIA], E_FIA, &x, fl & F_FIA, k.dur, k.step, gap);
+	eng_kernel(&G.e[E_ATT], E_ATT, &x, fl & F_ANCH, k.dur, k.step, gap);
+	eng_kernel(&G.e[E_COMM], E_COMM, &x, x.cls == C_COMM, k.dur, k.step, gap);
+	eng_kernel(&G.e[E_STEP], E_STEP, &x, !G.havepk || !samestep(&G.pkstep, G.pkstepk, k.step),
+	    k.dur, k.step, gap);
+	G.havepk = 1;
+	keepstep(&G.pkstep, &G.pkstepk, k.step);
 	if (k.end > G.maxend)
 		G.maxend = k.end;
 	sr_pass(r);

@@ -29,12 +29,10 @@ static struct gather_type kept[] = {
 	{ "profile", 1, GATHER_FIRST, 0 },
 	{ "warning", 1000, GATHER_FIRST, 0 },
 	{ "step_trace", 0, GATHER_FIRST, 0 },
-	{ "step", 0, GATHER_FIRST, 0 },
 	{ "step_metrics", 0, GATHER_FIRST, 0 },
 	{ "bubble", 2000, GATHER_LONGEST, 1 },
 	{ "attribution", 2000, GATHER_LONGEST, 1 },
 	{ "attribution_summary", 1, GATHER_FIRST, 0 },
-	{ "attribution_step", 0, GATHER_FIRST, 0 },
 	{ "step_groups", 1, GATHER_FIRST, 0 },
 	{ "capture_gaps", 1, GATHER_FIRST, 0 },
 	{ "op", 0, GATHER_FIRST, 0 },
@@ -179,9 +177,12 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	rules_load(rules);
-	kept[5].cap = kept[6].cap = (size_t)rules_num("bubbles.keep_windows");
-	if (kept[5].cap < 1)
-		kept[5].cap = kept[6].cap = 1;
+	for (int i = 0; i < NKEPT; i++)
+		if (kept[i].mode == GATHER_LONGEST) {
+			kept[i].cap = (size_t)rules_num("bubbles.keep_windows");
+			if (kept[i].cap < 1)
+				kept[i].cap = 1;
+		}
 	g = gather_new(kept, NKEPT);
 	prog = jqprog_new("asc-judge.jq", asc_judge_jq);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);

@@ -42,7 +42,7 @@ $R.attribution as $A |
 (.attribution // []) as $ATT |
 ((.step_groups // [])[0]) as $G |
 ((.capture_gaps // [])[0]) as $CG |
-(.op // []) as $OPS |
+((.op // []) | map(select((.view // "name") == "name"))) as $OPS |
 ((.op_summary // [])[0]) as $OPSUM |
 (.step_trace // []) as $ST |
 (.warning // []) as $W |
@@ -64,6 +64,12 @@ $R.attribution as $A |
     hostev: ($a.host_evidence // false),
     top_host_op: ($a.top_host_op // null)
   } ] as $WIN |
+
+# Windows and torch_npu rows by step and by group: joins by key, not scans
+# (a capture may have tens of thousands of steps).
+(reduce $WIN[] as $w ({}; .[$w.step_id | tostring] += [$w])) as $WBS |
+(reduce $WIN[] as $w ({}; .[$w.group_id // "null"] += [$w])) as $WBG |
+(reduce $ST[] as $t ({}; .[$t.step // "" | tostring] = $t)) as $STBY |
 
 # Windows that may speak about the host: inside steps, not at an edge.
 def hostwins: map(select(.boundary | not) | select(.scope != "global"));
@@ -95,7 +101,7 @@ def gap($c): $gaps | index([$c]) != null;
   ($g.steps | map(.internal_bubble_total_ns) | avg) as $int |
   ($g.steps | map(.underfeed_ratio) | avg) as $uf |
   ($g.steps | map(select(.significant_bubble_count > 0)) | length) as $withsig |
-  ($WIN | map(select(.group_id == $g.id)) | hostwins) as $hw |
+  ($WBG[$g.id // "null"] // [] | hostwins) as $hw |
   ($hw | dursum) as $hwt |
   (($hw | map(select((.cov // 0) >= $A.launch_coverage)) | dursum)) as $covered |
   (($hw | map(select(.attributed and .hostev and (.cov // 0) < $A.untraced_coverage)) | dursum)) as $untraced |
@@ -115,9 +121,9 @@ def gap($c): $gaps | index([$c]) != null;
      (if $high and $rec and share($covered; $hwt) >= $B.evidence_time_share then "HOST_ORIGINATED_RISK" else empty end),
      (if $high and $rec and share($untraced; $hwt) >= $B.evidence_time_share then "UNTRACED_HOST_BLOCKING_RISK" else empty end),
      (if $hwt > 0 and share($commsync; $hwt) >= $B.evidence_time_share then "COMM_SYNC_RISK" else empty end),
-     (if ($OPSUM.variable_shape_groups // [] | index([$g.id])) != null then "VARIABLE_SHAPE_SAME_TEMPLATE" else empty end)
+     (if (($OPSUM.tags_group // []) | index(["VARIABLE_SHAPE_SAME_TEMPLATE"])) != null and (($OPSUM.variable_shape.groups // []) | map(if type == "object" then .group_id else . end) | index([$g.id])) != null then "VARIABLE_SHAPE_SAME_TEMPLATE" else empty end)
    ]) as $gtags |
-  ($g.steps | map(.tags // []) | add // [] | group_by(.) |
+  ([$g.steps[] | .tags // [] | .[]] | group_by(.) |
      map(select(length * 2 >= $g.n) | .[0])) as $steptags |
   {
     group_id: $g.id,
@@ -162,17 +168,19 @@ def gap($c): $gaps | index([$c]) != null;
 ($groups | map(select(.group_id == $dom)) | .[0] // null) as $DG |
 (reduce $groups[] as $g ({}; .[$g.group_id] = $g)) as $gby |
 
+(reduce (($OPSUM.aicpu_exposed_risk_steps // [])[] | if type == "object" then .step_id else . end) as $s ({}; .[$s | tostring] = true)) as $aicpusteps |
+
 # Per step: tags that need the group or the windows.
 ($M | map(. as $m |
-  ($WIN | map(select(.step_id == $m.step_id)) | hostwins) as $sw |
+  ($WBS[$m.step_id | tostring] // [] | hostwins) as $sw |
   ($sw | dursum) as $swt |
   (($sw | map(select((.labels | index(["possible_comm_wait"])) or (.labels | index(["possible_sync_or_h2d"])))) | dursum)) as $cs |
   ($gby[$m.group_id].median_kernels // 0) as $medk |
   ([ (if $swt > 0 and share($cs; $swt) >= $B.evidence_time_share then "COMM_SYNC_RISK" else empty end),
      (if $medk > 0 and $m.kernels < $B.partial_step_kernel_share * $medk then "PARTIAL_CAPTURE_BOUNDARY" else empty end),
-     (if ($OPSUM.aicpu_exposed_steps // [] | index([$m.step_id])) != null then "AICPU_EXPOSED_RISK" else empty end)
+     (if $aicpusteps[$m.step_id | tostring] then "AICPU_EXPOSED_RISK" else empty end)
    ]) as $extra |
-  ($ST | map(select((.step // "") == ($m.step_id // ""))) | .[0] // null) as $t |
+  ($STBY[$m.step_id // "" | tostring] // null) as $t |
   {
     step_id: ($m.step_id | tostring),
     group_id: $m.group_id,
@@ -228,7 +236,7 @@ def gap($c): $gaps | index([$c]) != null;
 # Soft root causes: per group, each label's share of the host-facing
 # significant bubble time.
 ([ $groups[] | . as $g |
-   ($WIN | map(select(.group_id == $g.group_id)) | hostwins) as $hw |
+   ($WBG[$g.group_id // "null"] // [] | hostwins) as $hw |
    ($hw | dursum) as $t |
    ($hw | map(.labels[]) | uniq)[] as $l |
    ($hw | labelled($l)) as $lw |
@@ -248,18 +256,19 @@ def gap($c): $gaps | index([$c]) != null;
 
 # Wait anchors and polluted waits from asc-ops.
 ([ $OPS[] | select((.tags // []) | index(["WAIT_ANCHOR_FALSE_HOTSPOT"]) != null) |
-   { op_name: (.op // .name // .key),
+   { op_name: .key,
      location: (.task_type // null),
      duration_us_avg: ((.dur_avg_ns // 0) / 1000 | r6),
      wait_us_avg: ((.wait_avg_ns // 0) / 1000 | r6),
-     total_cost_us_avg: ((.cost_avg_ns // ((.dur_avg_ns // 0) + (.wait_avg_ns // 0))) / 1000 | r6),
+     total_cost_us_avg: ((.total_cost_avg_ns // 0) / 1000 | r6),
      wait_ratio: (.wait_ratio // 0),
      is_false_hotspot_risk: true,
-     evidence: ([ "total-cost rank \(.rank_cost // .cost_rank // "?")", "\(.calls // .count // 0) calls" ] +
+     evidence: ([ "total-cost rank \(.rank_total_cost)", "root-cause rank \(.rank_root_cause) after demotion", "\(.calls) calls" ] +
 	(if ((.tags // []) | index(["WAIT_POLLUTION_RISK"])) != null then ["its wait overlaps communication: not a root cause"] else [] end))
    } ]) as $anchors |
-([ $OPS[] | select((.tags // []) | index(["WAIT_POLLUTION_RISK"]) != null) | (.op // .name // .key) ]) as $polluted |
-([ $OPS[] | select((.tags // []) | index(["AICPU_EXPOSED_NOT_ALLOWED"]) != null or index(["AICPU_EXPOSED_RISK"]) != null) | (.op // .name // .key) ]) as $aicpu |
+([ $OPS[] | select((.tags // []) | index(["WAIT_POLLUTION_RISK"]) != null) | .key ]) as $polluted |
+([ $OPS[] | select(.aicpu != null and (.aicpu.class == "AICPU_EXPOSED_NOT_ALLOWED" or
+   ((.tags // []) | index(["AICPU_EXPOSED_RISK"]) != null))) | .key ]) as $aicpu |
 
 # Follow-up and confidence.
 (($dtags | index(["UNTRACED_HOST_BLOCKING_RISK"])) != null or

@@ -21,7 +21,7 @@ def certainty($share): if $share >= 0.7 then "probable" elif $share >= 0.2 then 
 (.profile[0] // {}) as $P |
 (.anomaly_discovery[0]) as $A |
 (.structure // []) as $STR |
-(.op // []) as $OPS |
+((.op // []) | map(select((.view // "name") == "name"))) as $OPS |
 ((.op_summary // [])[0]) as $OS |
 ($A.step_group_anomalies | map(select(.group_id == $A.dominant_group_id)) | .[0]) as $DG |
 ($A.bubble_windows | map(select(.significant != false))) as $W |
@@ -138,11 +138,18 @@ def certainty($share): if $share >= 0.7 then "probable" elif $share >= 0.2 then 
 "",
 "## Structure breakdown",
 "",
+(($ALL.structure_drilldown // [])[0] // null) as $DD |
+(if $DD == null then "" else
+ "Drill-down step \($DD.step_id | code) (\($DD.selection)): \($DD.structures) structures; " +
+ "bubbles sit **\($DD.bubbles_at)** (at structure boundaries \($DD.boundary_bubble_total_ms) ms, inside structures \($DD.inside_bubble_total_ms) ms)" +
+ (if ($DD.bubble_structures // [] | length) > 0 then "; the largest bubble time is in " +
+   ($DD.bubble_structures | .[0:3] | map("\(.structure_id | code) (\(.structure_type), \(.bubble_ms) ms)") | join(", ")) else "" end) + ".\n" end),
 (if ($STR | length) == 0 then "No structure records in the stream (run asc-segment)." else
- table(["step", "structure", "type", "kernels", "wall", "busy union", "kernel sum", "total cost", "share", "gap before", "bubbles inside"];
-   ($STR | .[0:40] | map([(.step_id // ""), (.structure_id // .id // ""), (.template // .type // ""), (.kernels // ""),
+ table(["step", "structure", "type", "kernels", "wall", "busy union", "kernel sum", "total cost", "share of step", "gap before", "bubbles inside", "block busy", "side busy"];
+   ($STR | map([(.step_id // ""), (.structure_id // ""), "\(.structure_type // "") \(.kind // "")", (.kernels // ""),
      (.wall_ms | msu), (.busy_union_ms | msu), (.kernel_sum_ms | msu), (.total_cost_ms | msu),
-     (.share // .structure_share | pctx), (.gap_before_ms | msu), (.internal_bubble_ms // .bubbles_ms | msu)])))
+     (.structure_share | pctx), (.gap_before_ms | msu), (.internal_bubble_total_ms | msu),
+     (.block.busy_union_ms | msu), (.side.busy_union_ms | msu)])))
  + (if ($ALL.structure_total // 0) > ($STR | length) then "\n\n(the first \($STR | length) of \($ALL.structure_total) structures; all of them are in the record stream)" else "" end) end),
 "",
 "## Op rankings",
@@ -152,13 +159,13 @@ def certainty($share): if $share >= 0.7 then "probable" elif $share >= 0.2 then 
  table(["op type", "core type", "count", "total", "avg", "ratio"];
    (.op_stat | sort_by(-(.total_us // 0)) | .[0:10] | map([(.op_type | code), (.core_type // "n/a"), .count, (.total_us | usu), (.avg_us | usu), "\(.ratio_pct // "n/a")%"])))
  elif ($OPS | length) == 0 then "No op records in the stream (run asc-ops)." else
- ($OPS | sort_by(-(.cost_total_ns // 0)) | .[0:10]) as $bycost |
+ ($OPS | sort_by(-(.total_cost_ns // 0)) | .[0:10]) as $bycost |
  ($OPS | sort_by(-(.dur_total_ns // 0)) | .[0:10]) as $bydur |
  table(["rank", "by total cost", "total cost", "by duration", "duration", "tags"];
    [range(0; [$bycost | length, $bydur | length] | max) as $i | [
      $i + 1,
-     ($bycost[$i].op // "" | code), ($bycost[$i].cost_total_ns // null | if . == null then "" else "\(. / 1000000) ms" end),
-     ($bydur[$i].op // "" | code), ($bydur[$i].dur_total_ns // null | if . == null then "" else "\(. / 1000000) ms" end),
+     ($bycost[$i].key // "" | code), ($bycost[$i].total_cost_ns // null | if . == null then "" else "\(. / 1000000) ms" end),
+     ($bydur[$i].key // "" | code), ($bydur[$i].dur_total_ns // null | if . == null then "" else "\(. / 1000000) ms" end),
      (($bycost[$i].tags // []) | join(", "))]])
  end),
 "",

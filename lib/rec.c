@@ -17,7 +17,7 @@ int
 rin_open(struct rin *r, const char *path, size_t maxline)
 {
 	memset(r, 0, sizeof *r);
-	r->maxline = maxline ? maxline : 1 << 20;
+	r->maxline = maxline ? maxline : (size_t)1 << 28;
 	if (strcmp(path, "-") == 0) {
 		r->fp = stdin;
 		r->name = "<stdin>";

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #ifdef __SSE2__
@@ -20,22 +23,32 @@
 #include "util.h"
 
 #define CHUNK		(8u << 20)	/* default read() size */
+#define MAPWIN		((size_t)16 << 20)	/* mmap window of a regular file */
 #define RDBUF		(128u << 10)	/* run reader buffer */
+#define WRBUF		(256u << 10)	/* run writer buffer */
+#define OUTBUF		(256u << 10)	/* record output buffer */
 #define MAXRUNS		48		/* runs per set before they are merged */
 #define MAXDEPTH	512		/* JSON nesting limit */
 #define DEFRUN		((size_t)64 << 20)
 
 enum { R_IGN, R_HOST, R_HW, R_COMM };	/* process roles */
 enum { T_IGN, T_HOST, T_DEV };		/* thread (event) roles */
-enum { SET_H, SET_O, NSET };		/* spill sets: provisional host, other */
+/* spill sets, by the role of the event's process when it was read:
+ * host, device (or communication), known other, not yet known */
+enum { SET_H, SET_D, SET_I, SET_O, NSET };
 
-/* Spill record header; name, cat, frame, task type text follow. */
+/*
+ * Spill record: this header, then the stream and task id (int64 each,
+ * only when flagged), then name, cat, frame and task type text, padded
+ * to a multiple of 8 bytes so that headers stay aligned in a buffer.
+ */
 struct shdr {
-	int64_t		 start, dur, pid, tid, stream, taskid;
+	int64_t		 start, dur;
 	uint64_t	 off;
+	uint32_t	 ti, flags;	/* thread index */
 	uint32_t	 nname, ncat, nframe, nttype;
-	uint32_t	 flags, pad;
 };
+_Static_assert(sizeof(struct shdr) == 48, "spill header layout");
 #define F_CAT		0x01
 #define F_STACK		0x02
 #define F_FRAME		0x04
@@ -45,9 +58,30 @@ struct shdr {
 #define F_TTYPE		0x40
 
 static size_t
-slen(const struct shdr *h)
+rlen(const struct shdr *h)
 {
-	return (size_t)h->nname + h->ncat + h->nframe + h->nttype;
+	size_t n = sizeof *h + (h->flags & F_STREAM ? 8 : 0) +
+	    (h->flags & F_TASKID ? 8 : 0) + (size_t)h->nname + h->ncat +
+	    h->nframe + h->nttype;
+
+	return (n + 7) & ~(size_t)7;
+}
+
+static int64_t
+rext(const struct shdr *h, int i)
+{
+	int64_t v;
+
+	memcpy(&v, (const char *)(h + 1) + 8 * i, sizeof v);
+	return v;
+}
+
+/* The text after the header: name, cat, frame, task type. */
+static const char *
+rtext(const struct shdr *h)
+{
+	return (const char *)(h + 1) + (h->flags & F_STREAM ? 8 : 0) +
+	    (h->flags & F_TASKID ? 8 : 0);
 }
 
 struct ridx {
@@ -57,18 +91,18 @@ struct ridx {
 };
 
 struct run {
-	FILE		*fp;
+	int		 fd;
 	uint64_t	 n;
 };
 
 struct rdr {
 	int		 fd;
 	uint64_t	 left;
-	char		*b;
-	size_t		 bpos, blen;
-	struct shdr	 h;
-	char		*s;
-	size_t		 scap;
+	char		*b;		/* 8-aligned records */
+	size_t		 cap, pos, len;
+	const struct shdr *h;		/* current record, in b */
+	int64_t		 start, dur;	/* its sort key */
+	uint64_t	 off;
 };
 
 struct mrg {
@@ -77,13 +111,45 @@ struct mrg {
 	int		*hp;
 };
 
+/* Sorted runs of fixed-size records (flow ends, links): an in-memory
+ * buffer, spilled as sorted runs to one file when full. */
+struct frun {
+	uint64_t	 off, n;
+};
+
+struct frs {
+	size_t		 rsz, cap, n;	/* record size, records in m */
+	int		(*cmp)(const void *, const void *);
+	char		*m;
+	int		 fd;
+	uint64_t	 end;
+	struct frun	*runs;
+	int		 nruns;
+};
+
+struct fsrc {
+	const char	*cur;
+	const char	*mp;		/* in-memory source */
+	int		 fd;		/* file source */
+	uint64_t	 off, left;
+	char		*b;
+	size_t		 bpos, blen;
+};
+
+struct fmrg {
+	struct fsrc	*s;
+	int		 n, nh;
+	int		*hp;
+	int		(*cmp)(const void *, const void *);
+	size_t		 rsz;
+};
+
 struct proc {
 	int64_t		 pid;
 	char		*name;
 	int		 dev;		/* -2 no label, -1 bare "NPU", else id */
 	int		 cpu;		/* label CPU */
 	int		 role;
-	int		 spill_h;	/* some event went to SET_H */
 };
 
 struct thr {
@@ -91,11 +157,13 @@ struct thr {
 	char		*name;
 	int		 pi;		/* proc index at finalize, or -1 */
 	int		 role;		/* T_* at finalize */
-	int		 prov;		/* provisional host, valid for gen */
+	int		 prov;		/* provisional set, valid for gen */
+	unsigned	 sets;		/* spill sets holding its events */
 	unsigned long	 gen;
-	unsigned long	 nx, nmark;
+	unsigned long	 nx;
 	int64_t		 minx;
 	int		 stack;
+	int		 seen;		/* has an X event or a thread_name */
 };
 
 struct htab {
@@ -109,25 +177,20 @@ struct marker {
 	size_t		 name, nname, kind, step, nstep;	/* offsets in arena */
 };
 
-/* Flow ends: id = the integer id, or a hash of a non-integer id (kind
- * then has bit 0x80); kind 1 async_npu/torch_to_npu, 2 HostToDevice. */
-struct flow {
-	uint64_t	 id;
-	int64_t		 pid, tid, ts;
-	int		 kind;
-};
-
-struct fend {
+/* Flow end: id = the integer id, or a hash of a non-integer id (kind
+ * then has bit 0x80); kind 1 async_npu/torch_to_npu, 2 HostToDevice;
+ * ti the thread of an s end. */
+struct fl {
 	uint64_t	 id;
 	int64_t		 ts;
-	int		 kind;
+	uint32_t	 ti, kind;
 };
 
-struct link {
-	int64_t		 ts, pid, tid, kts;
+/* A host s end at (ti, ts) linked to the earliest f end (kts). */
+struct lk {
+	int64_t		 ts, kts;
+	uint32_t	 ti, pad;
 };
-_Static_assert(sizeof(struct link) <= sizeof(struct flow),
-    "links are built over the flow starts");
 
 struct warn {
 	const char	*code;
@@ -164,6 +227,9 @@ struct trace {
 	uint64_t	 boff;
 	unsigned long	 bline;
 	int		 eof;
+	int		 mm;		/* b is an mmap window of the file */
+	uint64_t	 fsize;
+	size_t		 win;		/* its size */
 	size_t		 chunk;
 	uint64_t	 nread;
 	struct timespec	 t0, tlast;
@@ -183,16 +249,12 @@ struct trace {
 	size_t		 nix, cix;
 	struct run	*runs[NSET];
 	int		 nruns[NSET];
-	int		 kern_h;		/* kernels may be in SET_H */
+	unsigned	 hostsets, devsets;	/* sets to merge, at finish */
 	/* markers, flows */
 	struct marker	*mk;
 	size_t		 nmk, cmk;
 	struct buf	 mka;
-	struct flow	*fs;
-	struct fend	*ff;
-	size_t		 nfs, cfs, nff, cff;
-	struct link	*lk;
-	size_t		 nlk;
+	struct frs	 fs, ff, lk;		/* s ends, f ends, links */
 	/* results */
 	struct warn	*w;
 	int		 nw;
@@ -241,11 +303,32 @@ static int
 bad(struct trace *t, const char *ep, const char *what)
 {
 	size_t at = (size_t)(ep - t->b);
+	unsigned long line = t->bline;
 
 	if (at > t->len)
 		at = t->len;
+	if (t->mm && t->boff) {
+		/* lines before the window: counted now, not while reading */
+		char *rb = xmalloc(1u << 20);
+		uint64_t o = 0;
+
+		line = 0;
+		while (o < t->boff) {
+			size_t want = t->boff - o < (1u << 20) ?
+			    (size_t)(t->boff - o) : (1u << 20);
+			ssize_t k = pread(t->fd, rb, want, (off_t)o);
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			line += countnl(rb, (size_t)k);
+			o += (uint64_t)k;
+		}
+		free(rb);
+	}
 	snprintf(t->err, sizeof t->err, "%s:%lu: byte %llu: %s", t->disp,
-	    t->bline + 1 + countnl(t->b, at),
+	    line + 1 + countnl(t->b, at),
 	    (unsigned long long)(t->boff + at), what);
 	return -1;
 }
@@ -401,6 +484,37 @@ slow:
 	return dec_parse(sp->p, sp->n, 0, v);
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWAR_DIGITS 1
+/* The number of leading ASCII digits in the 8 bytes at p. */
+static unsigned
+digits8(const char *p)
+{
+	uint64_t w, a, b, m;
+
+	memcpy(&w, p, 8);
+	/* a carry out of a byte >= 0xfa only reaches later bytes */
+	a = w & 0xf0f0f0f0f0f0f0f0ULL;
+	b = (w + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL;
+	m = (a ^ 0x3030303030303030ULL) | (b ^ 0x3030303030303030ULL);
+	return m ? (unsigned)__builtin_ctzll(m) >> 3 : 8;
+}
+
+/* The value of 8 ASCII digits. */
+static uint32_t
+parse8(const char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	v -= 0x3030303030303030ULL;
+	v = v * 10 + (v >> 8);
+	v = ((v & 0x000000ff000000ffULL) * 0x000f424000000064ULL +
+	    ((v >> 16) & 0x000000ff000000ffULL) * 0x0000271000000001ULL) >> 32;
+	return (uint32_t)v;
+}
+#endif
+
 /* Microsecond text to ns; fast path for plain d+(.d{1,3})?. */
 static int
 spanus(const struct span *sp, int64_t *v)
@@ -411,6 +525,13 @@ spanus(const struct span *sp, int64_t *v)
 
 	if (sp->k != 's' && sp->k != 'v')
 		return -1;
+#ifdef SWAR_DIGITS
+	while (nd <= 8 && e - s >= 8 && digits8(s) == 8) {
+		x = x * 100000000 + parse8(s);
+		s += 8;
+		nd += 8;
+	}
+#endif
 	while (s < e && *s >= '0' && *s <= '9' && nd < 16) {
 		x = x * 10 + (*s++ - '0');
 		nd++;
@@ -610,7 +731,7 @@ ishex(int c)
 
 /* c->p at '"': span of the body, c->p after the closing quote. */
 static int
-pstr(struct pc *c, struct span *sp)
+pstr_slow(struct pc *c, struct span *sp)
 {
 	const char *p = c->p + 1, *e = c->e;
 	int esc = 0;
@@ -689,6 +810,47 @@ pstr(struct pc *c, struct span *sp)
 	return P_OK;
 }
 
+/* pstr, with a fast path for a short string without escapes. */
+static inline int
+pstr(struct pc *c, struct span *sp)
+{
+#ifdef __SSE2__
+	const char *p = c->p + 1;
+
+	if (c->e - p >= 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i m = _mm_or_si128(_mm_or_si128(
+		    _mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+		    _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+		    _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x));
+		unsigned bits = (unsigned)_mm_movemask_epi8(m);
+		unsigned q = (unsigned)_mm_movemask_epi8(
+		    _mm_cmpeq_epi8(x, _mm_set1_epi8('"')));
+
+		/* the first special byte is a quote */
+		if (bits && (bits & (0u - bits)) == (q & (0u - q))) {
+			unsigned i = (unsigned)__builtin_ctz(bits);
+
+			if (sp) {
+				sp->p = p;
+				sp->n = i;
+				sp->k = 's';
+				sp->esc = 0;
+			}
+			c->p = p + i + 1;
+			return P_OK;
+		}
+	}
+#endif
+	return pstr_slow(c, sp);
+}
+
+static int
+isws(int ch)
+{
+	return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
+}
+
 static int
 isnumc(int c)
 {
@@ -703,6 +865,37 @@ pscalar(struct pc *c, struct span *sp)
 	const char *p = c->p, *e = c->e;
 	static const char *const lit[] = { "true", "false", "null" };
 
+#ifdef SWAR_DIGITS
+	/* plain -?d+(.d+)? well inside the buffer */
+	if (e - p >= 64 && (*p == '-' || (*p >= '0' && *p <= '9'))) {
+		const char *q = p + (*p == '-'), *lim = e - 16;
+		size_t nd = 0;
+		unsigned n;
+
+		do {
+			n = digits8(q + nd);
+			nd += n;
+		} while (n == 8 && q + nd < lim);
+		if (n == 8 || nd == 0 || (q[0] == '0' && nd > 1))
+			goto general;
+		q += nd;
+		if (*q == '.') {
+			nd = 0;
+			do {
+				n = digits8(q + 1 + nd);
+				nd += n;
+			} while (n == 8 && q + 1 + nd < lim);
+			if (n == 8 || nd == 0)
+				goto general;
+			q += 1 + nd;
+		}
+		if (isnumc((unsigned char)*q))
+			goto general;
+		p = q;
+		goto ok;
+	}
+general:
+#endif
 	if (*p == '-' || (*p >= '0' && *p <= '9')) {
 #define NEED(c) do { if (p == e) return P_MORE; if (!(c)) goto badnum; } while (0)
 #define DIG(x) ((unsigned)(x) - '0' < 10)
@@ -815,6 +1008,18 @@ pkey(struct pc *c, struct span *k)
 	}
 	if ((r = pstr(c, k)) != P_OK)
 		return r;
+	{
+		/* the usual ": " */
+		const char *p = c->p;
+
+		if (c->e - p >= 3 && p[0] == ':') {
+			p += 1 + (p[1] == ' ');
+			if (!isws((unsigned char)*p)) {
+				c->p = p;
+				return P_OK;
+			}
+		}
+	}
 	c->p = ws(c->p, c->e);
 	if (c->p == c->e)
 		return P_MORE;
@@ -985,6 +1190,73 @@ pargs(struct pc *c, struct ev *ev)
 	return P_OK;
 }
 
+/*
+ * pkey for the usual keys of an event ("ph", "name", ...): the key
+ * text is compared in place, without a scan for its end.
+ */
+static int
+pevkey(struct pc *c, struct span *k)
+{
+	const char *p = c->p;
+	uint64_t w;
+	size_t n;
+
+	if (c->e - p >= 24) {
+		if (*p == ' ')
+			p++;
+		if (*p != '"')
+			return pkey(c, k);
+		memcpy(&w, p + 1, 8);
+#define K3(a, b) ((uint64_t)(unsigned char)(a) | (uint64_t)(unsigned char)(b) << 8 | \
+	(uint64_t)'"' << 16)
+#define K4(a, b, d) ((uint64_t)(unsigned char)(a) | (uint64_t)(unsigned char)(b) << 8 | \
+	(uint64_t)(unsigned char)(d) << 16 | (uint64_t)'"' << 24)
+#define K5(a, b, d, f) (K4(a, b, d) & 0xffffff) | (uint64_t)(unsigned char)(f) << 24 | \
+	(uint64_t)'"' << 32
+		switch (w & 0xffffff) {
+		case K3('p', 'h'):
+		case K3('t', 's'):
+		case K3('i', 'd'):
+			n = 2;
+			break;
+		default:
+			switch (w & 0xffffffff) {
+			case K4('p', 'i', 'd'):
+			case K4('t', 'i', 'd'):
+			case K4('d', 'u', 'r'):
+			case K4('c', 'a', 't'):
+				n = 3;
+				break;
+			default:
+				switch (w & 0xffffffffffULL) {
+				case K5('n', 'a', 'm', 'e'):
+				case K5('a', 'r', 'g', 's'):
+					n = 4;
+					break;
+				default:
+					return pkey(c, k);
+				}
+			}
+		}
+#undef K3
+#undef K4
+#undef K5
+		k->p = p + 1;
+		k->n = n;
+		k->k = 's';
+		k->esc = 0;
+		p += n + 2;
+		if (p[0] == ':') {
+			p += 1 + (p[1] == ' ');
+			if (!isws((unsigned char)*p)) {
+				c->p = p;
+				return P_OK;
+			}
+		}
+	}
+	return pkey(c, k);
+}
+
 /* c->p at '{' of an event. */
 static int
 pevent(struct pc *c, struct ev *ev)
@@ -1006,7 +1278,7 @@ pevent(struct pc *c, struct ev *ev)
 	do {
 		struct span k, *dst = NULL, junk;
 
-		if ((r = pkey(c, &k)) != P_OK)
+		if ((r = pevkey(c, &k)) != P_OK)
 			return r;
 		if (k.esc)
 			keytext(&k, tmp, sizeof tmp);
@@ -1080,12 +1352,49 @@ progress(struct trace *t, int final)
 	    final ? "\n" : "");
 }
 
+/* mmap mode of fill: a window from the page of keep, longer than the
+ * one before (the unit at keep did not fit). */
+static size_t
+fillmap(struct trace *t, size_t keep)
+{
+	uint64_t noff = t->boff + keep, aoff, oend = t->boff + t->len;
+	size_t len = t->win, pg = (size_t)sysconf(_SC_PAGESIZE);
+	void *m;
+
+	if (oend >= t->fsize) {
+		t->eof = 1;
+		return 0;
+	}
+	aoff = noff & ~(uint64_t)(pg - 1);
+	while (aoff + len <= oend)
+		len *= 2;
+	if (aoff + len > t->fsize)
+		len = (size_t)(t->fsize - aoff);
+	if (t->b)
+		munmap(t->b, t->len);
+	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, t->fd, (off_t)aoff);
+	if (m == MAP_FAILED)
+		dieerr("%s", t->disp);
+	(void)madvise(m, len, MADV_SEQUENTIAL);
+	t->b = m;
+	t->len = len;
+	t->pos = (size_t)(noff - aoff);
+	t->boff = aoff;
+	t->nread = aoff + len;
+	if (t->progress)
+		progress(t, 0);
+	return (size_t)(aoff + len - oend);
+}
+
 /* Drop b[0..keep), read more.  Returns bytes read, 0 at EOF. */
 static size_t
 fill(struct trace *t, size_t keep)
 {
 	size_t rem = t->len - keep;
 	ssize_t n;
+
+	if (t->mm)
+		return fillmap(t, keep);
 
 	if (keep) {
 		t->bline += countnl(t->b, keep);
@@ -1136,74 +1445,137 @@ ixcmp(const void *a, const void *b)
 	return rcmp(x->start, x->dur, x->off, y->start, y->dur, y->off);
 }
 
-/*
- * Sort the run index by (start asc, dur desc, off asc): LSD radix on
- * start (stable, and the index is in offset order already), then
- * insertion sort of equal starts by dur.
- */
+/* Stable LSD radix sort of a[0..n) by start (tmp: n entries), then an
+ * insertion sort of equal starts by the full order. */
 static void
-sortix(struct trace *t)
+radixix(struct ridx *a, size_t n, struct ridx *tmp)
 {
-	size_t n = t->nix, cnt[2048];
-	struct ridx *a = t->ix, *b, *tmp;
+	size_t cnt[2048], i;
+	struct ridx *src = a, *dst = tmp, *x;
 	int64_t mn = INT64_MAX, mx = INT64_MIN;
 	uint64_t range;
 
-	if (n < 64) {
-		qsort(a, n, sizeof *a, ixcmp);
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		if (a[i].start < mn)
 			mn = a[i].start;
 		if (a[i].start > mx)
 			mx = a[i].start;
 	}
 	range = (uint64_t)mx - (uint64_t)mn;
-	b = xreallocarray(t->ixtmp, t->cix, sizeof *b);
-	t->ixtmp = b;
 	for (int sh = 0; sh < 64 && (range >> sh) != 0; sh += 11) {
 		size_t sum = 0;
 
 		memset(cnt, 0, sizeof cnt);
-		for (size_t i = 0; i < n; i++)
-			cnt[(((uint64_t)a[i].start - (uint64_t)mn) >> sh) & 2047]++;
+		for (i = 0; i < n; i++)
+			cnt[(((uint64_t)src[i].start - (uint64_t)mn) >> sh) & 2047]++;
 		for (size_t d = 0; d < 2048; d++) {
 			size_t c = cnt[d];
 
 			cnt[d] = sum;
 			sum += c;
 		}
-		for (size_t i = 0; i < n; i++)
-			b[cnt[(((uint64_t)a[i].start - (uint64_t)mn) >> sh) &
-			    2047]++] = a[i];
-		tmp = a;
-		a = b;
-		b = tmp;
+		for (i = 0; i < n; i++)
+			dst[cnt[(((uint64_t)src[i].start - (uint64_t)mn) >> sh) &
+			    2047]++] = src[i];
+		x = src;
+		src = dst;
+		dst = x;
 	}
-	t->ix = a;
-	t->ixtmp = b;
-	for (size_t i = 1; i < n; i++) {
-		if (a[i].start != a[i - 1].start || a[i].dur <= a[i - 1].dur)
+	if (src != a)
+		memcpy(a, src, n * sizeof *a);
+	for (i = 1; i < n; i++) {
+		if (a[i].start != a[i - 1].start || ixcmp(&a[i - 1], &a[i]) <= 0)
 			continue;
-		struct ridx x = a[i];
+		struct ridx v = a[i];
 		size_t j = i;
 
-		while (j > 0 && a[j - 1].start == x.start &&
-		    ixcmp(&a[j - 1], &x) > 0) {
+		while (j > 0 && a[j - 1].start == v.start &&
+		    ixcmp(&a[j - 1], &v) > 0) {
 			a[j] = a[j - 1];
 			j--;
 		}
-		a[j] = x;
+		a[j] = v;
 	}
 }
 
-static FILE *
-tmprun(struct trace *t)
+/*
+ * Sort a[0..n) by (start asc, dur desc, off asc); tmp has room for n.
+ * Events come nearly in order (a thread writes an event when it ends,
+ * so a parent follows its children; a few threads interleave): the
+ * entries in order are kept in place, the others set aside in tmp,
+ * sorted the same way (with a[m..n) as their spare room), and the two
+ * merged from the back.  Deep recursion falls back to a radix sort.
+ */
+static void
+sortrange(struct ridx *a, size_t n, struct ridx *tmp, int depth)
+{
+	size_t m = 1, s = 0, i, j, k;
+
+	if (n < 2)
+		return;
+	if (depth > 8 || n < 16) {
+		if (n < 16) {
+			for (i = 1; i < n; i++) {
+				struct ridx v = a[i];
+
+				for (j = i; j > 0 && ixcmp(&a[j - 1], &v) > 0; j--)
+					a[j] = a[j - 1];
+				a[j] = v;
+			}
+		} else
+			radixix(a, n, tmp);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		if (ixcmp(&a[m - 1], &a[i]) <= 0)
+			a[m++] = a[i];
+		else
+			tmp[s++] = a[i];
+	}
+	if (s == 0)
+		return;
+	sortrange(tmp, s, a + m, depth + 1);
+	/* merge a[0..m) and tmp[0..s) into a[0..n), from the back */
+	i = m;
+	j = s;
+	k = n;
+	while (j > 0) {
+		if (i > 0 && ixcmp(&a[i - 1], &tmp[j - 1]) > 0)
+			a[--k] = a[--i];
+		else
+			a[--k] = tmp[--j];
+	}
+}
+
+/* Sort the run index: grouped by set (each set is its own run), each
+ * group in start order. */
+static void
+sortix(struct trace *t)
+{
+	size_t n = t->nix, cnt[NSET + 1] = { 0 }, pos[NSET];
+	struct ridx *a = t->ix, *b;
+
+	b = xreallocarray(t->ixtmp, t->cix, sizeof *b);
+	for (size_t i = 0; i < n; i++)
+		cnt[a[i].set + 1]++;
+	for (int s = 0; s < NSET; s++) {
+		cnt[s + 1] += cnt[s];
+		pos[s] = cnt[s];
+	}
+	for (size_t i = 0; i < n; i++)
+		b[pos[a[i].set]++] = a[i];
+	for (int s = 0; s < NSET; s++)
+		sortrange(b + cnt[s], cnt[s + 1] - cnt[s], a + cnt[s], 0);
+	t->ix = b;
+	t->ixtmp = a;
+}
+
+/* An unlinked temporary file for spill data. */
+static int
+tmpfd(struct trace *t)
 {
 	struct buf p = { 0 };
 	int fd;
-	FILE *fp;
 
 	buf_adds(&p, t->tmpdir);
 	buf_adds(&p, "/asc-trace-XXXXXX");
@@ -1212,30 +1584,92 @@ tmprun(struct trace *t)
 		dieerr("%s", p.p);
 	unlink(p.p);
 	buf_free(&p);
-	if ((fp = fdopen(fd, "w+")) == NULL)
-		dieerr("fdopen");
-	return fp;
+	return fd;
 }
 
 static void
-addrun(struct trace *t, int set, FILE *fp, uint64_t n)
+wall(struct trace *t, int fd, const void *p, size_t n)
 {
-	if (fflush(fp) == EOF || ferror(fp))
-		dieerr("%s: spill file", t->tmpdir);
+	const char *s = p;
+
+	while (n) {
+		ssize_t k = write(fd, s, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			dieerr("%s: spill file", t->tmpdir);
+		s += k;
+		n -= (size_t)k;
+	}
+}
+
+static void
+addrun(struct trace *t, int set, int fd, uint64_t n)
+{
 	t->runs[set] = xreallocarray(t->runs[set], (size_t)t->nruns[set] + 1,
 	    sizeof *t->runs[set]);
-	t->runs[set][t->nruns[set]].fp = fp;
+	t->runs[set][t->nruns[set]].fd = fd;
 	t->runs[set][t->nruns[set]].n = n;
 	t->nruns[set]++;
 }
 
 static void consolidate(struct trace *, int);
 
+/* Gathered writes of arena records to one run file. */
+#define IOVN		64
+struct wv {
+	int		 fd;
+	int		 n;
+	struct iovec	 v[IOVN];
+};
+
+static void
+wv_flush(struct trace *t, struct wv *w)
+{
+	struct iovec *v = w->v;
+	int n = w->n;
+
+	while (n > 0) {
+		ssize_t k = writev(w->fd, v, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			dieerr("%s: spill file", t->tmpdir);
+		while (n > 0 && (size_t)k >= v->iov_len) {
+			k -= (ssize_t)v->iov_len;
+			v++;
+			n--;
+		}
+		if (n > 0) {
+			v->iov_base = (char *)v->iov_base + k;
+			v->iov_len -= (size_t)k;
+		}
+	}
+	w->n = 0;
+}
+
+static void
+wv_add(struct trace *t, struct wv *w, const void *p, size_t len)
+{
+	if (w->n && (const char *)w->v[w->n - 1].iov_base +
+	    w->v[w->n - 1].iov_len == (const char *)p) {
+		w->v[w->n - 1].iov_len += len;	/* next in the arena */
+		return;
+	}
+	if (w->n == IOVN)
+		wv_flush(t, w);
+	w->v[w->n].iov_base = (void *)(uintptr_t)p;
+	w->v[w->n].iov_len = len;
+	w->n++;
+}
+
 static void
 flushrun(struct trace *t)
 {
-	FILE *fp[NSET] = { NULL, NULL };
-	uint64_t n[NSET] = { 0, 0 };
+	struct wv *w[NSET] = { NULL };
+	uint64_t n[NSET] = { 0 };
 
 	if (t->nix == 0)
 		return;
@@ -1243,17 +1677,20 @@ flushrun(struct trace *t)
 	for (size_t i = 0; i < t->nix; i++) {
 		const struct ridx *x = &t->ix[i];
 		const struct shdr *h = (const void *)(t->arena.p + x->pos);
-		size_t len = sizeof *h + slen(h);
+		int s = (int)x->set;
 
-		if (fp[x->set] == NULL)
-			fp[x->set] = tmprun(t);
-		if (fwrite(h, 1, len, fp[x->set]) != len)
-			dieerr("%s: spill file", t->tmpdir);
-		n[x->set]++;
+		if (w[s] == NULL) {
+			w[s] = xcalloc(1, sizeof *w[s]);
+			w[s]->fd = tmpfd(t);
+		}
+		wv_add(t, w[s], h, rlen(h));
+		n[s]++;
 	}
 	for (int s = 0; s < NSET; s++) {
-		if (fp[s]) {
-			addrun(t, s, fp[s], n[s]);
+		if (w[s]) {
+			wv_flush(t, w[s]);
+			addrun(t, s, w[s]->fd, n[s]);
+			free(w[s]);
 			if (t->nruns[s] >= MAXRUNS)
 				consolidate(t, s);
 		}
@@ -1262,25 +1699,37 @@ flushrun(struct trace *t)
 	t->arena.len = 0;
 }
 
+/* Append one record (header, stream and task id, text) to the run. */
 static void
-spill(struct trace *t, int set, struct shdr *h, const char *name,
-    const char *cat, const char *frame, const char *ttype)
+spill(struct trace *t, int set, const struct shdr *h, int64_t stream,
+    int64_t taskid, const char *name, const char *cat, const char *frame,
+    const char *ttype)
 {
-	size_t len = sizeof *h + slen(h), pos;
+	size_t len = rlen(h), pos;
 
 	if (t->nix && t->arena.len + len + (t->nix + 1) * 2 * sizeof *t->ix >
 	    t->runbytes)
 		flushrun(t);
 	if (t->arena.len + len > UINT32_MAX)
 		flushrun(t);
-	/* keep headers 8-aligned in the arena */
-	pos = (t->arena.len + 7) & ~(size_t)7;
-	buf_grow(&t->arena, pos - t->arena.len + len);
+	pos = t->arena.len;		/* records keep the arena 8-aligned */
+	buf_grow(&t->arena, len);
 	{
-		char *d = t->arena.p + pos;
+		char *d = t->arena.p + pos, *e = d + len;
+		const char *hs = (const char *)h;
 
-		memcpy(d, h, sizeof *h);
+		/* word by word: a small memcpy here became rep movs */
+		for (size_t i = 0; i < sizeof *h; i += 8)
+			memcpy(d + i, hs + i, 8);
 		d += sizeof *h;
+		if (h->flags & F_STREAM) {
+			memcpy(d, &stream, 8);
+			d += 8;
+		}
+		if (h->flags & F_TASKID) {
+			memcpy(d, &taskid, 8);
+			d += 8;
+		}
 		memcpy(d, name, h->nname);
 		d += h->nname;
 		memcpy(d, cat, h->ncat);
@@ -1288,6 +1737,8 @@ spill(struct trace *t, int set, struct shdr *h, const char *name,
 		memcpy(d, frame, h->nframe);
 		d += h->nframe;
 		memcpy(d, ttype, h->nttype);
+		d += h->nttype;
+		memset(d, 0, (size_t)(e - d));
 	}
 	t->arena.len = pos + len;
 	if (t->nix == t->cix) {
@@ -1302,58 +1753,65 @@ spill(struct trace *t, int set, struct shdr *h, const char *name,
 	t->nix++;
 }
 
+/* At least n bytes of the current record in the buffer. */
 static void
-rd_read(struct rdr *r, void *dst, size_t n)
+rd_need(struct rdr *r, size_t n)
 {
-	char *d = dst;
+	if (r->len - r->pos >= n)
+		return;
+	memmove(r->b, r->b + r->pos, r->len - r->pos);
+	r->len -= r->pos;
+	r->pos = 0;
+	if (n > r->cap) {
+		r->cap = n + RDBUF;
+		r->b = xrealloc(r->b, r->cap);
+	}
+	while (r->len < n) {
+		ssize_t k = read(r->fd, r->b + r->len, r->cap - r->len);
 
-	while (n) {
-		if (r->bpos == r->blen) {
-			ssize_t k = read(r->fd, r->b, RDBUF);
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				die("spill file: %s", k < 0 ? strerror(errno) :
-				    "unexpected end");
-			r->bpos = 0;
-			r->blen = (size_t)k;
-		}
-		size_t m = r->blen - r->bpos;
-
-		if (m > n)
-			m = n;
-		memcpy(d, r->b + r->bpos, m);
-		r->bpos += m;
-		d += m;
-		n -= m;
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			die("spill file: %s", k < 0 ? strerror(errno) :
+			    "unexpected end");
+		r->len += (size_t)k;
 	}
 }
 
 static int
 rd_next(struct rdr *r)
 {
+	const struct shdr *h;
 	size_t n;
 
 	if (r->left == 0)
 		return 0;
 	r->left--;
-	rd_read(r, &r->h, sizeof r->h);
-	n = slen(&r->h);
-	if (n > r->scap) {
-		r->scap = n + 256;
-		r->s = xrealloc(r->s, r->scap);
+	rd_need(r, sizeof *h);
+	h = (const void *)(r->b + r->pos);
+	n = rlen(h);
+	if (r->len - r->pos < n) {
+		rd_need(r, n);
+		h = (const void *)(r->b + r->pos);
 	}
-	rd_read(r, r->s, n);
+	r->pos += n;
+	r->h = h;
+	r->start = h->start;
+	r->dur = h->dur;
+	r->off = h->off;
 	return 1;
 }
 
 static int
 hless(const struct mrg *m, int a, int b)
 {
-	const struct shdr *x = &m->r[a].h, *y = &m->r[b].h;
+	const struct rdr *x = &m->r[a], *y = &m->r[b];
 
-	return rcmp(x->start, x->dur, x->off, y->start, y->dur, y->off) < 0;
+	if (x->start != y->start)
+		return x->start < y->start;
+	if (x->dur != y->dur)
+		return x->dur > y->dur;
+	return x->off < y->off;
 }
 
 static void
@@ -1392,11 +1850,12 @@ mrg_open(struct trace *t, struct mrg *m, unsigned mask)
 		for (int i = 0; i < t->nruns[s]; i++) {
 			struct rdr *r = &m->r[m->n];
 
-			r->fd = fileno(t->runs[s][i].fp);
+			r->fd = t->runs[s][i].fd;
 			if (lseek(r->fd, 0, SEEK_SET) < 0)
 				dieerr("spill file");
 			r->left = t->runs[s][i].n;
-			r->b = xmalloc(RDBUF);
+			r->cap = RDBUF;
+			r->b = xmalloc(r->cap);
 			if (rd_next(r))
 				m->hp[m->nh++] = m->n;
 			m->n++;
@@ -1423,10 +1882,8 @@ mrg_pop(struct mrg *m)
 static void
 mrg_close(struct mrg *m)
 {
-	for (int i = 0; i < m->n; i++) {
+	for (int i = 0; i < m->n; i++)
 		free(m->r[i].b);
-		free(m->r[i].s);
-	}
 	free(m->r);
 	free(m->hp);
 	memset(m, 0, sizeof *m);
@@ -1438,22 +1895,292 @@ consolidate(struct trace *t, int set)
 {
 	struct mrg m;
 	struct rdr *r;
-	FILE *fp = tmprun(t);
+	int fd = tmpfd(t);
 	uint64_t n = 0;
+	char *wb = xmalloc(WRBUF);
+	size_t wl = 0;
 
 	mrg_open(t, &m, 1u << set);
 	while ((r = mrg_top(&m)) != NULL) {
-		if (fwrite(&r->h, sizeof r->h, 1, fp) != 1 ||
-		    fwrite(r->s, 1, slen(&r->h), fp) != slen(&r->h))
-			dieerr("%s: spill file", t->tmpdir);
+		size_t len = rlen(r->h);
+
+		if (wl + len > WRBUF) {
+			wall(t, fd, wb, wl);
+			wl = 0;
+		}
+		if (len > WRBUF)
+			wall(t, fd, r->h, len);
+		else {
+			memcpy(wb + wl, r->h, len);
+			wl += len;
+		}
 		n++;
 		mrg_pop(&m);
 	}
+	wall(t, fd, wb, wl);
+	free(wb);
 	mrg_close(&m);
 	for (int i = 0; i < t->nruns[set]; i++)
-		fclose(t->runs[set][i].fp);
+		close(t->runs[set][i].fd);
 	t->nruns[set] = 0;
-	addrun(t, set, fp, n);
+	addrun(t, set, fd, n);
+}
+
+/* ---------- sorted runs of fixed-size records ---------- */
+
+#define FRBUF		(64u << 10)	/* reader buffer, in records */
+#define FMAXRUNS	64
+
+static void
+frs_init(struct frs *f, size_t rsz, size_t bytes,
+    int (*cmp)(const void *, const void *))
+{
+	memset(f, 0, sizeof *f);
+	f->rsz = rsz;
+	f->cap = bytes / rsz;
+	if (f->cap < 64)
+		f->cap = 64;
+	f->cmp = cmp;
+	f->fd = -1;
+}
+
+static void
+frs_free(struct frs *f)
+{
+	free(f->m);
+	f->m = NULL;
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	free(f->runs);
+	f->runs = NULL;
+	f->n = 0;
+	f->nruns = 0;
+}
+
+/* Sort m: insertion sort while it is cheap (input nearly in order),
+ * else qsort. */
+static void
+frs_sort(struct frs *f)
+{
+	size_t n = f->n, sz = f->rsz, moved = 0, i;
+	char *a = f->m, x[64];
+
+	for (i = 1; i < n; i++) {
+		size_t j = i;
+
+		if (f->cmp(a + (i - 1) * sz, a + i * sz) <= 0)
+			continue;
+		memcpy(x, a + i * sz, sz);
+		while (j > 0 && f->cmp(a + (j - 1) * sz, x) > 0)
+			j--;
+		memmove(a + (j + 1) * sz, a + j * sz, (i - j) * sz);
+		memcpy(a + j * sz, x, sz);
+		moved += i - j;
+		if (moved > 4 * n + 4096) {
+			qsort(a, n, sz, f->cmp);
+			return;
+		}
+	}
+}
+
+static void fmrg_open(struct fmrg *, struct frs *, int);
+static const void *fmrg_top(struct fmrg *);
+static void fmrg_pop(struct fmrg *);
+static void fmrg_close(struct fmrg *);
+
+static void
+frs_writerun(struct trace *t, struct frs *f, const void *p, uint64_t n)
+{
+	if (f->fd < 0)
+		f->fd = tmpfd(t);
+	wall(t, f->fd, p, (size_t)n * f->rsz);
+	f->runs = xreallocarray(f->runs, (size_t)f->nruns + 1, sizeof *f->runs);
+	f->runs[f->nruns].off = f->end;
+	f->runs[f->nruns].n = n;
+	f->nruns++;
+	f->end += n * f->rsz;
+}
+
+/* Merge every run (not m) into one in a new file. */
+static void
+frs_consolidate(struct trace *t, struct frs *f)
+{
+	struct fmrg m;
+	struct frs g = *f;
+	const void *r;
+	char *wb = xmalloc(f->rsz * 4096);
+	size_t wn = 0;
+
+	g.n = 0;
+	g.fd = -1;
+	g.end = 0;
+	g.runs = NULL;
+	g.nruns = 0;
+	fmrg_open(&m, f, 0);
+	while ((r = fmrg_top(&m)) != NULL) {
+		memcpy(wb + wn * f->rsz, r, f->rsz);
+		if (++wn == 4096) {
+			if (g.fd < 0)
+				g.fd = tmpfd(t);
+			wall(t, g.fd, wb, wn * f->rsz);
+			g.end += wn * f->rsz;
+			wn = 0;
+		}
+		fmrg_pop(&m);
+	}
+	fmrg_close(&m);
+	if (g.fd < 0)
+		g.fd = tmpfd(t);
+	wall(t, g.fd, wb, wn * f->rsz);
+	g.end += wn * f->rsz;
+	free(wb);
+	close(f->fd);
+	free(f->runs);
+	f->fd = g.fd;
+	f->end = g.end;
+	f->runs = xcalloc(1, sizeof *f->runs);
+	f->runs[0].off = 0;
+	f->runs[0].n = g.end / f->rsz;
+	f->nruns = 1;
+}
+
+static void
+frs_add(struct trace *t, struct frs *f, const void *rec)
+{
+	if (f->n == f->cap) {
+		frs_sort(f);
+		frs_writerun(t, f, f->m, f->n);
+		f->n = 0;
+		if (f->nruns >= FMAXRUNS)
+			frs_consolidate(t, f);
+	}
+	if (f->m == NULL)
+		f->m = xreallocarray(NULL, f->cap, f->rsz);
+	memcpy(f->m + f->n * f->rsz, rec, f->rsz);
+	f->n++;
+}
+
+static int
+fs_next(struct fmrg *m, struct fsrc *s)
+{
+	if (s->left == 0)
+		return 0;
+	s->left--;
+	if (s->mp) {
+		s->cur = s->mp;
+		s->mp += m->rsz;
+		return 1;
+	}
+	if (s->bpos == s->blen) {
+		uint64_t n = s->left + 1;
+		size_t want, got = 0;
+
+		if (n > FRBUF / m->rsz)
+			n = FRBUF / m->rsz;
+		want = (size_t)n * m->rsz;
+		while (got < want) {
+			ssize_t k = pread(s->fd, s->b + got, want - got,
+			    (off_t)s->off);
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				die("spill file: %s", k < 0 ? strerror(errno) :
+				    "unexpected end");
+			got += (size_t)k;
+			s->off += (uint64_t)k;
+		}
+		s->bpos = 0;
+		s->blen = want;
+	}
+	s->cur = s->b + s->bpos;
+	s->bpos += m->rsz;
+	return 1;
+}
+
+static int
+fless(const struct fmrg *m, int a, int b)
+{
+	return m->cmp(m->s[a].cur, m->s[b].cur) < 0;
+}
+
+static void
+fsift(struct fmrg *m, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, s = i, tmp;
+
+		if (l < m->nh && fless(m, m->hp[l], m->hp[s]))
+			s = l;
+		if (r < m->nh && fless(m, m->hp[r], m->hp[s]))
+			s = r;
+		if (s == i)
+			return;
+		tmp = m->hp[i];
+		m->hp[i] = m->hp[s];
+		m->hp[s] = tmp;
+		i = s;
+	}
+}
+
+/* Merge the runs of f, and its sorted m when withmem. */
+static void
+fmrg_open(struct fmrg *m, struct frs *f, int withmem)
+{
+	int n = f->nruns + 1;
+
+	m->s = xcalloc((size_t)n, sizeof *m->s);
+	m->hp = xcalloc((size_t)n, sizeof *m->hp);
+	m->n = m->nh = 0;
+	m->cmp = f->cmp;
+	m->rsz = f->rsz;
+	for (int i = 0; i < f->nruns; i++) {
+		struct fsrc *s = &m->s[m->n];
+
+		s->fd = f->fd;
+		s->off = f->runs[i].off;
+		s->left = f->runs[i].n;
+		s->b = xmalloc(FRBUF);
+		if (fs_next(m, s))
+			m->hp[m->nh++] = m->n;
+		m->n++;
+	}
+	if (withmem && f->n) {
+		struct fsrc *s = &m->s[m->n];
+
+		s->mp = f->m;
+		s->left = f->n;
+		if (fs_next(m, s))
+			m->hp[m->nh++] = m->n;
+		m->n++;
+	}
+	for (int i = m->nh / 2 - 1; i >= 0; i--)
+		fsift(m, i);
+}
+
+static const void *
+fmrg_top(struct fmrg *m)
+{
+	return m->nh ? m->s[m->hp[0]].cur : NULL;
+}
+
+static void
+fmrg_pop(struct fmrg *m)
+{
+	if (!fs_next(m, &m->s[m->hp[0]]))
+		m->hp[0] = m->hp[--m->nh];
+	fsift(m, 0);
+}
+
+static void
+fmrg_close(struct fmrg *m)
+{
+	for (int i = 0; i < m->n; i++)
+		free(m->s[i].b);
+	free(m->s);
+	free(m->hp);
+	memset(m, 0, sizeof *m);
 }
 
 /* ---------- events ---------- */
@@ -1530,13 +2257,28 @@ ismarker(const struct trace *t, const char *s, size_t n, size_t *kind)
 	return 0;
 }
 
+/* The spill set of a thread's events, from what is known now. */
 static int
-provhost(struct trace *t, struct thr *h)
+provset(struct trace *t, struct thr *h)
 {
 	if (h->gen != t->gen) {
 		int pi = getproc(t, h->pid, 0);
 
-		h->prov = pi >= 0 && prole(&t->pr[pi]) == R_HOST;
+		if (pi < 0)
+			h->prov = SET_O;
+		else
+			switch (prole(&t->pr[pi])) {
+			case R_HOST:
+				h->prov = SET_H;
+				break;
+			case R_HW:
+			case R_COMM:
+				h->prov = SET_D;
+				break;
+			default:
+				h->prov = SET_I;
+				break;
+			}
 		h->gen = t->gen;
 	}
 	return h->prov;
@@ -1563,6 +2305,7 @@ xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 	struct thr *th;
 	const char *name, *cat = "", *frame = "", *tt = "";
 	size_t nname, ncat = 0, nframe = 0, ntt = 0, kind;
+	int64_t pid, tid, stream = 0, taskid = 0;
 	int set, ti;
 
 	memset(&h, 0, sizeof h);
@@ -1574,17 +2317,19 @@ xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 		return bad(t, at, "X event without \"dur\"");
 	if (spanus(&ev->dur, &h.dur) < 0 || h.dur < 0)
 		return bad(t, at, "bad \"dur\"");
-	if (evid(t, ev, &ev->pid, &h.pid) < 0)
+	if (evid(t, ev, &ev->pid, &pid) < 0)
 		return bad(t, at, "bad \"pid\"");
-	if (evid(t, ev, &ev->tid, &h.tid) < 0)
+	if (evid(t, ev, &ev->tid, &tid) < 0)
 		return bad(t, at, "bad \"tid\"");
 	h.off = off;
 	if (ev->name.k == 's')
 		spanstr(&ev->name, &t->sc, &name, &nname);
 	else
 		name = "", nname = 0;
-	ti = getthr(t, h.pid, h.tid, 1);
+	ti = getthr(t, pid, tid, 1);
 	th = &t->th[ti];
+	h.ti = (uint32_t)ti;
+	th->seen = 1;
 	th->nx++;
 	if (h.start < th->minx)
 		th->minx = h.start;
@@ -1596,7 +2341,6 @@ xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 		struct marker *m;
 
 		h.flags |= F_MARK;
-		th->nmark++;
 		if (t->nmk == t->cmk) {
 			t->cmk = t->cmk ? t->cmk * 2 : 64;
 			t->mk = xreallocarray(t->mk, t->cmk, sizeof *t->mk);
@@ -1604,8 +2348,8 @@ xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 		m = &t->mk[t->nmk++];
 		m->start = h.start;
 		m->dur = h.dur;
-		m->pid = h.pid;
-		m->tid = h.tid;
+		m->pid = pid;
+		m->tid = tid;
 		m->off = off;
 		m->name = t->mka.len;
 		m->nname = nname;
@@ -1624,10 +2368,10 @@ xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 		if (topframe(s, n, &frame, &nframe))
 			h.flags |= F_FRAME;
 	}
-	if (spani64(&ev->pstream, &h.stream) == 0 ||
-	    spani64(&ev->stream, &h.stream) == 0)
+	if ((ev->pstream.k && spani64(&ev->pstream, &stream) == 0) ||
+	    (ev->stream.k && spani64(&ev->stream, &stream) == 0))
 		h.flags |= F_STREAM;
-	if (spani64(&ev->taskid, &h.taskid) == 0)
+	if (ev->taskid.k && spani64(&ev->taskid, &taskid) == 0)
 		h.flags |= F_TASKID;
 	if (ev->ttype.k == 's') {
 		spanstr(&ev->ttype, &t->sc3, &tt, &ntt);
@@ -1637,13 +2381,9 @@ xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 	h.ncat = (uint32_t)ncat;
 	h.nframe = (uint32_t)nframe;
 	h.nttype = (uint32_t)ntt;
-	set = provhost(t, th) ? SET_H : SET_O;
-	if (set == SET_H) {
-		int pi = getproc(t, h.pid, 0);
-
-		t->pr[pi].spill_h = 1;
-	}
-	spill(t, set, &h, name, cat, frame, tt);
+	set = provset(t, th);
+	th->sets |= 1u << set;
+	spill(t, set, &h, stream, taskid, name, cat, frame, tt);
 	return 0;
 }
 
@@ -1703,6 +2443,7 @@ mevent(struct trace *t, const struct ev *ev, const char *at)
 		int ti = getthr(t, pid, tid, 1);
 		struct thr *h = &t->th[ti];
 
+		h->seen = 1;
 		setname(&h->name, &ev->aname, &t->sc);
 	} else
 		return 0;
@@ -1729,6 +2470,7 @@ fevent(struct trace *t, const struct ev *ev, const char *at, int isstart)
 	const char *s;
 	size_t n, i;
 	int kind = flowkind(ev);
+	struct fl f;
 
 	if (kind == 0 || ev->id.k == 0 || ev->ts.k == 0)
 		return 0;
@@ -1744,35 +2486,20 @@ fevent(struct trace *t, const struct ev *ev, const char *at, int isstart)
 		id = hashb(s, n, 14695981039346656037ULL);
 		kind |= 0x80;
 	}
+	f.id = id;
+	f.ts = ts;
+	f.kind = (uint32_t)kind;
+	f.ti = 0;
 	if (isstart) {
-		struct flow *f;
 		int64_t pid, tid;
 
 		if (evid(t, ev, &ev->pid, &pid) < 0 ||
 		    evid(t, ev, &ev->tid, &tid) < 0)
 			return bad(t, at, "bad \"pid\" or \"tid\"");
-		if (t->nfs == t->cfs) {
-			t->cfs = t->cfs ? t->cfs * 2 : 1024;
-			t->fs = xreallocarray(t->fs, t->cfs, sizeof *t->fs);
-		}
-		f = &t->fs[t->nfs++];
-		f->id = id;
-		f->kind = kind;
-		f->pid = pid;
-		f->tid = tid;
-		f->ts = ts;
-	} else {
-		struct fend *f;
-
-		if (t->nff == t->cff) {
-			t->cff = t->cff ? t->cff * 2 : 1024;
-			t->ff = xreallocarray(t->ff, t->cff, sizeof *t->ff);
-		}
-		f = &t->ff[t->nff++];
-		f->id = id;
-		f->kind = kind;
-		f->ts = ts;
-	}
+		f.ti = (uint32_t)getthr(t, pid, tid, 1);
+		frs_add(t, &t->fs, &f);
+	} else
+		frs_add(t, &t->ff, &f);
 	return 0;
 }
 
@@ -1819,10 +2546,11 @@ mkcmp(const void *a, const void *b)
 	return rcmp(x->start, x->dur, x->off, y->start, y->dur, y->off);
 }
 
+/* Flow ends by (id, kind, ts): the first of an id is its earliest. */
 static int
-fecmp(const void *a, const void *b)
+flcmp(const void *a, const void *b)
 {
-	const struct fend *x = a, *y = b;
+	const struct fl *x = a, *y = b;
 
 	if (x->id != y->id)
 		return x->id < y->id ? -1 : 1;
@@ -1830,31 +2558,114 @@ fecmp(const void *a, const void *b)
 		return x->kind < y->kind ? -1 : 1;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
+	if (x->ti != y->ti)
+		return x->ti < y->ti ? -1 : 1;
 	return 0;
 }
 
+/* Links in host pass order: (ts, thread, kernel ts). */
 static int
 lkcmp(const void *a, const void *b)
 {
-	const struct link *x = a, *y = b;
+	const struct lk *x = a, *y = b;
 
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
+	if (x->ti != y->ti)
+		return x->ti < y->ti ? -1 : 1;
 	if (x->kts != y->kts)
 		return x->kts < y->kts ? -1 : 1;
 	return 0;
 }
 
-static int
-throle(struct trace *t, int64_t pid, int64_t tid)
+/*
+ * Link every host s end to the earliest f end of the same id and kind:
+ * a merge join of the two sorted streams.  The links, sorted by
+ * (ts, thread, kts), keep the first of each (ts, thread); they end in
+ * t->lk as one sorted source (in memory, or one run).
+ */
+static void
+linkflows(struct trace *t)
 {
-	int i = getthr(t, pid, tid, 0);
+	struct fmrg ms, mf;
+	const struct fl *s, *f;
+	unsigned long k = 0;
 
-	return i < 0 ? T_IGN : t->th[i].role;
+	frs_sort(&t->fs);
+	frs_sort(&t->ff);
+	fmrg_open(&ms, &t->fs, 1);
+	fmrg_open(&mf, &t->ff, 1);
+	f = fmrg_top(&mf);
+	for (; (s = fmrg_top(&ms)) != NULL; fmrg_pop(&ms)) {
+		const struct thr *h = &t->th[s->ti];
+		struct lk l;
+
+		if (h->role != T_HOST || !h->seen)
+			continue;
+		while (f && (f->id < s->id || (f->id == s->id &&
+		    f->kind < s->kind))) {
+			fmrg_pop(&mf);
+			f = fmrg_top(&mf);
+		}
+		if (f == NULL)
+			break;
+		if (f->id != s->id || f->kind != s->kind)
+			continue;
+		l.ts = s->ts;
+		l.kts = f->ts;
+		l.ti = s->ti;
+		l.pad = 0;
+		frs_add(t, &t->lk, &l);
+	}
+	fmrg_close(&ms);
+	fmrg_close(&mf);
+	frs_free(&t->fs);
+	frs_free(&t->ff);
+	frs_sort(&t->lk);
+	if (t->lk.nruns == 0) {
+		struct lk *a = (struct lk *)(void *)t->lk.m;
+
+		for (size_t i = 0; i < t->lk.n; i++) {
+			if (k && a[k - 1].ts == a[i].ts && a[k - 1].ti == a[i].ti)
+				continue;
+			a[k++] = a[i];
+		}
+		t->lk.n = k;
+	} else {
+		/* one deduplicated run for the host pass */
+		struct fmrg m;
+		const struct lk *l;
+		struct lk last = { 0, 0, 0, 0 };
+		struct frs g;
+		int fd = tmpfd(t);
+		char *wb = xmalloc(sizeof *l * 4096);
+		size_t wn = 0;
+
+		fmrg_open(&m, &t->lk, 1);
+		for (; (l = fmrg_top(&m)) != NULL; fmrg_pop(&m)) {
+			if (k && last.ts == l->ts && last.ti == l->ti)
+				continue;
+			last = *l;
+			k++;
+			memcpy(wb + wn * sizeof *l, l, sizeof *l);
+			if (++wn == 4096) {
+				wall(t, fd, wb, wn * sizeof *l);
+				wn = 0;
+			}
+		}
+		wall(t, fd, wb, wn * sizeof *l);
+		free(wb);
+		fmrg_close(&m);
+		frs_init(&g, sizeof *l, 0, lkcmp);
+		frs_free(&t->lk);
+		t->lk = g;
+		t->lk.fd = fd;
+		t->lk.end = k * sizeof *l;
+		t->lk.runs = xcalloc(1, sizeof *t->lk.runs);
+		t->lk.runs[0].n = k;
+		t->lk.nruns = 1;
+	}
+	t->c.flows_linked = k;
 }
 
 static void
@@ -1863,6 +2674,11 @@ finish(struct trace *t)
 	size_t k;
 
 	flushrun(t);
+	buf_free(&t->arena);
+	free(t->ix);
+	free(t->ixtmp);
+	t->ix = t->ixtmp = NULL;
+	t->nix = t->cix = 0;
 	for (size_t i = 0; i < t->npr; i++) {
 		struct proc *p = &t->pr[i];
 
@@ -1871,10 +2687,9 @@ finish(struct trace *t)
 			t->c.has_python = 1;
 		if (p->name && strcmp(p->name, "CANN") == 0)
 			t->c.has_cann = 1;
-		if (p->spill_h && p->role != R_HOST)
-			t->kern_h = 1;
 	}
 	t->mints = t->minkts = INT64_MAX;
+	t->hostsets = t->devsets = 0;
 	for (size_t i = 0; i < t->nth; i++) {
 		struct thr *h = &t->th[i];
 		int r = R_IGN;
@@ -1895,22 +2710,35 @@ finish(struct trace *t)
 			h->role = T_IGN;
 		if (h->role == T_HOST) {
 			t->c.host += h->nx;
+			t->hostsets |= h->sets;
 			if (h->stack)
 				t->c.has_stacks = 1;
-		} else if (h->role == T_DEV)
+		} else if (h->role == T_DEV) {
 			t->c.device += h->nx;
-		else
+			t->devsets |= h->sets;
+		} else
 			t->c.ignored += h->nx;
 		if (h->role != T_IGN && h->nx && h->minx < t->mints)
 			t->mints = h->minx;
 		if (h->role == T_DEV && h->nx && h->minx < t->minkts)
 			t->minkts = h->minx;
 	}
+	/* the runs no thread written needs */
+	for (int s = 0; s < NSET; s++) {
+		if ((t->hostsets | t->devsets) & (1u << s))
+			continue;
+		for (int i = 0; i < t->nruns[s]; i++)
+			close(t->runs[s][i].fd);
+		t->nruns[s] = 0;
+	}
 	/* markers: host processes only, outermost of nested kept */
 	k = 0;
-	for (size_t i = 0; i < t->nmk; i++)
-		if (throle(t, t->mk[i].pid, t->mk[i].tid) == T_HOST)
+	for (size_t i = 0; i < t->nmk; i++) {
+		int ti = getthr(t, t->mk[i].pid, t->mk[i].tid, 0);
+
+		if (ti >= 0 && t->th[ti].role == T_HOST)
 			t->mk[k++] = t->mk[i];
+	}
 	t->nmk = k;
 	if (t->nmk)
 		qsort(t->mk, t->nmk, sizeof *t->mk, mkcmp);
@@ -1934,51 +2762,7 @@ finish(struct trace *t)
 			    "into their outermost marker", t->disp, merged);
 	}
 	t->c.markers = t->nmk;
-	/* flows: link host s ends to the earliest f end of the same id */
-	if (t->nff)
-		qsort(t->ff, t->nff, sizeof *t->ff, fecmp);
-	/* the links are built in place over the s ends (a link is smaller) */
-	t->lk = (struct link *)(void *)t->fs;
-	t->nlk = 0;
-	for (size_t i = 0; i < t->nfs; i++) {
-		const struct flow sv = t->fs[i], *s = &sv;
-		struct fend key = { s->id, INT64_MIN, s->kind };
-		size_t lo = 0, hi = t->nff;
-
-		if (throle(t, s->pid, s->tid) != T_HOST)
-			continue;
-		while (lo < hi) {	/* first f end >= (id, kind) */
-			size_t mid = (lo + hi) / 2;
-
-			if (fecmp(&t->ff[mid], &key) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < t->nff && t->ff[lo].id == s->id &&
-		    t->ff[lo].kind == s->kind) {
-			t->lk[t->nlk].ts = s->ts;
-			t->lk[t->nlk].pid = s->pid;
-			t->lk[t->nlk].tid = s->tid;
-			t->lk[t->nlk].kts = t->ff[lo].ts;
-			t->nlk++;
-		}
-	}
-	if (t->nlk)
-		qsort(t->lk, t->nlk, sizeof *t->lk, lkcmp);
-	k = 0;
-	for (size_t i = 0; i < t->nlk; i++) {
-		if (k && t->lk[k - 1].ts == t->lk[i].ts &&
-		    t->lk[k - 1].pid == t->lk[i].pid &&
-		    t->lk[k - 1].tid == t->lk[i].tid)
-			continue;
-		t->lk[k++] = t->lk[i];
-	}
-	t->nlk = k;
-	t->c.flows_linked = k;
-	free(t->ff);
-	t->fs = NULL;
-	t->ff = NULL;
+	linkflows(t);
 	t->done = 1;
 }
 
@@ -2007,6 +2791,9 @@ trace_open(const char *path, const struct trace_opts *o)
 	t->lastth = -1;
 	t->chunk = CHUNK;
 	t->mints = t->minkts = INT64_MAX;
+	frs_init(&t->fs, sizeof(struct fl), t->runbytes / 8, flcmp);
+	frs_init(&t->ff, sizeof(struct fl), t->runbytes / 8, flcmp);
+	frs_init(&t->lk, sizeof(struct lk), t->runbytes / 8, lkcmp);
 	if (strcmp(path, "-") == 0)
 		t->fd = 0;
 	else if ((t->fd = open(path, O_RDONLY)) < 0) {
@@ -2044,6 +2831,19 @@ trace_read(struct trace *t)
 
 	clock_gettime(CLOCK_MONOTONIC, &t->t0);
 	t->tlast = t->t0;
+	{
+		/* a regular file with the default read size is mapped */
+		struct stat sb;
+
+		if (t->chunk % (size_t)sysconf(_SC_PAGESIZE) == 0 &&
+		    t->b == NULL && t->fd > 0 &&
+		    fstat(t->fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		    sb.st_size > 0 && lseek(t->fd, 0, SEEK_CUR) == 0) {
+			t->mm = 1;
+			t->fsize = (uint64_t)sb.st_size;
+			t->win = t->chunk == CHUNK ? MAPWIN : t->chunk;
+		}
+	}
 	for (;;) {
 		struct pc c;
 		const char *p, *e;
@@ -2265,6 +3065,89 @@ trace_put_markers(struct trace *t, FILE *fp, const char *profile,
 	}
 }
 
+/*
+ * The bulk writers build records straight into t->ob, from prefixes
+ * made once with the out_* functions (so the bytes are the same), and
+ * write it in large blocks.
+ */
+static const char dig2[201] =
+    "00010203040506070809101112131415161718192021222324"
+    "25262728293031323334353637383940414243444546474849"
+    "50515253545556575859606162636465666768697071727374"
+    "75767778798081828384858687888990919293949596979899";
+
+static char *
+putu(char *d, uint64_t u)
+{
+	char tmp[20];
+	int n = 20;
+
+	while (u >= 100) {
+		unsigned r = (unsigned)(u % 100);
+
+		u /= 100;
+		n -= 2;
+		memcpy(tmp + n, dig2 + 2 * r, 2);
+	}
+	if (u >= 10) {
+		n -= 2;
+		memcpy(tmp + n, dig2 + 2 * u, 2);
+	} else
+		tmp[--n] = (char)('0' + u);
+	memcpy(d, tmp + n, (size_t)(20 - n));
+	return d + (20 - n);
+}
+
+static char *
+puti(char *d, int64_t v)
+{
+	if (v < 0) {
+		*d++ = '-';
+		return putu(d, (uint64_t)0 - (uint64_t)v);
+	}
+	return putu(d, (uint64_t)v);
+}
+
+#define LIT(d, s) (memcpy((d), (s), sizeof(s) - 1), (d) += sizeof(s) - 1)
+
+/* Room for n more bytes; the write position. */
+static char *
+wpos(struct buf *b, size_t n)
+{
+	buf_grow(b, n);
+	return b->p + b->len;
+}
+
+static void
+wend(struct buf *b, char *d)
+{
+	b->len = (size_t)(d - b->p);
+}
+
+static void
+wflush(struct buf *b, FILE *fp, size_t atleast)
+{
+	if (b->len < atleast || b->len == 0)
+		return;
+	if (fwrite(b->p, 1, b->len, fp) != b->len)
+		dieerr("stdout");
+	b->len = 0;
+}
+
+/* {"type":TYPE,"profile":PROFILE,"src":"DISP@ (digits follow). */
+static void
+recprefix(struct trace *t, struct buf *pre, const char *type,
+    const char *profile)
+{
+	out_begin(pre, type);
+	out_cstr(pre, "profile", profile);
+	t->sc.len = 0;
+	buf_adds(&t->sc, t->disp);
+	buf_addc(&t->sc, '@');
+	out_str(pre, "src", t->sc.p, t->sc.len);
+	pre->len--;			/* the closing quote */
+}
+
 static int
 i64cmp(const void *a, const void *b)
 {
@@ -2279,8 +3162,7 @@ trace_put_kernels(struct trace *t, FILE *fp, const char *profile,
 {
 	int64_t *devs = xcalloc(t->npr + 1, sizeof *devs);
 	size_t nd = 0;
-	struct buf *b = &t->ob;
-	unsigned mask = 1u << SET_O | (t->kern_h ? 1u << SET_H : 0);
+	struct buf *b = &t->ob, pre = { 0 };
 
 	for (size_t i = 0; i < t->nth; i++) {
 		const struct thr *h = &t->th[i];
@@ -2299,62 +3181,79 @@ trace_put_kernels(struct trace *t, FILE *fp, const char *profile,
 		}
 	}
 	qsort(devs, nd, sizeof *devs, i64cmp);
+	recprefix(t, &pre, "kernel", profile);
+	b->len = 0;
 	for (size_t di = 0; di < nd; di++) {
 		struct mrg m;
 		struct rdr *r;
 
-		mrg_open(t, &m, mask);
+		mrg_open(t, &m, t->devsets);
 		for (; (r = mrg_top(&m)) != NULL; mrg_pop(&m)) {
-			const struct shdr *h = &r->h;
-			int ti = getthr(t, h->pid, h->tid, 0);
+			const struct shdr *h = r->h;
+			const struct thr *th = &t->th[h->ti];
 			const struct proc *p;
-			const char *s = r->s;
+			const char *s = rtext(h);
+			char *d;
+			int x = 0;
 
-			if (ti < 0 || t->th[ti].role != T_DEV)
+			if (th->role != T_DEV)
 				continue;
-			p = &t->pr[t->th[ti].pi];
+			p = &t->pr[th->pi];
 			if ((p->dev < 0 ? -1 : p->dev) != devs[di])
 				continue;
-			out_begin(b, "kernel");
-			out_cstr(b, "profile", profile);
-			outsrc(t, b, h->off);
+			d = wpos(b, pre.len + 200);
+			memcpy(d, pre.p, pre.len);
+			d += pre.len;
+			d = putu(d, h->off);
+			LIT(d, "\",\"device\":");
 			if (p->dev < 0)
-				out_null(b, "device");
+				LIT(d, "null");
 			else
-				out_i64(b, "device", p->dev);
-			out_i64(b, "stream", h->flags & F_STREAM ? h->stream :
-			    h->tid);
+				d = puti(d, p->dev);
+			LIT(d, ",\"stream\":");
+			d = puti(d, h->flags & F_STREAM ? rext(h, x++) : th->tid);
+			LIT(d, ",\"task_id\":");
 			if (h->flags & F_TASKID)
-				out_i64(b, "task_id", h->taskid);
+				d = puti(d, rext(h, x));
 			else
-				out_null(b, "task_id");
-			out_null(b, "step");
-			out_str(b, "name", s, h->nname);
-			out_null(b, "op_type");
+				LIT(d, "null");
+			LIT(d, ",\"step\":null,\"name\":");
+			wend(b, d);
+			out_esc(b, s, h->nname);
+			d = wpos(b, 200);
+			LIT(d, ",\"op_type\":null,\"task_type\":");
 			s += h->nname + h->ncat + h->nframe;
 			if (p->role == R_COMM || (h->nttype == 4 &&
 			    memcmp(s, "HCCL", 4) == 0))
-				out_cstr(b, "task_type", "COMMUNICATION");
-			else if (h->flags & F_TTYPE)
-				out_str(b, "task_type", s, h->nttype);
-			else
-				out_null(b, "task_type");
-			out_i64(b, "start_ns", h->start - origin);
-			out_i64(b, "dur_ns", h->dur);
-			out_i64(b, "end_ns", h->start + h->dur - origin);
-			out_null(b, "wait_ns");
-			rec_put(b, fp);
+				LIT(d, "\"COMMUNICATION\"");
+			else if (h->flags & F_TTYPE) {
+				wend(b, d);
+				out_esc(b, s, h->nttype);
+				d = wpos(b, 128);
+			} else
+				LIT(d, "null");
+			LIT(d, ",\"start_ns\":");
+			d = puti(d, h->start - origin);
+			LIT(d, ",\"dur_ns\":");
+			d = puti(d, h->dur);
+			LIT(d, ",\"end_ns\":");
+			d = puti(d, h->start + h->dur - origin);
+			LIT(d, ",\"wait_ns\":null}\n");
+			wend(b, d);
+			wflush(b, fp, OUTBUF);
 		}
 		mrg_close(&m);
 	}
+	wflush(b, fp, 0);
+	buf_free(&pre);
 	free(devs);
 }
 
 struct pend {
-	struct shdr	 h;
-	char		*s;
-	size_t		 scap;
-	int		 ti, depth, leaf, resolved, hask;
+	char		*rec;		/* the spill record, 8-aligned */
+	size_t		 cap;
+	int64_t		 start, end;
+	int		 ti, depth, leaf, resolved, hask, mark;
 	int64_t		 kns;
 };
 
@@ -2369,42 +3268,71 @@ struct hq {
 	uint64_t	 head, tail, cap;
 };
 
+struct hput {
+	struct buf	 pre;		/* record prefix */
+	struct buf	 tp;		/* per thread: process, pid, tid */
+	size_t		*toff;
+};
+
 static void
-put_host1(struct trace *t, FILE *fp, const char *profile, int64_t origin,
+put_host1(struct trace *t, FILE *fp, const struct hput *hp, int64_t origin,
     const struct pend *e)
 {
 	struct buf *b = &t->ob;
-	const struct shdr *h = &e->h;
-	const struct thr *th = &t->th[e->ti];
-	const char *s = e->s;
+	const struct shdr *h = (const void *)e->rec;
+	const char *s = rtext(h);
+	size_t tl = hp->toff[e->ti + 1] - hp->toff[e->ti];
+	char *d;
 
-	out_begin(b, "host");
-	out_cstr(b, "profile", profile);
-	outsrc(t, b, h->off);
-	out_str(b, "name", s, h->nname);
+	d = wpos(b, hp->pre.len + 48);
+	memcpy(d, hp->pre.p, hp->pre.len);
+	d += hp->pre.len;
+	d = putu(d, h->off);
+	LIT(d, "\",\"name\":");
+	wend(b, d);
+	out_esc(b, s, h->nname);
 	s += h->nname;
-	if (h->flags & F_CAT)
-		out_str(b, "cat", s, h->ncat);
-	else
-		out_null(b, "cat");
-	s += h->ncat;
-	out_cstr(b, "process", th->pi >= 0 ? t->pr[th->pi].name : NULL);
-	out_i64(b, "pid", h->pid);
-	out_i64(b, "tid", h->tid);
-	out_i64(b, "start_ns", h->start - origin);
-	out_i64(b, "dur_ns", h->dur);
-	out_i64(b, "end_ns", h->start + h->dur - origin);
-	out_i64(b, "depth", e->depth);
-	out_bool(b, "leaf", e->leaf);
-	if (h->flags & F_STACK) {
-		if (h->flags & F_FRAME)
-			out_str(b, "frame", s, h->nframe);
-		else
-			out_null(b, "frame");
+	if (h->flags & F_CAT) {
+		d = wpos(b, 8);
+		LIT(d, ",\"cat\":");
+		wend(b, d);
+		out_esc(b, s, h->ncat);
+	} else {
+		d = wpos(b, 16);
+		LIT(d, ",\"cat\":null");
+		wend(b, d);
 	}
-	if (e->hask)
-		out_i64(b, "kernel_ns", e->kns - origin);
-	rec_put(b, fp);
+	s += h->ncat;
+	d = wpos(b, tl + 256);
+	memcpy(d, hp->tp.p + hp->toff[e->ti], tl);
+	d += tl;
+	d = puti(d, h->start - origin);
+	LIT(d, ",\"dur_ns\":");
+	d = puti(d, h->dur);
+	LIT(d, ",\"end_ns\":");
+	d = puti(d, h->start + h->dur - origin);
+	LIT(d, ",\"depth\":");
+	d = puti(d, e->depth);
+	if (e->leaf)
+		LIT(d, ",\"leaf\":true");
+	else
+		LIT(d, ",\"leaf\":false");
+	if (h->flags & F_STACK) {
+		if (h->flags & F_FRAME) {
+			LIT(d, ",\"frame\":");
+			wend(b, d);
+			out_esc(b, s, h->nframe);
+			d = wpos(b, 64);
+		} else
+			LIT(d, ",\"frame\":null");
+	}
+	if (e->hask) {
+		LIT(d, ",\"kernel_ns\":");
+		d = puti(d, e->kns - origin);
+	}
+	LIT(d, "}\n");
+	wend(b, d);
+	wflush(b, fp, OUTBUF);
 }
 
 void
@@ -2414,20 +3342,43 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 	struct rdr *r;
 	struct hth *ht = xcalloc(t->nth + 1, sizeof *ht);
 	struct hq q = { NULL, 0, 0, 0 };
-	size_t cur = 0;
+	struct hput hp = { { 0 }, { 0 }, NULL };
+	struct fmrg lm;
+	const struct lk *lp;
+	struct lk *win = NULL;
+	size_t nwin = 0, cwin = 0;
+	int64_t wts = 0;
+	int havew = 0;
 
 	t->c.host_linked = 0;
+	recprefix(t, &hp.pre, "host", profile);
+	hp.toff = xcalloc(t->nth + 1, sizeof *hp.toff);
+	for (size_t i = 0; i < t->nth; i++) {
+		const struct thr *th = &t->th[i];
+
+		hp.toff[i] = hp.tp.len;
+		if (th->role == T_HOST) {
+			out_cstr(&hp.tp, "process", th->pi >= 0 ?
+			    t->pr[th->pi].name : NULL);
+			out_i64(&hp.tp, "pid", th->pid);
+			out_i64(&hp.tp, "tid", th->tid);
+			out_key(&hp.tp, "start_ns");
+		}
+	}
+	hp.toff[t->nth] = hp.tp.len;
+	t->ob.len = 0;
 	q.cap = 64;
 	q.q = xcalloc(q.cap, sizeof *q.q);
-	mrg_open(t, &m, 1u << SET_H | 1u << SET_O);
+	fmrg_open(&lm, &t->lk, 1);
+	mrg_open(t, &m, t->hostsets);
 	for (;;) {
 		r = mrg_top(&m);
-		int64_t now = r ? r->h.start : INT64_MAX;
+		int64_t now = r ? r->start : INT64_MAX;
 		int ti = -1;
 
 		if (r) {
-			ti = getthr(t, r->h.pid, r->h.tid, 0);
-			if (ti < 0 || t->th[ti].role != T_HOST) {
+			ti = (int)r->h->ti;
+			if (t->th[ti].role != T_HOST) {
 				mrg_pop(&m);
 				continue;
 			}
@@ -2438,8 +3389,7 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 				struct pend *l = &q.q[(x->last - 1) & (q.cap - 1)];
 
 				if (!l->resolved) {
-					l->leaf = !(now < l->h.start + l->h.dur) &&
-					    !(l->h.flags & F_MARK);
+					l->leaf = !(now < l->end) && !l->mark;
 					l->resolved = 1;
 				}
 			}
@@ -2449,12 +3399,12 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 			struct pend *e = &q.q[q.head & (q.cap - 1)];
 
 			if (!e->resolved) {
-				if (e->h.start + e->h.dur > now)
+				if (e->end > now)
 					break;
-				e->leaf = !(e->h.flags & F_MARK);
+				e->leaf = !e->mark;
 				e->resolved = 1;
 			}
-			put_host1(t, fp, profile, origin, e);
+			put_host1(t, fp, &hp, origin, e);
 			q.head++;
 		}
 		if (!r)
@@ -2470,14 +3420,18 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 		}
 		struct pend *e = &q.q[q.tail & (q.cap - 1)];
 		struct hth *x = &ht[ti];
-		size_t n = slen(&r->h), k = 0;
+		size_t n = rlen(r->h), k = 0;
+		int64_t dur = r->dur;
 
-		e->h = r->h;
-		if (n > e->scap) {
-			e->scap = n + 256;
-			e->s = xrealloc(e->s, e->scap);
+		if (n > e->cap) {
+			free(e->rec);
+			e->cap = n + 256;
+			e->rec = xmalloc(e->cap);
 		}
-		memcpy(e->s, r->s, n);
+		memcpy(e->rec, r->h, n);
+		e->start = now;
+		e->end = now + dur;
+		e->mark = (r->h->flags & F_MARK) != 0;
 		e->ti = ti;
 		e->resolved = 0;
 		e->leaf = 0;
@@ -2486,26 +3440,40 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 				x->stk[k++] = x->stk[i];
 		x->nstk = k;
 		e->depth = (int)k;
-		if (e->h.dur > 0) {
+		if (dur > 0) {
 			if (x->nstk == x->cstk) {
 				x->cstk = x->cstk ? x->cstk * 2 : 16;
 				x->stk = xreallocarray(x->stk, x->cstk,
 				    sizeof *x->stk);
 			}
-			x->stk[x->nstk++] = now + e->h.dur;
+			x->stk[x->nstk++] = now + dur;
 		} else {
-			e->leaf = !(e->h.flags & F_MARK);
+			e->leaf = !e->mark;
 			e->resolved = 1;
 		}
-		/* linked kernel: s end at exactly this (pid, tid, ts) */
+		/* linked kernel: s end at exactly this (thread, ts) */
+		if (!havew || now != wts) {
+			nwin = 0;
+			while ((lp = fmrg_top(&lm)) != NULL && lp->ts < now)
+				fmrg_pop(&lm);
+			while ((lp = fmrg_top(&lm)) != NULL && lp->ts == now) {
+				if (nwin == cwin) {
+					cwin = cwin ? cwin * 2 : 16;
+					win = xreallocarray(win, cwin,
+					    sizeof *win);
+				}
+				win[nwin++] = *lp;
+				fmrg_pop(&lm);
+			}
+			wts = now;
+			havew = 1;
+		}
 		e->hask = 0;
-		while (cur < t->nlk && t->lk[cur].ts < now)
-			cur++;
-		for (size_t j = cur; j < t->nlk && t->lk[j].ts == now; j++) {
-			if (t->lk[j].pid == e->h.pid && t->lk[j].tid == e->h.tid) {
+		for (size_t j = 0; j < nwin; j++) {
+			if (win[j].ti == (uint32_t)ti) {
 				e->hask = 1;
 				t->c.host_linked++;
-				e->kns = t->lk[j].kts;
+				e->kns = win[j].kts;
 				break;
 			}
 		}
@@ -2513,12 +3481,18 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 		mrg_pop(&m);
 	}
 	mrg_close(&m);
+	fmrg_close(&lm);
+	wflush(&t->ob, fp, 0);
+	free(win);
 	for (uint64_t i = 0; i < q.cap; i++)
-		free(q.q[i].s);
+		free(q.q[i].rec);
 	free(q.q);
 	for (size_t i = 0; i < t->nth; i++)
 		free(ht[i].stk);
 	free(ht);
+	free(hp.toff);
+	buf_free(&hp.pre);
+	buf_free(&hp.tp);
 }
 
 void
@@ -2530,9 +3504,12 @@ trace_close(struct trace *t)
 		close(t->fd);
 	for (int s = 0; s < NSET; s++) {
 		for (int i = 0; i < t->nruns[s]; i++)
-			fclose(t->runs[s][i].fp);
+			close(t->runs[s][i].fd);
 		free(t->runs[s]);
 	}
+	frs_free(&t->fs);
+	frs_free(&t->ff);
+	frs_free(&t->lk);
 	for (size_t i = 0; i < t->npr; i++)
 		free(t->pr[i].name);
 	for (size_t i = 0; i < t->nth; i++)
@@ -2544,13 +3521,14 @@ trace_close(struct trace *t)
 	free(t->th);
 	free(t->hpr.slot);
 	free(t->hth.slot);
-	free(t->b);
+	if (t->mm) {
+		if (t->b)
+			munmap(t->b, t->len);
+	} else
+		free(t->b);
 	free(t->ix);
 	free(t->ixtmp);
 	free(t->mk);
-	free(t->fs);
-	free(t->ff);
-	free(t->lk);
 	buf_free(&t->arena);
 	buf_free(&t->mka);
 	buf_free(&t->sc);

@@ -1,11 +1,14 @@
 /*
  * trace: streaming reader of Chrome-trace-style profiler timelines
  * (torch_npu trace_view.json, msprof msprof_*.json, Kineto's
- * {"traceEvents":[...]}).  The file is read once, never slurped:
- * process/thread metadata, step markers and flows are kept in memory
- * (they are few), X events are spilled to sorted runs under tmpdir and
- * merged back in start order when written, so memory does not grow with
- * the file.  Processes are classified only from process_name metadata.
+ * {"traceEvents":[...]}).  The file is read once, never slurped (a
+ * regular file is mapped a window at a time): process/thread metadata
+ * and step markers are kept in memory (they are few); X events are
+ * spilled to sorted runs under tmpdir, grouped by what their process
+ * was known to be when read, and merged back in start order when
+ * written; flow ends are spilled to sorted runs too and joined at the
+ * end of the read, so memory does not grow with the file.  Processes
+ * are classified only from process_name metadata.
  *
  * Times are absolute integer nanoseconds until written; the writers
  * subtract the profile's origin.  Functions return -1 on bad data with
@@ -22,7 +25,8 @@ struct trace_opts {
 	const char	*tmpdir;	/* spill directory ($TMPDIR or /tmp) */
 	const char	*display;	/* file name used in src and messages */
 	const char	*step_pattern;	/* extra marker prefix before '#N', or NULL */
-	size_t		 run_bytes;	/* spill run size; 0 = default 64 MiB */
+	size_t		 run_bytes;	/* spill run size; 0 = default 64 MiB
+					   (flow ends, links: an eighth each) */
 	int		 progress;	/* progress line on stderr */
 };
 
@@ -41,7 +45,11 @@ struct trace_counts {
 struct trace;
 
 struct trace	*trace_open(const char *path, const struct trace_opts *);
-/* read() size (default 8 MiB); tests use tiny ones to split events. */
+/*
+ * read() size (default 8 MiB); tests use tiny ones to split events.  A
+ * regular file is mapped instead, in windows of 16 MiB, or of n when n
+ * is a multiple of the page size other than the default.
+ */
 void		 trace_set_chunk(struct trace *, size_t);
 /* Read the whole file (one pass).  0, or -1: bad data (trace_err). */
 int		 trace_read(struct trace *);
