@@ -404,6 +404,85 @@ t_frames(void)
 	free(o.p);
 }
 
+/*
+ * Many flows, events out of order on two threads: tiny runs (flow ends
+ * and links spilled, runs merged) give the same bytes and counts as one
+ * run; an error past the first mmap window has the right line.
+ */
+static void
+t_spill(void)
+{
+	struct buf b = { 0 };
+	struct out o, o2;
+	struct trace *t;
+	struct trace_counts c, c2;
+	char ev[512];
+	const int n = 5000;
+
+	buf_adds(&b, "[" META);
+	for (int i = 0; i < n; i++) {
+		int k = (i * 7919) % n;		/* scrambled start order */
+
+		snprintf(ev, sizeof ev, ",\n" EV("op", 1, "%d.%03d", "0.5")
+		    ",{\"ph\":\"X\",\"name\":\"in\",\"pid\":1,\"tid\":%d,"
+		    "\"ts\":\"%d.%03d\",\"dur\":0.1}"
+		    ",{\"ph\":\"s\",\"id\":%d,\"pid\":1,\"tid\":1,\"ts\":"
+		    "\"%d.%03d\",\"cat\":\"async_npu\"}"
+		    ",{\"ph\":\"f\",\"id\":%d,\"pid\":9,\"tid\":2,\"ts\":"
+		    "\"%d.%03d\",\"cat\":\"async_npu\"}"
+		    ",{\"ph\":\"f\",\"id\":%d,\"pid\":9,\"tid\":2,\"ts\":"
+		    "\"%d.%03d\",\"cat\":\"async_npu\"}"
+		    ",{\"ph\":\"X\",\"name\":\"k\",\"pid\":9,\"tid\":2,"
+		    "\"ts\":\"%d.%03d\",\"dur\":1}",
+		    k, i % 1000, 1 + i % 2, k, 100 + i % 1000, (k * 3) % n,
+		    k, i % 1000, (k * 3) % n, k + 7, 0, (k * 3) % n, k + 5, 0,
+		    k + 5, 0);
+		buf_adds(&b, ev);
+	}
+	buf_adds(&b, "]");
+	buf_addc(&b, 0);
+	CHECK(run(wtmp(b.p), 0, NULL, &o, &t) == 0);
+	trace_counts(t, &c);
+	trace_close(t);
+	CHECK(c.flows == 3 * (unsigned long)n && c.flows_linked > 0 &&
+	    c.host_linked >= c.flows_linked);
+	CHECK(run(wtmp(b.p), 1024, NULL, &o2, &t) == 0);
+	trace_counts(t, &c2);
+	trace_close(t);
+	CHECK(c2.flows_linked == c.flows_linked &&
+	    c2.host_linked == c.host_linked);
+	CHECK(o.n == o2.n && memcmp(o.p, o2.p, o.n) == 0);
+	free(o.p);
+	free(o2.p);
+	/* a bad event after several 4 KiB windows: its line and byte */
+	b.len--;
+	b.len--;
+	buf_adds(&b, ",\n{\"ph\":\"X\" \"x\"}]");
+	buf_addc(&b, 0);
+	{
+		char want[128];
+		size_t at = strlen(b.p) - strlen("{\"ph\":\"X\" \"x\"}]") +
+		    strlen("{\"ph\":\"X\" ");
+		const char *path = wtmp(b.p);
+
+		snprintf(want, sizeof want, "t.json:%d: byte %zu: expected "
+		    "\",\" or \"}\" in object", 2 + n, at);
+		chunk = 4096;
+		CHECK(run(path, 0, NULL, NULL, &t) == -1);
+		CHECK(strcmp(trace_err(t), want) == 0);
+		if (strcmp(trace_err(t), want) != 0)
+			fprintf(stderr, "got \"%s\"\nwant \"%s\"\n",
+			    trace_err(t), want);
+		trace_close(t);
+		chunk = 7;
+		CHECK(run(path, 0, NULL, NULL, &t) == -1);
+		CHECK(strcmp(trace_err(t), want) == 0);
+		trace_close(t);
+		chunk = 0;
+	}
+	buf_free(&b);
+}
+
 /* Checks on the real alexnet level1 rank0 trace. */
 static void
 t_real(const char *shared, int argc, char **argv)
@@ -470,6 +549,12 @@ t_real(const char *shared, int argc, char **argv)
 	free(o2.p);
 	/* events split across reads: byte-identical with 997-byte reads */
 	chunk = 997;
+	CHECK(run(path, 0, NULL, &o2, NULL) == 0);
+	chunk = 0;
+	CHECK(o.n == o2.n && memcmp(o.p, o2.p, o.n) == 0);
+	free(o2.p);
+	/* and across 8 KiB mmap windows */
+	chunk = 8192;
 	CHECK(run(path, 0, NULL, &o2, NULL) == 0);
 	chunk = 0;
 	CHECK(o.n == o2.n && memcmp(o.p, o2.p, o.n) == 0);
@@ -548,6 +633,7 @@ main(int argc, char **argv)
 		t_frames();
 	}
 	chunk = 0;
+	t_spill();
 	t_real(argv[1], argc - 2, argv + 2);
 	{
 		char p[600];
