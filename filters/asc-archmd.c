@@ -20,10 +20,40 @@
 #include "util.h"
 
 #define WIDTH	64	/* columns of the ASCII timelines */
+/*
+ * What is kept of a profile, as asc-fia caps what it writes: the first
+ * NPREC passes and the last one, their checks, the layers of those first
+ * passes up to NLREC, MAXREC layer types and streams.  Pass and check
+ * records past that are counted and aggregated.
+ */
+#define NPREC	64
+#define NLREC	4096
+#define MAXREC	64
+
+/* A layer: what the report uses of a fia_layer record. */
+struct lay {
+	int64_t	 pass, start;
+	int64_t	 wall;
+	char	 type[16];
+	int	 samp;
+};
+
+/* Passes not shown one by one. */
+struct omit {
+	int64_t	 n, layers, kernels, wsum, wmin, wmax, mean;
+	int64_t	 ck[5];		/* checks by status */
+};
+
+static const char *ckst[5] = { "ok", "ok_multiple", "explained", "mismatch", "not_applicable" };
 
 struct prof {
 	int	 have;
-	jv	 profile, summary, passes, checks, layers, types, streams;
+	jv	 profile, summary, passes, checks, types, streams;
+	jv	 last;		/* the last pass past the first NPREC, or null */
+	struct lay *l;		/* layers 0 .. nl-1 */
+	int	 nl, capl;
+	int64_t	 droppedl;	/* layer records not kept */
+	struct omit drop;	/* pass and check records not kept */
 	char	*name;		/* the "profile" value, for grouping */
 };
 
@@ -322,6 +352,57 @@ streamlabel(const char *label)
 
 static const char *method;
 static int fia;
+static struct omit O;		/* passes omitted: asc-fia's and ours */
+static int onpass;		/* index in P.passes before which they go */
+
+/* Layer i if it was kept, else NULL. */
+static const struct lay *
+layer(int64_t i)
+{
+	return i >= 0 && i < P.nl ? &P.l[i] : NULL;
+}
+
+/* The passes omitted, from the summary and from the records dropped here. */
+static void
+omitted(void)
+{
+	jv S = P.summary, ck = get(S, "omitted_checks");
+	int64_t sn = gi(S, "omitted_passes");
+
+	memset(&O, 0, sizeof O);
+	O.n = sn + P.drop.n;
+	O.layers = gi(S, "omitted_layers") + P.drop.layers;
+	O.kernels = gi(S, "omitted_kernels") + P.drop.kernels;
+	if (sn && P.drop.n) {
+		O.wmin = gi(S, "omitted_wall_min_ns") < P.drop.wmin ? gi(S, "omitted_wall_min_ns") : P.drop.wmin;
+		O.wmax = gi(S, "omitted_wall_max_ns") > P.drop.wmax ? gi(S, "omitted_wall_max_ns") : P.drop.wmax;
+		O.mean = (gi(S, "omitted_wall_mean_ns") * sn + P.drop.wsum) / O.n;
+	} else if (sn) {
+		O.wmin = gi(S, "omitted_wall_min_ns");
+		O.wmax = gi(S, "omitted_wall_max_ns");
+		O.mean = gi(S, "omitted_wall_mean_ns");
+	} else if (P.drop.n) {
+		O.wmin = P.drop.wmin;
+		O.wmax = P.drop.wmax;
+		O.mean = P.drop.wsum / P.drop.n;
+	}
+	for (int i = 0; i < 5; i++)
+		O.ck[i] = gi(ck, ckst[i]) + P.drop.ck[i];
+	jv_free(ck);
+	/* The last pass comes after the omitted ones. */
+	if (jv_get_kind(P.last) == JV_KIND_OBJECT) {
+		P.passes = jv_array_append(P.passes, jv_copy(P.last));
+		onpass = len(P.passes) - 1;
+	} else
+		onpass = len(P.passes);
+}
+
+/* All passes, those omitted included. */
+static int64_t
+npasses(void)
+{
+	return len(P.passes) + O.n;
+}
 
 static void
 s1_config(void)
@@ -534,6 +615,20 @@ s3_passes(void)
 		jv p = at(P.passes, i), why = get(p, "boundary");
 		char r[64];
 
+		if (i == onpass && O.n) {
+			jv q = at(P.passes, i - 1);
+			char a[64], w[160], b[96];
+
+			snprintf(a, sizeof a, "%lld-%lld", (long long)gi(q, "pass") + 1,
+			    (long long)gi(p, "pass") - 1);
+			snprintf(r, sizeof r, "#%lld-#%lld", (long long)gi(q, "layer_last") + 1,
+			    (long long)gi(p, "layer_first") - 1);
+			snprintf(w, sizeof w, "mean %s (min %s, max %s)", ms(O.mean), ms(O.wmin), ms(O.wmax));
+			snprintf(b, sizeof b, "%lld passes not listed", (long long)O.n);
+			row(10, a, r, num(O.layers), "", "", w, "", "", num(O.kernels), b);
+			jv_free(q);
+		}
+
 		snprintf(r, sizeof r, "#%lld-#%lld", (long long)gi(p, "layer_first"),
 		    (long long)gi(p, "layer_last"));
 		tb.len = 0;
@@ -561,6 +656,9 @@ s3_passes(void)
 		jv_free(p);
 	}
 	pf("\n");
+	if (O.n)
+		pf("Only the first %d passes and the last are listed (%lld passes in all); the %lld "
+		    "between are summarised in one row.\n\n", onpass, (long long)npasses(), (long long)O.n);
 	if (len(P.passes) == 1)
 		pf("**Single pass captured**: pass consistency cannot be cross-validated and "
 		    "cross-pass variation analysis is unavailable.\n\n");
@@ -570,7 +668,7 @@ s3_passes(void)
 		if (has(S, "fia_drift_ratio"))
 			pf("Cross-pass drift: mean prefill FIA goes from %s (pass 0) to %s (pass %d), "
 			    "**%sx**%s. ", ms(gi(a, "fia_prefill_mean_ns")), ms(gi(b, "fia_prefill_mean_ns")),
-			    len(P.passes) - 1, gs(S, "fia_drift_ratio"),
+			    (int)gi(b, "pass"), gs(S, "fia_drift_ratio"),
 			    atof(gs(S, "fia_drift_ratio")) > 1.02 ?
 			    ": attention grows from pass to pass, consistent with KV-cache growth or memory pressure" :
 			    atof(gs(S, "fia_drift_ratio")) < 0.98 ? ": attention shrinks" : ": stable");
@@ -648,20 +746,18 @@ s4_layers(void)
 	pf("\n");
 	/* Sampling layers. */
 	tb.len = 0;
-	for (int i = 0, n = 0; i < len(P.layers); i++) {
-		jv l = at(P.layers, i), sv = get(l, "sampling");
+	for (int i = 0, n = 0; i < P.nl; i++) {
+		const struct lay *l = &P.l[i];
 
-		if (jv_get_kind(sv) == JV_KIND_TRUE && n++ < 20) {
+		if (l->samp && n++ < 20) {
 			char s[64];
 
-			snprintf(s, sizeof s, "%s%lld (%s)", n > 1 ? ", " : "", (long long)gi(l, "layer"),
-			    tdisplay(gs(l, "layer_type")));
+			snprintf(s, sizeof s, "%s%d (%s)", n > 1 ? ", " : "", i, tdisplay(l->type));
 			buf_adds(&tb, s);
 		}
-		jv_free(sv);
-		jv_free(l);
 	}
-	pf("Layers with sampling ops: %s.\n\n", tb.len ? tb.p : "none");
+	pf("Layers with sampling ops: %s%s.\n\n", tb.len ? tb.p : "none",
+	    P.nl < gi(P.summary, "layers") ? " (among the layers recorded)" : "");
 }
 
 static void
@@ -697,6 +793,24 @@ s5_checks(void)
 		jv_free(c);
 	}
 	pf("\n");
+	if (O.n) {
+		int64_t all = 0;
+
+		tb.len = 0;
+		for (int i = 0; i < 5; i++)
+			if (O.ck[i]) {
+				char s[64];
+
+				snprintf(s, sizeof s, "%s%lld %s", tb.len ? ", " : "", (long long)O.ck[i],
+				    ckst[i]);
+				buf_adds(&tb, s);
+				all += O.ck[i];
+			}
+		pf("The %lld checks of the %lld passes not listed: %s.\n\n", (long long)all,
+		    (long long)O.n, tb.len ? tb.p : "none");
+		bad += (int)O.ck[3];
+		n += (int)all;
+	}
 	if (bad)
 		pf("**%d discrepanc%s** between op counts and the layer classification; each is "
 		    "stated in its note.\n\n", bad, bad == 1 ? "y" : "ies");
@@ -1056,27 +1170,39 @@ s9_variation(void)
 	for (int i = 0; i < nt; i++)
 		buf_adds(&R, " ---: |");
 	buf_addc(&R, '\n');
+	int64_t skipped = 0;
+
 	for (int p = 0; p < len(P.passes); p++) {
-		pf("| %d |", p);
+		jv q = at(P.passes, p);
+		int64_t pn = gi(q, "pass"), any = 0;
+
+		jv_free(q);
+		for (int l = 0; l < P.nl && !any; l++)
+			any = P.l[l].pass == pn;
+		if (!any && npasses() != len(P.passes)) {
+			skipped++;
+			continue;
+		}
+		pf("| %lld |", (long long)pn);
 		for (int i = 0; i < nt; i++) {
 			jv t = at(P.types, i);
+			const char *ty = gs(t, "layer_type");
 			int64_t sum = 0, n = 0;
 
-			for (int l = 0; l < len(P.layers); l++) {
-				jv L = at(P.layers, l);
-
-				if (gi(L, "pass") == p && strcmp(gs(L, "layer_type"), gs(t, "layer_type")) == 0) {
-					sum += gi(L, "wall_ns");
+			for (int l = 0; l < P.nl; l++)
+				if (P.l[l].pass == pn && strcmp(P.l[l].type, ty) == 0) {
+					sum += P.l[l].wall;
 					n++;
 				}
-				jv_free(L);
-			}
 			pf(" %s |", n ? ms(sum / n) : "n/a");
 			jv_free(t);
 		}
 		buf_addc(&R, '\n');
 	}
 	pf("\n");
+	if (skipped || O.n)
+		pf("Passes without recorded layers are not shown (%lld of %lld).\n\n",
+		    (long long)(skipped + O.n), (long long)npasses());
 }
 
 /* A line of the model box: UTF-8 aware padding to 56 columns. */
@@ -1099,13 +1225,16 @@ s10_summary(void)
 	jv S = P.summary;
 
 	pf("## 10. Model Architecture Summary\n\n");
-	if (len(P.layers) == 0) {
+	if (P.nl == 0) {
 		pf("Not available: no layer was found.\n\n");
 		return;
 	}
 	/* Model diagram: runs of layer types in pass 0. */
 	jv p0 = at(P.passes, 0);
-	int64_t l0 = gi(p0, "layer_first"), l1 = gi(p0, "layer_last");
+	int64_t l0 = gi(p0, "layer_first"), l1 = gi(p0, "layer_last"), lr = l1;
+
+	if (lr >= P.nl)
+		lr = P.nl - 1;		/* the layers recorded */
 
 	pf("```\n┌──────────────────────────────────────────────────────────┐\n");
 	{
@@ -1114,22 +1243,17 @@ s10_summary(void)
 		snprintf(t, sizeof t, "Forward pass: %lld layers (pass 0)", (long long)(l1 - l0 + 1));
 		boxline(t);
 		pf("├──────────────────────────────────────────────────────────┤\n");
-		for (int64_t i = l0; i <= l1;) {
-			jv L = at(P.layers, (int)i);
+		for (int64_t i = l0; i <= lr;) {
 			char ty[32];
 			int64_t j = i, samp = 0;
 
-			snprintf(ty, sizeof ty, "%s", gs(L, "layer_type"));
-			jv_free(L);
-			for (; j <= l1; j++) {
-				jv M = at(P.layers, (int)j);
-				int same = strcmp(gs(M, "layer_type"), ty) == 0;
-				jv sv = get(M, "sampling");
+			snprintf(ty, sizeof ty, "%s", layer(i)->type);
+			for (; j <= lr; j++) {
+				const struct lay *M = layer(j);
+				int same = strcmp(M->type, ty) == 0;
 
-				if (same && jv_get_kind(sv) == JV_KIND_TRUE)
+				if (same && M->samp)
 					samp++;
-				jv_free(sv);
-				jv_free(M);
 				if (!same)
 					break;
 			}
@@ -1142,14 +1266,19 @@ s10_summary(void)
 			snprintf(line, sizeof line, "%-16s %-18s x%-4lld%s", t, tdisplay(ty),
 			    (long long)(j - i), samp ? " + sampling" : "");
 			boxline(line);
-			if (j <= l1)
+			if (j <= lr)
 				boxline("        │");
 			i = j;
 		}
+		if (lr < l1) {
+			snprintf(t, sizeof t, "... %lld more layers not recorded", (long long)(l1 - lr));
+			boxline("        │");
+			boxline(t);
+		}
 	}
 	pf("└──────────────────────────────────────────────────────────┘\n");
-	if (len(P.passes) > 1)
-		pf("  x %d passes\n", len(P.passes));
+	if (npasses() > 1)
+		pf("  x %lld passes\n", (long long)npasses());
 	pf("```\n\n");
 	jv_free(p0);
 
@@ -1162,21 +1291,27 @@ s10_summary(void)
 		int64_t a = gi(q, "layer_first"), b = gi(q, "layer_last");
 		char line[WIDTH + 1];
 
+		if (p == onpass && O.n)
+			pf("... %lld passes not listed\n", (long long)O.n);
+		if (b >= P.nl)
+			b = P.nl - 1;
+		if (a > b) {
+			pf("pass %-3lld (layers not recorded)%*s  %s\n", (long long)gi(q, "pass"),
+			    WIDTH - 21, "", ms(gi(q, "wall_ns")));
+			jv_free(q);
+			continue;
+		}
 		for (int c = 0; c < WIDTH; c++) {
 			int64_t mid = s + (w * (2 * c + 1)) / (2 * WIDTH);
 			char ch = '.';
 
-			for (int64_t l = a; l <= b; l++) {
-				jv L = at(P.layers, (int)l);
-
-				if (gi(L, "start_ns") <= mid)
-					ch = tletter(gs(L, "layer_type"));
-				jv_free(L);
-			}
+			for (int64_t l = a; l <= b; l++)
+				if (P.l[l].start <= mid)
+					ch = tletter(P.l[l].type);
 			line[c] = ch;
 		}
 		line[WIDTH] = '\0';
-		pf("pass %-3d %s  %s\n", p, line, ms(gi(q, "wall_ns")));
+		pf("pass %-3lld %s  %s\n", (long long)gi(q, "pass"), line, ms(gi(q, "wall_ns")));
 		jv_free(q);
 	}
 	pf("```\n\n");
@@ -1221,6 +1356,7 @@ render(void)
 	const char *path, *base;
 	char *dir;
 	jv notes;
+	struct stat st;
 
 	R.len = 0;
 	path = gs(P.profile, "path");
@@ -1238,6 +1374,7 @@ render(void)
 	method = has(P.summary, "method") ? gs(P.summary, "method") : "none";
 	method = xstrdup(method);
 	fia = strcmp(method, "fia") == 0;
+	omitted();
 	pf("# Model Architecture Report: `%s`\n\n", dir);
 	pf("Reverse-engineered from the device kernels by asc-fia; rendered by asc-archmd. "
 	    "Times are exact, in milliseconds (ms) unless stated; shares in percent.\n\n");
@@ -1270,6 +1407,10 @@ render(void)
 				t = "**No device kernels** in this profile: the sections below cannot be filled.";
 			else if (strcmp(c, "op_stat_only") == 0)
 				t = "**Only aggregate op data** (op_statistic): op counts only, no layer sequence trees.";
+			else if (strcmp(c, "passes_capped") == 0)
+				t = "Many passes: asc-fia recorded the first ones and the last; the others are summarised.";
+			else if (strcmp(c, "layers_capped") == 0)
+				t = "Many layers: asc-fia recorded those of the first passes only (capped); per-layer views cover those.";
 			pf("- %s\n", t);
 			jv_free(n);
 		}
@@ -1293,6 +1434,17 @@ render(void)
 	/* Save. */
 	if (outfile && strcmp(outfile, "-") == 0) {
 		fwrite(R.p, 1, R.len, stdout);
+	} else if (outfile && stat(outfile, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* A device or a pipe (-O /dev/null): written in place, never replaced. */
+		FILE *fp;
+
+		if (nreports > 0)
+			die("%s: several profiles in the stream: use -o dir", outfile);
+		if ((fp = fopen(outfile, "w")) == NULL)
+			dieerr("%s", outfile);
+		if (fwrite(R.p, 1, R.len, fp) != R.len || fclose(fp) != 0)
+			dieerr("%s", outfile);
+		printf("%s\n", outfile);
 	} else {
 		char *final, *tmpn;
 		int fd;
@@ -1358,12 +1510,15 @@ prof_reset(void)
 		jv_free(P.summary);
 		jv_free(P.passes);
 		jv_free(P.checks);
-		jv_free(P.layers);
+		jv_free(P.last);
 		jv_free(P.types);
 		jv_free(P.streams);
 		free(P.name);
 	}
 	P.have = 0;
+	P.nl = 0;
+	P.droppedl = 0;
+	memset(&P.drop, 0, sizeof P.drop);
 }
 
 static void
@@ -1375,7 +1530,7 @@ prof_new(const char *name)
 	P.summary = jv_object();
 	P.passes = jv_array();
 	P.checks = jv_array();
-	P.layers = jv_array();
+	P.last = jv_null();
 	P.types = jv_array();
 	P.streams = jv_array();
 	P.name = xstrdup(name);
@@ -1387,6 +1542,79 @@ flush(void)
 	if (P.have)
 		render();
 	prof_reset();
+}
+
+/* Records kept, or counted (all take v). */
+static void
+addpass(jv v)
+{
+	int64_t w;
+	jv q;
+
+	if (gi(v, "pass") < NPREC) {
+		P.passes = jv_array_append(P.passes, v);
+		return;
+	}
+	/* Past the first passes: the latest is kept as the last. */
+	q = P.last;
+	P.last = v;
+	if (jv_get_kind(q) != JV_KIND_OBJECT) {
+		jv_free(q);
+		return;
+	}
+	w = gi(q, "wall_ns");
+	if (P.drop.n == 0 || w < P.drop.wmin)
+		P.drop.wmin = w;
+	if (P.drop.n == 0 || w > P.drop.wmax)
+		P.drop.wmax = w;
+	P.drop.n++;
+	P.drop.wsum += w;
+	P.drop.layers += gi(q, "layers");
+	P.drop.kernels += gi(q, "kernels");
+	jv_free(q);
+}
+
+static void
+addcheck(jv v)
+{
+	int64_t p = gi(v, "pass");
+	const char *st;
+
+	if (p < NPREC || (jv_get_kind(P.last) == JV_KIND_OBJECT && p == gi(P.last, "pass"))) {
+		P.checks = jv_array_append(P.checks, v);
+		return;
+	}
+	st = gs(v, "status");
+	for (int i = 0; i < 5; i++)
+		if (strcmp(st, ckst[i]) == 0)
+			P.drop.ck[i]++;
+	jv_free(v);
+}
+
+static void
+addlayer(jv v)
+{
+	struct lay *l;
+	jv sv;
+
+	if (gi(v, "pass") >= NPREC || gi(v, "layer") != P.nl || P.nl >= NLREC) {
+		P.droppedl++;
+		jv_free(v);
+		return;
+	}
+	if (P.nl == P.capl) {
+		P.capl = P.capl ? 2 * P.capl : 64;
+		P.l = xreallocarray(P.l, (size_t)P.capl, sizeof *P.l);
+	}
+	l = &P.l[P.nl++];
+	l->pass = gi(v, "pass");
+	l->start = gi(v, "start_ns");
+	l->wall = gi(v, "wall_ns");
+	snprintf(l->type, sizeof l->type, "%s", gs(v, "layer_type"));
+	sv = get(v, "sampling");
+	l->samp = jv_get_kind(sv) == JV_KIND_TRUE;
+	jv_free(sv);
+	jv_free(v);
 }
 
 static int
@@ -1438,14 +1666,14 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		jv_free(P.summary);
 		P.summary = v;
 	} else if (sr_is(t, n, "fia_pass"))
-		P.passes = jv_array_append(P.passes, v);
+		addpass(v);
 	else if (sr_is(t, n, "fia_check"))
-		P.checks = jv_array_append(P.checks, v);
+		addcheck(v);
 	else if (sr_is(t, n, "fia_layer"))
-		P.layers = jv_array_append(P.layers, v);
-	else if (sr_is(t, n, "fia_layer_type"))
+		addlayer(v);
+	else if (sr_is(t, n, "fia_layer_type") && len(P.types) < MAXREC)
 		P.types = jv_array_append(P.types, v);
-	else if (sr_is(t, n, "fia_stream"))
+	else if (sr_is(t, n, "fia_stream") && len(P.streams) < MAXREC)
 		P.streams = jv_array_append(P.streams, v);
 	else
 		jv_free(v);

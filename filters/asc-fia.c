@@ -58,9 +58,22 @@ static const char *fcname[] = { "none", "prefill", "decode", "ambiguous" };
 static const char *ename[NENG] = { "fia", "attention", "communication", "step" };
 static const char *clname[] = { "compute", "comm", "ai_cpu" };
 
-/* Distinct kernel names, interned. */
+/*
+ * Kernel names without their instance suffix (ops.name_strip_regex),
+ * interned: as many as the model has kinds of kernels.  What the rules say
+ * of a raw name is kept in a cache of RAWCACHE entries: raw names can be
+ * unique per kernel (hcom_allReduce__428_1001_1).
+ */
+#define RAWCACHE	16384
+
 struct name {
 	char	*s;
+	size_t	 n;
+};
+
+struct rawname {
+	char	*s;
+	size_t	 n;
 	int	 flags, role;	/* role -1: none matched */
 	int	 norm;		/* the name without its instance suffix */
 };
@@ -78,12 +91,12 @@ struct stream {
 	int		 fromf;		/* raw is the kernels' own value */
 	int64_t		 n, sum, ncl[3], clsum[3];
 	struct acc	 u, c, m;	/* own, compute on other streams, both */
-	int		 first;		/* name index of the first kernel */
+	char		*first;		/* the name of the first kernel */
 };
 
-/* A kernel of the current layer. */
+/* A kernel of the current layer (name: the normalised name). */
 struct lk {
-	int	 name, stream, role, cls;
+	int	 name, flags, stream, role, cls;
 	int64_t	 s, e;
 };
 
@@ -145,8 +158,20 @@ struct ltype {
 
 struct eng {
 	int		 open, nanch;
+	/*
+	 * The open layer: figures added up kernel by kernel, its first
+	 * template_max kernels and its distinct names in order, so a layer
+	 * as long as the capture (steps without ids) costs no more.
+	 */
 	struct lk	*buf;
 	size_t		 nbuf, capbuf;
+	struct acc	 ra[MAXROLE];	/* per role: union of intervals */
+	int64_t		 rn[MAXROLE], rsum[MAXROLE];
+	uint64_t	 rst[MAXROLE];
+	int		*dn;		/* distinct names, first seen first */
+	size_t		 ndn, capdn;
+	unsigned	*stamp, serial;	/* per name: last layer holding it */
+	size_t		 capst;
 	struct layer	 cur;
 	struct layer	*l;		/* the first NLREC layers */
 	size_t		 nl, capl;	/* all layers; room in l */
@@ -191,7 +216,7 @@ static int nroles, rsmall, rother;
 static int64_t prefill_min, decode_max, pass_gap, small_ns;
 static double warmup;
 static int tplmax;
-static struct buf ob, tmp, tb;
+static struct buf ob, tmp, tb, nmb;	/* nmb: the kernel's name */
 
 static void
 usage(void)
@@ -286,7 +311,7 @@ intern(const char *s, size_t n)
 		htab = xcalloc(nc, sizeof *htab);
 		hcap = nc;
 		for (size_t k = 0; k < nnames; k++) {
-			i = hash(names[k].s, strlen(names[k].s)) & (hcap - 1);
+			i = hash(names[k].s, names[k].n) & (hcap - 1);
 			while (htab[i])
 				i = (i + 1) & (hcap - 1);
 			htab[i] = k + 1;
@@ -294,9 +319,9 @@ intern(const char *s, size_t n)
 	}
 	i = hash(s, n) & (hcap - 1);
 	while (htab[i]) {
-		const char *t = names[htab[i] - 1].s;
+		const struct name *t = &names[htab[i] - 1];
 
-		if (strlen(t) == n && memcmp(t, s, n) == 0)
+		if (t->n == n && memcmp(t->s, s, n) == 0)
 			return (int)(htab[i] - 1);
 		i = (i + 1) & (hcap - 1);
 	}
@@ -304,36 +329,48 @@ intern(const char *s, size_t n)
 		capnames = capnames ? 2 * capnames : 256;
 		names = xreallocarray(names, capnames, sizeof *names);
 	}
-	struct name *nm = &names[nnames];
+	names[nnames].s = xstrndup(s, n);
+	names[nnames].n = n;
+	htab[i] = ++nnames;
+	return (int)(nnames - 1);
+}
 
-	nm->s = xstrndup(s, n);
-	nm->flags = 0;
-	nm->flags |= rules_match("fia.fia_names", nm->s) ? F_FIA : 0;
-	nm->flags |= rules_match("fia.dfc", nm->s) ? F_DFC : 0;
-	nm->flags |= rules_match("fia.grouped_matmul", nm->s) ? F_GMM : 0;
-	nm->flags |= rules_match("fia.moe_gating", nm->s) ? F_GATE : 0;
-	nm->flags |= rules_match("fia.alltoallv", nm->s) ? F_A2A : 0;
-	nm->flags |= rules_match("fia.sampling", nm->s) ? F_SAMP : 0;
-	nm->flags |= rules_match("fia.fallback_anchors", nm->s) ? F_ANCH : 0;
-	nm->flags |= rules_match("fia.comm_names", nm->s) ? F_COMMN : 0;
-	nm->role = -1;
-	for (int r = 0; r < rsmall && nm->role < 0; r++)
+/* What the rules say of a raw kernel name; valid until the next call. */
+static const struct rawname *
+kname(const char *s, size_t n)
+{
+	static struct rawname *cache;
+	static struct buf kb;
+	struct rawname *c;
+
+	if (cache == NULL)
+		cache = xcalloc(RAWCACHE, sizeof *cache);
+	c = &cache[hash(s, n) & (RAWCACHE - 1)];
+	if (c->s && c->n == n && memcmp(c->s, s, n) == 0)
+		return c;
+	free(c->s);
+	c->s = xstrndup(s, n);
+	c->n = n;
+	c->flags = 0;
+	c->flags |= rules_match("fia.fia_names", c->s) ? F_FIA : 0;
+	c->flags |= rules_match("fia.dfc", c->s) ? F_DFC : 0;
+	c->flags |= rules_match("fia.grouped_matmul", c->s) ? F_GMM : 0;
+	c->flags |= rules_match("fia.moe_gating", c->s) ? F_GATE : 0;
+	c->flags |= rules_match("fia.alltoallv", c->s) ? F_A2A : 0;
+	c->flags |= rules_match("fia.sampling", c->s) ? F_SAMP : 0;
+	c->flags |= rules_match("fia.fallback_anchors", c->s) ? F_ANCH : 0;
+	c->flags |= rules_match("fia.comm_names", c->s) ? F_COMMN : 0;
+	c->role = -1;
+	for (int r = 0; r < rsmall && c->role < 0; r++)
 		for (const char *const *g = rglob[r]; *g; g++)
-			if (fnmatch(*g, nm->s, 0) == 0) {
-				nm->role = r;
+			if (fnmatch(*g, c->s, 0) == 0) {
+				c->role = r;
 				break;
 			}
-	htab[i] = ++nnames;
-	{
-		int id = (int)(nnames - 1), nid;
-		struct buf kb = { 0 };
-
-		opkey(names[id].s, strlen(names[id].s), &kb);
-		nid = kb.len == strlen(names[id].s) ? id : intern(kb.p, kb.len);
-		names[id].norm = nid;
-		buf_free(&kb);
-		return id;
-	}
+	kb.len = 0;
+	opkey(c->s, n, &kb);
+	c->norm = kb.len == n ? intern(c->s, n) : intern(kb.p, kb.len);
+	return c;
 }
 
 /* Output helpers ----------------------------------------------------- */
@@ -450,6 +487,7 @@ unit_begin(const char *dev, size_t n)
 	for (int i = 0; i < G.nst; i++) {
 		free(G.st[i].label);
 		free(G.st[i].raw);
+		free(G.st[i].first);
 	}
 	G.nst = 0;
 	for (int i = 0; i < NENG; i++)
@@ -496,7 +534,7 @@ streamidx(const struct rfield *f, int cls, int flags)
 	/* Compute on the other streams so far (the same set for c and m). */
 	s->c = G.comp;
 	s->m = G.comp;
-	s->first = -1;
+	s->first = NULL;
 	return G.nst++;
 }
 
@@ -831,28 +869,9 @@ static void
 layer_close(struct eng *e, int ei)
 {
 	struct layer *L = &e->cur;
-	struct acc ra[MAXROLE];
 	struct ltype *t;
 	int64_t wall;
 
-	memset(ra, 0, sizeof ra);
-	for (size_t i = 0; i < e->nbuf; i++) {
-		const struct lk *k = &e->buf[i];
-		int fl = names[k->name].flags;
-
-		L->kernels++;
-		L->ksum += k->e - k->s;
-		if (k->e > L->end)
-			L->end = k->e;
-		L->dfc += !!(fl & F_DFC);
-		L->gmm += !!(fl & F_GMM);
-		L->gate += !!(fl & F_GATE);
-		L->a2a += !!(fl & F_A2A);
-		L->samp += !!(fl & F_SAMP);
-		L->nfia += !!(fl & F_FIA);
-		L->aicpu += k->cls == C_AICPU;
-		acc_add(&ra[k->role], k->s, k->e);
-	}
 	if (L->fcls == FC_DECODE)
 		L->type = T_DECODE;
 	else if (L->dfc)
@@ -880,19 +899,16 @@ layer_close(struct eng *e, int ei)
 		t->wmax = wall;
 	t->fiasum += L->fiadur;
 	t->samp += L->samp > 0;
-	for (int r = 0; r < nroles; r++)
-		t->rwall[r] += acc_get(&ra[r]);
-	for (size_t i = 0; i < e->nbuf; i++) {
-		const struct lk *k = &e->buf[i];
-
-		t->rn[k->role]++;
-		t->rsum[k->role] += k->e - k->s;
-		t->rstreams[k->role] |= 1ULL << k->stream;
+	for (int r = 0; r < nroles; r++) {
+		t->rwall[r] += acc_get(&e->ra[r]);
+		t->rn[r] += e->rn[r];
+		t->rsum[r] += e->rsum[r];
+		t->rstreams[r] |= e->rst[r];
 	}
 	/* The template: the first layer of the type; later ones are matched. */
 	if (t->count == 1) {
-		t->ntpl = e->nbuf < (size_t)tplmax ? (int)e->nbuf : tplmax;
-		t->truncated = e->nbuf > (size_t)tplmax;
+		t->ntpl = (int)e->nbuf;
+		t->truncated = L->kernels > tplmax;
 		t->tpl = xcalloc((size_t)t->ntpl + 1, sizeof *t->tpl);
 		for (int i = 0; i < t->ntpl; i++) {
 			const struct lk *k = &e->buf[i];
@@ -903,10 +919,10 @@ layer_close(struct eng *e, int ei)
 		t->matched = 1;
 		L->match = 1;
 	} else {
-		int same = !t->truncated && e->nbuf == (size_t)t->ntpl;
+		int same = !t->truncated && L->kernels == t->ntpl;
 
 		for (int i = 0; same && i < t->ntpl; i++)
-			same = names[t->tpl[i].name].norm == names[e->buf[i].name].norm &&
+			same = t->tpl[i].name == e->buf[i].name &&
 			    t->tpl[i].stream == e->buf[i].stream;
 		if (same) {
 			for (int i = 0; i < t->ntpl; i++) {
@@ -930,18 +946,15 @@ layer_close(struct eng *e, int ei)
 					buf_adds(&tb, s);
 				}
 				/* Names in this layer that the template lacks. */
-				for (size_t i = 0; i < e->nbuf && shown < 4; i++) {
+				for (size_t i = 0; i < e->ndn && shown < 4; i++) {
 					int in = 0;
 
 					for (int j = 0; j < t->ntpl && !in; j++)
-						in = names[t->tpl[j].name].norm == names[e->buf[i].name].norm;
-					for (size_t j = 0; j < i && in == 0; j++)
-						if (names[e->buf[j].name].norm == names[e->buf[i].name].norm)
-							in = 2;
+						in = t->tpl[j].name == e->dn[i];
 					if (in)
 						continue;
 					buf_adds(&tb, shown ? ", " : "; not in the template: ");
-					buf_adds(&tb, names[names[e->buf[i].name].norm].s);
+					buf_adds(&tb, names[e->dn[i]].s);
 					shown++;
 				}
 				anomaly(t, &tb);
@@ -964,6 +977,15 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 		if (e->open)
 			layer_close(e, ei);
 		memset(&e->cur, 0, sizeof e->cur);
+		memset(e->ra, 0, sizeof e->ra);
+		memset(e->rn, 0, sizeof e->rn);
+		memset(e->rsum, 0, sizeof e->rsum);
+		memset(e->rst, 0, sizeof e->rst);
+		e->nbuf = e->ndn = 0;
+		if (++e->serial == 0) {		/* wrapped: forget the stamps */
+			memset(e->stamp, 0, e->capst * sizeof *e->stamp);
+			e->serial = 1;
+		}
 		e->cur.stepchg = prev && e->lstepk && step && !samestep(&e->lstep, 1, step);
 		keepstep(&e->lstep, &e->lstepk, step);
 		e->open = 1;
@@ -985,11 +1007,47 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 		e->pro_sum += k->e - k->s;
 		return;
 	}
-	if (e->nbuf == e->capbuf) {
-		e->capbuf = e->capbuf ? 2 * e->capbuf : 256;
-		e->buf = xreallocarray(e->buf, e->capbuf, sizeof *e->buf);
+	/* The kernel, into the open layer. */
+	struct layer *L = &e->cur;
+	int fl = k->flags;
+
+	L->kernels++;
+	L->ksum += k->e - k->s;
+	if (k->e > L->end)
+		L->end = k->e;
+	L->dfc += !!(fl & F_DFC);
+	L->gmm += !!(fl & F_GMM);
+	L->gate += !!(fl & F_GATE);
+	L->a2a += !!(fl & F_A2A);
+	L->samp += !!(fl & F_SAMP);
+	L->nfia += !!(fl & F_FIA);
+	L->aicpu += k->cls == C_AICPU;
+	acc_add(&e->ra[k->role], k->s, k->e);
+	e->rn[k->role]++;
+	e->rsum[k->role] += k->e - k->s;
+	e->rst[k->role] |= 1ULL << k->stream;
+	if (e->nbuf < (size_t)tplmax) {
+		if (e->nbuf == e->capbuf) {
+			e->capbuf = e->capbuf ? 2 * e->capbuf : 256;
+			e->buf = xreallocarray(e->buf, e->capbuf, sizeof *e->buf);
+		}
+		e->buf[e->nbuf++] = *k;
 	}
-	e->buf[e->nbuf++] = *k;
+	if ((size_t)k->name >= e->capst) {
+		size_t nc = nnames > 2 * e->capst ? nnames : 2 * e->capst + 64;
+
+		e->stamp = xreallocarray(e->stamp, nc, sizeof *e->stamp);
+		memset(e->stamp + e->capst, 0, (nc - e->capst) * sizeof *e->stamp);
+		e->capst = nc;
+	}
+	if (e->stamp[k->name] != e->serial) {
+		e->stamp[k->name] = e->serial;
+		if (e->ndn == e->capdn) {
+			e->capdn = e->capdn ? 2 * e->capdn : 64;
+			e->dn = xreallocarray(e->dn, e->capdn, sizeof *e->dn);
+		}
+		e->dn[e->ndn++] = k->name;
+	}
 }
 
 /* Output ------------------------------------------------------------- */
@@ -1291,7 +1349,7 @@ unit_end(void)
 			if (t->tpl[i].cls == C_AICPU) {
 				tb.len = 0;
 				buf_adds(&tb, "AI_CPU kernel ");
-				buf_adds(&tb, names[names[t->tpl[i].name].norm].s);
+				buf_adds(&tb, names[t->tpl[i].name].s);
 				buf_adds(&tb, " on stream ");
 				buf_adds(&tb, G.st[t->tpl[i].stream].label);
 				buf_adds(&tb, " (");
@@ -1359,7 +1417,7 @@ unit_end(void)
 			if (i)
 				buf_addc(&ob, ',');
 			buf_adds(&ob, "{\"name\":");
-			out_esc(&ob, names[names[k->name].norm].s, strlen(names[names[k->name].norm].s));
+			out_esc(&ob, names[k->name].s, names[k->name].n);
 			out_cstr(&ob, "role", roles[k->role]);
 			out_cstr(&ob, "stream", G.st[k->stream].label);
 			out_cstr(&ob, "class", clname[k->cls]);
@@ -1411,7 +1469,7 @@ unit_end(void)
 		putdur("busy", acc_get(&s->u));
 		putdur("overlap_compute", ov);
 		putratio("hidden_ratio", ov, acc_get(&s->u));
-		out_cstr(&ob, "first_kernel", s->first >= 0 ? names[s->first].s : NULL);
+		out_cstr(&ob, "first_kernel", s->first);
 		rec_put(&ob, stdout);
 	}
 	/* Summary. */
@@ -1570,15 +1628,67 @@ profile_end(void)
 static int
 classof(const struct rfield *f, int flags)
 {
+	static struct buf last;		/* the last task type, raw, and its class */
+	static int lastcls = -1;
+
 	if (flags & F_COMMN)
 		return C_COMM;
-	if (f == NULL || rf_str(f, &tmp) != 0)
+	if (f == NULL)
 		return C_COMPUTE;
-	if (rules_match("ops.comm_task_types", tmp.p))
-		return C_COMM;
-	if (rules_match("ops.aicpu_task_types", tmp.p))
-		return C_AICPU;
-	return C_COMPUTE;
+	if (lastcls >= 0 && last.len == f->vlen && memcmp(last.p, f->v, f->vlen) == 0)
+		return lastcls;
+	last.len = 0;
+	buf_add(&last, f->v, f->vlen);
+	if (rf_str(f, &tmp) != 0)
+		lastcls = C_COMPUTE;
+	else if (rules_match("ops.comm_task_types", tmp.p))
+		lastcls = C_COMM;
+	else if (rules_match("ops.aicpu_task_types", tmp.p))
+		lastcls = C_AICPU;
+	else
+		lastcls = C_COMPUTE;
+	return lastcls;
+}
+
+/*
+ * sr_kernel() with only the fields used here: the lazy scanner then stops
+ * at end_ns and skips the rest of the line (shapes, PMU counters).
+ */
+static int
+kernfields(struct rin *r, struct sr_kern *k)
+{
+	if (rin_scan(r) != 0)
+		return -1;
+	memset(k, 0, sizeof *k);
+	if (rin_i64(r, "start_ns", &k->start) != 0) {
+		snprintf(r->err, sizeof r->err, "kernel has no integer \"start_ns\"");
+		return -1;
+	}
+	if (rin_i64(r, "dur_ns", &k->dur) != 0) {
+		if (rin_i64(r, "end_ns", &k->end) != 0) {
+			snprintf(r->err, sizeof r->err,
+			    "kernel has no integer \"dur_ns\" or \"end_ns\"");
+			return -1;
+		}
+		k->dur = k->end - k->start;
+	} else if (rin_i64(r, "end_ns", &k->end) != 0)
+		k->end = k->start + k->dur;
+	if (k->end < k->start) {
+		snprintf(r->err, sizeof r->err, "kernel ends before it starts "
+		    "(\"end_ns\" %lld < \"start_ns\" %lld)",
+		    (long long)k->end, (long long)k->start);
+		return -1;
+	}
+	k->device = rin_get(r, "device");
+	k->stream = rin_get(r, "stream");
+	k->step = rin_get(r, "step");
+	k->name = rin_get(r, "name");
+	k->task_type = rin_get(r, "task_type");
+	if (k->stream && rf_isnull(k->stream))
+		k->stream = NULL;
+	if (k->step && rf_isnull(k->step))
+		k->step = NULL;
+	return 0;
 }
 
 static int
@@ -1593,17 +1703,23 @@ kernelrec(struct rin *r)
 		snprintf(r->err, sizeof r->err, "kernel before any \"profile\" record");
 		return -1;
 	}
-	if (sr_kernel(r, &k) != 0)
+	if (kernfields(r, &k) != 0)
 		return -1;
 	if (G.ksec == 2) {
 		snprintf(r->err, sizeof r->err, "kernel after the profile's \"host\" records");
 		return -1;
 	}
-	if (k.name == NULL || rf_str(k.name, &tmp) != 0) {
+	if (k.name == NULL || rf_str(k.name, &nmb) != 0) {
 		snprintf(r->err, sizeof r->err, "kernel has no string \"name\"");
 		return -1;
 	}
-	x.name = intern(tmp.p, tmp.len);
+	{
+		const struct rawname *kn = kname(nmb.p, nmb.len);
+
+		x.name = kn->norm;
+		x.flags = kn->flags;
+		x.role = kn->role;
+	}
 	if ((o = sr_order(&G.ord, r, &k)) < 0)
 		return -1;
 	G.ksec = 1;
@@ -1612,11 +1728,11 @@ kernelrec(struct rin *r)
 		unit_end();
 		unit_begin(G.ord.dev.p, G.ord.dev.len);
 	}
-	fl = names[x.name].flags;
+	fl = x.flags;
 	x.cls = classof(k.task_type, fl);
 	x.stream = streamidx(k.stream, x.cls, fl);
-	x.role = names[x.name].role >= 0 ? names[x.name].role :
-	    k.dur < small_ns ? rsmall : rother;
+	if (x.role < 0)
+		x.role = k.dur < small_ns ? rsmall : rother;
 	x.s = k.start;
 	x.e = k.end;
 	gap = G.havek ? k.start - G.maxend : -1;
@@ -1653,8 +1769,8 @@ kernelrec(struct rin *r)
 	s->sum += k.dur;
 	s->ncl[x.cls]++;
 	s->clsum[x.cls] += k.dur;
-	if (s->first < 0)
-		s->first = x.name;
+	if (s->first == NULL)
+		s->first = xstrndup(nmb.p, nmb.len);
 
 	eng_kernel(&G.e[E_FIA], E_FIA, &x, fl & F_FIA, k.dur, k.step, gap);
 	eng_kernel(&G.e[E_ATT], E_ATT, &x, fl & F_ANCH, k.dur, k.step, gap);
@@ -1677,9 +1793,7 @@ opstatrec(struct rin *r)
 
 	if (G.active && G.ksec == 0 && rin_scan(r) == 0 &&
 	    rin_str(r, "op_type", &tmp) == 0 && rin_i64(r, "count", &n) == 0) {
-		int id = intern(tmp.p, tmp.len);
-
-		fl = names[id].flags;
+		fl = kname(tmp.p, tmp.len)->flags;
 		G.opn++;
 		G.opcnt[0] += (fl & F_FIA) ? n : 0;
 		G.opcnt[1] += (fl & F_DFC) ? n : 0;

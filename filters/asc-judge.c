@@ -90,6 +90,29 @@ emit(jv obj, void *arg)
 	buf_free(&b);
 }
 
+/*
+ * torch_npu's step_trace rows keyed by step, built here: jq 1.6 copies an
+ * object on every insert in a reduce, which is quadratic in the steps.
+ */
+static jv
+keybystep(jv acc)
+{
+	jv rows = jv_object_get(jv_copy(acc), jv_string("step_trace"));
+	jv by = jv_object();
+	int n = jv_array_length(jv_copy(rows));
+
+	for (int i = 0; i < n; i++) {
+		jv r = jv_array_get(jv_copy(rows), i);
+		jv st = jv_object_get(jv_copy(r), jv_string("step"));
+		jv key = jv_get_kind(st) == JV_KIND_STRING ? st :
+		    (jv_free(st), jv_string(""));
+
+		by = jv_object_set(by, key, r);
+	}
+	jv_free(rows);
+	return jv_object_set(acc, jv_string("step_trace_by_step"), by);
+}
+
 static void
 flush(void)
 {
@@ -100,7 +123,7 @@ flush(void)
 	if (!have)
 		return;
 	have = 0;
-	acc = gather_take(g);
+	acc = keybystep(gather_take(g));
 	p = jv_getpath(jv_copy(acc), JV_ARRAY(jv_string("profile"), jv_number(0), jv_string("profile")));
 	name = xstrdup(jv_get_kind(p) == JV_KIND_STRING ? jv_string_value(p) : "");
 	jv_free(p);

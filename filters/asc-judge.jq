@@ -69,7 +69,7 @@ $R.attribution as $A |
 # (a capture may have tens of thousands of steps).
 (reduce $WIN[] as $w ({}; .[$w.step_id | tostring] += [$w])) as $WBS |
 (reduce $WIN[] as $w ({}; .[$w.group_id // "null"] += [$w])) as $WBG |
-(reduce $ST[] as $t ({}; .[$t.step // "" | tostring] = $t)) as $STBY |
+(.step_trace_by_step // {}) as $STBY |
 
 # Windows that may speak about the host: inside steps, not at an edge.
 def hostwins: map(select(.boundary | not) | select(.scope != "global"));

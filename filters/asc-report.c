@@ -39,6 +39,7 @@ static struct gather *g;
 static int have, kflag, nreports, rc = EX_OK;
 static const char *outpath;	/* -o: one file (a single profile) */
 static FILE *out;
+static int direct;		/* -o names a device or fifo */
 
 static void usage(void) __attribute__((noreturn));
 
@@ -153,6 +154,17 @@ main(int argc, char *argv[])
 	prog = jqprog_new("asc-report.jq", asc_report_jq);
 	out = stdout;
 	if (outpath) {
+		struct stat st;
+
+		/* A device or fifo (-o /dev/null) is written in place. */
+		if (stat(outpath, &st) == 0 && !S_ISREG(st.st_mode)) {
+			if ((out = fopen(outpath, "w")) == NULL)
+				dieerr("%s", outpath);
+			outpath = NULL;
+			direct = 1;
+		}
+	}
+	if (outpath) {
 		/* Written aside and renamed: never a half-written report. */
 		size_t n = strlen(outpath) + 16;
 		int fd;
@@ -188,6 +200,8 @@ main(int argc, char *argv[])
 		free(tmp);
 	}
 	gather_free(g);
+	if (direct && (fflush(out) != 0 || ferror(out) || fclose(out) != 0))
+		dieerr("report");
 	jqprog_free(prog);
 	xclose_stdout();
 	return rc;
