@@ -1859,7 +1859,7 @@ int
 main(int argc, char *argv[])
 {
 	struct sr_filter f = { onrec, onend, NULL };
-	size_t maxline = 1 << 20;
+	size_t maxline = (size_t)1 << 28;
 	const char *rfile = NULL;
 	int c, kflag = 0, rc;
 
