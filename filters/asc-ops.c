@@ -106,6 +106,8 @@ static struct {
 	/* communication windows */
 	struct iv	*cw;			/* comm records */
 	size_t		 ncw, capcw;
+	int64_t		*cwmax;			/* max end of cw[0..i], once sorted */
+	int		 cwsorted;
 	struct iv	*ck;			/* comm kernels of the device pass */
 	size_t		 nck, capck;
 	/* the current step's kernels */
@@ -555,11 +557,46 @@ commoverlap(int64_t a, int64_t b)
 	int64_t sum = 0, cs = 0, ce = 0;
 	int have = 0;
 
+	/*
+	 * The comm records (tens of thousands in a long capture) are sorted
+	 * once by start with a running maximum of their ends, so a query only
+	 * visits the records that can reach [a, b).
+	 */
+	if (!S.cwsorted) {
+		qsort(S.cw, S.ncw, sizeof *S.cw, ivcmp);
+		S.cwmax = xreallocarray(S.cwmax, S.ncw + 1, sizeof *S.cwmax);
+		for (size_t i = 0; i < S.ncw; i++)
+			S.cwmax[i] = i && S.cwmax[i - 1] > S.cw[i].e ? S.cwmax[i - 1] : S.cw[i].e;
+		S.cwsorted = 1;
+	}
 	for (int pass = 0; pass < 2; pass++) {
 		const struct iv *l = pass ? S.ck : S.cw;
-		size_t m = pass ? S.nck : S.ncw;
+		size_t m = pass ? S.nck : S.ncw, lo = 0;
 
-		for (size_t i = 0; i < m; i++) {
+		if (!pass) {
+			/* Records starting before b; stop where none reaches a. */
+			size_t hi = S.ncw, l0 = 0;
+
+			while (l0 < hi) {
+				size_t mid = l0 + (hi - l0) / 2;
+
+				if (S.cw[mid].s < b)
+					l0 = mid + 1;
+				else
+					hi = mid;
+			}
+			m = l0;
+			/* cwmax only grows: the first index whose max end passes a. */
+			for (lo = 0, hi = m; lo < hi;) {
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (S.cwmax[mid] > a)
+					hi = mid;
+				else
+					lo = mid + 1;
+			}
+		}
+		for (size_t i = lo; i < m; i++) {
 			int64_t s = l[i].s > a ? l[i].s : a, e = l[i].e < b ? l[i].e : b;
 
 			if (e <= s)
@@ -1715,6 +1752,7 @@ commrec(struct rin *r)
 		}
 		S.cw[S.ncw].s = s;
 		S.cw[S.ncw++].e = s + e;
+		S.cwsorted = 0;
 	}
 	sr_pass(r);
 	return 0;
