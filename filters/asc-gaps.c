@@ -307,6 +307,9 @@ pass_end(void)
 		all[nglob++] = G.glob.v[i];
 	if (trail.n)
 		all[nglob++] = trail.v[0];
+	long prevwi = -2;
+	size_t run = 0, nneg = 0;
+
 	for (size_t i = 0; i < nglob; i++) {
 		const struct gap *g = &all[i];
 		long wi = holder(g->a);
@@ -323,9 +326,17 @@ pass_end(void)
 			gid = G.ids.p + G.w[wi].gid;
 			gidn = G.w[wi].gidn;
 		}
-		for (size_t j = 0; j < i; j++)
-			if (holder(all[j].a) == wi)
-				nth++;
+		/* Gaps are in time order, so a window's gaps are consecutive;
+		 * those outside every window (-1) are counted apart. */
+		if (wi < 0)
+			nth = nneg++;
+		else if (wi == prevwi)
+			nth = run++;
+		else {
+			prevwi = wi;
+			run = 1;
+			nth = 0;
+		}
 		bubble(sid, sidn, gid, gidn, "global", nth, g->a, g->b,
 		    g->before, g->before ? strlen(g->before) : 0,
 		    g->after, g->after ? strlen(g->after) : 0, partial);
