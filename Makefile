@@ -31,15 +31,13 @@ lib/rules_default.c: lib/rules.json
 	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' lib/rules.json; \
 	  echo ';'; } > $@
 
-# jq programs of asc-judge and asc-report are compiled in the same way.
-filters/%.jq.c: filters/%.jq
+# jq programs of asc-judge and asc-report are included as C strings.
+filters/%.jq.inc: filters/%.jq
 	{ echo '/* generated from $<: do not edit */'; \
-	  echo 'const char $(subst -,_,$*)_jq[] ='; \
-	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $<; \
-	  echo ';'; } > $@
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $<; } > $@
 
-bin/asc-judge: filters/asc-judge.jq.o
-bin/asc-report: filters/asc-report.jq.o
+filters/asc-judge.o: filters/asc-judge.jq.inc
+filters/asc-report.o: filters/asc-report.jq.inc
 
 lib/libasc.a: $(LIBOBJ)
 	rm -f $@
@@ -90,8 +88,8 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:
-	rm -rf bin $(OBJ) $(OBJ:.o=.d) lib/libasc.a lib/rules_default.c filters/*.jq.c filters/*.jq.o $(TESTBIN)
+	rm -rf bin $(OBJ) $(OBJ:.o=.d) lib/libasc.a lib/rules_default.c filters/*.jq.inc $(TESTBIN)
 
 -include $(OBJ:.o=.d)
 .PHONY: all deps demo check asan bench lint install uninstall clean
-.SECONDARY: $(OBJ) filters/asc-judge.jq.c filters/asc-report.jq.c
+.SECONDARY: $(OBJ) filters/asc-judge.jq.inc filters/asc-report.jq.inc

@@ -17,7 +17,10 @@
 #include "rules.h"
 #include "util.h"
 
-extern const char asc_judge_jq[];
+/* The built-in jq program, made from asc-judge.jq by the Makefile. */
+static const char asc_judge_jq[] =
+#include "asc-judge.jq.inc"
+;
 
 /*
  * Record types the verdict reads, with their caps: significant bubble

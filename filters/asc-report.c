@@ -19,7 +19,10 @@
 #include "rules.h"
 #include "util.h"
 
-extern const char asc_report_jq[];
+/* The built-in jq program, made from asc-report.jq by the Makefile. */
+static const char asc_report_jq[] =
+#include "asc-report.jq.inc"
+;
 
 /* What the report reads, capped; everything else is skipped unparsed. */
 static const struct gather_type kept[] = {
