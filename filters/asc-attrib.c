@@ -996,7 +996,7 @@ ppm(const char *key)
 int
 main(int argc, char *argv[])
 {
-	struct sr_filter f = { onrec, onend, NULL };
+	struct sr_filter f = { onrec, onend, NULL, NULL, 0 };
 	size_t maxline = (size_t)1 << 28;
 	const char *rfile = NULL;
 	int c, kflag = 0, rc;

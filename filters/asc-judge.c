@@ -163,8 +163,11 @@ run(const char *path)
 			have = 1;
 		}
 		/* Pass through: the record is not changed. */
-		fwrite(r.line, 1, r.len, stdout);
-		putchar('\n');
+		if (fwrite_unlocked(r.line, 1, r.len, stdout) != r.len ||
+		    putc_unlocked('\n', stdout) == EOF)
+			dieerr("stdout");
+		if (k < 0 && tn == 4 && memcmp(t, "host", 4) == 0)
+			rin_bulk(&r, "host", stdout);	/* not gathered */
 		if (k < 0 || !have)
 			continue;	/* records before any profile: ignored */
 		if (gather_add(g, k, &r) != 0) {
@@ -211,7 +214,7 @@ main(int argc, char *argv[])
 		}
 	g = gather_new(kept, NKEPT);
 	prog = jqprog_new("asc-judge.jq", asc_judge_jq);
-	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	stdout_big();
 	if (argc == 0)
 		run("-");
 	for (int i = 0; i < argc && (rc == EX_OK || kflag); i++)

@@ -110,8 +110,11 @@ run(const char *path)
 				break;
 			continue;
 		}
-		if ((k = gather_index(g, t, tn)) < 0)
+		if ((k = gather_index(g, t, tn)) < 0) {
+			if (tn == 4 && memcmp(t, "host", 4) == 0)
+				rin_bulk(&r, "host", NULL);
 			continue;
+		}
 		if (k == 0) {
 			flush();
 			have = 1;

@@ -1097,7 +1097,6 @@ drilldown(void)
 
 		r.line = d->line;
 		r.len = strlen(d->line);
-		r.cap = r.len + 1;
 		if (rin_scan(&r) == 0)
 			for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 				out_key(&ob, keys[i]);
@@ -1180,7 +1179,7 @@ onend(void *arg)
 int
 main(int argc, char *argv[])
 {
-	struct sr_filter f = { onrec, onend, NULL };
+	struct sr_filter f = { onrec, onend, NULL, "host", 0 };
 	size_t maxline = (size_t)1 << 28;
 	const char *rfile = NULL;
 	int c, kflag = 0, rc;

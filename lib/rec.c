@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <jv.h>
 
@@ -13,52 +15,173 @@
 
 unsigned long rec_badutf8;
 
+#define RBUF	((size_t)1 << 20)	/* first read buffer size */
+
 int
 rin_open(struct rin *r, const char *path, size_t maxline)
 {
 	memset(r, 0, sizeof *r);
 	r->maxline = maxline ? maxline : (size_t)1 << 28;
 	if (strcmp(path, "-") == 0) {
-		r->fp = stdin;
+		r->fd = 0;
 		r->name = "<stdin>";
-		return 0;
+	} else {
+		r->name = path;
+		if ((r->fd = open(path, O_RDONLY)) < 0)
+			return -1;
 	}
-	r->name = path;
-	if ((r->fp = fopen(path, "r")) == NULL)
-		return -1;
+	pipe_widen(r->fd);
 	return 0;
 }
 
 void
 rin_close(struct rin *r)
 {
-	if (r->fp && r->fp != stdin)
-		fclose(r->fp);
-	free(r->line);
+	if (r->fd > 0)
+		close(r->fd);
+	free(r->rb);
 	buf_free(&r->norm);
-	r->line = NULL;
-	r->fp = NULL;
+	r->rb = r->line = NULL;
+	r->fd = -1;
 }
 
-/* Read one physical line into r->line; returns its length or -1 at EOF. */
-static long
-rawline(struct rin *r)
+/* Read more input after rb[0..rblen); 0 at end of input. */
+static size_t
+refill(struct rin *r)
 {
 	ssize_t n;
 
-	errno = 0;
-	n = getline(&r->line, &r->cap, r->fp);
-	if (n < 0) {
-		if (ferror(r->fp))
-			dieerr("%s", r->name);
-		return -1;
+	if (r->rblen + 1 >= r->rbcap) {
+		r->rbcap = r->rbcap ? 2 * r->rbcap : RBUF;
+		r->rb = xrealloc(r->rb, r->rbcap);
 	}
-	r->lineno++;
-	if (n && r->line[n - 1] == '\n')
-		r->line[--n] = '\0';
-	if (n && r->line[n - 1] == '\r')
-		r->line[--n] = '\0';
-	return n;
+	do
+		n = read(r->fd, r->rb + r->rblen, r->rbcap - r->rblen - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		dieerr("%s", r->name);
+	r->rblen += (size_t)n;
+	return (size_t)n;
+}
+
+/*
+ * One physical line, pointed to in the read buffer (no copy) and
+ * NUL-terminated in place; its length, -1 at EOF, or -2 for a line
+ * longer than maxline (skipped without being held).
+ */
+static long
+rawline(struct rin *r)
+{
+	size_t skipped = 0;
+
+	for (;;) {
+		char *s = r->rb + r->rbpos, *nl;
+		size_t avail = r->rblen - r->rbpos, n;
+
+		nl = avail ? memchr(s, '\n', avail) : NULL;
+		if (nl && skipped) {
+			r->rbpos += (size_t)(nl - s) + 1;
+			r->lineno++;
+			return -2;
+		}
+		if (nl == NULL && (skipped || avail > r->maxline)) {
+			/* Too long: drop what we hold, read on to its end. */
+			skipped += avail;
+			r->rbpos = r->rblen = 0;
+			if (r->eof || refill(r) == 0) {
+				r->eof = 1;
+				r->lineno++;
+				return -2;
+			}
+			continue;
+		}
+		if (nl == NULL && r->eof) {
+			if (avail == 0)
+				return -1;
+			nl = s + avail;		/* a last line without newline */
+		}
+		if (nl) {
+			n = (size_t)(nl - s);
+			r->rbpos += n + (r->rbpos + n < r->rblen);
+			*nl = '\0';	/* refill() keeps a spare byte for this */
+			r->lineno++;
+			if (n && s[n - 1] == '\r')
+				s[--n] = '\0';
+			r->line = s;
+			return (long)n;
+		}
+		/* Keep the partial line, read more behind it. */
+		if (r->rbpos) {
+			memmove(r->rb, s, avail);
+			r->rblen = avail;
+			r->rbpos = 0;
+		}
+		if (refill(r) == 0)
+			r->eof = 1;
+	}
+}
+
+/* Write n bytes straight to fp's descriptor, after what fp holds. */
+static void
+rawwrite(FILE *fp, const char *p, size_t n)
+{
+	if (fflush(fp) != 0)
+		dieerr("stdout");
+	while (n) {
+		ssize_t w = write(fileno(fp), p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			dieerr("stdout");
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+void
+rin_bulk(struct rin *r, const char *type, FILE *fp)
+{
+	char pre[64];
+	int pn = snprintf(pre, sizeof pre, "{\"type\":\"%s\"", type);
+
+	if (pn < 0 || (size_t)pn >= sizeof pre)
+		return;
+	for (;;) {
+		char *s = r->rb + r->rbpos, *e = r->rb + r->rblen, *p = s, *nl;
+		unsigned long lines = 0;
+		int stop = 0;
+
+		while (p < e && (nl = memchr(p, '\n', (size_t)(e - p))) != NULL) {
+			size_t n = (size_t)(nl - p);
+
+			/* Anything unusual goes back to rin_next to judge. */
+			if (n <= (size_t)pn || n > r->maxline || memcmp(p, pre, (size_t)pn) != 0 ||
+			    (p[pn] != ',' && p[pn] != '}') || nl[-1] == '\r') {
+				stop = 1;
+				break;
+			}
+			p = nl + 1;
+			lines++;
+		}
+		if (p > s && fp)
+			rawwrite(fp, s, (size_t)(p - s));
+		r->rbpos += (size_t)(p - s);
+		r->lineno += lines;
+		if (stop || r->eof)
+			return;
+		/* A partial line (or nothing) is left: read more behind it. */
+		s = r->rb + r->rbpos;
+		if (r->rbpos == 0 && r->rblen + 1 >= r->rbcap)
+			return;		/* a line as long as the buffer */
+		memmove(r->rb, s, r->rblen - r->rbpos);
+		r->rblen -= r->rbpos;
+		r->rbpos = 0;
+		if (refill(r) == 0) {
+			r->eof = 1;
+			return;
+		}
+	}
 }
 
 int
@@ -68,12 +191,12 @@ rin_next(struct rin *r)
 
 	r->nf = -1;
 	for (;;) {
-		if ((n = rawline(r)) < 0)
+		if ((n = rawline(r)) == -1)
 			return 0;
 		if (n == 0)
 			continue;
-		r->len = (size_t)n;
-		if (r->len > r->maxline) {
+		r->len = n < 0 ? r->maxline + 1 : (size_t)n;
+		if (n < 0 || r->len > r->maxline) {
 			snprintf(r->err, sizeof r->err,
 			    "line longer than %zu bytes", r->maxline);
 			return -1;
@@ -203,6 +326,39 @@ isnumber(const char *v, size_t n)
 			return 0;
 	}
 	return i == n;
+}
+
+/* The end of a JSON number at p, or NULL if p does not start one. */
+static const char *
+numend(const char *p, const char *e)
+{
+	const char *d;
+
+	if (p < e && *p == '-')
+		p++;
+	if (p < e && *p == '0')
+		p++;
+	else {
+		for (d = p; p < e && *p >= '0' && *p <= '9'; p++)
+			;
+		if (p == d)
+			return NULL;
+	}
+	if (p < e && *p == '.') {
+		for (d = ++p; p < e && *p >= '0' && *p <= '9'; p++)
+			;
+		if (p == d)
+			return NULL;
+	}
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		if (++p < e && (*p == '+' || *p == '-'))
+			p++;
+		for (d = p; p < e && *p >= '0' && *p <= '9'; p++)
+			;
+		if (p == d)
+			return NULL;
+	}
+	return p;
 }
 
 static int
@@ -335,6 +491,20 @@ scannext(struct rin *r)
 	if (p >= e || *p != ':')
 		return -1;
 	p = skipws(p + 1, e);
+	/* Strings and plain numbers, the bulk of every record, in one step. */
+	if (p < e && *p == '"') {
+		if ((q = skipstr(p, e, &esc)) == NULL)
+			return -1;
+		f->v = p;
+		f->vlen = (size_t)(q - p);
+		goto next;
+	}
+	if (p < e && ((*p >= '0' && *p <= '9') || *p == '-') &&
+	    (q = numend(p, e)) != NULL && (q == e || *q == ',' || *q == ' ')) {
+		f->v = p;
+		f->vlen = (size_t)(q - p);
+		goto next;
+	}
 	if ((q = skipval(p, e)) == NULL)
 		return -1;
 	f->v = p;
@@ -347,6 +517,7 @@ scannext(struct rin *r)
 	}
 	if (!validscalar(f->v, f->vlen))
 		return -1;
+next:
 	r->nf++;
 	p = skipws(q, e);
 	if (p < e && *p == ',') {
@@ -863,7 +1034,7 @@ void
 rec_put(struct buf *b, FILE *fp)
 {
 	buf_add(b, "}\n", 2);
-	if (fwrite(b->p, 1, b->len, fp) != b->len)
+	if (fwrite_unlocked(b->p, 1, b->len, fp) != b->len)
 		dieerr("stdout");
 	b->len = 0;
 }

@@ -28,11 +28,15 @@ struct rfield {
 };
 
 struct rin {
-	FILE		*fp;
+	int		 fd;
 	const char	*name;		/* for messages */
 	unsigned long	 lineno;
-	char		*line;		/* current line, NUL-terminated, no \n */
-	size_t		 len, cap, maxline;
+	char		*line;		/* current line, NUL-terminated, no \n;
+					 * valid until the next rin_next() */
+	size_t		 len, maxline;
+	char		*rb;		/* read buffer: lines are spans of it */
+	size_t		 rbcap, rbpos, rblen;
+	int		 eof;
 	int		 nf;
 	int		 lazy;		/* fields after lp not scanned yet */
 	const char	*lp, *le;
@@ -47,6 +51,16 @@ void	rin_close(struct rin *);
 /* Next non-empty line: 1, 0 at end of input, -1 too long or bad (err set:
  * the reader is then at the next line).  Read errors are fatal. */
 int	rin_next(struct rin *);
+/*
+ * After a record of type `type` that the caller passed (or dropped)
+ * unchanged: pass the lines that follow while they are the same type in
+ * canonical form ({"type":"T" first, LF-terminated, within maxline),
+ * written to fp as they are (fp NULL: dropped) without a copy and without
+ * being returned by rin_next, which goes on with the first other line.
+ * Lines are counted.  For the millions of host events most stages only
+ * carry along.
+ */
+void	rin_bulk(struct rin *, const char *type, FILE *fp);
 /* The record's "type" as a span of the line.  0, or -1 (err set). */
 int	rin_type(struct rin *, const char **t, size_t *n);
 /* Tokenise the current line's top-level object.  0, or -1 (err set). */

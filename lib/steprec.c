@@ -153,7 +153,8 @@ sr_ctx(struct buf *b, const struct sr_kern *k)
 void
 sr_pass(const struct rin *r)
 {
-	if (fwrite(r->line, 1, r->len, stdout) != r->len || putchar('\n') == EOF)
+	if (fwrite_unlocked(r->line, 1, r->len, stdout) != r->len ||
+	    putc_unlocked('\n', stdout) == EOF)
 		dieerr("stdout");
 }
 
@@ -169,6 +170,7 @@ sr_run(int nfiles, char **files, size_t maxline, int kflag,
 		nfiles = 1;
 		files = stdinonly;
 	}
+	stdout_big();
 	for (int i = 0; i < nfiles; i++) {
 		int st;
 
@@ -179,8 +181,11 @@ sr_run(int nfiles, char **files, size_t maxline, int kflag,
 			size_t tn;
 
 			if (st > 0 && rin_type(&r, &t, &tn) == 0 &&
-			    f->rec(&r, t, tn, f->arg) == 0)
+			    f->rec(&r, t, tn, f->arg) == 0) {
+				if (f->bulk && sr_is(t, tn, f->bulk))
+					rin_bulk(&r, f->bulk, f->bulk_drop ? NULL : stdout);
 				continue;
+			}
 			warnmsg("%s:%lu: %s", r.name, r.lineno, r.err);
 			rc = EX_DATA;
 			if (!kflag) {

@@ -66,6 +66,13 @@ struct sr_filter {
 	int	(*rec)(struct rin *, const char *type, size_t tlen, void *arg);
 	void	(*end)(void *arg);
 	void	 *arg;
+	/*
+	 * bulk: a record type that rec() passes unchanged (bulk_drop: drops)
+	 * from its second consecutive record on; the loop then moves such
+	 * runs without calling rec() (rin_bulk).
+	 */
+	const char *bulk;
+	int	 bulk_drop;
 };
 int	sr_run(int nfiles, char **files, size_t maxline, int kflag,
 	    const struct sr_filter *);

@@ -27,6 +27,10 @@ void	*xreallocarray(void *, size_t, size_t);
 char	*xstrdup(const char *);
 char	*xstrndup(const char *, size_t);
 
+/* Widen a pipe to 1 MiB (best effort); stdout in 1 MiB blocks. */
+void	 pipe_widen(int fd);
+void	 stdout_big(void);
+
 /* Parse a decimal option argument in [min, max] or exit EX_SYS naming it. */
 long long xnum(const char *s, long long min, long long max, const char *what);
 

@@ -536,6 +536,40 @@ test_lines(void)
 		done(&r);
 		free(s);
 	}
+
+	/*
+	 * Lines are spans of a read buffer refilled in blocks: 5 MB of lines
+	 * of varying length cross every block boundary; each comes back whole.
+	 */
+	{
+		size_t cap = 5u << 20, len = 0;
+		char *s = xmalloc(cap + 256);
+		long i = 0, got = 0, bad = 0;
+
+		while (len < cap)
+			len += (size_t)sprintf(s + len, "{\"type\":\"k\",\"i\":%ld,\"pad\":\"%.*s\"}\n",
+			    i, (int)(i % 97), "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"), i++;
+		openwith(&r, s, len, 0);
+		while (rin_next(&r) == 1) {
+			int64_t v;
+
+			if (rin_scan(&r) != 0 || rin_i64(&r, "i", &v) != 0 || v != got ||
+			    r.len != strlen(r.line) || r.line[r.len - 1] != '}')
+				bad++;
+			got++;
+		}
+		CHECK(got == i && bad == 0 && r.lineno == (unsigned long)i);
+		done(&r);
+		/* A too-long last line without a newline is refused, then EOF. */
+		memset(s, 'y', 3u << 20);
+		memcpy(s, "{\"type\":\"a\"}\n", 13);
+		openwith(&r, s, 3u << 20, 1 << 20);
+		CHECK(rin_next(&r) == 1 && typeis(&r, "a"));
+		CHECK(rin_next(&r) == -1 && r.lineno == 2);
+		CHECK(rin_next(&r) == 0);
+		done(&r);
+		free(s);
+	}
 }
 
 static void
