@@ -627,6 +627,32 @@ rin_type(struct rin *r, const char **t, size_t *n)
 	return 0;
 }
 
+/*
+ * pat (n >= 2) in [p, e), or NULL.  Candidates are the places where both
+ * pat[0] and pat[1] match, eight at a time; each is then compared whole.
+ * Faster than memmem for the short patterns and lines asked here.
+ */
+static const char *
+findpat(const char *p, const char *e, const char *pat, size_t n)
+{
+	if ((size_t)(e - p) < n)
+		return NULL;
+	for (; e - p >= 9; p += 8) {
+		uint64_t m = SWAR_BYTE(swar_load(p), pat[0]) & SWAR_BYTE(swar_load(p + 1), pat[1]);
+
+		for (; m; m &= m - 1) {
+			const char *c = p + (__builtin_ctzll(m) >> 3);
+
+			if ((size_t)(e - c) >= n && memcmp(c, pat, n) == 0)
+				return c;
+		}
+	}
+	for (; (size_t)(e - p) >= n; p++)
+		if (p[0] == pat[0] && memcmp(p, pat, n) == 0)
+			return p;
+	return NULL;
+}
+
 const struct rfield *
 rin_get(const struct rin *cr, const char *key)
 {
@@ -644,6 +670,22 @@ rin_get(const struct rin *cr, const char *key)
 	for (int i = 0; i < r->nf; i++)
 		if (r->f[i].klen == kl && memcmp(r->f[i].k, key, kl) == 0)
 			return &r->f[i];
+	/*
+	 * A key that is not in the rest of the line as "key" (and no escape
+	 * could spell it otherwise) is absent: no need to tokenise up to the
+	 * end of a long record to find that out.
+	 */
+	if (kl + 2 <= 64) {
+		char pat[64];
+		size_t rest = (size_t)(r->le - r->lp);
+
+		pat[0] = '"';
+		memcpy(pat + 1, key, kl);
+		pat[kl + 1] = '"';
+		if (findpat(r->lp, r->lp + rest, pat, kl + 2) == NULL &&
+		    memchr(r->lp, '\\', rest) == NULL)
+			return NULL;
+	}
 	while ((rc = scannext(r)) == 1) {
 		struct rfield *f = &r->f[r->nf - 1];
 

@@ -168,6 +168,46 @@ test_fast(void)
 	CHECK(rin_next(&r) == 0);
 	done(&r);
 
+	/*
+	 * Absent keys are found absent without tokenising the rest (a text
+	 * search for "key"), and the search never hides a key that is there:
+	 * a key spelled inside a string or a nested object, a key behind an
+	 * escape, keys at every offset of the eight-byte search steps.
+	 */
+	{
+		static const char *const lines[] = {
+			"{\"type\":\"a\",\"x\":1,\"kk\":2,\"s\":\"k\"}\n",
+			"{\"type\":\"a\",\"o\":{\"k\":1},\"z\":\"\\\"k\\\"\"}\n",
+			"{\"type\":\"a\",\"s\":\"\\u0041\",\"k\":3}\n",
+		};
+		static const int want[] = { -1, -1, 3 };
+		char line[128];
+
+		for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+			int64_t v;
+
+			openwith(&r, lines[i], strlen(lines[i]), 0);
+			CHECK(rin_next(&r) == 1 && rin_scan(&r) == 0);
+			if (want[i] < 0)
+				CHECK(rin_get(&r, "k") == NULL);
+			else
+				CHECK(rin_i64(&r, "k", &v) == 0 && v == want[i]);
+			if (i == 0)
+				CHECK(i64is(&r, "kk", 2) && rin_get(&r, "x") != NULL);
+			done(&r);
+		}
+		for (int pad = 0; pad < 24; pad++) {
+			int n = snprintf(line, sizeof line, "{\"type\":\"a\",\"%.*s\":0,\"k\":%d}\n",
+			    pad, "pppppppppppppppppppppppp", pad);
+			int64_t v;
+
+			openwith(&r, line, (size_t)n, 0);
+			CHECK(rin_next(&r) == 1 && rin_scan(&r) == 0);
+			CHECK(rin_i64(&r, "k", &v) == 0 && v == pad);
+			done(&r);
+		}
+	}
+
 	/* Empty type, and every scalar kind on the fast path. */
 	CHECK(scanone(&r, "{\"type\":\"\",\"t\":true,\"f\":false,\"z\":null,"
 	    "\"n\":-12.5e-1,\"s\":\"x\"}") == 0);
