@@ -111,8 +111,7 @@ run(const char *path)
 			continue;
 		}
 		if ((k = gather_index(g, t, tn)) < 0) {
-			if (tn == 4 && memcmp(t, "host", 4) == 0)
-				rin_bulk(&r, "host", NULL);
+			rin_bulk(&r, t, tn, NULL);	/* not gathered: skip the run */
 			continue;
 		}
 		if (k == 0) {

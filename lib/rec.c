@@ -140,10 +140,10 @@ rawwrite(FILE *fp, const char *p, size_t n)
 }
 
 void
-rin_bulk(struct rin *r, const char *type, FILE *fp)
+rin_bulk(struct rin *r, const char *type, size_t tlen, FILE *fp)
 {
 	char pre[64];
-	int pn = snprintf(pre, sizeof pre, "{\"type\":\"%s\"", type);
+	int pn = snprintf(pre, sizeof pre, "{\"type\":\"%.*s\"", (int)tlen, type);
 
 	if (pn < 0 || (size_t)pn >= sizeof pre)
 		return;

@@ -52,7 +52,7 @@ void	rin_close(struct rin *);
  * the reader is then at the next line).  Read errors are fatal. */
 int	rin_next(struct rin *);
 /*
- * After a record of type `type` that the caller passed (or dropped)
+ * After a record of type `type` (tlen bytes, no NUL needed) that the caller passed (or dropped)
  * unchanged: pass the lines that follow while they are the same type in
  * canonical form ({"type":"T" first, LF-terminated, within maxline),
  * written to fp as they are (fp NULL: dropped) without a copy and without
@@ -60,7 +60,7 @@ int	rin_next(struct rin *);
  * Lines are counted.  For the millions of host events most stages only
  * carry along.
  */
-void	rin_bulk(struct rin *, const char *type, FILE *fp);
+void	rin_bulk(struct rin *, const char *type, size_t tlen, FILE *fp);
 /* The record's "type" as a span of the line.  0, or -1 (err set). */
 int	rin_type(struct rin *, const char **t, size_t *n);
 /* Tokenise the current line's top-level object.  0, or -1 (err set). */

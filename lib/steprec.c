@@ -183,7 +183,7 @@ sr_run(int nfiles, char **files, size_t maxline, int kflag,
 			if (st > 0 && rin_type(&r, &t, &tn) == 0 &&
 			    f->rec(&r, t, tn, f->arg) == 0) {
 				if (f->bulk && sr_is(t, tn, f->bulk))
-					rin_bulk(&r, f->bulk, f->bulk_drop ? NULL : stdout);
+					rin_bulk(&r, f->bulk, strlen(f->bulk), f->bulk_drop ? NULL : stdout);
 				continue;
 			}
 			warnmsg("%s:%lu: %s", r.name, r.lineno, r.err);
