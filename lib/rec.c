@@ -668,7 +668,7 @@ rin_get(const struct rin *cr, const char *key)
 		return NULL;
 	}
 	for (int i = 0; i < r->nf; i++)
-		if (r->f[i].klen == kl && memcmp(r->f[i].k, key, kl) == 0)
+		if (r->f[i].klen == kl && (kl == 0 || r->f[i].k[0] == key[0]) && memcmp(r->f[i].k, key, kl) == 0)
 			return &r->f[i];
 	/*
 	 * A key that is not in the rest of the line as "key" (and no escape
@@ -689,7 +689,7 @@ rin_get(const struct rin *cr, const char *key)
 	while ((rc = scannext(r)) == 1) {
 		struct rfield *f = &r->f[r->nf - 1];
 
-		if (f->klen == kl && memcmp(f->k, key, kl) == 0)
+		if (f->klen == kl && (kl == 0 || f->k[0] == key[0]) && memcmp(f->k, key, kl) == 0)
 			return f;
 	}
 	if (rc == 0) {
@@ -753,6 +753,19 @@ rf_i64(const struct rfield *f, int64_t *out)
 
 	if (f == NULL || f->vlen == 0 || f->v[0] == '"' || rf_isnull(f))
 		return -1;
+	/* Plain digits, the common case, inline. */
+	if (f->vlen <= 18) {
+		const char *p = f->v, *e = f->v + f->vlen;
+		int neg = *p == '-';
+
+		p += neg;
+		for (v = 0; p < e && *p >= '0' && *p <= '9'; p++)
+			v = v * 10 + (*p - '0');
+		if (p == e && e > f->v + neg) {
+			*out = neg ? -v : v;
+			return 0;
+		}
+	}
 	/* Exact: dec_parse rounds a fraction, so require none. */
 	if (dec_parse(f->v, f->vlen, 0, &v) != 0 || hasfraction(f->v, f->vlen))
 		return -1;
