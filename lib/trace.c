@@ -23,13 +23,15 @@
 #include "util.h"
 
 #define CHUNK		(8u << 20)	/* default read() size */
-#define MAPWIN		((size_t)16 << 20)	/* mmap window of a regular file */
-#define RDBUF		(128u << 10)	/* run reader buffer */
+#define MAPWIN		((size_t)4 << 20)	/* mmap window of a regular file */
+#define RDBUF		(128u << 10)	/* run reader buffer, at most */
+#define RDMIN		(16u << 10)	/* run reader buffer, at least */
+#define RDTOTAL		((size_t)4 << 20)	/* all readers of one merge */
 #define WRBUF		(256u << 10)	/* run writer buffer */
 #define OUTBUF		(256u << 10)	/* record output buffer */
 #define MAXRUNS		48		/* runs per set before they are merged */
 #define MAXDEPTH	512		/* JSON nesting limit */
-#define DEFRUN		((size_t)64 << 20)
+#define DEFRUN		((size_t)40 << 20)
 
 enum { R_IGN, R_HOST, R_HW, R_COMM };	/* process roles */
 enum { T_IGN, T_HOST, T_DEV };		/* thread (event) roles */
@@ -87,8 +89,12 @@ rtext(const struct shdr *h)
 struct ridx {
 	int64_t		 start, dur;
 	uint64_t	 off;
-	uint32_t	 pos, set;
+	uint32_t	 pos;		/* of the record in the block */
+	uint32_t	 set;		/* spill set in the low 3 bits, the
+					   record length (a multiple of 8)
+					   above, or 0 if it does not fit */
 };
+#define IXSET(x)	((int)((x)->set & 7))
 
 struct run {
 	int		 fd;
@@ -120,6 +126,8 @@ struct frun {
 struct frs {
 	size_t		 rsz, cap, n;	/* record size, records in m */
 	int		(*cmp)(const void *, const void *);
+	int		 sgn;		/* the first 8 bytes of a record, its
+					   first key, are signed */
 	char		*m;
 	int		 fd;
 	uint64_t	 end;
@@ -133,7 +141,7 @@ struct fsrc {
 	int		 fd;		/* file source */
 	uint64_t	 off, left;
 	char		*b;
-	size_t		 bpos, blen;
+	size_t		 bpos, blen, bcap;
 };
 
 struct fmrg {
@@ -171,11 +179,23 @@ struct htab {
 	size_t		 cap, n;
 };
 
+/*
+ * Step marker, a fixed-size record of sorted runs: the name is the
+ * prefix of kind (0 ProfilerStep, 1 Iteration, 2 Step, 3 the -p
+ * pattern), '#' and the step digits, held here when they fit (nd),
+ * else (nd MKLONG) in the arena mka at the offset and length in dig
+ * (only absurdly long step numbers are kept in memory).
+ */
 struct marker {
-	int64_t		 start, dur, pid, tid;
+	int64_t		 start, dur;
 	uint64_t	 off;
-	size_t		 name, nname, kind, step, nstep;	/* offsets in arena */
+	uint32_t	 ti;		/* thread index */
+	uint8_t		 kind, nd;
+	uint16_t	 pad;
+	char		 dig[32];
 };
+_Static_assert(sizeof(struct marker) == 64, "marker layout");
+#define MKLONG		0xff
 
 /* Flow end: id = the integer id, or a hash of a non-integer id (kind
  * then has bit 0x80); kind 1 async_npu/torch_to_npu, 2 HostToDevice;
@@ -243,17 +263,16 @@ struct trace {
 	unsigned long	 gen;
 	int		 lastth;
 	int64_t		 lastpid, lasttid;
-	/* spill */
-	struct buf	 arena;
-	struct ridx	*ix, *ixtmp;
-	size_t		 nix, cix;
+	/* spill: one block of blkcap bytes, records from the bottom
+	 * (alen bytes), their index entries from the top down (nix) */
+	char		*blk;
+	size_t		 blkcap, alen, nix;
 	struct run	*runs[NSET];
 	int		 nruns[NSET];
 	unsigned	 hostsets, devsets;	/* sets to merge, at finish */
 	/* markers, flows */
-	struct marker	*mk;
-	size_t		 nmk, cmk;
-	struct buf	 mka;
+	struct frs	 mk, mko;		/* markers: all, outermost kept */
+	struct buf	 mka;			/* long step digits */
 	struct frs	 fs, ff, lk;		/* s ends, f ends, links */
 	/* results */
 	struct warn	*w;
@@ -810,26 +829,30 @@ pstr_slow(struct pc *c, struct span *sp)
 	return P_OK;
 }
 
-/* pstr, with a fast path for a short string without escapes. */
+/* pstr, with a fast path for a string of less than 32 bytes without
+ * escapes. */
 static inline int
 pstr(struct pc *c, struct span *sp)
 {
 #ifdef __SSE2__
 	const char *p = c->p + 1;
 
-	if (c->e - p >= 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+	for (unsigned o = 0; o < 32 && c->e - p >= (ptrdiff_t)o + 16; o += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + o));
 		__m128i m = _mm_or_si128(_mm_or_si128(
 		    _mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
 		    _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
 		    _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x));
 		unsigned bits = (unsigned)_mm_movemask_epi8(m);
-		unsigned q = (unsigned)_mm_movemask_epi8(
-		    _mm_cmpeq_epi8(x, _mm_set1_epi8('"')));
+		unsigned q;
 
+		if (bits == 0)
+			continue;
+		q = (unsigned)_mm_movemask_epi8(
+		    _mm_cmpeq_epi8(x, _mm_set1_epi8('"')));
 		/* the first special byte is a quote */
-		if (bits && (bits & (0u - bits)) == (q & (0u - q))) {
-			unsigned i = (unsigned)__builtin_ctz(bits);
+		if ((bits & (0u - bits)) == (q & (0u - q))) {
+			unsigned i = o + (unsigned)__builtin_ctz(bits);
 
 			if (sp) {
 				sp->p = p;
@@ -840,6 +863,7 @@ pstr(struct pc *c, struct span *sp)
 			c->p = p + i + 1;
 			return P_OK;
 		}
+		break;
 	}
 #endif
 	return pstr_slow(c, sp);
@@ -1547,27 +1571,37 @@ sortrange(struct ridx *a, size_t n, struct ridx *tmp, int depth)
 	}
 }
 
-/* Sort the run index: grouped by set (each set is its own run), each
- * group in start order. */
-static void
+/* The index entries at the top of the block, newest first. */
+static struct ridx *
+ixtop(const struct trace *t)
+{
+	return (struct ridx *)(void *)(t->blk + t->blkcap);
+}
+
+/*
+ * Sort the run index: grouped by set (each set is its own run), each
+ * group in start order.  The sorted index is built in the free room
+ * between the records and the index (spill() keeps room for it); the
+ * index itself is the scratch space of the sort.
+ */
+static struct ridx *
 sortix(struct trace *t)
 {
 	size_t n = t->nix, cnt[NSET + 1] = { 0 }, pos[NSET];
-	struct ridx *a = t->ix, *b;
+	struct ridx *a = ixtop(t) - n;
+	struct ridx *b = (struct ridx *)(void *)(t->blk + t->alen);
 
-	b = xreallocarray(t->ixtmp, t->cix, sizeof *b);
 	for (size_t i = 0; i < n; i++)
-		cnt[a[i].set + 1]++;
+		cnt[IXSET(&a[i]) + 1]++;
 	for (int s = 0; s < NSET; s++) {
 		cnt[s + 1] += cnt[s];
 		pos[s] = cnt[s];
 	}
-	for (size_t i = 0; i < n; i++)
-		b[pos[a[i].set]++] = a[i];
+	for (size_t i = n; i-- > 0;)	/* oldest first */
+		b[pos[IXSET(&a[i])]++] = a[i];
 	for (int s = 0; s < NSET; s++)
 		sortrange(b + cnt[s], cnt[s + 1] - cnt[s], a + cnt[s], 0);
-	t->ix = b;
-	t->ixtmp = a;
+	return b;
 }
 
 /* An unlinked temporary file for spill data. */
@@ -1670,20 +1704,22 @@ flushrun(struct trace *t)
 {
 	struct wv *w[NSET] = { NULL };
 	uint64_t n[NSET] = { 0 };
+	const struct ridx *ix;
 
 	if (t->nix == 0)
 		return;
-	sortix(t);
+	ix = sortix(t);
 	for (size_t i = 0; i < t->nix; i++) {
-		const struct ridx *x = &t->ix[i];
-		const struct shdr *h = (const void *)(t->arena.p + x->pos);
-		int s = (int)x->set;
+		const struct ridx *x = &ix[i];
+		const struct shdr *h = (const void *)(t->blk + x->pos);
+		int s = IXSET(x);
+		size_t len = x->set & ~(uint32_t)7;
 
 		if (w[s] == NULL) {
 			w[s] = xcalloc(1, sizeof *w[s]);
 			w[s]->fd = tmpfd(t);
 		}
-		wv_add(t, w[s], h, rlen(h));
+		wv_add(t, w[s], h, len ? len : rlen(h));
 		n[s]++;
 	}
 	for (int s = 0; s < NSET; s++) {
@@ -1696,7 +1732,7 @@ flushrun(struct trace *t)
 		}
 	}
 	t->nix = 0;
-	t->arena.len = 0;
+	t->alen = 0;
 }
 
 /* Append one record (header, stream and task id, text) to the run. */
@@ -1706,16 +1742,29 @@ spill(struct trace *t, int set, const struct shdr *h, int64_t stream,
     const char *ttype)
 {
 	size_t len = rlen(h), pos;
+	struct ridx *x;
 
-	if (t->nix && t->arena.len + len + (t->nix + 1) * 2 * sizeof *t->ix >
-	    t->runbytes)
+	/* room for the record, its index entry and the sorted index */
+	if (t->nix && (t->alen + len + (t->nix + 1) * 2 * sizeof *x >
+	    t->blkcap || t->alen + len > UINT32_MAX))
 		flushrun(t);
-	if (t->arena.len + len > UINT32_MAX)
-		flushrun(t);
-	pos = t->arena.len;		/* records keep the arena 8-aligned */
-	buf_grow(&t->arena, len);
+	if (t->nix == 0) {
+		/* run_bytes, or more for a record larger than that */
+		size_t want = t->runbytes & ~(size_t)7;
+
+		if (len + 2 * sizeof *x > want)
+			want = len + 2 * sizeof *x;
+		if (want != t->blkcap) {
+			free(t->blk);
+			t->blk = NULL;
+			t->blkcap = want;
+		}
+	}
+	if (t->blk == NULL)
+		t->blk = xmalloc(t->blkcap);
+	pos = t->alen;			/* records keep 8-byte alignment */
 	{
-		char *d = t->arena.p + pos, *e = d + len;
+		char *d = t->blk + pos, *e = d + len;
 		const char *hs = (const char *)h;
 
 		/* word by word: a small memcpy here became rep movs */
@@ -1740,16 +1789,14 @@ spill(struct trace *t, int set, const struct shdr *h, int64_t stream,
 		d += h->nttype;
 		memset(d, 0, (size_t)(e - d));
 	}
-	t->arena.len = pos + len;
-	if (t->nix == t->cix) {
-		t->cix = t->cix ? t->cix * 2 : 4096;
-		t->ix = xreallocarray(t->ix, t->cix, sizeof *t->ix);
-	}
-	t->ix[t->nix].start = h->start;
-	t->ix[t->nix].dur = h->dur;
-	t->ix[t->nix].off = h->off;
-	t->ix[t->nix].pos = (uint32_t)pos;
-	t->ix[t->nix].set = (uint32_t)set;
+	t->alen = pos + len;
+	x = ixtop(t) - 1 - t->nix;
+	x->start = h->start;
+	x->dur = h->dur;
+	x->off = h->off;
+	x->pos = (uint32_t)pos;
+	x->set = (uint32_t)set | (len < ((size_t)1 << 32) ?
+	    (uint32_t)len : 0);
 	t->nix++;
 }
 
@@ -1763,7 +1810,7 @@ rd_need(struct rdr *r, size_t n)
 	r->len -= r->pos;
 	r->pos = 0;
 	if (n > r->cap) {
-		r->cap = n + RDBUF;
+		r->cap = (n + RDMIN) & ~(size_t)7;
 		r->b = xrealloc(r->b, r->cap);
 	}
 	while (r->len < n) {
@@ -1833,14 +1880,26 @@ siftdown(struct mrg *m, int i)
 	}
 }
 
+/* The buffer of each of n readers sharing total bytes, in [lo, hi]. */
+static size_t
+rdsize(size_t total, size_t n, size_t lo, size_t hi)
+{
+	size_t k = n ? total / n : hi;
+
+	k = k < lo ? lo : k > hi ? hi : k;
+	return k & ~(size_t)7;
+}
+
 static void
 mrg_open(struct trace *t, struct mrg *m, unsigned mask)
 {
 	int n = 0;
+	size_t bsz;
 
 	for (int s = 0; s < NSET; s++)
 		if (mask & (1u << s))
 			n += t->nruns[s];
+	bsz = rdsize(RDTOTAL, (size_t)n, RDMIN, RDBUF);
 	m->r = xcalloc((size_t)n + 1, sizeof *m->r);
 	m->hp = xcalloc((size_t)n + 1, sizeof *m->hp);
 	m->n = m->nh = 0;
@@ -1854,7 +1913,7 @@ mrg_open(struct trace *t, struct mrg *m, unsigned mask)
 			if (lseek(r->fd, 0, SEEK_SET) < 0)
 				dieerr("spill file");
 			r->left = t->runs[s][i].n;
-			r->cap = RDBUF;
+			r->cap = bsz;
 			r->b = xmalloc(r->cap);
 			if (rd_next(r))
 				m->hp[m->nh++] = m->n;
@@ -1928,12 +1987,14 @@ consolidate(struct trace *t, int set)
 
 /* ---------- sorted runs of fixed-size records ---------- */
 
-#define FRBUF		(64u << 10)	/* reader buffer, in records */
+#define FRBUF		(64u << 10)	/* reader buffer, at most */
+#define FRMIN		(4u << 10)	/* reader buffer, at least */
+#define FRTOTAL		((size_t)2 << 20)	/* all readers of one merge */
 #define FMAXRUNS	64
 
 static void
 frs_init(struct frs *f, size_t rsz, size_t bytes,
-    int (*cmp)(const void *, const void *))
+    int (*cmp)(const void *, const void *), int sgn)
 {
 	memset(f, 0, sizeof *f);
 	f->rsz = rsz;
@@ -1941,6 +2002,7 @@ frs_init(struct frs *f, size_t rsz, size_t bytes,
 	if (f->cap < 64)
 		f->cap = 64;
 	f->cmp = cmp;
+	f->sgn = sgn;
 	f->fd = -1;
 }
 
@@ -1958,8 +2020,79 @@ frs_free(struct frs *f)
 	f->nruns = 0;
 }
 
+_Static_assert(offsetof(struct fl, id) == 0 && offsetof(struct lk, ts) == 0 &&
+    offsetof(struct marker, start) == 0, "first keys of sorted records");
+
+/* The first key of a record, in unsigned order. */
+static uint64_t
+frs_key(const struct frs *f, const char *r)
+{
+	uint64_t k;
+
+	memcpy(&k, r, sizeof k);
+	return f->sgn ? k ^ (1ULL << 63) : k;
+}
+
+/* Stable LSD radix sort of m by the first key, then an insertion sort
+ * of equal first keys by cmp. */
+static void
+frs_radix(struct frs *f)
+{
+	size_t n = f->n, sz = f->rsz, cnt[2048], i;
+	char *tmp = xreallocarray(NULL, n, sz), *src = f->m, *dst = tmp, *x;
+	uint64_t mn = UINT64_MAX, mx = 0, range;
+	char v[64];
+
+	for (i = 0; i < n; i++) {
+		uint64_t k = frs_key(f, src + i * sz);
+
+		if (k < mn)
+			mn = k;
+		if (k > mx)
+			mx = k;
+	}
+	range = mx - mn;
+	for (int sh = 0; sh < 64 && (range >> sh) != 0; sh += 11) {
+		size_t sum = 0;
+
+		memset(cnt, 0, sizeof cnt);
+		for (i = 0; i < n; i++)
+			cnt[((frs_key(f, src + i * sz) - mn) >> sh) & 2047]++;
+		for (size_t d = 0; d < 2048; d++) {
+			size_t c = cnt[d];
+
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			memcpy(dst + sz * cnt[((frs_key(f, src + i * sz) - mn) >>
+			    sh) & 2047]++, src + i * sz, sz);
+		x = src;
+		src = dst;
+		dst = x;
+	}
+	if (src != f->m)
+		memcpy(f->m, src, n * sz);
+	free(tmp);
+	x = f->m;
+	for (i = 1; i < n; i++) {
+		size_t j = i;
+		uint64_t k = frs_key(f, x + i * sz);
+
+		if (k != frs_key(f, x + (i - 1) * sz) ||
+		    f->cmp(x + (i - 1) * sz, x + i * sz) <= 0)
+			continue;
+		memcpy(v, x + i * sz, sz);
+		while (j > 0 && frs_key(f, x + (j - 1) * sz) == k &&
+		    f->cmp(x + (j - 1) * sz, v) > 0)
+			j--;
+		memmove(x + (j + 1) * sz, x + j * sz, (i - j) * sz);
+		memcpy(x + j * sz, v, sz);
+	}
+}
+
 /* Sort m: insertion sort while it is cheap (input nearly in order),
- * else qsort. */
+ * else a radix sort. */
 static void
 frs_sort(struct frs *f)
 {
@@ -1978,7 +2111,7 @@ frs_sort(struct frs *f)
 		memcpy(a + j * sz, x, sz);
 		moved += i - j;
 		if (moved > 4 * n + 4096) {
-			qsort(a, n, sz, f->cmp);
+			frs_radix(f);
 			return;
 		}
 	}
@@ -2076,8 +2209,8 @@ fs_next(struct fmrg *m, struct fsrc *s)
 		uint64_t n = s->left + 1;
 		size_t want, got = 0;
 
-		if (n > FRBUF / m->rsz)
-			n = FRBUF / m->rsz;
+		if (n > s->bcap / m->rsz)
+			n = s->bcap / m->rsz;
 		want = (size_t)n * m->rsz;
 		while (got < want) {
 			ssize_t k = pread(s->fd, s->b + got, want - got,
@@ -2129,7 +2262,9 @@ static void
 fmrg_open(struct fmrg *m, struct frs *f, int withmem)
 {
 	int n = f->nruns + 1;
+	size_t bsz = rdsize(FRTOTAL, (size_t)f->nruns, FRMIN, FRBUF);
 
+	bsz -= bsz % f->rsz;
 	m->s = xcalloc((size_t)n, sizeof *m->s);
 	m->hp = xcalloc((size_t)n, sizeof *m->hp);
 	m->n = m->nh = 0;
@@ -2141,7 +2276,8 @@ fmrg_open(struct fmrg *m, struct frs *f, int withmem)
 		s->fd = f->fd;
 		s->off = f->runs[i].off;
 		s->left = f->runs[i].n;
-		s->b = xmalloc(FRBUF);
+		s->bcap = bsz;
+		s->b = xmalloc(bsz);
 		if (fs_next(m, s))
 			m->hp[m->nh++] = m->n;
 		m->n++;
@@ -2234,9 +2370,19 @@ topframe(const char *s, size_t n, const char **fs, size_t *fn)
 	return 0;
 }
 
-/* Is name a step marker?  Sets the kind length and step digits. */
+static const char *const mkkind[] = { "ProfilerStep", "Iteration", "Step" };
+
+/* The prefix of a marker kind. */
+static const char *
+mkprefix(const struct trace *t, int kind)
+{
+	return kind < 3 ? mkkind[kind] : t->pattern;
+}
+
+/* Is name a step marker?  Sets the kind and its length. */
 static int
-ismarker(const struct trace *t, const char *s, size_t n, size_t *kind)
+ismarker(const struct trace *t, const char *s, size_t n, size_t *klen,
+    int *kind)
 {
 	const char *h = memrchr(s, '#', n);
 	size_t k;
@@ -2247,11 +2393,16 @@ ismarker(const struct trace *t, const char *s, size_t n, size_t *kind)
 		if (*p < '0' || *p > '9')
 			return 0;
 	k = (size_t)(h - s);
-	if ((k == 12 && memcmp(s, "ProfilerStep", 12) == 0) ||
-	    (k == 9 && memcmp(s, "Iteration", 9) == 0) ||
-	    (k == 4 && memcmp(s, "Step", 4) == 0) ||
-	    (t->pattern && k == t->npattern && memcmp(s, t->pattern, k) == 0)) {
-		*kind = k;
+	for (int i = 0; i < 3; i++) {
+		if (k == strlen(mkkind[i]) && memcmp(s, mkkind[i], k) == 0) {
+			*klen = k;
+			*kind = i;
+			return 1;
+		}
+	}
+	if (t->pattern && k == t->npattern && memcmp(s, t->pattern, k) == 0) {
+		*klen = k;
+		*kind = 3;
 		return 1;
 	}
 	return 0;
@@ -2304,9 +2455,9 @@ xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 	struct shdr h;
 	struct thr *th;
 	const char *name, *cat = "", *frame = "", *tt = "";
-	size_t nname, ncat = 0, nframe = 0, ntt = 0, kind;
+	size_t nname, ncat = 0, nframe = 0, ntt = 0, klen;
 	int64_t pid, tid, stream = 0, taskid = 0;
-	int set, ti;
+	int set, ti, kind;
 
 	memset(&h, 0, sizeof h);
 	if (ev->ts.k == 0)
@@ -2337,26 +2488,28 @@ xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 		spanstr(&ev->cat, &t->sc2, &cat, &ncat);
 		h.flags |= F_CAT;
 	}
-	if (ismarker(t, name, nname, &kind)) {
-		struct marker *m;
+	if (ismarker(t, name, nname, &klen, &kind)) {
+		struct marker m;
+		const char *dg = name + klen + 1;
+		uint64_t nd = nname - klen - 1, ao = t->mka.len;
 
 		h.flags |= F_MARK;
-		if (t->nmk == t->cmk) {
-			t->cmk = t->cmk ? t->cmk * 2 : 64;
-			t->mk = xreallocarray(t->mk, t->cmk, sizeof *t->mk);
+		memset(&m, 0, sizeof m);
+		m.start = h.start;
+		m.dur = h.dur;
+		m.off = off;
+		m.ti = (uint32_t)ti;
+		m.kind = (uint8_t)kind;
+		if (nd <= sizeof m.dig) {
+			m.nd = (uint8_t)nd;
+			memcpy(m.dig, dg, nd);
+		} else {
+			m.nd = MKLONG;
+			memcpy(m.dig, &ao, 8);
+			memcpy(m.dig + 8, &nd, 8);
+			buf_add(&t->mka, dg, nd);
 		}
-		m = &t->mk[t->nmk++];
-		m->start = h.start;
-		m->dur = h.dur;
-		m->pid = pid;
-		m->tid = tid;
-		m->off = off;
-		m->name = t->mka.len;
-		m->nname = nname;
-		m->kind = kind;
-		m->step = kind + 1;
-		m->nstep = nname - kind - 1;
-		buf_add(&t->mka, name, nname);
+		frs_add(t, &t->mk, &m);
 	}
 	if (ev->stack.k == 's') {
 		const char *s;
@@ -2656,7 +2809,7 @@ linkflows(struct trace *t)
 		wall(t, fd, wb, wn * sizeof *l);
 		free(wb);
 		fmrg_close(&m);
-		frs_init(&g, sizeof *l, 0, lkcmp);
+		frs_init(&g, sizeof *l, 0, lkcmp, 1);
 		frs_free(&t->lk);
 		t->lk = g;
 		t->lk.fd = fd;
@@ -2674,11 +2827,8 @@ finish(struct trace *t)
 	size_t k;
 
 	flushrun(t);
-	buf_free(&t->arena);
-	free(t->ix);
-	free(t->ixtmp);
-	t->ix = t->ixtmp = NULL;
-	t->nix = t->cix = 0;
+	free(t->blk);
+	t->blk = NULL;
 	for (size_t i = 0; i < t->npr; i++) {
 		struct proc *p = &t->pr[i];
 
@@ -2733,35 +2883,33 @@ finish(struct trace *t)
 	}
 	/* markers: host processes only, outermost of nested kept */
 	k = 0;
-	for (size_t i = 0; i < t->nmk; i++) {
-		int ti = getthr(t, t->mk[i].pid, t->mk[i].tid, 0);
-
-		if (ti >= 0 && t->th[ti].role == T_HOST)
-			t->mk[k++] = t->mk[i];
-	}
-	t->nmk = k;
-	if (t->nmk)
-		qsort(t->mk, t->nmk, sizeof *t->mk, mkcmp);
-	k = 0;
 	{
 		unsigned long merged = 0;
 		int64_t end = INT64_MIN;
+		struct fmrg m;
+		const struct marker *x;
 
-		for (size_t i = 0; i < t->nmk; i++) {
-			if (k && t->mk[i].start < end) {
+		frs_sort(&t->mk);
+		fmrg_open(&m, &t->mk, 1);
+		for (; (x = fmrg_top(&m)) != NULL; fmrg_pop(&m)) {
+			if (t->th[x->ti].role != T_HOST)
+				continue;
+			if (k && x->start < end) {
 				merged++;
 				continue;
 			}
-			t->mk[k++] = t->mk[i];
-			end = t->mk[i].start + t->mk[i].dur;
+			frs_add(t, &t->mko, x);
+			k++;
+			end = x->start + x->dur;
 		}
-		t->nmk = k;
+		fmrg_close(&m);
+		frs_free(&t->mk);
 		if (merged)
 			addwarn(t, "nested_markers",
 			    "%s: %lu nested or overlapping step markers merged "
 			    "into their outermost marker", t->disp, merged);
 	}
-	t->c.markers = t->nmk;
+	t->c.markers = k;
 	linkflows(t);
 	t->done = 1;
 }
@@ -2791,9 +2939,11 @@ trace_open(const char *path, const struct trace_opts *o)
 	t->lastth = -1;
 	t->chunk = CHUNK;
 	t->mints = t->minkts = INT64_MAX;
-	frs_init(&t->fs, sizeof(struct fl), t->runbytes / 8, flcmp);
-	frs_init(&t->ff, sizeof(struct fl), t->runbytes / 8, flcmp);
-	frs_init(&t->lk, sizeof(struct lk), t->runbytes / 8, lkcmp);
+	frs_init(&t->fs, sizeof(struct fl), t->runbytes / 32, flcmp, 0);
+	frs_init(&t->ff, sizeof(struct fl), t->runbytes / 32, flcmp, 0);
+	frs_init(&t->lk, sizeof(struct lk), t->runbytes / 8, lkcmp, 1);
+	frs_init(&t->mk, sizeof(struct marker), t->runbytes / 64, mkcmp, 1);
+	frs_init(&t->mko, sizeof(struct marker), t->runbytes / 64, mkcmp, 1);
 	if (strcmp(path, "-") == 0)
 		t->fd = 0;
 	else if ((t->fd = open(path, O_RDONLY)) < 0) {
@@ -3044,25 +3194,41 @@ void
 trace_put_markers(struct trace *t, FILE *fp, const char *profile,
     int64_t origin)
 {
-	struct buf *b = &t->ob;
+	struct buf *b = &t->ob, *nm = &t->sc2;
+	struct fmrg mg;
+	const struct marker *m;
 
-	for (size_t i = 0; i < t->nmk; i++) {
-		const struct marker *m = &t->mk[i];
-		const char *a = t->mka.p + m->name;
+	fmrg_open(&mg, &t->mko, 1);
+	for (; (m = fmrg_top(&mg)) != NULL; fmrg_pop(&mg)) {
+		const struct thr *th = &t->th[m->ti];
+		size_t klen;
 
+		nm->len = 0;
+		buf_adds(nm, mkprefix(t, m->kind));
+		klen = nm->len;
+		buf_addc(nm, '#');
+		if (m->nd == MKLONG) {
+			uint64_t ao, nd;
+
+			memcpy(&ao, m->dig, 8);
+			memcpy(&nd, m->dig + 8, 8);
+			buf_add(nm, t->mka.p + ao, (size_t)nd);
+		} else
+			buf_add(nm, m->dig, m->nd);
 		out_begin(b, "marker");
 		out_cstr(b, "profile", profile);
 		outsrc(t, b, m->off);
-		out_str(b, "name", a, m->nname);
-		out_str(b, "kind", a, m->kind);
-		out_str(b, "step", a + m->step, m->nstep);
-		out_i64(b, "pid", m->pid);
-		out_i64(b, "tid", m->tid);
+		out_str(b, "name", nm->p, nm->len);
+		out_str(b, "kind", nm->p, klen);
+		out_str(b, "step", nm->p + klen + 1, nm->len - klen - 1);
+		out_i64(b, "pid", th->pid);
+		out_i64(b, "tid", th->tid);
 		out_i64(b, "start_ns", m->start - origin);
 		out_i64(b, "dur_ns", m->dur);
 		out_i64(b, "end_ns", m->start + m->dur - origin);
 		rec_put(b, fp);
 	}
+	fmrg_close(&mg);
 }
 
 /*
@@ -3076,26 +3242,60 @@ static const char dig2[201] =
     "50515253545556575859606162636465666768697071727374"
     "75767778798081828384858687888990919293949596979899";
 
+/* Digits of u, written in place from the back. */
 static char *
 putu(char *d, uint64_t u)
 {
-	char tmp[20];
-	int n = 20;
+	static const uint64_t p10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+		10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+		100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+		100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+		100000000000000000ULL, 1000000000000000000ULL,
+		10000000000000000000ULL
+	};
+	unsigned n = ((unsigned)(64 - __builtin_clzll(u | 1)) * 1233) >> 12;
+	uint32_t v;
+	char *e, *q;
 
-	while (u >= 100) {
-		unsigned r = (unsigned)(u % 100);
-
-		u /= 100;
-		n -= 2;
-		memcpy(tmp + n, dig2 + 2 * r, 2);
+	if (u < 10) {
+		*d = (char)('0' + u);
+		return d + 1;
 	}
-	if (u >= 10) {
-		n -= 2;
-		memcpy(tmp + n, dig2 + 2 * u, 2);
+	n += u >= p10[n];		/* the number of digits */
+	e = q = d + n;
+	while (u >= 100000000) {	/* 8 digits at a time, in 32 bits */
+		uint64_t hi = u / 100000000;
+		uint32_t lo = (uint32_t)(u - hi * 100000000);
+		uint32_t a = lo / 10000, b = lo % 10000;
+
+		q -= 8;
+		memcpy(q, dig2 + 2 * (a / 100), 2);
+		memcpy(q + 2, dig2 + 2 * (a % 100), 2);
+		memcpy(q + 4, dig2 + 2 * (b / 100), 2);
+		memcpy(q + 6, dig2 + 2 * (b % 100), 2);
+		u = hi;
+	}
+	v = (uint32_t)u;
+	if (v >= 10000) {
+		uint32_t b = v % 10000;
+
+		v /= 10000;
+		q -= 4;
+		memcpy(q, dig2 + 2 * (b / 100), 2);
+		memcpy(q + 2, dig2 + 2 * (b % 100), 2);
+	}
+	while (v >= 100) {
+		q -= 2;
+		memcpy(q, dig2 + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		q -= 2;
+		memcpy(q, dig2 + 2 * v, 2);
 	} else
-		tmp[--n] = (char)('0' + u);
-	memcpy(d, tmp + n, (size_t)(20 - n));
-	return d + (20 - n);
+		*--q = (char)('0' + v);
+	return e;
 }
 
 static char *
@@ -3259,14 +3459,39 @@ struct pend {
 
 struct hth {
 	uint64_t	 last;		/* seq + 1 of its last queued event */
+	uint64_t	 hole;		/* index + 1 of its open hole */
 	int64_t		*stk;
 	size_t		 nstk, cstk;
 };
 
+/* A host event in the deferred text whose leaf value is not known. */
+struct hole {
+	uint64_t	 off;		/* where the value goes in the text */
+	int64_t		 end;
+	int		 mark, resolved, leaf;
+};
+
+/*
+ * Host events not written yet, in start order (seq): the oldest as
+ * deferred text, formatted but with holes where a leaf value was not
+ * known (a file, then a buffer), the others [mhead, tail) in memory.
+ * The memory part is bounded (qmax events, qbytes of records): beyond,
+ * the oldest events are formatted into the text, so that an event
+ * whose end is far away on a thread that goes quiet holds back the
+ * output, not memory.
+ */
 struct hq {
 	struct pend	*q;
-	uint64_t	 head, tail, cap;
+	uint64_t	 mhead, tail, cap;
+	size_t		 bytes, qmax, qbytes;
+	int		 fd;
+	struct buf	 fb;		/* the end of the text, not in the file */
+	uint64_t	 fend;		/* bytes of text in the file */
+	uint64_t	 rpos;		/* bytes of text written out */
+	struct hole	*h;
+	uint64_t	 hhead, htail, hcap;
 };
+#define DQBUF		(256u << 10)	/* deferred text buffer */
 
 struct hput {
 	struct buf	 pre;		/* record prefix */
@@ -3274,14 +3499,17 @@ struct hput {
 	size_t		*toff;
 };
 
-static void
-put_host1(struct trace *t, FILE *fp, const struct hput *hp, int64_t origin,
+/*
+ * One host record into b.  The leaf value is left out when it is not
+ * known yet: its position in b is returned, else SIZE_MAX.
+ */
+static size_t
+fmt_host(const struct hput *hp, struct buf *b, int64_t origin,
     const struct pend *e)
 {
-	struct buf *b = &t->ob;
 	const struct shdr *h = (const void *)e->rec;
 	const char *s = rtext(h);
-	size_t tl = hp->toff[e->ti + 1] - hp->toff[e->ti];
+	size_t tl = hp->toff[e->ti + 1] - hp->toff[e->ti], at = SIZE_MAX;
 	char *d;
 
 	d = wpos(b, hp->pre.len + 48);
@@ -3313,10 +3541,13 @@ put_host1(struct trace *t, FILE *fp, const struct hput *hp, int64_t origin,
 	d = puti(d, h->start + h->dur - origin);
 	LIT(d, ",\"depth\":");
 	d = puti(d, e->depth);
-	if (e->leaf)
-		LIT(d, ",\"leaf\":true");
+	LIT(d, ",\"leaf\":");
+	if (!e->resolved)
+		at = (size_t)(d - b->p);
+	else if (e->leaf)
+		LIT(d, "true");
 	else
-		LIT(d, ",\"leaf\":false");
+		LIT(d, "false");
 	if (h->flags & F_STACK) {
 		if (h->flags & F_FRAME) {
 			LIT(d, ",\"frame\":");
@@ -3332,7 +3563,162 @@ put_host1(struct trace *t, FILE *fp, const struct hput *hp, int64_t origin,
 	}
 	LIT(d, "}\n");
 	wend(b, d);
-	wflush(b, fp, OUTBUF);
+	return at;
+}
+
+static void
+pwall(struct trace *t, int fd, const void *p, size_t n, uint64_t off)
+{
+	const char *s = p;
+
+	while (n) {
+		ssize_t k = pwrite(fd, s, n, (off_t)off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			dieerr("%s: spill file", t->tmpdir);
+		s += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+	}
+}
+
+/* The memory slot of an event leaves the queue. */
+static void
+hq_free1(struct hq *q, struct pend *e)
+{
+	q->bytes -= rlen((const void *)e->rec);
+	if (e->cap > 4096) {
+		free(e->rec);
+		e->rec = NULL;
+		e->cap = 0;
+	}
+}
+
+/* The oldest event in memory to the deferred text. */
+static void
+hq_evict(struct trace *t, struct hq *q, struct hth *ht, const struct hput *hp,
+    int64_t origin)
+{
+	struct pend *e = &q->q[q->mhead & (q->cap - 1)];
+	size_t at = fmt_host(hp, &q->fb, origin, e);
+
+	if (at != SIZE_MAX) {
+		struct hole *h;
+
+		if (q->htail - q->hhead == q->hcap) {
+			uint64_t nc = q->hcap ? q->hcap * 2 : 16;
+			struct hole *nh = xreallocarray(NULL, nc, sizeof *nh);
+
+			for (uint64_t i = q->hhead; i < q->htail; i++)
+				nh[i & (nc - 1)] = q->h[i & (q->hcap - 1)];
+			free(q->h);
+			q->h = nh;
+			q->hcap = nc;
+		}
+		h = &q->h[q->htail & (q->hcap - 1)];
+		h->off = q->fend + at;
+		h->end = e->end;
+		h->mark = e->mark;
+		h->resolved = 0;
+		h->leaf = 0;
+		ht[e->ti].hole = ++q->htail;
+	}
+	hq_free1(q, e);
+	q->mhead++;
+	if (q->fb.len >= DQBUF) {
+		if (q->fd < 0)
+			q->fd = tmpfd(t);
+		pwall(t, q->fd, q->fb.p, q->fb.len, q->fend);
+		q->fend += q->fb.len;
+		q->fb.len = 0;
+	}
+}
+
+/* The deferred text up to lim, out. */
+static void
+hq_emit(struct trace *t, FILE *fp, struct hq *q, uint64_t lim)
+{
+	struct buf *b = &t->ob;
+
+	while (q->rpos < lim) {
+		size_t n;
+		char *d;
+
+		if (q->rpos < q->fend) {
+			uint64_t k = (lim < q->fend ? lim : q->fend) - q->rpos;
+			size_t got = 0;
+
+			n = k > OUTBUF ? OUTBUF : (size_t)k;
+			d = wpos(b, n);
+			while (got < n) {
+				ssize_t r = pread(q->fd, d + got, n - got,
+				    (off_t)(q->rpos + got));
+
+				if (r < 0 && errno == EINTR)
+					continue;
+				if (r <= 0)
+					die("spill file: %s", r < 0 ?
+					    strerror(errno) : "unexpected end");
+				got += (size_t)r;
+			}
+		} else {
+			n = (size_t)(lim - q->rpos);
+			d = wpos(b, n);
+			memcpy(d, q->fb.p + (q->rpos - q->fend), n);
+		}
+		b->len += n;
+		q->rpos += n;
+		wflush(b, fp, OUTBUF);
+	}
+}
+
+/* Write what is resolved, or can no longer get a child at now. */
+static void
+hq_drain(struct trace *t, FILE *fp, struct hq *q, const struct hput *hp,
+    int64_t origin, int64_t now)
+{
+	struct buf *b = &t->ob;
+	char *d;
+
+	while (q->hhead < q->htail) {
+		struct hole *h = &q->h[q->hhead & (q->hcap - 1)];
+
+		hq_emit(t, fp, q, h->off);
+		if (!h->resolved) {
+			if (h->end > now)
+				return;
+			h->leaf = !h->mark;
+			h->resolved = 1;
+		}
+		d = wpos(b, 8);
+		if (h->leaf)
+			LIT(d, "true");
+		else
+			LIT(d, "false");
+		wend(b, d);
+		q->hhead++;
+	}
+	if (q->rpos || q->fend || q->fb.len) {
+		hq_emit(t, fp, q, q->fend + q->fb.len);
+		q->rpos = q->fend = 0;
+		q->fb.len = 0;
+	}
+	while (q->mhead < q->tail) {
+		struct pend *e = &q->q[q->mhead & (q->cap - 1)];
+
+		if (!e->resolved) {
+			if (e->end > now)
+				break;
+			e->leaf = !e->mark;
+			e->resolved = 1;
+		}
+		fmt_host(hp, b, origin, e);
+		wflush(b, fp, OUTBUF);
+		hq_free1(q, e);
+		q->mhead++;
+	}
 }
 
 void
@@ -3341,7 +3727,7 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 	struct mrg m;
 	struct rdr *r;
 	struct hth *ht = xcalloc(t->nth + 1, sizeof *ht);
-	struct hq q = { NULL, 0, 0, 0 };
+	struct hq q;
 	struct hput hp = { { 0 }, { 0 }, NULL };
 	struct fmrg lm;
 	const struct lk *lp;
@@ -3350,6 +3736,10 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 	int64_t wts = 0;
 	int havew = 0;
 
+	memset(&q, 0, sizeof q);
+	q.fd = -1;
+	q.qbytes = t->runbytes / 16;
+	q.qmax = q.qbytes / 256 > 4 ? q.qbytes / 256 : 4;
 	t->c.host_linked = 0;
 	recprefix(t, &hp.pre, "host", profile);
 	hp.toff = xcalloc(t->nth + 1, sizeof *hp.toff);
@@ -3385,34 +3775,30 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 			/* the thread's previous event: does this start in it? */
 			struct hth *x = &ht[ti];
 
-			if (x->last && x->last - 1 >= q.head) {
+			if (x->last && x->last - 1 >= q.mhead) {
 				struct pend *l = &q.q[(x->last - 1) & (q.cap - 1)];
 
 				if (!l->resolved) {
 					l->leaf = !(now < l->end) && !l->mark;
 					l->resolved = 1;
 				}
-			}
-		}
-		/* write what is resolved, or can no longer get a child */
-		while (q.head < q.tail) {
-			struct pend *e = &q.q[q.head & (q.cap - 1)];
+			} else if (x->hole && x->hole - 1 >= q.hhead) {
+				struct hole *l = &q.h[(x->hole - 1) & (q.hcap - 1)];
 
-			if (!e->resolved) {
-				if (e->end > now)
-					break;
-				e->leaf = !e->mark;
-				e->resolved = 1;
+				if (!l->resolved) {
+					l->leaf = !(now < l->end) && !l->mark;
+					l->resolved = 1;
+				}
 			}
-			put_host1(t, fp, &hp, origin, e);
-			q.head++;
+			x->hole = 0;
 		}
+		hq_drain(t, fp, &q, &hp, origin, now);
 		if (!r)
 			break;
-		if (q.tail - q.head == q.cap) {
+		if (q.tail - q.mhead == q.cap) {
 			struct pend *nq = xcalloc(q.cap * 2, sizeof *nq);
 
-			for (uint64_t sq = q.head; sq < q.head + q.cap; sq++)
+			for (uint64_t sq = q.mhead; sq < q.mhead + q.cap; sq++)
 				nq[sq & (q.cap * 2 - 1)] = q.q[sq & (q.cap - 1)];
 			free(q.q);
 			q.q = nq;
@@ -3425,10 +3811,11 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 
 		if (n > e->cap) {
 			free(e->rec);
-			e->cap = n + 256;
+			e->cap = (n + 63) & ~(size_t)63;
 			e->rec = xmalloc(e->cap);
 		}
 		memcpy(e->rec, r->h, n);
+		q.bytes += n;
 		e->start = now;
 		e->end = now + dur;
 		e->mark = (r->h->flags & F_MARK) != 0;
@@ -3479,6 +3866,10 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 		}
 		x->last = ++q.tail;
 		mrg_pop(&m);
+		/* memory bounded: the oldest events to the deferred text */
+		while (q.mhead < q.tail &&
+		    (q.tail - q.mhead > q.qmax || q.bytes > q.qbytes))
+			hq_evict(t, &q, ht, &hp, origin);
 	}
 	mrg_close(&m);
 	fmrg_close(&lm);
@@ -3487,6 +3878,10 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 	for (uint64_t i = 0; i < q.cap; i++)
 		free(q.q[i].rec);
 	free(q.q);
+	free(q.h);
+	buf_free(&q.fb);
+	if (q.fd >= 0)
+		close(q.fd);
 	for (size_t i = 0; i < t->nth; i++)
 		free(ht[i].stk);
 	free(ht);
@@ -3526,10 +3921,9 @@ trace_close(struct trace *t)
 			munmap(t->b, t->len);
 	} else
 		free(t->b);
-	free(t->ix);
-	free(t->ixtmp);
-	free(t->mk);
-	buf_free(&t->arena);
+	free(t->blk);
+	frs_free(&t->mk);
+	frs_free(&t->mko);
 	buf_free(&t->mka);
 	buf_free(&t->sc);
 	buf_free(&t->sc2);

@@ -3,12 +3,15 @@
  * (torch_npu trace_view.json, msprof msprof_*.json, Kineto's
  * {"traceEvents":[...]}).  The file is read once, never slurped (a
  * regular file is mapped a window at a time): process/thread metadata
- * and step markers are kept in memory (they are few); X events are
- * spilled to sorted runs under tmpdir, grouped by what their process
- * was known to be when read, and merged back in start order when
- * written; flow ends are spilled to sorted runs too and joined at the
- * end of the read, so memory does not grow with the file.  Processes
- * are classified only from process_name metadata.
+ * is kept in memory (it is small); X events are spilled to sorted runs
+ * under tmpdir, grouped by what their process was known to be when
+ * read, and merged back in start order when written; step markers and
+ * flow ends are spilled to sorted runs too, and host events held back
+ * by a long event are written to a spill file, so memory does not grow
+ * with the file: one block of run_bytes for X events and their index
+ * while reading, small fixed buffers besides, reader buffers of a merge
+ * sharing a fixed budget whatever the number of runs.  Processes are
+ * classified only from process_name metadata.
  *
  * Times are absolute integer nanoseconds until written; the writers
  * subtract the profile's origin.  Functions return -1 on bad data with
@@ -25,8 +28,10 @@ struct trace_opts {
 	const char	*tmpdir;	/* spill directory ($TMPDIR or /tmp) */
 	const char	*display;	/* file name used in src and messages */
 	const char	*step_pattern;	/* extra marker prefix before '#N', or NULL */
-	size_t		 run_bytes;	/* spill run size; 0 = default 64 MiB
-					   (flow ends, links: an eighth each) */
+	size_t		 run_bytes;	/* spill run size; 0 = default 40 MiB
+					   (flow ends: 1/32 each; links: 1/8;
+					   markers: 1/64; held-back host
+					   events: 1/16) */
 	int		 progress;	/* progress line on stderr */
 };
 
@@ -47,7 +52,7 @@ struct trace;
 struct trace	*trace_open(const char *path, const struct trace_opts *);
 /*
  * read() size (default 8 MiB); tests use tiny ones to split events.  A
- * regular file is mapped instead, in windows of 16 MiB, or of n when n
+ * regular file is mapped instead, in windows of 4 MiB, or of n when n
  * is a multiple of the page size other than the default.
  */
 void		 trace_set_chunk(struct trace *, size_t);

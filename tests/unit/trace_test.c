@@ -301,6 +301,84 @@ t_markers(void)
 	    "\"leaf\":false") != NULL);
 	trace_close(t);
 	free(o.p);
+
+	/* a step number longer than a marker record holds, among many
+	 * markers (tiny runs: several sorted runs of markers) */
+	{
+		struct buf b = { 0 };
+		struct out o2;
+		char ev[256];
+
+		buf_adds(&b, "[" META);
+		for (int i = 0; i < 300; i++) {
+			snprintf(ev, sizeof ev, ",\n" EV("ProfilerStep#%d", 1,
+			    "%d", "10"), 300 - i, 100000 - 20 * i);
+			buf_adds(&b, ev);
+		}
+		buf_adds(&b, ",\n" EV("Iteration#"
+		    "00000000001234567890123456789012345678901", 1, "1",
+		    "10") "]");
+		buf_addc(&b, 0);
+		CHECK(run(wtmp(b.p), 0, NULL, &o, &t) == 0);
+		trace_counts(t, &c);
+		trace_close(t);
+		CHECK(c.markers == 301 && count(&o, "\"type\":\"marker\"") == 301);
+		CHECK(strstr(line(&o, "\"marker\""), "\"name\":\"Iteration#"
+		    "00000000001234567890123456789012345678901\",\"kind\":"
+		    "\"Iteration\",\"step\":\"000000000012345678901234567890"
+		    "12345678901\",\"pid\":1,\"tid\":1,\"start_ns\":0,") != NULL);
+		CHECK(strstr(o.p, "\"name\":\"ProfilerStep#300\",\"kind\":"
+		    "\"ProfilerStep\",\"step\":\"300\",\"pid\":1,\"tid\":1,"
+		    "\"start_ns\":99999000,") != NULL);
+		CHECK(run(wtmp(b.p), 1024, NULL, &o2, NULL) == 0);
+		CHECK(o.n == o2.n && memcmp(o.p, o2.p, o.n) == 0);
+		free(o.p);
+		free(o2.p);
+		buf_free(&b);
+	}
+}
+
+/*
+ * A long event on a thread that goes quiet holds back the host records
+ * after it: they are written in start order all the same, with the
+ * leaf of every event right (thread 2: L holds nothing, M holds N that
+ * comes much later; thread 1: many short events), whatever the memory
+ * bound of the host pass.
+ */
+static void
+t_quiet(void)
+{
+	struct buf b = { 0 };
+	struct out o, o2;
+	char ev[256];
+	const int n = 3000;
+
+	buf_adds(&b, "[" META ",\n" EV("L", 2, "10", "100000") ",\n"
+	    EV("M", 3, "20", "100000") ",\n" EV("N", 3, "20005", "1"));
+	for (int i = 0; i < n; i++) {
+		snprintf(ev, sizeof ev, ",\n" EV("op", 1, "%d", "2")
+		    ",\n" EV("in", 1, "%d.5", "1"), 100 + 10 * i, 100 + 10 * i);
+		buf_adds(&b, ev);
+	}
+	buf_adds(&b, "]");
+	buf_addc(&b, 0);
+	CHECK(run(wtmp(b.p), 0, NULL, &o, NULL) == 0);
+	CHECK(count(&o, "\"type\":\"host\"") == 2 * n + 3);
+	CHECK(strstr(line(&o, "\"name\":\"L\""), "\"depth\":0,\"leaf\":true}"));
+	CHECK(strstr(line(&o, "\"name\":\"M\""), "\"depth\":0,\"leaf\":false}"));
+	CHECK(strstr(line(&o, "\"name\":\"N\""), "\"depth\":1,\"leaf\":true}"));
+	CHECK(strstr(line(&o, "\"name\":\"op\""), "\"depth\":0,\"leaf\":false}"));
+	CHECK(strstr(line(&o, "\"name\":\"in\""), "\"depth\":1,\"leaf\":true}"));
+	/* start order: L M op in ... N (at 20 ms) ... */
+	CHECK(strstr(o.p, "\"name\":\"L\"") < strstr(o.p, "\"name\":\"M\"") &&
+	    strstr(o.p, "\"name\":\"M\"") < strstr(o.p, "\"name\":\"op\""));
+	CHECK(strstr(o.p, "\"start_ns\":19990500,") < strstr(o.p, "\"name\":\"N\"") &&
+	    strstr(o.p, "\"name\":\"N\"") < strstr(o.p, "\"start_ns\":20000000,"));
+	CHECK(run(wtmp(b.p), 1024, NULL, &o2, NULL) == 0);
+	CHECK(o.n == o2.n && memcmp(o.p, o2.p, o.n) == 0);
+	free(o.p);
+	free(o2.p);
+	buf_free(&b);
 }
 
 static void
@@ -633,6 +711,7 @@ main(int argc, char **argv)
 		t_frames();
 	}
 	chunk = 0;
+	t_quiet();
 	t_spill();
 	t_real(argv[1], argc - 2, argv + 2);
 	{
