@@ -208,6 +208,9 @@ static struct {
 	int64_t		 opn, opcnt[8];
 } G;
 
+/* -n: write profile records and our own, not the input. */
+static int ownonly;
+
 static struct name *names;
 static size_t nnames, capnames, *htab, hcap;
 static char *roles[MAXROLE];
@@ -221,7 +224,7 @@ static struct buf ob, tmp, tb, nmb;	/* nmb: the kernel's name */
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-k] [-m maxline] [-r rules] [file ...]\n", progname);
+	fprintf(stderr, "usage: %s [-kn] [-m maxline] [-r rules] [file ...]\n", progname);
 	exit(EX_SYS);
 }
 
@@ -1781,7 +1784,8 @@ kernelrec(struct rin *r)
 	keepstep(&G.pkstep, &G.pkstepk, k.step);
 	if (k.end > G.maxend)
 		G.maxend = k.end;
-	sr_pass(r);
+	if (!ownonly)
+		sr_pass(r);
 	return 0;
 }
 
@@ -1802,7 +1806,8 @@ opstatrec(struct rin *r)
 		G.opcnt[4] += (fl & F_A2A) ? n : 0;
 		G.opcnt[5] += (fl & F_SAMP) ? n : 0;
 	}
-	sr_pass(r);
+	if (!ownonly)
+		sr_pass(r);
 	return 0;
 }
 
@@ -1845,7 +1850,8 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		unit_end();
 		G.ksec = 2;
 	}
-	sr_pass(r);
+	if (!ownonly || sr_is(t, n, "profile"))
+		sr_pass(r);
 	return 0;
 }
 
@@ -1864,10 +1870,14 @@ main(int argc, char *argv[])
 	int c, kflag = 0, rc;
 
 	setprogname_(argv[0]);
-	while ((c = getopt(argc, argv, "km:r:")) != -1)
+	while ((c = getopt(argc, argv, "km:nr:")) != -1)
 		switch (c) {
 		case 'k':
 			kflag = 1;
+			break;
+		case 'n':
+			ownonly = 1;
+			f.bulk_drop = 1;
 			break;
 		case 'm':
 			maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
