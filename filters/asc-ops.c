@@ -233,10 +233,18 @@ ops_clear(void)
 /* ---------------------------------------------------------------- PMU */
 
 /* Scan a flat object of numbers; unknown shapes of value end the scan. */
+#define PMUCACHE	64
+static struct {
+	char	 k[48];
+	size_t	 kn;
+	int	 want;
+} pc[PMUCACHE];		/* column i's key as last seen, and its P_* or -1 */
+
 static void
 pmu_scan(const struct rfield *f, double *val, int *has)
 {
 	const char *p = f->v, *e = f->v + f->vlen;
+	int col = 0;
 
 	memset(has, 0, NPMU * sizeof *has);
 	while (p < e && *p != '{')
@@ -267,14 +275,25 @@ pmu_scan(const struct rfield *f, double *val, int *has)
 		/* Only ratio, rate and percent columns are wanted: skip the rest unparsed. */
 		int want = -1;
 
-		if (kn > 3 && (k[kn - 1] == 'o' || k[kn - 1] == 'e' || k[kn - 1] == ')')) {
-			h = fnv(FNV_INIT, k, kn);
-			for (int i = 0; i < NPMU; i++)
-				if (pmuhash[i] == h && strlen(pmucol[i]) == kn) {
-					want = i;
-					break;
-				}
+		/* Every kernel of a file has the same columns in the same order. */
+		if (col < PMUCACHE && pc[col].kn == kn && memcmp(pc[col].k, k, kn) == 0)
+			want = pc[col].want;
+		else {
+			if (kn > 3 && (k[kn - 1] == 'o' || k[kn - 1] == 'e' || k[kn - 1] == ')')) {
+				h = fnv(FNV_INIT, k, kn);
+				for (int i = 0; i < NPMU; i++)
+					if (pmuhash[i] == h && strlen(pmucol[i]) == kn) {
+						want = i;
+						break;
+					}
+			}
+			if (col < PMUCACHE && kn < sizeof pc[col].k) {
+				memcpy(pc[col].k, k, kn);
+				pc[col].kn = kn;
+				pc[col].want = want;
+			}
 		}
+		col++;
 		if (want < 0 || *p == 'n') {
 			while (p < e && *p != ',' && *p != '}')
 				p++;
