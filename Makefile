@@ -8,7 +8,7 @@ CFLAGS	?= -O2 -g
 WARN	 = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
 	   -Wmissing-prototypes -Wformat=2 -Wno-unused-parameter
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ilib -MMD -MP
-LDLIBS	 = -ljq -lcsv -lsqlite3 -lm
+LDLIBS	 = -ljq -lcsv -lsqlite3 -lm -pthread
 
 FILTERS	 = asc-ingest asc-steps asc-merge asc-gaps asc-attrib asc-judge asc-report asc-segment asc-ops asc-fia asc-archmd
 PIPES	 = asc-analyze

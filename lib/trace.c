@@ -2,7 +2,9 @@
 #define _GNU_SOURCE		/* memmem, memrchr */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +34,8 @@
 #define MAXRUNS		48		/* runs per set before they are merged */
 #define MAXDEPTH	512		/* JSON nesting limit */
 #define DEFRUN		((size_t)40 << 20)
+#define SPLITMIN	((uint64_t)64 << 20)	/* read on two threads from */
+#define SPLITSCAN	((uint64_t)64 << 20)	/* look this far for an event */
 
 enum { R_IGN, R_HOST, R_HW, R_COMM };	/* process roles */
 enum { T_IGN, T_HOST, T_DEV };		/* thread (event) roles */
@@ -99,6 +103,8 @@ struct ridx {
 struct run {
 	int		 fd;
 	uint64_t	 n;
+	const uint32_t	*map;		/* thread indices of a run read by
+					   the second thread, or NULL */
 };
 
 struct rdr {
@@ -109,6 +115,7 @@ struct rdr {
 	const struct shdr *h;		/* current record, in b */
 	int64_t		 start, dur;	/* its sort key */
 	uint64_t	 off;
+	const uint32_t	*map;		/* of its run */
 };
 
 struct mrg {
@@ -281,6 +288,14 @@ struct trace {
 	int64_t		 mints, minkts;
 	/* scratch */
 	struct buf	 sc, sc2, sc3, sc4, ob;
+	/* two threads: the first reads up to split (0: none), the
+	 * second from there, with cancel and nomsg set */
+	uint64_t	 split, splitmin;
+	struct split	*sp;
+	_Atomic int	*cancel;
+	int		 nomsg;
+	int		 splitres;	/* 1 joined, -1 dropped */
+	uint32_t	*map2;		/* its thread indices, once joined */
 };
 
 /* ---------- small helpers ---------- */
@@ -324,6 +339,8 @@ bad(struct trace *t, const char *ep, const char *what)
 	size_t at = (size_t)(ep - t->b);
 	unsigned long line = t->bline;
 
+	if (t->nomsg)
+		return -1;
 	if (at > t->len)
 		at = t->len;
 	if (t->mm && t->boff) {
@@ -1645,6 +1662,7 @@ addrun(struct trace *t, int set, int fd, uint64_t n)
 	    sizeof *t->runs[set]);
 	t->runs[set][t->nruns[set]].fd = fd;
 	t->runs[set][t->nruns[set]].n = n;
+	t->runs[set][t->nruns[set]].map = NULL;
 	t->nruns[set]++;
 }
 
@@ -1841,6 +1859,8 @@ rd_next(struct rdr *r)
 		rd_need(r, n);
 		h = (const void *)(r->b + r->pos);
 	}
+	if (r->map)
+		((struct shdr *)(void *)(r->b + r->pos))->ti = r->map[h->ti];
 	r->pos += n;
 	r->h = h;
 	r->start = h->start;
@@ -1913,6 +1933,7 @@ mrg_open(struct trace *t, struct mrg *m, unsigned mask)
 			if (lseek(r->fd, 0, SEEK_SET) < 0)
 				dieerr("spill file");
 			r->left = t->runs[s][i].n;
+			r->map = t->runs[s][i].map;
 			r->cap = bsz;
 			r->b = xmalloc(r->cap);
 			if (rd_next(r))
@@ -2936,6 +2957,9 @@ trace_open(const char *path, const struct trace_opts *o)
 	if (t->runbytes < 1024)
 		t->runbytes = 1024;
 	t->progress = o ? o->progress : 0;
+	t->splitmin = SPLITMIN;
+	if ((td = getenv("ASC_TRACE_SPLIT")) != NULL && *td)
+		t->splitmin = strtoull(td, NULL, 10);
 	t->lastth = -1;
 	t->chunk = CHUNK;
 	t->mints = t->minkts = INT64_MAX;
@@ -2973,27 +2997,23 @@ enum {
 	ST_ARRELEM, ST_DONE
 };
 
-int
-trace_read(struct trace *t)
+/* Parser state between the two threads. */
+struct rdst {
+	int		 st, inobj, sawarr;
+};
+
+static void splitdrop(struct trace *);
+
+/*
+ * Read events from pos on: 0 at the end of the file, -1 on bad data, 1
+ * (the first thread) at the second thread's start.
+ */
+static int
+readloop(struct trace *t, struct rdst *rs)
 {
-	int st = ST_START, inobj = 0, sawarr = 0, r;
+	int st = rs->st, inobj = rs->inobj, sawarr = rs->sawarr, r;
 	struct ev ev;
 
-	clock_gettime(CLOCK_MONOTONIC, &t->t0);
-	t->tlast = t->t0;
-	{
-		/* a regular file with the default read size is mapped */
-		struct stat sb;
-
-		if (t->chunk % (size_t)sysconf(_SC_PAGESIZE) == 0 &&
-		    t->b == NULL && t->fd > 0 &&
-		    fstat(t->fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
-		    sb.st_size > 0 && lseek(t->fd, 0, SEEK_CUR) == 0) {
-			t->mm = 1;
-			t->fsize = (uint64_t)sb.st_size;
-			t->win = t->chunk == CHUNK ? MAPWIN : t->chunk;
-		}
-	}
 	for (;;) {
 		struct pc c;
 		const char *p, *e;
@@ -3001,6 +3021,17 @@ trace_read(struct trace *t)
 		p = ws(t->b + t->pos, t->b + t->len);
 		t->pos = (size_t)(p - t->b);
 		e = t->b + t->len;
+		if (p != e && t->split &&
+		    t->boff + (uint64_t)(p - t->b) >= t->split) {
+			if (t->boff + (uint64_t)(p - t->b) == t->split &&
+			    st == ST_ARRELEM) {
+				rs->st = st;
+				rs->inobj = inobj;
+				rs->sawarr = sawarr;
+				return 1;
+			}
+			splitdrop(t);	/* not an event start: a wrong guess */
+		}
 		if (p == e) {
 			if (!t->eof) {
 				fill(t, t->pos);
@@ -3103,6 +3134,9 @@ trace_read(struct trace *t)
 			}
 			if (*p != '{')
 				return bad(t, p, "expected an event object");
+			if (t->cancel && atomic_load_explicit(t->cancel,
+			    memory_order_relaxed))
+				return -1;
 			if ((r = pevent(&c, &ev)) != P_OK)
 				break;
 			t->pos = (size_t)(c.p - t->b);
@@ -3134,13 +3168,338 @@ trace_read(struct trace *t)
 		}
 		fill(t, t->pos);
 	}
-	if (inobj && !sawarr)
+	rs->st = st;
+	rs->inobj = inobj;
+	rs->sawarr = sawarr;
+	return 0;
+}
+
+/* ---------- reading on two threads ---------- */
+
+/*
+ * A file of at least splitmin bytes is read by two threads: the second
+ * from a guessed event start S past the middle (",{\"" after a "}"), the
+ * first from the start.  When the first reaches S as the start of an
+ * event, the guess is confirmed and the second thread's state (threads,
+ * processes, runs, markers, flows, counts, warnings) is joined as if the
+ * first had read on; events keep their file offsets, which order equal
+ * starts, so the result is the sequential one.  If the first passes S
+ * otherwise, or the second fails, the second's work is dropped and the
+ * first reads on alone (and reports any error itself).
+ */
+struct split {
+	pthread_t	 th;
+	struct trace	*u;		/* the second reader */
+	struct rdst	 rs;		/* its state at the end */
+	int		 r;		/* its readloop() result */
+	_Atomic int	 cancel;
+};
+
+static void *
+splitmain(void *a)
+{
+	struct split *sp = a;
+	struct trace *u = sp->u;
+
+	sp->r = readloop(u, &sp->rs);
+	if (sp->r == 0) {
+		flushrun(u);
+		free(u->blk);
+		u->blk = NULL;
+	}
+	return NULL;
+}
+
+/* Offset of a likely event start ('{' after "}," and before '"') at
+ * or past from, or 0. */
+static uint64_t
+splitguess(struct trace *t, uint64_t from)
+{
+	size_t bsz = 1u << 20;
+	char *b = xmalloc(bsz);
+	uint64_t o = from, found = 0;
+
+	while (found == 0 && o < t->fsize && o - from < SPLITSCAN) {
+		ssize_t k = pread(t->fd, b, bsz, (off_t)o);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		for (size_t i = 0; i + 1 < (size_t)k; i++) {
+			size_t j = i;
+
+			if (b[i] != '{' || b[i + 1] != '"')
+				continue;
+			while (j > 0 && isws((unsigned char)b[j - 1]))
+				j--;
+			if (j == 0 || b[j - 1] != ',')
+				continue;
+			j--;
+			while (j > 0 && isws((unsigned char)b[j - 1]))
+				j--;
+			if (j == 0 || b[j - 1] != '}')
+				continue;
+			found = o + i;
+			break;
+		}
+		if ((size_t)k < bsz)
+			break;
+		o += (uint64_t)k - 256;	/* overlap the whitespace before */
+	}
+	free(b);
+	return found;
+}
+
+static void
+splitstart(struct trace *t)
+{
+	char h[64];
+	ssize_t k = pread(t->fd, h, sizeof h, 0);
+	size_t i = 0;
+	int inobj;
+	uint64_t s;
+	struct trace *u;
+	struct split *sp;
+
+	if (k <= 0)
+		return;
+	if (k >= 3 && memcmp(h, "\xef\xbb\xbf", 3) == 0)
+		i = 3;
+	while (i < (size_t)k && isws((unsigned char)h[i]))
+		i++;
+	if (i == (size_t)k || (h[i] != '[' && h[i] != '{'))
+		return;
+	inobj = h[i] == '{';
+	if ((s = splitguess(t, t->fsize / 2)) == 0)
+		return;
+	u = xcalloc(1, sizeof *u);
+	if ((u->fd = dup(t->fd)) < 0)
+		dieerr("%s", t->disp);
+	u->path = xstrdup(t->path);
+	u->disp = xstrdup(t->disp);
+	u->tmpdir = xstrdup(t->tmpdir);
+	if (t->pattern) {
+		u->pattern = xstrdup(t->pattern);
+		u->npattern = t->npattern;
+	}
+	u->runbytes = t->runbytes / 2 < 1024 ? 1024 : t->runbytes / 2;
+	u->lastth = -1;
+	u->chunk = t->chunk;
+	u->mints = u->minkts = INT64_MAX;
+	frs_init(&u->fs, sizeof(struct fl), u->runbytes / 32, flcmp, 0);
+	frs_init(&u->ff, sizeof(struct fl), u->runbytes / 32, flcmp, 0);
+	frs_init(&u->lk, sizeof(struct lk), u->runbytes / 8, lkcmp, 1);
+	frs_init(&u->mk, sizeof(struct marker), u->runbytes / 64, mkcmp, 1);
+	frs_init(&u->mko, sizeof(struct marker), u->runbytes / 64, mkcmp, 1);
+	u->mm = 1;
+	u->fsize = t->fsize;
+	u->win = t->win;
+	u->boff = s;
+	u->nomsg = 1;
+	sp = xcalloc(1, sizeof *sp);
+	atomic_init(&sp->cancel, 0);
+	u->cancel = &sp->cancel;
+	sp->u = u;
+	sp->rs.st = ST_ARRELEM;
+	sp->rs.inobj = inobj;
+	sp->rs.sawarr = inobj;	/* it is in the traceEvents array */
+	if (pthread_create(&sp->th, NULL, splitmain, sp) != 0) {
+		trace_close(u);
+		free(sp);
+		return;
+	}
+	t->sp = sp;
+	t->split = s;
+}
+
+/* Stop the second thread and drop its work. */
+static void
+splitdrop(struct trace *t)
+{
+	struct split *sp = t->sp;
+
+	t->split = 0;
+	if (sp == NULL)
+		return;
+	atomic_store(&sp->cancel, 1);
+	pthread_join(sp->th, NULL);
+	t->splitres = -1;
+	trace_close(sp->u);
+	free(sp);
+	t->sp = NULL;
+}
+
+/* Add the second reader's fixed-size records, thread indices mapped. */
+static void
+splitfrs(struct trace *t, struct frs *dst, struct frs *src, const uint32_t *map,
+    size_t tioff, uint64_t mkbase)
+{
+	struct fmrg m;
+	const char *r;
+	char x[64];
+
+	frs_sort(src);
+	fmrg_open(&m, src, 1);
+	for (; (r = fmrg_top(&m)) != NULL; fmrg_pop(&m)) {
+		memcpy(x, r, src->rsz);
+		if (map) {
+			uint32_t ti;
+
+			memcpy(&ti, x + tioff, 4);
+			ti = map[ti];
+			memcpy(x + tioff, &ti, 4);
+		}
+		if (mkbase && ((struct marker *)(void *)x)->nd == MKLONG) {
+			uint64_t ao;
+
+			memcpy(&ao, ((struct marker *)(void *)x)->dig, 8);
+			ao += mkbase;
+			memcpy(((struct marker *)(void *)x)->dig, &ao, 8);
+		}
+		frs_add(t, dst, x);
+	}
+	fmrg_close(&m);
+}
+
+/*
+ * At the second thread's start: wait for it, and take its results as
+ * if read here.  0 joined (rs is the state at the end), -1 dropped.
+ */
+static int
+splitjoin(struct trace *t, struct rdst *rs)
+{
+	struct split *sp = t->sp;
+	struct trace *u = sp->u;
+	uint32_t *map;
+	uint64_t mkbase;
+
+	t->split = 0;
+	flushrun(t);		/* while the second thread may still run */
+	pthread_join(sp->th, NULL);
+	if (sp->r != 0) {
+		t->splitres = -1;
+		trace_close(u);
+		free(sp);
+		t->sp = NULL;
+		return -1;
+	}
+	for (size_t i = 0; i < u->npr; i++) {
+		struct proc *q = &u->pr[i], *p;
+		int pi = getproc(t, q->pid, 1);
+
+		p = &t->pr[pi];
+		if (q->name) {
+			free(p->name);
+			p->name = q->name;
+			q->name = NULL;
+		}
+		if (q->dev != -2)
+			p->dev = q->dev;
+		if (q->cpu)
+			p->cpu = 1;
+	}
+	map = xreallocarray(NULL, u->nth + 1, sizeof *map);
+	for (size_t i = 0; i < u->nth; i++) {
+		struct thr *q = &u->th[i], *h;
+
+		map[i] = (uint32_t)getthr(t, q->pid, q->tid, 1);
+		h = &t->th[map[i]];
+		if (q->name) {
+			free(h->name);
+			h->name = q->name;
+			q->name = NULL;
+		}
+		h->seen |= q->seen;
+		h->stack |= q->stack;
+		h->sets |= q->sets;
+		h->nx += q->nx;
+		if (q->minx < h->minx)
+			h->minx = q->minx;
+	}
+	t->gen++;
+	for (int s = 0; s < NSET; s++) {
+		for (int i = 0; i < u->nruns[s]; i++) {
+			addrun(t, s, u->runs[s][i].fd, u->runs[s][i].n);
+			t->runs[s][t->nruns[s] - 1].map = map;
+		}
+		u->nruns[s] = 0;
+		if (t->nruns[s] >= MAXRUNS)
+			consolidate(t, s);
+	}
+	mkbase = t->mka.len;
+	if (u->mka.len)
+		buf_add(&t->mka, u->mka.p, u->mka.len);
+	splitfrs(t, &t->mk, &u->mk, map, offsetof(struct marker, ti), mkbase);
+	splitfrs(t, &t->fs, &u->fs, map, offsetof(struct fl, ti), 0);
+	splitfrs(t, &t->ff, &u->ff, NULL, 0, 0);
+	t->c.events += u->c.events;
+	t->c.x_events += u->c.x_events;
+	t->c.meta += u->c.meta;
+	t->c.flows += u->c.flows;
+	t->c.counters += u->c.counters;
+	t->c.other += u->c.other;
+	if (u->nw) {
+		t->w = xreallocarray(t->w, (size_t)t->nw + (size_t)u->nw,
+		    sizeof *t->w);
+		memcpy(t->w + t->nw, u->w, (size_t)u->nw * sizeof *t->w);
+		t->nw += u->nw;
+		u->nw = 0;
+	}
+	free(t->map2);
+	t->map2 = map;
+	*rs = sp->rs;
+	t->splitres = 1;
+	trace_close(u);
+	free(sp);
+	t->sp = NULL;
+	return 0;
+}
+
+int
+trace_read(struct trace *t)
+{
+	struct rdst rs = { ST_START, 0, 0 };
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &t->t0);
+	t->tlast = t->t0;
+	{
+		/* a regular file with the default read size is mapped */
+		struct stat sb;
+
+		if (t->chunk % (size_t)sysconf(_SC_PAGESIZE) == 0 &&
+		    t->b == NULL && t->fd > 0 &&
+		    fstat(t->fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		    sb.st_size > 0 && lseek(t->fd, 0, SEEK_CUR) == 0) {
+			t->mm = 1;
+			t->fsize = (uint64_t)sb.st_size;
+			t->win = t->chunk == CHUNK ? MAPWIN : t->chunk;
+		}
+	}
+	if (t->mm && t->splitmin && t->fsize >= t->splitmin)
+		splitstart(t);
+	while ((r = readloop(t, &rs)) == 1)
+		if (splitjoin(t, &rs) == 0)
+			break;
+	if (r < 0) {
+		if (t->sp)
+			splitdrop(t);
+		return -1;
+	}
+	if (rs.inobj && !rs.sawarr)
 		return bad(t, t->b + t->len, "no \"traceEvents\" array in "
 		    "the top-level object");
 	finish(t);
 	if (t->progress)
 		progress(t, 1);
 	return 0;
+}
+
+int
+trace_split(const struct trace *t)
+{
+	return t->splitres;
 }
 
 int64_t
@@ -3922,6 +4281,7 @@ trace_close(struct trace *t)
 	} else
 		free(t->b);
 	free(t->blk);
+	free(t->map2);
 	frs_free(&t->mk);
 	frs_free(&t->mko);
 	buf_free(&t->mka);

@@ -56,8 +56,17 @@ struct trace	*trace_open(const char *path, const struct trace_opts *);
  * is a multiple of the page size other than the default.
  */
 void		 trace_set_chunk(struct trace *, size_t);
-/* Read the whole file (one pass).  0, or -1: bad data (trace_err). */
+/*
+ * Read the whole file (one pass).  0, or -1: bad data (trace_err).  A
+ * mapped file of at least 64 MiB ($ASC_TRACE_SPLIT bytes if set, 0 =
+ * never) is read on two threads, from the start and from an event
+ * start guessed past the middle, joined when the first thread reaches
+ * it; the results are those of one thread.
+ */
 int		 trace_read(struct trace *);
+/* After trace_read: 0 read on one thread, 1 on two, -1 the second
+ * thread's work dropped (a wrong guess or bad data past it). */
+int		 trace_split(const struct trace *);
 const char	*trace_err(const struct trace *);
 /* Smallest ts of any host or device X event, or INT64_MAX. */
 int64_t		 trace_min_ts(const struct trace *);

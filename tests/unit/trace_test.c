@@ -561,6 +561,194 @@ t_spill(void)
 	buf_free(&b);
 }
 
+/*
+ * Reading on two threads ($ASC_TRACE_SPLIT forced to 1 byte): the
+ * result (return, records, counts, warnings, error) is that of one
+ * thread, and trace_split() tells whether the halves were joined (1) or
+ * the second thread's work dropped (-1).
+ */
+static void
+splitsame(const char *what, const char *json, size_t rb, int want)
+{
+	const char *path = wtmp(json);
+	struct out o[2] = { { NULL, 0 }, { NULL, 0 } };
+	struct trace *t[2];
+	struct trace_counts c[2];
+	int r[2], ok = 1;
+
+	for (int i = 0; i < 2; i++) {
+		setenv("ASC_TRACE_SPLIT", i ? "1" : "0", 1);
+		r[i] = run(path, rb, "Mark", &o[i], &t[i]);
+		memset(&c[i], 0, sizeof c[i]);
+		trace_counts(t[i], &c[i]);
+	}
+	unsetenv("ASC_TRACE_SPLIT");
+	ok &= trace_split(t[0]) == 0;
+	ok &= trace_split(t[1]) == want;
+	ok &= r[0] == r[1];
+	ok &= strcmp(trace_err(t[0]), trace_err(t[1])) == 0;
+	if (r[0] == 0) {
+		ok &= o[0].n == o[1].n && memcmp(o[0].p, o[1].p, o[0].n) == 0;
+		ok &= memcmp(&c[0], &c[1], sizeof c[0]) == 0;
+		for (int i = 0;; i++) {
+			const char *m0 = NULL, *m1 = NULL;
+			const char *w0 = trace_warning(t[0], i, &m0);
+			const char *w1 = trace_warning(t[1], i, &m1);
+
+			if (w0 == NULL || w1 == NULL) {
+				ok &= w0 == w1;
+				break;
+			}
+			ok &= strcmp(w0, w1) == 0 && strcmp(m0, m1) == 0;
+		}
+	}
+	if (!ok) {
+		fprintf(stderr, "%s:%d: split differs: %s (split %d, want %d; "
+		    "r %d %d; err \"%s\" \"%s\")\n", __FILE__, __LINE__, what,
+		    trace_split(t[1]), want, r[0], r[1], trace_err(t[0]),
+		    trace_err(t[1]));
+		fails++;
+	}
+	for (int i = 0; i < 2; i++) {
+		free(o[i].p);
+		trace_close(t[i]);
+	}
+}
+
+/* Events i in [from, to): host ops of threads 1..3 of pid 1 and of pid
+ * 7 (named late), kernels of pid 9 with flows, step markers (some with
+ * long step numbers), call stacks, equal starts in both halves. */
+static void
+splitevs(struct buf *b, int from, int to)
+{
+	char ev[1024];
+
+	for (int i = from; i < to; i++) {
+		int ts = 1000 + (i * 37) % 500;	/* repeats: equal starts */
+
+		snprintf(ev, sizeof ev, ",\n{\"ph\":\"X\",\"name\":\"op%d\","
+		    "\"pid\":1,\"tid\":%d,\"ts\":\"%d.%03d\",\"dur\":%d.5,"
+		    "\"cat\":\"cpu_op\",\"args\":{\"Call stack\":\"/x/site-"
+		    "packages/torch/a.py(1): f;\\n/home/u/train%d.py(9): g\","
+		    "\"Input Dims\":[[1,2],[3]]}}"
+		    ",{\"ph\":\"s\",\"id\":%d,\"pid\":1,\"tid\":%d,\"ts\":"
+		    "\"%d.%03d\",\"cat\":\"async_npu\",\"name\":\"torch_to_npu\"}"
+		    ",{\"ph\":\"f\",\"id\":%d,\"pid\":9,\"tid\":2,\"ts\":"
+		    "\"%d.%03d\",\"cat\":\"async_npu\",\"bp\":\"e\"}"
+		    ",\n{\"ph\":\"X\",\"name\":\"k%d\",\"pid\":9,\"tid\":2,"
+		    "\"ts\":\"%d.%03d\",\"dur\":3,\"args\":{\"Task Id\":%d,"
+		    "\"Stream Id\":2,\"Task Type\":\"AI_CORE\"}}"
+		    ",{\"ph\":\"X\",\"name\":\"c%d\",\"pid\":7,\"tid\":%d,"
+		    "\"ts\":\"%d\",\"dur\":1}",
+		    i % 17, 1 + i % 3, ts, i % 7, i % 5, i % 4,
+		    i, 1 + i % 3, ts, i % 7,
+		    i, ts + 2, i % 7,
+		    i % 11, ts + 2, i % 7, i,
+		    i % 13, 1 + i % 2, ts);
+		buf_adds(b, ev);
+		if (i % 40 == 0) {
+			snprintf(ev, sizeof ev, ",\n{\"ph\":\"X\",\"name\":"
+			    "\"%s#%d%s\",\"pid\":1,\"tid\":1,\"ts\":\"%d\","
+			    "\"dur\":30}", i % 80 ? "ProfilerStep" : "Mark",
+			    i, i % 120 ? "" : "12345678901234567890123456789",
+			    ts);
+			buf_adds(b, ev);
+		}
+	}
+}
+
+#define SPLITMETA2 \
+	",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":7,\"tid\":0," \
+	"\"args\":{\"name\":\"CANN\"}}" \
+	",{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":3," \
+	"\"args\":{\"name\":\"late\"}}" \
+	",{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":9,\"tid\":0," \
+	"\"args\":{\"labels\":\"NPU 4\"}}" \
+	",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0," \
+	"\"args\":{\"name\":\"Python\"}}" \
+	",{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":5}" \
+	",{\"ph\":\"i\",\"name\":\"inst\",\"pid\":1,\"ts\":5}"
+
+/* A trace of n events a side of the middle, with metadata late. */
+static void
+splittrace(struct buf *b, const char *head, int n, const char *mid,
+    const char *tail)
+{
+	b->len = 0;
+	buf_adds(b, head);
+	buf_adds(b, META);
+	splitevs(b, 0, n);
+	buf_adds(b, mid);
+	buf_adds(b, SPLITMETA2);
+	splitevs(b, n, 2 * n);
+	buf_adds(b, tail);
+	buf_addc(b, 0);
+}
+
+static void
+t_split(void)
+{
+	struct buf b = { 0 }, nest = { 0 };
+	size_t rbs[] = { 0, 2048 };
+
+	for (int k = 0; k < 2; k++) {
+		splittrace(&b, "[", 300, "", "]");
+		splitsame("array", b.p, rbs[k], 1);
+		splittrace(&b, "{\"traceEvents\":[", 300, "",
+		    "],\"tail\":[{\"a\":1}]}");
+		splitsame("object", b.p, rbs[k], 1);
+	}
+	splittrace(&b, "[", 300, "", ",]");
+	splitsame("trailing comma", b.p, 0, 1);
+	splittrace(&b, "[", 300, "", ",\n");
+	splitsame("unterminated", b.p, 0, 1);
+	/* the middle in an array of objects in args: ", {\"" there is no
+	 * event start; the second thread fails */
+	for (int i = 0; i < 4000; i++)
+		buf_adds(&nest, i ? ", {\"k\":1}" : "{\"k\":1}");
+	buf_addc(&nest, 0);
+	{
+		struct buf m = { 0 };
+
+		buf_adds(&m, ",\n{\"ph\":\"X\",\"name\":\"big\",\"pid\":1,"
+		    "\"tid\":1,\"ts\":\"1\",\"dur\":1,\"args\":{\"l\":[");
+		buf_adds(&m, nest.p);
+		buf_adds(&m, "]}}");
+		buf_addc(&m, 0);
+		splittrace(&b, "[", 60, m.p, "]");
+		splitsame("nested in args", b.p, 0, -1);
+		splittrace(&b, "[", 60, m.p, "]");
+		splitsame("nested in args, small runs", b.p, 2048, -1);
+		buf_free(&m);
+	}
+	/* ... or after the events: the second thread reads it through,
+	 * the first never reaches its start as an event */
+	b.len = 0;
+	buf_adds(&b, "{\"traceEvents\":[" META);
+	splitevs(&b, 0, 20);
+	buf_adds(&b, "],\"other\":[");
+	buf_adds(&b, nest.p);
+	buf_adds(&b, "]}");
+	buf_addc(&b, 0);
+	splitsame("array after traceEvents", b.p, 0, -1);
+	/* bad data past the middle: the first thread reports it */
+	splittrace(&b, "[", 300, "", ",{\"ph\":\"X\",\"pid\":1,\"tid\":1,"
+	    "\"ts\":\"x1\",\"dur\":1}]");
+	splitsame("bad ts", b.p, 0, -1);
+	splittrace(&b, "[", 300, "", ",\n{\"ph\":\"X\" \"x\"}]");
+	splitsame("bad JSON", b.p, 0, -1);
+	splittrace(&b, "[", 300, "", ",\n{\"ph\":\"X\",\"na");
+	splitsame("truncated", b.p, 0, -1);
+	splittrace(&b, "[", 300, "", "] x");
+	splitsame("trailing data", b.p, 0, -1);
+	/* ... and before it, while the second thread runs */
+	splittrace(&b, "[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,"
+	    "\"dur\":\"-\"},", 300, "", "]");
+	splitsame("bad dur first", b.p, 0, -1);
+	buf_free(&nest);
+	buf_free(&b);
+}
+
 /* Checks on the real alexnet level1 rank0 trace. */
 static void
 t_real(const char *shared, int argc, char **argv)
@@ -713,7 +901,20 @@ main(int argc, char **argv)
 	chunk = 0;
 	t_quiet();
 	t_spill();
+	t_split();
 	t_real(argv[1], argc - 2, argv + 2);
+	/* the same checks read on two threads wherever the file is mapped */
+	setenv("ASC_TRACE_SPLIT", "1", 1);
+	t_toplevel();
+	t_values();
+	t_markers();
+	t_nesting();
+	t_flows();
+	t_frames();
+	t_quiet();
+	t_spill();
+	t_real(argv[1], argc - 2, argv + 2);
+	unsetenv("ASC_TRACE_SPLIT");
 	{
 		char p[600];
 
