@@ -16,6 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include <jv.h>
 
 #include "commjson.h"
@@ -58,11 +62,11 @@ struct profile {
 	int		 nf;
 };
 
-/* One kernel row: sort key plus where its text lives in the spill. */
+/* One kernel row: sort key plus where the row lies in its file. */
 struct krow {
 	int64_t		 dev, start, dur;
-	uint64_t	 off;		/* payload offset in the spill file */
-	uint32_t	 lena, lenb;	/* payload halves: before and after times */
+	uint64_t	 off;		/* byte offset of the row in its file */
+	uint32_t	 len;		/* its length in bytes, to check the re-read */
 	uint32_t	 line;
 	uint16_t	 file;
 };
@@ -536,15 +540,30 @@ struct kfile {
 	int		*pmu;		/* indexes of PMU columns */
 	char		**pmuname;
 	struct buf	*pmukey;	/* "name": escaped once per file */
+	size_t		 pmukeys;	/* their length, and a comma each */
 	int		 npmu;
+};
+
+/* A kernel file: its columns, and its reader while the rows are written. */
+struct kread {
+	struct kfile	 kf;
+	int		 used;		/* read: kf is set */
+	int		 fd;		/* the $TMPDIR copy of a pipe, else -1 */
+	dev_t		 dev;		/* the file read first, to be read again */
+	ino_t		 ino;
+	int		 open;		/* c is open */
+	unsigned long	 lastuse;
+	struct csvin	 c;
+	struct buf	 head;		/* record text up to the line number */
 };
 
 /* Per-profile kernel state. */
 struct ktab {
 	struct krow	*row;
 	size_t		 n, cap;
-	FILE		*spill;
-	uint64_t	 spilled;
+	struct kread	*kr;		/* per file of the profile */
+	int		 nkr, nopen;
+	unsigned long	 uses;
 	int64_t		 minstart;
 	int		 has_step, has_device, has_shapes, has_pmu, level0;
 	unsigned long	 na_types;
@@ -589,6 +608,8 @@ mapheader(struct csvin *c, struct kfile *kf, const char *fname)
 	for (int i = 0; i < kf->npmu; i++) {
 		out_esc(&kf->pmukey[i], kf->pmuname[i], strlen(kf->pmuname[i]));
 		buf_addc(&kf->pmukey[i], ':');
+		kf->pmukeys += kf->pmukey[i].len + 1;
+		buf_grow(&kf->pmukey[i], 64);	/* for kcopy */
 	}
 	if (kf->idx[C_START] < 0) {
 		baddata("%s:%lu: no start-time column (\"Start Time(us)\" or \"Task Start Time(us)\")", fname, c->recline);
@@ -709,31 +730,6 @@ cell(const struct csvin *c, const struct kfile *kf, int col, const char **s, siz
 }
 
 static void
-spill_write(struct ktab *kt, const void *p, size_t n)
-{
-	if (fwrite(p, 1, n, kt->spill) != n)
-		dieerr("%s: spill file", tmpdir);
-	kt->spilled += n;
-}
-
-static FILE *
-tmpspill(void)
-{
-	char *path = join(tmpdir, "asc-ingest.XXXXXX");
-	int fd = mkstemp(path);
-	FILE *fp;
-
-	if (fd < 0)
-		dieerr("%s", path);
-	unlink(path);
-	free(path);
-	if ((fp = fdopen(fd, "w+")) == NULL)
-		dieerr("fdopen");
-	setvbuf(fp, NULL, _IOFBF, 1 << 20);
-	return fp;
-}
-
-static void
 progressline(const char *name, unsigned long long bytes, struct timespec *t0, int done)
 {
 	struct timespec t;
@@ -745,19 +741,446 @@ progressline(const char *name, unsigned long long bytes, struct timespec *t0, in
 	    dt > 0 ? (double)bytes / 1e6 / dt : 0.0, done ? "\n" : "");
 }
 
-/* Read one kernel CSV into kt.  0, or -1 if the file is unusable. */
+/*
+ * The kernel record writers.  They give the bytes put_intcell,
+ * put_strcell and the out_* calls would, without their per-call costs:
+ * room for the whole part is reserved once (a cell's text at most
+ * sixfold when escaped), keys are literals, and the common cell forms
+ * (plain digits, plain ASCII, plain numbers) are copied as they are;
+ * anything else goes the general way.
+ */
+
+#define KINLINE	static inline __attribute__((always_inline))
+
+/*
+ * Reserve room for a part made from a row of rowlen bytes.  The slack
+ * lets the copies below write up to 64 bytes whatever they copy.
+ */
+KINLINE char *
+kreserve(struct buf *o, size_t rowlen, size_t extra)
+{
+	buf_grow(o, 6 * rowlen + extra + 1024);
+	return o->p + o->len;
+}
+
+/*
+ * Copy n bytes from s, which can be read 64 bytes on (a CSV field, see
+ * CSV_OVERREAD, or a padded key): short copies are fixed-size moves, not
+ * calls.
+ */
+KINLINE char *
+kcopy(char *w, const char *s, size_t n)
+{
+	if (n <= 16)
+		memcpy(w, s, 16);
+	else if (n <= 32)
+		memcpy(w, s, 32);
+	else if (n <= 64) {
+		memcpy(w, s, 32);
+		memcpy(w + n - 32, s + n - 32, 32);
+	} else
+		memcpy(w, s, n);
+	return w + n;
+}
+
+/*
+ * isjsonnum for a cell (over-readable): up to 16 digits with at most one
+ * point inside are looked at 16 bytes at once.
+ */
+KINLINE int
+knum(const char *s, size_t n)
+{
+#ifdef __SSE2__
+	if (n && n <= 16) {
+		__m128i v = _mm_loadu_si128((const void *)s);
+		__m128i t = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+		unsigned lm = (1u << n) - 1;
+		unsigned dig = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t));
+		unsigned dot = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('.'))) & lm;
+
+		/* Digits and at most one point, not first or last; no
+		 * leading zero but in "0" and "0.x".  Few branches: the two
+		 * forms alternate in PMU columns. */
+		if ((((dig | dot) & lm) == lm) & ((dot & (dot - 1)) == 0) &
+		    ((dot & (1u | 1u << (n - 1))) == 0) & ((s[0] != '0') | (n == 1) | (dot == 2)))
+			return 1;
+	}
+#endif
+	return isjsonnum(s, n);
+}
+
+#define PUTLIT(w, lit)	(memcpy((w), (lit), sizeof(lit) - 1), (w) += sizeof(lit) - 1)
+
+static const char digit2[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Decimal digits of v, as out_int writes them. */
+KINLINE char *
+putint(char *w, int64_t v)
+{
+	char t[24];
+	int i = 24;
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+	while (u >= 100) {
+		unsigned d = (unsigned)(u % 100);
+
+		u /= 100;
+		i -= 2;
+		memcpy(t + i, digit2 + 2 * d, 2);
+	}
+	if (u >= 10) {
+		i -= 2;
+		memcpy(t + i, digit2 + 2 * u, 2);
+	} else
+		t[--i] = (char)('0' + u);
+	if (v < 0)
+		t[--i] = '-';
+	memcpy(w, t + i, (size_t)(24 - i));
+	return w + (24 - i);
+}
+
+/* 1..18 digits, no leading zero (or just "0"): the value's own text. */
+KINLINE int
+plaincell(const char *s, size_t n)
+{
+	if (n == 0 || n > 18 || (s[0] == '0' && n > 1))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)(s[i] - '0') > 9)
+			return 0;
+	return !(n == 10 && memcmp(s, "4294967295", 10) == 0);
+}
+
+/* dec_isnull: a cell that starts with none of blank, quote, N or n is
+ * not null-like. */
+KINLINE int
+kisnull(const char *s, size_t n)
+{
+	if (n && s[0] != ' ' && s[0] != '\t' && s[0] != '\r' && s[0] != '\n' &&
+	    s[0] != '"' && s[0] != 'N' && s[0] != 'n')
+		return 0;
+	if (n == 3 && memcmp(s, "N/A", 3) == 0)
+		return 1;
+	return dec_isnull(s, n);
+}
+
+/* trimcell. */
+KINLINE void
+ktrim(const char **s, size_t *n)
+{
+	while (*n && ((*s)[0] == ' ' || (*s)[0] == '\t'))
+		(*s)++, (*n)--;
+	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\r'))
+		(*n)--;
+}
+
+/* dec_us2ns, with the common [-]digits[.ddd] form (blanks around) read
+ * here. */
+KINLINE int
+us2ns(const char *s, size_t n, int64_t *out)
+{
+	const char *p = s, *e = s + n;
+	uint64_t v = 0;
+	int neg = 0, nd = 0, nfrac = 0;
+
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+		e--;
+	if (p < e && *p == '-')
+		neg = 1, p++;
+	for (; p < e && (unsigned char)(*p - '0') <= 9 && nd < 16; p++, nd++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	if (nd == 0)
+		return dec_us2ns(s, n, out);
+	if (p < e && *p == '.')
+		for (p++; p < e && (unsigned char)(*p - '0') <= 9 && nfrac < 3; p++, nfrac++)
+			v = v * 10 + (uint64_t)(*p - '0');
+	if (p != e)
+		return dec_us2ns(s, n, out);
+	for (; nfrac < 3; nfrac++)
+		v *= 10;
+	if (v > (uint64_t)INT64_MAX)	/* 19 digits fit in 64 bits unsigned */
+		return dec_us2ns(s, n, out);
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+/* A JSON string from a cell (over-readable): plain ASCII is copied; the
+ * rest goes to out_esc. */
+KINLINE char *
+putesc(struct buf *o, char *w, const char *s, size_t n)
+{
+	size_t i = 0;
+
+#ifdef __SSE2__
+	/* 16 bytes at a time, the last block over-read and masked: a
+	 * signed compare finds controls and bytes >= 0x80 at once. */
+	for (; i < n; i += 16) {
+		__m128i v = _mm_loadu_si128((const void *)(s + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+		    _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+		    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+		    _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')))));
+
+		if (n - i < 16)
+			m &= (1u << (n - i)) - 1;
+		if (m)
+			goto esc;
+	}
+#else
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v = swar_load(s + i);
+
+		if (SWAR_LESS(v, 0x20) | (v & SWAR_HIGHS) | SWAR_BYTE(v, '"') | SWAR_BYTE(v, '\\'))
+			goto esc;
+	}
+	for (; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch < 0x20 || ch >= 0x80 || ch == '"' || ch == '\\')
+			goto esc;
+	}
+#endif
+	*w++ = '"';
+	w = kcopy(w, s, n);
+	*w++ = '"';
+	return w;
+esc:
+	o->len = (size_t)(w - o->p);
+	out_esc(o, s, n);
+	return o->p + o->len;
+}
+
+/* put_intcell: key is the bare key, lit the ,"key": text. */
+KINLINE char *
+kint(struct buf *o, char *w, const char *key, const char *lit, size_t litlen,
+    const char *s, size_t n)
+{
+	if (plaincell(s, n)) {
+		memcpy(w, lit, litlen);
+		return kcopy(w + litlen, s, n);
+	}
+	if (n == 10 && memcmp(s, "4294967295", 10) == 0) {
+		memcpy(w, lit, litlen);
+		memcpy(w + litlen, "null", 4);
+		return w + litlen + 4;
+	}
+	o->len = (size_t)(w - o->p);
+	put_intcell(o, key, s, n);
+	return o->p + o->len;
+}
+
+/* put_strcell. */
+KINLINE char *
+kstr(struct buf *o, char *w, const char *lit, size_t litlen, const char *s, size_t n,
+    int unquote)
+{
+	ktrim(&s, &n);
+	memcpy(w, lit, litlen);
+	w += litlen;
+	if (n == 0 || (s[0] == 'N' && dec_isnull(s, n))) {
+		PUTLIT(w, "null");
+		return w;
+	}
+	if (unquote && n >= 2 && s[0] == '"' && s[n - 1] == '"')
+		s++, n -= 2;
+	return putesc(o, w, s, n);
+}
+
+#define KINT(key, s, n)	kint(o, w, key, ",\"" key "\":", sizeof(",\"" key "\":") - 1, s, n)
+#define KSTR(key, s, n, u) kstr(o, w, ",\"" key "\":", sizeof(",\"" key "\":") - 1, s, n, u)
+#define KNULL(key)	PUTLIT(w, ",\"" key "\":null")
+
+/*
+ * The first half of a kernel record (before the times): device, stream,
+ * step, name, op_type, task_type.  rowlen is the row's length in bytes.
+ */
+static void
+put_kernel_a(struct buf *o, const struct csvin *c, const struct kfile *kf, size_t rowlen)
+{
+	char *w = kreserve(o, rowlen, 0);
+	const char *s;
+	size_t n;
+
+	if (cell(c, kf, C_DEVICE, &s, &n))
+		w = KINT("device", s, n);
+	else
+		KNULL("device");
+	if (cell(c, kf, C_STREAM, &s, &n))
+		w = KINT("stream", s, n);
+	else
+		KNULL("stream");
+	if (cell(c, kf, C_STEP, &s, &n))
+		w = KSTR("step", s, n, 0);
+	else
+		KNULL("step");
+	s = csv_field(c, kf->idx[C_NAME], &n);
+	PUTLIT(w, ",\"name\":");
+	w = putesc(o, w, s, n);
+	if (cell(c, kf, C_OPTYPE, &s, &n))
+		w = KSTR("op_type", s, n, 0);
+	else
+		KNULL("op_type");
+	if (cell(c, kf, C_TASKTYPE, &s, &n)) {
+		ktrim(&s, &n);
+		if (n == 4 && memcmp(s, "HCCL", 4) == 0)
+			PUTLIT(w, ",\"task_type\":\"COMMUNICATION\"");
+		else
+			w = KSTR("task_type", s, n, 0);
+	} else
+		KNULL("task_type");
+	o->len = (size_t)(w - o->p);
+}
+
+/* The second half (after the times): wait, ids, shapes, PMU values.  The
+ * wait cell was checked when the row was read. */
+static void
+put_kernel_b(struct buf *o, const struct csvin *c, const struct kfile *kf, size_t rowlen)
+{
+	char *w = kreserve(o, rowlen, kf->pmukeys);
+	const char *s;
+	size_t n;
+
+	if (cell(c, kf, C_WAIT, &s, &n)) {
+		int64_t v = 0;
+
+		ktrim(&s, &n);
+		if (kisnull(s, n) || us2ns(s, n, &v) != 0)
+			KNULL("wait_ns");
+		else {
+			PUTLIT(w, ",\"wait_ns\":");
+			w = putint(w, v);
+		}
+	} else
+		KNULL("wait_ns");
+	if (cell(c, kf, C_TASKID, &s, &n))
+		w = KINT("task_id", s, n);
+	if (cell(c, kf, C_MODEL, &s, &n))
+		w = KINT("model_id", s, n);
+	if (cell(c, kf, C_OPSTATE, &s, &n))
+		w = KSTR("op_state", s, n, 0);
+	if (cell(c, kf, C_BLOCK, &s, &n))
+		w = KINT("block_dim", s, n);
+	if (cell(c, kf, C_MIXBLOCK, &s, &n))
+		w = KINT("mix_block_dim", s, n);
+	if (cell(c, kf, C_HF32, &s, &n))
+		w = KSTR("hf32", s, n, 0);
+	if (cell(c, kf, C_INSHAPES, &s, &n))
+		w = KSTR("in_shapes", s, n, 1);
+	if (cell(c, kf, C_INDTYPES, &s, &n))
+		w = KSTR("in_dtypes", s, n, 1);
+	if (cell(c, kf, C_INFORMATS, &s, &n))
+		w = KSTR("in_formats", s, n, 1);
+	if (cell(c, kf, C_OUTSHAPES, &s, &n))
+		w = KSTR("out_shapes", s, n, 1);
+	if (cell(c, kf, C_OUTDTYPES, &s, &n))
+		w = KSTR("out_dtypes", s, n, 1);
+	if (cell(c, kf, C_OUTFORMATS, &s, &n))
+		w = KSTR("out_formats", s, n, 1);
+	if (cell(c, kf, C_CONTEXT, &s, &n))
+		w = KSTR("context_id", s, n, 0);
+	if (kf->npmu) {
+		int any = 0;
+
+		for (int i = 0; i < kf->npmu; i++) {
+			int num;
+
+			s = csv_field(c, kf->pmu[i], &n);
+			/* Fast path: a plain number needs no trimming (a
+			 * JSON number has no blanks). */
+			if (!(num = knum(s, n))) {
+				ktrim(&s, &n);
+				if (kisnull(s, n))
+					continue;
+				num = isjsonnum(s, n);
+			}
+			if (!any)
+				PUTLIT(w, ",\"pmu\":{");
+			else
+				*w++ = ',';
+			any = 1;
+			w = kcopy(w, kf->pmukey[i].p, kf->pmukey[i].len);
+			if (num)
+				w = kcopy(w, s, n);
+			else
+				w = putesc(o, w, s, n);
+		}
+		if (any)
+			*w++ = '}';
+	}
+	o->len = (size_t)(w - o->p);
+}
+
+#undef KINT
+#undef KSTR
+#undef KNULL
+
+/* A pipe cannot be read twice: copy it to an unlinked file in $TMPDIR. */
+static int
+tmpcopy(int fd, const char *path)
+{
+	char *tp = join(tmpdir, "asc-ingest.XXXXXX");
+	static char b[1 << 16];
+	int t = mkstemp(tp);
+	ssize_t n, w;
+
+	if (t < 0)
+		dieerr("%s", tp);
+	unlink(tp);
+	free(tp);
+	for (;;) {
+		if ((n = read(fd, b, sizeof b)) < 0) {
+			if (errno == EINTR)
+				continue;
+			dieerr("%s", path);
+		}
+		if (n == 0)
+			break;
+		for (ssize_t o = 0; o < n; o += w)
+			if ((w = write(t, b + o, (size_t)(n - o))) < 0) {
+				if (errno != EINTR)
+					dieerr("%s: spill file", tmpdir);
+				w = 0;
+			}
+	}
+	if (lseek(t, 0, SEEK_SET) != 0)
+		dieerr("%s: spill file", tmpdir);
+	return t;
+}
+
+/*
+ * Read one kernel CSV into kt: every row is checked, and what the sort
+ * and the second reading need is kept (no text).  0, or -1 if the file
+ * is unusable.
+ */
 static int
 readkernels(struct ktab *kt, struct pfile *pf, int fileno_)
 {
+	struct kread *kr = &kt->kr[fileno_];
+	struct kfile *kf = &kr->kf;
 	struct csvin c;
-	struct kfile kf;
-	struct buf a = {0}, b = {0};
+	struct stat st;
+	struct buf scratch = {0};
 	struct timespec t0, tl;
 	unsigned long long lastb = 0;
-	int r;
+	int fd, r;
 
-	if (csv_open(&c, pf->path) != 0)
+	if ((fd = open(pf->path, O_RDONLY)) < 0 || fstat(fd, &st) != 0)
 		dieerr("%s", pf->path);
+	kr->fd = -1;
+	kr->dev = st.st_dev;
+	kr->ino = st.st_ino;
+	if (!S_ISREG(st.st_mode)) {
+		kr->fd = tmpcopy(fd, pf->path);
+		close(fd);
+		fd = kr->fd;
+	}
+	csv_fdopen(&c, fd, pf->path);
+	c.ownfd = kr->fd < 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	tl = t0;
 	if ((r = csv_next(&c)) <= 0) {
@@ -765,29 +1188,37 @@ readkernels(struct ktab *kt, struct pfile *pf, int fileno_)
 			baddata("%s:1: empty file, no header", pf->path);
 		else
 			baddata("%s:%lu: %s", pf->path, c.recline, c.err);
-		csv_close(&c);
-		return -1;
+		goto unusable;
 	}
-	if (mapheader(&c, &kf, pf->path) != 0) {
-		csv_close(&c);
-		return -1;
+	if (mapheader(&c, kf, pf->path) != 0) {
+		freekfile(kf);
+		goto unusable;
 	}
-	if (kf.idx[C_STEP] >= 0)
+	/* The columns read now: the rest of a row is only counted. */
+	{
+		static const enum col need[] = { C_START, C_DUR, C_WAIT, C_DEVICE,
+		    C_STREAM, C_STEP, C_NAME, C_OPTYPE, C_TASKTYPE };
+
+		for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+			if (kf->idx[need[i]] >= c.keep)
+				c.keep = kf->idx[need[i]] + 1;
+	}
+	if (kf->idx[C_STEP] >= 0)
 		kt->has_step = 1;
-	if (kf.idx[C_DEVICE] >= 0)
+	if (kf->idx[C_DEVICE] >= 0)
 		kt->has_device = 1;
-	if (kf.idx[C_INSHAPES] >= 0)
+	if (kf->idx[C_INSHAPES] >= 0)
 		kt->has_shapes = 1;
-	if (kf.npmu) {
+	if (kf->npmu) {
 		kt->has_pmu = 1;
 		if (kt->pmunames.len == 0) {
 			buf_addc(&kt->pmunames, '[');
-			for (int i = 0; i < kf.npmu; i++) {
+			for (int i = 0; i < kf->npmu; i++) {
 				if (i)
 					buf_addc(&kt->pmunames, ',');
-				out_esc(&kt->pmunames, kf.pmuname[i], strlen(kf.pmuname[i]));
-				if (strstr(kf.pmuname[i], "mte2_ratio") || strstr(kf.pmuname[i], "mac_ratio") ||
-				    strstr(kf.pmuname[i], "vec_ratio"))
+				out_esc(&kt->pmunames, kf->pmuname[i], strlen(kf->pmuname[i]));
+				if (strstr(kf->pmuname[i], "mte2_ratio") || strstr(kf->pmuname[i], "mac_ratio") ||
+				    strstr(kf->pmuname[i], "vec_ratio"))
 					kt->pmu_pipe = 1;
 			}
 			buf_addc(&kt->pmunames, ']');
@@ -815,122 +1246,56 @@ readkernels(struct ktab *kt, struct pfile *pf, int fileno_)
 			baddata("%s:%lu: %s", pf->path, c.recline, c.err);
 			break;
 		}
-		if (c.nf != kf.ncols) {
+		if (c.nf != kf->ncols) {
 			pf->rejected++;
-			baddata("%s:%lu: %d fields, header has %d", pf->path, c.recline, c.nf, kf.ncols);
+			baddata("%s:%lu: %d fields, header has %d", pf->path, c.recline, c.nf, kf->ncols);
 			continue;
 		}
-		s = csv_field(&c, kf.idx[C_START], &n);
-		if (dec_us2ns(s, n, &start) != 0) {
+		s = csv_field(&c, kf->idx[C_START], &n);
+		if (us2ns(s, n, &start) != 0) {
 			pf->rejected++;
 			baddata("%s:%lu: field \"%s\": not a time: '%s'", pf->path, c.recline,
 			    cols[C_START].names[0], snip(s, n));
 			continue;
 		}
-		s = csv_field(&c, kf.idx[C_DUR], &n);
-		if (dec_us2ns(s, n, &dur) != 0 || dur < 0) {
+		s = csv_field(&c, kf->idx[C_DUR], &n);
+		if (us2ns(s, n, &dur) != 0 || dur < 0) {
 			pf->rejected++;
 			baddata("%s:%lu: field \"Duration(us)\": %s: '%s'", pf->path, c.recline,
 			    dur < 0 && dec_us2ns(s, n, &dur) == 0 ? "negative" : "not a number", snip(s, n));
 			continue;
 		}
-		a.len = b.len = 0;
-		if (cell(&c, &kf, C_DEVICE, &s, &n)) {
+		if (cell(&c, kf, C_DEVICE, &s, &n)) {
 			int64_t v;
 
-			put_intcell(&a, "device", s, n);
-			trimcell(&s, &n);
-			if (!dec_isnull(s, n) && dec_parse(s, n, 0, &v) == 0)
+			ktrim(&s, &n);
+			if (plaincell(s, n)) {
+				dev = 0;
+				for (size_t i = 0; i < n; i++)
+					dev = dev * 10 + (s[i] - '0');
+			} else if (!kisnull(s, n) && dec_parse(s, n, 0, &v) == 0)
 				dev = v;
-		} else
-			out_null(&a, "device");
-		if (cell(&c, &kf, C_STREAM, &s, &n))
-			put_intcell(&a, "stream", s, n);
-		else
-			out_null(&a, "stream");
-		if (cell(&c, &kf, C_STEP, &s, &n))
-			put_strcell(&a, "step", s, n, 0);
-		else
-			out_null(&a, "step");
-		s = csv_field(&c, kf.idx[C_NAME], &n);
-		out_str(&a, "name", s, n);
-		if (cell(&c, &kf, C_OPTYPE, &s, &n))
-			put_strcell(&a, "op_type", s, n, 0);
-		else
-			out_null(&a, "op_type");
-		if (cell(&c, &kf, C_TASKTYPE, &s, &n)) {
-			trimcell(&s, &n);
-			if (n == 4 && memcmp(s, "HCCL", 4) == 0)
-				out_str(&a, "task_type", "COMMUNICATION", 13);
-			else {
-				if (dec_isnull(s, n))
-					kt->na_types++;
-				put_strcell(&a, "task_type", s, n, 0);
-			}
-		} else {
-			kt->na_types++;
-			out_null(&a, "task_type");
 		}
-		if (cell(&c, &kf, C_WAIT, &s, &n)) {
+		if (cell(&c, kf, C_TASKTYPE, &s, &n)) {
+			ktrim(&s, &n);
+			if (!(n == 4 && memcmp(s, "HCCL", 4) == 0) && kisnull(s, n))
+				kt->na_types++;
+		} else
+			kt->na_types++;
+		if (cell(&c, kf, C_WAIT, &s, &n)) {
 			int64_t w;
 
-			trimcell(&s, &n);
-			if (dec_isnull(s, n))
-				out_null(&b, "wait_ns");
-			else if (dec_us2ns(s, n, &w) != 0 || w < 0) {
+			ktrim(&s, &n);
+			if (!kisnull(s, n) && (us2ns(s, n, &w) != 0 || w < 0)) {
+				/* The record's first half was formatted before
+				 * this check: its invalid UTF-8 counts. */
+				scratch.len = 0;
+				put_kernel_a(&scratch, &c, kf, (size_t)(c.bytes - c.recoff));
 				pf->rejected++;
 				baddata("%s:%lu: field \"Wait Time(us)\": not a non-negative number: '%s'",
 				    pf->path, c.recline, snip(s, n));
 				continue;
-			} else
-				out_i64(&b, "wait_ns", w);
-		} else
-			out_null(&b, "wait_ns");
-		if (cell(&c, &kf, C_TASKID, &s, &n))
-			put_intcell(&b, "task_id", s, n);
-		if (cell(&c, &kf, C_MODEL, &s, &n))
-			put_intcell(&b, "model_id", s, n);
-		if (cell(&c, &kf, C_OPSTATE, &s, &n))
-			put_strcell(&b, "op_state", s, n, 0);
-		if (cell(&c, &kf, C_BLOCK, &s, &n))
-			put_intcell(&b, "block_dim", s, n);
-		if (cell(&c, &kf, C_MIXBLOCK, &s, &n))
-			put_intcell(&b, "mix_block_dim", s, n);
-		if (cell(&c, &kf, C_HF32, &s, &n))
-			put_strcell(&b, "hf32", s, n, 0);
-		for (int k2 = C_INSHAPES; k2 <= C_OUTFORMATS; k2++)
-			if (cell(&c, &kf, k2, &s, &n))
-				put_strcell(&b, cols[k2].key, s, n, 1);
-		if (cell(&c, &kf, C_CONTEXT, &s, &n))
-			put_strcell(&b, "context_id", s, n, 0);
-		if (kf.npmu) {
-			int any = 0;
-
-			for (int i = 0; i < kf.npmu; i++) {
-				int num;
-
-				s = csv_field(&c, kf.pmu[i], &n);
-				/* Fast path: a plain number needs no trimming. */
-				if (!(num = n && s[0] >= '0' && s[0] <= '9' && isjsonnum(s, n))) {
-					trimcell(&s, &n);
-					if (dec_isnull(s, n))
-						continue;
-					num = isjsonnum(s, n);
-				}
-				if (!any) {
-					out_key(&b, "pmu");
-					buf_addc(&b, '{');
-				} else
-					buf_addc(&b, ',');
-				any = 1;
-				buf_add(&b, kf.pmukey[i].p, kf.pmukey[i].len);
-				if (num)
-					buf_add(&b, s, n);
-				else
-					out_esc(&b, s, n);
 			}
-			if (any)
-				buf_addc(&b, '}');
 		}
 		if (kt->n == kt->cap) {
 			kt->cap = kt->cap ? kt->cap * 2 : 4096;
@@ -940,25 +1305,26 @@ readkernels(struct ktab *kt, struct pfile *pf, int fileno_)
 		k->dev = dev;
 		k->start = start;
 		k->dur = dur;
-		k->off = kt->spilled;
-		k->lena = (uint32_t)a.len;
-		k->lenb = (uint32_t)b.len;
+		k->off = c.recoff;
+		k->len = c.bytes - c.recoff > UINT32_MAX ? UINT32_MAX : (uint32_t)(c.bytes - c.recoff);
 		k->line = (uint32_t)c.recline;
 		k->file = (uint16_t)fileno_;
-		spill_write(kt, a.p, a.len);
-		if (b.len)
-			spill_write(kt, b.p, b.len);
 		if (start < kt->minstart)
 			kt->minstart = start;
 		pf->emitted++;
 	}
 	if (progress)
 		progressline(pf->base, c.bytes, &t0, 1);
-	buf_free(&a);
-	buf_free(&b);
-	freekfile(&kf);
+	buf_free(&scratch);
 	csv_close(&c);
+	kr->used = 1;
 	return 0;
+unusable:
+	csv_close(&c);
+	if (kr->fd >= 0)
+		close(kr->fd);
+	kr->fd = -1;
+	return -1;
 }
 
 static int
@@ -1031,49 +1397,101 @@ sortrows(struct ktab *kt)
 	return runs;
 }
 
-/* Reads spill payloads: sequential runs served from a block buffer. */
-struct spillrd {
-	FILE		*fp;
-	char		*blk;
-	uint64_t	 boff;
-	size_t		 blen, cap;
-};
-
-static const char *
-spill_get(struct spillrd *sr, uint64_t off, size_t n)
+/* Write o: stdio's buffer first, then o straight to the descriptor. */
+static void
+kflush(struct buf *o)
 {
-	int fd = fileno(sr->fp);
+	size_t off = 0;
+	ssize_t n;
 
-	if (off >= sr->boff && off + n <= sr->boff + sr->blen)
-		return sr->blk + (off - sr->boff);
-	if (n > sr->cap) {
-		sr->cap = n > (1u << 20) ? n : (1u << 20);
-		sr->blk = xrealloc(sr->blk, sr->cap);
-	}
-	if (off == sr->boff + sr->blen || n > sr->cap / 4) {
-		ssize_t r = pread(fd, sr->blk, sr->cap, (off_t)off);
+	if (fflush(stdout) != 0)
+		dieerr("stdout");
+	while (off < o->len)
+		if ((n = write(fileno(stdout), o->p + off, o->len - off)) >= 0)
+			off += (size_t)n;
+		else if (errno != EINTR)
+			dieerr("stdout");
+	o->len = 0;
+}
 
-		if (r < (ssize_t)n)
-			dieerr("%s: spill file", tmpdir);
-		sr->boff = off;
-		sr->blen = (size_t)r;
-		return sr->blk;
-	}
-	/* Random access (unsorted input): read just this record. */
-	{
-		static struct buf one;
+/* Files read at once while the rows are written (merged op_summary
+ * slices); beyond this the least recently used is closed. */
+#define KOPEN_MAX	32
 
-		buf_grow(&one, n);
-		if (pread(fd, one.p, n, (off_t)off) != (ssize_t)n)
-			dieerr("%s: spill file", tmpdir);
-		return one.p;
+/* Close the reader used least recently. */
+static void
+kevict(struct ktab *kt)
+{
+	struct kread *lru = NULL;
+
+	for (int i = 0; i < kt->nkr; i++)
+		if (kt->kr[i].open && (lru == NULL || kt->kr[i].lastuse < lru->lastuse))
+			lru = &kt->kr[i];
+	csv_close(&lru->c);
+	lru->open = 0;
+	kt->nopen--;
+}
+
+/* The reader of a kernel file, opened again for the second reading. */
+static struct csvin *
+kreader(struct ktab *kt, struct kread *kr, const struct pfile *pf)
+{
+	kr->lastuse = ++kt->uses;
+	if (kr->open)
+		return &kr->c;
+	if (kt->nopen == KOPEN_MAX)
+		kevict(kt);
+	if (kr->fd >= 0)
+		csv_fdopen(&kr->c, kr->fd, pf->path);
+	else {
+		struct stat st;
+		int fd;
+
+		/* Out of descriptors: fewer files open at once. */
+		while ((fd = open(pf->path, O_RDONLY)) < 0 && (errno == EMFILE || errno == ENFILE) &&
+		    kt->nopen > 0)
+			kevict(kt);
+		if (fd < 0 || fstat(fd, &st) != 0)
+			dieerr("%s", pf->path);
+		if (st.st_dev != kr->dev || st.st_ino != kr->ino)
+			die("%s: replaced while being read", pf->path);
+		csv_fdopen(&kr->c, fd, pf->path);
+		kr->c.ownfd = 1;
 	}
+	kr->open = 1;
+	kt->nopen++;
+	return &kr->c;
 }
 
 static void
+freektab(struct ktab *kt)
+{
+	for (int i = 0; i < kt->nkr; i++) {
+		struct kread *kr = &kt->kr[i];
+
+		if (kr->open)
+			csv_close(&kr->c);
+		if (kr->fd >= 0)
+			close(kr->fd);
+		if (kr->used)
+			freekfile(&kr->kf);
+		buf_free(&kr->head);
+	}
+	free(kt->kr);
+	free(kt->row);
+	buf_free(&kt->pmunames);
+	memset(kt, 0, sizeof *kt);
+}
+
+/*
+ * Write the kernel records in sorted order.  Each row is read again from
+ * its file at the offset kept: in a file in (device, start) order that
+ * is one sequential reading; rows out of order cost a seek each.
+ */
+static void
 putkernels(struct ktab *kt, const struct profile *p, int64_t origin)
 {
-	struct spillrd sr = { .fp = kt->spill };
+	static struct buf o;
 	struct buf head = {0};
 
 	/* File names come from the directory listing: escape-safe checked. */
@@ -1084,31 +1502,54 @@ putkernels(struct ktab *kt, const struct profile *p, int64_t origin)
 		for (const char *c = p->f[i].base; *c; c++)
 			if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
 				die("%s: file name needs escaping", p->f[i].path);
+	/* The fixed head is the same for every kernel of the file. */
+	for (int i = 0; i < kt->nkr; i++)
+		if (kt->kr[i].used) {
+			struct buf *h = &kt->kr[i].head;
 
-	if (fflush(kt->spill) != 0)
-		dieerr("%s: spill file", tmpdir);
+			h->len = 0;
+			buf_add(h, head.p, head.len);
+			buf_adds(h, p->f[i].base);
+			buf_addc(h, ':');
+			buf_grow(h, 64);	/* for kcopy */
+		}
+	o.len = 0;
 	for (size_t i = 0; i < kt->n; i++) {
 		const struct krow *k = &kt->row[i];
-		const char *pl = spill_get(&sr, k->off, (size_t)k->lena + k->lenb);
-
+		struct kread *kr = &kt->kr[k->file];
 		const struct pfile *f = &p->f[k->file];
+		struct csvin *c = kreader(kt, kr, f);
+		size_t rowlen;
+		char *w;
 
-		/* The fixed head is the same for every kernel of the profile. */
-		ob.len = 0;
-		buf_add(&ob, head.p, head.len);
-		buf_add(&ob, f->base, strlen(f->base));
-		buf_addc(&ob, ':');
-		out_int(&ob, k->line);
-		buf_addc(&ob, '"');
-		buf_add(&ob, pl, k->lena);
-		out_i64(&ob, "start_ns", k->start - origin);
-		out_i64(&ob, "dur_ns", k->dur);
-		out_i64(&ob, "end_ns", k->start - origin + k->dur);
-		buf_add(&ob, pl + k->lena, k->lenb);
-		rec_put(&ob, stdout);
+		if (csv_seek(c, k->off, k->line) != 0)
+			dieerr("%s", f->path);
+		if (csv_next(c) != 1 || c->nf != kr->kf.ncols || c->recline != k->line ||
+		    (c->bytes - c->recoff > UINT32_MAX ? UINT32_MAX : (uint32_t)(c->bytes - c->recoff)) != k->len)
+			die("%s:%lu: changed while being read", f->path, (unsigned long)k->line);
+		rowlen = (size_t)(c->bytes - c->recoff);
+		w = kreserve(&o, kr->head.len, 0);
+		w = putint(kcopy(w, kr->head.p, kr->head.len), k->line);
+		*w++ = '"';
+		o.len = (size_t)(w - o.p);
+		put_kernel_a(&o, c, &kr->kf, rowlen);
+		w = kreserve(&o, 0, 0);
+		PUTLIT(w, ",\"start_ns\":");
+		w = putint(w, k->start - origin);
+		PUTLIT(w, ",\"dur_ns\":");
+		w = putint(w, k->dur);
+		PUTLIT(w, ",\"end_ns\":");
+		w = putint(w, k->start - origin + k->dur);
+		o.len = (size_t)(w - o.p);
+		put_kernel_b(&o, c, &kr->kf, rowlen);
+		w = kreserve(&o, 0, 0);
+		PUTLIT(w, "}\n");
+		o.len = (size_t)(w - o.p);
+		if (o.len >= (1u << 20))
+			kflush(&o);
 	}
+	kflush(&o);
 	buf_free(&head);
-	free(sr.blk);
 }
 
 /* ---- small tables ---- */
@@ -1774,7 +2215,10 @@ process(struct profile *p)
 	if (fk[F_KERNEL]) {
 		int details = strcmp(fk[F_KERNEL]->base, "kernel_details.csv") == 0;
 
-		kt.spill = tmpspill();
+		kt.nkr = p->nf;
+		kt.kr = xcalloc((size_t)p->nf, sizeof *kt.kr);
+		for (int i = 0; i < p->nf; i++)
+			kt.kr[i].fd = -1;
 		for (int i = 0; i < p->nf; i++) {
 			struct pfile *f = &p->f[i];
 
@@ -1853,7 +2297,7 @@ process(struct profile *p)
 		if (nkfiles > 1 && runs <= (size_t)nkfiles)
 			addwarn("kernels_merged", "%zu sorted runs from %d files merged into (device, start) order", runs, nkfiles);
 		else
-			addwarn("kernels_unsorted", "kernel rows are not in (device, start) order (%zu sorted runs); sorted, payload spilled to %s", runs, tmpdir);
+			addwarn("kernels_unsorted", "kernel rows are not in (device, start) order (%zu sorted runs); sorted, rows read again by seeking", runs);
 	}
 	for (int i = 0; i < p->nf; i++)
 		rejected += p->f[i].rejected;
@@ -1999,10 +2443,7 @@ process(struct profile *p)
 	}
 	if (ferror(stdout))
 		dieerr("stdout");
-	if (kt.spill)
-		fclose(kt.spill);
-	free(kt.row);
-	buf_free(&kt.pmunames);
+	freektab(&kt);
 	buf_free(&cfg);
 	free(level);
 }

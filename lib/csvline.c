@@ -1,162 +1,521 @@
 /* csvline: a fast RFC 4180 record reader for profiler CSVs. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(CSV_NOAVX2)
+#include <immintrin.h>
+#define CSV_AVX2	1	/* a second csv_next, for CPUs with AVX2 */
+#endif
 
 #include "csvline.h"
+
+/* Overridable to test the block edges (cc -DCSV_BLOCK=16 -DCSV_MINREAD=1). */
+#ifndef CSV_BLOCK
+#define CSV_BLOCK	(256u << 10)	/* read size when reading on */
+#endif
+#ifndef CSV_MINREAD
+#define CSV_MINREAD	4096u		/* first read after a seek */
+#endif
+#define CSV_PAD		128u		/* readable bytes after the data */
+
+/* The added '\n', the block scanner's 64 bytes, the callers' over-read. */
+_Static_assert(CSV_PAD >= 1 + 64 && CSV_PAD >= 1 + CSV_OVERREAD, "CSV_PAD");
+
+enum { S_UNQ, S_QUO, S_AFT };	/* unquoted, in quotes, after quotes */
+
+static void
+alloc(struct csvin *c, size_t cap)
+{
+	c->buf = xrealloc(c->buf, cap + CSV_PAD);
+	/* The padding is read, never used, by the block scanner and by
+	 * callers' over-reads: keep it defined. */
+	memset(c->buf + cap, 0, CSV_PAD);
+	c->cap = cap;
+}
+
+void
+csv_fdopen(struct csvin *c, int fd, const char *name)
+{
+	off_t o;
+
+	memset(c, 0, sizeof *c);
+	c->fd = fd;
+	c->name = name;
+	alloc(c, CSV_BLOCK);
+	c->want = CSV_BLOCK;
+	c->recp = c->buf;
+	if ((o = lseek(fd, 0, SEEK_CUR)) > 0)
+		c->boff = (unsigned long long)o;
+	c->bytes = c->boff;
+	c->maxf = 64;
+	c->off = xreallocarray(NULL, (size_t)c->maxf, sizeof *c->off);
+	c->len = xreallocarray(NULL, (size_t)c->maxf, sizeof *c->len);
+}
 
 int
 csv_open(struct csvin *c, const char *path)
 {
-	memset(c, 0, sizeof *c);
+	int fd;
+
 	if (strcmp(path, "-") == 0) {
-		c->fp = stdin;
-		c->name = "<stdin>";
-	} else {
-		c->name = path;
-		if ((c->fp = fopen(path, "r")) == NULL)
-			return -1;
+		csv_fdopen(c, 0, "<stdin>");
+		return 0;
 	}
-	c->maxf = 64;
-	c->off = xreallocarray(NULL, (size_t)c->maxf, sizeof *c->off);
-	c->len = xreallocarray(NULL, (size_t)c->maxf, sizeof *c->len);
+	memset(c, 0, sizeof *c);
+	if ((fd = open(path, O_RDONLY)) < 0)
+		return -1;
+	csv_fdopen(c, fd, path);
+	c->ownfd = 1;
 	return 0;
 }
 
 void
 csv_close(struct csvin *c)
 {
-	if (c->fp && c->fp != stdin)
-		fclose(c->fp);
-	free(c->line);
+	if (c->ownfd)
+		close(c->fd);
+	free(c->buf);
 	free(c->off);
 	free(c->len);
-	buf_free(&c->rec);
 	memset(c, 0, sizeof *c);
 }
 
-static long
-getl(struct csvin *c)
+/* Offset in the file of buf[pos] (the added newline is not in it). */
+static inline unsigned long long
+curoff(const struct csvin *c)
+{
+	return c->boff + c->pos - (c->sentinel && c->pos == c->end);
+}
+
+/*
+ * Read more, keeping buf[keep..end), which moves to buf[0].  Returns how
+ * many bytes were added, 0 at end of file.  At end of file a last line
+ * without a newline gets one, so every line ends in '\n'.
+ */
+static size_t
+fill(struct csvin *c, size_t keep)
 {
 	ssize_t n;
+	size_t room;
 
-	errno = 0;
-	if ((n = getline(&c->line, &c->cap, c->fp)) < 0) {
-		if (ferror(c->fp))
-			dieerr("%s", c->name);
-		return -1;
+	if (keep) {
+		memmove(c->buf, c->buf + keep, c->end - keep);
+		c->boff += keep;
+		c->end -= keep;
+		c->pos -= keep;
 	}
-	c->lineno++;
-	c->bytes += (unsigned long long)n;
-	if (c->lineno == 1 && n >= 3 && memcmp(c->line, "\xef\xbb\xbf", 3) == 0) {
-		memmove(c->line, c->line + 3, (size_t)n - 2);
-		n -= 3;
+	if (c->eof)
+		return 0;
+	if (c->cap - c->end < CSV_MINREAD)
+		alloc(c, c->cap * 2);
+	room = c->cap - c->end;
+	if (room > c->want)
+		room = c->want;
+	do
+		n = read(c->fd, c->buf + c->end, room);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		dieerr("%s", c->name);
+	if (c->want < CSV_BLOCK)
+		c->want *= 2;
+	if (n > 0) {
+		c->end += (size_t)n;
+		return (size_t)n;
 	}
-	return n;
+	c->eof = 1;
+	if (c->end > c->pos && c->buf[c->end - 1] != '\n') {
+		c->buf[c->end++] = '\n';	/* within the padding */
+		c->sentinel = 1;
+		return 1;
+	}
+	return 0;
 }
 
-static inline void
-endfield(struct csvin *c, size_t start)
+#ifdef CSV_AVX2
+/* masks(), 32 bytes at a time. */
+__attribute__((target("avx2"))) static inline void
+masks_avx2(const char *p, uint64_t *mc, uint64_t *mq, uint64_t *mn)
 {
-	if (c->nf == c->maxf) {
-		c->maxf *= 2;
-		c->off = xreallocarray(c->off, (size_t)c->maxf, sizeof *c->off);
-		c->len = xreallocarray(c->len, (size_t)c->maxf, sizeof *c->len);
-	}
-	c->off[c->nf] = start;
-	c->len[c->nf] = c->rec.len - start;
-	c->nf++;
-	buf_addc(&c->rec, '\0');
+	const __m256i cc = _mm256_set1_epi8(','), cq = _mm256_set1_epi8('"'),
+	    cn = _mm256_set1_epi8('\n');
+	const __m256i *q = (const void *)p;
+	__m256i v0 = _mm256_loadu_si256(q), v1 = _mm256_loadu_si256(q + 1);
+
+#define M(v, c)	((uint64_t)(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8((v), (c))))
+	*mc = M(v0, cc) | M(v1, cc) << 32;
+	*mq = M(v0, cq) | M(v1, cq) << 32;
+	*mn = M(v0, cn) | M(v1, cn) << 32;
+#undef M
 }
+#endif
+
+/* Bit i set where p[i] is ',', '"' or '\n' (i < 64). */
+static inline void
+masks(const char *p, uint64_t *mc, uint64_t *mq, uint64_t *mn)
+{
+#ifdef __SSE2__
+	const __m128i cc = _mm_set1_epi8(','), cq = _mm_set1_epi8('"'),
+	    cn = _mm_set1_epi8('\n');
+	const __m128i *q = (const void *)p;
+	__m128i v0 = _mm_loadu_si128(q), v1 = _mm_loadu_si128(q + 1),
+	    v2 = _mm_loadu_si128(q + 2), v3 = _mm_loadu_si128(q + 3);
+
+#define M(v, c)	((uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8((v), (c))))
+#define M64(c)	(M(v0, c) | M(v1, c) << 16 | M(v2, c) << 32 | M(v3, c) << 48)
+	*mc = M64(cc);
+	*mq = M64(cq);
+	*mn = M64(cn);
+#undef M
+#undef M64
+#else
+	uint64_t a = 0, q = 0, n = 0;
+
+	for (int k = 0; k < 64; k++) {
+		a |= (uint64_t)(p[k] == ',') << k;
+		q |= (uint64_t)(p[k] == '"') << k;
+		n |= (uint64_t)(p[k] == '\n') << k;
+	}
+	*mc = a;
+	*mq = q;
+	*mn = n;
+#endif
+}
+
+/* Bits set in v (no popcnt instruction in the baseline x86-64). */
+static inline int
+popcount64(uint64_t v)
+{
+	v = v - ((v >> 1) & 0x5555555555555555ULL);
+	v = (v & 0x3333333333333333ULL) + ((v >> 2) & 0x3333333333333333ULL);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (int)((v * 0x0101010101010101ULL) >> 56);
+}
+
+/* Room for more fields. */
+static void
+morefields(struct csvin *c)
+{
+	c->maxf *= 2;
+	c->off = xreallocarray(c->off, (size_t)c->maxf, sizeof *c->off);
+	c->len = xreallocarray(c->len, (size_t)c->maxf, sizeof *c->len);
+}
+
+/* Skip blank lines (nothing but '\r's) and a BOM on line 1: 1 at the
+ * start of a record, 0 at end of file. */
+static int
+recstart(struct csvin *c)
+{
+	for (;;) {
+		size_t i;
+
+		if (c->pos == c->end && fill(c, c->pos) == 0)
+			return 0;
+		if (!c->bomdone) {
+			c->bomdone = 1;
+			while (c->end - c->pos < 3 && fill(c, c->pos) > 0)
+				;
+			if (c->end - c->pos >= 3 && memcmp(c->buf + c->pos, "\xef\xbb\xbf", 3) == 0) {
+				c->pos += 3;
+				/* A file of just a BOM is one (blank) line. */
+				if (c->pos == c->end && fill(c, c->pos) == 0) {
+					c->lineno++;
+					return 0;
+				}
+			}
+			continue;
+		}
+		for (i = c->pos; i < c->end && c->buf[i] == '\r'; i++)
+			;
+		if (i == c->end) {
+			/* Only '\r's so far: the line goes on past the block
+			 * (at the end of the file it ends in the added '\n'). */
+			if (fill(c, c->pos) == 0)
+				return 0;
+			continue;
+		}
+		if (c->buf[i] != '\n')
+			return 1;
+		c->lineno++;
+		c->pos = i + 1;
+	}
+}
+
+/*
+ * A record is split where it lies in the buffer, 64 bytes at a time: the
+ * positions of commas, quotes and newlines come as bit masks, and only
+ * those are visited.  Positions are relative to the record's start, so
+ * they hold when a read moves the record to the front of the buffer.
+ * Unquoted fields are terminated in place; a quoted field is unescaped
+ * in place (it only shrinks), with whatever follows its closing quote.
+ * wide says the masks are made with AVX2: this is inlined into a function
+ * for each, and csv_next calls the one the CPU can run.
+ */
+static inline __attribute__((always_inline)) int
+next(struct csvin *c, int wide)
+{
+	size_t r0, i, fs = 0, qs = 0, w = 0, rd = 0, avail, endp;
+	size_t *off = c->off, *len = c->len;
+	int nf = 0, maxf = c->maxf, keep = c->keep ? c->keep : INT_MAX;
+	char *b;
+	int st = S_UNQ;
+
+	/* The field arrays are kept in locals: stores through b (a char
+	 * pointer) would make the compiler reload them from c each time. */
+#define ADDFIELD(o, l) do {						\
+		if (nf == maxf) {					\
+			morefields(c);					\
+			off = c->off;					\
+			len = c->len;					\
+			maxf = c->maxf;					\
+		}							\
+		off[nf] = (o);						\
+		len[nf] = (l);						\
+		nf++;							\
+	} while (0)
+
+	if (!recstart(c)) {
+		c->bytes = curoff(c);
+		return 0;
+	}
+	c->recline = c->lineno + 1;
+	c->recoff = curoff(c);
+	r0 = c->pos;
+	i = 0;
+	for (;;) {
+		uint64_t mc, mq, mn, m;
+		size_t lim;
+
+		avail = c->end - r0;
+		if (i >= avail) {
+			if (fill(c, r0) == 0)
+				goto unterminated;
+			r0 = c->pos;
+			continue;
+		}
+		b = c->buf + r0;
+		lim = avail - i < 64 ? avail - i : 64;
+#ifdef CSV_AVX2
+		if (wide)
+			masks_avx2(b + i, &mc, &mq, &mn);
+		else
+#endif
+			masks(b + i, &mc, &mq, &mn);
+		if (lim < 64) {
+			uint64_t lm = (1ULL << lim) - 1;
+
+			mc &= lm;
+			mq &= lm;
+			mn &= lm;
+		}
+		m = st == S_QUO ? mq | mn : mc | mq | mn;
+		while (m) {
+			int k;
+			size_t p, e;
+
+			if (st == S_UNQ) {
+				/* The commas before the next quote or newline. */
+				uint64_t oth = m & ~mc, cm = m & mc;
+
+				if (oth)
+					cm &= (oth & -oth) - 1;
+				m &= ~cm;
+				if (maxf - nf < 64) {
+					morefields(c);
+					off = c->off;
+					len = c->len;
+					maxf = c->maxf;
+				}
+				if (keep == INT_MAX)
+					/* Every field: the common loop. */
+					for (; cm; cm &= cm - 1) {
+						p = i + (size_t)__builtin_ctzll(cm);
+						off[nf] = fs;
+						len[nf] = p - fs;
+						nf++;
+						b[p] = '\0';
+						fs = p + 1;
+					}
+				while (cm) {
+					if (nf >= keep) {
+						/* Past the fields kept: counted. */
+						nf += popcount64(cm);
+						fs = i + (size_t)(63 - __builtin_clzll(cm)) + 1;
+						break;
+					}
+					p = i + (size_t)__builtin_ctzll(cm);
+					cm &= cm - 1;
+					ADDFIELD(fs, p - fs);
+					b[p] = '\0';
+					fs = p + 1;
+				}
+				if (!m)
+					break;
+				k = __builtin_ctzll(m);
+				p = i + (size_t)k;
+				m &= m - 1;
+				if (mq >> k & 1) {
+					/* A quote opens a field; inside one it is data. */
+					if (p == fs) {
+						st = S_QUO;
+						qs = w = rd = p + 1;
+						m &= ~mc;
+					}
+					continue;
+				}
+				if (nf < keep) {
+					e = p;
+					while (e > fs && b[e - 1] == '\r')
+						e--;
+					ADDFIELD(fs, e - fs);
+					b[e] = '\0';
+				} else
+					nf++;
+				endp = p;
+				goto done;
+			}
+			k = __builtin_ctzll(m);
+			p = i + (size_t)k;
+			m &= m - 1;
+			if (st == S_QUO) {
+				if (mn >> k & 1) {
+					c->lineno++;
+					continue;
+				}
+				if (p + 1 >= avail) {
+					/* Is the quote doubled?  Read on to see. */
+					size_t got = fill(c, r0);
+
+					r0 = c->pos;
+					b = c->buf + r0;
+					avail = c->end - r0;
+					if (got) {
+						i = p;
+						goto rescan;
+					}
+				}
+				if (p + 1 < avail && b[p + 1] == '"') {
+					size_t n = p + 1 - rd;
+
+					if (w != rd && nf < keep)
+						memmove(b + w, b + rd, n);
+					w += n;
+					rd = p + 2;
+					if (k == 63) {
+						i = p + 2;
+						goto rescan;
+					}
+					m &= ~(1ULL << (k + 1));
+				} else {
+					if (w != rd && nf < keep)
+						memmove(b + w, b + rd, p - rd);
+					w += p - rd;
+					rd = p + 1;
+					st = S_AFT;
+					m = (mc | mq | mn) & ~((2ULL << k) - 1);
+				}
+				continue;
+			}
+			/* After the closing quote, up to the comma, is more of
+			 * the field (a quote there is data). */
+			if (mq >> k & 1)
+				continue;
+			if (nf < keep) {
+				e = p;
+				if (mn >> k & 1)
+					while (e > rd && b[e - 1] == '\r')
+						e--;
+				if (w != rd)
+					memmove(b + w, b + rd, e - rd);
+				w += e - rd;
+				ADDFIELD(qs, w - qs);
+				b[w] = '\0';
+			} else
+				nf++;
+			if (mn >> k & 1) {
+				endp = p;
+				goto done;
+			}
+			fs = p + 1;
+			st = S_UNQ;
+		}
+		i += lim;
+rescan:
+		;
+	}
+#undef ADDFIELD
+done:
+	c->nf = nf;
+	c->lineno++;
+	c->recp = c->buf + r0;
+	c->pos = r0 + endp + 1;
+	c->bytes = curoff(c);
+	return 1;
+unterminated:
+	c->nf = nf;
+	snprintf(c->err, sizeof c->err, "unterminated quoted field");
+	c->pos = c->end;
+	c->bytes = curoff(c);
+	return -1;
+}
+
+static int
+next_plain(struct csvin *c)
+{
+	return next(c, 0);
+}
+
+#ifdef CSV_AVX2
+__attribute__((target("avx2"))) static int
+next_avx2(struct csvin *c)
+{
+	return next(c, 1);
+}
+#endif
 
 int
 csv_next(struct csvin *c)
 {
-	long n;
-	const char *p, *e;
-	size_t start;
-	int inq = 0;
+	static int (*fn)(struct csvin *);
 
-	do {
-		if ((n = getl(c)) < 0)
-			return 0;
-		e = c->line + n;
-		while (e > c->line && (e[-1] == '\n' || e[-1] == '\r'))
-			e--;
-	} while (e == c->line);
-	c->recline = c->lineno;
-	c->nf = 0;
-	c->rec.len = 0;
-	p = c->line;
-	start = 0;
-	for (;;) {
-		if (inq) {
-			const char *q = memchr(p, '"', (size_t)(e - p));
-
-			if (q == NULL) {
-				/* The quoted field goes on: keep the line end. */
-				buf_add(&c->rec, p, (size_t)(c->line + n - p));
-				if ((n = getl(c)) < 0) {
-					snprintf(c->err, sizeof c->err,
-					    "unterminated quoted field");
-					return -1;
-				}
-				p = c->line;
-				e = c->line + n;
-				while (e > c->line && (e[-1] == '\n' || e[-1] == '\r'))
-					e--;
-				continue;
-			}
-			buf_add(&c->rec, p, (size_t)(q - p));
-			if (q + 1 < e && q[1] == '"') {
-				buf_addc(&c->rec, '"');
-				p = q + 2;
-				continue;
-			}
-			inq = 0;
-			p = q + 1;
-			continue;
-		}
-		if (p < e && *p == '"' && c->rec.len == start) {
-			inq = 1;
-			p++;
-			continue;
-		}
-		{
-			const char *q = p;
-
-			/* Eight bytes at a time to the next comma or quote. */
-			while (e - q >= 8) {
-				uint64_t v = swar_load(q);
-				uint64_t m = SWAR_BYTE(v, ',') | SWAR_BYTE(v, '"');
-
-				if (m) {
-					q += __builtin_ctzll(m) >> 3;
-					goto found;
-				}
-				q += 8;
-			}
-			while (q < e && *q != ',' && *q != '"')
-				q++;
-found:
-			buf_add(&c->rec, p, (size_t)(q - p));
-			if (q < e && *q == '"') {
-				/* A stray quote inside an unquoted field is data. */
-				buf_addc(&c->rec, '"');
-				p = q + 1;
-				continue;
-			}
-			p = q;
-		}
-		endfield(c, start);
-		if (p >= e)
-			return 1;
-		p++;		/* the comma */
-		start = c->rec.len;
-		if (p >= e) {
-			endfield(c, start);
-			return 1;
-		}
+	if (fn == NULL) {
+		fn = next_plain;
+#ifdef CSV_AVX2
+		__builtin_cpu_init();
+		if (__builtin_cpu_supports("avx2"))
+			fn = next_avx2;
+#endif
 	}
+	return fn(c);
+}
+
+int
+csv_seek(struct csvin *c, unsigned long long off, unsigned long line)
+{
+	unsigned long long lo = c->boff + c->pos;
+	unsigned long long hi = c->boff + c->end - (unsigned)c->sentinel;
+
+	if (off >= lo && off <= hi) {
+		/* Ahead in the block (what was read before is overwritten). */
+		c->pos = (size_t)(off - c->boff);
+		if (c->sentinel && off == hi)
+			c->pos = c->end;
+	} else {
+		if (lseek(c->fd, (off_t)off, SEEK_SET) < 0)
+			return -1;
+		c->boff = off;
+		c->pos = c->end = 0;
+		c->eof = c->sentinel = 0;
+		c->want = CSV_MINREAD;
+	}
+	c->lineno = line ? line - 1 : 0;
+	c->bomdone = c->lineno > 0;
+	c->bytes = off;
+	return 0;
 }

@@ -4,6 +4,8 @@
  * SHARED/data/real.  Usage: csvline_test SHARED
  */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -474,6 +476,235 @@ test_sizes(void)
 	buf_free(&b);
 }
 
+/* A record as read: where it was, and its fields as "len:bytes". */
+struct seen {
+	unsigned long long off, bytes;
+	unsigned long line, lineno;
+	int nf;
+	struct buf f;
+};
+
+static void
+snap(const struct csvin *c, struct seen *s)
+{
+	char t[32];
+
+	s->off = c->recoff;
+	s->bytes = c->bytes;
+	s->line = c->recline;
+	s->lineno = c->lineno;
+	s->nf = c->nf;
+	s->f.len = 0;
+	for (int i = 0; i < c->nf && (!c->keep || i < c->keep); i++) {
+		size_t len;
+		const char *f = csv_field(c, i, &len);
+
+		snprintf(t, sizeof t, "%zu:", len);
+		buf_adds(&s->f, t);
+		buf_add(&s->f, f, len);
+	}
+	buf_addc(&s->f, '|');
+}
+
+static int
+sameseen(const struct seen *a, const struct seen *b)
+{
+	return a->off == b->off && a->bytes == b->bytes && a->line == b->line &&
+	    a->lineno == b->lineno && a->nf == b->nf && a->f.len == b->f.len &&
+	    memcmp(a->f.p, b->f.p, a->f.len) == 0;
+}
+
+/* Read all records of tmppath; returns how many (at most max). */
+static size_t
+readall(struct seen *v, size_t max, int keep)
+{
+	struct csvin c;
+	size_t n = 0;
+
+	if (csv_open(&c, tmppath) != 0) {
+		perror("csvline_test: csv_open");
+		exit(2);
+	}
+	c.keep = keep;
+	while (n < max && csv_next(&c) == 1)
+		snap(&c, &v[n++]);
+	csv_close(&c);
+	return n;
+}
+
+/*
+ * csv_seek: every record read again from its offset, in file order (from
+ * the block), backwards and at random (seeking the descriptor), gives the
+ * same fields, lines and byte counts.  The file is larger than a block,
+ * with quoted fields over lines and over block edges, blank lines, CRLF,
+ * a BOM and no final newline.
+ */
+static void
+test_seek(void)
+{
+	enum { MAXR = 40000 };
+	struct seen *v = xcalloc(MAXR, sizeof *v), *k = xcalloc(MAXR, sizeof *k), cur = { 0 };
+	struct buf b = { 0 };
+	struct csvin c;
+	size_t n, nk, bad = 0;
+	unsigned long long prevend;
+	uint32_t rnd = 12345;
+
+	buf_adds(&b, "\xef\xbb\xbfname,start,dur\r\n");
+	for (int i = 0; b.len < (600u << 10); i++) {
+		char t[64];
+
+		snprintf(t, sizeof t, "op%d,%d.%03d\t,1.5", i, 1000 + i, i % 1000);
+		if (i % 97 == 5) {
+			/* A long quoted field with newlines and quotes. */
+			buf_adds(&b, "\"");
+			for (int j = 0; j < 3000; j++)
+				buf_addc(&b, j % 50 == 49 ? '\n' : j % 77 == 0 ? ',' : 'a' + j % 26);
+			buf_adds(&b, "\"\"end\"");
+			buf_adds(&b, strchr(t, ','));
+		} else if (i % 13 == 0)
+			buf_adds(&b, "\"q,\"\"x\"\"\",2,3");
+		else
+			buf_adds(&b, t);
+		buf_adds(&b, i % 31 == 0 ? "\r\n\r\n\n" : i % 2 ? "\n" : "\r\n");
+	}
+	buf_adds(&b, "last,1,2");
+	writetmp(b.p, b.len);
+	n = readall(v, MAXR, 0);
+	CHECK(n > 1000 && n < MAXR);
+	CHECK(v[0].off == 3 && v[0].line == 1);
+	CHECK(v[n - 1].bytes == b.len);
+	/* Offsets: each record starts where the one before ended, but for
+	 * blank lines between; its bytes are the file's. */
+	prevend = 3;
+	for (size_t i = 0; i < n; i++) {
+		const char *r = b.p + v[i].off;
+
+		if (v[i].off < prevend || v[i].bytes <= v[i].off || (i && r[-1] != '\n'))
+			bad++;
+		for (unsigned long long o = prevend; o < v[i].off; o++)
+			if (b.p[o] != '\r' && b.p[o] != '\n')
+				bad++;
+		prevend = v[i].bytes;
+	}
+	CHECK(bad == 0);
+
+	/* Only the first field split: the same, and nf counts all. */
+	nk = readall(k, MAXR, 1);
+	CHECK(nk == n);
+	bad = 0;
+	for (size_t i = 0; i < n && i < nk; i++) {
+		const struct seen *t = &v[i];
+		size_t pre = 0;
+
+		/* The length of t's first "len:bytes" entry. */
+		for (int f = 0; f < 1 && f < t->nf; f++) {
+			char *colon;
+			size_t len = (size_t)strtoul(t->f.p + pre, &colon, 10);
+
+			pre = (size_t)(colon - t->f.p) + 1 + len;
+		}
+		if (k[i].off != t->off || k[i].bytes != t->bytes || k[i].nf != t->nf ||
+		    k[i].line != t->line || k[i].lineno != t->lineno ||
+		    k[i].f.len != pre + 1 || memcmp(k[i].f.p, t->f.p, pre) != 0)
+			bad++;
+	}
+	CHECK(bad == 0);
+
+	if (csv_open(&c, tmppath) != 0) {
+		perror("csvline_test: csv_open");
+		exit(2);
+	}
+	/* In order, skipping some (read ahead in the block). */
+	bad = 0;
+	for (size_t i = 0; i < n; i += 1 + i % 3) {
+		if (csv_seek(&c, v[i].off, v[i].line) != 0 || csv_next(&c) != 1)
+			bad++;
+		snap(&c, &cur);
+		bad += !sameseen(&cur, &v[i]);
+	}
+	CHECK(bad == 0);
+	/* Backwards, then at random. */
+	for (size_t i = n; i-- > 0;) {
+		if (csv_seek(&c, v[i].off, v[i].line) != 0 || csv_next(&c) != 1)
+			bad++;
+		snap(&c, &cur);
+		bad += !sameseen(&cur, &v[i]);
+	}
+	CHECK(bad == 0);
+	for (int t = 0; t < 5000; t++) {
+		size_t i;
+
+		rnd = rnd * 1103515245u + 12345u;
+		i = (rnd >> 8) % n;
+		if (csv_seek(&c, v[i].off, v[i].line) != 0 || csv_next(&c) != 1)
+			bad++;
+		snap(&c, &cur);
+		bad += !sameseen(&cur, &v[i]);
+		/* And the record after it, read on. */
+		if (i + 1 < n) {
+			if (csv_next(&c) != 1)
+				bad++;
+			snap(&c, &cur);
+			bad += !sameseen(&cur, &v[i + 1]);
+		}
+	}
+	CHECK(bad == 0);
+	/* The end of the file, and the header with its BOM again. */
+	CHECK(csv_seek(&c, b.len, v[n - 1].lineno + 1) == 0 && csv_next(&c) == 0);
+	CHECK(csv_seek(&c, 0, 1) == 0 && csv_next(&c) == 1);
+	snap(&c, &cur);
+	CHECK(sameseen(&cur, &v[0]));
+	csv_close(&c);
+
+	for (size_t i = 0; i < MAXR; i++) {
+		buf_free(&v[i].f);
+		buf_free(&k[i].f);
+	}
+	free(v);
+	free(k);
+	buf_free(&cur.f);
+	buf_free(&b);
+	unlink(tmppath);
+}
+
+/* csv_fdopen reads from the descriptor's offset and leaves it open; a
+ * pipe reads on, but cannot go back. */
+static void
+test_fdopen(void)
+{
+	struct csvin c;
+	int fd, p[2];
+	static const char data[] = "a,b\nc,d\ne,f\n";
+
+	writetmp(data, sizeof data - 1);
+	if ((fd = open(tmppath, O_RDONLY)) < 0 || lseek(fd, 4, SEEK_SET) != 4) {
+		perror("csvline_test: open");
+		exit(2);
+	}
+	csv_fdopen(&c, fd, "x");
+	CHECK(csv_next(&c) == 1 && recis(&c, "c|d") && c.recoff == 4 && c.recline == 1);
+	CHECK(csv_seek(&c, 8, 3) == 0 && csv_next(&c) == 1 && recis(&c, "e|f") && c.recline == 3);
+	CHECK(csv_seek(&c, 4, 2) == 0 && csv_next(&c) == 1 && recis(&c, "c|d") && c.recline == 2);
+	csv_close(&c);
+	CHECK(fcntl(fd, F_GETFD) != -1);
+	close(fd);
+	unlink(tmppath);
+
+	if (pipe(p) != 0 || write(p[1], data, sizeof data - 1) != (ssize_t)(sizeof data - 1)) {
+		perror("csvline_test: pipe");
+		exit(2);
+	}
+	close(p[1]);
+	csv_fdopen(&c, p[0], "pipe");
+	CHECK(csv_next(&c) == 1 && recis(&c, "a|b") && c.recoff == 0);
+	CHECK(csv_seek(&c, 8, 3) == 0 && csv_next(&c) == 1 && recis(&c, "e|f"));
+	errno = 0;
+	CHECK(csv_seek(&c, 0, 1) == -1 && errno == ESPIPE);
+	csv_close(&c);
+	close(p[0]);
+}
+
 /* Every *.csv under dir, recursively. */
 static void
 walk(const char *dir, int *nfiles)
@@ -521,6 +752,8 @@ main(int argc, char **argv)
 	test_basic();
 	test_quotes();
 	test_sizes();
+	test_seek();
+	test_fdopen();
 	if (shared == NULL || *shared == '\0') {
 		fprintf(stderr, "usage: csvline_test SHARED\n");
 		return 2;
