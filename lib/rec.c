@@ -654,11 +654,10 @@ findpat(const char *p, const char *e, const char *pat, size_t n)
 }
 
 const struct rfield *
-rin_get(const struct rin *cr, const char *key)
+rin_getn(const struct rin *cr, const char *key, size_t kl)
 {
 	/* The lazy scan state is a cache: logically const. */
 	struct rin *r = (struct rin *)cr;
-	size_t kl = strlen(key);
 	int rc;
 
 	if (!r->lazy) {
@@ -699,7 +698,7 @@ rin_get(const struct rin *cr, const char *key)
 	/* Not for the lazy path: scan the whole line the careful way. */
 	if (scanall(r) != 0)
 		return NULL;
-	return rin_get(r, key);
+	return rin_getn(r, key, kl);
 }
 
 int
@@ -904,10 +903,8 @@ out_begin(struct buf *b, const char *type)
 
 /* Keys are the filters' own literals: written without escaping. */
 void
-out_key(struct buf *b, const char *k)
+out_keyn(struct buf *b, const char *k, size_t n)
 {
-	size_t n = strlen(k);
-
 	buf_grow(b, n + 4);
 	b->p[b->len++] = ',';
 	b->p[b->len++] = '"';
@@ -1014,12 +1011,6 @@ found:
 	buf_addc(b, '"');
 }
 
-void
-out_str(struct buf *b, const char *k, const char *s, size_t n)
-{
-	out_key(b, k);
-	out_esc(b, s, n);
-}
 
 void
 out_cstr(struct buf *b, const char *k, const char *s)
@@ -1047,12 +1038,6 @@ out_int(struct buf *b, int64_t v)
 	buf_add(b, t + n, (size_t)(24 - n));
 }
 
-void
-out_i64(struct buf *b, const char *k, int64_t v)
-{
-	out_key(b, k);
-	out_int(b, v);
-}
 
 void
 out_dec(struct buf *b, const char *k, int64_t v, int scale)
@@ -1064,26 +1049,8 @@ out_dec(struct buf *b, const char *k, int64_t v, int scale)
 	buf_add(b, t, (size_t)n);
 }
 
-void
-out_raw(struct buf *b, const char *k, const char *raw, size_t n)
-{
-	out_key(b, k);
-	buf_add(b, raw, n);
-}
 
-void
-out_null(struct buf *b, const char *k)
-{
-	out_key(b, k);
-	buf_adds(b, "null");
-}
 
-void
-out_bool(struct buf *b, const char *k, int v)
-{
-	out_key(b, k);
-	buf_adds(b, v ? "true" : "false");
-}
 
 void
 rec_put(struct buf *b, FILE *fp)

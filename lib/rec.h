@@ -72,7 +72,13 @@ int	rin_scan(struct rin *);
  * line that does, the first is found unless rin_complete() was called
  * (then the last wins, as in jq).
  */
-const struct rfield *rin_get(const struct rin *, const char *key);
+const struct rfield *rin_getn(const struct rin *, const char *key, size_t klen);
+/* Inline so that a literal key's length is known at compile time. */
+static inline const struct rfield *
+rin_get(const struct rin *r, const char *key)
+{
+	return rin_getn(r, key, strlen(key));
+}
 /* Tokenise the rest of the line (validating it).  0, or -1 (err set). */
 int	rin_complete(struct rin *);
 
@@ -93,17 +99,58 @@ int	rin_str(const struct rin *, const char *key, struct buf *);
  */
 extern unsigned long rec_badutf8;
 void	out_begin(struct buf *, const char *type);
-void	out_str(struct buf *, const char *k, const char *s, size_t n);
 void	out_cstr(struct buf *, const char *k, const char *s);	/* NULL: null */
-void	out_i64(struct buf *, const char *k, int64_t);
 void	out_int(struct buf *, int64_t);		/* digits only, no key */
 void	out_dec(struct buf *, const char *k, int64_t v, int scale);
-void	out_raw(struct buf *, const char *k, const char *raw, size_t n);
-void	out_null(struct buf *, const char *k);
-void	out_bool(struct buf *, const char *k, int);
-/* ,"k": then the caller adds the value; k is a literal needing no escape. */
-void	out_key(struct buf *, const char *k);
 void	out_esc(struct buf *, const char *s, size_t n);	/* "..." */
+/* ,"k": then the caller adds the value; k needs no escape. */
+void	out_keyn(struct buf *, const char *k, size_t n);
+
+/* Inline so that a literal key's length is known at compile time. */
+static inline void
+out_key(struct buf *b, const char *k)
+{
+	out_keyn(b, k, strlen(k));
+}
+
+static inline void
+out_str(struct buf *b, const char *k, const char *s, size_t n)
+{
+	out_key(b, k);
+	out_esc(b, s, n);
+}
+
+static inline void
+out_i64(struct buf *b, const char *k, int64_t v)
+{
+	out_key(b, k);
+	out_int(b, v);
+}
+
+static inline void
+out_raw(struct buf *b, const char *k, const char *raw, size_t n)
+{
+	out_key(b, k);
+	buf_add(b, raw, n);
+}
+
+static inline void
+out_null(struct buf *b, const char *k)
+{
+	out_key(b, k);
+	buf_add(b, "null", 4);
+}
+
+static inline void
+out_bool(struct buf *b, const char *k, int v)
+{
+	out_key(b, k);
+	if (v)
+		buf_add(b, "true", 4);
+	else
+		buf_add(b, "false", 5);
+}
+
 /* Close the object, write it and a newline to fp, empty the buf. */
 void	rec_put(struct buf *, FILE *);
 
