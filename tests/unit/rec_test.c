@@ -181,7 +181,7 @@ test_fast(void)
 			"{\"type\":\"a\",\"s\":\"\\u0041\",\"k\":3}\n",
 		};
 		static const int want[] = { -1, -1, 3 };
-		char line[128];
+		char line[160];
 
 		for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
 			int64_t v;
@@ -196,9 +196,9 @@ test_fast(void)
 				CHECK(i64is(&r, "kk", 2) && rin_get(&r, "x") != NULL);
 			done(&r);
 		}
-		for (int pad = 0; pad < 24; pad++) {
+		for (int pad = 0; pad < 72; pad++) {
 			int n = snprintf(line, sizeof line, "{\"type\":\"a\",\"%.*s\":0,\"k\":%d}\n",
-			    pad, "pppppppppppppppppppppppp", pad);
+			    pad, "pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp", pad);
 			int64_t v;
 
 			openwith(&r, line, (size_t)n, 0);
