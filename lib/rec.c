@@ -222,6 +222,21 @@ static const char *
 skipstr(const char *p, const char *e, int *escaped)
 {
 	for (p++; p < e; p++) {
+#ifdef __SSE2__
+		/* Sixteen bytes at a time to the next quote, backslash or control. */
+		while (e - p >= 16) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+			unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(
+			    _mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+			    _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f))));
+
+			if (m) {
+				p += __builtin_ctz(m);
+				goto found;
+			}
+			p += 16;
+		}
+#endif
 		/* Eight bytes at a time to the next quote, backslash or control. */
 		while (e - p >= 8) {
 			uint64_t v = swar_load(p);
@@ -233,6 +248,9 @@ skipstr(const char *p, const char *e, int *escaped)
 			}
 			p += 8;
 		}
+#ifdef __SSE2__
+found:
+#endif
 		if (p >= e)
 			break;
 		if (*p == '\\') {
