@@ -134,31 +134,6 @@ usage(void)
 	exit(EX_SYS);
 }
 
-/* A field as int64: plain digits inline (the hot path), else rf_i64. */
-static int
-geti64(const struct rin *r, const char *key, int64_t *out)
-{
-	const struct rfield *f = rin_get(r, key);
-	const char *p, *e;
-	int64_t v = 0;
-
-	if (f == NULL)
-		return -1;
-	p = f->v;
-	e = f->v + f->vlen;
-	if (p < e && *p == '-')
-		p++;
-	if (p == e || e - p > 18)
-		return rf_i64(f, out);
-	for (; p < e; p++) {
-		if (*p < '0' || *p > '9')
-			return rf_i64(f, out);
-		v = v * 10 + (*p - '0');
-	}
-	*out = f->v[0] == '-' ? -v : v;
-	return 0;
-}
-
 static int
 globs(const char *const *l, const char *s)
 {
@@ -377,7 +352,7 @@ bubblerec(struct rin *r)
 	}
 	if (rin_scan(r) != 0)
 		return -1;
-	if (geti64(r, "start_ns", &s) != 0 || geti64(r, "end_ns", &e) != 0 || e < s) {
+	if (rin_i64(r, "start_ns", &s) != 0 || rin_i64(r, "end_ns", &e) != 0 || e < s) {
 		snprintf(r->err, sizeof r->err, "bubble has no integer \"start_ns\" <= \"end_ns\"");
 		return -1;
 	}
@@ -539,10 +514,12 @@ touch(struct win *w, struct hev *h, int64_t a, int64_t b)
  * events make this the hottest loop of the filter.
  */
 struct hraw {
-	const char	*name, *frame;
-	size_t		 namelen, framelen;
-	int64_t		 pid, tid, s, e;
-	int		 leaf, hasframe;
+	const char		*name;		/* raw JSON string */
+	size_t			 namelen;
+	const struct rfield	*frame;		/* NULL: none */
+	struct rfield		 fr;		/* the fast path's frame */
+	int64_t			 pid, tid, s, e;
+	int			 leaf;
 };
 
 static const char *
@@ -618,12 +595,12 @@ hostfast(const struct rin *r, struct hraw *h)
 		h->leaf = 0, p += 13;
 	else
 		return -1;
-	h->hasframe = 0;
+	h->frame = NULL;
 	if (p < e) {
-		const char *q = cstr(p, e, ",\"frame\":", 9, &h->frame, &h->framelen);
+		const char *q = cstr(p, e, ",\"frame\":", 9, &h->fr.v, &h->fr.vlen);
 
 		if (q != NULL) {
-			h->hasframe = 1;
+			h->frame = &h->fr;
 			p = q;
 		}
 	}
@@ -632,69 +609,38 @@ hostfast(const struct rin *r, struct hraw *h)
 	return p == e ? 0 : -1;
 }
 
+/* Any valid spelling of a host record, through the scanner. */
 static int
-hostrec(struct rin *r)
+hostgeneral(struct rin *r, struct hraw *h)
 {
 	const struct rfield *name;
-	struct hev h;
-	struct hraw hr;
-	static struct rfield fr;
-	int leaf = 0;
 
-	if (hostfast(r, &hr) == 0) {
-		h.s = hr.s;
-		h.e = hr.e;
-		leaf = hr.leaf;
-		fr.v = hr.frame;
-		fr.vlen = hr.framelen;
-		if (h.e < h.s)
-			goto general;	/* the general path words the error */
-		if (P.hostsec && h.s < P.lasthost)
-			goto general;
-		if (!P.hostsec) {
-			sortwins();
-			P.hostsec = 1;
-		}
-		P.lasthost = h.s;
-		P.nhost++;
-		if (!leaf)
-			return 0;
-		h.name = intern(hr.name, hr.namelen);
-		h.cls = I.v[h.name].cls;
-		if (h.cls & 4)
-			return 0;
-		h.tid = hr.tid;
-		h.pid = hr.pid;
-		h.frame = hr.hasframe ? &fr : NULL;
-		goto leafev;
-	}
-general:
 	if (rin_scan(r) != 0)
 		return -1;
-	if (geti64(r, "start_ns", &h.s) != 0) {
+	if (rin_i64(r, "start_ns", &h->s) != 0) {
 		snprintf(r->err, sizeof r->err, "host has no integer \"start_ns\"");
 		return -1;
 	}
-	if (geti64(r, "end_ns", &h.e) != 0) {
+	if (rin_i64(r, "end_ns", &h->e) != 0) {
 		int64_t d;
 
-		if (geti64(r, "dur_ns", &d) != 0 || d < 0) {
+		if (rin_i64(r, "dur_ns", &d) != 0 || d < 0) {
 			snprintf(r->err, sizeof r->err, "host has no integer \"end_ns\" or \"dur_ns\"");
 			return -1;
 		}
-		h.e = h.s + d;
+		h->e = h->s + d;
 	}
-	if (h.e < h.s) {
+	if (h->e < h->s) {
 		snprintf(r->err, sizeof r->err, "host \"end_ns\" %lld before \"start_ns\" %lld",
-		    (long long)h.e, (long long)h.s);
+		    (long long)h->e, (long long)h->s);
 		return -1;
 	}
-	if (P.hostsec && h.s < P.lasthost) {
+	if (P.hostsec && h->s < P.lasthost) {
 		snprintf(r->err, sizeof r->err, "host records out of order (start_ns %lld "
-		    "after %lld)", (long long)h.s, (long long)P.lasthost);
+		    "after %lld)", (long long)h->s, (long long)P.lasthost);
 		return -1;
 	}
-	if (rf_bool(rin_get(r, "leaf"), &leaf) != 0) {
+	if (rf_bool(rin_get(r, "leaf"), &h->leaf) != 0) {
 		snprintf(r->err, sizeof r->err, "host has no boolean \"leaf\"");
 		return -1;
 	}
@@ -703,24 +649,45 @@ general:
 		snprintf(r->err, sizeof r->err, "host has no string \"name\"");
 		return -1;
 	}
+	h->name = name->v;
+	h->namelen = name->vlen;
+	if (!h->leaf)
+		return 0;	/* the rest is read for leaf events only */
+	if (rin_i64(r, "tid", &h->tid) != 0)
+		h->tid = 0;
+	if (rin_i64(r, "pid", &h->pid) != 0)
+		h->pid = 0;
+	h->frame = rin_get(r, "frame");
+	return 0;
+}
+
+static int
+hostrec(struct rin *r)
+{
+	struct hev h;
+	struct hraw hr;
+
+	/* Errors and unusual spellings are the general reader's to judge. */
+	if ((hostfast(r, &hr) != 0 || hr.e < hr.s || (P.hostsec && hr.s < P.lasthost)) &&
+	    hostgeneral(r, &hr) != 0)
+		return -1;
 	if (!P.hostsec) {
 		sortwins();
 		P.hostsec = 1;
 	}
-	P.lasthost = h.s;
+	P.lasthost = hr.s;
 	P.nhost++;
-	if (!leaf)
+	if (!hr.leaf)
 		return 0;
-	h.name = intern(name->v, name->vlen);
+	h.name = intern(hr.name, hr.namelen);
 	h.cls = I.v[h.name].cls;
 	if (h.cls & 4)
 		return 0;
-	if (geti64(r, "tid", &h.tid) != 0)
-		h.tid = 0;
-	if (geti64(r, "pid", &h.pid) != 0)
-		h.pid = 0;
-	h.frame = rin_get(r, "frame");
-leafev:
+	h.s = hr.s;
+	h.e = hr.e;
+	h.tid = hr.tid;
+	h.pid = hr.pid;
+	h.frame = hr.frame;
 	h.fid = NOID - 1;
 	P.nleaf++;
 	openupto(h.s, 0);
