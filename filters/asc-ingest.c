@@ -671,7 +671,8 @@ isjsonnum(const char *s, size_t n)
 	return i == n;
 }
 
-static void
+/* Inline: it runs on cells of every row. */
+static inline __attribute__((always_inline)) void
 trimcell(const char **s, size_t *n)
 {
 	while (*n && ((*s)[0] == ' ' || (*s)[0] == '\t'))
@@ -867,16 +868,6 @@ kisnull(const char *s, size_t n)
 	return dec_isnull(s, n);
 }
 
-/* trimcell. */
-KINLINE void
-ktrim(const char **s, size_t *n)
-{
-	while (*n && ((*s)[0] == ' ' || (*s)[0] == '\t'))
-		(*s)++, (*n)--;
-	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\r'))
-		(*n)--;
-}
-
 /* dec_us2ns, with the common [-]digits[.ddd] form (blanks around) read
  * here. */
 KINLINE int
@@ -979,7 +970,7 @@ KINLINE char *
 kstr(struct buf *o, char *w, const char *lit, size_t litlen, const char *s, size_t n,
     int unquote)
 {
-	ktrim(&s, &n);
+	trimcell(&s, &n);
 	memcpy(w, lit, litlen);
 	w += litlen;
 	if (n == 0 || (s[0] == 'N' && dec_isnull(s, n))) {
@@ -1026,7 +1017,7 @@ put_kernel_a(struct buf *o, const struct csvin *c, const struct kfile *kf, size_
 	else
 		KNULL("op_type");
 	if (cell(c, kf, C_TASKTYPE, &s, &n)) {
-		ktrim(&s, &n);
+		trimcell(&s, &n);
 		if (n == 4 && memcmp(s, "HCCL", 4) == 0)
 			PUTLIT(w, ",\"task_type\":\"COMMUNICATION\"");
 		else
@@ -1048,7 +1039,7 @@ put_kernel_b(struct buf *o, const struct csvin *c, const struct kfile *kf, size_
 	if (cell(c, kf, C_WAIT, &s, &n)) {
 		int64_t v = 0;
 
-		ktrim(&s, &n);
+		trimcell(&s, &n);
 		if (kisnull(s, n) || us2ns(s, n, &v) != 0)
 			KNULL("wait_ns");
 		else {
@@ -1093,7 +1084,7 @@ put_kernel_b(struct buf *o, const struct csvin *c, const struct kfile *kf, size_
 			/* Fast path: a plain number needs no trimming (a
 			 * JSON number has no blanks). */
 			if (!(num = knum(s, n))) {
-				ktrim(&s, &n);
+				trimcell(&s, &n);
 				if (kisnull(s, n))
 					continue;
 				num = isjsonnum(s, n);
@@ -1268,7 +1259,7 @@ readkernels(struct ktab *kt, struct pfile *pf, int fileno_)
 		if (cell(&c, kf, C_DEVICE, &s, &n)) {
 			int64_t v;
 
-			ktrim(&s, &n);
+			trimcell(&s, &n);
 			if (plaincell(s, n)) {
 				dev = 0;
 				for (size_t i = 0; i < n; i++)
@@ -1277,7 +1268,7 @@ readkernels(struct ktab *kt, struct pfile *pf, int fileno_)
 				dev = v;
 		}
 		if (cell(&c, kf, C_TASKTYPE, &s, &n)) {
-			ktrim(&s, &n);
+			trimcell(&s, &n);
 			if (!(n == 4 && memcmp(s, "HCCL", 4) == 0) && kisnull(s, n))
 				kt->na_types++;
 		} else
@@ -1285,7 +1276,7 @@ readkernels(struct ktab *kt, struct pfile *pf, int fileno_)
 		if (cell(&c, kf, C_WAIT, &s, &n)) {
 			int64_t w;
 
-			ktrim(&s, &n);
+			trimcell(&s, &n);
 			if (!kisnull(s, n) && (us2ns(s, n, &w) != 0 || w < 0)) {
 				/* The record's first half was formatted before
 				 * this check: its invalid UTF-8 counts. */
