@@ -582,7 +582,8 @@ commoverlap(int64_t a, int64_t b)
 	 * visits the records that can reach [a, b).
 	 */
 	if (!S.cwsorted) {
-		qsort(S.cw, S.ncw, sizeof *S.cw, ivcmp);
+		if (S.ncw)	/* qsort's base may not be NULL, even for 0 */
+			qsort(S.cw, S.ncw, sizeof *S.cw, ivcmp);
 		S.cwmax = xreallocarray(S.cwmax, S.ncw + 1, sizeof *S.cwmax);
 		for (size_t i = 0; i < S.ncw; i++)
 			S.cwmax[i] = i && S.cwmax[i - 1] > S.cw[i].e ? S.cwmax[i - 1] : S.cw[i].e;
@@ -628,7 +629,8 @@ commoverlap(int64_t a, int64_t b)
 			v[n++].e = e;
 		}
 	}
-	qsort(v, n, sizeof *v, ivcmp);
+	if (n)
+		qsort(v, n, sizeof *v, ivcmp);
 	for (size_t i = 0; i < n; i++) {
 		if (have && v[i].s <= ce) {
 			if (v[i].e > ce)
