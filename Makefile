@@ -64,7 +64,7 @@ demo: deps
 # tests/lsan.supp: libjq 1.6's own parser leaks.
 asan:
 	$(MAKE) clean
-	ASC_SANITIZED=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	ASC_SANITIZED=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	    $(MAKE) CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined' \
 	    LDFLAGS='-fsanitize=address,undefined' check
