@@ -2937,6 +2937,20 @@ finish(struct trace *t)
 
 /* ---------- public: open/read ---------- */
 
+/* The empty sorted-run state of a reader (or of a split half). */
+static void
+sortstate_init(struct trace *t, size_t chunk)
+{
+	t->lastth = -1;
+	t->chunk = chunk;
+	t->mints = t->minkts = INT64_MAX;
+	frs_init(&t->fs, sizeof(struct fl), t->runbytes / 32, flcmp, 0);
+	frs_init(&t->ff, sizeof(struct fl), t->runbytes / 32, flcmp, 0);
+	frs_init(&t->lk, sizeof(struct lk), t->runbytes / 8, lkcmp, 1);
+	frs_init(&t->mk, sizeof(struct marker), t->runbytes / 64, mkcmp, 1);
+	frs_init(&t->mko, sizeof(struct marker), t->runbytes / 64, mkcmp, 1);
+}
+
 struct trace *
 trace_open(const char *path, const struct trace_opts *o)
 {
@@ -2960,14 +2974,7 @@ trace_open(const char *path, const struct trace_opts *o)
 	t->splitmin = SPLITMIN;
 	if ((td = getenv("ASC_TRACE_SPLIT")) != NULL && *td)
 		t->splitmin = strtoull(td, NULL, 10);
-	t->lastth = -1;
-	t->chunk = CHUNK;
-	t->mints = t->minkts = INT64_MAX;
-	frs_init(&t->fs, sizeof(struct fl), t->runbytes / 32, flcmp, 0);
-	frs_init(&t->ff, sizeof(struct fl), t->runbytes / 32, flcmp, 0);
-	frs_init(&t->lk, sizeof(struct lk), t->runbytes / 8, lkcmp, 1);
-	frs_init(&t->mk, sizeof(struct marker), t->runbytes / 64, mkcmp, 1);
-	frs_init(&t->mko, sizeof(struct marker), t->runbytes / 64, mkcmp, 1);
+	sortstate_init(t, CHUNK);
 	if (strcmp(path, "-") == 0)
 		t->fd = 0;
 	else if ((t->fd = open(path, O_RDONLY)) < 0) {
@@ -3284,14 +3291,7 @@ splitstart(struct trace *t)
 		u->npattern = t->npattern;
 	}
 	u->runbytes = t->runbytes / 2 < 1024 ? 1024 : t->runbytes / 2;
-	u->lastth = -1;
-	u->chunk = t->chunk;
-	u->mints = u->minkts = INT64_MAX;
-	frs_init(&u->fs, sizeof(struct fl), u->runbytes / 32, flcmp, 0);
-	frs_init(&u->ff, sizeof(struct fl), u->runbytes / 32, flcmp, 0);
-	frs_init(&u->lk, sizeof(struct lk), u->runbytes / 8, lkcmp, 1);
-	frs_init(&u->mk, sizeof(struct marker), u->runbytes / 64, mkcmp, 1);
-	frs_init(&u->mko, sizeof(struct marker), u->runbytes / 64, mkcmp, 1);
+	sortstate_init(u, t->chunk);
 	u->mm = 1;
 	u->fsize = t->fsize;
 	u->win = t->win;
