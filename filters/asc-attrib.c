@@ -530,12 +530,12 @@ cstr(const char *p, const char *e, const char *key, size_t kn, const char **v, s
 	if ((size_t)(e - p) < kn + 2 || memcmp(p, key, kn) != 0 || p[kn] != '"')
 		return NULL;
 	p += kn;
-	if ((q = memchr(p + 1, '"', (size_t)(e - p - 1))) == NULL ||
-	    memchr(p + 1, '\\', (size_t)(q - p - 1)) != NULL)
-		return NULL;
-	for (const char *c = p + 1; c < q; c++)
-		if ((unsigned char)*c < 0x20)
+	/* One pass to the closing quote; escapes and controls are not plain. */
+	for (q = p + 1; q < e && *q != '"'; q++)
+		if (*q == '\\' || (unsigned char)*q < 0x20)
 			return NULL;
+	if (q >= e)
+		return NULL;
 	*v = p;
 	*vn = (size_t)(q + 1 - p);
 	return q + 1;

@@ -1653,47 +1653,6 @@ classof(const struct rfield *f, int flags)
 	return lastcls;
 }
 
-/*
- * sr_kernel() with only the fields used here: the lazy scanner then stops
- * at end_ns and skips the rest of the line (shapes, PMU counters).
- */
-static int
-kernfields(struct rin *r, struct sr_kern *k)
-{
-	if (rin_scan(r) != 0)
-		return -1;
-	memset(k, 0, sizeof *k);
-	if (rin_i64(r, "start_ns", &k->start) != 0) {
-		snprintf(r->err, sizeof r->err, "kernel has no integer \"start_ns\"");
-		return -1;
-	}
-	if (rin_i64(r, "dur_ns", &k->dur) != 0) {
-		if (rin_i64(r, "end_ns", &k->end) != 0) {
-			snprintf(r->err, sizeof r->err,
-			    "kernel has no integer \"dur_ns\" or \"end_ns\"");
-			return -1;
-		}
-		k->dur = k->end - k->start;
-	} else if (rin_i64(r, "end_ns", &k->end) != 0)
-		k->end = k->start + k->dur;
-	if (k->end < k->start) {
-		snprintf(r->err, sizeof r->err, "kernel ends before it starts "
-		    "(\"end_ns\" %lld < \"start_ns\" %lld)",
-		    (long long)k->end, (long long)k->start);
-		return -1;
-	}
-	k->device = rin_get(r, "device");
-	k->stream = rin_get(r, "stream");
-	k->step = rin_get(r, "step");
-	k->name = rin_get(r, "name");
-	k->task_type = rin_get(r, "task_type");
-	if (k->stream && rf_isnull(k->stream))
-		k->stream = NULL;
-	if (k->step && rf_isnull(k->step))
-		k->step = NULL;
-	return 0;
-}
-
 static int
 kernelrec(struct rin *r)
 {
@@ -1706,7 +1665,7 @@ kernelrec(struct rin *r)
 		snprintf(r->err, sizeof r->err, "kernel before any \"profile\" record");
 		return -1;
 	}
-	if (kernfields(r, &k) != 0)
+	if (sr_kernel(r, &k) != 0)
 		return -1;
 	if (G.ksec == 2) {
 		snprintf(r->err, sizeof r->err, "kernel after the profile's \"host\" records");

@@ -406,58 +406,6 @@ nonfinite(const char *v, size_t n)
 	return strncasecmp(v, "nan", 3) == 0 || strncasecmp(v, "inf", 3) == 0;
 }
 
-/* Fast tokeniser; 0 ok, -1 unsure (caller falls back to libjq), -2 bad. */
-static int
-fastscan(struct rin *r, const char *s, size_t len)
-{
-	const char *p = s, *e = s + len, *q;
-	int esc = 0;
-
-	r->nf = 0;
-	p = skipws(p, e);
-	if (p >= e || *p != '{')
-		return -1;
-	p = skipws(p + 1, e);
-	if (p < e && *p == '}')
-		return skipws(p + 1, e) == e ? 0 : -1;
-	for (;;) {
-		struct rfield *f;
-
-		if (p >= e || *p != '"' || r->nf >= REC_MAXF)
-			return -1;
-		if ((q = skipstr(p, e, &esc)) == NULL || esc)
-			return -1;
-		f = &r->f[r->nf++];
-		f->k = p + 1;
-		f->klen = (size_t)(q - p - 2);
-		p = skipws(q, e);
-		if (p >= e || *p != ':')
-			return -1;
-		p = skipws(p + 1, e);
-		if ((q = skipval(p, e)) == NULL)
-			return -1;
-		f->v = p;
-		f->vlen = (size_t)(q - p);
-		if (nonfinite(f->v, f->vlen)) {
-			/* libjq 1.6 would take these as numbers; JSON has none. */
-			snprintf(r->err, sizeof r->err, "field \"%.*s\": %.*s is not JSON",
-			    (int)(f->klen > 40 ? 40 : f->klen), f->k,
-			    (int)(f->vlen > 12 ? 12 : f->vlen), f->v);
-			return -2;
-		}
-		if (!validscalar(f->v, f->vlen))
-			return -1;
-		p = skipws(q, e);
-		if (p < e && *p == ',') {
-			p = skipws(p + 1, e);
-			continue;
-		}
-		if (p < e && *p == '}')
-			return skipws(p + 1, e) == e ? 0 : -1;
-		return -1;
-	}
-}
-
 /* Parse with libjq; on success r->norm holds the compact form. */
 static int
 jvnorm(struct rin *r)
@@ -550,6 +498,28 @@ next:
 		return -1;
 	r->lp = p;
 	return 1;
+}
+
+/*
+ * Tokenise a whole {...} text (blanks around allowed) with scannext; 0 ok,
+ * -1 unsure (the caller falls back to libjq), -2 bad.
+ */
+static int
+fastscan(struct rin *r, const char *s, size_t len)
+{
+	const char *p = skipws(s, s + len), *e = s + len;
+	int rc;
+
+	while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+		e--;
+	r->nf = 0;
+	if (e - p < 2 || *p != '{' || e[-1] != '}')
+		return -1;
+	r->lp = skipws(p + 1, e - 1);
+	r->le = e - 1;
+	while ((rc = scannext(r)) == 1)
+		;
+	return rc;
 }
 
 /* Finish the scan of the current line (all fields known).  0 or -1. */
