@@ -19,6 +19,7 @@
 
 struct seg {
 	int64_t		 s, e;
+	int64_t		 compute, comm;	/* unions inside it; -1: not in the record */
 	size_t		 first, firstn, last, lastn;	/* context objects in G.arena */
 };
 
@@ -59,7 +60,7 @@ static struct {
 } G;
 
 /* From the rules ("bubbles.*"); -b overrides min_bubble_us. */
-static int64_t minbubble = -1, heavymin, heavyppm, underppm;
+static int64_t minbubble = -1, heavymin, heavyppm, underppm, commmin, commppm;
 static struct buf ob, tmp, bid;
 
 static void
@@ -477,6 +478,9 @@ segrec(struct rin *r)
 		buf_add(&G.segstep, tmp.p, tmp.len);
 		G.arena.len = 0;
 	}
+	if (rin_i64(r, "compute_ns", &s->compute) != 0 || rin_i64(r, "comm_ns", &s->comm) != 0 ||
+	    s->compute < 0 || s->comm < 0 || s->compute > s->e - s->s || s->comm > s->e - s->s)
+		s->compute = s->comm = -1;	/* a stream of an older asc-merge */
 	fi = rin_get(r, "first");
 	la = rin_get(r, "last");
 	s->first = G.arena.len;
@@ -563,10 +567,15 @@ steprec(struct rin *r)
 	resolve(we, 0);
 
 	int64_t service = we - ws, busy = 0, internal = 0, largest = 0;
-	int64_t nbub = 0, nsig = 0, pre, tail;
+	int64_t nbub = 0, nsig = 0, pre, tail, compute = 0, comm = 0;
+	int split = 1;		/* every segment says how compute and comm share it */
 
 	for (size_t i = 0; i < G.nsg; i++) {
 		busy += G.sg[i].e - G.sg[i].s;
+		if (G.sg[i].compute < 0)
+			split = 0;
+		compute += G.sg[i].compute;
+		comm += G.sg[i].comm;
 		if (i > 0) {
 			int64_t g = G.sg[i].s - G.sg[i - 1].e;
 
@@ -586,6 +595,14 @@ steprec(struct rin *r)
 	int tpre = measurable && heavy(pre, service);
 	int ttail = measurable && heavy(tail, service);
 	int tint = heavy(largest, service);
+	/*
+	 * torch_npu's split of the busy union: Computing (compute union),
+	 * Communication(Not Overlapped) (busy minus compute), Overlapped
+	 * (compute and comm both: |A| + |B| - |A u B|).
+	 */
+	int64_t exposed = busy - compute, overlapped = compute + comm - busy;
+	int tcomm = split && exposed >= commmin &&
+	    (__int128)exposed * 1000000 >= (__int128)commppm * service;
 	int tidle = (service > 0 &&
 	    (__int128)(service - busy) * 1000000 >= (__int128)underppm * service) ||
 	    tpre || ttail || tint;
@@ -604,6 +621,18 @@ steprec(struct rin *r)
 	putdec("device_busy_union", busy);
 	putdec("underfeed", service - busy);
 	ratio("underfeed_ratio", service - busy, service);
+	if (split) {
+		putdec("compute", compute);
+		putdec("comm_exposed", exposed);
+		putdec("comm_overlapped", overlapped);
+	} else {
+		out_null(&ob, "compute_ns");
+		out_null(&ob, "compute_ms");
+		out_null(&ob, "comm_exposed_ns");
+		out_null(&ob, "comm_exposed_ms");
+		out_null(&ob, "comm_overlapped_ns");
+		out_null(&ob, "comm_overlapped_ms");
+	}
 	if (measurable) {
 		putdec("prelaunch_gap", pre);
 		putdec("tail_gap", tail);
@@ -621,7 +650,7 @@ steprec(struct rin *r)
 	out_key(&ob, "tags");
 	buf_addc(&ob, '[');
 	{
-		const char *tags[4] = { NULL };
+		const char *tags[5] = { NULL };
 		int nt = 0;
 
 		if (tidle)
@@ -632,6 +661,8 @@ steprec(struct rin *r)
 			tags[nt++] = "TAIL_GAP_HEAVY";
 		if (tint)
 			tags[nt++] = "INTERNAL_BUBBLE_HEAVY";
+		if (tcomm)
+			tags[nt++] = "COMM_EXPOSED_HEAVY";
 		for (int i = 0; i < nt; i++) {
 			if (i)
 				buf_addc(&ob, ',');
@@ -739,6 +770,8 @@ main(int argc, char *argv[])
 	heavymin = llround(rules_num("bubbles.heavy_gap_min_ms") * 1e6);
 	heavyppm = llround(rules_num("bubbles.heavy_gap_service_share") * 1e6);
 	underppm = llround(rules_num("bubbles.high_underfeed_ratio") * 1e6);
+	commmin = llround(rules_num("bubbles.comm_exposed_min_ms") * 1e6);
+	commppm = llround(rules_num("bubbles.comm_exposed_service_share") * 1e6);
 	rc = sr_run(argc, argv, maxline, kflag, &f);
 	xclose_stdout();
 	return rc;

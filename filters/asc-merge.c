@@ -10,6 +10,7 @@
 
 #include "dec.h"
 #include "rec.h"
+#include "rules.h"
 #include "steprec.h"
 #include "util.h"
 
@@ -17,6 +18,7 @@ struct ival {
 	int64_t		 s, e;
 	size_t		 ctx, ctxlen;	/* context object in S.ctx */
 	size_t		 seq;
+	int		 comm;		/* a communication task (ops.comm_task_types) */
 };
 
 static struct {
@@ -36,7 +38,7 @@ static struct buf ob, tmp;
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-k] [-m maxline] [file ...]\n", progname);
+	fprintf(stderr, "usage: %s [-k] [-m maxline] [-r rules] [file ...]\n", progname);
 	exit(EX_SYS);
 }
 
@@ -64,7 +66,7 @@ clear(void)
 static void
 putseg(const struct rfield *prof, const struct rfield *dev,
     const struct rfield *sid, long nseg, int64_t s, int64_t e, long k,
-    const struct ival *first, const struct ival *last)
+    const struct ival *first, const struct ival *last, int64_t compute, int64_t comm)
 {
 	out_begin(&ob, "segment");
 	out_key(&ob, "profile");
@@ -78,6 +80,8 @@ putseg(const struct rfield *prof, const struct rfield *dev,
 	out_i64(&ob, "end_ns", e);
 	out_i64(&ob, "dur_ns", e - s);
 	out_i64(&ob, "kernels", k);
+	out_i64(&ob, "compute_ns", compute);
+	out_i64(&ob, "comm_ns", comm);
 	out_raw(&ob, "first", S.ctx.p + first->ctx, first->ctxlen);
 	out_raw(&ob, "last", S.ctx.p + last->ctx, last->ctxlen);
 	rec_put(&ob, stdout);
@@ -124,30 +128,71 @@ steprec(struct rin *r)
 	long nseg = 0, k = 0;
 	size_t first = 0, last = 0;
 	int64_t cs = 0, ce = 0;
+	/*
+	 * Inside a segment, the union of its compute kernels and that of its
+	 * communication kernels, each merged on its own as the sorted
+	 * intervals go by: a subset of intervals sorted by start is sorted.
+	 */
+	struct { int64_t s, e, tot; int have; } u[2];
 
-	for (size_t i = 0; i < m; i++) {
-		if (k > 0 && S.v[i].s <= ce) {
+	memset(u, 0, sizeof u);
+	for (size_t i = 0; i <= m; i++) {
+		if (i < m && k > 0 && S.v[i].s <= ce) {
 			if (S.v[i].e >= ce) {
 				ce = S.v[i].e;
 				last = i;
 			}
 			k++;
-			continue;
+		} else {
+			if (k > 0) {
+				for (int j = 0; j < 2; j++)
+					if (u[j].have)
+						u[j].tot += u[j].e - u[j].s;
+				putseg(rin_get(r, "profile"), rin_get(r, "device"), sid, nseg++,
+				    cs, ce, k, &S.v[first], &S.v[last], u[0].tot, u[1].tot);
+				memset(u, 0, sizeof u);
+			}
+			if (i == m)
+				break;
+			cs = S.v[i].s;
+			ce = S.v[i].e;
+			first = last = i;
+			k = 1;
 		}
-		if (k > 0)
-			putseg(rin_get(r, "profile"), rin_get(r, "device"), sid, nseg++,
-			    cs, ce, k, &S.v[first], &S.v[last]);
-		cs = S.v[i].s;
-		ce = S.v[i].e;
-		first = last = i;
-		k = 1;
+		int j = S.v[i].comm;
+
+		if (u[j].have && S.v[i].s <= u[j].e) {
+			if (S.v[i].e > u[j].e)
+				u[j].e = S.v[i].e;
+		} else {
+			if (u[j].have)
+				u[j].tot += u[j].e - u[j].s;
+			u[j].s = S.v[i].s;
+			u[j].e = S.v[i].e;
+			u[j].have = 1;
+		}
 	}
-	if (k > 0)
-		putseg(rin_get(r, "profile"), rin_get(r, "device"), sid, nseg,
-		    cs, ce, k, &S.v[first], &S.v[last]);
 	clear();
 	sr_pass(r);
 	return 0;
+}
+
+/* Is k a communication task?  Task types are few: the last answer is kept. */
+static int
+iscomm(const struct sr_kern *k)
+{
+	static struct buf last;
+	static int ans, have;
+
+	if (k->task_type == NULL || rf_isnull(k->task_type) || rf_str(k->task_type, &tmp) != 0)
+		return 0;
+	if (!have || tmp.len != last.len || memcmp(tmp.p, last.p, tmp.len) != 0) {
+		last.len = 0;
+		buf_add(&last, tmp.p, tmp.len);
+		ans = rules_match("ops.comm_task_types", tmp.p);
+		have = 1;
+	}
+	return ans;
 }
 
 static int
@@ -196,6 +241,7 @@ kernelrec(struct rin *r)
 		v->s = k.start;
 		v->e = k.end;
 		v->seq = S.n++;
+		v->comm = iscomm(&k);
 		v->ctx = S.ctx.len;
 		sr_ctx(&S.ctx, &k);
 		v->ctxlen = S.ctx.len - v->ctx;
@@ -252,7 +298,9 @@ main(int argc, char *argv[])
 	int c, kflag = 0, rc;
 
 	setprogname_(argv[0]);
-	while ((c = getopt(argc, argv, "km:")) != -1)
+	const char *rules = NULL;
+
+	while ((c = getopt(argc, argv, "km:r:")) != -1)
 		switch (c) {
 		case 'k':
 			kflag = 1;
@@ -260,11 +308,15 @@ main(int argc, char *argv[])
 		case 'm':
 			maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
 			break;
+		case 'r':
+			rules = optarg;
+			break;
 		default:
 			usage();
 		}
 	argc -= optind;
 	argv += optind;
+	rules_load(rules);
 	rc = sr_run(argc, argv, maxline, kflag, &f);
 	if (S.have || S.bad)
 		rc = EX_DATA;
