@@ -937,7 +937,7 @@ hopout(const struct hop *h, const char *rel)
 struct fig {
 	int64_t		 len, cov, sync, comm, busy;
 	int64_t		 cause[MAXFAM + 1];
-	int		 nth, covered, top;	/* top: family with most time, -1 none */
+	int		 nth, covered, top;	/* top: named family with most time, -1 none */
 };
 
 static void
@@ -954,7 +954,8 @@ figures(const struct win *w, struct fig *f)
 		return;
 	for (int i = 0; i <= nfam; i++) {
 		f->cause[i] = run_len(&st->fam[i]) - (i ? run_len(&st->fam[i - 1]) : 0);
-		if (f->cause[i] > 0 && (f->top < 0 || f->cause[i] > f->cause[f->top]))
+		/* "other" names no cause: it is never the top one */
+		if (i < nfam && f->cause[i] > 0 && (f->top < 0 || f->cause[i] > f->cause[f->top]))
 			f->top = i;
 	}
 	f->cov = run_len(&st->any);
