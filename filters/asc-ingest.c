@@ -1824,56 +1824,11 @@ put_jv(struct buf *b, const char *key, jv v)
 static int
 commstart(const struct cjop *op, int64_t *ns)
 {
-	char t[64];
-
 	/* Written by Python as a float: ~0.25 us resolution at epoch scale.
 	 * Formatted from the double as before, not from the text. */
 	if (!op->has_time || op->start_us.kind != CJ_NUMBER)
 		return -1;
-	snprintf(t, sizeof t, "%.3f", strtod(op->start_us.s, NULL));
-	return dec_us2ns(t, strlen(t), ns);
-}
-
-/* Is the number text n digits that libjq prints back unchanged? */
-static int
-plainint(const char *s, size_t n)
-{
-	if (n == 0 || n > 15 || (s[0] == '0' && n > 1))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-	return 1;
-}
-
-/* Write a value under key as put_jv() wrote the libjq value. */
-static void
-put_cj(struct buf *b, const char *key, const struct cjval *v)
-{
-	switch (v->kind) {
-	case CJ_STRING:
-		out_str(b, key, v->s, v->n);
-		break;
-	case CJ_NUMBER:
-	case CJ_ARRAY:
-	case CJ_OBJECT:
-		/* Numbers in libjq's shortest form of the double. */
-		if (v->kind == CJ_NUMBER && plainint(v->s, v->n))
-			out_raw(b, key, v->s, v->n);
-		else if (v->s)
-			put_jv(b, key, jv_parse_sized(v->s, (int)v->n));
-		else
-			out_null(b, key);
-		break;
-	case CJ_TRUE:
-		out_raw(b, key, "true", 4);
-		break;
-	case CJ_FALSE:
-		out_raw(b, key, "false", 5);
-		break;
-	default:
-		out_null(b, key);
-	}
+	return cj_us2ns(strtod(op->start_us.s, NULL), ns);
 }
 
 static int
@@ -1938,75 +1893,40 @@ struct commput {
 	const struct profile *p;
 	const struct pfile *pf;
 	int64_t		 origin;
-	struct buf	 b, t;
+	struct buf	 b;
 };
 
-/* Pass 2: one comm record per op, as the libjq reader wrote them. */
+/* Pass 2: one comm record per op. */
 static int
 commput(const struct cjop *op, void *arg)
 {
 	struct commput *cp = arg;
-	struct buf *b = &cp->b;
-	const char *at;
-	int64_t ns;
+	struct cjrec r = {
+		.kind = op->kind, .kindlen = op->kindlen, .op = op->key, .oplen = op->keylen,
+		.elapse_ms = op->elapse_ms, .transit_ms = op->transit_ms, .wait_ms = op->wait_ms,
+		.sync_ms = op->sync_ms, .idle_ms = op->idle_ms, .wait_ratio = op->wait_ratio,
+		.sync_ratio = op->sync_ratio, .ntransport = op->has_bw ? op->ntransport : 0,
+		.transport = op->transport
+	};
 
 	if (istotal(op) || !op->has_time)
 		return 0;
+	if (op->step)
+		r.step = cj_step(op->step, op->steplen, &r.steplen);
 	/* The op name is up to the last '@', the group after it. */
-	at = NULL;
 	for (size_t i = op->keylen; i-- > 0; )
 		if (op->key[i] == '@') {
-			at = op->key + i;
+			r.oplen = i;
+			r.group = op->key + i + 1;
+			r.grouplen = op->keylen - i - 1;
 			break;
 		}
-	b->len = 0;
-	out_begin(b, "comm");
-	out_cstr(b, "profile", cp->p->name);
-	out_cstr(b, "src", cp->pf->base);
-	if (op->step == NULL || (op->steplen == 4 && memcmp(op->step, "step", 4) == 0))
-		out_null(b, "step");
-	else if (op->steplen >= 4 && memcmp(op->step, "step", 4) == 0)
-		out_str(b, "step", op->step + 4, op->steplen - 4);
-	else
-		out_str(b, "step", op->step, op->steplen);
-	out_str(b, "kind", op->kind, op->kindlen);
-	out_str(b, "op", op->key, at ? (size_t)(at - op->key) : op->keylen);
-	if (at)
-		out_str(b, "group", at + 1, op->keylen - (size_t)(at + 1 - op->key));
-	else
-		out_null(b, "group");
-	if (commstart(op, &ns) == 0)
-		out_i64(b, "start_ns", ns - cp->origin);
-	else
-		out_null(b, "start_ns");
-	put_cj(b, "elapse_ms", &op->elapse_ms);
-	put_cj(b, "transit_ms", &op->transit_ms);
-	put_cj(b, "wait_ms", &op->wait_ms);
-	put_cj(b, "sync_ms", &op->sync_ms);
-	put_cj(b, "idle_ms", &op->idle_ms);
-	put_cj(b, "wait_ratio", &op->wait_ratio);
-	put_cj(b, "sync_ratio", &op->sync_ratio);
-	out_key(b, "bandwidth");
-	buf_addc(b, '{');
-	for (int i = 0; op->has_bw && i < op->ntransport; i++) {
-		const struct cjtransport *tr = &op->transport[i];
-		static const struct cjval absent = { .kind = CJ_ABSENT };
-
-		if (i > 0)
-			buf_addc(b, ',');
-		out_esc(b, tr->name, tr->namelen);
-		buf_addc(b, ':');
-		cp->t.len = 0;
-		put_cj(&cp->t, "size_mb", tr->isobj ? &tr->size_mb : &absent);
-		put_cj(&cp->t, "time_ms", tr->isobj ? &tr->time_ms : &absent);
-		put_cj(&cp->t, "bandwidth_gbps", tr->isobj ? &tr->bandwidth_gbps : &absent);
-		buf_addc(b, '{');
-		buf_add(b, cp->t.p + 1, cp->t.len - 1);
-		buf_addc(b, '}');
+	if (commstart(op, &r.start_ns) == 0) {
+		r.has_start = 1;
+		r.start_ns -= cp->origin;
 	}
-	buf_addc(b, '}');
-	buf_add(b, "}\n", 2);
-	if (fwrite(b->p, 1, b->len, stdout) != b->len)
+	cj_putrec(&cp->b, cp->p->name, cp->pf->base, &r);
+	if (fwrite(cp->b.p, 1, cp->b.len, stdout) != cp->b.len)
 		dieerr("stdout");
 	return 0;
 }
@@ -2027,7 +1947,6 @@ putcomm(const struct pfile *pf, const struct profile *p, int64_t origin)
 	if (r != 0)
 		die("%s: %s (changed while read?)", pf->path, err);
 	buf_free(&cp.b);
-	buf_free(&cp.t);
 }
 
 /* Capture configuration from profiler_info*.json, as a JSON object text. */
