@@ -39,12 +39,13 @@ enum fkind {
 	F_COMM,		/* communication.json */
 	F_INFO,		/* profiler_info*.json */
 	F_DB,		/* ascend_*_profiler*.db, msprof_*.db */
+	F_ANALYSIS,	/* analysis.db beside a database that is read */
 	F_NKINDS
 };
 
 static const char *kindname[F_NKINDS] = {
 	"kernel_table", "trace", "step_trace", "op_statistic",
-	"communication", "profiler_info", "db"
+	"communication", "profiler_info", "db", "analysis_db"
 };
 
 struct pfile {
@@ -73,6 +74,7 @@ struct krow {
 
 static int dflag, kflag, lflag, qflag, progress;
 static struct pfile *dbused;	/* the database read for this profile */
+static struct pfile anfile;	/* analysis.db beside it (base NULL: none) */
 static const char *tmpdir = "/tmp";
 static const char *step_pattern;
 static int exitcode = EX_OK;
@@ -2001,8 +2003,8 @@ putfiles(struct buf *b, const struct profile *p, const struct trace_counts *tc, 
 {
 	out_key(b, "files");
 	buf_addc(b, '[');
-	for (int i = 0; i < p->nf; i++) {
-		const struct pfile *f = &p->f[i];
+	for (int i = 0; i < p->nf + (anfile.base != NULL); i++) {
+		const struct pfile *f = i < p->nf ? &p->f[i] : &anfile;
 		struct buf t = {0};
 
 		if (i)
@@ -2020,7 +2022,8 @@ putfiles(struct buf *b, const struct profile *p, const struct trace_counts *tc, 
 			out_i64(&t, "markers", (int64_t)(trace_used && f->read ? tc->markers : 0));
 			out_i64(&t, "ignored", (int64_t)(trace_used && f->read ? tc->ignored : 0));
 		} else {
-			out_bool(&t, "used", f->kind == F_DB ? f == dbused : !(dbused && f->kind == F_KERNEL));
+			out_bool(&t, "used", f->kind == F_DB ? f == dbused : f->kind == F_ANALYSIS ? f->emitted > 0 :
+			    !(dbused && f->kind == F_KERNEL));
 			out_i64(&t, "read", (int64_t)f->read);
 			out_i64(&t, "emitted", (int64_t)f->emitted);
 			out_i64(&t, "rejected", (int64_t)f->rejected);
@@ -2069,7 +2072,7 @@ process(struct profile *p)
 	char ob_us[40];
 	struct dbread *db = NULL;
 	struct db_counts dc;
-	int dbsteps = 0;
+	int dbsteps = 0, nw0 = 0;
 
 	memset(&kt, 0, sizeof kt);
 	memset(&tc, 0, sizeof tc);
@@ -2090,6 +2093,7 @@ process(struct profile *p)
 	/* The SQLite export: when there is no text timeline, or with -d. */
 	memset(&dc, 0, sizeof dc);
 	dbused = NULL;
+	anfile.base = NULL;
 	if (fk[F_DB] && (dflag || (!fk[F_KERNEL] && !fk[F_TRACE]))) {
 		struct db_opts dop = { .display = fk[F_DB]->base, .step_pattern = step_pattern,
 		    .python = strcmp(p->framework, "mindspore") == 0 ? "MindSpore" : "Python",
@@ -2105,7 +2109,7 @@ process(struct profile *p)
 			die("%s", err);
 		dbused = fk[F_DB];
 		db_counts(db, &dc);
-		for (int i = 0; (code = db_warning(db, i, &msg)) != NULL; i++)
+		for (nw0 = 0; (code = db_warning(db, nw0, &msg)) != NULL; nw0++)
 			addwarn(code, "%s", msg);
 		dbused->read = dc.read;
 		dbused->emitted = dc.kernel + dc.comm + dc.host;
@@ -2198,6 +2202,21 @@ process(struct profile *p)
 			origin = o;
 			origin_from = "communication";
 		}
+	} else if (db && db_comm_scan(db) != 0)
+		die("%s", db_err(db));
+	if (db) {
+		const char *code, *msg;
+
+		/* the database's comm records and what analysis.db gave */
+		db_counts(db, &dc);
+		if (!dc.comm_analysis)
+			dbused->emitted += dc.comm_records;
+		anfile = (struct pfile){ .kind = F_ANALYSIS, .base = dc.an_found ? "analysis.db" : NULL,
+		    .read = dc.an_read, .emitted = dc.an_emitted, .rejected = dc.an_rejected };
+		rejected += dc.an_rejected;
+		for (int i = 0; (code = db_warning(db, i, &msg)) != NULL; i++)
+			if (i >= nw0)
+				addwarn(code, "%s", msg);
 	}
 	if (origin == INT64_MAX)
 		origin = 0;
@@ -2236,7 +2255,7 @@ process(struct profile *p)
 		deg[ndeg++] = "no_pmu";
 	if ((fk[F_KERNEL] && !kt.has_shapes) || (db && dc.kernel && !dc.has_shapes))
 		deg[ndeg++] = "no_shapes";
-	if (!fk[F_COMM])
+	if (!fk[F_COMM] && !dc.comm_records)
 		deg[ndeg++] = "no_communication_json";
 	if (!fk[F_STEPTRACE] && !dbsteps)
 		deg[ndeg++] = "no_step_trace";
@@ -2336,6 +2355,8 @@ process(struct profile *p)
 		dieerr("stdout");
 	if (fk[F_COMM])
 		putcomm(fk[F_COMM], p, origin);
+	else if (db && db_put_comm(db, stdout, p->name, origin) != 0)
+		die("%s", db_err(db));
 	if (db) {
 		if (db_put_kernels(db, stdout, p->name, origin) != 0 ||
 		    db_put_host(db, stdout, p->name, origin) != 0)
