@@ -506,11 +506,21 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
   (if $idleheavy then
      ((($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) - $explained) as $rest |
      select($rest > 0.1 * (($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0))) |
-     rec("The device idles \((($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) | fmt) per step in \($dom) (free \($BD.free | fmt), preparing \($BD.preparing | fmt), tail \($BD.tail | fmt)); \($rest | fmt) of it has no named host cause" +
+     (($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) as $idle |
+     # The rest, split: host ops of no named family, windows with no host
+     # event at all, and idle time outside the significant host-facing
+     # windows (gaps under min_bubble_us, capture artefacts).
+     ($HC.other // 0) as $other |
+     ([$HB - ($HC | to_entries | map(.value) | add // 0), 0] | max) as $untraced |
+     ([$idle - $HB, 0] | max) as $short |
+     rec("The device idles \($idle | fmt) per step in \($dom) (free \($BD.free | fmt), preparing \($BD.preparing | fmt), tail \($BD.tail | fmt)); \($rest | fmt) of it has no named host cause" +
        (if ($MINOR | length) > 0 then " (smaller named causes: \($MINOR | map("\(.family) \(.ms | fmt)") | join(", ")))" else "" end) +
        (if ($hosted | not) then (if gap("no_trace_view") then ": trace_view.json was not exported" + (if $scheduled then " (the profiler ran with a schedule, so export the trace as well: activities CPU + NPU)" else "" end) + ", so the host side cannot be seen." else ": no host events were recorded, so the host side cannot be seen." end)
-	elif $top != null and $top.label == "possible_untraced_host_blocking" then ": the host recorded nothing there (untraced blocking). Sample the host during the bubbles (py-spy, perf)."
-	else ". Look at the host ops around the top bubbles listed in the report" + (if gap("no_stacks") and $fw then "; re-capture with with_stack=True to get the Python line of each" else "" end) + "." end);
+	else ": other host ops \($other | fmt), no host event at all \($untraced | fmt), gaps under \($B.min_bubble_us) µs and capture edges \($short | fmt). " +
+	  ([[$other, "other"], [$untraced, "untraced"], [$short, "short"]] | max_by(.[0]) | .[1]) as $big |
+	  (if $big == "untraced" then "Most of it is untraced: the host was blocked where the profiler records nothing (I/O, locks, a native library); sample the host during the bubbles (py-spy dump, perf)."
+	   elif $big == "short" then "Most of it is many short gaps between kernels: the launch rate limits the device; fuse small operators, use graph mode or larger batches."
+	   else "Most of it is host ops without a named cause: look at the host ops around the top bubbles listed in the report" + (if gap("no_stacks") and $fw then "; re-capture with with_stack=True to get the Python line of each" else "" end) + "." end) end);
        "step_group"; $dom; $rest; true; (if ($hosted | not) then (if gap("no_trace_view") then "no_trace_view" else "no_host_events" end) else null end); "DEVICE_IDLE")
    else empty end),
 
