@@ -47,7 +47,7 @@ static unsigned long nout;	/* events written into the array */
 static char pid[64];		/* the process our tracks go on, as text */
 static int ownpid;
 static int64_t origin_ns;
-static int have_origin;
+static int have_origin, notime;
 static char *profname;
 static int rc = EX_OK, kflag;
 static struct buf eb;		/* the event being written */
@@ -437,15 +437,26 @@ run(const char *path, const char *disp, int pass)
 				break;
 			}
 			s.len = 0;
-			if (rin_str(&r, "origin_us", &s) != 0 || dec_us2ns(s.p, s.len, &origin_ns) != 0) {
-				snprintf(r.err, sizeof r.err, "profile without an exact \"origin_us\"");
-				bad(&r);
-				break;
-			}
-			s.len = 0;
 			rin_str(&r, "profile", &s);
 			profname = xstrdup(s.len ? s.p : "?");
 			have_origin = 1;
+			if (rf_isnull(rin_get(&r, "origin_us"))) {
+				/* No kernel table and no trace: nothing has a time. */
+				struct buf m = { 0 };
+
+				notime = 1;
+				buf_adds(&m, "asc overlay: ");
+				buf_adds(&m, profname);
+				buf_adds(&m, ": no time origin (no kernel table, no trace): nothing to place");
+				meta("process_name", 0, "name", m.p, 0, 0);
+				buf_free(&m);
+				break;
+			}
+			if (rin_str(&r, "origin_us", &s) != 0 || dec_us2ns(s.p, s.len, &origin_ns) != 0) {
+				snprintf(r.err, sizeof r.err, "\"origin_us\" is not exact decimal text");
+				bad(&r);
+				break;
+			}
 			tracks();
 			continue;
 		}
@@ -776,7 +787,9 @@ main(int argc, char *argv[])
 			warnmsg("%s: no \"Ascend Hardware\" process: the overlay is a process of its own", merge);
 	}
 	run(path, in, 0);
-	if (have_origin && jv_get_kind(verdict) == JV_KIND_OBJECT) {
+	if (notime)
+		;
+	else if (have_origin && jv_get_kind(verdict) == JV_KIND_OBJECT) {
 		jv w = jv_object_get(jv_copy(verdict), jv_string("wait_anchor_ops"));
 
 		if (jv_get_kind(w) == JV_KIND_ARRAY)
@@ -793,7 +806,7 @@ main(int argc, char *argv[])
 	} else if (have_origin && rc == EX_OK)
 		warnmsg("%s: no anomaly_discovery record (run asc-judge first): no bubbles, no wait anchors",
 		    profname);
-	if (have_origin && (rc == EX_OK || kflag) && (drill_step || jv_object_length(jv_copy(anchors)) > 0))
+	if (have_origin && !notime && (rc == EX_OK || kflag) && (drill_step || jv_object_length(jv_copy(anchors)) > 0))
 		run(path, in, 1);
 	if (!have_origin && rc == EX_OK) {
 		warnmsg("%s: no profile record", dispname(in));
