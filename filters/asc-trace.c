@@ -51,6 +51,7 @@ static int have_origin, notime;
 static char *profname;
 static int rc = EX_OK, kflag;
 static struct buf eb;		/* the event being written */
+static char *tmp;		/* -o: the file written aside */
 
 /* The verdict's choices, learnt in pass 1. */
 static jv verdict;		/* anomaly_discovery, or null */
@@ -598,6 +599,8 @@ static void
 cbad(struct copier *c, const char *msg)
 {
 	warnmsg("%s: %s", c->name, msg);
+	if (tmp)
+		unlink(tmp);
 	exit(EX_DATA);
 }
 
@@ -724,7 +727,6 @@ main(int argc, char *argv[])
 	};
 	struct copier c = { .fd = -1 };
 	const char *rules = NULL, *outpath = NULL, *merge = NULL, *in, *path;
-	char *tmp = NULL;
 	int ch;
 
 	setprogname_(argv[0]);
@@ -831,6 +833,7 @@ main(int argc, char *argv[])
 		else if (rename(tmp, outpath) != 0)
 			dieerr("%s", outpath);
 		free(tmp);
+		tmp = NULL;
 	} else
 		xclose_stdout();
 	spool_done();
