@@ -428,7 +428,7 @@ bubblerec(struct rin *r)
 		return -1;
 	}
 	if (rf_bool(rin_get(r, "significant"), &sig) != 0)
-		sig = e - s >= llround(rules_num("bubbles.min_bubble_us") * 1e3);
+		sig = e - s >= rules_ns("bubbles.min_bubble_us", 1e3);
 	if (P.nw == P.capw) {
 		P.capw = P.capw ? 2 * P.capw : 64;
 		P.w = xreallocarray(P.w, P.capw, sizeof *P.w);

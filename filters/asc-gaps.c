@@ -748,11 +748,11 @@ main(int argc, char *argv[])
 	argv += optind;
 	rules_load(rfile);
 	if (minbubble < 0)
-		minbubble = llround(rules_num("bubbles.min_bubble_us") * 1e3);
-	heavymin = llround(rules_num("bubbles.heavy_gap_min_ms") * 1e6);
+		minbubble = rules_ns("bubbles.min_bubble_us", 1e3);
+	heavymin = rules_ns("bubbles.heavy_gap_min_ms", 1e6);
 	heavyppm = llround(rules_num("bubbles.heavy_gap_service_share") * 1e6);
 	underppm = llround(rules_num("bubbles.high_underfeed_ratio") * 1e6);
-	commmin = llround(rules_num("bubbles.comm_exposed_min_ms") * 1e6);
+	commmin = rules_ns("bubbles.comm_exposed_min_ms", 1e6);
 	commppm = llround(rules_num("bubbles.comm_exposed_service_share") * 1e6);
 	rc = sr_run(argc, argv, maxline, kflag, &f);
 	xclose_stdout();

@@ -1822,7 +1822,7 @@ main(int argc, char *argv[])
 	opkey_init();
 	for (int i = 0; i < NPMU; i++)
 		pmuhash[i] = fnv(FNV_INIT, pmucol[i], strlen(pmucol[i]));
-	minbubble = (int64_t)(rules_num("bubbles.min_bubble_us") * 1000 + 0.5);
+	minbubble = rules_ns("bubbles.min_bubble_us", 1e3);
 	smallns = (int64_t)(rules_num("ops.small_op_us") * 1000 + 0.5);
 	anchordur = (int64_t)(rules_num("ops.wait_anchor_max_dur_us") * 1000 + 0.5);
 	anchorratio = rules_num("ops.wait_anchor_wait_ratio");

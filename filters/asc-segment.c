@@ -1200,7 +1200,7 @@ main(int argc, char *argv[])
 		topk = 1;
 	largegap = (int64_t)(rules_num("segment.large_gap_us") * 1000 + 0.5);
 	smallns = (int64_t)(rules_num("ops.small_op_us") * 1000 + 0.5);
-	minbubble = (int64_t)(rules_num("bubbles.min_bubble_us") * 1000 + 0.5);
+	minbubble = rules_ns("bubbles.min_bubble_us", 1e3);
 	rc = sr_run(argc, argv, maxline, kflag, &f);
 	xclose_stdout();
 	return rc;
