@@ -1226,6 +1226,7 @@ profile_end(void)
 	out_i64(&ob, "comm_sync_risk_steps", nrisk);
 	rec_put(&ob, stdout);
 	reset();
+	sr_sect_end(&P.sect, SR_CHECK_HOST, stdout);
 	P.sect.active = 0;
 }
 
@@ -1238,7 +1239,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		if (rin_scan(r) != 0)
 			return -1;
 		profile_end();
-		sr_sect_profile(&P.sect);
+		sr_sect_profile(&P.sect, r);
 		P.prof.len = 0;
 		if ((f = rin_get(r, "profile")) != NULL)
 			buf_add(&P.prof, f->v, f->vlen);

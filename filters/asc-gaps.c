@@ -376,6 +376,7 @@ profile_end(void)
 {
 	if (!G.sect.active)
 		return;
+	sr_sect_end(&G.sect, SR_CHECK_KERNEL, stdout);
 	if (!G.pass && G.passes == 0)
 		pass_begin("null", 4);
 	pass_end();
@@ -691,7 +692,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		if (rin_scan(r) != 0)
 			return -1;
 		profile_end();
-		sr_sect_profile(&G.sect);
+		sr_sect_profile(&G.sect, r);
 		G.passes = 0;
 		G.nsg = 0;
 		G.havesegs = 0;

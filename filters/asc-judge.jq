@@ -132,6 +132,7 @@ def dursum: map(.dur_ns) | add // 0;
   (if any($M[]; .window_source == "pseudo") then ["pseudo_step", "no_step_markers"] else [] end) +
   (if any($M[]; .window_source == "step_id_column") then ["step_id_windows", "no_step_markers"] else [] end) +
   (if any($W[]; .code == "kernels_unsorted") then ["unsorted_input"] else [] end) +
+  (if any($W[]; .code == "counts_mismatch") then ["counts_mismatch"] else [] end) +
   (if ($C | length) == 0 and $hascomm then ["no_comm_records"] else [] end)
   | map(select(. as $c | $codes | index([$c]) != null)) | uniq) as $gaps0 |
 
@@ -422,6 +423,7 @@ def gap($c): $gaps | index([$c]) != null;
  - (if gap("no_trace_view") or gap("no_host_events") then 1 else 0 end)
  - (if gap("no_stacks") then 0.5 else 0 end)
  - (if gap("rows_rejected") then 0.5 else 0 end)
+ - (if gap("counts_mismatch") then 1 else 0 end)
  - (if ($groups | length) > 1 and ($DG.group_size // 0) * 2 <= ($M | length) then 0.5 else 0 end)
  - (if ($M | length) == 0 then 2 else 0 end)) as $score |
 (if $score >= 2.5 then "high" elif $score >= 1.5 then "medium" else "low" end) as $confidence |

@@ -259,7 +259,8 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		return steprec(r);
 	if (sr_is(t, n, "profile")) {
 		leftover(r);
-		sr_sect_profile(&S.sect);
+		sr_sect_end(&S.sect, SR_CHECK_KERNEL, stdout);
+		sr_sect_profile(&S.sect, r);
 	} else if (sr_is(t, n, "host"))
 		sr_sect_host(&S.sect);
 	sr_pass(r);
@@ -269,6 +270,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 static void
 onend(void *arg)
 {
+	sr_sect_end(&S.sect, SR_CHECK_KERNEL, stdout);
 	if (S.have)
 		warnmsg("end of input: kernels of step \"%.40s\" have no \"step\" record",
 		    S.step.p);

@@ -1693,8 +1693,9 @@ profilerec(struct rin *r)
 	if (rin_scan(r) != 0)
 		return -1;
 	profile_out();
+	sr_sect_end(&S.sect, SR_CHECK_KERNEL, stdout);
 	profile_reset();
-	sr_sect_profile(&S.sect);
+	sr_sect_profile(&S.sect, r);
 	S.prof.len = 0;
 	if ((f = rin_get(r, "profile")) != NULL)
 		buf_add(&S.prof, f->v, f->vlen);
@@ -1786,6 +1787,7 @@ static void
 onend(void *arg)
 {
 	profile_out();
+	sr_sect_end(&S.sect, SR_CHECK_KERNEL, stdout);
 }
 
 int

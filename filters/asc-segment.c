@@ -1100,6 +1100,7 @@ static void
 profile_end(void)
 {
 	drilldown();
+	sr_sect_end(&S.sect, SR_CHECK_KERNEL, stdout);
 	for (size_t i = 0; i < S.ng; i++) {
 		free(S.g[i].id);
 		free(S.g[i].line);
@@ -1123,7 +1124,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		if (rin_scan(r) != 0)
 			return -1;
 		profile_end();
-		sr_sect_profile(&S.sect);
+		sr_sect_profile(&S.sect, r);
 		S.drilled = 0;
 		step_reset();
 		S.prof.len = 0;

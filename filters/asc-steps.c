@@ -818,10 +818,11 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		return markerrec(r);
 	if (sr_is(t, n, "profile")) {
 		section_end();
+		sr_sect_end(&P.sect, SR_CHECK_KERNEL, stdout);
 		if (rin_scan(r) != 0)
 			return -1;
 		profile_reset();
-		sr_sect_profile(&P.sect);
+		sr_sect_profile(&P.sect, r);
 		P.prof.len = 0;
 		if ((f = rin_get(r, "profile")) != NULL)
 			buf_add(&P.prof, f->v, f->vlen);
@@ -843,6 +844,7 @@ static void
 onend(void *arg)
 {
 	section_end();
+	sr_sect_end(&P.sect, SR_CHECK_KERNEL, stdout);
 }
 
 int

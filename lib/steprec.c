@@ -3,7 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jv.h>
+
 #include "steprec.h"
+#include "util.h"
 
 int
 sr_is(const char *t, size_t n, const char *want)
@@ -213,12 +216,75 @@ sr_run(int nfiles, char **files, size_t maxline, int kflag,
 }
 
 void
-sr_sect_profile(struct sr_sect *s)
+sr_sect_profile(struct sr_sect *s, struct rin *r)
 {
+	const struct rfield *f;
+
 	s->active = 1;
 	s->sec = SR_BEFORE;
 	s->nkernel = s->nhost = 0;
+	s->wantkernel = s->wanthost = -1;
+	s->prof.len = 0;
 	sr_order_reset(&s->ord);
+	if (r == NULL || rin_scan(r) != 0)
+		return;
+	if ((f = rin_get(r, "profile")) != NULL)
+		buf_add(&s->prof, f->v, f->vlen);
+	else
+		buf_adds(&s->prof, "null");
+	/* A stream filtered on purpose says so: its counts are not checked. */
+	if ((f = rin_get(r, "filtered")) != NULL && f->vlen == 4 && memcmp(f->v, "true", 4) == 0)
+		return;
+	if ((f = rin_get(r, "counts")) != NULL && f->vlen > 0 && f->v[0] == '{') {
+		jv c = jv_parse_sized(f->v, (int)f->vlen), k, h;
+
+		k = jv_object_get(jv_copy(c), jv_string("kernel"));
+		h = jv_object_get(c, jv_string("host"));
+		if (jv_get_kind(k) == JV_KIND_NUMBER)
+			s->wantkernel = (long long)jv_number_value(k);
+		if (jv_get_kind(h) == JV_KIND_NUMBER)
+			s->wanthost = (long long)jv_number_value(h);
+		jv_free(k);
+		jv_free(h);
+	}
+}
+
+static int
+mismatch(struct sr_sect *s, const char *what, long long want, unsigned long seen, FILE *out)
+{
+	struct buf b = { 0 };
+	char msg[200];
+
+	snprintf(msg, sizeof msg, "%lu %s records seen, the profile record counts %lld: "
+	    "the stream was cut or filtered (set \"filtered\": true in the profile record "
+	    "if on purpose)", seen, what, want);
+	warnmsg("profile %s: %s", s->prof.len ? s->prof.p : "?", msg);
+	out_begin(&b, "warning");
+	out_raw(&b, "profile", s->prof.len ? s->prof.p : "null", s->prof.len ? s->prof.len : 4);
+	out_cstr(&b, "code", "counts_mismatch");
+	out_cstr(&b, "message", msg);
+	out_cstr(&b, "stage", progname);
+	out_cstr(&b, "record_type", what);
+	out_i64(&b, "expected", want);
+	out_i64(&b, "seen", (int64_t)seen);
+	rec_put(&b, out);
+	buf_free(&b);
+	return 1;
+}
+
+int
+sr_sect_end(struct sr_sect *s, int what, FILE *out)
+{
+	int n = 0;
+
+	if (!s->active)
+		return 0;
+	if ((what & SR_CHECK_KERNEL) && s->wantkernel >= 0 && (long long)s->nkernel != s->wantkernel)
+		n += mismatch(s, "kernel", s->wantkernel, s->nkernel, out);
+	if ((what & SR_CHECK_HOST) && s->wanthost >= 0 && (long long)s->nhost != s->wanthost)
+		n += mismatch(s, "host", s->wanthost, s->nhost, out);
+	s->wantkernel = s->wanthost = -1;	/* checked once */
+	return n;
 }
 
 int
@@ -263,4 +329,5 @@ void
 sr_sect_free(struct sr_sect *s)
 {
 	sr_order_free(&s->ord);
+	buf_free(&s->prof);
 }

@@ -55,9 +55,26 @@ struct sr_sect {
 	int		 sec;		/* SR_BEFORE, SR_KERNELS or SR_HOST */
 	struct sr_order	 ord;
 	unsigned long	 nkernel, nhost;	/* seen in this profile */
+	/* From the profile record: its name (raw JSON) and its counts of
+	 * kernel and host records (-1: not given, or "filtered": true). */
+	struct buf	 prof;
+	long long	 wantkernel, wanthost;
 };
-/* At a "profile" record: a new profile starts. */
-void	sr_sect_profile(struct sr_sect *);
+/*
+ * At a "profile" record: a new profile starts.  r may be NULL (no counts
+ * are checked then).
+ */
+void	sr_sect_profile(struct sr_sect *, struct rin *r);
+/*
+ * At the end of a profile's records (the next profile or the end of
+ * input): compare the kernel (SR_CHECK_KERNEL) and host (SR_CHECK_HOST)
+ * records seen with the profile's counts.  A difference is a "warning"
+ * record, code counts_mismatch, on out and a message on stderr: a
+ * truncated or filtered stream is never presented as complete.  Returns
+ * the number of mismatches.
+ */
+enum { SR_CHECK_KERNEL = 1, SR_CHECK_HOST = 2 };
+int	sr_sect_end(struct sr_sect *, int what, FILE *out);
 /* A record of type what that needs a profile: 0, or -1 with r->err set. */
 int	sr_sect_need(struct sr_sect *, struct rin *r, const char *what);
 /*
