@@ -521,7 +521,7 @@ s1_config(void)
 		row(2, "Kernels", num(gi(P.summary, "kernels")));
 		row(2, "Streams", num(gi(P.summary, "streams")));
 		if (has(P.summary, "phase"))
-			row(2, "Phase", train ? "training (gradient and optimizer kernels)" :
+			row(2, "Phase", train ? "training (gradient or optimizer kernels)" :
 			    "inference (no gradient or optimizer kernels)");
 		if (!determ)
 			row(2, "Layers", "not determinable (no attention kernel, no repeating kernel block)");
@@ -659,8 +659,11 @@ s2_describe(void)
 		jv_free(f);
 	}
 	pf("\n");
-	pf("- Phase: %s.\n", train ? "training: gradient (backward) and optimizer kernels are present" :
-	    "no gradient or optimizer kernels (inference, or a forward-only capture)");
+	if (train)
+		pf("- Phase: training: %lld gradient (backward) kernels, %lld optimizer kernels.\n",
+		    (long long)gi(S, "backward_kernels"), (long long)gi(S, "optimizer_kernels"));
+	else
+		pf("- Phase: no gradient or optimizer kernels (inference, or a forward-only capture).\n");
 	tb.len = 0;
 	phasetext(&tb);
 	if (tb.len)
@@ -823,9 +826,15 @@ types:
 	row(3, "Layer types", tb.len ? tb.p : "none", "see section 4");
 	pf("\n**Conclusion:** ");
 	if (strcmp(method, "period") == 0) {
-		pf("probably %lld layers (a block of kernels repeated) in %lld pass%s; low confidence, and "
-		    "no transformer structure is claimed without attention kernels.\n\n",
-		    (long long)gi(S, "layers"), (long long)passes, passes == 1 ? "" : "es");
+		if (has(S, "layers_per_pass"))
+			pf("probably %lld pass%s of %lld layers each (%lld layers, a block of kernels "
+			    "repeated); low confidence, and no transformer structure is claimed without "
+			    "attention kernels.\n\n", (long long)passes, passes == 1 ? "" : "es",
+			    (long long)lpp, (long long)gi(S, "layers"));
+		else
+			pf("probably %lld layers (a block of kernels repeated) in %lld passes of varying "
+			    "length; low confidence, and no transformer structure is claimed without "
+			    "attention kernels.\n\n", (long long)gi(S, "layers"), (long long)passes);
 		jv_free(lt);
 		jv_free(why);
 		return;
@@ -1528,8 +1537,8 @@ s8_comm(void)
 		}
 		if (gb(P.summary, "parallel_metadata") != 1)
 			pf(" There is no parallel_group_info in profiler_metadata.json beside the profile, so "
-			    "the roles are %s.", train ? "inferred from names and position, not measured" :
-			    "inferred from op names only");
+			    "the roles are %s.", mixed || strcmp(src, "name") != 0 ?
+			    "inferred from names and position, not measured" : "inferred from op names only");
 		pf("\n\n");
 		free((char *)src);
 	}
@@ -1855,9 +1864,16 @@ headline(void)
 	else if (strcmp(method, "period") == 0) {
 		jv pd = get(S, "period");
 
-		pf("probably %lld layers (a block of %lld kernels repeated), low confidence; no "
-		    "attention kernel, so no transformer structure is claimed", (long long)gi(S, "layers"),
-		    (long long)gi(pd, "kernels"));
+		if (isnum(S, "layers_per_pass"))
+			pf("probably %lld pass%s of %lld layers each (%lld layers: a block of %lld kernels "
+			    "repeated), low confidence; no attention kernel, so no transformer structure is "
+			    "claimed", (long long)gi(S, "passes"), gi(S, "passes") == 1 ? "" : "es",
+			    (long long)gi(S, "layers_per_pass"), (long long)gi(S, "layers"),
+			    (long long)gi(pd, "kernels"));
+		else
+			pf("probably %lld layers (a block of %lld kernels repeated), low confidence; no "
+			    "attention kernel, so no transformer structure is claimed",
+			    (long long)gi(S, "layers"), (long long)gi(pd, "kernels"));
 		jv_free(pd);
 	}
 	else if (gb(S, "layers_agree") == 1)

@@ -273,7 +273,7 @@ static struct {
 	int	 have, n, dims;		/* dims: the only collective role with > 1 rank, or -1 */
 	char	*key[MAXGROUP], *name[MAXGROUP];
 	int	 role[MAXGROUP], size[MAXGROUP];
-	int	 ppsize;
+	int	 ppsize, epsize;
 } M;
 
 /*
@@ -301,7 +301,7 @@ static char *grname[MAXGROUP];		/* fia.group_roles: role of a group name */
 static const char *const *grglob[MAXGROUP];
 static int ngr;
 /* Roles the code assigns itself (-1: not in the rules). */
-static int r_samp = -1, r_loss = -1, r_pp = -1, r_dp = -1, r_tp = -1, r_ep = -1, r_cp = -1;
+static int r_samp = -1, r_pp = -1, r_dp = -1, r_ep = -1;
 static int minbwd, minrep;
 static size_t maxpk;
 static int64_t prefill_min, decode_max, pass_gap, small_ns;
@@ -387,12 +387,9 @@ loadroles(void)
 	nfam = loadnamed("families", "family", famname, famglob, 0, MAXFAM);
 	ngr = loadnamed("group_roles", "role", grname, grglob, 0, MAXGROUP);
 	r_samp = roleidx("sampling");
-	r_loss = roleidx("loss");
 	r_pp = roleidx("pp_comm");
 	r_dp = roleidx("dp_comm");
-	r_tp = roleidx("tp_comm");
 	r_ep = roleidx("ep_comm");
-	r_cp = roleidx("cp_comm");
 	minbwd = (int)rules_num("fia.training_min_backward");
 	minrep = (int)rules_num("fia.period_min_repeats");
 	if (minrep < 2)
@@ -2240,6 +2237,11 @@ commrole(const char *raw, size_t n, int fl, int namerole, int ph, int *group, in
 		*src = M.ppsize > 1 ? RS_DIMS : RS_NAME;
 		return r_pp;
 	}
+	/* An all-to-all is expert parallel by its nature. */
+	if ((fl & F_A2A) && r_ep >= 0) {
+		*src = M.epsize > 1 ? RS_DIMS : RS_NAME;
+		return r_ep;
+	}
 	if (M.have && M.dims >= 0) {
 		*src = RS_DIMS;
 		return M.dims;
@@ -2341,6 +2343,8 @@ readmeta(const char *dir, size_t n)
 				M.ppsize = M.size[i];
 			continue;
 		}
+		if (M.role[i] == r_ep && M.size[i] > M.epsize)
+			M.epsize = M.size[i];
 		if (M.dims < 0 && !many)
 			M.dims = M.role[i];
 		else if (M.dims != M.role[i]) {
