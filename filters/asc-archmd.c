@@ -1938,6 +1938,8 @@ render(void)
 				t = "**No FIA kernels** and no attention kernels: layers are delimited by communication kernels (fallback); reduced confidence in the layer count.";
 			else if (strcmp(c, "no_fia_fallback_period") == 0)
 				t = "No FIA and no other attention kernels: layers are probably the repeats of a block of forward kernels (fallback); low confidence in the layer count.";
+			else if (strcmp(c, "period_search_capped") == 0)
+				t = "The repeating block was searched in the first kernels only (fia.period_max_kernels): later kernels are in no layer.";
 			else if (strcmp(c, "layers_not_determinable") == 0)
 				t = "**No layer structure**: no attention kernel and no repeating kernel block; sections 2 and 8 describe what the capture holds instead.";
 			else if (strcmp(c, "no_fia_fallback_step") == 0)

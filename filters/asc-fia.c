@@ -1600,6 +1600,8 @@ unit_end(void)
 		notes[nn++] = "passes_capped";
 	if (nlw < e->nl)
 		notes[nn++] = "layers_capped";
+	if (ei == E_PER && G.pkmore)
+		notes[nn++] = "period_search_capped";
 
 	/* Passes: the first NPREC and the last. */
 	for (size_t pi = 0; pi < ch->nrec; pi++)
