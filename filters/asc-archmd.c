@@ -48,7 +48,7 @@ static const char *ckst[5] = { "ok", "ok_multiple", "explained", "mismatch", "no
 
 struct prof {
 	int	 have;
-	jv	 profile, summary, passes, checks, types, streams;
+	jv	 profile, summary, passes, checks, types, streams, phases, comms;
 	jv	 last;		/* the last pass past the first NPREC, or null */
 	struct lay *l;		/* layers 0 .. nl-1 */
 	int	 nl, capl;
@@ -259,6 +259,8 @@ tdisplay(const char *t)
 		return "MoE (gating only)";
 	if (strcmp(t, "decode") == 0)
 		return "Decode";
+	if (strcmp(t, "backward") == 0)
+		return "Backward";
 	return t;
 }
 
@@ -275,6 +277,8 @@ tletter(const char *t)
 		return 'm';
 	if (strcmp(t, "decode") == 0)
 		return 'd';
+	if (strcmp(t, "backward") == 0)
+		return 'B';
 	return '?';
 }
 
@@ -348,10 +352,65 @@ streamlabel(const char *label)
 	return ring[i];
 }
 
+/* A boolean field: 1, 0, or -1 when missing or null. */
+static int
+gb(jv o, const char *k)
+{
+	jv v = get(o, k);
+	int r = jv_get_kind(v) == JV_KIND_TRUE ? 1 : jv_get_kind(v) == JV_KIND_FALSE ? 0 : -1;
+
+	jv_free(v);
+	return r;
+}
+
+/* Is the field a number (not null)? */
+static int
+isnum(jv o, const char *k)
+{
+	jv v = get(o, k);
+	int r = jv_get_kind(v) == JV_KIND_NUMBER;
+
+	jv_free(v);
+	return r;
+}
+
+static const char *
+srctext(const char *src)
+{
+	if (strcmp(src, "metadata_group") == 0)
+		return "the kernel's communication group in profiler_metadata.json parallel_group_info";
+	if (strcmp(src, "metadata_dims") == 0)
+		return "profiler_metadata.json parallel_group_info: the only parallel dimension of "
+		    "its kind with more than one rank";
+	if (strcmp(src, "position") == 0)
+		return "no parallel-group metadata: a collective after the gradient kernels of a "
+		    "training step, probably data-parallel gradient buckets";
+	return "op names only (fallback: no parallel-group metadata)";
+}
+
+/* The string items of an array field, joined with ", " as code. */
+static void
+joincode(struct buf *b, jv o, const char *k)
+{
+	jv a = get(o, k);
+
+	for (int i = 0; i < len(a); i++) {
+		jv x = at(a, i);
+
+		if (i)
+			buf_adds(b, ", ");
+		buf_adds(b, code(jv_get_kind(x) == JV_KIND_STRING ? jv_string_value(x) : "?"));
+		jv_free(x);
+	}
+	jv_free(a);
+}
+
 /* Sections ----------------------------------------------------------- */
 
 static const char *method;
 static int fia;
+static int train;		/* a training capture */
+static int determ;		/* the layer structure was determined */
 static struct omit O;		/* passes omitted: asc-fia's and ours */
 static int onpass;		/* index in P.passes before which they go */
 
@@ -437,15 +496,50 @@ s1_config(void)
 	snprintf(ver, sizeof ver, "%s / %s", gs(cfg, "cann_version")[0] ? gs(cfg, "cann_version") : "unknown",
 	    gs(cfg, "torch_npu_version")[0] ? gs(cfg, "torch_npu_version") : "unknown");
 	row(2, "CANN / torch_npu", ver);
-	row(2, "Parallelism", np ? par : "not derivable from the directory name or metadata");
+	if (gb(P.summary, "parallel_metadata") == 1) {
+		jv g = get(P.summary, "parallel_groups");
+
+		tb.len = 0;
+		for (int i = 0; i < len(g); i++) {
+			jv x = at(g, i);
+			char t[160];
+
+			snprintf(t, sizeof t, "%s%s %lld rank%s", i ? ", " : "", gs(x, "name"),
+			    (long long)gi(x, "ranks"), gi(x, "ranks") == 1 ? "" : "s");
+			buf_adds(&tb, t);
+			jv_free(x);
+		}
+		buf_adds(&tb, " (profiler_metadata.json parallel_group_info)");
+		row(2, "Parallel groups", tb.p);
+		jv_free(g);
+	} else
+		row(2, "Parallelism", np ? par : "not derivable from the directory name or metadata");
 	row(2, "Sequence lengths", "not recorded in the kernel records");
 	row(2, "Profiling scope", "device kernels of the capture (kernel_details)");
 	if (has(P.summary, "span_ns")) {
 		row(2, "Capture span (first kernel start to last kernel end)", ms(gi(P.summary, "span_ns")));
 		row(2, "Kernels", num(gi(P.summary, "kernels")));
 		row(2, "Streams", num(gi(P.summary, "streams")));
-		row(2, "Layers", num(gi(P.summary, "layers")));
-		row(2, "Forward passes", num(gi(P.summary, "passes")));
+		if (has(P.summary, "phase"))
+			row(2, "Phase", train ? "training (gradient or optimizer kernels)" :
+			    "inference (no gradient or optimizer kernels)");
+		if (!determ)
+			row(2, "Layers", "not determinable (no attention kernel, no repeating kernel block)");
+		else if (train) {
+			char t[160];
+
+			snprintf(t, sizeof t, "%lld forward + %lld backward",
+			    (long long)gi(P.summary, "forward_layers"), (long long)gi(P.summary, "backward_layers"));
+			row(2, "Layers", t);
+			snprintf(t, sizeof t, "%lld forward + %lld backward",
+			    (long long)gi(P.summary, "forward_passes"), (long long)gi(P.summary, "backward_passes"));
+			row(2, "Passes", t);
+			row(2, "Micro-batches per step", isnum(P.summary, "micro_batches") ?
+			    num(gi(P.summary, "micro_batches")) : "not determinable (passes do not pair up)");
+		} else {
+			row(2, "Layers", num(gi(P.summary, "layers")));
+			row(2, "Forward passes", num(gi(P.summary, "passes")));
+		}
 	} else
 		row(2, "Kernels", "no asc-fia summary in the stream");
 	tb.len = 0;
@@ -474,6 +568,8 @@ methodtext(void)
 		return "communication kernels (fallback: communication boundaries)";
 	if (strcmp(method, "step") == 0)
 		return "step boundaries (fallback: no structural marker)";
+	if (strcmp(method, "period") == 0)
+		return "a repeating block of kernels (fallback: no attention kernel)";
 	return "none";
 }
 
@@ -495,6 +591,103 @@ typecounts(struct buf *b, jv obj)
 	}
 }
 
+/* Phases as a sentence: "forward 888 kernels (315.3 ms), backward ...". */
+static void
+phasetext(struct buf *b)
+{
+	static const char *ph[3] = { "forward", "backward", "optimizer" };
+	int64_t n[3] = { 0 }, w[3] = { 0 }, runs[3] = { 0 };
+
+	for (int i = 0; i < len(P.phases); i++) {
+		jv r = at(P.phases, i);
+
+		for (int k = 0; k < 3; k++)
+			if (strcmp(gs(r, "phase"), ph[k]) == 0) {
+				n[k] += gi(r, "kernels");
+				w[k] += gi(r, "wall_ns");
+				runs[k]++;
+			}
+		jv_free(r);
+	}
+	for (int k = 0, m = 0; k < 3; k++) {
+		char t[160];
+
+		if (!runs[k])
+			continue;
+		snprintf(t, sizeof t, "%s%s %lld kernels in %lld run%s (%s wall)", m++ ? "; " : "", ph[k],
+		    (long long)n[k], (long long)runs[k], runs[k] == 1 ? "" : "s", ms(w[k]));
+		buf_adds(b, t);
+	}
+}
+
+/* Communication kernels by role, as a sentence. */
+static void
+commtext(struct buf *b, int bucketsonly)
+{
+	for (int i = 0; i < len(P.comms); i++) {
+		jv c = at(P.comms, i);
+		char t[256];
+
+		snprintf(t, sizeof t, "%s%lld `%s` (%s; %lld forward, %lld backward, %lld optimizer)",
+		    b->len ? "; " : "", (long long)gi(c, "kernels"), gs(c, "op"), gs(c, "role"),
+		    (long long)gi(c, "forward_kernels"), (long long)gi(c, "backward_kernels"),
+		    (long long)gi(c, "optimizer_kernels"));
+		if (!bucketsonly || gi(c, "backward_kernels"))
+			buf_adds(b, t);
+		jv_free(c);
+	}
+}
+
+/* No layer structure: describe what the capture holds instead. */
+static void
+s2_describe(void)
+{
+	jv S = P.summary, fam = get(S, "families");
+	int64_t gmm = gi(S, "grouped_matmul");
+
+	pf("The layer structure **could not be determined**: no `FusedInferAttentionScore`, no "
+	    "other attention kernel, and no block of forward kernels repeated 3 times or more "
+	    "(rules fia.fallback_anchors, fia.period_min_repeats). No layers or passes are claimed "
+	    "and no transformer structure is assumed. What the capture shows instead:\n\n");
+	row(5, "Op family", "Forward kernels", "Backward kernels", "Optimizer kernels", "Kernel sum");
+	sep("lrrrr");
+	for (int i = 0; i < len(fam); i++) {
+		jv f = at(fam, i);
+
+		row(5, gs(f, "family"), num(gi(f, "forward_kernels")), num(gi(f, "backward_kernels")),
+		    num(gi(f, "optimizer_kernels")), ms(gi(f, "kernel_sum_ns")));
+		jv_free(f);
+	}
+	pf("\n");
+	if (train)
+		pf("- Phase: training: %lld gradient (backward) kernels, %lld optimizer kernels.\n",
+		    (long long)gi(S, "backward_kernels"), (long long)gi(S, "optimizer_kernels"));
+	else
+		pf("- Phase: no gradient or optimizer kernels (inference, or a forward-only capture).\n");
+	tb.len = 0;
+	phasetext(&tb);
+	if (tb.len)
+		pf("- Phases in kernel order: %s.\n", tb.p);
+	pf("- Convolution / matmul stages of the first forward phase, in order: %s.\n",
+	    gs(S, "forward_stages")[0] ? gs(S, "forward_stages") : "none");
+	tb.len = 0;
+	commtext(&tb, 0);
+	if (tb.len)
+		pf("- Communication: %s. %s\n", tb.p, train && gi(S, "backward_kernels") ?
+		    "Collectives inside the backward phase are gradient buckets, not layers." : "");
+	tb.len = 0;
+	joincode(&tb, S, "loss_ops");
+	if (tb.len)
+		pf("- Loss ops: %s.\n", tb.p);
+	if (gmm || gi(S, "gating") || gi(S, "dfc"))
+		pf("- Expert-style ops are present (%lld `GroupedMatmul`, %lld gating, %lld DFC), but "
+		    "without attention kernels the capture is not called a Mixture-of-Experts "
+		    "transformer.\n", (long long)gi(S, "grouped_matmul"), (long long)gi(S, "gating"),
+		    (long long)gi(S, "dfc"));
+	pf("\n");
+	jv_free(fam);
+}
+
 static void
 s2_evidence(void)
 {
@@ -511,11 +704,29 @@ s2_evidence(void)
 		jv_free(why);
 		return;
 	}
+	if (!determ) {
+		s2_describe();
+		jv_free(lt);
+		jv_free(why);
+		return;
+	}
 	pf("Layers are delimited by %s. ", methodtext());
-	if (!fia)
-		pf("**No `FusedInferAttentionScore` kernel was found**: the layer boundaries come "
-		    "from a fallback marker, so the layer count has **low confidence**. ");
-	pf("Confidence: **%s**.\n\n", gs(S, "confidence"));
+	if (train && !fia)
+		pf("**No `FusedInferAttentionScore` kernel was found**: layers start at the other "
+		    "attention kernels, forward and backward (gradient) kernels counted apart; a forward "
+		    "and a backward pass are cut where the direction changes or a send/receive runs. "
+		    "Confidence: **%s**%s.\n\n", gs(S, "confidence"), gb(S, "layers_agree") == 1 ?
+		    " (the forward and backward layer counts agree)" : " (the forward and backward layer counts do not agree)");
+	else if (strcmp(method, "period") == 0)
+		pf("No attention kernel was found: the layers are probably the repeats of a block of "
+		    "kernels; the layer count has low confidence and no transformer structure is "
+		    "claimed. Confidence: %s.\n\n", gs(S, "confidence"));
+	else {
+		if (!fia)
+			pf("**No `FusedInferAttentionScore` kernel was found**: the layer boundaries come "
+			    "from a fallback marker, so the layer count has **low confidence**. ");
+		pf("Confidence: **%s**.\n\n", gs(S, "confidence"));
+	}
 	row(3, "Evidence", "Value", "Interpretation");
 	sep("lrl");
 	if (fia) {
@@ -538,7 +749,36 @@ s2_evidence(void)
 	} else {
 		row(3, "`FusedInferAttentionScore` kernels", "0", "the primary marker is absent");
 		snprintf(s, sizeof s, "%lld anchors", (long long)gi(S, "anchors"));
+		if (strcmp(method, "period") == 0) {
+			jv pd = get(S, "period");
+
+			snprintf(s, sizeof s, "block of %lld kernels x %lld repeats", (long long)gi(pd, "kernels"),
+			    (long long)gi(pd, "repeats"));
+			jv_free(pd);
+		}
 		row(3, "Fallback marker", s, methodtext());
+	}
+	if (train) {
+		char t[160];
+
+		snprintf(s, sizeof s, "%lld kernels", (long long)gi(S, "backward_kernels"));
+		row(3, "Gradient kernels (`*Grad*`, `*Backprop*`, `*Backward*`)", s, "backward pass: a training capture");
+		snprintf(s, sizeof s, "%lld kernels", (long long)gi(S, "optimizer_kernels"));
+		row(3, "Optimizer kernels (`*Adam*`, `*ForeachAdd*`)", s, gi(S, "optimizer_kernels") ?
+		    "the optimizer step (section 3)" : "no optimizer step in the capture");
+		snprintf(s, sizeof s, "%lld forward, %lld backward", (long long)gi(S, "forward_layers"),
+		    (long long)gi(S, "backward_layers"));
+		row(3, "Layers by direction", s, gi(S, "forward_layers") == gi(S, "backward_layers") ?
+		    "every forward layer has its backward layer" : "forward and backward differ: see section 5");
+		snprintf(s, sizeof s, "%lld forward, %lld backward", (long long)gi(S, "forward_passes"),
+		    (long long)gi(S, "backward_passes"));
+		if (isnum(S, "micro_batches"))
+			snprintf(t, sizeof t, "%lld micro-batch%s per step (%lld step%s)",
+			    (long long)gi(S, "micro_batches"), gi(S, "micro_batches") == 1 ? "" : "es",
+			    (long long)gi(S, "steps"), gi(S, "steps") == 1 ? "" : "s");
+		else
+			snprintf(t, sizeof t, "micro-batches not determinable: the passes do not pair up");
+		row(3, "Passes by direction", s, t);
 	}
 	tb.len = 0;
 	for (int i = 0; i < len(why); i++) {
@@ -560,6 +800,8 @@ s2_evidence(void)
 		row(3, fia ? "FIA per pass" : "Anchors per pass", s, s + 100);
 	} else
 		row(3, "Layers per pass", "varies", "passes differ in length: see section 3");
+	if (strcmp(method, "period") == 0)
+		goto types;	/* no attention: MoE markers say nothing of a transformer */
 	snprintf(s, sizeof s, "%lld kernels", (long long)gi(S, "gating"));
 	row(3, "`MoeGatingTopK`", s, gi(S, "gating") ? "MoE routing: MoE layers present" : "no MoE routing");
 	snprintf(s, sizeof s, "%lld kernels", (long long)gi(S, "dfc"));
@@ -568,12 +810,56 @@ s2_evidence(void)
 	row(3, "`GroupedMatmul`", s, gi(S, "grouped_matmul") ? "explicit expert FFN: MoE+GMM and decode layers" : "no explicit expert FFN");
 	snprintf(s, sizeof s, "%lld kernels", (long long)gi(S, "alltoallv"));
 	row(3, "alltoallv", s, gi(S, "alltoallv") ? "expert-parallel all-to-all around GroupedMatmul" : "no expert-parallel all-to-all");
-	snprintf(s, sizeof s, "%lld layers", (long long)gi(S, "sampling_layers"));
-	row(3, "Sampling ops (`ArgMax`, `rejection_*`)", s, gi(S, "sampling_layers") ? "token sampling: end of a prefill or decode step" : "no sampling in the capture");
+	if (train) {
+		tb.len = 0;
+		joincode(&tb, S, "loss_ops");
+		snprintf(s, sizeof s, "%lld kernels", (long long)gi(S, "loss_kernels"));
+		row(3, "Loss ops (`*NLLLoss*`, `*CrossEntropy*`; `ArgMax*` in training)", s, tb.len ? tb.p :
+		    "no loss op on this rank (under pipeline parallelism the loss runs on the last stage)");
+	} else {
+		snprintf(s, sizeof s, "%lld layers", (long long)gi(S, "sampling_layers"));
+		row(3, "Sampling ops (`ArgMax`, `rejection_*`)", s, gi(S, "sampling_layers") ? "token sampling: end of a prefill or decode step" : "no sampling in the capture");
+	}
+types:
 	tb.len = 0;
 	typecounts(&tb, lt);
 	row(3, "Layer types", tb.len ? tb.p : "none", "see section 4");
 	pf("\n**Conclusion:** ");
+	if (strcmp(method, "period") == 0) {
+		if (has(S, "layers_per_pass"))
+			pf("probably %lld pass%s of %lld layers each (%lld layers, a block of kernels "
+			    "repeated); low confidence, and no transformer structure is claimed without "
+			    "attention kernels.\n\n", (long long)passes, passes == 1 ? "" : "es",
+			    (long long)lpp, (long long)gi(S, "layers"));
+		else
+			pf("probably %lld layers (a block of kernels repeated) in %lld passes of varying "
+			    "length; low confidence, and no transformer structure is claimed without "
+			    "attention kernels.\n\n", (long long)gi(S, "layers"), (long long)passes);
+		jv_free(lt);
+		jv_free(why);
+		return;
+	}
+	if (train) {
+		if (gb(S, "layers_agree") == 1)
+			pf("**a training step of %lld micro-batch%s, %lld layers each**: %lld forward and "
+			    "%lld backward layers, which agree", (long long)gi(S, "micro_batches"),
+			    gi(S, "micro_batches") == 1 ? "" : "es", (long long)gi(S, "layers_per_micro_batch"),
+			    (long long)gi(S, "forward_layers"), (long long)gi(S, "backward_layers"));
+		else
+			pf("a training step with %lld forward and %lld backward layers in %lld forward and "
+			    "%lld backward passes; they do not pair up, so the micro-batches and the layers "
+			    "per micro-batch could not be determined", (long long)gi(S, "forward_layers"),
+			    (long long)gi(S, "backward_layers"), (long long)gi(S, "forward_passes"),
+			    (long long)gi(S, "backward_passes"));
+		if (gi(S, "dfc") || gi(S, "grouped_matmul") || gi(S, "gating"))
+			pf("; the model is a **Mixture-of-Experts** transformer");
+		else
+			pf("; the model is a **dense** transformer (attention kernels, no MoE markers)");
+		pf(".\n\n");
+		jv_free(lt);
+		jv_free(why);
+		return;
+	}
 	if (has(S, "layers_per_pass") && passes > 0) {
 		jv p0 = at(P.passes, 0), plt = get(p0, "layer_types");
 
@@ -596,6 +882,42 @@ s2_evidence(void)
 	jv_free(why);
 }
 
+/* Why there are no layers. */
+static const char *
+nolayer(void)
+{
+	if (!determ && gi(P.summary, "kernels"))
+		return "no layer structure was determined (no attention kernel, no repeating kernel block)";
+	return "no layer was found";
+}
+
+/* Training: the runs of forward, backward and optimizer kernels. */
+static void
+phasetable(void)
+{
+	jv opt = get(P.summary, "optimizer");
+
+	pf("Phases in kernel order (a gradient kernel starts backward, an optimizer kernel the "
+	    "optimizer step):\n\n");
+	row(6, "Run", "Phase", "Start", "Wall time", "Kernels", "First kernel");
+	sep("rlrrrl");
+	for (int i = 0; i < len(P.phases); i++) {
+		jv r = at(P.phases, i);
+
+		row(6, num(gi(r, "run")), gs(r, "phase"), ms(gi(r, "start_ns")), ms(gi(r, "wall_ns")),
+		    num(gi(r, "kernels")), code(gs(r, "first_kernel")));
+		jv_free(r);
+	}
+	pf("\n");
+	if (jv_get_kind(opt) == JV_KIND_OBJECT)
+		pf("Optimizer step: from %s at %s to %s, %s wall, %lld kernels (%s kernel time).\n\n",
+		    code(gs(opt, "first_kernel")), ms(gi(opt, "start_ns")), ms(gi(opt, "end_ns")),
+		    ms(gi(opt, "wall_ns")), (long long)gi(opt, "kernels"), ms(gi(opt, "kernel_sum_ns")));
+	else
+		pf("No optimizer kernel in the capture: the optimizer step was not captured.\n\n");
+	jv_free(opt);
+}
+
 static void
 s3_passes(void)
 {
@@ -603,10 +925,17 @@ s3_passes(void)
 
 	pf("## 3. Forward Pass Boundaries\n\n");
 	if (len(P.passes) == 0) {
-		pf("Not available: %s.\n\n", has(S, "kernels") ? "no layer was found" :
-		    "the stream holds no asc-fia records");
+		pf("Not available: %s.\n\n", !has(S, "kernels") ? "the stream holds no asc-fia records" :
+		    !determ && gi(S, "kernels") ? "no layer structure was determined, so no pass is claimed" :
+		    "no layer was found");
+		if (train)
+			phasetable();
 		return;
 	}
+	if (train)
+		pf("Training capture: a pass is a run of forward or of backward layers, cut where the "
+		    "direction changes or a send/receive (pipeline parallelism) runs; the k-th backward "
+		    "pass belongs to the k-th forward pass (micro-batch k).\n\n");
 	row(10, fia ? "Pass" : "Pass", fia ? "FIA index range" : "Anchor range", "Layers",
 	    "Start (epoch us)", "End (epoch us)", "Wall time", "Mean prefill FIA", "Mean decode FIA",
 	    "Kernels", "Boundary");
@@ -659,7 +988,29 @@ s3_passes(void)
 	if (O.n)
 		pf("Only the first %d passes and the last are listed (%lld passes in all); the %lld "
 		    "between are summarised in one row.\n\n", onpass, (long long)npasses(), (long long)O.n);
-	if (len(P.passes) == 1)
+	if (train) {
+		tb.len = 0;
+		for (int i = 0; i < len(P.passes); i++) {
+			jv p = at(P.passes, i);
+			char t[96];
+
+			snprintf(t, sizeof t, "%spass %lld %s %lld", i ? ", " : "", (long long)gi(p, "pass"),
+			    gs(p, "phase"), (long long)gi(p, "layers"));
+			buf_adds(&tb, t);
+			jv_free(p);
+		}
+		pf("Passes by direction (layers): %s. ", tb.p ? tb.p : "none");
+		if (isnum(S, "micro_batches"))
+			pf("**%lld micro-batch%s per step** of %s forward and %s backward layers.\n\n",
+			    (long long)gi(S, "micro_batches"), gi(S, "micro_batches") == 1 ? "" : "es",
+			    isnum(S, "layers_per_micro_batch") ? num(gi(S, "layers_per_micro_batch")) : "varying",
+			    isnum(S, "backward_layers_per_micro_batch") ?
+			    num(gi(S, "backward_layers_per_micro_batch")) : "varying");
+		else
+			pf("The forward and backward passes do not pair up: the micro-batch count could not "
+			    "be determined.\n\n");
+		phasetable();
+	} else if (len(P.passes) == 1)
 		pf("**Single pass captured**: pass consistency cannot be cross-validated and "
 		    "cross-pass variation analysis is unavailable.\n\n");
 	else {
@@ -724,13 +1075,23 @@ s4_layers(void)
 {
 	pf("## 4. Layer Classification\n\n");
 	if (len(P.types) == 0) {
-		pf("Not available: no layer was found.\n\n");
+		pf("Not available: %s.\n\n", nolayer());
 		return;
 	}
-	pf("Dense: no `MoeGatingTopK`, `DispatchFFNCombine` or `GroupedMatmul`. MoE+DFC: "
-	    "`DispatchFFNCombine` present. MoE+GMM: `GroupedMatmul` (with alltoallv), no DFC. "
-	    "Decode: the layer's FIA is a decode FIA. Sampling ops (`ArgMax`, `rejection_*`) flag "
-	    "the layer that holds them.\n\n");
+	if (train)
+		pf("Dense: a forward layer without `MoeGatingTopK`, `DispatchFFNCombine` or "
+		    "`GroupedMatmul`; MoE types as in inference. Backward: a layer whose anchor is a "
+		    "gradient (attention backward) kernel. Loss ops flag the layer that holds them; in "
+		    "training an `ArgMax` belongs to the loss, not to sampling.\n\n");
+	else if (strcmp(method, "period") == 0)
+		pf("Layers here are repeats of a block of kernels (no attention kernel): they are "
+		    "listed as Dense only because they hold no MoE marker; no transformer layer is "
+		    "implied.\n\n");
+	else
+		pf("Dense: no `MoeGatingTopK`, `DispatchFFNCombine` or `GroupedMatmul`. MoE+DFC: "
+		    "`DispatchFFNCombine` present. MoE+GMM: `GroupedMatmul` (with alltoallv), no DFC. "
+		    "Decode: the layer's FIA is a decode FIA. Sampling ops (`ArgMax`, `rejection_*`) flag "
+		    "the layer that holds them.\n\n");
 	row(4, "Layer type", "Layer range", "Count", "Characteristics");
 	sep("llrl");
 	for (int i = 0; i < len(P.types); i++) {
@@ -756,18 +1117,20 @@ s4_layers(void)
 			buf_adds(&tb, s);
 		}
 	}
-	pf("Layers with sampling ops: %s%s.\n\n", tb.len ? tb.p : "none",
+	pf("Layers with %s ops: %s%s.\n\n", train ? "loss" : "sampling", tb.len ? tb.p : "none",
 	    P.nl < gi(P.summary, "layers") ? " (among the layers recorded)" : "");
 }
 
 static void
 s5_checks(void)
 {
-	int bad = 0, n = len(P.checks);
+	int bad = 0, n = len(P.checks), idle = 0;
 
 	pf("## 5. Cross-Verification Table\n\n");
 	if (n == 0) {
-		pf("Not available: no layer was found.\n\n");
+		pf("Not available: %s.\n\n", !determ && gi(P.summary, "kernels") ?
+		    "no layer structure was determined, so there is nothing to cross-verify" :
+		    "no layer was found");
 		return;
 	}
 	row(7, "Pass", "Check", "Expected layers", "Observed layers", "Kernels", "Status", "Note");
@@ -780,6 +1143,7 @@ s5_checks(void)
 			{ "dfc_equals_moe_dfc", "`DispatchFFNCombine` = MoE+DFC layers" },
 			{ "grouped_matmul_equals_moe_gmm_decode", "`GroupedMatmul` = MoE+GMM + decode layers" },
 			{ "gating_equals_moe", "`MoeGatingTopK` = all MoE layers" },
+			{ "backward_equals_forward", "backward layers = forward layers (micro-batch)" },
 		};
 		const char *label = gs(c, "check");
 
@@ -787,6 +1151,9 @@ s5_checks(void)
 			if (strcmp(cn[k].k, label) == 0)
 				label = cn[k].v;
 		bad += strcmp(st, "mismatch") == 0;
+		/* Only checks that had something to test count as agreeing. */
+		if (gb(c, "tested") == 0 || strcmp(st, "not_applicable") == 0)
+			idle++;
 		row(7, num(gi(c, "pass")), label, num(gi(c, "expected_layers")),
 		    num(gi(c, "observed_layers")), num(gi(c, "kernels")),
 		    strcmp(st, "mismatch") == 0 ? "**mismatch**" : st, gs(c, "note"));
@@ -810,13 +1177,18 @@ s5_checks(void)
 		    (long long)O.n, tb.len ? tb.p : "none");
 		bad += (int)O.ck[3];
 		n += (int)all;
+		idle += (int)O.ck[4];
 	}
 	if (bad)
 		pf("**%d discrepanc%s** between op counts and the layer classification; each is "
 		    "stated in its note.\n\n", bad, bad == 1 ? "y" : "ies");
+	else if (n - idle == 0)
+		pf("No check had anything to test (%d not applicable or none expected, none found): the "
+		    "layer classification is not cross-verified.\n\n", n);
 	else
-		pf("**All %d checks agree** with the layer classification (multiples are explained "
-		    "in the notes).\n\n", n);
+		pf("**All %d checks that tested something agree** with the layer classification "
+		    "(multiples are explained in the notes)%s.\n\n", n - idle,
+		    idle ? "; the others had nothing to test" : "");
 }
 
 static void
@@ -928,7 +1300,7 @@ s6_sub(void)
 {
 	pf("## 6. Per-Layer Sub-Structure\n\n");
 	if (len(P.types) == 0) {
-		pf("Not available: no layer was found.\n\n");
+		pf("Not available: %s.\n\n", nolayer());
 		return;
 	}
 	pf("For each layer type: the kernel sequence of its template layer (the first layer of the "
@@ -968,6 +1340,18 @@ s7_decode(void)
 	jv d = typerec("decode");
 
 	pf("## 7. Decode Phase Analysis\n\n");
+	if (train) {
+		pf("Not applicable: training capture (forward, backward and optimizer phases); there is "
+		    "no decode.\n\n");
+		jv_free(d);
+		return;
+	}
+	if (!fia && has(P.summary, "method") && (!determ || strcmp(method, "period") == 0)) {
+		pf("Not applicable: no attention kernels, so there is no prefill or decode to tell "
+		    "apart and no decode is claimed.\n\n");
+		jv_free(d);
+		return;
+	}
 	if (!fia) {
 		pf("Not available: without FIA kernels prefill and decode cannot be told apart.\n\n");
 		jv_free(d);
@@ -1099,6 +1483,65 @@ s8_comm(void)
 	}
 	pf("\nCommunication kernels carry no stream id in kernel_details: they are grouped by "
 	    "family (HCCL collectives, all-to-all).\n\n");
+	if (len(P.comms)) {
+		const char *src = NULL;
+		int mixed = 0;
+
+		pf("Communication roles (dp / tp / pp / ep / cp), by op and group:\n\n");
+		row(9, "Op", "Group", "Role", "Role from", "Kernels", "Kernel sum", "Forward",
+		    "Backward", "Optimizer");
+		sep("llllrrrrr");
+		for (int i = 0; i < len(P.comms); i++) {
+			jv c = at(P.comms, i);
+
+			row(9, code(gs(c, "op")), gs(c, "group")[0] ? code(gs(c, "group")) : "unknown",
+			    gs(c, "role"), gs(c, "role_source"), num(gi(c, "kernels")),
+			    ms(gi(c, "kernel_sum_ns")), num(gi(c, "forward_kernels")),
+			    num(gi(c, "backward_kernels")), num(gi(c, "optimizer_kernels")));
+			if (src == NULL)
+				src = xstrdup(gs(c, "role_source"));
+			else
+				mixed |= strcmp(src, gs(c, "role_source")) != 0;
+			jv_free(c);
+		}
+		pf("\n");
+		if (!mixed)
+			pf("Where the roles come from: %s.", srctext(src));
+		else
+			pf("Where the roles come from: per row (metadata_group: the kernel's group in "
+			    "parallel_group_info; metadata_dims: the only parallel dimension with more than "
+			    "one rank; position: a collective after the gradient kernels; name: op names only, "
+			    "a fallback).");
+		if (src && strcmp(src, "metadata_dims") == 0 && !mixed)
+			pf(" The kernels' communication groups (communication.json) are not keys of "
+			    "parallel_group_info here, so no kernel is linked to its group; the role follows "
+			    "from the dimensions alone.");
+		{
+			jv g = get(P.summary, "parallel_groups");
+
+			tb.len = 0;
+			for (int i = 0; i < len(g); i++) {
+				jv x = at(g, i);
+
+				if (!has(x, "role") && gi(x, "ranks") > 1) {
+					buf_adds(&tb, tb.len ? ", " : "");
+					buf_adds(&tb, code(gs(x, "name")));
+				}
+				jv_free(x);
+			}
+			if (tb.len && src && strcmp(src, "metadata_dims") == 0)
+				pf(" Groups without a dp/tp/pp/ep/cp name (%s) have more than one rank too: "
+				    "collectives of the optimizer phase (gradient norm, overflow checks) may run "
+				    "in them rather than in dp.", tb.p);
+			jv_free(g);
+		}
+		if (gb(P.summary, "parallel_metadata") != 1)
+			pf(" There is no parallel_group_info in profiler_metadata.json beside the profile, so "
+			    "the roles are %s.", mixed || strcmp(src, "name") != 0 ?
+			    "inferred from names and position, not measured" : "inferred from op names only");
+		pf("\n\n");
+		free((char *)src);
+	}
 	if (gi(S, "comm_busy_ns") == 0)
 		pf("**No communication kernels**: there is no comm/compute overlap to measure; the stream "
 		    "roles above are still documented.\n\n");
@@ -1134,7 +1577,7 @@ s9_variation(void)
 {
 	pf("## 9. Layer-to-Layer Variation\n\n");
 	if (len(P.types) == 0) {
-		pf("Not available: no layer was found.\n\n");
+		pf("Not available: %s.\n\n", nolayer());
 		return;
 	}
 	row(9, "Layer type", "Layers", "Kernels per layer (template)", "Mean wall", "Min wall",
@@ -1226,7 +1669,23 @@ s10_summary(void)
 
 	pf("## 10. Model Architecture Summary\n\n");
 	if (P.nl == 0) {
-		pf("Not available: no layer was found.\n\n");
+		pf("Not available: %s.\n\n", !determ && gi(S, "kernels") ?
+		    "no layer structure was determined (no attention kernel, no repeating kernel block); "
+		    "section 2 describes the capture's op families and phases" : "no layer was found");
+		if (!determ && gi(S, "kernels")) {
+			tb.len = 0;
+			phasetext(&tb);
+			pf("Key findings:\n\n- %s capture; layers and passes **could not be determined**.\n",
+			    train ? "Training" : "Inference (or forward-only)");
+			if (tb.len)
+				pf("- Phases: %s.\n", tb.p);
+			pf("- Forward stages: %s.\n", gs(S, "forward_stages")[0] ? gs(S, "forward_stages") : "none");
+			tb.len = 0;
+			commtext(&tb, 0);
+			if (tb.len)
+				pf("- Communication: %s.\n", tb.p);
+			pf("\n");
+		}
 		return;
 	}
 	/* Model diagram: runs of layer types in pass 0. */
@@ -1277,14 +1736,20 @@ s10_summary(void)
 		}
 	}
 	pf("└──────────────────────────────────────────────────────────┘\n");
-	if (npasses() > 1)
+	if (train && isnum(S, "micro_batches"))
+		pf("  x %lld micro-batch%s, each with a backward pass of %s layers\n",
+		    (long long)gi(S, "micro_batches"), gi(S, "micro_batches") == 1 ? "" : "es",
+		    isnum(S, "backward_layers_per_micro_batch") ?
+		    num(gi(S, "backward_layers_per_micro_batch")) : "varying");
+	else if (npasses() > 1)
 		pf("  x %lld passes\n", (long long)npasses());
 	pf("```\n\n");
 	jv_free(p0);
 
 	/* Per-pass execution timeline. */
 	pf("Per-pass execution timeline (one column = 1/%d of the pass wall time; D Dense, "
-	    "M MoE+DFC, G MoE+GMM, m MoE, d Decode, . before the first layer):\n\n```\n", WIDTH);
+	    "M MoE+DFC, G MoE+GMM, m MoE, d Decode, %s. before the first layer):\n\n```\n", WIDTH,
+	    train ? "B Backward, " : "");
 	for (int p = 0; p < len(P.passes); p++) {
 		jv q = at(P.passes, p);
 		int64_t s = gi(q, "start_ns"), e = gi(q, "end_ns"), w = e - s > 0 ? e - s : 1;
@@ -1323,9 +1788,35 @@ s10_summary(void)
 		typecounts(&tb, lt);
 		jv_free(lt);
 	}
-	pf("- **%lld layers** in **%lld pass%s** (%s), found by %s; confidence %s.\n",
-	    (long long)gi(S, "layers"), (long long)gi(S, "passes"), gi(S, "passes") == 1 ? "" : "es",
-	    tb.p ? tb.p : "", methodtext(), gs(S, "confidence"));
+	if (train) {
+		jv opt = get(S, "optimizer");
+
+		if (gb(S, "layers_agree") == 1)
+			pf("- Training step: **%lld micro-batch%s x %lld layers** (%lld forward, %lld backward "
+			    "layers, which agree), found by %s; confidence %s.\n",
+			    (long long)gi(S, "micro_batches"), gi(S, "micro_batches") == 1 ? "" : "es",
+			    (long long)gi(S, "layers_per_micro_batch"), (long long)gi(S, "forward_layers"),
+			    (long long)gi(S, "backward_layers"), methodtext(), gs(S, "confidence"));
+		else
+			pf("- Training step: %lld forward and %lld backward layers that do not pair up; "
+			    "micro-batches not determinable; confidence %s.\n",
+			    (long long)gi(S, "forward_layers"), (long long)gi(S, "backward_layers"),
+			    gs(S, "confidence"));
+		if (jv_get_kind(opt) == JV_KIND_OBJECT)
+			pf("- Optimizer step: %s, %lld kernels, %s wall.\n", code(gs(opt, "first_kernel")),
+			    (long long)gi(opt, "kernels"), ms(gi(opt, "wall_ns")));
+		jv_free(opt);
+		tb.len = 0;
+		joincode(&tb, S, "loss_ops");
+		pf("- Loss ops: %s.\n", tb.len ? tb.p : "none on this rank");
+	} else if (strcmp(method, "period") == 0)
+		pf("- Probably %lld layers in %lld pass%s (a repeating block of kernels); confidence %s.\n",
+		    (long long)gi(S, "layers"), (long long)gi(S, "passes"), gi(S, "passes") == 1 ? "" : "es",
+		    gs(S, "confidence"));
+	else
+		pf("- **%lld layers** in **%lld pass%s** (%s), found by %s; confidence %s.\n",
+		    (long long)gi(S, "layers"), (long long)gi(S, "passes"), gi(S, "passes") == 1 ? "" : "es",
+		    tb.p ? tb.p : "", methodtext(), gs(S, "confidence"));
 	if (fia)
 		pf("- FIA: %lld prefill (mean %s), %lld decode (mean %s), %lld ambiguous.\n",
 		    (long long)gi(S, "fia_prefill"),
@@ -1336,6 +1827,11 @@ s10_summary(void)
 	pf("- Communication: %s busy, %s hidden behind compute; kernel_sum / busy = %s.\n",
 	    ms(gi(S, "comm_busy_ns")), pct(gi(S, "comm_overlap_ns"), gi(S, "comm_busy_ns")),
 	    ratio(gi(S, "kernel_sum_ns"), gi(S, "busy_ns")));
+	if (train && len(P.comms)) {
+		tb.len = 0;
+		commtext(&tb, 0);
+		pf("- Communication roles: %s.\n", tb.p);
+	}
 	pf("\n");
 }
 
@@ -1348,6 +1844,54 @@ sanitize(char *s)
 		if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
 		    (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
 			*s = '_';
+}
+
+/* The biggest finding first, for a training capture or one without layers. */
+static void
+headline(void)
+{
+	jv S = P.summary, opt = get(S, "optimizer");
+
+	if (!has(S, "phase") || gi(S, "kernels") == 0 || (!train && determ && strcmp(method, "period") != 0)) {
+		jv_free(opt);
+		return;
+	}
+	pf("**In short:** ");
+	if (!determ)
+		pf("a%s capture whose layer structure **could not be determined** (no attention kernel, "
+		    "no kernel block repeated 3 times); section 2 describes its op families, stages "
+		    "and phases instead", train ? " training" : "n inference");
+	else if (strcmp(method, "period") == 0) {
+		jv pd = get(S, "period");
+
+		if (isnum(S, "layers_per_pass"))
+			pf("probably %lld pass%s of %lld layers each (%lld layers: a block of %lld kernels "
+			    "repeated), low confidence; no attention kernel, so no transformer structure is "
+			    "claimed", (long long)gi(S, "passes"), gi(S, "passes") == 1 ? "" : "es",
+			    (long long)gi(S, "layers_per_pass"), (long long)gi(S, "layers"),
+			    (long long)gi(pd, "kernels"));
+		else
+			pf("probably %lld layers (a block of %lld kernels repeated), low confidence; no "
+			    "attention kernel, so no transformer structure is claimed",
+			    (long long)gi(S, "layers"), (long long)gi(pd, "kernels"));
+		jv_free(pd);
+	}
+	else if (gb(S, "layers_agree") == 1)
+		pf("a training step: **%lld micro-batch%s of %lld layers**, %lld forward and %lld "
+		    "backward layers that agree", (long long)gi(S, "micro_batches"),
+		    gi(S, "micro_batches") == 1 ? "" : "es", (long long)gi(S, "layers_per_micro_batch"),
+		    (long long)gi(S, "forward_layers"), (long long)gi(S, "backward_layers"));
+	else
+		pf("a training step with %lld forward and %lld backward layers that do not pair up: "
+		    "the micro-batches could not be determined", (long long)gi(S, "forward_layers"),
+		    (long long)gi(S, "backward_layers"));
+	if (train && jv_get_kind(opt) == JV_KIND_OBJECT)
+		pf("; optimizer step located (%s, %lld kernels, %s wall)", code(gs(opt, "first_kernel")),
+		    (long long)gi(opt, "kernels"), ms(gi(opt, "wall_ns")));
+	else if (train)
+		pf("; no optimizer kernel in the capture");
+	pf(".\n\n");
+	jv_free(opt);
 }
 
 static void
@@ -1374,10 +1918,13 @@ render(void)
 	method = has(P.summary, "method") ? gs(P.summary, "method") : "none";
 	method = xstrdup(method);
 	fia = strcmp(method, "fia") == 0;
+	train = strcmp(gs(P.summary, "phase"), "training") == 0;
+	determ = gb(P.summary, "layers_determinable") != 0 && strcmp(method, "none") != 0;
 	omitted();
 	pf("# Model Architecture Report: `%s`\n\n", dir);
 	pf("Reverse-engineered from the device kernels by asc-fia; rendered by asc-archmd. "
 	    "Times are exact, in milliseconds (ms) unless stated; shares in percent.\n\n");
+	headline();
 	notes = get(P.summary, "notes");
 	if (len(notes)) {
 		pf("Notes on this capture:\n\n");
@@ -1389,6 +1936,12 @@ render(void)
 				t = "**No FIA kernels**: layers are delimited by other attention kernels (fallback); reduced confidence in the layer count.";
 			else if (strcmp(c, "no_fia_fallback_communication") == 0)
 				t = "**No FIA kernels** and no attention kernels: layers are delimited by communication kernels (fallback); reduced confidence in the layer count.";
+			else if (strcmp(c, "no_fia_fallback_period") == 0)
+				t = "No FIA and no other attention kernels: layers are probably the repeats of a block of forward kernels (fallback); low confidence in the layer count.";
+			else if (strcmp(c, "period_search_capped") == 0)
+				t = "The repeating block was searched in the first kernels only (fia.period_max_kernels): later kernels are in no layer.";
+			else if (strcmp(c, "layers_not_determinable") == 0)
+				t = "**No layer structure**: no attention kernel and no repeating kernel block; sections 2 and 8 describe what the capture holds instead.";
 			else if (strcmp(c, "no_fia_fallback_step") == 0)
 				t = "**No FIA kernels** and no other structural marker: each step is one block (fallback); the layer count is unknown.";
 			else if (strcmp(c, "single_pass") == 0)
@@ -1513,6 +2066,8 @@ prof_reset(void)
 		jv_free(P.last);
 		jv_free(P.types);
 		jv_free(P.streams);
+		jv_free(P.phases);
+		jv_free(P.comms);
 		free(P.name);
 	}
 	P.have = 0;
@@ -1533,6 +2088,8 @@ prof_new(const char *name)
 	P.last = jv_null();
 	P.types = jv_array();
 	P.streams = jv_array();
+	P.phases = jv_array();
+	P.comms = jv_array();
 	P.name = xstrdup(name);
 }
 
@@ -1614,6 +2171,9 @@ addlayer(jv v)
 	sv = get(v, "sampling");
 	l->samp = jv_get_kind(sv) == JV_KIND_TRUE;
 	jv_free(sv);
+	sv = get(v, "loss");
+	l->samp |= jv_get_kind(sv) == JV_KIND_TRUE;	/* training: the loss in its place */
+	jv_free(sv);
 	jv_free(v);
 }
 
@@ -1675,6 +2235,10 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		P.types = jv_array_append(P.types, v);
 	else if (sr_is(t, n, "fia_stream") && len(P.streams) < MAXREC)
 		P.streams = jv_array_append(P.streams, v);
+	else if (sr_is(t, n, "fia_phase") && len(P.phases) < MAXREC + 1)
+		P.phases = jv_array_append(P.phases, v);
+	else if (sr_is(t, n, "fia_comm") && len(P.comms) < MAXREC)
+		P.comms = jv_array_append(P.comms, v);
 	else
 		jv_free(v);
 	return 0;

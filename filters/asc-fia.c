@@ -47,15 +47,24 @@
 #define F_SAMP	0x20
 #define F_ANCH	0x40	/* fallback anchor (other attention kernels) */
 #define F_COMMN	0x80
+#define F_BWD	0x100	/* backward (gradient) kernel */
+#define F_OPT	0x200	/* optimizer kernel */
+#define F_LOSS	0x400	/* loss kernel */
+#define F_P2P	0x800	/* point-to-point send / receive */
 
 enum { C_COMPUTE, C_COMM, C_AICPU };
 enum { FC_NONE, FC_PREFILL, FC_DECODE, FC_AMBIG };
-enum { T_DENSE, T_DFC, T_GMM, T_MOE, T_DECODE, NTYPE };
-enum { E_FIA, E_ATT, E_COMM, E_STEP, NENG };
+enum { T_DENSE, T_DFC, T_GMM, T_MOE, T_DECODE, T_BWD, NTYPE };
+enum { E_FIA, E_ATT, E_PER, NENG };
+enum { PH_FWD, PH_BWD, PH_OPT, NPH };
+/* Where a communication kernel's role comes from. */
+enum { RS_GROUP, RS_DIMS, RS_POS, RS_NAME, NRS };
 
-static const char *tname[NTYPE] = { "dense", "moe_dfc", "moe_gmm", "moe", "decode" };
+static const char *tname[NTYPE] = { "dense", "moe_dfc", "moe_gmm", "moe", "decode", "backward" };
 static const char *fcname[] = { "none", "prefill", "decode", "ambiguous" };
-static const char *ename[NENG] = { "fia", "attention", "communication", "step" };
+static const char *ename[NENG] = { "fia", "attention", "period" };
+static const char *phname[NPH] = { "forward", "backward", "optimizer" };
+static const char *rsname[NRS] = { "metadata_group", "metadata_dims", "position", "name" };
 static const char *clname[] = { "compute", "comm", "ai_cpu" };
 
 /*
@@ -76,6 +85,7 @@ struct rawname {
 	size_t	 n;
 	int	 flags, role;	/* role -1: none matched */
 	int	 norm;		/* the name without its instance suffix */
+	int	 fam;		/* op family (fia.families), -1: none */
 };
 
 /* A union of intervals fed in start order. */
@@ -103,6 +113,8 @@ struct lk {
 struct layer {
 	int64_t	 start, end, kernels, ksum, fiadur, gap;
 	int	 fcls, type, dfc, gmm, gate, a2a, samp, aicpu, nfia, stepchg, pass, inpass, match;
+	int	 dir, p2p;		/* backward layer; a send / receive before it */
+	int	 loss;			/* loss kernels in it */
 };
 
 /* A cross-verification check of a pass, accumulated layer by layer. */
@@ -116,7 +128,7 @@ struct chk {
 struct pass {
 	size_t	 l0, l1;		/* layer range [l0, l1) */
 	int	 why;			/* boundary reasons, bits */
-	int	 haves;
+	int	 haves, dir;
 	int64_t	 gap, s, en, k, ks, pf[4], ps[4], ptc[NTYPE], c[6];
 	struct chk ck[4];
 };
@@ -133,6 +145,31 @@ struct chain {
 	/* The passes between rec and last. */
 	int64_t		 on, olayers, okern, owsum, owmin, owmax, ock[4][NKC];
 	int64_t		 firstfia, lastfia, firstwall, lastwall;
+};
+
+#define MAXFAM	16
+#define MAXCB	64
+#define NSTAGE	32
+#define MAXGROUP 32
+
+/* A run of kernels of one phase. */
+struct prun {
+	int	 ph, first;	/* first: the name of its first kernel */
+	int64_t	 s, e, n, sum;
+};
+
+/* Communication kernels of one op, group and role. */
+struct cb {
+	int	 name, group, role, src;	/* group: -1 unknown */
+	int64_t	 n, sum, nph[NPH];
+};
+
+/* A kept kernel, for the period search and its replay. */
+struct pk {
+	struct lk k;
+	int64_t	 dur, gap;
+	int	 step;		/* step serial, -1: none */
+	int	 fam, ph;
 };
 
 struct tk {
@@ -181,6 +218,7 @@ struct eng {
 	struct buf	 lstep;		/* the open layer's step, raw */
 	int		 lstepk;	/* it has one */
 	int		 prevfcls;	/* of the last closed layer */
+	int		 prevdir, p2p;	/* of the last layer; a send / receive since */
 	struct chain	 on;		/* passes from gaps, transitions, steps */
 	struct chain	 pat;		/* passes from the layer-type period */
 	size_t		 per;		/* shortest period so far; 0: none <= PATMAX */
@@ -206,16 +244,66 @@ static struct {
 	int		 pkstepk, havepk;
 	/* op_stat counts, for a profile without kernels */
 	int64_t		 opn, opcnt[8];
+	/* Phases: the current one, kernels per phase, runs of one phase. */
+	int		 ph;
+	int64_t		 nph[NPH], phsum[NPH], nbwd, nopt;
+	struct prun	 runs[NPREC];
+	int64_t		 nruns;
+	struct prun	 lastrun;	/* the open run, or the last one */
+	/* Loss kernels: by name, and ArgMax-like ones (loss in training). */
+	int64_t		 nloss, nargm;
+	int		 lossn[4], nlossn;
+	/* Op families per phase, communication by op and role, stages. */
+	int64_t		 famn[MAXFAM + 1][NPH], famsum[MAXFAM + 1][NPH];
+	struct cb	 cb[MAXCB];
+	int		 ncb;
+	int		 stage[NSTAGE], nstage;
+	int64_t		 stagen[NSTAGE];
+	/* The first kernels, kept for the period search. */
+	struct pk	*pk;
+	size_t		 npk, cappk;
+	int64_t		 pkmore;	/* kernels past the cap */
+	int		 stepser;	/* serial of the kernel's step */
+	int64_t		 opt_s, opt_e;	/* the optimizer kernels' span */
+	int		 opt_first;	/* the first one, -1: none */
 } G;
+
+/* The capture's parallel groups (profiler_metadata.json). */
+static struct {
+	int	 have, n, dims;		/* dims: the only collective role with > 1 rank, or -1 */
+	char	*key[MAXGROUP], *name[MAXGROUP];
+	int	 role[MAXGROUP], size[MAXGROUP];
+	int	 ppsize, epsize;
+} M;
+
+/*
+ * communication.json: op name -> group + 1, by interned name, for the
+ * kernels' groups; at most OPGCAP ops are kept.
+ */
+#define OPGCAP	65536
+static int *opg;
+static size_t capopg, nopg;
 
 /* -n: write profile records and our own, not the input. */
 static int ownonly;
+/* The unit being written is a training capture. */
+static int training;
 
 static struct name *names;
 static size_t nnames, capnames, *htab, hcap;
 static char *roles[MAXROLE];
 static const char *const *rglob[MAXROLE];
 static int nroles, rsmall, rother;
+static char *famname[MAXFAM];
+static const char *const *famglob[MAXFAM];
+static int nfam;
+static char *grname[MAXGROUP];		/* fia.group_roles: role of a group name */
+static const char *const *grglob[MAXGROUP];
+static int ngr;
+/* Roles the code assigns itself (-1: not in the rules). */
+static int r_samp = -1, r_pp = -1, r_dp = -1, r_ep = -1;
+static int minbwd, minrep;
+static size_t maxpk;
 static int64_t prefill_min, decode_max, pass_gap, small_ns;
 static double warmup;
 static int tplmax;
@@ -236,46 +324,81 @@ ms2ns(const char *key)
 	return (int64_t)llround(rules_num(key) * 1e6);
 }
 
-static void
-loadroles(void)
+/*
+ * A list of {"<field>": name, "names": [globs]} at fia.<key>, into name[]
+ * and glob[] from index at; returns the new count.
+ */
+static int
+loadnamed(const char *key, const char *field, char **name, const char *const **glob,
+    int at, int max)
 {
-	jv all = jv_parse(rules_json()), f, r;
+	jv all = jv_parse(rules_json()), r;
 	int n;
 
-	f = jv_object_get(all, jv_string("fia"));
-	r = jv_object_get(f, jv_string("roles"));
+	r = jv_object_get(jv_object_get(all, jv_string("fia")), jv_string(key));
 	if (jv_get_kind(r) != JV_KIND_ARRAY)
-		die("rules: \"fia.roles\" must be a list of {\"role\", \"names\"}");
+		die("rules: \"fia.%s\" must be a list of {\"%s\", \"names\"}", key, field);
 	n = jv_array_length(jv_copy(r));
-	if (n > MAXROLE - 2)
-		die("rules: \"fia.roles\" has more than %d roles", MAXROLE - 2);
+	if (n > max - at)
+		die("rules: \"fia.%s\" has more than %d entries", key, max - at);
 	for (int i = 0; i < n; i++) {
 		jv o = jv_array_get(jv_copy(r), i), rn, gl;
 		int m;
 		const char **g;
 
 		if (jv_get_kind(o) != JV_KIND_OBJECT)
-			die("rules: \"fia.roles\" must be a list of {\"role\", \"names\"}");
-		rn = jv_object_get(jv_copy(o), jv_string("role"));
+			die("rules: \"fia.%s\" must be a list of {\"%s\", \"names\"}", key, field);
+		rn = jv_object_get(jv_copy(o), jv_string(field));
 		gl = jv_object_get(o, jv_string("names"));
 		if (jv_get_kind(rn) != JV_KIND_STRING || jv_get_kind(gl) != JV_KIND_ARRAY)
-			die("rules: \"fia.roles\" must be a list of {\"role\", \"names\"}");
-		roles[nroles] = xstrdup(jv_string_value(rn));
+			die("rules: \"fia.%s\" must be a list of {\"%s\", \"names\"}", key, field);
+		name[at] = xstrdup(jv_string_value(rn));
 		m = jv_array_length(jv_copy(gl));
 		g = xcalloc((size_t)m + 1, sizeof *g);
 		for (int j = 0; j < m; j++) {
 			jv s = jv_array_get(jv_copy(gl), j);
 
 			if (jv_get_kind(s) != JV_KIND_STRING)
-				die("rules: \"fia.roles\" names must be strings");
+				die("rules: \"fia.%s\" names must be strings", key);
 			g[j] = xstrdup(jv_string_value(s));
 			jv_free(s);
 		}
-		rglob[nroles++] = g;
+		glob[at++] = g;
 		jv_free(rn);
 		jv_free(gl);
 	}
 	jv_free(r);
+	return at;
+}
+
+static int
+roleidx(const char *name)
+{
+	for (int r = 0; r < nroles; r++)
+		if (strcmp(roles[r], name) == 0)
+			return r;
+	return -1;
+}
+
+static void
+loadroles(void)
+{
+	nroles = loadnamed("roles", "role", roles, rglob, 0, MAXROLE - 2);
+	nfam = loadnamed("families", "family", famname, famglob, 0, MAXFAM);
+	ngr = loadnamed("group_roles", "role", grname, grglob, 0, MAXGROUP);
+	r_samp = roleidx("sampling");
+	r_pp = roleidx("pp_comm");
+	r_dp = roleidx("dp_comm");
+	r_ep = roleidx("ep_comm");
+	minbwd = (int)rules_num("fia.training_min_backward");
+	minrep = (int)rules_num("fia.period_min_repeats");
+	if (minrep < 2)
+		minrep = 2;
+	maxpk = (size_t)rules_num("fia.period_max_kernels");
+	rules_list("fia.backward");
+	rules_list("fia.optimizer");
+	rules_list("fia.loss");
+	rules_list("fia.p2p");
 	rsmall = nroles;
 	roles[nroles++] = xstrdup("small_op_overhead");
 	rother = nroles;
@@ -300,6 +423,25 @@ hash(const char *s, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
 	return h;
+}
+
+/* The index of an interned name, or -1. */
+static int
+lookup(const char *s, size_t n)
+{
+	size_t i;
+
+	if (hcap == 0)
+		return -1;
+	i = hash(s, n) & (hcap - 1);
+	while (htab[i]) {
+		const struct name *t = &names[htab[i] - 1];
+
+		if (t->n == n && memcmp(t->s, s, n) == 0)
+			return (int)(htab[i] - 1);
+		i = (i + 1) & (hcap - 1);
+	}
+	return -1;
 }
 
 static int
@@ -363,6 +505,20 @@ kname(const char *s, size_t n)
 	c->flags |= rules_match("fia.sampling", c->s) ? F_SAMP : 0;
 	c->flags |= rules_match("fia.fallback_anchors", c->s) ? F_ANCH : 0;
 	c->flags |= rules_match("fia.comm_names", c->s) ? F_COMMN : 0;
+	c->flags |= rules_match("fia.backward", c->s) ? F_BWD : 0;
+	c->flags |= rules_match("fia.optimizer", c->s) ? F_OPT : 0;
+	c->flags |= rules_match("fia.loss", c->s) ? F_LOSS : 0;
+	c->flags |= rules_match("fia.p2p", c->s) ? F_P2P : 0;
+	/* A gradient kernel is never a forward marker. */
+	if (c->flags & F_BWD)
+		c->flags &= ~(F_FIA | F_SAMP | F_LOSS | F_OPT);
+	c->fam = -1;
+	for (int f = 0; f < nfam && c->fam < 0; f++)
+		for (const char *const *g = famglob[f]; *g; g++)
+			if (fnmatch(*g, c->s, 0) == 0) {
+				c->fam = f;
+				break;
+			}
 	c->role = -1;
 	for (int r = 0; r < rsmall && c->role < 0; r++)
 		for (const char *const *g = rglob[r]; *g; g++)
@@ -377,6 +533,13 @@ kname(const char *s, size_t n)
 }
 
 /* Output helpers ----------------------------------------------------- */
+
+/* A role's name: an ArgMax in a training capture is the loss, not sampling. */
+static const char *
+rolename(int r)
+{
+	return training && r == r_samp ? "loss" : roles[r];
+}
 
 static void
 putdur(const char *k, int64_t v)
@@ -465,6 +628,7 @@ eng_reset(struct eng *e)
 	e->lstep.len = 0;
 	e->lstepk = 0;
 	e->prevfcls = FC_NONE;
+	e->prevdir = e->p2p = 0;
 	memset(&e->on, 0, sizeof e->on);
 	memset(&e->pat, 0, sizeof e->pat);
 	e->per = 0;
@@ -496,6 +660,19 @@ unit_begin(const char *dev, size_t n)
 	for (int i = 0; i < NENG; i++)
 		eng_reset(&G.e[i]);
 	G.havepk = 0;
+	G.ph = PH_FWD;
+	memset(G.nph, 0, sizeof G.nph);
+	memset(G.phsum, 0, sizeof G.phsum);
+	G.nbwd = G.nopt = G.nruns = 0;
+	G.nloss = G.nargm = 0;
+	G.nlossn = 0;
+	memset(G.famn, 0, sizeof G.famn);
+	memset(G.famsum, 0, sizeof G.famsum);
+	G.ncb = G.nstage = 0;
+	G.npk = 0;
+	G.pkmore = 0;
+	G.stepser = 0;
+	G.opt_first = -1;
 }
 
 static int
@@ -604,6 +781,8 @@ ranges_flush(struct ltype *t)
 #define B_D2P	4
 #define B_STEP	8
 #define B_PAT	16
+#define B_DIR	32	/* forward <-> backward */
+#define B_P2P	64	/* a send / receive between the layers */
 
 static const struct {
 	const char	*what;
@@ -678,6 +857,8 @@ pass_open(struct pass *q, const struct eng *e, size_t l0, int why, int64_t gap)
 static void
 pass_add(struct pass *q, const struct layer *L, size_t i)
 {
+	if (q->l1 == q->l0)
+		q->dir = L->dir;
 	if (!q->haves) {
 		q->haves = 1;
 		q->s = L->start;
@@ -808,8 +989,13 @@ layer_pass(struct eng *e, struct layer *L)
 			why |= B_D2P;
 		if (L->stepchg)
 			why |= B_STEP;
+		if (L->dir != e->prevdir)
+			why |= B_DIR;
+		if (L->p2p)
+			why |= B_P2P;
 	}
 	e->prevfcls = L->fcls;
+	e->prevdir = L->dir;
 	chain_layer(&e->on, e, L, i, why);
 	L->pass = (int)(e->on.n - 1);
 	L->inpass = (int)(i - e->on.cur.l0);
@@ -875,7 +1061,9 @@ layer_close(struct eng *e, int ei)
 	struct ltype *t;
 	int64_t wall;
 
-	if (L->fcls == FC_DECODE)
+	if (L->dir)
+		L->type = T_BWD;
+	else if (L->fcls == FC_DECODE)
 		L->type = T_DECODE;
 	else if (L->dfc)
 		L->type = T_DFC;
@@ -974,6 +1162,8 @@ static void
 eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
     const struct rfield *step, int64_t gap)
 {
+	if (k->flags & F_P2P)
+		e->p2p = 1;
 	if (anchor) {
 		int prev = e->open;
 
@@ -997,6 +1187,9 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 		e->cur.end = k->e;
 		e->cur.fiadur = dur;
 		e->cur.gap = gap;
+		e->cur.dir = ei != E_PER && (k->flags & F_BWD);
+		e->cur.p2p = e->p2p;
+		e->p2p = 0;
 		if (ei == E_FIA)
 			e->cur.fcls = dur > prefill_min ? FC_PREFILL :
 			    dur < decode_max ? FC_DECODE : FC_AMBIG;
@@ -1024,6 +1217,7 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 	L->a2a += !!(fl & F_A2A);
 	L->samp += !!(fl & F_SAMP);
 	L->nfia += !!(fl & F_FIA);
+	L->loss += !!(fl & F_LOSS);
 	L->aicpu += k->cls == C_AICPU;
 	acc_add(&e->ra[k->role], k->s, k->e);
 	e->rn[k->role]++;
@@ -1058,12 +1252,13 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 static void
 putwhy(int why)
 {
-	static const char *w[] = { "first", "gap", "decode_to_prefill", "step", "pattern" };
+	static const char *w[] = { "first", "gap", "decode_to_prefill", "step", "pattern",
+	    "direction", "send_receive" };
 	int n = 0;
 
 	out_key(&ob, "boundary");
 	buf_addc(&ob, '[');
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 7; i++)
 		if (why & (1 << i)) {
 			if (n++)
 				buf_addc(&ob, ',');
@@ -1100,14 +1295,17 @@ putabs(const char *k, int64_t rel)
 
 /* One cross-verification check of a pass. */
 static void
-check(const struct chk *c, int64_t pi, int kind, int anymoe, int fia)
+check(const struct chk *c, int64_t pi, int kind, int anymoe, int fia, int bwd)
 {
 	int flag = ckind[kind].flag, nlack = c->nlack, nextra = c->nextra;
 	const char *status;
 	char s[200];
 
 	tb.len = 0;
-	if (flag == F_FIA && !fia) {
+	if (bwd) {
+		status = "not_applicable";
+		buf_adds(&tb, "backward pass: the checks of forward layers do not apply");
+	} else if (flag == F_FIA && !fia) {
 		status = "not_applicable";
 		buf_adds(&tb, "no FIA kernels: layers come from a fallback marker");
 	} else if (nlack == 0 && nextra == 0) {
@@ -1156,6 +1354,34 @@ check(const struct chk *c, int64_t pi, int kind, int anymoe, int fia)
 	out_i64(&ob, "kernels", c->kernels);
 	out_cstr(&ob, "status", status);
 	out_str(&ob, "note", tb.p ? tb.p : "", tb.len);
+	/* Did it test anything: a marker expected or seen, or a layer count. */
+	out_bool(&ob, "tested", strcmp(status, "not_applicable") != 0 &&
+	    (c->expected > 0 || c->observed > 0));
+	rec_put(&ob, stdout);
+}
+
+/* Backward pass pi holds as many layers as forward pass fi. */
+static void
+check_bwd(const struct pass *b, int64_t pi, const struct pass *f, int64_t fi)
+{
+	int64_t nb = (int64_t)(b->l1 - b->l0), nf = f ? (int64_t)(f->l1 - f->l0) : 0;
+	char s[160];
+
+	if (f)
+		snprintf(s, sizeof s, "%lld backward layers; forward pass %lld has %lld",
+		    (long long)nb, (long long)fi, (long long)nf);
+	else
+		snprintf(s, sizeof s, "%lld backward layers; no forward pass before it",
+		    (long long)nb);
+	head("fia_check");
+	out_i64(&ob, "pass", pi);
+	out_cstr(&ob, "check", "backward_equals_forward");
+	out_i64(&ob, "expected_layers", nf);
+	out_i64(&ob, "observed_layers", nb);
+	out_i64(&ob, "kernels", 0);
+	out_cstr(&ob, "status", f && nf == nb ? "ok" : "mismatch");
+	out_cstr(&ob, "note", s);
+	out_bool(&ob, "tested", 1);
 	rec_put(&ob, stdout);
 }
 
@@ -1212,8 +1438,92 @@ putpass(const struct pass *q, int64_t pi)
 	out_i64(&ob, "grouped_matmul", q->c[2]);
 	out_i64(&ob, "gating", q->c[3]);
 	out_i64(&ob, "alltoallv", q->c[4]);
-	out_i64(&ob, "sampling_layers", q->c[5]);
+	out_i64(&ob, "sampling_layers", training ? 0 : q->c[5]);
+	out_cstr(&ob, "phase", q->dir ? "backward" : "forward");
 	rec_put(&ob, stdout);
+}
+
+/*
+ * No attention anchor: the longest stretch of forward compute kernels
+ * (names in order) that is one block of 2 to PATMAX kernels, holding a
+ * convolution or matmul, repeated at least period_min_repeats times.  The
+ * kept kernels are then replayed with a layer at each repeat.
+ */
+static struct { size_t per, rep, at, n; } P;
+
+static int
+isstage(int fam)
+{
+	return fam >= 0 && (strcmp(famname[fam], "convolution") == 0 ||
+	    strcmp(famname[fam], "matmul") == 0);
+}
+
+static void
+period_replay(void)
+{
+	size_t n = 0, best = 0, ci = 0;
+	int *a = xcalloc(G.npk + 1, sizeof *a);
+	size_t *ix = xcalloc(G.npk + 1, sizeof *ix);
+	struct eng *e = &G.e[E_PER];
+
+	memset(&P, 0, sizeof P);
+	for (size_t i = 0; i < G.npk; i++)
+		if (G.pk[i].k.cls != C_COMM && G.pk[i].ph == PH_FWD) {
+			ix[n] = i;
+			a[n++] = G.pk[i].k.name;
+		}
+	for (size_t p = 2; p <= PATMAX && p * (size_t)minrep <= n; p++) {
+		size_t run = 0;
+
+		for (size_t i = p; i < n; i++) {
+			size_t rep, st;
+			int distinct = 0, stage = 0;
+
+			if (a[i] != a[i - p]) {
+				run = 0;
+				continue;
+			}
+			run++;
+			rep = (run + p) / p;
+			if (rep < (size_t)minrep || rep * p <= best)
+				continue;
+			st = i + 1 - run - p;
+			for (size_t j = st; j < st + p; j++) {
+				distinct |= a[j] != a[st];
+				stage |= isstage(G.pk[ix[j]].fam);
+			}
+			if (!distinct || !stage)
+				continue;
+			best = rep * p;
+			P.per = p;
+			P.rep = rep;
+			P.at = st;
+		}
+	}
+	P.n = n;
+	if (best) {
+		for (size_t i = 0; i < G.npk; i++) {
+			const struct pk *q = &G.pk[i];
+			struct rfield sf, *sp = NULL;
+			char sb[24];
+			int anchor = 0;
+
+			if (q->k.cls != C_COMM && q->ph == PH_FWD) {
+				anchor = ci >= P.at && ci < P.at + P.rep * P.per && (ci - P.at) % P.per == 0;
+				ci++;
+			}
+			if (q->step >= 0) {
+				sf.k = "step";
+				sf.klen = 4;
+				sf.vlen = (size_t)snprintf(sb, sizeof sb, "%d", q->step);
+				sf.v = sb;
+				sp = &sf;
+			}
+			eng_kernel(e, E_PER, &q->k, anchor, q->dur, sp, q->gap);
+		}
+	}
+	free(a);
+	free(ix);
 }
 
 static void
@@ -1229,11 +1539,16 @@ unit_end(void)
 
 	if (!G.unit)
 		return;
-	for (ei = 0; ei < NENG; ei++)
-		if (G.e[ei].nanch > (ei == E_COMM ? 1 : 0))
-			break;
-	if (ei == NENG)
-		ei = E_STEP;
+	/* Gradients or an optimizer step: only training has them. */
+	training = G.nbwd >= minbwd || G.nopt >= minbwd;
+	if (G.e[E_FIA].nanch)
+		ei = E_FIA;
+	else if (G.e[E_ATT].nanch)
+		ei = E_ATT;
+	else {
+		ei = E_PER;
+		period_replay();
+	}
 	e = &G.e[ei];
 	if (e->open)
 		layer_close(e, ei);
@@ -1268,7 +1583,7 @@ unit_end(void)
 		notes[nn++] = G.opn ? "op_stat_only" : "no_kernels";
 	else if (ei != E_FIA)
 		notes[nn++] = ei == E_ATT ? "no_fia_fallback_attention" :
-		    ei == E_COMM ? "no_fia_fallback_communication" : "no_fia_fallback_step";
+		    e->nl ? "no_fia_fallback_period" : "layers_not_determinable";
 	if (np == 1)
 		notes[nn++] = "single_pass";
 	if (fia && nfia[FC_DECODE] == 0)
@@ -1285,6 +1600,8 @@ unit_end(void)
 		notes[nn++] = "passes_capped";
 	if (nlw < e->nl)
 		notes[nn++] = "layers_capped";
+	if (ei == E_PER && G.pkmore)
+		notes[nn++] = "period_search_capped";
 
 	/* Passes: the first NPREC and the last. */
 	for (size_t pi = 0; pi < ch->nrec; pi++)
@@ -1292,12 +1609,26 @@ unit_end(void)
 	if (ch->havelast)
 		putpass(&ch->last, (int64_t)np - 1);
 	/* Cross-verification. */
-	for (size_t pi = 0; pi < ch->nrec; pi++)
+	/* The k-th backward pass against the k-th forward pass (micro-batch k). */
+	for (size_t pi = 0, nb = 0; pi < ch->nrec; pi++) {
 		for (int j = 0; j < 4; j++)
-			check(&ch->rec[pi].ck[j], (int64_t)pi, j, anymoe, fia);
+			check(&ch->rec[pi].ck[j], (int64_t)pi, j, anymoe, fia, ch->rec[pi].dir);
+		if (ch->rec[pi].dir) {
+			size_t fi = 0, k = 0;
+			const struct pass *f = NULL;
+
+			for (fi = 0; fi < ch->nrec; fi++)
+				if (!ch->rec[fi].dir && k++ == nb) {
+					f = &ch->rec[fi];
+					break;
+				}
+			check_bwd(&ch->rec[pi], (int64_t)pi, f, (int64_t)fi);
+			nb++;
+		}
+	}
 	if (ch->havelast)
 		for (int j = 0; j < 4; j++)
-			check(&ch->last.ck[j], (int64_t)np - 1, j, anymoe, fia);
+			check(&ch->last.ck[j], (int64_t)np - 1, j, anymoe, fia, ch->last.dir);
 	/* Layers. */
 	for (size_t i = 0; i < nlw; i++) {
 		const struct layer *L = &e->l[i];
@@ -1319,8 +1650,10 @@ unit_end(void)
 		out_i64(&ob, "gating", L->gate);
 		out_i64(&ob, "alltoallv", L->a2a);
 		out_i64(&ob, "ai_cpu", L->aicpu);
-		out_bool(&ob, "sampling", L->samp > 0);
+		out_bool(&ob, "sampling", !training && L->samp > 0);
 		out_bool(&ob, "template_match", L->match);
+		out_cstr(&ob, "direction", L->dir ? "backward" : "forward");
+		out_bool(&ob, "loss", L->loss > 0 || (training && L->samp > 0));
 		rec_put(&ob, stdout);
 	}
 	/* Layer types. */
@@ -1372,7 +1705,7 @@ unit_end(void)
 		out_str(&ob, "layer_ranges", tb.p, tb.len);
 		out_i64(&ob, "first_layer", t->first);
 		out_i64(&ob, "kernels", t->kernels);
-		out_i64(&ob, "sampling_layers", t->samp);
+		out_i64(&ob, "sampling_layers", training ? 0 : t->samp);
 		putdur("wall_sum", t->wsum);
 		putdur("wall_mean", mean);
 		putdur("wall_min", t->wmin);
@@ -1394,7 +1727,7 @@ unit_end(void)
 				buf_addc(&ob, ',');
 			buf_addc(&ob, '{');
 			buf_adds(&ob, "\"role\":");
-			out_esc(&ob, roles[r], strlen(roles[r]));
+			out_esc(&ob, rolename(r), strlen(rolename(r)));
 			out_i64(&ob, "kernels", t->rn[r]);
 			putdur("kernel_sum", t->rsum[r]);
 			putdur("wall", t->rwall[r]);
@@ -1421,7 +1754,7 @@ unit_end(void)
 				buf_addc(&ob, ',');
 			buf_adds(&ob, "{\"name\":");
 			out_esc(&ob, names[k->name].s, names[k->name].n);
-			out_cstr(&ob, "role", roles[k->role]);
+			out_cstr(&ob, "role", rolename(k->role));
 			out_cstr(&ob, "stream", G.st[k->stream].label);
 			out_cstr(&ob, "class", clname[k->cls]);
 			putdur("dur_mean", k->dsum / t->matched);
@@ -1475,14 +1808,77 @@ unit_end(void)
 		out_cstr(&ob, "first_kernel", s->first);
 		rec_put(&ob, stdout);
 	}
+	/* Phases: the runs of one phase, the first NPREC and the last. */
+	if (G.nruns > 0 && G.nruns <= NPREC)
+		G.runs[G.nruns - 1] = G.lastrun;
+	for (int64_t i = 0; i < G.nruns; i++) {
+		const struct prun *u;
+
+		if (i < NPREC)
+			u = &G.runs[i];
+		else if (i == G.nruns - 1)
+			u = &G.lastrun;
+		else
+			continue;
+		head("fia_phase");
+		out_i64(&ob, "run", i);
+		out_cstr(&ob, "phase", phname[u->ph]);
+		out_i64(&ob, "start_ns", u->s);
+		out_i64(&ob, "end_ns", u->e);
+		putdur("wall", u->e - u->s);
+		putdur("kernel_sum", u->sum);
+		out_i64(&ob, "kernels", u->n);
+		out_cstr(&ob, "first_kernel", names[u->first].s);
+		rec_put(&ob, stdout);
+	}
+	/* Communication: by op, group and role, with where the role came from. */
+	for (int i = 0; i < G.ncb; i++) {
+		const struct cb *c = &G.cb[i];
+
+		head("fia_comm");
+		out_cstr(&ob, "op", names[c->name].s);
+		if (c->group >= 0)
+			out_cstr(&ob, "group", names[c->group].s);
+		else
+			out_null(&ob, "group");
+		out_cstr(&ob, "role", rolename(c->role));
+		out_cstr(&ob, "role_source", rsname[c->src]);
+		out_i64(&ob, "kernels", c->n);
+		putdur("kernel_sum", c->sum);
+		out_i64(&ob, "forward_kernels", c->nph[PH_FWD]);
+		out_i64(&ob, "backward_kernels", c->nph[PH_BWD]);
+		out_i64(&ob, "optimizer_kernels", c->nph[PH_OPT]);
+		rec_put(&ob, stdout);
+	}
 	/* Summary. */
 	int64_t cb = acc_get(&G.comm), pb = acc_get(&G.comp), ab = acc_get(&G.all);
 	int64_t ov = cb + pb - ab;
 	int uniform = np > 0 && ch->uniform;
 
 	head("fia_summary");
-	out_cstr(&ob, "method", G.nk ? ename[ei] : "none");
-	out_cstr(&ob, "confidence", !G.nk ? "none" : !fia ? "low" : mismatch ? "medium" : "high");
+	/* Training: forward and backward passes, micro-batches per step. */
+	int64_t nfp = 0, nbp = 0, nsteps = 1, fl1 = -1, bl1 = -1;
+	int funi = 1, buni = 1, known = ch->on == 0, agree;
+
+	for (size_t pi = 0; pi < ch->nrec + (size_t)ch->havelast; pi++) {
+		const struct pass *q = pi < ch->nrec ? &ch->rec[pi] : &ch->last;
+		int64_t nl = (int64_t)(q->l1 - q->l0);
+
+		nsteps += (q->why & B_STEP) != 0;
+		if (q->dir) {
+			nbp++;
+			buni &= bl1 < 0 || bl1 == nl;
+			bl1 = nl;
+		} else {
+			nfp++;
+			funi &= fl1 < 0 || fl1 == nl;
+			fl1 = nl;
+		}
+	}
+	agree = training && known && nfp > 0 && nfp == nbp && funi && buni && fl1 == bl1;
+	out_cstr(&ob, "method", G.nk && e->nl ? ename[ei] : "none");
+	out_cstr(&ob, "confidence", !G.nk || !e->nl ? "none" : fia ? (mismatch ? "medium" : "high") :
+	    ei == E_ATT && agree ? "medium" : "low");
 	out_i64(&ob, "kernels", G.nk);
 	out_i64(&ob, "streams", G.nst);
 	if (G.havek) {
@@ -1610,6 +2006,115 @@ unit_end(void)
 	}
 	if (nlw < e->nl)
 		out_i64(&ob, "layer_records", (int64_t)nlw);
+	/* Training, phases, loss, period, families, parallel groups. */
+	out_cstr(&ob, "phase", training ? "training" : "inference");
+	out_i64(&ob, "backward_kernels", G.nbwd);
+	out_i64(&ob, "optimizer_kernels", G.nopt);
+	out_i64(&ob, "forward_layers", (int64_t)e->nl - tc[T_BWD]);
+	out_i64(&ob, "backward_layers", tc[T_BWD]);
+	out_i64(&ob, "forward_passes", known ? nfp : -1);
+	out_i64(&ob, "backward_passes", known ? nbp : -1);
+	out_i64(&ob, "steps", nsteps);
+	if (training && known && nfp > 0 && nfp == nbp && nfp % nsteps == 0)
+		out_i64(&ob, "micro_batches", nfp / nsteps);
+	else
+		out_null(&ob, "micro_batches");
+	if (known && nfp > 0 && funi)
+		out_i64(&ob, "layers_per_micro_batch", fl1);
+	else
+		out_null(&ob, "layers_per_micro_batch");
+	if (known && nbp > 0 && buni)
+		out_i64(&ob, "backward_layers_per_micro_batch", bl1);
+	else
+		out_null(&ob, "backward_layers_per_micro_batch");
+	if (training)
+		out_bool(&ob, "layers_agree", agree);
+	else
+		out_null(&ob, "layers_agree");
+	out_bool(&ob, "layers_determinable", e->nl > 0);
+	if (G.opt_first >= 0) {
+		out_key(&ob, "optimizer");
+		buf_addc(&ob, '{');
+		buf_adds(&ob, "\"first_kernel\":");
+		out_esc(&ob, names[G.opt_first].s, names[G.opt_first].n);
+		out_i64(&ob, "start_ns", G.opt_s);
+		out_i64(&ob, "end_ns", G.opt_e);
+		putdur("wall", G.opt_e - G.opt_s);
+		out_i64(&ob, "kernels", G.nph[PH_OPT]);
+		putdur("kernel_sum", G.phsum[PH_OPT]);
+		buf_addc(&ob, '}');
+	} else
+		out_null(&ob, "optimizer");
+	out_i64(&ob, "phase_runs", G.nruns);
+	out_i64(&ob, "loss_kernels", G.nloss + (training ? G.nargm : 0));
+	out_key(&ob, "loss_ops");
+	buf_addc(&ob, '[');
+	for (int i = 0, m = 0; i < G.nlossn; i++) {
+		int v = G.lossn[i];
+
+		if (v < 0 && !training)
+			continue;
+		if (m++)
+			buf_addc(&ob, ',');
+		v = v < 0 ? -v - 1 : v - 1;
+		out_esc(&ob, names[v].s, names[v].n);
+	}
+	buf_addc(&ob, ']');
+	if (ei == E_PER && P.per) {
+		out_key(&ob, "period");
+		buf_addc(&ob, '{');
+		buf_adds(&ob, "\"kernels\":");
+		out_int(&ob, (int64_t)P.per);
+		out_i64(&ob, "repeats", (int64_t)P.rep);
+		out_i64(&ob, "first", (int64_t)P.at);
+		out_i64(&ob, "searched", (int64_t)P.n);
+		buf_addc(&ob, '}');
+	} else
+		out_null(&ob, "period");
+	out_i64(&ob, "period_unsearched_kernels", G.pkmore);
+	out_key(&ob, "families");
+	buf_addc(&ob, '[');
+	for (int f = 0, m = 0; f <= nfam; f++) {
+		int64_t n = G.famn[f][0] + G.famn[f][1] + G.famn[f][2];
+
+		if (n == 0)
+			continue;
+		if (m++)
+			buf_addc(&ob, ',');
+		buf_adds(&ob, "{\"family\":");
+		out_esc(&ob, f < nfam ? famname[f] : "other", strlen(f < nfam ? famname[f] : "other"));
+		out_i64(&ob, "forward_kernels", G.famn[f][PH_FWD]);
+		out_i64(&ob, "backward_kernels", G.famn[f][PH_BWD]);
+		out_i64(&ob, "optimizer_kernels", G.famn[f][PH_OPT]);
+		putdur("kernel_sum", G.famsum[f][0] + G.famsum[f][1] + G.famsum[f][2]);
+		buf_addc(&ob, '}');
+	}
+	buf_addc(&ob, ']');
+	tb.len = 0;
+	for (int i = 0; i < G.nstage; i++) {
+		char st[96];
+
+		snprintf(st, sizeof st, "%s%s x%lld", i ? ", " : "", famname[G.stage[i]],
+		    (long long)G.stagen[i]);
+		buf_adds(&tb, st);
+	}
+	out_str(&ob, "forward_stages", tb.p ? tb.p : "", tb.len);
+	out_bool(&ob, "parallel_metadata", M.have);
+	out_key(&ob, "parallel_groups");
+	buf_addc(&ob, '[');
+	for (int i = 0; i < M.n; i++) {
+		if (i)
+			buf_addc(&ob, ',');
+		buf_adds(&ob, "{\"name\":");
+		out_esc(&ob, M.name[i], strlen(M.name[i]));
+		out_i64(&ob, "ranks", M.size[i]);
+		if (M.role[i] >= 0)
+			out_cstr(&ob, "role", roles[M.role[i]]);
+		else
+			out_null(&ob, "role");
+		buf_addc(&ob, '}');
+	}
+	buf_addc(&ob, ']');
 	rec_put(&ob, stdout);
 	G.unit = 0;
 	G.units++;
@@ -1653,12 +2158,237 @@ classof(const struct rfield *f, int flags)
 	return lastcls;
 }
 
+/* Training ------------------------------------------------------------ */
+
+/* The kernel x, of phase ph: phase runs, families, stages, loss ops. */
+static void
+phase_kernel(int ph, const struct lk *x, int fam, int64_t dur)
+{
+	if (G.nruns == 0 || G.lastrun.ph != ph) {
+		if (G.nruns > 0 && G.nruns <= NPREC)
+			G.runs[G.nruns - 1] = G.lastrun;
+		G.nruns++;
+		memset(&G.lastrun, 0, sizeof G.lastrun);
+		G.lastrun.ph = ph;
+		G.lastrun.first = x->name;
+		G.lastrun.s = x->s;
+	}
+	G.ph = ph;
+	G.lastrun.n++;
+	G.lastrun.sum += dur;
+	if (x->e > G.lastrun.e)
+		G.lastrun.e = x->e;
+	G.nph[ph]++;
+	G.phsum[ph] += dur;
+	if (ph == PH_OPT) {
+		if (G.opt_first < 0) {
+			G.opt_first = x->name;
+			G.opt_s = x->s;
+		}
+		if (x->e > G.opt_e)
+			G.opt_e = x->e;
+	}
+	if (fam < 0 || x->cls == C_COMM)
+		fam = nfam;	/* other (communication is counted apart) */
+	if (x->cls != C_COMM) {
+		G.famn[fam][ph]++;
+		G.famsum[fam][ph] += dur;
+	}
+	/* Stages: convolution / matmul runs of the first forward phase. */
+	if (ph == PH_FWD && G.nruns == 1 && fam < nfam &&
+	    (strcmp(famname[fam], "convolution") == 0 || strcmp(famname[fam], "matmul") == 0)) {
+		if (G.nstage > 0 && G.stage[G.nstage - 1] == fam)
+			G.stagen[G.nstage - 1]++;
+		else if (G.nstage < NSTAGE) {
+			G.stage[G.nstage] = fam;
+			G.stagen[G.nstage++] = 1;
+		}
+	}
+}
+
+static void
+lossname(int name, int argmax)
+{
+	int v = argmax ? -(name + 1) : name + 1;
+
+	for (int i = 0; i < G.nlossn; i++)
+		if (G.lossn[i] == v)
+			return;
+	if (G.nlossn < 4)
+		G.lossn[G.nlossn++] = v;
+}
+
+/*
+ * The role of a communication kernel: its group in the parallel-group
+ * metadata; else the only parallel dimension with more than one rank;
+ * else, for a collective after backward kernels, data parallel (gradient
+ * buckets); else the name rules.
+ */
+static int
+commrole(const char *raw, size_t n, int fl, int namerole, int ph, int *group, int *src)
+{
+	int oi = lookup(raw, n);
+
+	*group = oi >= 0 && (size_t)oi < capopg ? opg[oi] - 1 : -1;
+	for (int i = 0; *group >= 0 && i < M.n; i++)
+		if (M.role[i] >= 0 && strcmp(M.key[i], names[*group].s) == 0) {
+			*src = RS_GROUP;
+			return M.role[i];
+		}
+	if ((fl & F_P2P) && r_pp >= 0) {
+		*src = M.ppsize > 1 ? RS_DIMS : RS_NAME;
+		return r_pp;
+	}
+	/* An all-to-all is expert parallel by its nature. */
+	if ((fl & F_A2A) && r_ep >= 0) {
+		*src = M.epsize > 1 ? RS_DIMS : RS_NAME;
+		return r_ep;
+	}
+	if (M.have && M.dims >= 0) {
+		*src = RS_DIMS;
+		return M.dims;
+	}
+	if (G.nbwd >= minbwd && ph != PH_FWD && r_dp >= 0) {
+		*src = RS_POS;
+		return r_dp;
+	}
+	*src = RS_NAME;
+	return namerole;
+}
+
+static void
+comm_tally(const struct lk *x, int group, int src, int ph, int64_t dur)
+{
+	struct cb *c = NULL;
+
+	for (int i = 0; i < G.ncb && c == NULL; i++)
+		if (G.cb[i].name == x->name && G.cb[i].group == group &&
+		    G.cb[i].role == x->role && G.cb[i].src == src)
+			c = &G.cb[i];
+	if (c == NULL && G.ncb < MAXCB) {
+		c = &G.cb[G.ncb++];
+		memset(c, 0, sizeof *c);
+		c->name = x->name;
+		c->group = group;
+		c->role = x->role;
+		c->src = src;
+	} else if (c == NULL)
+		c = &G.cb[MAXCB - 1];	/* full: the last one takes the rest */
+	c->n++;
+	c->sum += dur;
+	c->nph[ph]++;
+}
+
+/* profiler_metadata.json beside the profile: its parallel groups. */
+static void
+readmeta(const char *dir, size_t n)
+{
+	struct buf pb = {0};
+	jv doc, pg;
+
+	for (int i = 0; i < M.n; i++) {
+		free(M.key[i]);
+		free(M.name[i]);
+	}
+	memset(&M, 0, sizeof M);
+	M.dims = -1;
+	if (dir == NULL)
+		return;
+	buf_add(&pb, dir, n);
+	buf_adds(&pb, "/profiler_metadata.json");
+	doc = jv_load_file(pb.p, 0);	/* an array of the file's JSON texts */
+	buf_free(&pb);
+	if (jv_get_kind(doc) != JV_KIND_ARRAY || jv_array_length(jv_copy(doc)) != 1) {
+		jv_free(doc);
+		return;
+	}
+	doc = jv_array_get(doc, 0);
+	pg = jv_get_kind(doc) == JV_KIND_OBJECT ?
+	    jv_object_get(doc, jv_string("parallel_group_info")) : (jv_free(doc), jv_invalid());
+	if (jv_get_kind(pg) != JV_KIND_OBJECT) {
+		jv_free(pg);
+		return;
+	}
+	M.have = 1;
+	jv_object_foreach(pg, k, v) {
+		jv gn = jv_get_kind(v) == JV_KIND_OBJECT ?
+		    jv_object_get(jv_copy(v), jv_string("group_name")) : jv_invalid();
+		jv gr = jv_get_kind(v) == JV_KIND_OBJECT ?
+		    jv_object_get(jv_copy(v), jv_string("global_ranks")) : jv_invalid();
+
+		if (M.n < MAXGROUP && jv_get_kind(gn) == JV_KIND_STRING) {
+			int i = M.n++;
+
+			M.key[i] = xstrdup(jv_string_value(k));
+			M.name[i] = xstrdup(jv_string_value(gn));
+			M.size[i] = jv_get_kind(gr) == JV_KIND_ARRAY ? jv_array_length(jv_copy(gr)) : 0;
+			M.role[i] = -1;
+			for (int g = 0; g < ngr && M.role[i] < 0; g++)
+				for (const char *const *gl = grglob[g]; *gl; gl++)
+					if (fnmatch(*gl, M.name[i], 0) == 0) {
+						M.role[i] = roleidx(grname[g]);
+						break;
+					}
+		}
+		jv_free(gn);
+		jv_free(gr);
+		jv_free(k);
+		jv_free(v);
+	}
+	jv_free(pg);
+	/* The collective dimensions with more than one rank. */
+	for (int i = 0, many = 0; i < M.n; i++) {
+		if (M.role[i] < 0 || M.size[i] < 2)
+			continue;
+		if (M.role[i] == r_pp) {
+			if (M.size[i] > M.ppsize)
+				M.ppsize = M.size[i];
+			continue;
+		}
+		if (M.role[i] == r_ep && M.size[i] > M.epsize)
+			M.epsize = M.size[i];
+		if (M.dims < 0 && !many)
+			M.dims = M.role[i];
+		else if (M.dims != M.role[i]) {
+			M.dims = -1;
+			many = 1;
+		}
+	}
+}
+
+/* A comm record (communication.json): op -> group. */
+static void
+commrec(struct rin *r)
+{
+	struct buf ob2 = {0};
+	int op;
+
+	if (nopg >= OPGCAP || rin_scan(r) != 0 || rin_str(r, "op", &tmp) != 0)
+		return;
+	op = intern(tmp.p, tmp.len);
+	if (rin_str(r, "group", &ob2) == 0) {
+		int g = intern(ob2.p, ob2.len);
+
+		if ((size_t)op >= capopg) {
+			size_t nc = (size_t)op + 1 > 2 * capopg ? (size_t)op + 1 : 2 * capopg;
+
+			opg = xreallocarray(opg, nc, sizeof *opg);
+			memset(opg + capopg, 0, (nc - capopg) * sizeof *opg);
+			capopg = nc;
+		}
+		if (opg[op] == 0)
+			nopg++;
+		opg[op] = g + 1;
+	}
+	buf_free(&ob2);
+}
+
 static int
 kernelrec(struct rin *r)
 {
 	struct sr_kern k;
 	struct lk x;
-	int o, fl;
+	int o, fl, fam, ph, newstep, group = -1, src = RS_NAME;
 	int64_t gap;
 
 	if (!G.active) {
@@ -1681,6 +2411,7 @@ kernelrec(struct rin *r)
 		x.name = kn->norm;
 		x.flags = kn->flags;
 		x.role = kn->role;
+		fam = kn->fam;
 	}
 	if ((o = sr_order(&G.ord, r, &k)) < 0)
 		return -1;
@@ -1697,6 +2428,28 @@ kernelrec(struct rin *r)
 		x.role = k.dur < small_ns ? rsmall : rother;
 	x.s = k.start;
 	x.e = k.end;
+	newstep = G.havepk && !samestep(&G.pkstep, G.pkstepk, k.step);
+	G.stepser += newstep;
+	/* The phase: gradients start backward, optimizer kernels the update. */
+	ph = G.ph;
+	if (fl & F_BWD) {
+		ph = PH_BWD;
+		G.nbwd++;
+	} else if (fl & F_OPT) {
+		ph = PH_OPT;
+		G.nopt++;
+	} else if (ph != PH_FWD && ((fl & (F_FIA | F_ANCH)) || (ph == PH_OPT && newstep)))
+		ph = PH_FWD;
+	if (!(fl & F_BWD) && (fl & (F_LOSS | F_SAMP))) {
+		G.nloss += !!(fl & F_LOSS);
+		G.nargm += !(fl & F_LOSS);
+		lossname(x.name, !(fl & F_LOSS));
+	}
+	if (x.cls == C_COMM) {
+		x.role = commrole(nmb.p, nmb.len, fl, x.role, ph, &group, &src);
+		comm_tally(&x, group, src, ph, k.dur);
+	}
+	phase_kernel(ph, &x, fam, k.dur);
 	gap = G.havek ? k.start - G.maxend : -1;
 	if (!G.havek) {
 		G.havek = 1;
@@ -1736,9 +2489,15 @@ kernelrec(struct rin *r)
 
 	eng_kernel(&G.e[E_FIA], E_FIA, &x, fl & F_FIA, k.dur, k.step, gap);
 	eng_kernel(&G.e[E_ATT], E_ATT, &x, fl & F_ANCH, k.dur, k.step, gap);
-	eng_kernel(&G.e[E_COMM], E_COMM, &x, x.cls == C_COMM, k.dur, k.step, gap);
-	eng_kernel(&G.e[E_STEP], E_STEP, &x, !G.havepk || !samestep(&G.pkstep, G.pkstepk, k.step),
-	    k.dur, k.step, gap);
+	/* Kept for the period search, when there is no attention anchor. */
+	if (G.npk < maxpk) {
+		if (G.npk == G.cappk) {
+			G.cappk = G.cappk ? 2 * G.cappk : 1024;
+			G.pk = xreallocarray(G.pk, G.cappk, sizeof *G.pk);
+		}
+		G.pk[G.npk++] = (struct pk){ x, k.dur, gap, k.step ? G.stepser : -1, fam, ph };
+	} else
+		G.pkmore++;
 	G.havepk = 1;
 	keepstep(&G.pkstep, &G.pkstepk, k.step);
 	if (k.end > G.maxend)
@@ -1782,6 +2541,8 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		return 0;
 	if (sr_is(t, n, "op_stat"))
 		return opstatrec(r);
+	if (sr_is(t, n, "comm") && G.active && G.ksec == 0)
+		commrec(r);
 	if (sr_is(t, n, "profile")) {
 		if (rin_scan(r) != 0)
 			return -1;
@@ -1799,6 +2560,14 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		else
 			buf_adds(&G.prof, "null");
 		G.haveorigin = 0;
+		if (opg)
+			memset(opg, 0, capopg * sizeof *opg);
+		nopg = 0;
+		tmp.len = 0;
+		if ((f = rin_get(r, "path")) != NULL && rf_str(f, &tmp) == 0 && tmp.len > 0)
+			readmeta(tmp.p, tmp.len);
+		else
+			readmeta(NULL, 0);
 		if ((f = rin_get(r, "origin_us")) != NULL && rf_str(f, &tmp) == 0 &&
 		    dec_us2ns(tmp.p, tmp.len, &G.origin) == 0)
 			G.haveorigin = 1;
