@@ -332,10 +332,12 @@ static int
 loadnamed(const char *key, const char *field, char **name, const char *const **glob,
     int at, int max)
 {
-	jv all = jv_parse(rules_json()), r;
+	char path[64];
+	jv r;
 	int n;
 
-	r = jv_object_get(jv_object_get(all, jv_string("fia")), jv_string(key));
+	snprintf(path, sizeof path, "fia.%s", key);
+	r = rules_get(path);
 	if (jv_get_kind(r) != JV_KIND_ARRAY)
 		die("rules: \"fia.%s\" must be a list of {\"%s\", \"names\"}", key, field);
 	n = jv_array_length(jv_copy(r));

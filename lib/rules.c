@@ -226,6 +226,12 @@ lookup(const char *key)
 	return v;
 }
 
+jv
+rules_get(const char *key)
+{
+	return lookup(key);
+}
+
 int64_t
 rules_ns(const char *key, double unit_ns)
 {

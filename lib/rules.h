@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include <jv.h>
+
 /* Load the defaults, then path if not NULL (else $ASC_RULES if set).
  * A missing or invalid file, or a key of the wrong kind, exits EX_SYS. */
 void		 rules_load(const char *path);
@@ -22,6 +24,8 @@ double		 rules_num(const char *key);
 int64_t		 rules_ns(const char *key, double unit_ns);
 const char	*rules_str(const char *key);
 const char	*const *rules_list(const char *key);
+/* Any value by dotted path, as a jv the caller frees. */
+jv		 rules_get(const char *key);
 /* Does name match any glob of the list at key? */
 int		 rules_match(const char *key, const char *name);
 /* The merged rules as one line of JSON (for provenance in outputs). */
