@@ -160,6 +160,6 @@ dec_ratio(char *buf, int64_t num, int64_t den)
 		return dec_fmt(buf, 0, 6);
 	q = ((__int128)num * 2000000 + den) / (2 * (__int128)den);
 	if (num < 0)
-		q = -(((__int128)-num * 2000000 + den) / (2 * (__int128)den));
+		q = -((-(__int128)num * 2000000 + den) / (2 * (__int128)den));
 	return dec_fmt(buf, (int64_t)q, 6);
 }

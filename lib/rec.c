@@ -479,7 +479,8 @@ scannext(struct rin *r)
 		return -1;
 	f->v = p;
 	f->vlen = (size_t)(q - p);
-	if (nonfinite(f->v, f->vlen)) {
+	/* libjq 1.6 reads NaN, Infinity and +5; JSON has none of them. */
+	if (nonfinite(f->v, f->vlen) || f->v[0] == '+') {
 		snprintf(r->err, sizeof r->err, "field \"%.*s\": %.*s is not JSON",
 		    (int)(f->klen > 40 ? 40 : f->klen), f->k,
 		    (int)(f->vlen > 12 ? 12 : f->vlen), f->v);
@@ -768,7 +769,8 @@ rf_i64(const struct rfield *f, int64_t *out)
 {
 	int64_t v;
 
-	if (f == NULL || f->vlen == 0 || f->v[0] == '"' || rf_isnull(f))
+	/* JSON has no "+5": a sign is only "-". */
+	if (f == NULL || f->vlen == 0 || f->v[0] == '"' || f->v[0] == '+' || rf_isnull(f))
 		return -1;
 	/* Plain digits, the common case, inline. */
 	if (f->vlen <= 18) {

@@ -26,15 +26,27 @@ sr_kernel(struct rin *r, struct sr_kern *k)
 		snprintf(r->err, sizeof r->err, "kernel has no integer \"start_ns\"");
 		return -1;
 	}
-	if (rin_i64(r, "dur_ns", &k->dur) != 0) {
-		if (rin_i64(r, "end_ns", &k->end) != 0) {
-			snprintf(r->err, sizeof r->err,
-			    "kernel has no integer \"dur_ns\" or \"end_ns\"");
-			return -1;
-		}
-		k->dur = k->end - k->start;
-	} else if (rin_i64(r, "end_ns", &k->end) != 0)
-		k->end = k->start + k->dur;
+	/* dur_ns and end_ns: either may be absent, neither may be wrong. */
+	const struct rfield *fd = rin_get(r, "dur_ns"), *fe = rin_get(r, "end_ns");
+	int hasdur = fd && !rf_isnull(fd), hasend = fe && !rf_isnull(fe);
+
+	if ((hasdur && rf_i64(fd, &k->dur) != 0) || (hasend && rf_i64(fe, &k->end) != 0)) {
+		snprintf(r->err, sizeof r->err, "kernel \"%s\" is not an integer",
+		    hasdur && rf_i64(fd, &k->dur) != 0 ? "dur_ns" : "end_ns");
+		return -1;
+	}
+	if (!hasdur && !hasend) {
+		snprintf(r->err, sizeof r->err, "kernel has no integer \"dur_ns\" or \"end_ns\"");
+		return -1;
+	}
+	if (!hasdur && __builtin_sub_overflow(k->end, k->start, &k->dur)) {
+		snprintf(r->err, sizeof r->err, "kernel \"end_ns\" - \"start_ns\" overflows");
+		return -1;
+	}
+	if (!hasend && __builtin_add_overflow(k->start, k->dur, &k->end)) {
+		snprintf(r->err, sizeof r->err, "kernel \"start_ns\" + \"dur_ns\" overflows");
+		return -1;
+	}
 	if (k->end < k->start) {
 		snprintf(r->err, sizeof r->err, "kernel ends before it starts "
 		    "(\"end_ns\" %lld < \"start_ns\" %lld)",

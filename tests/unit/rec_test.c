@@ -390,10 +390,13 @@ test_jq16(void)
 		}
 	}
 
-	/* libjq 1.6 leniencies the fallback inherits: +1, .5, 1., 01 are
-	 * accepted and normalised. */
-	CHECK(scanone(&r, "{\"a\":+1,\"b\":.5,\"c\":1.,\"d\":01}") == 0);
-	CHECK(i64is(&r, "a", 1) && i64is(&r, "c", 1) && i64is(&r, "d", 1));
+	/* libjq 1.6 leniencies the fallback inherits: .5, 1., 01 are
+	 * accepted and normalised; a leading + is refused (issue 15). */
+	CHECK(scanone(&r, "{\"a\":+1}") == -1);
+	CHECK(strstr(r.err, "is not JSON") != NULL);
+	done(&r);
+	CHECK(scanone(&r, "{\"b\":.5,\"c\":1.,\"d\":01}") == 0);
+	CHECK(i64is(&r, "c", 1) && i64is(&r, "d", 1));
 	CHECK(rawis(rin_get(&r, "b"), "0.5"));
 	done(&r);
 
