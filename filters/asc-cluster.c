@@ -73,8 +73,6 @@ struct rank {
 	struct rstep *steps;
 	int	 nbw;
 	struct tbw *bw;
-	int	 ncomm;			/* index of its first cinst is not needed */
-	int64_t	 late_delay;		/* worst arrival delay as late rank */
 };
 
 struct cinst {
@@ -433,7 +431,10 @@ onlink(struct rin *in, int ri)
 	const struct rfield *f;
 	char *tr = getstr(in, "transport");
 
-	if (tr == NULL || rules_match("cluster.link_ignore_transports", tr)) {
+	f = rin_get(in, "size_mb");
+	/* Small transfers measure latency, not bandwidth. */
+	if (tr == NULL || rules_match("cluster.link_ignore_transports", tr) ||
+	    f == NULL || rf_isnull(f) || strtod(f->v, NULL) < rules_num("cluster.link_min_size_mb")) {
 		free(tr);
 		return;
 	}
@@ -765,6 +766,7 @@ struct coll {
 	size_t	 first, n;		/* span of cis */
 	int	 late, early;		/* rank indexes */
 	int64_t	 skew, caused, delay;	/* delay: late start - median of others */
+	int64_t	 at;			/* the late rank's start, absolute */
 	double	 waited_ms;		/* measured wait of the others, -1 unknown */
 };
 
@@ -1108,7 +1110,7 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 	/* Collectives: the same op of a group in the same step on several
 	 * ranks. */
 	for (size_t a = cfirst, b; a < cend; a = b) {
-		struct coll c = { a, 0, -1, -1, 0, 0, 0, -1 };
+		struct coll c = { a, 0, -1, -1, 0, 0, 0, 0, -1 };
 		int64_t mx = INT64_MIN, mn = INT64_MAX;
 
 		for (b = a; b < cend && strcmp(cis[b].group, cis[a].group) == 0 &&
@@ -1127,6 +1129,7 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 				mn = cis[i].start_abs, c.early = cis[i].rank;
 		}
 		c.skew = mx - mn;
+		c.at = mx;
 		for (size_t i = a, k = 0; i < b; i++) {
 			c.caused += mx - cis[i].start_abs;
 			if (cis[i].rank != c.late) {
@@ -1139,8 +1142,6 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 		if ((double)c.skew >= skew_min) {
 			nsig++;
 			latecount[c.late]++;
-			if (c.delay > ranks[c.late].late_delay)
-				ranks[c.late].late_delay = c.delay;
 		}
 		cl = xreallocarray(cl, ncl + 1, sizeof *cl);
 		cl[ncl++] = c;
@@ -1195,10 +1196,12 @@ skip:
 
 		if ((double)latecount[ri] <= rules_num("cluster.late_share") * (double)nsig)
 			continue;
+		/* The chain is told at its first late arrival: later ones
+		 * carry the drift of the steps before (the others waited). */
 		for (size_t k = 0; k < ncl; k++)
 			if (cl[k].late == ri && (double)cl[k].skew >= skew_min) {
 				tot += cl[k].caused;
-				if (w == NULL || cl[k].delay > w->delay)
+				if (w == NULL || cl[k].at < w->at)
 					w = &cl[k];
 			}
 		/* Its step against the median of the others' same step. */
@@ -1273,8 +1276,8 @@ skip:
 		put_rank(r);
 		out_i64(&rb, "late_at", latecount[ri]);
 		out_i64(&rb, "significant_collectives", (int64_t)nsig);
-		out_cstr(&rb, "worst_op", cis[w->first].op);
-		out_cstr(&rb, "worst_step", cis[w->first].step);
+		out_cstr(&rb, "first_late_op", cis[w->first].op);
+		out_cstr(&rb, "first_late_step", cis[w->first].step);
 		put_ns(&rb, "delay", w->delay);
 		put_ns(&rb, "wait_caused_total", tot);
 		put_ns(&rb, "step_start_delta", dstart);
@@ -1288,7 +1291,7 @@ skip:
 		if (md)
 			fprintf(md, "\n## Late rank: %s\n\n%s is the last to arrive at %d of %zu collectives with a skew of at least %g µs; the others wait %s for it in all.\n\n%s.\n\nCause: %s.\n",
 			    rname(r, nm), rname(r, t5), latecount[ri], nsig, skew_min / 1000, hd(tot, t1), chain, cause);
-		addreco(w->delay, "%s arrives %s late at collectives (%d of %zu): %s; every rank of its group waits for it.",
+		addreco(w->delay, "%s arrives %s late at its first late collective (%d of %zu): %s; every rank of its group waits for it.",
 		    rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, cause);
 	}
 
@@ -1327,8 +1330,9 @@ skip:
 				nl++;
 		for (size_t a = 0; a < nlink; a++) {
 			struct link *l = &links[a];
-			double *bw, m;
+			double *bw, m, lbw, lloss;
 			size_t n = 0;
+			int lsteps;
 
 			if (ranks[l->rank].job != (int)(j - jobs) || l->bw <= 0)
 				continue;
@@ -1348,12 +1352,37 @@ skip:
 				}
 			m = n % 2 ? bw[n / 2] : (bw[n / 2 - 1] + bw[n / 2]) / 2;
 			free(bw);
-			if (n < 3 || l->bw >= rules_num("cluster.slow_link_fraction") * m)
+			/* One verdict per link: its mean over the steps, told at
+			 * its first entry. */
+			{
+				double sbw = 0, sloss = 0;
+				int steps = 0, first = 1;
+
+				for (size_t b = 0; b < nlink; b++) {
+					struct link *q = &links[b];
+
+					if (q->rank != l->rank || q->bw <= 0 || strcmp(q->group, l->group) != 0 ||
+					    strcmp(q->cls, l->cls) != 0 || strcmp(q->link, l->link) != 0 ||
+					    strcmp(q->transport, l->transport) != 0)
+						continue;
+					if (b < a)
+						first = 0;
+					sbw += q->bw;
+					sloss += q->time_ms - q->size_mb / m;
+					steps++;
+				}
+				if (!first)
+					continue;
+				lbw = sbw / steps;
+				lloss = sloss / steps;
+				lsteps = steps;
+			}
+			if (n < 3 || lbw >= rules_num("cluster.slow_link_fraction") * m)
 				continue;
 			nslow++;
 			{
 				char nm[64], t[64];
-				int64_t stake = (int64_t)((l->time_ms - l->size_mb / m) * 1e6);
+				int64_t stake = (int64_t)(lloss * 1e6);
 
 				rbegin("slow_link", j);
 				put_rank(&ranks[l->rank]);
@@ -1361,25 +1390,25 @@ skip:
 				out_cstr(&rb, "op_class", l->cls);
 				out_cstr(&rb, "link", l->link);
 				out_cstr(&rb, "transport", l->transport);
-				out_cstr(&rb, "op", l->op);
-				snprintf(t, sizeof t, "%.4f", l->bw);
+				out_i64(&rb, "entries", lsteps);
+				snprintf(t, sizeof t, "%.4f", lbw);
 				out_raw(&rb, "bandwidth_gbps", t, strlen(t));
 				snprintf(t, sizeof t, "%.4f", m);
 				out_raw(&rb, "median_gbps", t, strlen(t));
-				snprintf(t, sizeof t, "%.4f", l->bw / m);
+				snprintf(t, sizeof t, "%.4f", lbw / m);
 				out_raw(&rb, "fraction", t, strlen(t));
 				put_ns(&rb, "time_at_stake", stake);
 				rput();
 				if (md) {
 					if (!head)
-						fprintf(md, "\n## Slow links\n\nLinks below %g of the median bandwidth of their transport and op class in the job.\n\n| rank | link | transport | op class | bandwidth | median | time lost |\n|---|---|---|---|---|---|---|\n",
+						fprintf(md, "\n## Slow links\n\nLinks below %g of the median bandwidth of their transport and op class in the job.\n\n| rank | link | transport | op class | bandwidth | median | time lost per op |\n|---|---|---|---|---|---|---|\n",
 						    rules_num("cluster.slow_link_fraction"));
 					head = 1;
 					fprintf(md, "| %s | %s | %s | %s | %.3g GB/s | %.3g GB/s | %s |\n",
-					    rname(&ranks[l->rank], nm), l->link, l->transport, l->cls, l->bw, m, hd(stake, t1));
+					    rname(&ranks[l->rank], nm), l->link, l->transport, l->cls, lbw, m, hd(stake, t1));
 				}
 				addreco(stake, "%s: link %s (%s, %s) runs at %.3g GB/s against a median of %.3g GB/s: check that link (cabling, HCCS/RDMA port, HCCL_ALGO / HCCL_RDMA_TC settings).",
-				    rname(&ranks[l->rank], nm), l->link, l->transport, l->cls, l->bw, m);
+				    rname(&ranks[l->rank], nm), l->link, l->transport, l->cls, lbw, m);
 			}
 		}
 		if (md && nl == 0)
@@ -1466,6 +1495,8 @@ main(int argc, char **argv)
 		exit(EX_DATA);
 	}
 	makejobs(onejob);
+	if (njob > 1)
+		warnmsg("%d unrelated jobs in the input (parent directory or capture metadata differ): analysed apart, not merged", njob);
 	/* Collectives grouped by job, group, step, op and occurrence. */
 	qsort(cis, ncis, sizeof *cis, cmpci);
 	if (outdir) {
