@@ -1,11 +1,20 @@
 /*
  * asc-attrib: soft host attribution of bubbles.  Per profile, hold the
- * "bubble" windows, sweep the leaf "host" events once in start order
- * against them, and at the end of the profile write an "attribution"
- * record per bubble (host coverage, sync / comm marker overlap, host
- * parallelism, candidate labels with their evidence, the nearest host op),
- * an "attribution_step" record per step (COMM_SYNC_RISK) and an
+ * "bubble" windows, sweep the "host" events once in start order against
+ * them, and at the end of the profile write an "attribution" record per
+ * bubble (host coverage, sync / comm marker overlap, host parallelism,
+ * named host causes, candidate labels with their evidence, the nearest
+ * host op), an "attribution_step" record per step (COMM_SYNC_RISK) and an
  * "attribution_summary" record.
+ *
+ * Leafness is decided here, not taken from the records: an event is
+ * context only when another event of its thread (pid, tid) lies wholly
+ * inside it; a partial overlap does not make it context.  Python and
+ * CANN record the same OS thread under two pids: keeping them apart
+ * keeps a Python op's own time as evidence when a CANN call lies inside
+ * it.  An event waits in a queue until its leafness is known (a
+ * contained event arrives, or the sweep passes its end); the queue is
+ * processed in start order.
  */
 #include <fnmatch.h>
 #include <math.h>
@@ -21,6 +30,8 @@
 #include "util.h"
 
 #define EVN	5		/* evidence events kept per label */
+#define MAXFAM	15		/* named host cause families; one more: "other" */
+#define NOFAM	255
 #define PPM	1000000
 #define NOID	UINT32_MAX
 
@@ -43,6 +54,7 @@ struct istr {
 	size_t		 off;
 	uint32_t	 len;
 	int		 cls;
+	unsigned char	 nfam, cfam;	/* family as a name, as a category */
 };
 
 static struct {
@@ -80,9 +92,13 @@ struct hop {
 	int64_t		 tid, s, e, ov;
 };
 
-/* What the host did in a window: allocated when a leaf event first touches it. */
+/*
+ * What the host did in a window: allocated when an event first touches
+ * it.  fam[f] is the union of the events of families 0..f (the priority
+ * order, "other" last), so family f alone holds |fam[f]| - |fam[f-1]|.
+ */
 struct wst {
-	struct run	 any, sync, comm;
+	struct run	 any, sync, comm, fam[MAXFAM + 1];
 	struct thr	*th;
 	int		 nth, capth;
 	struct top	 tany, *tsync, *tcomm;
@@ -104,6 +120,23 @@ struct step {
 	uint32_t	 devn, sidn, gidn;
 	int		 real;			/* a step, not only a global window's holder */
 	int64_t		 sig, partial, commsync, covered, untraced;
+	int64_t		 cause[MAXFAM + 1];
+};
+
+/* A host event waiting for its leafness. */
+enum { Q_PENDING, Q_LEAF, Q_CONTEXT };
+struct qev {
+	uint32_t	 name, frame;	/* frame NOID: none */
+	int64_t		 pid, tid, s, e;
+	int		 cls, state;
+	unsigned char	 fam;
+};
+
+/* A thread: its queued events that may still contain another. */
+struct othr {
+	int64_t		 pid, tid;
+	uint64_t	*open;		/* queue positions */
+	size_t		 n, cap;
 };
 
 static struct {
@@ -115,12 +148,20 @@ static struct {
 	size_t		*act, nact, capact;
 	struct step	*st;
 	size_t		 nst, capst;
-	int64_t		 nhost, nleaf, lasthost;
+	int64_t		 nhost, nleaf, lasthost, firsthost;
 	/* The leaf op with the latest end so far. */
 	struct hop	 last;
-	struct buf	 lframe;	/* its raw frame while not interned */
-	int		 lframeraw;
+	struct qev	*q;		/* ring: [qhead, qtail) by start */
+	uint64_t	 qhead, qtail, qcap;
+	struct othr	*th;
+	size_t		 nth, capth, lastth;
 } P;
+
+/* Host cause families in priority order; index nfam is "other". */
+static int nfam;
+static const char *famname[MAXFAM + 1];
+static const char *const *famnames[MAXFAM], *const *famcats[MAXFAM];
+static unsigned char famany[MAXFAM + 1];
 
 static int64_t syncppm, commppm, untrppm, launchppm, serialppm, shareppm;
 static const char *const *stepmarks, *const *syncmarks, *const *commmarks;
@@ -189,10 +230,18 @@ intern(const char *s, size_t n)
 		struct rfield f = { NULL, s, 0, n };
 
 		I.v[I.n].cls = 0;
-		if (rf_str(&f, &tmp) == 0)
+		I.v[I.n].nfam = I.v[I.n].cfam = NOFAM;
+		if (rf_str(&f, &tmp) == 0) {
 			I.v[I.n].cls = (globs(syncmarks, tmp.p) ? 1 : 0) |
 			    (globs(commmarks, tmp.p) ? 2 : 0) |
 			    (globs(stepmarks, tmp.p) ? 4 : 0);
+			for (int k = nfam - 1; k >= 0; k--) {
+				if (globs(famnames[k], tmp.p))
+					I.v[I.n].nfam = (unsigned char)k;
+				if (globs(famcats[k], tmp.p))
+					I.v[I.n].cfam = (unsigned char)k;
+			}
+		}
 	}
 	I.slot[i] = I.n + 1;
 	return I.n++;
@@ -269,6 +318,10 @@ reset(void)
 	}
 	P.nw = P.nst = P.nopen = P.nact = 0;
 	P.nhost = P.nleaf = 0;
+	P.qhead = P.qtail = 0;
+	for (size_t i = 0; i < P.nth; i++)
+		free(P.th[i].open);
+	P.nth = P.lastth = 0;
 	P.hostsec = P.sorted = 0;
 	P.last.name = NOID;
 	P.arena.len = 0;
@@ -430,13 +483,8 @@ openupto(int64_t t, int all)
 	while (P.nopen < P.nw && (all || P.w[P.ord[P.nopen]].s <= t)) {
 		struct win *w = &P.w[P.ord[P.nopen++]];
 
-		if (P.last.name != NOID && P.last.e <= w->s) {
-			if (P.lframeraw) {
-				P.last.frame = intern(P.lframe.p, P.lframe.len);
-				P.lframeraw = 0;
-			}
+		if (P.last.name != NOID && P.last.e <= w->s)
 			w->before = P.last;
-		}
 		if (P.nact == P.capact) {
 			P.capact = P.capact ? 2 * P.capact : 16;
 			P.act = xreallocarray(P.act, P.capact, sizeof *P.act);
@@ -445,15 +493,13 @@ openupto(int64_t t, int all)
 	}
 }
 
-struct hev {
-	const struct rfield	*frame;
-	uint32_t		 name, fid;	/* fid NOID - 1: not interned yet */
-	int64_t			 pid, tid, s, e;
-	int			 cls;
-};
-
+/*
+ * Event h covers [a, b) of window w.  Sync and comm markers count at any
+ * depth, so do the families of host_cause_any_depth; the rest (coverage,
+ * threads, evidence, the top op, the other families) only for leaves.
+ */
 static void
-touch(struct win *w, struct hev *h, int64_t a, int64_t b)
+touch(struct win *w, const struct qev *h, int64_t a, int64_t b, int leaf)
 {
 	struct wst *st = w->st;
 	struct thr *t = NULL;
@@ -464,8 +510,6 @@ touch(struct win *w, struct hev *h, int64_t a, int64_t b)
 		st = w->st = xcalloc(1, sizeof *st);
 		st->best.name = NOID;
 	}
-	run_add(&st->any, a, b);
-	top_add(&st->tany, h->name, h->tid, b - a);
 	if (h->cls & 1) {
 		if (st->tsync == NULL)
 			st->tsync = xcalloc(1, sizeof *st->tsync);
@@ -478,6 +522,13 @@ touch(struct win *w, struct hev *h, int64_t a, int64_t b)
 		run_add(&st->comm, a, b);
 		top_add(st->tcomm, h->name, h->tid, b - a);
 	}
+	if (leaf || famany[h->fam])
+		for (int f = h->fam; f <= nfam; f++)
+			run_add(&st->fam[f], a, b);
+	if (!leaf)
+		return;
+	run_add(&st->any, a, b);
+	top_add(&st->tany, h->name, h->tid, b - a);
 	for (int i = 0; i < st->nth; i++)
 		if (st->th[i].tid == h->tid && st->th[i].pid == h->pid) {
 			t = &st->th[i];
@@ -495,10 +546,8 @@ touch(struct win *w, struct hev *h, int64_t a, int64_t b)
 	}
 	run_add(&t->u, a, b);
 	if (st->best.name == NOID || b - a > st->best.ov) {
-		if (h->fid == NOID - 1)
-			h->fid = h->frame ? intern(h->frame->v, h->frame->vlen) : NOID;
 		st->best.name = h->name;
-		st->best.frame = h->fid;
+		st->best.frame = h->frame;
 		st->best.tid = h->tid;
 		st->best.s = h->s;
 		st->best.e = h->e;
@@ -514,12 +563,11 @@ touch(struct win *w, struct hev *h, int64_t a, int64_t b)
  * events make this the hottest loop of the filter.
  */
 struct hraw {
-	const char		*name;		/* raw JSON string */
-	size_t			 namelen;
+	const char		*name, *cat;	/* raw JSON strings; cat NULL: none */
+	size_t			 namelen, catlen;
 	const struct rfield	*frame;		/* NULL: none */
 	struct rfield		 fr;		/* the fast path's frame */
 	int64_t			 pid, tid, s, e;
-	int			 leaf;
 };
 
 static const char *
@@ -578,10 +626,11 @@ hostfast(const struct rin *r, struct hraw *h)
 	CSTR(",\"profile\":", &v, &n);
 	CSTR(",\"src\":", &v, &n);
 	CSTR(",\"name\":", &h->name, &h->namelen);
+	h->cat = NULL;
 	if ((size_t)(e - p) >= 11 && memcmp(p, ",\"cat\":null", 11) == 0)
 		p += 11;	/* CANN API events have no category */
 	else
-		CSTR(",\"cat\":", &v, &n);
+		CSTR(",\"cat\":", &h->cat, &h->catlen);
 	CSTR(",\"process\":", &v, &n);
 	CINT(",\"pid\":", &h->pid);
 	CINT(",\"tid\":", &h->tid);
@@ -589,10 +638,11 @@ hostfast(const struct rin *r, struct hraw *h)
 	CINT(",\"dur_ns\":", &x);
 	CINT(",\"end_ns\":", &h->e);
 	CINT(",\"depth\":", &x);
+	/* ingest's leaf value is not used: leafness is decided here */
 	if ((size_t)(e - p) >= 12 && memcmp(p, ",\"leaf\":true", 12) == 0)
-		h->leaf = 1, p += 12;
+		p += 12;
 	else if ((size_t)(e - p) >= 13 && memcmp(p, ",\"leaf\":false", 13) == 0)
-		h->leaf = 0, p += 13;
+		p += 13;
 	else
 		return -1;
 	h->frame = NULL;
@@ -613,7 +663,7 @@ hostfast(const struct rin *r, struct hraw *h)
 static int
 hostgeneral(struct rin *r, struct hraw *h)
 {
-	const struct rfield *name;
+	const struct rfield *name, *cat;
 
 	if (rin_scan(r) != 0)
 		return -1;
@@ -640,10 +690,6 @@ hostgeneral(struct rin *r, struct hraw *h)
 		    "after %lld)", (long long)h->s, (long long)P.lasthost);
 		return -1;
 	}
-	if (rf_bool(rin_get(r, "leaf"), &h->leaf) != 0) {
-		snprintf(r->err, sizeof r->err, "host has no boolean \"leaf\"");
-		return -1;
-	}
 	name = rin_get(r, "name");
 	if (name == NULL || name->v[0] != '"') {
 		snprintf(r->err, sizeof r->err, "host has no string \"name\"");
@@ -651,8 +697,9 @@ hostgeneral(struct rin *r, struct hraw *h)
 	}
 	h->name = name->v;
 	h->namelen = name->vlen;
-	if (!h->leaf)
-		return 0;	/* the rest is read for leaf events only */
+	cat = rin_get(r, "cat");
+	h->cat = cat && cat->v[0] == '"' ? cat->v : NULL;
+	h->catlen = cat ? cat->vlen : 0;
 	if (rin_i64(r, "tid", &h->tid) != 0)
 		h->tid = 0;
 	if (rin_i64(r, "pid", &h->pid) != 0)
@@ -661,11 +708,97 @@ hostgeneral(struct rin *r, struct hraw *h)
 	return 0;
 }
 
+/* The thread (pid, tid), added when new. */
+static struct othr *
+othr(int64_t pid, int64_t tid)
+{
+	struct othr *t;
+
+	if (P.lastth < P.nth && P.th[P.lastth].tid == tid && P.th[P.lastth].pid == pid)
+		return &P.th[P.lastth];
+	for (size_t i = 0; i < P.nth; i++)
+		if (P.th[i].tid == tid && P.th[i].pid == pid)
+			return &P.th[P.lastth = i];
+	if (P.nth == P.capth) {
+		P.capth = P.capth ? 2 * P.capth : 16;
+		P.th = xreallocarray(P.th, P.capth, sizeof *P.th);
+	}
+	t = &P.th[P.lastth = P.nth++];
+	memset(t, 0, sizeof *t);
+	t->pid = pid;
+	t->tid = tid;
+	return t;
+}
+
+static struct qev *
+qat(uint64_t i)
+{
+	return &P.q[i & (P.qcap - 1)];
+}
+
+/* One event, its leafness known, against the windows. */
+static void
+process(const struct qev *h)
+{
+	int leaf = h->state == Q_LEAF;
+	size_t k = 0;
+
+	if (leaf)
+		P.nleaf++;
+	openupto(h->s, 0);
+	/* Active windows: drop those that ended, clip to the others. */
+	for (size_t i = 0; i < P.nact; i++) {
+		struct win *w = &P.w[P.act[i]];
+
+		if (w->e <= h->s)
+			continue;
+		P.act[k++] = P.act[i];
+		touch(w, h, h->s, h->e < w->e ? h->e : w->e, leaf);
+	}
+	P.nact = k;
+	/* Windows not yet open that the event reaches. */
+	for (size_t i = P.nopen; i < P.nw && P.w[P.ord[i]].s < h->e; i++) {
+		struct win *w = &P.w[P.ord[i]];
+
+		touch(w, h, w->s, h->e < w->e ? h->e : w->e, leaf);
+	}
+	if (leaf && (P.last.name == NOID || h->e >= P.last.e)) {
+		P.last.name = h->name;
+		P.last.frame = h->frame;
+		P.last.tid = h->tid;
+		P.last.s = h->s;
+		P.last.e = h->e;
+		P.last.ov = 0;
+	}
+}
+
+/*
+ * Process the queue's head while its leafness is known.  Nothing that
+ * starts at or after now can lie inside an event that ends by now.
+ */
+static void
+drain(int64_t now)
+{
+	while (P.qhead < P.qtail) {
+		struct qev *h = qat(P.qhead);
+
+		if (h->state == Q_PENDING) {
+			if (h->e > now)
+				return;
+			h->state = Q_LEAF;
+		}
+		process(h);
+		P.qhead++;
+	}
+}
+
 static int
 hostrec(struct rin *r)
 {
-	struct hev h;
+	struct qev h;
 	struct hraw hr;
+	struct othr *t;
+	size_t k = 0;
 
 	/* Errors and unusual spellings are the general reader's to judge. */
 	if ((hostfast(r, &hr) != 0 || hr.e < hr.s || (P.hostsec && hr.s < P.lasthost)) &&
@@ -674,59 +807,64 @@ hostrec(struct rin *r)
 	if (!P.hostsec) {
 		sortwins();
 		P.hostsec = 1;
+		P.firsthost = hr.s;
 	}
 	P.lasthost = hr.s;
 	P.nhost++;
-	if (!hr.leaf)
-		return 0;
 	h.name = intern(hr.name, hr.namelen);
 	h.cls = I.v[h.name].cls;
-	if (h.cls & 4)
-		return 0;
+	h.fam = I.v[h.name].nfam;
+	if (hr.cat) {
+		uint32_t c = intern(hr.cat, hr.catlen);
+
+		if (I.v[c].cfam < h.fam)
+			h.fam = I.v[c].cfam;
+	}
+	if (h.fam == NOFAM)
+		h.fam = (unsigned char)nfam;
 	h.s = hr.s;
 	h.e = hr.e;
 	h.tid = hr.tid;
 	h.pid = hr.pid;
-	h.frame = hr.frame;
-	h.fid = NOID - 1;
-	P.nleaf++;
-	openupto(h.s, 0);
-	/* Active windows: drop those that ended, clip to the others. */
-	size_t k = 0;
+	h.frame = hr.frame ? intern(hr.frame->v, hr.frame->vlen) : NOID;
+	h.state = h.e > h.s ? Q_PENDING : Q_LEAF;
+	/* Does h lie wholly inside an open event of its thread? */
+	t = othr(h.pid, h.tid);
+	for (size_t i = 0; i < t->n; i++) {
+		struct qev *a;
 
-	for (size_t i = 0; i < P.nact; i++) {
-		struct win *w = &P.w[P.act[i]];
-
-		if (w->e <= h.s)
+		if (t->open[i] < P.qhead || (a = qat(t->open[i]))->state != Q_PENDING)
 			continue;
-		P.act[k++] = P.act[i];
-		touch(w, &h, h.s, h.e < w->e ? h.e : w->e);
+		if (a->e <= h.s)
+			a->state = Q_LEAF;
+		else if (h.e > h.s && h.e <= a->e)
+			a->state = Q_CONTEXT;
+		else
+			t->open[k++] = t->open[i];
 	}
-	P.nact = k;
-	/* Windows not yet open that the event reaches. */
-	for (size_t i = P.nopen; i < P.nw && P.w[P.ord[i]].s < h.e; i++) {
-		struct win *w = &P.w[P.ord[i]];
+	t->n = k;
+	if (!(h.cls & 4)) {	/* step markers never count */
+		if (P.qtail - P.qhead == P.qcap) {
+			uint64_t nc = P.qcap ? 2 * P.qcap : 256;
+			struct qev *nq = xreallocarray(NULL, nc, sizeof *nq);
 
-		touch(w, &h, w->s, h.e < w->e ? h.e : w->e);
-	}
-	if (P.last.name == NOID || h.e >= P.last.e) {
-		P.last.name = h.name;
-		P.last.tid = h.tid;
-		P.last.s = h.s;
-		P.last.e = h.e;
-		P.last.ov = 0;
-		if (h.fid != NOID - 1) {
-			P.last.frame = h.fid;
-			P.lframeraw = 0;
-		} else if (h.frame) {
-			P.lframe.len = 0;
-			buf_add(&P.lframe, h.frame->v, h.frame->vlen);
-			P.lframeraw = 1;
-		} else {
-			P.last.frame = NOID;
-			P.lframeraw = 0;
+			for (uint64_t i = P.qhead; i < P.qtail; i++)
+				nq[i & (nc - 1)] = *qat(i);
+			free(P.q);
+			P.q = nq;
+			P.qcap = nc;
 		}
+		*qat(P.qtail) = h;
+		if (h.state == Q_PENDING) {
+			if (t->n == t->cap) {
+				t->cap = t->cap ? 2 * t->cap : 8;
+				t->open = xreallocarray(t->open, t->cap, sizeof *t->open);
+			}
+			t->open[t->n++] = P.qtail;
+		}
+		P.qtail++;
 	}
+	drain(h.s);
 	return 0;
 }
 
@@ -798,7 +936,8 @@ hopout(const struct hop *h, const char *rel)
 /* A window's figures: union lengths and the sum of per-thread unions. */
 struct fig {
 	int64_t		 len, cov, sync, comm, busy;
-	int		 nth;
+	int64_t		 cause[MAXFAM + 1];
+	int		 nth, covered, top;	/* top: named family with most time, -1 none */
 };
 
 static void
@@ -808,8 +947,17 @@ figures(const struct win *w, struct fig *f)
 
 	memset(f, 0, sizeof *f);
 	f->len = w->e - w->s;
+	/* The recording began at or before the window: its host side was seen. */
+	f->covered = P.nhost > 0 && P.firsthost <= w->s;
+	f->top = -1;
 	if (st == NULL)
 		return;
+	for (int i = 0; i <= nfam; i++) {
+		f->cause[i] = run_len(&st->fam[i]) - (i ? run_len(&st->fam[i - 1]) : 0);
+		/* "other" names no cause: it is never the top one */
+		if (i < nfam && f->cause[i] > 0 && (f->top < 0 || f->cause[i] > f->cause[f->top]))
+			f->top = i;
+	}
 	f->cov = run_len(&st->any);
 	f->sync = run_len(&st->sync);
 	f->comm = run_len(&st->comm);
@@ -823,15 +971,36 @@ struct lab {
 	const char	*reason;
 };
 
+/* {family: ns} in priority order; null when the profile has no host events. */
+static void
+causes(const char *k, const int64_t *ns, int hosts)
+{
+	out_key(&ob, k);
+	if (!hosts) {
+		buf_adds(&ob, "null");
+		return;
+	}
+	buf_addc(&ob, '{');
+	for (int i = 0; i <= nfam; i++) {
+		if (i)
+			buf_addc(&ob, ',');
+		out_esc(&ob, famname[i], strlen(famname[i]));
+		buf_addc(&ob, ':');
+		out_int(&ob, ns[i]);
+	}
+	buf_addc(&ob, '}');
+}
+
 /* The spec's label rules, in order; thresholds compared exactly. */
 static void
 labels(const struct win *w, const struct fig *f, int hosts, struct lab *lb)
 {
 	lb->n = 0;
 	lb->reason = NULL;
-	if (!hosts || w->partial) {
+	/* A boundary window is an artefact only where the capture missed it. */
+	if (!hosts || (w->partial && !f->covered)) {
 		lb->l[lb->n++] = L_INSUFF;
-		lb->reason = w->partial ? "partial_capture_boundary" : "no_host_events";
+		lb->reason = hosts ? "partial_capture_boundary" : "no_host_events";
 		return;
 	}
 	if (f->len > 0 && atleast(f->sync, f->len, syncppm))
@@ -868,6 +1037,7 @@ attribution(const struct win *w, const struct fig *f, int hosts, const struct la
 	out_i64(&ob, "dur_ns", f->len);
 	out_bool(&ob, "significant", w->sig);
 	out_bool(&ob, "partial_capture_boundary", w->partial);
+	out_bool(&ob, "capture_covered", f->covered);
 	out_bool(&ob, "host_evidence", hosts);
 	if (hosts) {
 		out_i64(&ob, "host_visible_ns", f->cov);
@@ -891,6 +1061,11 @@ attribution(const struct win *w, const struct fig *f, int hosts, const struct la
 		ratio("host_parallelism", f->busy, f->cov);
 	else
 		out_null(&ob, "host_parallelism");
+	causes("host_causes", f->cause, hosts);
+	if (f->top >= 0)
+		out_cstr(&ob, "host_cause_top", famname[f->top]);
+	else
+		out_null(&ob, "host_cause_top");
 	out_key(&ob, "labels");
 	buf_addc(&ob, '[');
 	for (int i = 0; i < lb->n; i++) {
@@ -949,6 +1124,7 @@ stepout(const struct step *s)
 	putns("comm_sync", s->commsync);
 	share("comm_sync_share", s->commsync, s->sig);
 	coverage(s->covered, s->untraced, s->sig, P.nhost > 0);
+	causes("host_causes", s->cause, P.nhost > 0);
 	out_key(&ob, "tags");
 	buf_adds(&ob, s->sig > 0 && atleast(s->commsync, s->sig, shareppm) ?
 	    "[\"COMM_SYNC_RISK\"]" : "[]");
@@ -960,7 +1136,7 @@ profile_end(void)
 {
 	int64_t lw[NLABEL] = { 0 }, lsw[NLABEL] = { 0 }, lns[NLABEL] = { 0 };
 	int64_t sig = 0, partial = 0, commsync = 0, covered = 0, untraced = 0;
-	int64_t nsig = 0, nrisk = 0, nsteps = 0;
+	int64_t nsig = 0, nrisk = 0, nsteps = 0, cause[MAXFAM + 1] = { 0 };
 	int hosts;
 	struct lab lb;
 	struct fig f;
@@ -968,6 +1144,7 @@ profile_end(void)
 	if (!P.active)
 		return;
 	hosts = P.nhost > 0;
+	drain(INT64_MAX);
 	sortwins();
 	openupto(0, 1);
 	for (size_t i = 0; i < P.nw; i++) {
@@ -990,10 +1167,12 @@ profile_end(void)
 		struct step *s = &P.st[w->step];
 
 		s->sig += f.len;
-		if (w->partial) {
+		if (w->partial && !f.covered) {
 			s->partial += f.len;
 			continue;
 		}
+		for (int j = 0; j <= nfam; j++)
+			s->cause[j] += f.cause[j];
 		if (cs)
 			s->commsync += f.len;
 		if (hosts && f.len > 0 && atleast(f.cov, f.len, launchppm))
@@ -1013,6 +1192,8 @@ profile_end(void)
 		commsync += s->commsync;
 		covered += s->covered;
 		untraced += s->untraced;
+		for (int j = 0; j <= nfam; j++)
+			cause[j] += s->cause[j];
 		nrisk += s->sig > 0 && atleast(s->commsync, s->sig, shareppm);
 	}
 	out_begin(&ob, "attribution_summary");
@@ -1040,6 +1221,7 @@ profile_end(void)
 	putns("comm_sync", commsync);
 	share("comm_sync_share", commsync, sig);
 	coverage(covered, untraced, sig, hosts);
+	causes("host_causes", cause, hosts);
 	out_i64(&ob, "steps", nsteps);
 	out_i64(&ob, "comm_sync_risk_steps", nrisk);
 	rec_put(&ob, stdout);
@@ -1086,6 +1268,39 @@ onend(void *arg)
 	profile_end();
 }
 
+/* The host cause families, from the rules, in priority order. */
+static void
+famrules(void)
+{
+	const char *const *ord = rules_list("attribution.host_cause_order");
+	const char *const *any = rules_list("attribution.host_cause_any_depth");
+	char key[256];
+
+	for (nfam = 0; ord[nfam]; nfam++) {
+		if (nfam == MAXFAM)
+			die("rules: more than %d families in \"attribution.host_cause_order\"",
+			    MAXFAM);
+		if (strcmp(ord[nfam], "other") == 0)
+			die("rules: \"other\" is implicit in \"attribution.host_cause_order\"");
+		famname[nfam] = ord[nfam];
+		snprintf(key, sizeof key, "attribution.host_causes.%s.names", ord[nfam]);
+		famnames[nfam] = rules_list(key);
+		snprintf(key, sizeof key, "attribution.host_causes.%s.cats", ord[nfam]);
+		famcats[nfam] = rules_list(key);
+	}
+	famname[nfam] = "other";
+	for (; *any; any++) {
+		int i;
+
+		for (i = 0; i < nfam && strcmp(famname[i], *any) != 0; i++)
+			;
+		if (i == nfam)
+			die("rules: \"attribution.host_cause_any_depth\": %s is not in "
+			    "\"host_cause_order\"", *any);
+		famany[i] = 1;
+	}
+}
+
 static int64_t
 ppm(const char *key)
 {
@@ -1128,6 +1343,7 @@ main(int argc, char *argv[])
 	stepmarks = rules_list("attribution.step_markers");
 	syncmarks = rules_list("attribution.sync_markers");
 	commmarks = rules_list("attribution.comm_markers");
+	famrules();
 	rc = sr_run(argc, argv, maxline, kflag, &f);
 	xclose_stdout();
 	return rc;

@@ -40,12 +40,14 @@ enum fkind {
 	F_COMMX,	/* communication_matrix.json */
 	F_INFO,		/* profiler_info*.json */
 	F_DB,		/* ascend_*_profiler*.db, msprof_*.db */
+	F_ANALYSIS,	/* analysis.db beside a database that is read */
 	F_NKINDS
 };
 
 static const char *kindname[F_NKINDS] = {
 	"kernel_table", "trace", "step_trace", "op_statistic",
-	"communication", "communication_matrix", "profiler_info", "db"
+	"communication", "communication_matrix", "profiler_info", "db",
+	"analysis_db"
 };
 
 struct pfile {
@@ -74,6 +76,7 @@ struct krow {
 
 static int dflag, kflag, lflag, qflag, progress;
 static struct pfile *dbused;	/* the database read for this profile */
+static struct pfile anfile;	/* analysis.db beside it (base NULL: none) */
 static const char *tmpdir = "/tmp";
 static const char *step_pattern;
 static int exitcode = EX_OK;
@@ -1827,56 +1830,11 @@ put_jv(struct buf *b, const char *key, jv v)
 static int
 commstart(const struct cjop *op, int64_t *ns)
 {
-	char t[64];
-
 	/* Written by Python as a float: ~0.25 us resolution at epoch scale.
 	 * Formatted from the double as before, not from the text. */
 	if (!op->has_time || op->start_us.kind != CJ_NUMBER)
 		return -1;
-	snprintf(t, sizeof t, "%.3f", strtod(op->start_us.s, NULL));
-	return dec_us2ns(t, strlen(t), ns);
-}
-
-/* Is the number text n digits that libjq prints back unchanged? */
-static int
-plainint(const char *s, size_t n)
-{
-	if (n == 0 || n > 15 || (s[0] == '0' && n > 1))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-	return 1;
-}
-
-/* Write a value under key as put_jv() wrote the libjq value. */
-static void
-put_cj(struct buf *b, const char *key, const struct cjval *v)
-{
-	switch (v->kind) {
-	case CJ_STRING:
-		out_str(b, key, v->s, v->n);
-		break;
-	case CJ_NUMBER:
-	case CJ_ARRAY:
-	case CJ_OBJECT:
-		/* Numbers in libjq's shortest form of the double. */
-		if (v->kind == CJ_NUMBER && plainint(v->s, v->n))
-			out_raw(b, key, v->s, v->n);
-		else if (v->s)
-			put_jv(b, key, jv_parse_sized(v->s, (int)v->n));
-		else
-			out_null(b, key);
-		break;
-	case CJ_TRUE:
-		out_raw(b, key, "true", 4);
-		break;
-	case CJ_FALSE:
-		out_raw(b, key, "false", 5);
-		break;
-	default:
-		out_null(b, key);
-	}
+	return cj_us2ns(strtod(op->start_us.s, NULL), ns);
 }
 
 static int
@@ -1941,75 +1899,40 @@ struct commput {
 	const struct profile *p;
 	const struct pfile *pf;
 	int64_t		 origin;
-	struct buf	 b, t;
+	struct buf	 b;
 };
 
-/* Pass 2: one comm record per op, as the libjq reader wrote them. */
+/* Pass 2: one comm record per op. */
 static int
 commput(const struct cjop *op, void *arg)
 {
 	struct commput *cp = arg;
-	struct buf *b = &cp->b;
-	const char *at;
-	int64_t ns;
+	struct cjrec r = {
+		.kind = op->kind, .kindlen = op->kindlen, .op = op->key, .oplen = op->keylen,
+		.elapse_ms = op->elapse_ms, .transit_ms = op->transit_ms, .wait_ms = op->wait_ms,
+		.sync_ms = op->sync_ms, .idle_ms = op->idle_ms, .wait_ratio = op->wait_ratio,
+		.sync_ratio = op->sync_ratio, .ntransport = op->has_bw ? op->ntransport : 0,
+		.transport = op->transport
+	};
 
 	if (istotal(op) || !op->has_time)
 		return 0;
+	if (op->step)
+		r.step = cj_step(op->step, op->steplen, &r.steplen);
 	/* The op name is up to the last '@', the group after it. */
-	at = NULL;
 	for (size_t i = op->keylen; i-- > 0; )
 		if (op->key[i] == '@') {
-			at = op->key + i;
+			r.oplen = i;
+			r.group = op->key + i + 1;
+			r.grouplen = op->keylen - i - 1;
 			break;
 		}
-	b->len = 0;
-	out_begin(b, "comm");
-	out_cstr(b, "profile", cp->p->name);
-	out_cstr(b, "src", cp->pf->base);
-	if (op->step == NULL || (op->steplen == 4 && memcmp(op->step, "step", 4) == 0))
-		out_null(b, "step");
-	else if (op->steplen >= 4 && memcmp(op->step, "step", 4) == 0)
-		out_str(b, "step", op->step + 4, op->steplen - 4);
-	else
-		out_str(b, "step", op->step, op->steplen);
-	out_str(b, "kind", op->kind, op->kindlen);
-	out_str(b, "op", op->key, at ? (size_t)(at - op->key) : op->keylen);
-	if (at)
-		out_str(b, "group", at + 1, op->keylen - (size_t)(at + 1 - op->key));
-	else
-		out_null(b, "group");
-	if (commstart(op, &ns) == 0)
-		out_i64(b, "start_ns", ns - cp->origin);
-	else
-		out_null(b, "start_ns");
-	put_cj(b, "elapse_ms", &op->elapse_ms);
-	put_cj(b, "transit_ms", &op->transit_ms);
-	put_cj(b, "wait_ms", &op->wait_ms);
-	put_cj(b, "sync_ms", &op->sync_ms);
-	put_cj(b, "idle_ms", &op->idle_ms);
-	put_cj(b, "wait_ratio", &op->wait_ratio);
-	put_cj(b, "sync_ratio", &op->sync_ratio);
-	out_key(b, "bandwidth");
-	buf_addc(b, '{');
-	for (int i = 0; op->has_bw && i < op->ntransport; i++) {
-		const struct cjtransport *tr = &op->transport[i];
-		static const struct cjval absent = { .kind = CJ_ABSENT };
-
-		if (i > 0)
-			buf_addc(b, ',');
-		out_esc(b, tr->name, tr->namelen);
-		buf_addc(b, ':');
-		cp->t.len = 0;
-		put_cj(&cp->t, "size_mb", tr->isobj ? &tr->size_mb : &absent);
-		put_cj(&cp->t, "time_ms", tr->isobj ? &tr->time_ms : &absent);
-		put_cj(&cp->t, "bandwidth_gbps", tr->isobj ? &tr->bandwidth_gbps : &absent);
-		buf_addc(b, '{');
-		buf_add(b, cp->t.p + 1, cp->t.len - 1);
-		buf_addc(b, '}');
+	if (commstart(op, &r.start_ns) == 0) {
+		r.has_start = 1;
+		r.start_ns -= cp->origin;
 	}
-	buf_addc(b, '}');
-	buf_add(b, "}\n", 2);
-	if (fwrite(b->p, 1, b->len, stdout) != b->len)
+	cj_putrec(&cp->b, cp->p->name, cp->pf->base, &r);
+	if (fwrite(cp->b.p, 1, cp->b.len, stdout) != cp->b.len)
 		dieerr("stdout");
 	return 0;
 }
@@ -2030,7 +1953,6 @@ putcomm(const struct pfile *pf, const struct profile *p, int64_t origin)
 	if (r != 0)
 		die("%s: %s (changed while read?)", pf->path, err);
 	buf_free(&cp.b);
-	buf_free(&cp.t);
 }
 
 /*
@@ -2216,8 +2138,8 @@ putfiles(struct buf *b, const struct profile *p, const struct trace_counts *tc, 
 {
 	out_key(b, "files");
 	buf_addc(b, '[');
-	for (int i = 0; i < p->nf; i++) {
-		const struct pfile *f = &p->f[i];
+	for (int i = 0; i < p->nf + (anfile.base != NULL); i++) {
+		const struct pfile *f = i < p->nf ? &p->f[i] : &anfile;
 		struct buf t = {0};
 
 		if (i)
@@ -2235,7 +2157,8 @@ putfiles(struct buf *b, const struct profile *p, const struct trace_counts *tc, 
 			out_i64(&t, "markers", (int64_t)(trace_used && f->read ? tc->markers : 0));
 			out_i64(&t, "ignored", (int64_t)(trace_used && f->read ? tc->ignored : 0));
 		} else {
-			out_bool(&t, "used", f->kind == F_DB ? f == dbused : !(dbused && f->kind == F_KERNEL));
+			out_bool(&t, "used", f->kind == F_DB ? f == dbused : f->kind == F_ANALYSIS ? f->emitted > 0 :
+			    !(dbused && f->kind == F_KERNEL));
 			out_i64(&t, "read", (int64_t)f->read);
 			out_i64(&t, "emitted", (int64_t)f->emitted);
 			out_i64(&t, "rejected", (int64_t)f->rejected);
@@ -2284,7 +2207,7 @@ process(struct profile *p)
 	char ob_us[40];
 	struct dbread *db = NULL;
 	struct db_counts dc;
-	int dbsteps = 0;
+	int dbsteps = 0, nw0 = 0;
 
 	memset(&kt, 0, sizeof kt);
 	memset(&tc, 0, sizeof tc);
@@ -2305,6 +2228,7 @@ process(struct profile *p)
 	/* The SQLite export: when there is no text timeline, or with -d. */
 	memset(&dc, 0, sizeof dc);
 	dbused = NULL;
+	anfile.base = NULL;
 	if (fk[F_DB] && (dflag || (!fk[F_KERNEL] && !fk[F_TRACE]))) {
 		struct db_opts dop = { .display = fk[F_DB]->base, .step_pattern = step_pattern,
 		    .python = strcmp(p->framework, "mindspore") == 0 ? "MindSpore" : "Python",
@@ -2320,7 +2244,7 @@ process(struct profile *p)
 			die("%s", err);
 		dbused = fk[F_DB];
 		db_counts(db, &dc);
-		for (int i = 0; (code = db_warning(db, i, &msg)) != NULL; i++)
+		for (nw0 = 0; (code = db_warning(db, nw0, &msg)) != NULL; nw0++)
 			addwarn(code, "%s", msg);
 		dbused->read = dc.read;
 		dbused->emitted = dc.kernel + dc.comm + dc.host;
@@ -2415,6 +2339,21 @@ process(struct profile *p)
 			origin = o;
 			origin_from = "communication";
 		}
+	} else if (db && db_comm_scan(db) != 0)
+		die("%s", db_err(db));
+	if (db) {
+		const char *code, *msg;
+
+		/* the database's comm records and what analysis.db gave */
+		db_counts(db, &dc);
+		if (!dc.comm_analysis)
+			dbused->emitted += dc.comm_records;
+		anfile = (struct pfile){ .kind = F_ANALYSIS, .base = dc.an_found ? "analysis.db" : NULL,
+		    .read = dc.an_read, .emitted = dc.an_emitted, .rejected = dc.an_rejected };
+		rejected += dc.an_rejected;
+		for (int i = 0; (code = db_warning(db, i, &msg)) != NULL; i++)
+			if (i >= nw0)
+				addwarn(code, "%s", msg);
 	}
 	if (origin == INT64_MAX)
 		origin = 0;
@@ -2453,7 +2392,7 @@ process(struct profile *p)
 		deg[ndeg++] = "no_pmu";
 	if ((fk[F_KERNEL] && !kt.has_shapes) || (db && dc.kernel && !dc.has_shapes))
 		deg[ndeg++] = "no_shapes";
-	if (!fk[F_COMM])
+	if (!fk[F_COMM] && !dc.comm_records)
 		deg[ndeg++] = "no_communication_json";
 	if (!fk[F_STEPTRACE] && !dbsteps)
 		deg[ndeg++] = "no_step_trace";
@@ -2553,6 +2492,8 @@ process(struct profile *p)
 		dieerr("stdout");
 	if (fk[F_COMM])
 		putcomm(fk[F_COMM], p, origin);
+	else if (db && db_put_comm(db, stdout, p->name, origin) != 0)
+		die("%s", db_err(db));
 	if (fk[F_COMMX])
 		putcommx(p, fk[F_COMMX]);
 	if (db) {

@@ -32,6 +32,7 @@ static struct gather_type kept[] = {
 	{ "profile", 1, GATHER_FIRST, 0 },
 	{ "warning", 1000, GATHER_FIRST, 0 },
 	{ "step_trace", 0, GATHER_FIRST, 0 },
+	{ "comm", 20000, GATHER_FIRST, 0 },
 	{ "step_metrics", 0, GATHER_FIRST, 0 },
 	{ "bubble", 2000, GATHER_LONGEST, 1 },
 	{ "attribution", 2000, GATHER_LONGEST, 1 },
@@ -157,6 +158,9 @@ run(const char *path)
 				break;
 			continue;
 		}
+		/* Ours, from an earlier run: a rerun replaces it (R2.9). */
+		if (tn == 17 && memcmp(t, "anomaly_discovery", 17) == 0)
+			continue;
 		k = gather_index(g, t, tn);
 		if (k == 0) {
 			flush();	/* the previous profile's verdict */

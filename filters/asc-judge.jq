@@ -14,9 +14,14 @@ def median: sort | if length == 0 then null
 # Nearest-rank percentile.
 def pct($p): sort | if length == 0 then null
 	else .[([((length * $p / 100) | ceil) - 1, 0] | max)] end | r6;
+# Percentiles only where they can vary (R2.7: groups of >= 5 steps).
 def stats: map(select(. != null)) |
 	if length == 0 then null
-	else {avg: avg, median: median, p90: pct(90), p95: pct(95), min: min, max: max} end;
+	else {avg: avg, median: median,
+	  p90: (if length >= $rules.verdict.percentile_min_steps then pct(90) else null end),
+	  p95: (if length >= $rules.verdict.percentile_min_steps then pct(95) else null end),
+	  min: min, max: max} end;
+def navg: map(select(. != null)) | if length == 0 then null else avg end;
 def uniq: reduce .[] as $x ([]; if index([$x]) then . else . + [$x] end);
 def share($part; $whole): if $whole > 0 then ($part / $whole | r6) else 0 end;
 
@@ -36,7 +41,29 @@ $R.bubbles as $B |
 $R.attribution as $A |
 (.profile[0] // {}) as $P |
 ($P.origin_us // "0") as $origin |
-(.step_metrics // []) as $M |
+# Steps measured from kernels; without a kernel table, torch_npu's own
+# step_trace rows are the step results (R2.8), labelled as such.
+((.step_metrics // []) | map(. + {breakdown_source: "kernels"})) as $MK |
+(.step_trace // []) as $ST0 |
+(if ($MK | length) > 0 then $MK
+ else [ $ST0[] | select(.stage_ns != null) |
+   ((.stage_ns // 0) + (.preparing_ns // 0)) as $svc |
+   ((.computing_ns // 0) + (.comm_not_overlapped_ns // 0)) as $busy |
+   { step_id: (.step // "?"), group_id: "g0", window_source: "step_trace",
+     breakdown_source: "step_trace",
+     service_ns: $svc, service_ms: ($svc / 1000000),
+     device_busy_union_ns: $busy, device_busy_union_ms: ($busy / 1000000),
+     underfeed_ns: ($svc - $busy), underfeed_ms: (($svc - $busy) / 1000000),
+     underfeed_ratio: (if $svc > 0 then (($svc - $busy) / $svc * 1000000 | round) / 1000000 else 0 end),
+     compute_ns: .computing_ns, comm_exposed_ns: .comm_not_overlapped_ns,
+     comm_overlapped_ns: .overlapped_ns,
+     prelaunch_gap_ns: .preparing_ns, prelaunch_gap_ms: (.preparing_ns | if . == null then null else . / 1000000 end),
+     tail_gap_ns: null, tail_gap_ms: null,
+     internal_bubble_total_ns: (.free_ns // 0), internal_bubble_total_ms: ((.free_ns // 0) / 1000000),
+     largest_internal_bubble_ns: 0, largest_internal_bubble_ms: 0,
+     bubble_count: 0, significant_bubble_count: 0, kernels: 0,
+     tags: [] } ] end) as $M |
+(.comm // []) as $C |
 (.step // []) as $S |
 (.bubble // []) as $BUB |
 (.attribution // []) as $ATT |
@@ -44,8 +71,16 @@ $R.attribution as $A |
 ((.capture_gaps // [])[0]) as $CG |
 ((.op // []) | map(select((.view // "name") == "name"))) as $OPS |
 ((.op_summary // [])[0]) as $OPSUM |
-(.step_trace // []) as $ST |
+$ST0 as $ST |
 (.warning // []) as $W |
+
+# Median kernel count per group, and the steps cut by the capture edge
+# (fewer than half of it).
+(reduce ($M | group_by(.group_id))[] as $g ({};
+   .[$g[0].group_id // "null"] = ($g | map(.kernels) | median))) as $MEDK |
+(reduce $M[] as $m ({};
+   ($MEDK[$m.group_id // "null"] // 0) as $mk |
+   .[$m.step_id | tostring] = ($mk > 0 and $m.kernels < $B.partial_step_kernel_share * $mk))) as $CUT |
 
 # Attribution by bubble id.
 (reduce $ATT[] as $a ({}; .[$a.bubble_id] = $a)) as $attr |
@@ -53,7 +88,12 @@ $R.attribution as $A |
 [ $BUB[] | . as $b | ($attr[$b.bubble_id] // null) as $a |
   $b + {
     attributed: ($a != null),
-    boundary: ((.tags // []) | index(["PARTIAL_CAPTURE_BOUNDARY"]) != null),
+    # R2.3: an edge window is an artefact only when the capture does not
+    # cover it (no host event recorded before it) or its step is cut.
+    edge: ((.tags // []) | index(["PARTIAL_CAPTURE_BOUNDARY"]) != null),
+    boundary: (((.tags // []) | index(["PARTIAL_CAPTURE_BOUNDARY"]) != null) and
+      ($a == null or ($a.capture_covered // false) != true or ($CUT[$b.step_id | tostring] // false))),
+    causes: ($a.host_causes // {}),
     labels: (if $a == null then ["insufficient_evidence"]
 	else ($a.labels // $a.candidate_labels // ["insufficient_evidence"]) end),
     cov: ($a.host_visible_coverage_ratio // null),
@@ -80,13 +120,20 @@ def dursum: map(.dur_ns) | add // 0;
 ([ "no_trace_view", "no_step_markers", "no_host_events", "no_shapes",
    "no_stacks", "no_communication_json", "no_pmu", "level0",
    "db_export_only", "rows_rejected", "no_kernel_table", "pseudo_step",
-   "step_id_windows", "unsorted_input" ]) as $codes |
-(($P.degraded // []) +
+   "step_id_windows", "unsorted_input", "file_unusable", "counts_mismatch",
+   "few_steps", "no_comm_records" ]) as $codes |
+# Is there communication at all (comm kernels or torch_npu's comm time)?
+(any($M[]; (.comm_exposed_ns // 0) + (.comm_overlapped_ns // 0) > 0) or
+ any($ST0[]; (.comm_ns // 0) > 0)) as $hascomm |
+((($P.degraded // []) |
+   # comm records from SQLite stand for communication.json
+   # and a capture without communication needs no comm file.
+   map(select(. != "no_communication_json" or (($C | length) == 0 and $hascomm)))) +
   (if any($M[]; .window_source == "pseudo") then ["pseudo_step", "no_step_markers"] else [] end) +
   (if any($M[]; .window_source == "step_id_column") then ["step_id_windows", "no_step_markers"] else [] end) +
-  (if any($W[]; .code == "kernels_unsorted") then ["unsorted_input"] else [] end)
-  | map(select(. as $c | $codes | index([$c]) != null)) | uniq) as $gaps |
-def gap($c): $gaps | index([$c]) != null;
+  (if any($W[]; .code == "kernels_unsorted") then ["unsorted_input"] else [] end) +
+  (if ($C | length) == 0 and $hascomm then ["no_comm_records"] else [] end)
+  | map(select(. as $c | $codes | index([$c]) != null)) | uniq) as $gaps0 |
 
 # Group of each step, and group aggregates.
 ($M | group_by(.group_id) | map({
@@ -107,7 +154,19 @@ def gap($c): $gaps | index([$c]) != null;
   (($hw | map(select(.attributed and .hostev and (.cov // 0) < $A.untraced_coverage)) | dursum)) as $untraced |
   (($hw | labelled("possible_comm_wait") | dursum) + ($hw | labelled("possible_sync_or_h2d") | map(select(.labels | index(["possible_comm_wait"]) == null)) | dursum)) as $commsync |
   ($uf >= $B.high_underfeed_ratio) as $high |
-  (($withsig / $g.n) >= $B.recurring_step_share) as $rec |
+  # R2.7: a pattern needs at least verdict.recurring_min_steps steps.
+  ($g.n >= $R.verdict.recurring_min_steps and ($withsig / $g.n) >= $B.recurring_step_share) as $rec |
+  # R2.1: where the step's time goes, averaged over the group (ns).
+  ({ compute: ($g.steps | map(.compute_ns) | navg),
+     comm_exposed: ($g.steps | map(.comm_exposed_ns) | navg),
+     comm_overlapped: ($g.steps | map(.comm_overlapped_ns) | navg),
+     free: ($g.steps | map(.internal_bubble_total_ns) | navg),
+     preparing: ($g.steps | map(.prelaunch_gap_ns) | navg),
+     tail: ($g.steps | map(.tail_gap_ns) | navg) }) as $bd |
+  (($bd.comm_exposed // 0) >= $B.comm_exposed_min_ms * 1000000 and
+   ($bd.comm_exposed // 0) >= $B.comm_exposed_service_share * $svc) as $commheavy |
+  # R2.5: host time by family in the host-facing windows, per step.
+  (reduce ($hw[] | .causes | to_entries[]) as $e ({}; .[$e.key] += $e.value)) as $causes |
   ({prelaunch: ((if ($pre | length) > 0 then ($pre | avg) else 0 end)),
     tail: ((if ($tail | length) > 0 then ($tail | avg) else 0 end)),
     internal_bubble: $int}) as $parts |
@@ -117,7 +176,8 @@ def gap($c): $gaps | index([$c]) != null;
 	($ord[0].key == "tail" and $parts.prelaunch >= $ord[0].value / 2) then "inter_step"
    elif $ord[1].value >= 0.8 * $ord[0].value then "mixed"
    else $ord[0].key end) as $pattern |
-  ([ (if $rec then "RECURRING_BUBBLE_PATTERN" else empty end),
+  ([ (if $commheavy then "COMM_EXPOSED_HEAVY" else empty end),
+     (if $rec then "RECURRING_BUBBLE_PATTERN" else empty end),
      (if $high and $rec and share($covered; $hwt) >= $B.evidence_time_share then "HOST_ORIGINATED_RISK" else empty end),
      (if $high and $rec and share($untraced; $hwt) >= $B.evidence_time_share then "UNTRACED_HOST_BLOCKING_RISK" else empty end),
      (if $hwt > 0 and share($commsync; $hwt) >= $B.evidence_time_share then "COMM_SYNC_RISK" else empty end),
@@ -161,7 +221,13 @@ def gap($c): $gaps | index([$c]) != null;
       significant_bubble_count: ($g.steps | map(.significant_bubble_count) | stats),
       kernels: ($g.steps | map(.kernels) | stats)
     },
-    median_kernels: ($g.steps | map(.kernels) | median)
+    median_kernels: ($g.steps | map(.kernels) | median),
+    breakdown_ms_avg: ($bd | map_values(if . == null then null else ms end)),
+    breakdown_share: ($bd | map_values(if . == null then null else share(.; $svc) end)),
+    host_bubble_ms_per_step: ($hwt / $g.n | ms),
+    host_causes_ms_per_step: ($causes | map_values(. / $g.n | ms)),
+    comm_exposed_heavy: $commheavy,
+    recurring_assessable: ($g.n >= $R.verdict.recurring_min_steps)
   })) as $groups |
 
 (($G.dominant_group_id) // ($groups | max_by(.service_ms_avg * .group_size) | .group_id) // null) as $dom |
@@ -177,6 +243,8 @@ def gap($c): $gaps | index([$c]) != null;
   (($sw | map(select((.labels | index(["possible_comm_wait"])) or (.labels | index(["possible_sync_or_h2d"])))) | dursum)) as $cs |
   ($gby[$m.group_id].median_kernels // 0) as $medk |
   ([ (if $swt > 0 and share($cs; $swt) >= $B.evidence_time_share then "COMM_SYNC_RISK" else empty end),
+     (if $m.breakdown_source == "step_trace" and ($m.comm_exposed_ns // 0) >= $B.comm_exposed_min_ms * 1000000 and
+	 ($m.comm_exposed_ns // 0) >= $B.comm_exposed_service_share * $m.service_ns then "COMM_EXPOSED_HEAVY" else empty end),
      (if $medk > 0 and $m.kernels < $B.partial_step_kernel_share * $medk then "PARTIAL_CAPTURE_BOUNDARY" else empty end),
      (if $aicpusteps[$m.step_id | tostring] then "AICPU_EXPOSED_RISK" else empty end)
    ]) as $extra |
@@ -185,9 +253,16 @@ def gap($c): $gaps | index([$c]) != null;
     step_id: ($m.step_id | tostring),
     group_id: $m.group_id,
     window_source: $m.window_source,
-    service_ms: $m.service_ms,
-    device_busy_union_ms: $m.device_busy_union_ms,
-    underfeed_ms: $m.underfeed_ms,
+    breakdown_source: $m.breakdown_source,
+    service_ms: ($m.service_ns | ms),
+    compute_ms: ($m.compute_ns | ms),
+    comm_exposed_ms: ($m.comm_exposed_ns | ms),
+    comm_overlapped_ms: ($m.comm_overlapped_ns | ms),
+    free_ms: ($m.internal_bubble_total_ns | ms),
+    preparing_ms: ($m.prelaunch_gap_ns | ms),
+    tail_ms: ($m.tail_gap_ns | ms),
+    device_busy_union_ms: ($m.device_busy_union_ns | ms),
+    underfeed_ms: ($m.underfeed_ns | ms),
     underfeed_ratio: $m.underfeed_ratio,
     prelaunch_gap_ms: $m.prelaunch_gap_ms,
     tail_gap_ms: $m.tail_gap_ms,
@@ -205,12 +280,19 @@ def gap($c): $gaps | index([$c]) != null;
       computing_ms: ($t.computing_ns | ms),
       comm_not_overlapped_ms: ($t.comm_not_overlapped_ns | ms),
       comm_ms: ($t.comm_ns | ms),
+      overlapped_ms: ($t.overlapped_ns | ms),
       stage_ms: ($t.stage_ns | ms),
       bubble_ms: ($t.bubble_ns | ms),
       busy_ms: (if $t.computing_ns != null and $t.comm_not_overlapped_ns != null
 	then ($t.computing_ns + $t.comm_not_overlapped_ns | ms) else null end),
       prelaunch_minus_preparing_us: (if $m.prelaunch_gap_ns != null and $t.preparing_ns != null
 	then (($m.prelaunch_gap_ns - $t.preparing_ns) / 1000 | r6) else null end),
+      compute_minus_computing_us: (if $m.compute_ns != null and $t.computing_ns != null
+	then (($m.compute_ns - $t.computing_ns) / 1000 | r6) else null end),
+      comm_exposed_minus_not_overlapped_us: (if $m.comm_exposed_ns != null and $t.comm_not_overlapped_ns != null
+	then (($m.comm_exposed_ns - $t.comm_not_overlapped_ns) / 1000 | r6) else null end),
+      comm_overlapped_minus_overlapped_us: (if $m.comm_overlapped_ns != null and $t.overlapped_ns != null
+	then (($m.comm_overlapped_ns - $t.overlapped_ns) / 1000 | r6) else null end),
       internal_minus_free_us: (if $t.free_ns != null
 	then (($m.internal_bubble_total_ns - $t.free_ns) / 1000 | r6) else null end),
       busy_union_minus_busy_us: (if $t.computing_ns != null and $t.comm_not_overlapped_ns != null
@@ -218,20 +300,80 @@ def gap($c): $gaps | index([$c]) != null;
     } end)
   })) as $steps |
 
-# Hidden issue, severity, host risk.
-($DG != null and (($DG.high_underfeed) or
+# The dominant group decides; evidence gaps that need it.
+($gaps0 + (if $DG != null and $DG.group_size < $R.verdict.recurring_min_steps then ["few_steps"] else [] end)
+ | uniq) as $gaps |
+def gap($c): $gaps | index([$c]) != null;
+# Host data present at all (no trace: the host side was not assessed).
+((.profile[0].counts.host // 0) > 0) as $hosted |
+
+# R2.2: hidden issue when underfeed is high, a gap is heavy, or
+# communication is heavily exposed.
+($DG != null and (($DG.high_underfeed) or $DG.comm_exposed_heavy or
   ($steps | map(select(.group_id == $dom) | .anomaly_tags[]) |
    (index(["INTERNAL_BUBBLE_HEAVY"]) != null or index(["PRELAUNCH_GAP_HEAVY"]) != null or
     index(["TAIL_GAP_HEAVY"]) != null)))) as $hidden |
-(if $hidden | not then "none"
- elif ($DG.recurring_bubble_pattern) then "high" else "medium" end) as $severity |
 ($DG.dominant_anomaly_tags // []) as $dtags |
-(if $DG == null or (($hidden | not) and ($DG.high_underfeed | not)) then "low"
+(if ($hosted | not) or $DG == null or (($hidden | not) and ($DG.high_underfeed | not)) then "low"
  elif ($dtags | index(["HOST_ORIGINATED_RISK"])) != null then "high"
  elif ($DG.comm_sync_share // 0) >= $B.evidence_time_share then "high"
  elif ($dtags | index(["UNTRACED_HOST_BLOCKING_RISK"])) != null then "medium"
  elif ($DG.host_covered_share // 0) >= 0.2 or ($DG.untraced_share // 0) >= 0.2 then "medium"
  else "low" end) as $hostrisk |
+
+# R2.2: the comm records per op family and group (instance suffixes
+# stripped: hcom_allReduce__586_0_1 is hcom_allReduce), with the
+# wait / transit / idle split and bandwidth per transport.
+($R.comm) as $CR |
+# Transit: the larger of the op's Transit Time and its transfer time per
+# transport (some exports write Transit Time 0 beside megabytes moved;
+# SDMA sums the on-chip links, RDMA is apart); idle is what remains.
+([ $C[] | select(.op != null) |
+   ((.bandwidth // {}) | [ ((.SDMA.time_ms // 0) | [., 0] | max),
+      ((.HCCS.time_ms // 0) + (.PCIE.time_ms // 0) + (.SIO.time_ms // 0)) ] | max) as $bt |
+   ([(.transit_ms // 0), ($bt + (.bandwidth.RDMA.time_ms // 0))] | max) as $tr |
+   . + {transit_ms: $tr, idle_ms: ([((.elapse_ms // 0) - $tr - (.wait_ms // 0)), 0] | max)} ]
+ | group_by([.kind, (.op | sub("__?[0-9_]+$"; "")), .group]) | map(
+   (.[0].op | sub("__?[0-9_]+$"; "")) as $key |
+   (map(.elapse_ms // 0) | add) as $el |
+   (map(.transit_ms // 0) | add) as $tr |
+   (map(.wait_ms // 0) | add) as $wa |
+   (map(.sync_ms // 0) | add) as $sy |
+   (map(.idle_ms // 0) | add) as $id |
+   (if $wa + $tr > 0 then $wa / ($wa + $tr) | r6 else null end) as $wr |
+   ([ .[] | .bandwidth // {} | to_entries[] ] | group_by(.key) | map(
+      (map(.value.size_mb // 0) | add) as $mb | (map(.value.time_ms // 0) | add) as $t |
+      select($mb > 0) |
+      { key: .[0].key, value: { size_mb: ($mb | r6), time_ms: ($t | r6),
+	bandwidth_gbps: (if $t > 0 then $mb / $t | r6 else null end) } }) | from_entries) as $bw |
+   # Transports below their floor, judged only on transfers large
+   # enough to reach line rate.
+   ([ $bw | to_entries[] | select(.value.size_mb >= $CR.bandwidth_min_size_mb and
+	.value.bandwidth_gbps != null and ($CR.bandwidth_low_gbps[.key] // null) != null and
+	.value.bandwidth_gbps < $CR.bandwidth_low_gbps[.key]) | .key ]) as $slow |
+   { op: $key, kind: .[0].kind, group: .[0].group, calls: length,
+     ops: (map(.op) | uniq | .[0:5]),
+     elapse_ms: ($el | r6), transit_ms: ($tr | r6), wait_ms: ($wa | r6),
+     sync_ms: ($sy | r6), idle_ms: ($id | r6), wait_ratio: $wr,
+     bandwidth: $bw, slow_transports: $slow,
+     tags: ([ (if $wr != null and $wr >= $CR.wait_dominant_ratio then "COMM_WAIT_DOMINANT" else empty end),
+	      (if ($slow | length) > 0 and ($wr == null or $wr < $CR.wait_dominant_ratio) then "COMM_BANDWIDTH_LOW" else empty end) ]) }
+ ) | sort_by(-.elapse_ms)) as $COPS |
+([ $C[] | .step ] | uniq | length | if . == 0 then 1 else . end) as $csteps |
+(if ($C | length) == 0 then null else {
+   source: ($C[0].src | tostring | if test("^analysis\\.db|\\.db:") then "sqlite" else "communication.json" end),
+   records: ($C | length),
+   steps: $csteps,
+   elapse_ms: ($COPS | map(.elapse_ms) | add | r6),
+   transit_ms: ($COPS | map(.transit_ms) | add | r6),
+   wait_ms: ($COPS | map(.wait_ms) | add | r6),
+   sync_ms: ($COPS | map(.sync_ms) | add | r6),
+   idle_ms: ($COPS | map(.idle_ms) | add | r6),
+   p2p_elapse_ms: ($COPS | map(select(.kind == "p2p") | .elapse_ms) | add // 0 | r6),
+   p2p_wait_ms: ($COPS | map(select(.kind == "p2p") | .wait_ms) | add // 0 | r6),
+   collective_elapse_ms: ($COPS | map(select(.kind == "collective") | .elapse_ms) | add // 0 | r6),
+   ops: $COPS
+ } end) as $COMM |
 
 # Soft root causes: per group, each label's share of the host-facing
 # significant bubble time.
@@ -284,49 +426,130 @@ def gap($c): $gaps | index([$c]) != null;
  - (if ($M | length) == 0 then 2 else 0 end)) as $score |
 (if $score >= 2.5 then "high" elif $score >= 1.5 then "medium" else "low" end) as $confidence |
 
-# Recommendations: each with scope, priority, follow-up and evidence gap.
-def rec($text; $scope; $target; $prio; $follow; $gap):
-	{text: $text, scope: $scope, target_id: $target, priority: $prio,
-	 followup_required: $follow, evidence_gap: $gap};
+# Recommendations (R2.6): each carries the time at stake per step of its
+# group and they are ranked by it; P0 is the largest share of the step.
+def fmt: if . == null then "n/a" elif . >= 1000 then "\(. / 1000 | . * 100 | round / 100) s"
+	elif . >= 1 then "\(. * 100 | round / 100) ms" else "\(. * 1000 | . * 10 | round / 10) µs" end;
+def pcs: "\(. * 1000 | round / 10)%";
+def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
+	{text: $text, scope: $scope, target_id: $target,
+	 time_at_stake_ms: (if $stake == null then null else $stake | r6 end),
+	 followup_required: $follow, evidence_gap: $gap, finding: $finding};
+(($DG.service_ms_avg // 0)) as $svcms |
+($DG.breakdown_ms_avg // {}) as $BD |
+($DG.host_causes_ms_per_step // {}) as $HC |
+($DG.host_bubble_ms_per_step // 0) as $HB |
 ($soft | map(select(.target_id == $dom)) | .[0] // null) as $top |
+# The framework's own profiler options only where it has them.
+(($P.framework // "") | IN("torch_npu", "MindSpore")) as $fw |
+($P.config.schedule != null) as $scheduled |
+# Per family: which share of the host-facing bubble time it explains.
+([ "op_compile", "sync", "h2d_copy", "dataloader", "gc", "launch", "python" ] |
+  map(. as $f | {family: $f, ms: ($HC[$f] // 0)}) |
+  map(select($HB > 0 and .ms >= $R.verdict.host_cause_share * $HB))) as $FAM |
+($FAM | map(.ms) | add // 0) as $explained |
+($COMM.ops // [] | map(select(.tags | index(["COMM_WAIT_DOMINANT"]) != null))) as $WAITOPS |
+($COMM.ops // [] | map(select(.tags | index(["COMM_BANDWIDTH_LOW"]) != null))) as $SLOWOPS |
 ([
-  (if ($M | length) == 0 then rec("No step could be measured (no kernel table). Export kernel_details.csv (Level0 or higher) or op_summary to find device idle time."; "global"; null; "P0"; true; (if gap("db_export_only") then "db_export_only" else "no_kernel_table" end)) else empty end),
-  (if $hidden and ($DG.dominant_idle_pattern | IN("prelaunch", "inter_step")) then
-     rec("The device idles before the first kernel of each step (prelaunch \($DG.prelaunch_gap_ms_avg) ms on average in \($dom)): look at what the host does between steps (data loading, optimizer step on host, logging, synchronisation).";
-	 "step_group"; $dom; (if $severity == "high" then "P0" else "P1" end); $hostfollow; null) else empty end),
-  (if $hidden and ($DG.dominant_idle_pattern | IN("internal_bubble", "mixed")) then
-     rec("Internal device bubbles of \($DG.internal_bubble_total_ms_avg) ms per step in \($dom) (largest p95 \($DG.largest_internal_bubble_ms_p95) ms): check the host operations around the top bubbles listed in the report.";
-	 "step_group"; $dom; (if $severity == "high" then "P0" else "P1" end); $hostfollow; null) else empty end),
-  (if $hidden and $DG.dominant_idle_pattern == "tail" then
-     rec("The device idles after the last kernel of each step (tail \($DG.tail_gap_ms_avg) ms): host work at the end of the step (loss.item(), logging, checkpointing) delays the next step.";
-	 "step_group"; $dom; "P1"; $hostfollow; null) else empty end),
-  (if $hidden and $top != null and $top.label == "possible_sync_or_h2d" then
-     rec("Host synchronisation or host-to-device copies overlap \($top.share_of_significant_bubble_time * 100 | r6)% of the bubble time: remove .item()/.cpu()/.to() and explicit synchronisations from the step, or move copies off the critical path (pin_memory, non_blocking).";
-	 "step_group"; $dom; "P1"; false; null) else empty end),
-  (if $hidden and $top != null and $top.label == "possible_comm_wait" then
-     rec("Communication waits overlap the bubbles: check stragglers across ranks and overlap communication with compute.";
-	 "step_group"; $dom; "P1"; true; (if gap("no_communication_json") then "no_communication_json" else null end)) else empty end),
-  (if $hidden and $top != null and $top.label == "possible_host_launch_lag" then
-     rec("The host is busy launching ops during the bubbles (launch-bound): fuse small ops, use graph mode / torch.compile or larger batches.";
-	 "step_group"; $dom; "P1"; false; null) else empty end),
-  (if $hidden and $top != null and $top.label == "possible_python_serialization_or_lock" then
-     rec("Only sparse single-thread host activity covers the bubbles: possible Python serialization or a lock (GIL, dataloader); sample the host with a Python profiler.";
-	 "step_group"; $dom; "P2"; true; null) else empty end),
-  (if $hostfollow then
-     rec("The host evidence is too weak to name a cause: sample the host side during the bubbles (py-spy, perf, msprof --sys-cpu-profiling) and re-capture with activities CPU+NPU.";
-	 "global"; null; "P1"; true; (if gap("no_trace_view") then "no_trace_view" elif gap("no_host_events") then "no_host_events" else null end)) else empty end),
-  (if $hidden and gap("no_stacks") then
-     rec("Re-capture with with_stack=True so each bubble leads to a line of Python."; "global"; null; "P2"; true; "no_stacks") else empty end),
-  (if ($groups | length) > 1 and gap("no_shapes") then
-     rec("Steps fall into \($groups | length) groups and shapes were not recorded: re-capture with record_shapes=True to tell shape changes from control-flow changes."; "global"; null; "P2"; true; "no_shapes") else empty end),
-  (if gap("no_step_markers") and ($M | length) > 0 then
-     rec("No step markers: windows come from \(if gap("pseudo_step") then "one pseudo-step" else "the Step Id column" end), so prelaunch and tail gaps are not measurable; capture with a torch_npu schedule (ProfilerStep#N)."; "global"; null; "P2"; true; "no_step_markers") else empty end),
-  ($polluted[0:3][] | rec("The wait of \(.) overlaps communication: its wait time is not a root cause; look at the communication and synchronisation path instead."; "op"; .; "P2"; false; null)),
-  ($anchors[0:3][] | rec("\(.op_name) ranks high by total cost only because of its wait (\(.wait_ratio * 100 | r6)% wait): a false hotspot, do not optimise the kernel."; "op"; .op_name; "P3"; false; null)),
-  ($aicpu[0:3][] | rec("AI CPU op \(.) runs exposed (no concurrent AI Core work): move it to AI Core (supported dtype/shape) or off the critical path."; "op"; .; "P2"; false; null)),
+  (if ($M | length) == 0 then rec("No step could be measured: no kernel table and no step_trace_time.csv were read. Export kernel_details.csv (Level0 or higher) or op_summary to measure device idle time."; "global"; null; null; true; (if gap("db_export_only") then "db_export_only" else "no_kernel_table" end); "no_steps") else empty end),
+
+  # Exposed communication: the split from the comm records and where to look next.
+  (if $DG != null and $DG.comm_exposed_heavy then
+     ($BD.comm_exposed // 0) as $ce |
+     rec("Communication is not hidden behind compute: \($ce | fmt) per step (\(share($ce; $svcms) | pcs) of the \($svcms | fmt) step) in \($dom)." +
+       (if $COMM == null then " Without communication.json (or COMMUNICATION_OP) the wait / transit split cannot be judged: export it to tell a late peer from a slow link."
+	else " The comm records (\($COMM.source)) split the \($COMM.elapse_ms / $COMM.steps | fmt) of communication per step into waiting for peers \($COMM.wait_ms / $COMM.steps | fmt), transit \($COMM.transit_ms / $COMM.steps | fmt) and idle inside the op \($COMM.idle_ms / $COMM.steps | fmt)" +
+	  (if $COMM.p2p_elapse_ms > 0 then "; point-to-point (pipeline send/recv) \($COMM.p2p_elapse_ms / $COMM.steps | fmt), collectives \($COMM.collective_elapse_ms / $COMM.steps | fmt)" else "" end) + "." +
+	  (if $COMM.wait_ms >= $COMM.transit_ms and $COMM.wait_ms >= $COMM.idle_ms then
+	     " Most of it is waiting: this rank waits for its peers" +
+	     (if $COMM.p2p_elapse_ms >= 0.5 * $COMM.elapse_ms then " (in pipeline parallelism the send/recv wait is the pipeline bubble: more micro-batches, an interleaved schedule, balanced stages)" else "" end) +
+	     ". Compare the ranks (asc-cluster over all ranks' outputs) to find the late one and where it lost the time."
+	   elif $COMM.idle_ms >= $COMM.transit_ms then
+	     " Most of it is idle inside the communication ops (neither moving data nor waiting for a peer)" +
+	     (if $COMM.p2p_elapse_ms >= 0.5 * $COMM.elapse_ms then ": in pipeline parallelism this is the pipeline bubble, the stage waiting for its neighbour (more micro-batches, an interleaved schedule, balanced stages)" else ": the ops were issued before their data was ready; look at what this rank's host and compute do meanwhile (the idle windows and host causes below)" end) +
+	     ", and compare the ranks (asc-cluster) to find the one that holds the others back."
+	   else " Most of it is data moving: overlap it with compute (gradient bucketing and reduce overlap, e.g. DDP bucket_cap_mb) or reduce its volume." end) end);
+       "step_group"; $dom; $ce; ($COMM == null); (if $COMM == null then (if gap("no_comm_records") then "no_comm_records" else "no_communication_json" end) else null end); "COMM_EXPOSED_HEAVY")
+   else empty end),
+  ($WAITOPS | map(select(.wait_ms / $csteps >= ([0.1, 0.01 * $svcms] | max))) | .[0:3][] | . as $o |
+     rec("\(.op) on group \(.group | tostring) waits for a late peer: wait \(.wait_ms / $csteps | fmt) per step against transit \(.transit_ms / $csteps | fmt) (wait ratio \(.wait_ratio)). The cause is on another rank or in load imbalance: run asc-cluster over all ranks of this group to name the late rank.";
+       "op"; .op; ([.wait_ms / $csteps, ($BD.comm_exposed // 0)] | min); true; null; "COMM_WAIT_DOMINANT")),
+  ($SLOWOPS[0:3][] | . as $o | (.slow_transports[0]) as $t |
+     rec("\(.op) on group \(.group | tostring) moves data slowly: \($t) \(.bandwidth[$t].bandwidth_gbps) GB/s for \(.bandwidth[$t].size_mb | r6) MB (floor \($CR.bandwidth_low_gbps[$t]) GB/s in the rules). Check the link's health and contention with overlapping traffic, and the message sizes (bucket sizes).";
+       "op"; .op; (.bandwidth[$t].time_ms * (1 - .bandwidth[$t].bandwidth_gbps / $CR.bandwidth_low_gbps[$t]) / $csteps); false; null; "COMM_BANDWIDTH_LOW")),
+
+  # Named host causes (R2.5), each with its specific advice.
+  ($FAM[] | .family as $f | .ms as $t |
+     ("\($t | fmt) per step of host \($f) time lies in device bubbles (\(share($t; $HB) | pcs) of the \($HB | fmt) of bubble time the host could explain) in \($dom): ") as $lead |
+     rec($lead + (
+       if $f == "op_compile" then "operators are compiled at run time (aclopCompileAndExecute / aclopCompile). Set torch_npu.npu.set_compile_mode(jit_compile=False) and keep input shapes static so compiled operators are reused."
+       elif $f == "sync" then "the host waits for the device inside the step (aclrtSynchronize*, .item(), _local_scalar_dense). Remove .item() / .cpu() / explicit synchronisations from the step: keep metrics on the device and read them every N steps."
+       elif $f == "h2d_copy" then "host-to-device copies block the step (aten::to / copy_ / aclrtMemcpy). Use DataLoader(pin_memory=True) and .to(device, non_blocking=True), or move the copies off the critical path."
+       elif $f == "dataloader" then "the data loader is on the critical path (DataLoader __next__). Raise num_workers and prefetch_factor, use persistent_workers=True, or move preprocessing to the device."
+       elif $f == "gc" then "Python garbage collection runs inside the step. Call gc.freeze() after model set-up, or disable automatic collection and collect between steps."
+       elif $f == "launch" then "the host is busy launching operators while the device waits (launch-bound). Fuse small operators, use graph mode (torch.compile / torchair) or larger batches, and check that the task queue is enabled (TASK_QUEUE_ENABLE)."
+       else "Python code runs while the device waits, launching nothing. Profile the Python side during the bubbles (py-spy) at the frames the report names." end);
+       "step_group"; $dom; $t; ($f == "python"); null; "host_cause:" + $f)),
+
+  # Idle time the named causes do not explain.
+  (if $DG != null and ($DG.high_underfeed or
+	((($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) >= ([1, $R.verdict.idle_share * $svcms] | max)) or
+	($steps | map(select(.group_id == $dom) | .anomaly_tags[]) |
+	 (index(["INTERNAL_BUBBLE_HEAVY"]) != null or index(["PRELAUNCH_GAP_HEAVY"]) != null or index(["TAIL_GAP_HEAVY"]) != null))) then
+     ((($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) - $explained) as $rest |
+     select($rest > 0.1 * (($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0))) |
+     rec("The device idles \((($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) | fmt) per step in \($dom) (free \($BD.free | fmt), preparing \($BD.preparing | fmt), tail \($BD.tail | fmt)); \($rest | fmt) of it has no named host cause" +
+       (if ($hosted | not) then (if gap("no_trace_view") then ": trace_view.json was not exported" + (if $scheduled then " (the profiler ran with a schedule, so export the trace as well: activities CPU + NPU)" else "" end) + ", so the host side cannot be seen." else ": no host events were recorded, so the host side cannot be seen." end)
+	elif $top != null and $top.label == "possible_untraced_host_blocking" then ": the host recorded nothing there (untraced blocking). Sample the host during the bubbles (py-spy, perf)."
+	else ". Look at the host ops around the top bubbles listed in the report" + (if gap("no_stacks") and $fw then "; re-capture with with_stack=True to get the Python line of each" else "" end) + "." end);
+       "step_group"; $dom; $rest; true; (if ($hosted | not) then (if gap("no_trace_view") then "no_trace_view" else "no_host_events" end) else null end); "DEVICE_IDLE")
+   else empty end),
+
+  ($aicpu[0:3][] | . as $k | ($OPS | map(select(.key == $k)) | .[0]) as $o |
+     rec("AI CPU op \($k) runs exposed (no concurrent AI Core work): move it to AI Core (a supported dtype / shape) or off the critical path.";
+       "op"; $k; (if $o == null then null else (($o.dur_total_ns // 0) * (1 - ($o.aicpu.masked_ratio // 0)) / ([$M | length, 1] | max) / 1000000) end); false; null; "AICPU_EXPOSED")),
+
+  (if ($groups | length) > 1 and gap("no_shapes") and $fw then
+     rec("Steps fall into \($groups | length) groups and shapes were not recorded: re-capture with record_shapes=True to tell shape changes from control-flow changes."; "global"; null; null; true; "no_shapes"; "capture") else empty end),
+  (if gap("no_step_markers") and ($M | length) > 0 and ($M[0].window_source != "step_trace") then
+     rec("No step markers: windows come from \(if gap("pseudo_step") then "one pseudo-step" else "the Step Id column" end), so prelaunch and tail gaps are not measurable" +
+       (if $fw then (if $scheduled then "; the trace with its ProfilerStep#N markers was not exported" else "; capture with a torch_npu schedule (ProfilerStep#N)" end) else "" end) + ".";
+       "global"; null; null; true; "no_step_markers"; "capture") else empty end),
   (if ($hidden | not) and ($M | length) > 0 then
-     rec("No significant device idle time in the dominant group: the device is fed; optimise the top ops by total cost."; "global"; null; "P3"; false; null) else empty end)
-] | to_entries | map(.value + {id: "R\(.key + 1)"})) as $recs |
+     ($OPS | sort_by(-(.total_cost_ns // 0)) | map(select((.tags // []) | index(["WAIT_ANCHOR_FALSE_HOTSPOT"]) == null)) | .[0:3] | map(.key)) as $topops |
+     rec("The device is fed and communication is hidden: compute is \($BD.compute | fmt) of the \($svcms | fmt) step. Optimise the top ops by total cost" + (if ($topops | length) > 0 then " (\($topops | join(", ")))" else "" end) + ".";
+       "global"; null; ($BD.compute // null); false; null; "compute") else empty end)
+] | map(. + {share_of_step: (if .time_at_stake_ms == null or $svcms <= 0 then null else share(.time_at_stake_ms; $svcms) end)})
+  | map(. + {headline: (
+      (if .time_at_stake_ms == null then "" else "\(.time_at_stake_ms | fmt) per step (\(.share_of_step | pcs))" end) as $t |
+      if .finding == "COMM_EXPOSED_HEAVY" then "Communication not hidden behind compute: \($t)."
+      elif .finding == "COMM_WAIT_DOMINANT" then "\(.target_id) waits for a late peer: \($t)."
+      elif .finding == "COMM_BANDWIDTH_LOW" then "\(.target_id) moves data below the bandwidth floor: \($t)."
+      elif (.finding | startswith("host_cause:")) then "Device idle while the host does \(.finding[11:]): \($t)."
+      elif .finding == "DEVICE_IDLE" then "Device idle without a named host cause: \($t)."
+      elif .finding == "AICPU_EXPOSED" then "AI CPU op \(.target_id) runs exposed: \($t)."
+      elif .finding == "compute" then "Compute-bound: \($t)."
+      else .text end)})
+  | sort_by(-(.time_at_stake_ms // -1))
+  | to_entries | map(.value + {
+      id: "R\(.key + 1)",
+      priority: (if .value.time_at_stake_ms == null or .value.finding == "compute" then "P3"
+	elif .key == 0 and (.value.share_of_step // 0) >= 0.05 then "P0"
+	elif (.value.share_of_step // 0) >= 0.10 then "P1"
+	elif (.value.share_of_step // 0) >= 0.02 then "P2" else "P3" end)})) as $recs |
+
+# Statements that warn against misreading a metric are notes, not advice.
+([ ($polluted[0:3][] | {text: "The wait of \(.) overlaps communication: its wait time is not a root cause; look at the communication and synchronisation path instead.", scope: "op", target_id: .}),
+   ($anchors[0:3][] | {text: "\(.op_name) ranks high by total cost only because of its wait (\(.wait_ratio * 100 | r6)% wait): a false hotspot, do not optimise the kernel.", scope: "op", target_id: .op_name}),
+   (if $DG != null and ($DG.recurring_assessable | not) then {text: "\($DG.group_size) step(s) in \($dom): whether the bubbles recur cannot be assessed (it needs \($R.verdict.recurring_min_steps)); capture more active steps.", scope: "step_group", target_id: $dom} else empty end)
+ ]) as $notes |
+
+# Severity follows the time at stake: high when the largest finding takes
+# a quarter of the step, or bubbles recur in an underfed group.
+(if $hidden | not then "none"
+ elif (($recs | map(.share_of_step // 0) | max) // 0) >= $R.verdict.severity_high_share or
+      ($DG.recurring_bubble_pattern and $DG.high_underfeed) then "high"
+ else "medium" end) as $severity |
 
 {
   enabled: true,
@@ -334,6 +557,7 @@ def rec($text; $scope; $target; $prio; $follow; $gap):
   hidden_issue_present: $hidden,
   severity: $severity,
   host_risk_level: $hostrisk,
+  host_risk_assessed: $hosted,
   confidence: $confidence,
   requires_host_followup: $hostfollow,
   dominant_group_id: $dom,
@@ -370,6 +594,8 @@ def rec($text; $scope; $target; $prio; $follow; $gap):
       if type == "array" then .[] else . end |
       if type == "object" then (.name // empty) elif type == "string" then . else empty end ] | uniq | .[0:5]),
     top_host_op: .top_host_op,
+    host_causes: (.causes | map_values(ms)),
+    capture_artefact: .boundary,
     before: .before,
     after: .after
   })),
@@ -379,5 +605,7 @@ def rec($text; $scope; $target; $prio; $follow; $gap):
   wait_polluted_ops: $polluted,
   soft_root_cause_summary: $soft,
   step_results: $steps,
-  recommendations: $recs
+  communication: $COMM,
+  recommendations: $recs,
+  notes: $notes
 }

@@ -19,6 +19,9 @@
 #define ASC_COMMJSON_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+struct buf;
 
 enum cjkind {
 	CJ_ABSENT,	/* the key is not there */
@@ -73,5 +76,36 @@ typedef int (*cj_fn)(const struct cjop *, void *arg);
  * "line L, byte B: what" (L counts from 1, B from 0).
  */
 int	cj_read(const char *path, cj_fn fn, void *arg, char *err, size_t errlen);
+
+/*
+ * One "comm" record (schemas/comm.schema.json), whatever it was read from:
+ * communication.json here, or the SQLite export (lib/dbread.c).  Numbers
+ * are written in libjq's shortest form of the double, as the text reader
+ * always has; an absent or null value is null.
+ */
+struct cjrec {
+	const char	*step;		/* NULL: null (no step) */
+	size_t		 steplen;
+	const char	*kind, *op;
+	size_t		 kindlen, oplen;
+	const char	*group;		/* NULL: null */
+	size_t		 grouplen;
+	int		 has_start;
+	int64_t		 start_ns;	/* relative to the profile's origin */
+	struct cjval	 elapse_ms, transit_ms, wait_ms, sync_ms, idle_ms,
+			 wait_ratio, sync_ratio;
+	int		 ntransport;
+	const struct cjtransport *transport;
+};
+
+/* The record as one line ending in a newline, in b (emptied first). */
+void	cj_putrec(struct buf *b, const char *profile, const char *src, const struct cjrec *);
+/* torch_npu's step key "step<N>" as the step: N; NULL for a bare "step". */
+const char *cj_step(const char *key, size_t n, size_t *len);
+/* A start in float us as exact ns, formatted to 3 decimals like torch_npu. */
+int	cj_us2ns(double us, int64_t *ns);
+/* torch_npu's ratio wait/(wait+transit) to 4 places (0 over 0), as number
+ * text in t. */
+void	cj_ratio(double part, double transit, char *t, size_t nt);
 
 #endif

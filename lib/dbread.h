@@ -45,6 +45,14 @@ struct db_counts {
 	int		 has_stacks, has_pmu, has_shapes, has_steps;
 	unsigned long	 null_types;	/* kernels without a task type */
 	int		 npmu;
+	/* After db_comm_scan(): comm records db_put_comm() writes, and
+	 * whether they come from analysis.db (else COMMUNICATION_OP). */
+	unsigned long	 comm_records;
+	int		 comm_analysis;
+	/* analysis.db beside the file: found, rows read, records made, rows
+	 * skipped (by db_steptrace and db_comm_scan). */
+	int		 an_found;
+	unsigned long	 an_read, an_emitted, an_rejected;
 };
 
 struct dbread;
@@ -64,6 +72,16 @@ const char	*db_pmu_names(const struct dbread *);
  * is no such file or table).
  */
 int		 db_steptrace(struct dbread *, const char *profile, struct buf *out);
+
+/*
+ * The communication ops as "comm" records (schemas/comm.schema.json, as
+ * from communication.json): analysis.db's CommAnalyzerTime joined with
+ * CommAnalyzerBandwidth when it has rows, else COMMUNICATION_OP (exact
+ * start and elapse, wait when there is waitNs; no transit split, so the
+ * rest is null).  db_comm_scan() chooses the source and counts; 0 or -1.
+ */
+int		 db_comm_scan(struct dbread *);
+int		 db_put_comm(struct dbread *, FILE *, const char *profile, int64_t origin);
 
 int		 db_put_markers(struct dbread *, FILE *, const char *profile, int64_t origin);
 int		 db_put_kernels(struct dbread *, FILE *, const char *profile, int64_t origin);

@@ -76,9 +76,95 @@ checkkeys(jv def, jv user, const char *path, const char *prefix)
 	jv_free(user);
 }
 
+/*
+ * Which filters read a key (the longest matching prefix wins), so that a
+ * rerun of one stage with -r can say which changed keys it cannot apply
+ * (ANOMALY.md R2.9).  tests/cases/rules checks this table against the
+ * code.
+ */
+static const struct { const char *prefix, *readers; } readers[] = {
+	{ "steps.", "asc-steps" },
+	{ "bubbles.min_bubble_us", "asc-gaps asc-attrib asc-segment asc-ops" },
+	{ "bubbles.heavy_gap_", "asc-gaps" },
+	{ "bubbles.high_underfeed_ratio", "asc-gaps asc-judge" },
+	{ "bubbles.comm_exposed_", "asc-gaps asc-judge" },
+	{ "bubbles.", "asc-judge" },
+	{ "verdict.report_max_steps", "asc-report" },
+	{ "verdict.", "asc-judge" },
+	{ "comm.", "asc-judge" },
+	{ "attribution.launch_coverage", "asc-attrib asc-judge" },
+	{ "attribution.untraced_coverage", "asc-attrib asc-judge" },
+	{ "attribution.", "asc-attrib" },
+	{ "ops.comm_task_types", "asc-merge asc-ops asc-fia" },
+	{ "ops.aicpu_task_types", "asc-ops asc-fia" },
+	{ "ops.small_op_us", "asc-ops asc-segment" },
+	{ "ops.", "asc-ops" },
+	{ "pmu.", "asc-ops" },
+	{ "segment.", "asc-segment" },
+	{ "fia.", "asc-fia asc-archmd" },
+	{ "cluster.", "asc-cluster" },
+};
+
+static const char *
+readers_of(const char *key)
+{
+	const char *best = NULL;
+	size_t bl = 0;
+
+	for (size_t i = 0; i < sizeof readers / sizeof readers[0]; i++) {
+		size_t l = strlen(readers[i].prefix);
+
+		if (l > bl && strncmp(key, readers[i].prefix, l) == 0) {
+			best = readers[i].readers;
+			bl = l;
+		}
+	}
+	return best;
+}
+
+/* Is word w one of the space-separated words of list? */
+static int
+inlist(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *p = list; (p = strstr(p, w)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+/* Keys of user that change a default and that this filter does not read. */
+static void
+warnunread(jv def, jv user, const char *prefix)
+{
+	jv_object_foreach(user, k, v) {
+		char full[256];
+		jv d = jv_object_get(jv_copy(def), jv_copy(k));
+		const char *who;
+
+		snprintf(full, sizeof full, "%s%s%s", prefix, *prefix ? "." : "", jv_string_value(k));
+		/* Sections are walked; deeper objects are one value. */
+		if (jv_get_kind(v) == JV_KIND_OBJECT && jv_get_kind(d) == JV_KIND_OBJECT &&
+		    strchr(full, '.') == NULL)
+			warnunread(jv_copy(d), jv_copy(v), full);
+		else if (!jv_equal(jv_copy(d), jv_copy(v)) &&
+		    (who = readers_of(full)) != NULL && !inlist(who, progname))
+			warnmsg("rules key \"%s\" has no effect here: %s read%s it "
+			    "(rerun from there)", full, who, strchr(who, ' ') ? "" : "s");
+		jv_free(d);
+		jv_free(k);
+		jv_free(v);
+	}
+	jv_free(def);
+	jv_free(user);
+}
+
 void
 rules_load(const char *path)
 {
+	int given = path != NULL;
+
 	if (loaded)
 		return;
 	rules = jv_parse(rules_default_json);
@@ -90,6 +176,9 @@ rules_load(const char *path)
 		jv user = parsefile(path);
 
 		checkkeys(jv_copy(rules), jv_copy(user), path, "");
+		/* Only for -r: $ASC_RULES serves a whole pipeline. */
+		if (given)
+			warnunread(jv_copy(rules), jv_copy(user), "");
 		rules = jv_object_merge_recursive(rules, user);
 	}
 	loaded = 1;

@@ -5,7 +5,7 @@ section 11 and shared/data/real/alexnet-2rank-db).
 
 Read back from the text export, so text and DB are the same profile:
 kernel_details.csv -> TASK, COMPUTE_TASK_INFO, TASK_PMU_INFO,
-COMMUNICATION_OP; trace_view.json (streamed) -> PYTORCH_API, CANN_API,
+COMMUNICATION_OP (groupName from communication.json); trace_view.json (streamed) -> PYTORCH_API, CANN_API,
 PYTORCH_CALLCHAINS, CONNECTION_IDS (from the torch_to_npu / HostToDevice
 flows), STEP_TIME (the ProfilerStep#N rows).  Rows are inserted in file
 order, so rowids follow the text's order.  Memory stays bounded: flows and
@@ -133,7 +133,8 @@ def write(out, rank, device, python='Python'):
                     ('SCHEMA_VERSION_MAJOR', '1'), ('SCHEMA_VERSION', '1.0.0')])
     db.execute('INSERT INTO NPU_INFO VALUES (?, ?)', (device, 'Ascend910B'))
     db.execute('INSERT INTO RANK_DEVICE_MAP VALUES (?, ?)', (rank, device))
-    kernels(db, st, os.path.join(out, 'kernel_details.csv'), device)
+    kernels(db, st, os.path.join(out, 'kernel_details.csv'), device,
+            groups(os.path.join(out, 'communication.json')))
     trace(db, st, os.path.join(out, 'trace_view.json'), python)
     link(db)
     db.execute('INSERT INTO SESSION_TIME_INFO SELECT min(s), max(e) FROM '
@@ -145,7 +146,21 @@ def write(out, rank, device, python='Python'):
     return path
 
 
-def kernels(db, st, path, device):
+def groups(path):
+    """op name -> group of the communication.json at path ({} if none)."""
+    g = {}
+    if os.path.exists(path):
+        with open(path, encoding='utf-8') as f:
+            for step in json.load(f).values():
+                for ops in step.values():
+                    for key in ops:
+                        if '@' in key:
+                            op, grp = key.rsplit('@', 1)
+                            g[op] = grp
+    return g
+
+
+def kernels(db, st, path, device, group):
     with open(path, 'r', encoding='utf-8', newline='') as f:
         rd = csv.reader(f)
         hdr = next(rd)
@@ -184,8 +199,8 @@ def kernels(db, st, path, device):
             e = s + us2ns(get(row, 'Duration(us)'))
             core = get(row, 'Accelerator Core')
             if core in ('COMMUNICATION', 'HCCL'):
-                comm.append((sid(row, 'Name'), s, e, None, None, opid, 0, 0, None, None, None,
-                             sid(row, 'Type')))
+                comm.append((sid(row, 'Name'), s, e, None, st.id(group.get(get(row, 'Name'))), opid,
+                             0, 0, None, None, None, sid(row, 'Type')))
                 opid += 1
             else:
                 ctx = get(row, 'Context ID', int)

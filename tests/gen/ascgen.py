@@ -139,7 +139,24 @@ EXPECTED_LABEL = {
     "none": "possible_untraced_host_blocking",
     "launch": "possible_host_launch_lag",
     "sparse": "possible_python_serialization_or_lock",
+    # named host causes (asc-attrib host_causes): the label follows from
+    # coverage alone, the family says what the host did
+    "compile": "possible_host_launch_lag",
+    "dataloader": "possible_host_launch_lag",
+    "gc": "possible_host_launch_lag",
+    "h2d": "possible_sync_or_h2d",
 }
+# asc-attrib host cause family of the host events each cause writes
+# (Level1; at Level0, without CANN events, compile leaves only an aten op)
+CAUSE_FAMILY = {
+    "sync": "sync",
+    "compile": "op_compile",
+    "dataloader": "dataloader",
+    "gc": "gc",
+    "h2d": "h2d_copy",
+}
+NEW_CAUSES = ("compile", "dataloader", "gc", "h2d")
+PRELAUNCH_CAUSES = ("sync", "compile", "dataloader", "gc", "h2d")
 
 L1_HEADER = ("Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,"
              "Start Time(us),Duration(us),Wait Time(us),Block Dim,Mix Block Dim,"
@@ -214,6 +231,10 @@ def parse_args(argv):
     p.add_argument('--level', default='Level1', choices=['Level0', 'Level1'])
     p.add_argument('--bubble', action='append', default=[], metavar='STEP:LAYER:US:CAUSE')
     p.add_argument('--prelaunch-us', type=float, default=200)
+    p.add_argument('--prelaunch-cause', choices=PRELAUNCH_CAUSES,
+                   help='host events of this cause fill the prelaunch gap of every step')
+    p.add_argument('--comm-exposed-us', type=float, metavar='N',
+                   help='with --comm: the allReduce ends N us after the last compute kernel')
     p.add_argument('--seed', type=int, default=1)
     p.add_argument('--name')
     p.add_argument('--mindspore', action='store_true')
@@ -260,6 +281,8 @@ def parse_args(argv):
         die('--host-threads must be >= 1')
     if a.prelaunch_us < 60:
         die('--prelaunch-us must be >= 60 (the host must launch the first kernel)')
+    if a.comm_exposed_us is not None and (not a.comm or a.moe or a.comm_exposed_us <= 0):
+        die('--comm-exposed-us needs --comm (no --moe) and N > 0')
     return a
 
 
@@ -297,7 +320,8 @@ def main(argv):
             die('bad --bubble %r: want STEP:LAYER:US:CAUSE' % spec)
         cause = parts[3]
         if cause not in EXPECTED_LABEL:
-            die('bad --bubble cause %r (sync, comm, none, launch, sparse)' % cause)
+            die('bad --bubble cause %r (sync, comm, none, launch, sparse, compile, dataloader, gc, h2d)'
+                % cause)
         if not a.first_step <= st <= last_step:
             die('--bubble step %d outside %d..%d' % (st, a.first_step, last_step))
         if not 1 <= ly < a.layers:
@@ -333,6 +357,7 @@ def main(argv):
     c.cann_pid = fp | (7 << 5) | dev
     c.hccl_pid = fp | (15 << 5) | dev
     c.ov_pid = fp | (23 << 5) | dev
+    c.gc_pid = fp | (1 << 5) | dev         # torch_npu "Python GC": sort index 1
     c.streams = [2] + [3 + k for k in range(a.streams - 1)]
     c.level1 = a.level == 'Level1'
     c.fmt = fmt_fixed if a.fixed_decimals else fmt_trim
@@ -362,6 +387,9 @@ class Generator:
         self.n_rows = 0
         self.n_py = {'cpu_op': 0, 'enqueue': 0, 'dequeue': 0, 'python_function': 0}
         self.n_cann = 0
+        self.n_gc = 0
+        self.prelaunch_truth = []
+        self.comm_truth = []
         self.n_dev = 0
         self.n_flow = 0
         self.n_ov = 0
@@ -420,6 +448,12 @@ class Generator:
             self.stack_cache[key] = s
         return s
 
+    def family(self, cause):
+        """asc-attrib's host cause family of the events cause writes."""
+        if cause == 'compile' and not self.c.level1:
+            return 'other'      # no CANN events: only the aten op
+        return CAUSE_FAMILY.get(cause)
+
     def taskid(self, stream):
         t = self.task_ids.get(stream, 11000 + 300 * stream)
         self.task_ids[stream] = t + 1
@@ -431,7 +465,7 @@ class Generator:
         out = c.out
         tmpdir = os.path.join(out, '.ascgen.tmp')
         os.makedirs(tmpdir, exist_ok=True)
-        parts = ['cpu', 'enq', 'deq', 'func', 'dev', 'flow']
+        parts = ['cpu', 'enq', 'deq', 'func', 'gc', 'dev', 'flow']
         self.pf = {}
         if not a.no_trace:
             for p in parts:
@@ -544,6 +578,9 @@ class Generator:
         elif a.comm:
             cs = last_main[0]
             d = rr(KCOMM[12] * US, KCOMM[13] * US)
+            if a.comm_exposed_us is not None:
+                # ends N us after the last compute kernel
+                d = busy_end + int(round(a.comm_exposed_us * US)) - cs
             ks.append([cs, d, -1, KCOMM, L - 1, 2, M + 1])
             busy_end = max(busy_end, cs + d)
         ks.sort(key=lambda k: k[0])
@@ -813,8 +850,11 @@ class Generator:
                            'mindspore_to_npu' if ms else 'torch_to_npu', k[0], dpid, dtid, kts))
             if kind == 2:
                 self.comm_n += 1
-        # bubble covering host events
-        for g0, g1, cause, j in bubbles:
+        gcs = []
+
+        def cover(g0, g1, cause, rng):
+            """Host events of cause covering the idle gap [g0, g1)."""
+            nonlocal n_cann
             if cause == 'sync':
                 cpu_op('aten::item', c.main, g0 - US, g1 + US,
                        self.simple_stack('item') if stack else '')
@@ -851,12 +891,64 @@ class Generator:
                     cpu_op(('aten::detach', 'aten::view', 'aten::slice')[q % 3], c.main,
                            mid - fl // 2, mid - fl // 2 + fl, self.simple_stack('detach') if stack else '',
                            self.seq)
+            elif cause == 'compile':
+                # an aten op whose CANN side compiles: aclopCompileAndExecute
+                # (context of its opCompile child) covers the gap
+                self.seq += 1
+                cpu_op('aten::nonzero', c.main, g0 - US, g1 + US,
+                       self.simple_stack('nonzero') if stack else '', self.seq)
+                if level1:
+                    cann_x('AscendCL@aclopCompileAndExecute', c.main, g0 - 500, g1 + 500, 'ACL_OP', self.conn)
+                    self.conn += 1
+                    cann_x('AscendCL@opCompile', c.main, g0 + 2 * US, g0 + 2 * US + max(US, (g1 - g0) // 20),
+                           'ACL_OP', self.conn)
+                    self.conn += 1
+                    n_cann += 2
+            elif cause == 'dataloader':
+                # DataLoader __next__: python functions around the enumerate op
+                self.seq += 1
+                cpu_op('enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__', c.main,
+                       g0 - US, g1 + US, self.simple_stack('__next__') if stack else '', self.seq)
+                outer = self.pyid
+                func.append('{"ph": "X", "name": "torch/utils/data/dataloader.py(625): __next__", "pid": %d, '
+                            '"tid": %d, "ts": "%s", "dur": %s, "cat": "python_function", "args": {"Python id": %d, '
+                            '"Python parent id": %d}}' % (pid, c.main, ts_str(g0 - 2 * US), num(g1 - g0 + 4 * US),
+                                                         outer, outer - 1))
+                func.append('{"ph": "X", "name": "torch/utils/data/dataloader.py(1298): _next_data", "pid": %d, '
+                            '"tid": %d, "ts": "%s", "dur": %s, "cat": "python_function", "args": {"Python id": %d, '
+                            '"Python parent id": %d}}' % (pid, c.main, ts_str(g0 + (g1 - g0) // 10),
+                                                         num((g1 - g0) * 8 // 10), outer + 1, outer))
+                self.pyid += 2
+            elif cause == 'gc':
+                # torch_npu's "Python GC" process: one GC X event, tid = the OS pid
+                gcs.append('{"ph": "X", "name": "GC", "pid": %d, "tid": %d, "ts": "%s", "dur": %s, "cat": "GC", '
+                           '"args": {}}' % (c.gc_pid, c.pid, ts_str(g0 - US), num(g1 - g0 + 2 * US)))
+            elif cause == 'h2d':
+                cpu_op('aten::to', c.main, g0 - US, g1 + US, self.simple_stack('to') if stack else '')
+                if level1:
+                    cann_x('AscendCL@aclrtMemcpy', c.main, g0 - 500, g1 + 500, 'ACL_RTS', self.conn)
+                    self.conn += 1
+                    n_cann += 1
+
+        # bubble covering host events
+        for g0, g1, cause, j in bubbles:
+            cover(g0, g1, cause, rng)
         # modules: Model_0 contains per-layer Block_j spans on the main thread
         main_lo = [v[0] for v in spans.values()]
         main_hi = [v[1] for v in spans.values()]
         for g0, g1, _, _ in bubbles:
             main_lo.append(g0 - US)
             main_hi.append(g1 + US)
+        if a.prelaunch_cause:
+            p0, p1 = S + 3 * US, min(main_lo) - 5 * US
+            if p1 - p0 < 20 * US:
+                die('step %d: no room for --prelaunch-cause before the first host op; '
+                    'raise --prelaunch-us' % step)
+            cover(p0, p1, a.prelaunch_cause, rng)
+            o = self.origin
+            self.prelaunch_truth.append({
+                'step': step, 'start_rel_ns': p0 - o, 'end_rel_ns': p1 - o, 'dur_ns': p1 - p0,
+                'cause': a.prelaunch_cause, 'family': self.family(a.prelaunch_cause)})
         m0 = max(S + US, min(main_lo) - 3 * US)
         m1 = min(marker_end - US, max(main_hi) + 3 * US)
         model_id = self.pyid
@@ -886,6 +978,7 @@ class Generator:
         py_cpu.sort(key=lambda x: x[0])
         self.n_py['cpu_op'] += len(py_cpu)
         self.n_py['python_function'] += len(func)
+        self.n_gc += len(gcs)
         self.n_cann += n_cann
         self.n_dev += len(ks)
         self.n_flow += 2 * len(ks) + (2 * len(enq))
@@ -896,6 +989,8 @@ class Generator:
                 pf['enq'].write(''.join(', ' + x for x in enq))
                 pf['deq'].write(''.join(', ' + x for x in deq))
             pf['func'].write(''.join(', ' + x for x in func))
+            if gcs:
+                pf['gc'].write(''.join(', ' + x for x in gcs))
             pf['dev'].write(''.join(', ' + x for x in dev))
             pf['flow'].write(''.join(', ' + x for x in flow))
 
@@ -1009,12 +1104,27 @@ class Generator:
             num(comp + cno + free), num(cno), num(prep)))
         # communication.json
         if self.cf is not None and mu:
-            self.write_comm(step, [k for k in ks if k[5] == 2])
+            if a.comm_exposed_us is not None:
+                # one allReduce: it waits for the peer while this rank computes
+                # (the overlapped part), then transits (0.9 of the exposed part)
+                ck = [k for k in ks if k[5] == 2][0]
+                fig = {'exposed_ns': cno, 'elapse_ns': ck[1], 'wait_ns': ck[1] - cno,
+                       'sync_ns': ck[1] - cno, 'transit_ns': cno * 9 // 10}
+                fig['idle_ns'] = fig['elapse_ns'] - fig['wait_ns'] - fig['transit_ns']
+                self.write_comm(step, [ck], fig)
+                busy_comp = max(k[0] + k[1] for k in ks if k[5] != 2)
+                self.comm_truth.append(dict(
+                    step=step, op=ck[8], start_rel_ns=ck[0] - o, end_rel_ns=ck[0] + ck[1] - o,
+                    past_compute_end_ns=ck[0] + ck[1] - busy_comp, overlapped_ns=commt - cno, **fig))
+            else:
+                self.write_comm(step, [k for k in ks if k[5] == 2])
         binfo = []
         for g0, g1, cause, j in bubbles:
             binfo.append({'step': step, 'layer': j, 'start_rel_ns': g0 - o, 'end_rel_ns': g1 - o,
                           'dur_ns': g1 - g0, 'start_us': ts_str(g0), 'end_us': ts_str(g1),
                           'cause': cause, 'expected_label': EXPECTED_LABEL[cause]})
+            if cause in NEW_CAUSES:
+                binfo[-1]['family'] = self.family(cause)
         self.bubble_truth.extend(binfo)
         st = {
             'step': step,
@@ -1038,7 +1148,7 @@ class Generator:
         }
         self.tf.write(json.dumps(st) + '\n')
 
-    def write_comm(self, step, cks):
+    def write_comm(self, step, cks, fig=None):
         ops = {}
         tot = {'Elapse Time(ms)': 0.0, 'Transit Time(ms)': 0.0, 'Wait Time(ms)': 0.0,
                'Synchronization Time(ms)': 0.0, 'Idle Time(ms)': 0.0}
@@ -1050,7 +1160,9 @@ class Generator:
             tr = el * 0.55
             wa = el * 0.30
             sy = el * 0.10
-            idle = el - tr - wa
+            if fig is not None:     # --comm-exposed-us: exact ns figures
+                tr, wa, sy = fig['transit_ns'] / 1e6, fig['wait_ns'] / 1e6, fig['sync_ns'] / 1e6
+            idle = el - tr - wa if fig is None else fig['idle_ns'] / 1e6
             size = 16.388
             n = 14
             dist = {'1.170571': [n, tr]}
@@ -1158,6 +1270,17 @@ class Generator:
         self.n_meta = len(py) + len(ms)
         return py, ms
 
+    def gc_meta(self):
+        """Metadata of torch_npu's "Python GC" process (written only with GC events)."""
+        c = self.c
+        g = c.gc_pid
+        return ['{"ph": "M", "name": "process_name", "pid": %d, "tid": 0, "args": {"name": "Python GC"}}' % g,
+                '{"ph": "M", "name": "process_labels", "pid": %d, "tid": 0, "args": {"labels": "CPU"}}' % g,
+                '{"ph": "M", "name": "process_sort_index", "pid": %d, "tid": 0, "args": {"sort_index": 1}}' % g,
+                '{"ph": "M", "name": "thread_name", "pid": %d, "tid": %d, "args": {"name": "Python GC"}}' % (g, c.pid),
+                '{"ph": "M", "name": "thread_sort_index", "pid": %d, "tid": %d, "args": {"sort_index": %d}}'
+                % (g, c.pid, c.pid)]
+
     def write_trace(self, tmpdir):
         py, ms = self.meta_events()
         path = os.path.join(self.c.out, 'trace_view.json')
@@ -1188,6 +1311,9 @@ class Generator:
             copy('deq')
             text(py)
             copy('func')
+            copy('gc')
+            if self.n_gc:
+                text(self.gc_meta())
             text(ms)
             copy('dev')
             copy('flow')
@@ -1282,6 +1408,10 @@ class Generator:
         }
         if a.moe_shape:
             head['moe'] = self.moe_truth
+        if a.prelaunch_cause:
+            head['prelaunch_causes'] = self.prelaunch_truth
+        if a.comm_exposed_us is not None:
+            head['comm_exposed'] = self.comm_truth
         with open(path, 'w', encoding='utf-8', newline='') as f:
             s = json.dumps(head, indent=1)
             f.write(s[:-2] + ',\n "steps": [\n')

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 # Brute-force reference (independent of the C code) of asc-attrib's window figures: for every bubble,
-# every leaf host event of the profile (step markers excluded) is clipped
-# to the window; unions by sorting.  Prints one line per window:
-# bubble_id cov sync comm threads busy labels top_op
+# every host event of the profile (step markers excluded) is clipped to
+# the window; unions by sorting.  Leaf: no other event of the same
+# (pid, tid) lies wholly inside it (pairwise check).  Prints one line per
+# window: bubble_id cov sync comm threads busy labels top_op causes covered
 import json, sys, fnmatch
 from fractions import Fraction as F
 
@@ -33,25 +34,57 @@ for line in sys.stdin:
     elif t == "host":
         profiles[-1][2].append(r)
 for prof, bubbles, hosts in profiles:
-    leaf = [h for h in hosts if h["leaf"] and not match("step_markers", h["name"])]
+    byth = {}
+    for i, h in enumerate(hosts):
+        h["i"] = i
+        byth.setdefault((h["pid"], h["tid"]), []).append(h)
+    def inside(g, h):   # g lies wholly inside h (identical: the later one)
+        return (g is not h and g["end_ns"] > g["start_ns"] and h["start_ns"] <= g["start_ns"]
+                and g["end_ns"] <= h["end_ns"] and g["start_ns"] < h["end_ns"]
+                and ((g["start_ns"], g["end_ns"]) != (h["start_ns"], h["end_ns"]) or g["i"] > h["i"]))
+    for v in byth.values():
+        for h in v:
+            h["ctx"] = any(inside(g, h) for g in v)
+    real = [h for h in hosts if not match("step_markers", h["name"])]
+    leaf = [h for h in real if not h["ctx"]]
+    order = rules["host_cause_order"]
+    def family(h):
+        for f in order:
+            c = rules["host_causes"][f]
+            if any(fnmatch.fnmatchcase(h["name"], p) for p in c["names"]) or \
+               (h.get("cat") is not None and any(fnmatch.fnmatchcase(h["cat"], p) for p in c["cats"])):
+                return f
+        return "other"
+    for h in real:
+        h["fam"] = family(h)
+    first = min((h["start_ns"] for h in hosts), default=None)
     for b in bubbles:
         s, e = b["start_ns"], b["end_ns"]
         L = e - s
-        ov = []
-        for h in leaf:
+        allov = []
+        for h in real:
             a, z = max(s, h["start_ns"]), min(e, h["end_ns"])
             if z > a:
-                ov.append((a, z, h))
+                allov.append((a, z, h))
+        ov = [x for x in allov if not x[2]["ctx"]]
         cov = union([(a, z) for a, z, h in ov])
-        sync = union([(a, z) for a, z, h in ov if match("sync_markers", h["name"])])
-        comm = union([(a, z) for a, z, h in ov if match("comm_markers", h["name"])])
+        sync = union([(a, z) for a, z, h in allov if match("sync_markers", h["name"])])
+        comm = union([(a, z) for a, z, h in allov if match("comm_markers", h["name"])])
+        fams = order + ["other"]
+        counted = [x for x in allov if not x[2]["ctx"] or x[2]["fam"] in rules["host_cause_any_depth"]]
+        causes, prev = [], 0
+        for k, f in enumerate(fams):
+            u = union([(a, z) for a, z, h in counted if fams.index(h["fam"]) <= k])
+            causes.append("%s=%d" % (f, u - prev))
+            prev = u
+        covered = first is not None and first <= s
         th = {}
         for a, z, h in ov:
             th.setdefault((h["pid"], h["tid"]), []).append((a, z))
         busy = sum(union(v) for v in th.values())
         labels = []
         partial = "PARTIAL_CAPTURE_BOUNDARY" in b["tags"]
-        if not hosts or partial:
+        if not hosts or (partial and not covered):
             labels = ["insufficient_evidence"]
         else:
             if ge(sync, L, rules["sync_ratio"]): labels.append("possible_sync_or_h2d")
@@ -77,4 +110,4 @@ for prof, bubbles, hosts in profiles:
                 top = "null"
         print(prof, b["bubble_id"], cov if hosts else None, sync if hosts else None,
               comm if hosts else None, len(th) if hosts else None, busy if hosts else None,
-              ",".join(labels), top)
+              ",".join(labels), top, ",".join(causes) if hosts else None, covered)
