@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -310,16 +311,62 @@ newci(int rank)
 	return &cis[ncis++];
 }
 
-static int
-occof(int rank, const char *step, const char *op, int kernel)
-{
-	int n = 0;
+/*
+ * Ops of one name in one step of one rank, in order: the n-th comm
+ * record and the n-th communication kernel of that name are the same op.
+ * A hash table on (rank, step, op) keeps that matching linear.
+ */
+struct occ {
+	int	 rank;
+	char	*step, *op;
+	size_t	*idx;			/* cis of the comm records, in order */
+	int	 ncomm, nkern;
+};
+static struct occ *occs;
+static size_t nocc, occcap;
 
-	for (size_t i = ncis; i-- > 0 && cis[i].rank == rank; )
-		if (strcmp(cis[i].op, op) == 0 && strcmp(cis[i].step, step) == 0 &&
-		    (kernel ? cis[i].from_kernel : 1))
-			n++;
-	return n;
+static uint64_t
+occhash(int rank, const char *step, const char *op)
+{
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)rank;
+
+	for (const char *p = step; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	h = (h ^ 0x1f) * 1099511628211ULL;
+	for (const char *p = op; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return h;
+}
+
+static struct occ *
+occof(int rank, const char *step, const char *op)
+{
+	size_t i;
+
+	if (2 * (nocc + 1) > occcap) {
+		struct occ *old = occs;
+		size_t oldcap = occcap;
+
+		occcap = occcap ? occcap * 2 : 256;
+		occs = xcalloc(occcap, sizeof *occs);
+		for (size_t k = 0; k < oldcap; k++)
+			if (old[k].op) {
+				i = occhash(old[k].rank, old[k].step, old[k].op) & (occcap - 1);
+				while (occs[i].op)
+					i = (i + 1) & (occcap - 1);
+				occs[i] = old[k];
+			}
+		free(old);
+	}
+	i = occhash(rank, step, op) & (occcap - 1);
+	for (; occs[i].op; i = (i + 1) & (occcap - 1))
+		if (occs[i].rank == rank && strcmp(occs[i].op, op) == 0 && strcmp(occs[i].step, step) == 0)
+			return &occs[i];
+	occs[i].rank = rank;
+	occs[i].step = xstrdup(step);
+	occs[i].op = xstrdup(op);
+	nocc++;
+	return &occs[i];
 }
 
 static double
@@ -354,7 +401,13 @@ oncomm(struct rin *in, struct rank *r, int ri)
 	if (c->group == NULL)
 		c->group = xstrdup("");
 	c->collective = kind == NULL || strcmp(kind, "p2p") != 0;
-	c->occ = occof(ri, c->step, op, 0) - 1;
+	{
+		struct occ *o = occof(ri, c->step, op);
+
+		o->idx = xreallocarray(o->idx, (size_t)o->ncomm + 1, sizeof *o->idx);
+		o->idx[o->ncomm] = (size_t)(c - cis);
+		c->occ = o->ncomm++;
+	}
 	c->start_abs = st == UNSET ? UNSET : r->origin + st;
 	if (w && !rf_isnull(w))
 		c->wait_ms = strtod(w->v, NULL);
@@ -396,18 +449,16 @@ oncommkernel(struct rin *in, struct rank *r, int ri)
 	int64_t st = geti(in, "start_ns");
 	int occ;
 	struct cinst *c = NULL;
+	struct occ *o;
 
 	if (name == NULL || st == UNSET || r->origin == UNSET)
 		goto out;
 	if (step == NULL)
 		step = xstrdup("");
-	occ = occof(ri, step, name, 1);
-	for (size_t i = ncis; i-- > 0 && cis[i].rank == ri; )
-		if (!cis[i].from_kernel && cis[i].occ == occ &&
-		    strcmp(cis[i].op, name) == 0 && strcmp(cis[i].step, step) == 0) {
-			c = &cis[i];
-			break;
-		}
+	o = occof(ri, step, name);
+	occ = o->nkern++;
+	if (occ < o->ncomm)
+		c = &cis[o->idx[occ]];
 	if (c == NULL) {
 		c = newci(ri);
 		c->op = name;
@@ -973,7 +1024,7 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 		fprintf(md, "## Time per rank (mean per step)\n\n");
 		if (nr > 20)
 			fprintf(md, "%d ranks: the 10 with the longest step are shown; every rank is in cluster.json.\n\n", nr);
-		fprintf(md, "| rank | step | compute | comm exposed | overlapped | free | preparing | source |\n|---|---|---|---|---|---|---|---|\n");
+		fprintf(md, "| rank | step time | compute | comm exposed | overlapped | free | preparing | source |\n|---|---|---|---|---|---|---|---|\n");
 		for (int shown = 0, i = 0; i < nr; i++) {
 			struct rank *r = &ranks[j->r[i]];
 			char n[64], *rel = NULL;
