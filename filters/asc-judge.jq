@@ -447,7 +447,18 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
 ([ "op_compile", "sync", "h2d_copy", "dataloader", "gc", "launch", "python" ] |
   map(. as $f | {family: $f, ms: ($HC[$f] // 0)}) |
   map(select($HB > 0 and .ms >= $R.verdict.host_cause_share * $HB))) as $FAM |
-($FAM | map(.ms) | add // 0) as $explained |
+# Idle time some named family covers (every family but "other").
+([ "op_compile", "sync", "h2d_copy", "dataloader", "gc", "launch", "python" ] |
+  map($HC[.] // 0) | add) as $explained |
+([ "op_compile", "sync", "h2d_copy", "dataloader", "gc", "launch", "python" ] |
+  map(. as $f | {family: $f, ms: ($HC[$f] // 0)}) |
+  map(select(.ms > 0 and ($HB <= 0 or .ms < $R.verdict.host_cause_share * $HB))) | sort_by(-.ms)) as $MINOR |
+# Idle time worth advice: high underfeed, a heavy gap, or idle time of at
+# least max(1 ms, verdict.idle_share of the step).
+($DG != null and ($DG.high_underfeed or
+  ((($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) >= ([1, $R.verdict.idle_share * $svcms] | max)) or
+  ($steps | map(select(.group_id == $dom) | .anomaly_tags[]) |
+   (index(["INTERNAL_BUBBLE_HEAVY"]) != null or index(["PRELAUNCH_GAP_HEAVY"]) != null or index(["TAIL_GAP_HEAVY"]) != null)))) as $idleheavy |
 ($COMM.ops // [] | map(select(.tags | index(["COMM_WAIT_DOMINANT"]) != null))) as $WAITOPS |
 ($COMM.ops // [] | map(select(.tags | index(["COMM_BANDWIDTH_LOW"]) != null))) as $SLOWOPS |
 ([
@@ -479,8 +490,8 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
        "op"; .op; (.bandwidth[$t].time_ms * (1 - .bandwidth[$t].bandwidth_gbps / $CR.bandwidth_low_gbps[$t]) / $csteps); false; null; "COMM_BANDWIDTH_LOW")),
 
   # Named host causes (R2.5), each with its specific advice.
-  ($FAM[] | .family as $f | .ms as $t |
-     ("\($t | fmt) per step of host \($f) time lies in device bubbles (\(share($t; $HB) | pcs) of the \($HB | fmt) of bubble time the host could explain) in \($dom): ") as $lead |
+  ($FAM[] | select($idleheavy) | .family as $f | .ms as $t |
+     ("\($t | fmt) per step of host \($f) time lies in device bubbles in \($dom) (\(share($t; $HB) | pcs) of the \($HB | fmt) of significant idle time per step): ") as $lead |
      rec($lead + (
        if $f == "op_compile" then "operators are compiled at run time (aclopCompileAndExecute / aclopCompile). Set torch_npu.npu.set_compile_mode(jit_compile=False) and keep input shapes static so compiled operators are reused."
        elif $f == "sync" then "the host waits for the device inside the step (aclrtSynchronize*, .item(), _local_scalar_dense). Remove .item() / .cpu() / explicit synchronisations from the step: keep metrics on the device and read them every N steps."
@@ -492,16 +503,24 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
        "step_group"; $dom; $t; ($f == "python"); null; "host_cause:" + $f)),
 
   # Idle time the named causes do not explain.
-  (if $DG != null and ($DG.high_underfeed or
-	((($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) >= ([1, $R.verdict.idle_share * $svcms] | max)) or
-	($steps | map(select(.group_id == $dom) | .anomaly_tags[]) |
-	 (index(["INTERNAL_BUBBLE_HEAVY"]) != null or index(["PRELAUNCH_GAP_HEAVY"]) != null or index(["TAIL_GAP_HEAVY"]) != null))) then
+  (if $idleheavy then
      ((($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) - $explained) as $rest |
      select($rest > 0.1 * (($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0))) |
-     rec("The device idles \((($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) | fmt) per step in \($dom) (free \($BD.free | fmt), preparing \($BD.preparing | fmt), tail \($BD.tail | fmt)); \($rest | fmt) of it has no named host cause" +
+     (($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) as $idle |
+     # The rest, split: host ops of no named family, windows with no host
+     # event at all, and idle time outside the significant host-facing
+     # windows (gaps under min_bubble_us, capture artefacts).
+     ($HC.other // 0) as $other |
+     ([$HB - ($HC | to_entries | map(.value) | add // 0), 0] | max) as $untraced |
+     ([$idle - $HB, 0] | max) as $short |
+     rec("The device idles \($idle | fmt) per step in \($dom) (free \($BD.free | fmt), preparing \($BD.preparing | fmt), tail \($BD.tail | fmt)); \($rest | fmt) of it has no named host cause" +
+       (if ($MINOR | length) > 0 then " (smaller named causes: \($MINOR | map("\(.family) \(.ms | fmt)") | join(", ")))" else "" end) +
        (if ($hosted | not) then (if gap("no_trace_view") then ": trace_view.json was not exported" + (if $scheduled then " (the profiler ran with a schedule, so export the trace as well: activities CPU + NPU)" else "" end) + ", so the host side cannot be seen." else ": no host events were recorded, so the host side cannot be seen." end)
-	elif $top != null and $top.label == "possible_untraced_host_blocking" then ": the host recorded nothing there (untraced blocking). Sample the host during the bubbles (py-spy, perf)."
-	else ". Look at the host ops around the top bubbles listed in the report" + (if gap("no_stacks") and $fw then "; re-capture with with_stack=True to get the Python line of each" else "" end) + "." end);
+	else ": other host ops \($other | fmt), no host event at all \($untraced | fmt), gaps under \($B.min_bubble_us) µs and capture edges \($short | fmt). " +
+	  ([[$other, "other"], [$untraced, "untraced"], [$short, "short"]] | max_by(.[0]) | .[1]) as $big |
+	  (if $big == "untraced" then "Most of it is untraced: the host was blocked where the profiler records nothing (I/O, locks, a native library); sample the host during the bubbles (py-spy dump, perf)."
+	   elif $big == "short" then "Most of it is many short gaps between kernels: the launch rate limits the device; fuse small operators, use graph mode or larger batches."
+	   else "Most of it is host ops without a named cause: look at the host ops around the top bubbles listed in the report" + (if gap("no_stacks") and $fw then "; re-capture with with_stack=True to get the Python line of each" else "" end) + "." end) end);
        "step_group"; $dom; $rest; true; (if ($hosted | not) then (if gap("no_trace_view") then "no_trace_view" else "no_host_events" end) else null end); "DEVICE_IDLE")
    else empty end),
 

@@ -101,9 +101,9 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  table(["op (kind)", "group", "calls", "elapse", "wait", "transit", "bandwidth", "tags"];
    ($COMM.ops[0:4] | map([
      "\(.op | code) (\(.kind))", (.group | tostring | .[0:12] | code), .calls,
-     (.elapse_ms | dur), "\(.wait_ms | dur) (\(.wait_ratio | pctx))", (.transit_ms | dur),
+     (.elapse_ms | dur), "\(.wait_ms | dur) (ratio \(.wait_ratio // "n/a" | if type == "number" then (. * 100 | round) / 100 else . end))", (.transit_ms | dur),
      (.bandwidth | to_entries | map(select(.key != "SDMA" or (.value.size_mb > 0 and length == 1))) |
-       map("\(.key) \(.value.bandwidth_gbps) GB/s") | .[0:2] | join(", ") | if . == "" then "n/a" else . end),
+       map("\(.key) \(.value.bandwidth_gbps // 0 | sig3) GB/s") | .[0:2] | join(", ") | if . == "" then "n/a" else . end),
      (.tags | join(", "))]))) +
  (if ($COMM.ops | length) > 4 then "\n\n(the 4 longest of \($COMM.ops | length) op groups; all are in the JSON)" else "" end) + "\n"
  end),
