@@ -105,7 +105,7 @@ static void usage(void) __attribute__((noreturn));
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-1] [-o dir] [-r rules] [file ...]\n", progname);
+	fprintf(stderr, "usage: %s [-1q] [-o dir] [-r rules] [file ...]\n", progname);
 	exit(EX_SYS);
 }
 
@@ -1515,13 +1515,16 @@ int
 main(int argc, char **argv)
 {
 	const char *rulesf = NULL;
-	int c, onejob = 0;
+	int c, onejob = 0, quiet = 0;
 	char *mdpath = NULL, *jspath = NULL;
 	FILE *jfp = NULL;
 
 	setprogname_(argv[0]);
-	while ((c = getopt(argc, argv, "1o:r:")) != -1)
+	while ((c = getopt(argc, argv, "1o:qr:")) != -1)
 		switch (c) {
+		case 'q':
+			quiet = 1;
+			break;
 		case '1':
 			onejob = 1;
 			break;
@@ -1546,7 +1549,7 @@ main(int argc, char **argv)
 		exit(EX_DATA);
 	}
 	makejobs(onejob);
-	if (njob > 1)
+	if (njob > 1 && !quiet)
 		warnmsg("%d unrelated jobs in the input (parent directory or capture metadata differ): analysed apart, not merged", njob);
 	/* Collectives grouped by job, group, step, op and occurrence. */
 	qsort(cis, ncis, sizeof *cis, cmpci);
