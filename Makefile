@@ -10,10 +10,10 @@ WARN	 = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ilib -MMD -MP
 LDLIBS	 = -ljq -lcsv -lsqlite3 -lm -pthread
 
-FILTERS	 = asc-ingest asc-steps asc-merge asc-gaps asc-attrib asc-judge asc-report asc-segment asc-ops asc-fia asc-archmd asc-cluster
+FILTERS	 = asc-ingest asc-steps asc-merge asc-gaps asc-attrib asc-judge asc-report asc-segment asc-ops asc-fia asc-archmd asc-trace asc-html asc-cluster
 PIPES	 = asc-analyze
 BIN	 = $(FILTERS:%=bin/%)
-LIBOBJ	 = lib/util.o lib/dec.o lib/rec.o lib/csvline.o lib/trace.o lib/steprec.o lib/rules.o lib/rules_default.o lib/jqprog.o lib/gather.o lib/opkey.o lib/dbread.o lib/commjson.o
+LIBOBJ	 = lib/util.o lib/dec.o lib/rec.o lib/csvline.o lib/trace.o lib/steprec.o lib/rules.o lib/rules_default.o lib/jqprog.o lib/gather.o lib/opkey.o lib/dbread.o lib/commjson.o lib/spool.o
 UNITS	 = dec rec csvline trace
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
 OBJ	 = $(FILTERS:%=filters/%.o) $(LIBOBJ) $(TESTBIN:=.o)
@@ -38,6 +38,7 @@ filters/%.jq.inc: filters/%.jq
 
 filters/asc-judge.o: filters/asc-judge.jq.inc
 filters/asc-report.o: filters/asc-report.jq.inc
+filters/asc-html.o: filters/asc-html.jq.inc
 
 lib/libasc.a: $(LIBOBJ)
 	rm -f $@
@@ -96,4 +97,4 @@ clean:
 
 -include $(OBJ:.o=.d)
 .PHONY: all deps demo check asan bench lint install uninstall clean
-.SECONDARY: $(OBJ) filters/asc-judge.jq.inc filters/asc-report.jq.inc
+.SECONDARY: $(OBJ) filters/asc-judge.jq.inc filters/asc-report.jq.inc filters/asc-html.jq.inc

@@ -484,7 +484,7 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
    else empty end),
   ($WAITOPS | map(select(.wait_ms / $csteps >= ([0.1, 0.01 * $svcms] | max))) | .[0:3][] | . as $o |
      rec("\(.op) on group \(.group | tostring) waits for a late peer: wait \(.wait_ms / $csteps | fmt) per step against transit \(.transit_ms / $csteps | fmt) (wait ratio \(.wait_ratio)). The cause is on another rank or in load imbalance: run asc-cluster over all ranks of this group to name the late rank.";
-       "op"; .op; ([.wait_ms / $csteps, ($BD.comm_exposed // 0)] | min); true; null; "COMM_WAIT_DOMINANT")),
+       "op"; .op; ([.wait_ms / $csteps, ($BD.comm_exposed // 0)] | min); true; null; "COMM_WAIT_DOMINANT") + {group: .group}),
   ($SLOWOPS[0:3][] | . as $o | (.slow_transports[0]) as $t |
      rec("\(.op) on group \(.group | tostring) moves data slowly: \($t) \(.bandwidth[$t].bandwidth_gbps) GB/s for \(.bandwidth[$t].size_mb | r6) MB (floor \($CR.bandwidth_low_gbps[$t]) GB/s in the rules). Check the link's health and contention with overlapping traffic, and the message sizes (bucket sizes).";
        "op"; .op; (.bandwidth[$t].time_ms * (1 - .bandwidth[$t].bandwidth_gbps / $CR.bandwidth_low_gbps[$t]) / $csteps); false; null; "COMM_BANDWIDTH_LOW")),
@@ -515,7 +515,10 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
      ([$idle - $HB, 0] | max) as $short |
      rec("The device idles \($idle | fmt) per step in \($dom) (free \($BD.free | fmt), preparing \($BD.preparing | fmt), tail \($BD.tail | fmt)); \($rest | fmt) of it has no named host cause" +
        (if ($MINOR | length) > 0 then " (smaller named causes: \($MINOR | map("\(.family) \(.ms | fmt)") | join(", ")))" else "" end) +
-       (if ($hosted | not) then (if gap("no_trace_view") then ": trace_view.json was not exported" + (if $scheduled then " (the profiler ran with a schedule, so export the trace as well: activities CPU + NPU)" else "" end) + ", so the host side cannot be seen." else ": no host events were recorded, so the host side cannot be seen." end)
+       (if ($hosted | not) then (if gap("no_trace_view") then
+	   (if ($P.framework // "") == "msprof" then ": the msprof timeline (msprof_*.json) is missing, so the host side cannot be seen; export it (msprof --export=on) from a capture that collected the AscendCL API"
+	    else ": trace_view.json was not exported" + (if $scheduled then " (the profiler ran with a schedule, so export the trace as well: activities CPU + NPU)" else "" end) + ", so the host side cannot be seen" end) + "."
+	 else ": no host events were recorded, so the host side cannot be seen." end)
 	else ": other host ops \($other | fmt), no host event at all \($untraced | fmt), gaps under \($B.min_bubble_us) µs and capture edges \($short | fmt). " +
 	  ([[$other, "other"], [$untraced, "untraced"], [$short, "short"]] | max_by(.[0]) | .[1]) as $big |
 	  (if $big == "untraced" then "Most of it is untraced: the host was blocked where the profiler records nothing (I/O, locks, a native library); sample the host during the bubbles (py-spy dump, perf)."
@@ -542,7 +545,7 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
   | map(. + {headline: (
       (if .time_at_stake_ms == null then "" else "\(.time_at_stake_ms | fmt) per step (\(.share_of_step | pcs))" end) as $t |
       if .finding == "COMM_EXPOSED_HEAVY" then "Communication not hidden behind compute: \($t)."
-      elif .finding == "COMM_WAIT_DOMINANT" then "\(.target_id) waits for a late peer: \($t)."
+      elif .finding == "COMM_WAIT_DOMINANT" then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) waits for a late peer: \($t)."
       elif .finding == "COMM_BANDWIDTH_LOW" then "\(.target_id) moves data below the bandwidth floor: \($t)."
       elif (.finding | startswith("host_cause:")) then "Device idle while the host does \(.finding[11:]): \($t)."
       elif .finding == "DEVICE_IDLE" then "Device idle without a named host cause: \($t)."

@@ -1,0 +1,846 @@
+/*
+ * asc-trace: write what asc found as a timeline overlay in the Chrome
+ * trace event format that trace_view.json uses, in the capture's own
+ * absolute microseconds, so that loaded into MindStudio Insight or
+ * Perfetto (alone, or merged into the original trace with --merge) the
+ * steps, the time breakdown, the significant bubbles, the structures of
+ * the drill-down step and the wait anchors sit on the kernels they name.
+ *
+ * Timestamps are text: the origin's exact decimal plus integer ns,
+ * never a double.  The stream is read twice (a pipe is spooled): first
+ * for everything but the drill-down step's structures and the kernels of
+ * wait-anchor ops, which the verdict at the end of the stream names.
+ */
+#define _GNU_SOURCE		/* memmem */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jv.h>
+
+#include "dec.h"
+#include "opkey.h"
+#include "rec.h"
+#include "rules.h"
+#include "spool.h"
+#include "util.h"
+
+/* Our tracks: thread ids far above any stream id, sorted above them. */
+enum { T_STEP, T_BREAK, T_BUBBLE, T_STRUCT, T_WAIT, NTRACK };
+static const char *const trackname[NTRACK] = {
+	"asc: steps", "asc: time breakdown", "asc: significant bubbles",
+	"asc: structures of the drill-down step", "asc: wait anchors",
+};
+#define TID_BASE	1000000000LL
+/* A process of our own when the device's is not known (no --merge, -p). */
+#define OWN_PID		"1634952035"
+
+static FILE *out;
+static unsigned long nout;	/* events written into the array */
+static char pid[64];		/* the process our tracks go on, as text */
+static int ownpid;
+static int64_t origin_ns;
+static int have_origin, notime;
+static char *profname;
+static int rc = EX_OK, kflag;
+static struct buf eb;		/* the event being written */
+static char *tmp;		/* -o: the file written aside */
+
+/* The verdict's choices, learnt in pass 1. */
+static jv verdict;		/* anomaly_discovery, or null */
+static char *drill_step;	/* structure_drilldown.step_id */
+static jv anchors;		/* {op key: true} */
+
+static void usage(void) __attribute__((noreturn));
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-k] [-m trace.json] [-o file] [-p pid] [-r rules] [file]\n",
+	    progname);
+	exit(EX_SYS);
+}
+
+static void
+emit(const char *s, size_t n)
+{
+	if (fwrite(s, 1, n, out) != n)
+		dieerr("output");
+}
+
+/* Start the next element of the event array. */
+static void
+sep(void)
+{
+	if (nout++)
+		emit(",\n", 2);
+}
+
+/* Absolute µs text of a time relative to the origin (ns). */
+static void
+absus(struct buf *b, int64_t rel)
+{
+	char t[48];
+	int64_t a = origin_ns + rel;
+	int n;
+
+	if (a < 0)
+		n = snprintf(t, sizeof t, "-%" PRId64 ".%03" PRId64, -a / 1000, -a % 1000);
+	else
+		n = snprintf(t, sizeof t, "%" PRId64 ".%03" PRId64, a / 1000, a % 1000);
+	buf_add(b, t, (size_t)n);
+}
+
+/* {"ph":"X","name":..,"pid":..,"tid":..,"ts":"abs","dur":us,"cat":..,"args":{"profile":..
+ * ts given as exact text (tsabs) or as ns relative to the origin. */
+static void
+ev_begin(int track, const char *name, size_t nlen, const char *tsabs,
+    int64_t rel, int64_t dur, const char *cat)
+{
+	char d[40];
+
+	eb.len = 0;
+	buf_adds(&eb, "{\"ph\":\"X\",\"name\":");
+	out_esc(&eb, name, nlen);
+	buf_adds(&eb, ",\"pid\":");
+	buf_adds(&eb, pid);
+	snprintf(d, sizeof d, ",\"tid\":%lld,\"ts\":\"", TID_BASE + track);
+	buf_adds(&eb, d);
+	if (tsabs)
+		buf_adds(&eb, tsabs);
+	else
+		absus(&eb, rel);
+	buf_adds(&eb, "\",\"dur\":");
+	dec_fmt(d, dur < 0 ? 0 : dur, 3);
+	buf_adds(&eb, d);
+	buf_adds(&eb, ",\"cat\":\"");
+	buf_adds(&eb, cat);
+	buf_adds(&eb, "\",\"args\":{\"profile\":");
+	out_esc(&eb, profname, strlen(profname));
+}
+
+static void
+ev_end(void)
+{
+	buf_add(&eb, "}}", 2);
+	sep();
+	emit(eb.p, eb.len);
+}
+
+static void
+meta(const char *what, int64_t tid, const char *key, const char *val, long sortix, int issort)
+{
+	char t[64];
+
+	eb.len = 0;
+	buf_adds(&eb, "{\"ph\":\"M\",\"name\":\"");
+	buf_adds(&eb, what);
+	buf_adds(&eb, "\",\"pid\":");
+	buf_adds(&eb, pid);
+	snprintf(t, sizeof t, ",\"tid\":%lld,\"args\":{\"", (long long)tid);
+	buf_adds(&eb, t);
+	buf_adds(&eb, key);
+	buf_adds(&eb, "\":");
+	if (issort) {
+		snprintf(t, sizeof t, "%ld", sortix);
+		buf_adds(&eb, t);
+	} else
+		out_esc(&eb, val, strlen(val));
+	buf_adds(&eb, "}}");
+	sep();
+	emit(eb.p, eb.len);
+}
+
+static void
+tracks(void)
+{
+	if (ownpid) {
+		struct buf n = { 0 };
+
+		buf_adds(&n, "asc overlay: ");
+		buf_adds(&n, profname);
+		meta("process_name", 0, "name", n.p, 0, 0);
+		meta("process_sort_index", 0, "sort_index", NULL, -1, 1);
+		buf_free(&n);
+	}
+	for (int i = 0; i < NTRACK; i++) {
+		meta("thread_name", TID_BASE + i, "name", trackname[i], 0, 0);
+		meta("thread_sort_index", TID_BASE + i, "sort_index", NULL, i - NTRACK - 100, 1);
+	}
+}
+
+/* Append the string field key of r to b (rin_str replaces). */
+static void
+addstr(const struct rin *r, const char *key, struct buf *b)
+{
+	static struct buf t;
+
+	if (rin_str(r, key, &t) == 0)
+		buf_add(b, t.p, t.len);
+}
+
+/* Copy field key of the current record into the event's args, as is. */
+static void
+arg(const struct rin *r, const char *key)
+{
+	const struct rfield *f = rin_get(r, key);
+
+	if (f)
+		out_raw(&eb, key, f->v, f->vlen);
+}
+
+static int64_t
+geti(const struct rin *r, const char *key)
+{
+	int64_t v = 0;
+
+	rin_i64(r, key, &v);
+	return v;
+}
+
+static void
+kv_us(const char *key, int64_t ns)
+{
+	char d[40];
+
+	out_key(&eb, key);
+	dec_fmt(d, ns, 3);
+	buf_adds(&eb, d);
+}
+
+/* step_metrics: the step and its breakdown. */
+static void
+do_step(struct rin *r, struct buf *s)
+{
+	int64_t st = geti(r, "start_ns"), en = geti(r, "end_ns");
+
+	s->len = 0;
+	buf_adds(s, "step ");
+	addstr(r, "step_id", s);
+	ev_begin(T_STEP, s->p, s->len, NULL, st, en - st, "asc.step");
+	static const char *const k[] = { "step_id", "group_id", "window_source",
+	    "service_ms", "compute_ms", "comm_exposed_ms", "comm_overlapped_ms",
+	    "internal_bubble_total_ms", "prelaunch_gap_ms", "tail_gap_ms",
+	    "device_busy_union_ms", "underfeed_ratio", "bubble_count",
+	    "significant_bubble_count", "kernels", "tags" };
+	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+		arg(r, k[i]);
+	ev_end();
+}
+
+/* segment: busy time, named by what kind of kernels fill it. */
+static void
+do_segment(struct rin *r)
+{
+	int64_t st = geti(r, "start_ns"), d = geti(r, "dur_ns");
+	int64_t c = geti(r, "compute_ns"), m = geti(r, "comm_ns");
+	const char *name = m == 0 ? "compute" : c == 0 ? "communication" :
+	    "compute + communication";
+
+	ev_begin(T_BREAK, name, strlen(name), NULL, st, d, "asc.busy");
+	arg(r, "step_id");
+	arg(r, "segment");
+	arg(r, "kernels");
+	kv_us("compute_us", c);
+	kv_us("comm_us", m);
+	kv_us("comm_not_overlapped_us", d - c);
+	arg(r, "first");
+	arg(r, "last");
+	ev_end();
+}
+
+/* bubble: idle time, as torch_npu names it (preparing, free, tail). */
+static void
+do_idle(struct rin *r, struct buf *s)
+{
+	int64_t st = geti(r, "start_ns"), d = geti(r, "dur_ns");
+	const char *name;
+
+	s->len = 0;
+	rin_str(r, "scope", s);
+	name = strcmp(s->p, "prelaunch") == 0 ? "preparing" :
+	    strcmp(s->p, "step_internal") == 0 ? "free" : s->p;
+	ev_begin(T_BREAK, name, strlen(name), NULL, st, d, "asc.idle");
+	arg(r, "bubble_id");
+	arg(r, "scope");
+	arg(r, "significant");
+	ev_end();
+}
+
+static void
+do_structure(struct rin *r, struct buf *s)
+{
+	int64_t st = geti(r, "start_ns"), en = geti(r, "end_ns");
+
+	s->len = 0;
+	addstr(r, "structure_id", s);
+	buf_add(s, " ", 1);
+	addstr(r, "structure_type", s);
+	buf_add(s, " ", 1);
+	addstr(r, "kind", s);
+	ev_begin(T_STRUCT, s->p, s->len, NULL, st, en - st, "asc.structure");
+	static const char *const k[] = { "structure_id", "structure_type", "kind",
+	    "kernels", "wall_ms", "busy_union_ms", "kernel_sum_ms", "total_cost_ms",
+	    "internal_bubble_total_ms", "internal_bubble_count", "dominant_task_type" };
+	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+		arg(r, k[i]);
+	ev_end();
+}
+
+/* A kernel of a wait-anchor op: its wait, before it starts. */
+static void
+do_anchor(struct rin *r, struct buf *s, struct buf *key)
+{
+	int64_t st = geti(r, "start_ns"), w = geti(r, "wait_ns");
+	jv hit;
+
+	if (w <= 0)
+		return;
+	s->len = 0;
+	rin_str(r, "name", s);
+	key->len = 0;
+	opkey(s->p, s->len, key);
+	hit = jv_object_get(jv_copy(anchors), jv_string_sized(key->p, (int)key->len));
+	if (!jv_is_valid(hit))
+		return;
+	jv_free(hit);
+	key->len = 0;
+	buf_adds(key, "wait before ");
+	buf_add(key, s->p, s->len);
+	ev_begin(T_WAIT, key->p, key->len, NULL, st - w, w, "asc.wait_anchor");
+	arg(r, "name");
+	arg(r, "src");
+	arg(r, "stream");
+	arg(r, "step_id");
+	kv_us("wait_us", w);
+	kv_us("dur_us", geti(r, "dur_ns"));
+	ev_end();
+}
+
+/* The verdict's significant windows: one event each, exact times. */
+static void
+bubbles(void)
+{
+	jv w = jv_object_get(jv_copy(verdict), jv_string("bubble_windows"));
+	jv tot = jv_object_get(jv_copy(verdict), jv_string("significant_windows_total"));
+	int n = jv_get_kind(w) == JV_KIND_ARRAY ? jv_array_length(jv_copy(w)) : 0;
+	static const char *const k[] = { "bubble_id", "scope", "step_id", "group_id",
+	    "duration_ms", "candidate_labels", "host_causes", "capture_artefact",
+	    "tags", "host_visible_coverage_ratio", "sync_marker_overlap_ratio",
+	    "comm_marker_overlap_ratio", "host_parallelism", "top_host_op",
+	    "evidence_ops", "before", "after" };
+
+	if (jv_get_kind(tot) == JV_KIND_NUMBER && jv_number_value(tot) > n)
+		warnmsg("%s: %d of %.0f significant windows in the verdict (the longest): "
+		    "the overlay shows those", profname, n, jv_number_value(tot));
+	jv_free(tot);
+	for (int i = 0; i < n; i++) {
+		jv b = jv_array_get(jv_copy(w), i);
+		jv s = jv_object_get(jv_copy(b), jv_string("start_abs_us"));
+		jv e = jv_object_get(jv_copy(b), jv_string("end_abs_us"));
+		jv l = jv_object_get(jv_copy(b), jv_string("candidate_labels"));
+		struct buf name = { 0 };
+		int64_t s_ns, e_ns;
+
+		if (jv_get_kind(s) != JV_KIND_STRING || jv_get_kind(e) != JV_KIND_STRING ||
+		    dec_us2ns(jv_string_value(s), (size_t)jv_string_length_bytes(jv_copy(s)), &s_ns) ||
+		    dec_us2ns(jv_string_value(e), (size_t)jv_string_length_bytes(jv_copy(e)), &e_ns)) {
+			warnmsg("%s: bubble_windows[%d]: no exact \"start_abs_us\" / \"end_abs_us\"", profname, i);
+			rc = EX_DATA;
+			goto next;
+		}
+		if (jv_get_kind(l) == JV_KIND_ARRAY)
+			jv_array_foreach(l, j, x) {
+				if (j)
+					buf_adds(&name, ", ");
+				if (jv_get_kind(x) == JV_KIND_STRING)
+					buf_adds(&name, jv_string_value(x));
+				jv_free(x);
+			}
+		if (name.len == 0)
+			buf_adds(&name, "bubble");
+		ev_begin(T_BUBBLE, name.p, name.len, jv_string_value(s), 0, e_ns - s_ns, "asc.bubble");
+		for (size_t j = 0; j < sizeof k / sizeof k[0]; j++) {
+			jv v = jv_object_get(jv_copy(b), jv_string(k[j]));
+
+			if (jv_is_valid(v)) {
+				jv d = jv_dump_string(v, 0);
+
+				out_raw(&eb, k[j], jv_string_value(d), (size_t)jv_string_length_bytes(jv_copy(d)));
+				jv_free(d);
+			} else
+				jv_free(v);
+		}
+		ev_end();
+next:
+		buf_free(&name);
+		jv_free(s);
+		jv_free(e);
+		jv_free(l);
+		jv_free(b);
+	}
+	jv_free(w);
+}
+
+static int
+bad(struct rin *r)
+{
+	warnmsg("%s:%lu: %s", r->name, r->lineno, r->err);
+	rc = EX_DATA;
+	return !kflag;
+}
+
+static int
+is(const char *t, size_t tn, const char *s)
+{
+	return tn == strlen(s) && memcmp(t, s, tn) == 0;
+}
+
+/* Pass 1 (pass 0) or pass 2 (pass 1) over the records. */
+static void
+run(const char *path, const char *disp, int pass)
+{
+	struct rin r;
+	struct buf s = { 0 }, key = { 0 };
+	const char *t;
+	size_t tn;
+
+	if (rin_open(&r, path, 0) != 0)
+		dieerr("%s", disp);
+	r.name = dispname(disp);
+	for (;;) {
+		int n = rin_next(&r);
+
+		if (n == 0)
+			break;
+		if (n < 0 || rin_type(&r, &t, &tn) != 0) {
+			if (bad(&r))
+				break;
+			continue;
+		}
+		if (pass == 0 && is(t, tn, "profile")) {
+			if (rin_scan(&r) != 0) {
+				if (bad(&r))
+					break;
+				continue;
+			}
+			if (have_origin) {
+				warnmsg("%s:%lu: a second profile: an overlay holds one (split the stream per profile)",
+				    r.name, r.lineno);
+				rc = EX_DATA;
+				break;
+			}
+			s.len = 0;
+			rin_str(&r, "profile", &s);
+			profname = xstrdup(s.len ? s.p : "?");
+			have_origin = 1;
+			if (rf_isnull(rin_get(&r, "origin_us"))) {
+				/* No kernel table and no trace: nothing has a time. */
+				struct buf m = { 0 };
+
+				notime = 1;
+				buf_adds(&m, "asc overlay: ");
+				buf_adds(&m, profname);
+				buf_adds(&m, ": no time origin (no kernel table, no trace): nothing to place");
+				meta("process_name", 0, "name", m.p, 0, 0);
+				buf_free(&m);
+				break;
+			}
+			if (rin_str(&r, "origin_us", &s) != 0 || dec_us2ns(s.p, s.len, &origin_ns) != 0) {
+				snprintf(r.err, sizeof r.err, "\"origin_us\" is not exact decimal text");
+				bad(&r);
+				break;
+			}
+			tracks();
+			continue;
+		}
+		if (!have_origin) {
+			rin_bulk(&r, t, tn, NULL);
+			continue;
+		}
+		if (pass == 0 && (is(t, tn, "anomaly_discovery") || is(t, tn, "structure_drilldown"))) {
+			jv v = jv_parse_sized(r.line, (int)r.len);
+
+			if (!jv_is_valid(v)) {
+				jv_free(v);
+				snprintf(r.err, sizeof r.err, "invalid JSON");
+				if (bad(&r))
+					break;
+				continue;
+			}
+			if (t[0] == 'a') {
+				jv_free(verdict);
+				verdict = v;
+			} else {
+				jv st = jv_object_get(v, jv_string("step_id"));
+
+				free(drill_step);
+				drill_step = jv_get_kind(st) == JV_KIND_STRING ?
+				    xstrdup(jv_string_value(st)) : NULL;
+				jv_free(st);
+			}
+			continue;
+		}
+		int want = pass == 0 ? is(t, tn, "step_metrics") || is(t, tn, "segment") ||
+		    is(t, tn, "bubble") : (drill_step && is(t, tn, "structure")) || is(t, tn, "kernel");
+		if (!want) {
+			rin_bulk(&r, t, tn, NULL);
+			continue;
+		}
+		if (rin_scan(&r) != 0) {
+			if (bad(&r))
+				break;
+			continue;
+		}
+		if (pass == 0) {
+			if (t[1] == 't')
+				do_step(&r, &s);
+			else if (t[1] == 'e')
+				do_segment(&r);
+			else
+				do_idle(&r, &s);
+		} else if (t[0] == 's') {
+			s.len = 0;
+			if (rin_str(&r, "step_id", &s) == 0 && strcmp(s.p, drill_step) == 0)
+				do_structure(&r, &s);
+		} else
+			do_anchor(&r, &s, &key);
+	}
+	rin_close(&r);
+	buf_free(&s);
+	buf_free(&key);
+}
+
+/*
+ * --merge: copy the original trace's events, unparsed, one element at a
+ * time (the only memory), noting the device's pid from its process_name
+ * metadata; the overlay is appended to the same array.
+ */
+struct copier {
+	int		 fd;
+	const char	*name;
+	char		*b;
+	size_t		 pos, len;
+	int		 object;	/* {"traceEvents":[...]} */
+	unsigned long	 elements;
+};
+
+static int
+cgetc(struct copier *c)
+{
+	if (c->pos == c->len) {
+		ssize_t n;
+
+		do
+			n = read(c->fd, c->b, 1 << 20);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			dieerr("%s", c->name);
+		if (n == 0)
+			return EOF;
+		c->pos = 0;
+		c->len = (size_t)n;
+	}
+	return (unsigned char)c->b[c->pos++];
+}
+
+static void
+devpid(const char *e, size_t n)
+{
+	jv v, a, p;
+
+	if (pid[0] || !memmem(e, n, "\"process_name\"", 14) || !memmem(e, n, "Ascend Hardware", 15))
+		return;
+	v = jv_parse_sized(e, (int)n);
+	a = jv_getpath(jv_copy(v), JV_ARRAY(jv_string("args"), jv_string("name")));
+	p = jv_object_get(jv_copy(v), jv_string("pid"));
+	if (jv_get_kind(a) == JV_KIND_STRING && strcmp(jv_string_value(a), "Ascend Hardware") == 0 &&
+	    (jv_get_kind(p) == JV_KIND_NUMBER || jv_get_kind(p) == JV_KIND_STRING)) {
+		jv d = jv_dump_string(jv_copy(p), 0);
+
+		snprintf(pid, sizeof pid, "%s", jv_string_value(d));
+		jv_free(d);
+	}
+	jv_free(p);
+	jv_free(a);
+	jv_free(v);
+}
+
+/* Skip a JSON string whose opening quote was read, copying it to e. */
+static int
+cstring(struct copier *c, struct buf *e)
+{
+	int ch, esc = 0;
+
+	while ((ch = cgetc(c)) != EOF) {
+		if (e) {
+			char x = (char)ch;
+
+			buf_add(e, &x, 1);
+		}
+		if (esc)
+			esc = 0;
+		else if (ch == '\\')
+			esc = 1;
+		else if (ch == '"')
+			return 0;
+	}
+	return -1;
+}
+
+static void
+cbad(struct copier *c, const char *msg)
+{
+	warnmsg("%s: %s", c->name, msg);
+	if (tmp)
+		unlink(tmp);
+	exit(EX_DATA);
+}
+
+/* Copy up to and including the '[' of the events; leaves the rest. */
+static void
+copy_head(struct copier *c)
+{
+	int ch, depth = 0, wantarr = 0;
+	struct buf k = { 0 };
+
+	while ((ch = cgetc(c)) != EOF && (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' ||
+	    ch == 0xef || ch == 0xbb || ch == 0xbf))
+		;
+	if (ch == '[') {
+		emit("[\n", 2);
+		return;
+	}
+	if (ch != '{')
+		cbad(c, "not a trace: neither an array nor an object");
+	c->object = 1;
+	emit("{", 1);
+	depth = 1;
+	/* Copy verbatim until the value of the top-level key "traceEvents". */
+	while ((ch = cgetc(c)) != EOF) {
+		char x = (char)ch;
+
+		if (ch == '"') {
+			k.len = 0;
+			buf_add(&k, "\"", 1);
+			if (cstring(c, &k) != 0)
+				break;
+			emit(k.p, k.len);
+			if (depth == 1 && k.len == 13 && memcmp(k.p, "\"traceEvents\"", 13) == 0)
+				wantarr = 1;
+			continue;
+		}
+		emit(&x, 1);
+		if (ch == '[' && depth == 1 && wantarr) {
+			emit("\n", 1);
+			buf_free(&k);
+			return;
+		}
+		if (ch == '{' || ch == '[')
+			depth++;
+		else if (ch == '}' || ch == ']')
+			depth--;
+		else if (ch == ',' && depth == 1)
+			wantarr = 0;
+	}
+	cbad(c, "no \"traceEvents\" array");
+}
+
+/* Copy each event of the array until its ']' (or the end of the file). */
+static void
+copy_events(struct copier *c)
+{
+	struct buf e = { 0 };
+	int ch;
+
+	for (;;) {
+		int depth = 0;
+
+		while ((ch = cgetc(c)) != EOF && (ch == ' ' || ch == '\t' || ch == '\r' ||
+		    ch == '\n' || ch == ','))
+			;
+		if (ch == ']')
+			break;
+		if (ch == EOF) {
+			if (c->object)
+				cbad(c, "ends inside \"traceEvents\"");
+			warnmsg("%s: no final ']' (a known torch_npu defect): closed", c->name);
+			break;
+		}
+		if (ch != '{')
+			cbad(c, "an element of the event array is not an object");
+		e.len = 0;
+		do {
+			char x = (char)ch;
+
+			buf_add(&e, &x, 1);
+			if (ch == '"') {
+				if (cstring(c, &e) != 0)
+					cbad(c, "ends inside an event");
+				continue;
+			}
+			if (ch == '{' || ch == '[')
+				depth++;
+			else if (ch == '}' || ch == ']')
+				depth--;
+		} while (depth > 0 && (ch = cgetc(c)) != EOF);
+		if (depth > 0)
+			cbad(c, "ends inside an event");
+		devpid(e.p, e.len);
+		sep();
+		emit(e.p, e.len);
+		c->elements++;
+	}
+	buf_free(&e);
+}
+
+/* After the array: the rest of a {"traceEvents":...} object, verbatim. */
+static void
+copy_tail(struct copier *c)
+{
+	int ch;
+
+	emit("\n]", 2);
+	if (c->object)
+		while ((ch = cgetc(c)) != EOF) {
+			char x = (char)ch;
+
+			emit(&x, 1);
+		}
+	else
+		emit("\n", 1);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option lopt[] = {
+		{ "merge", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct copier c = { .fd = -1 };
+	const char *rules = NULL, *outpath = NULL, *merge = NULL, *in, *path;
+	int ch;
+
+	setprogname_(argv[0]);
+	while ((ch = getopt_long(argc, argv, "km:o:p:r:", lopt, NULL)) != -1) {
+		switch (ch) {
+		case 'k':
+			kflag = 1;
+			break;
+		case 'm':
+			merge = optarg;
+			break;
+		case 'o':
+			outpath = optarg;
+			break;
+		case 'p':
+			snprintf(pid, sizeof pid, "%lld", xnum(optarg, 0, INT64_MAX, "pid"));
+			break;
+		case 'r':
+			rules = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1)
+		usage();
+	in = argc ? argv[0] : "-";
+	rules_load(rules);
+	opkey_init();
+	verdict = jv_null();
+	anchors = jv_object();
+	path = spool(in);
+	out = stdout;
+	if (outpath) {
+		/* Written aside and renamed: never a half-written overlay. */
+		size_t n = strlen(outpath) + 16;
+		int fd;
+
+		tmp = xmalloc(n);
+		snprintf(tmp, n, "%s.XXXXXX", outpath);
+		if ((fd = mkstemp(tmp)) < 0 || fchmod(fd, 0640) != 0 ||
+		    (out = fdopen(fd, "w")) == NULL)
+			dieerr("%s", tmp);
+	}
+	if (merge) {
+		c.name = merge;
+		if ((c.fd = open(merge, O_RDONLY)) < 0)
+			dieerr("%s", merge);
+		c.b = xmalloc(1 << 20);
+		copy_head(&c);
+		copy_events(&c);
+	} else
+		emit("[\n", 2);
+	if (!pid[0]) {
+		snprintf(pid, sizeof pid, "%s", OWN_PID);
+		ownpid = 1;
+		if (merge)
+			warnmsg("%s: no \"Ascend Hardware\" process: the overlay is a process of its own", merge);
+	}
+	run(path, in, 0);
+	if (notime)
+		;
+	else if (have_origin && jv_get_kind(verdict) == JV_KIND_OBJECT) {
+		jv w = jv_object_get(jv_copy(verdict), jv_string("wait_anchor_ops"));
+
+		if (jv_get_kind(w) == JV_KIND_ARRAY)
+			jv_array_foreach(w, i, a) {
+				jv o = jv_object_get(a, jv_string("op_name"));
+
+				if (jv_get_kind(o) == JV_KIND_STRING)
+					anchors = jv_object_set(anchors, o, jv_true());
+				else
+					jv_free(o);
+			}
+		jv_free(w);
+		bubbles();
+	} else if (have_origin && rc == EX_OK)
+		warnmsg("%s: no anomaly_discovery record (run asc-judge first): no bubbles, no wait anchors",
+		    profname);
+	if (have_origin && !notime && (rc == EX_OK || kflag) && (drill_step || jv_object_length(jv_copy(anchors)) > 0))
+		run(path, in, 1);
+	if (!have_origin && rc == EX_OK) {
+		warnmsg("%s: no profile record", dispname(in));
+		rc = EX_DATA;
+	}
+	if (merge) {
+		copy_tail(&c);
+		close(c.fd);
+		free(c.b);
+	} else
+		emit("\n]\n", 3);
+	if (outpath) {
+		if (fflush(out) != 0 || ferror(out) || fclose(out) != 0) {
+			int e = errno;
+
+			unlink(tmp);
+			errno = e;
+			dieerr("%s", outpath);
+		}
+		if (rc != EX_OK)
+			unlink(tmp);
+		else if (rename(tmp, outpath) != 0)
+			dieerr("%s", outpath);
+		free(tmp);
+		tmp = NULL;
+	} else
+		xclose_stdout();
+	spool_done();
+	jv_free(verdict);
+	jv_free(anchors);
+	free(drill_step);
+	free(profname);
+	buf_free(&eb);
+	return rc;
+}
