@@ -821,6 +821,14 @@ struct coll {
 	double	 waited_ms;		/* measured wait of the others, -1 unknown */
 };
 
+/* Where the starts of a collective come from: n ranks, kern of them
+ * with an exact kernel start. */
+static const char *
+srcname(size_t kern, size_t n)
+{
+	return kern == n ? "kernels" : kern == 0 ? "communication.json" : "mixed";
+}
+
 static int
 bycaused(const void *a, const void *b)
 {
@@ -1203,16 +1211,16 @@ skip:
 	for (size_t k = 0; k < ncl; k++) {
 		struct coll *c = &cl[k];
 		struct cinst *ci = &cis[c->first];
-		int kern = 1;
+		size_t kern = 0;
 
 		for (size_t i = 0; i < c->n; i++)
-			kern &= ci[i].from_kernel;
+			kern += (size_t)ci[i].from_kernel;
 		rbegin("collective", j);
 		out_cstr(&rb, "group", ci->group[0] ? ci->group : NULL);
 		out_cstr(&rb, "step", ci->step[0] ? ci->step : NULL);
 		out_cstr(&rb, "op", ci->op);
 		out_i64(&rb, "ranks", (int64_t)c->n);
-		out_cstr(&rb, "start_source", kern ? "kernels" : "communication.json");
+		out_cstr(&rb, "start_source", srcname(kern, c->n));
 		put_ns(&rb, "skew", c->skew);
 		out_cstr(&rb, "late_profile", ranks[c->late].profile);
 		if (ranks[c->late].rankid >= 0)
@@ -1357,14 +1365,14 @@ skip:
 		    ncl, nsig, skew_min / 1000);
 		for (size_t k = 0; k < ncl && k < top; k++) {
 			struct cinst *ci = &cis[sorted[k].first];
-			int kern = 1;
+			size_t kern = 0;
 			char nm[64];
 
 			for (size_t i = 0; i < sorted[k].n; i++)
-				kern &= ci[i].from_kernel;
+				kern += (size_t)ci[i].from_kernel;
 			fprintf(md, "| %s | %s | %zu | %s | %s | %s | %s |\n", ci->op, ci->step,
 			    sorted[k].n, hd(sorted[k].skew, t1), rname(&ranks[sorted[k].late], nm),
-			    hd(sorted[k].caused, t2), kern ? "kernels" : "communication.json");
+			    hd(sorted[k].caused, t2), srcname(kern, sorted[k].n));
 		}
 		free(sorted);
 	}
