@@ -1689,7 +1689,7 @@ onend(void *arg)
 int
 main(int argc, char *argv[])
 {
-	struct sr_filter f = { onrec, onend, NULL, "host", 1 };
+	struct sr_filter f = { onrec, onend, NULL, "host", 1, NULL };
 	size_t maxline = (size_t)1 << 28;
 	int c, kflag = 0, rc;
 	struct stat st;

@@ -140,7 +140,8 @@ struct othr {
 };
 
 static struct {
-	int		 active, hostsec, sorted;
+	struct sr_sect	 sect;		/* sect.sec SR_HOST: host events began */
+	int		 sorted;
 	struct buf	 prof, arena;
 	struct win	*w;
 	size_t		 nw, capw;
@@ -322,7 +323,7 @@ reset(void)
 	for (size_t i = 0; i < P.nth; i++)
 		free(P.th[i].open);
 	P.nth = P.lastth = 0;
-	P.hostsec = P.sorted = 0;
+	P.sorted = 0;
 	P.last.name = NOID;
 	P.arena.len = 0;
 }
@@ -399,7 +400,7 @@ bubblerec(struct rin *r)
 	int64_t s, e;
 	int sig, scope;
 
-	if (P.hostsec) {
+	if (P.sect.sec == SR_HOST) {
 		snprintf(r->err, sizeof r->err, "bubble after the profile's \"host\" records");
 		return -1;
 	}
@@ -427,7 +428,7 @@ bubblerec(struct rin *r)
 		return -1;
 	}
 	if (rf_bool(rin_get(r, "significant"), &sig) != 0)
-		sig = e - s >= llround(rules_num("bubbles.min_bubble_us") * 1e3);
+		sig = e - s >= rules_ns("bubbles.min_bubble_us", 1e3);
 	if (P.nw == P.capw) {
 		P.capw = P.capw ? 2 * P.capw : 64;
 		P.w = xreallocarray(P.w, P.capw, sizeof *P.w);
@@ -685,7 +686,7 @@ hostgeneral(struct rin *r, struct hraw *h)
 		    (long long)h->e, (long long)h->s);
 		return -1;
 	}
-	if (P.hostsec && h->s < P.lasthost) {
+	if (P.sect.sec == SR_HOST && h->s < P.lasthost) {
 		snprintf(r->err, sizeof r->err, "host records out of order (start_ns %lld "
 		    "after %lld)", (long long)h->s, (long long)P.lasthost);
 		return -1;
@@ -801,12 +802,11 @@ hostrec(struct rin *r)
 	size_t k = 0;
 
 	/* Errors and unusual spellings are the general reader's to judge. */
-	if ((hostfast(r, &hr) != 0 || hr.e < hr.s || (P.hostsec && hr.s < P.lasthost)) &&
+	if ((hostfast(r, &hr) != 0 || hr.e < hr.s || (P.sect.sec == SR_HOST && hr.s < P.lasthost)) &&
 	    hostgeneral(r, &hr) != 0)
 		return -1;
-	if (!P.hostsec) {
+	if (sr_sect_host(&P.sect)) {
 		sortwins();
-		P.hostsec = 1;
 		P.firsthost = hr.s;
 	}
 	P.lasthost = hr.s;
@@ -1141,7 +1141,7 @@ profile_end(void)
 	struct lab lb;
 	struct fig f;
 
-	if (!P.active)
+	if (!P.sect.active)
 		return;
 	hosts = P.nhost > 0;
 	drain(INT64_MAX);
@@ -1226,7 +1226,7 @@ profile_end(void)
 	out_i64(&ob, "comm_sync_risk_steps", nrisk);
 	rec_put(&ob, stdout);
 	reset();
-	P.active = 0;
+	P.sect.active = 0;
 }
 
 static int
@@ -1238,7 +1238,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		if (rin_scan(r) != 0)
 			return -1;
 		profile_end();
-		P.active = 1;
+		sr_sect_profile(&P.sect);
 		P.prof.len = 0;
 		if ((f = rin_get(r, "profile")) != NULL)
 			buf_add(&P.prof, f->v, f->vlen);
@@ -1247,17 +1247,12 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 	} else if (sr_is(t, n, "bubble") || sr_is(t, n, "host") || sr_is(t, n, "step")) {
 		int rc;
 
-		if (!P.active) {
-			snprintf(r->err, sizeof r->err, "%.*s before any \"profile\" record",
-			    (int)n, t);
+		if (sr_sect_need(&P.sect, r, t[0] == 'b' ? "bubble" : t[0] == 'h' ? "host" : "step") != 0)
 			return -1;
-		}
 		rc = t[0] == 'b' ? bubblerec(r) : t[0] == 'h' ? hostrec(r) : steprec(r);
 		if (rc != 0)
 			return -1;
-	} else if (sr_is(t, n, "attribution") || sr_is(t, n, "attribution_step") ||
-	    sr_is(t, n, "attribution_summary"))
-		return 0;	/* ours, from an earlier run: replaced */
+	}
 	sr_pass(r);
 	return 0;
 }
@@ -1310,7 +1305,9 @@ ppm(const char *key)
 int
 main(int argc, char *argv[])
 {
-	struct sr_filter f = { onrec, onend, NULL, NULL, 0 };
+	/* Ours, from an earlier run: a rerun replaces them. */
+	static const char *const own[] = { "attribution", "attribution_step", "attribution_summary", NULL };
+	struct sr_filter f = { onrec, onend, NULL, NULL, 0, own };
 	size_t maxline = (size_t)1 << 28;
 	const char *rfile = NULL;
 	int c, kflag = 0, rc;

@@ -1823,7 +1823,7 @@ onend(void *arg)
 int
 main(int argc, char *argv[])
 {
-	struct sr_filter f = { onrec, onend, NULL, "host", 0 };
+	struct sr_filter f = { onrec, onend, NULL, "host", 0, NULL };
 	size_t maxline = (size_t)1 << 28;
 	const char *rfile = NULL;
 	int c, kflag = 0, rc;

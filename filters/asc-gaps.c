@@ -39,9 +39,8 @@ struct gaplist {
 };
 
 static struct {
-	int		 active, ksec;
+	struct sr_sect	 sect;
 	struct buf	 prof;
-	struct sr_order	 ord;
 	/* segments of the step being read */
 	struct seg	*sg;
 	size_t		 nsg, capsg;
@@ -375,12 +374,12 @@ pass_end(void)
 static void
 profile_end(void)
 {
-	if (!G.active)
+	if (!G.sect.active)
 		return;
 	if (!G.pass && G.passes == 0)
 		pass_begin("null", 4);
 	pass_end();
-	G.active = 0;
+	G.sect.active = 0;
 }
 
 static int
@@ -389,23 +388,13 @@ kernelrec(struct rin *r)
 	struct sr_kern k;
 	int o;
 
-	if (!G.active) {
-		snprintf(r->err, sizeof r->err, "kernel before any \"profile\" record");
+	if (sr_sect_need(&G.sect, r, "kernel") != 0 || sr_kernel(r, &k) != 0 ||
+	    (o = sr_sect_kernel(&G.sect, r, &k)) < 0)
 		return -1;
-	}
-	if (sr_kernel(r, &k) != 0)
-		return -1;
-	if (G.ksec == 2) {
-		snprintf(r->err, sizeof r->err, "kernel after the profile's \"host\" records");
-		return -1;
-	}
-	if ((o = sr_order(&G.ord, r, &k)) < 0)
-		return -1;
-	G.ksec = 1;
 	if (o == 1 && (G.nk > 0 || !G.pass ||
-	    G.dev.len != G.ord.dev.len || memcmp(G.dev.p, G.ord.dev.p, G.dev.len) != 0)) {
+	    G.dev.len != G.sect.ord.dev.len || memcmp(G.dev.p, G.sect.ord.dev.p, G.dev.len) != 0)) {
 		pass_end();
-		pass_begin(G.ord.dev.p, G.ord.dev.len);
+		pass_begin(G.sect.ord.dev.p, G.sect.ord.dev.len);
 	}
 	G.nk++;
 	if (k.end > k.start) {
@@ -514,10 +503,8 @@ steprec(struct rin *r)
 	int64_t ws, we, kernels = 0;
 	int measurable = 1, first = 0, last = 0;
 
-	if (!G.active) {
-		snprintf(r->err, sizeof r->err, "step before any \"profile\" record");
+	if (sr_sect_need(&G.sect, r, "step") != 0)
 		return -1;
-	}
 	if (rin_scan(r) != 0)
 		return -1;
 	sid = rin_get(r, "step_id");
@@ -700,29 +687,22 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		return segrec(r);
 	if (sr_is(t, n, "step"))
 		return steprec(r);
-	/* Ours, from an earlier run: replaced. */
-	if (sr_is(t, n, "step_metrics") || sr_is(t, n, "bubble") ||
-	    sr_is(t, n, "capture_gaps"))
-		return 0;
 	if (sr_is(t, n, "profile")) {
 		if (rin_scan(r) != 0)
 			return -1;
 		profile_end();
-		G.active = 1;
-		G.ksec = 0;
+		sr_sect_profile(&G.sect);
 		G.passes = 0;
 		G.nsg = 0;
 		G.havesegs = 0;
-		sr_order_reset(&G.ord);
 		G.prof.len = 0;
 		if ((f = rin_get(r, "profile")) != NULL)
 			buf_add(&G.prof, f->v, f->vlen);
 		else
 			buf_adds(&G.prof, "null");
-	} else if (sr_is(t, n, "host") && G.active && G.ksec != 2) {
+	} else if (sr_is(t, n, "host") && sr_sect_host(&G.sect)) {
 		/* Kernels and steps are complete: write the capture now. */
 		pass_end();
-		G.ksec = 2;
 	}
 	sr_pass(r);
 	return 0;
@@ -737,7 +717,9 @@ onend(void *arg)
 int
 main(int argc, char *argv[])
 {
-	struct sr_filter f = { onrec, onend, NULL, "host", 0 };
+	/* Ours, from an earlier run: a rerun replaces them. */
+	static const char *const own[] = { "step_metrics", "bubble", "capture_gaps", NULL };
+	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
 	size_t maxline = (size_t)1 << 28;
 	const char *rfile = NULL;
 	int c, kflag = 0, rc;
@@ -766,11 +748,11 @@ main(int argc, char *argv[])
 	argv += optind;
 	rules_load(rfile);
 	if (minbubble < 0)
-		minbubble = llround(rules_num("bubbles.min_bubble_us") * 1e3);
-	heavymin = llround(rules_num("bubbles.heavy_gap_min_ms") * 1e6);
+		minbubble = rules_ns("bubbles.min_bubble_us", 1e3);
+	heavymin = rules_ns("bubbles.heavy_gap_min_ms", 1e6);
 	heavyppm = llround(rules_num("bubbles.heavy_gap_service_share") * 1e6);
 	underppm = llround(rules_num("bubbles.high_underfeed_ratio") * 1e6);
-	commmin = llround(rules_num("bubbles.comm_exposed_min_ms") * 1e6);
+	commmin = rules_ns("bubbles.comm_exposed_min_ms", 1e6);
 	commppm = llround(rules_num("bubbles.comm_exposed_service_share") * 1e6);
 	rc = sr_run(argc, argv, maxline, kflag, &f);
 	xclose_stdout();

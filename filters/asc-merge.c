@@ -22,9 +22,7 @@ struct ival {
 };
 
 static struct {
-	int		 active;
-	struct sr_order	 ord;
-	int		 ksec;		/* kernels seen; 2 after "host" */
+	struct sr_sect	 sect;
 	struct buf	 step;		/* step_id (unescaped) of the buffered kernels */
 	int		 have;		/* kernels are buffered */
 	struct ival	*v;
@@ -200,19 +198,9 @@ kernelrec(struct rin *r)
 {
 	struct sr_kern k;
 
-	if (!S.active) {
-		snprintf(r->err, sizeof r->err, "kernel before any \"profile\" record");
+	if (sr_sect_need(&S.sect, r, "kernel") != 0 || sr_kernel(r, &k) != 0 ||
+	    sr_sect_kernel(&S.sect, r, &k) < 0)
 		return -1;
-	}
-	if (sr_kernel(r, &k) != 0)
-		return -1;
-	if (S.ksec == 2) {
-		snprintf(r->err, sizeof r->err, "kernel after the profile's \"host\" records");
-		return -1;
-	}
-	if (sr_order(&S.ord, r, &k) < 0)
-		return -1;
-	S.ksec = 1;
 	if (k.step_id == NULL) {
 		snprintf(r->err, sizeof r->err, "kernel has no \"step_id\" (run asc-steps first)");
 		return -1;
@@ -269,15 +257,11 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		return kernelrec(r);
 	if (sr_is(t, n, "step"))
 		return steprec(r);
-	if (sr_is(t, n, "segment"))
-		return 0;	/* ours, from an earlier run: replaced */
 	if (sr_is(t, n, "profile")) {
 		leftover(r);
-		S.active = 1;
-		S.ksec = 0;
-		sr_order_reset(&S.ord);
-	} else if (sr_is(t, n, "host") && S.ksec)
-		S.ksec = 2;
+		sr_sect_profile(&S.sect);
+	} else if (sr_is(t, n, "host"))
+		sr_sect_host(&S.sect);
 	sr_pass(r);
 	return 0;
 }
@@ -293,7 +277,9 @@ onend(void *arg)
 int
 main(int argc, char *argv[])
 {
-	struct sr_filter f = { onrec, onend, NULL, "host", 0 };
+	/* Ours, from an earlier run: a rerun replaces them. */
+	static const char *const own[] = { "segment", NULL };
+	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
 	size_t maxline = (size_t)1 << 28;
 	int c, kflag = 0, rc;
 

@@ -90,9 +90,9 @@ struct group {
 };
 
 static struct {
-	int		 active, ksec, emitted;
+	struct sr_sect	 sect;
+	int		 emitted;
 	struct buf	 prof;
-	struct sr_order	 ord;
 	struct optab	 ops;
 	/* availability */
 	int		 pmustatus;		/* 0 unavailable, 1 available, 2 other metrics */
@@ -661,23 +661,13 @@ kernelrec(struct rin *r)
 	double pval[NPMU];
 	int phas[NPMU];
 
-	if (!S.active) {
-		snprintf(r->err, sizeof r->err, "kernel before any \"profile\" record");
+	if (sr_sect_need(&S.sect, r, "kernel") != 0 || sr_kernel(r, &k) != 0 ||
+	    (o1 = sr_sect_kernel(&S.sect, r, &k)) < 0)
 		return -1;
-	}
-	if (sr_kernel(r, &k) != 0)
-		return -1;
-	if (S.ksec == 2) {
-		snprintf(r->err, sizeof r->err, "kernel after the profile's \"host\" records");
-		return -1;
-	}
 	if (k.name == NULL || rf_str(k.name, &tmp) != 0) {
 		snprintf(r->err, sizeof r->err, "kernel has no string \"name\"");
 		return -1;
 	}
-	if ((o1 = sr_order(&S.ord, r, &k)) < 0)
-		return -1;
-	S.ksec = 1;
 	f = k.step_id;
 	if (o1 == 1 || (S.nk > 0 && (f == NULL || f->vlen != S.stepid.len ||
 	    memcmp(f->v, S.stepid.p, f->vlen) != 0)))
@@ -1191,10 +1181,8 @@ steprec(struct rin *r)
 {
 	const struct rfield *sid;
 
-	if (!S.active) {
-		snprintf(r->err, sizeof r->err, "step before any \"profile\" record");
+	if (sr_sect_need(&S.sect, r, "step") != 0)
 		return -1;
-	}
 	if (rin_scan(r) != 0)
 		return -1;
 	sid = rin_get(r, "step_id");
@@ -1431,7 +1419,7 @@ profile_out(void)
 	static const char *const bn[8] = { "cube_bound", "vector_bound", "mte2_bound",
 	    "mte3_bound", "fixpipe_bound", "scalar_bound", "balanced", "unknown" };
 
-	if (!S.active || S.emitted)
+	if (!S.sect.active || S.emitted)
 		return;
 	step_flush(NULL, 0);
 	S.emitted = 1;
@@ -1678,7 +1666,6 @@ static void
 profile_reset(void)
 {
 	ops_clear();
-	S.ksec = 0;
 	S.emitted = 0;
 	S.pmustatus = 0;
 	S.metrics.len = 0;
@@ -1695,7 +1682,6 @@ profile_reset(void)
 	for (size_t i = 0; i < S.ng; i++)
 		free(S.g[i].id);
 	S.ng = 0;
-	sr_order_reset(&S.ord);
 }
 
 static int
@@ -1708,7 +1694,7 @@ profilerec(struct rin *r)
 		return -1;
 	profile_out();
 	profile_reset();
-	S.active = 1;
+	sr_sect_profile(&S.sect);
 	S.prof.len = 0;
 	if ((f = rin_get(r, "profile")) != NULL)
 		buf_add(&S.prof, f->v, f->vlen);
@@ -1788,16 +1774,10 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		return steprec(r);
 	if (sr_is(t, n, "profile"))
 		return profilerec(r);
-	if (sr_is(t, n, "comm") && S.active)
+	if (sr_is(t, n, "comm") && S.sect.active)
 		return commrec(r);
-	/* Ours, from an earlier run: replaced. */
-	if (sr_is(t, n, "op") || sr_is(t, n, "op_summary") || sr_is(t, n, "op_step"))
-		return 0;
-	if (sr_is(t, n, "host") && S.active && S.ksec != 2) {
-		/* Kernels are complete: write the ops before the host events. */
-		profile_out();
-		S.ksec = 2;
-	}
+	if (sr_is(t, n, "host") && sr_sect_host(&S.sect))
+		profile_out();	/* kernels are complete: ops before the host events */
 	sr_pass(r);
 	return 0;
 }
@@ -1811,7 +1791,9 @@ onend(void *arg)
 int
 main(int argc, char *argv[])
 {
-	struct sr_filter f = { onrec, onend, NULL, "host", 0 };
+	/* Ours, from an earlier run: a rerun replaces them. */
+	static const char *const own[] = { "op", "op_summary", "op_step", NULL };
+	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
 	size_t maxline = (size_t)1 << 28;
 	const char *rfile = NULL;
 	int c, kflag = 0, rc;
@@ -1840,7 +1822,7 @@ main(int argc, char *argv[])
 	opkey_init();
 	for (int i = 0; i < NPMU; i++)
 		pmuhash[i] = fnv(FNV_INIT, pmucol[i], strlen(pmucol[i]));
-	minbubble = (int64_t)(rules_num("bubbles.min_bubble_us") * 1000 + 0.5);
+	minbubble = rules_ns("bubbles.min_bubble_us", 1e3);
 	smallns = (int64_t)(rules_num("ops.small_op_us") * 1000 + 0.5);
 	anchordur = (int64_t)(rules_num("ops.wait_anchor_max_dur_us") * 1000 + 0.5);
 	anchorratio = rules_num("ops.wait_anchor_wait_ratio");

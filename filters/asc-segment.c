@@ -56,9 +56,9 @@ struct grp {
 };
 
 static struct {
-	int		 active, ksec, drilled;
+	struct sr_sect	 sect;
+	int		 drilled;
 	struct buf	 prof;
-	struct sr_order	 ord;
 	/* the step being read */
 	struct sk	*k;
 	size_t		 nk, capk;
@@ -204,23 +204,13 @@ kernelrec(struct rin *r)
 	struct sk *p;
 	int o;
 
-	if (!S.active) {
-		snprintf(r->err, sizeof r->err, "kernel before any \"profile\" record");
+	if (sr_sect_need(&S.sect, r, "kernel") != 0 || sr_kernel(r, &k) != 0 ||
+	    (o = sr_sect_kernel(&S.sect, r, &k)) < 0)
 		return -1;
-	}
-	if (sr_kernel(r, &k) != 0)
-		return -1;
-	if (S.ksec == 2) {
-		snprintf(r->err, sizeof r->err, "kernel after the profile's \"host\" records");
-		return -1;
-	}
 	if (k.name == NULL || rf_str(k.name, &tmp) != 0) {
 		snprintf(r->err, sizeof r->err, "kernel has no string \"name\"");
 		return -1;
 	}
-	if ((o = sr_order(&S.ord, r, &k)) < 0)
-		return -1;
-	S.ksec = 1;
 	/* Kernels of no step (before the first window) are not kept. */
 	if (S.nk > 0 && (o == 1 || k.step_id == NULL || k.step_id->vlen != S.stepid.len ||
 	    memcmp(k.step_id->v, S.stepid.p, S.stepid.len) != 0))
@@ -588,10 +578,8 @@ steprec(struct rin *r)
 	int main_stream = -1, source, measurable = 1;
 	char idbuf[64];
 
-	if (!S.active) {
-		snprintf(r->err, sizeof r->err, "step before any \"profile\" record");
+	if (sr_sect_need(&S.sect, r, "step") != 0)
 		return -1;
-	}
 	if (rin_scan(r) != 0)
 		return -1;
 	sid = rin_get(r, "step_id");
@@ -1070,7 +1058,7 @@ drilldown(void)
 {
 	struct grp *d = NULL;
 
-	if (!S.active || S.drilled)
+	if (!S.sect.active || S.drilled)
 		return;
 	S.drilled = 1;
 	for (size_t i = 0; i < S.ng; i++) {
@@ -1119,7 +1107,7 @@ profile_end(void)
 	S.ng = 0;
 	S.ntypes = 0;
 	S.domgroup.len = 0;
-	S.active = 0;
+	S.sect.active = 0;
 }
 
 static int
@@ -1131,19 +1119,13 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		return kernelrec(r);
 	if (sr_is(t, n, "step"))
 		return steprec(r);
-	/* Ours, from an earlier run: replaced. */
-	if (sr_is(t, n, "structure") || sr_is(t, n, "step_structure") ||
-	    sr_is(t, n, "structure_drilldown"))
-		return 0;
 	if (sr_is(t, n, "profile")) {
 		if (rin_scan(r) != 0)
 			return -1;
 		profile_end();
-		S.active = 1;
-		S.ksec = 0;
+		sr_sect_profile(&S.sect);
 		S.drilled = 0;
 		step_reset();
-		sr_order_reset(&S.ord);
 		S.prof.len = 0;
 		if ((f = rin_get(r, "profile")) != NULL)
 			buf_add(&S.prof, f->v, f->vlen);
@@ -1152,7 +1134,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		sr_pass(r);
 		return 0;
 	}
-	if (sr_is(t, n, "step_groups") && S.active) {
+	if (sr_is(t, n, "step_groups") && S.sect.active) {
 		if (rin_scan(r) != 0)
 			return -1;
 		S.domgroup.len = 0;
@@ -1162,10 +1144,8 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		drilldown();
 		return 0;
 	}
-	if (sr_is(t, n, "host") && S.active && S.ksec != 2) {
+	if (sr_is(t, n, "host") && sr_sect_host(&S.sect))
 		drilldown();
-		S.ksec = 2;
-	}
 	sr_pass(r);
 	return 0;
 }
@@ -1179,7 +1159,9 @@ onend(void *arg)
 int
 main(int argc, char *argv[])
 {
-	struct sr_filter f = { onrec, onend, NULL, "host", 0 };
+	/* Ours, from an earlier run: a rerun replaces them. */
+	static const char *const own[] = { "structure", "step_structure", "structure_drilldown", NULL };
+	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
 	size_t maxline = (size_t)1 << 28;
 	const char *rfile = NULL;
 	int c, kflag = 0, rc;
@@ -1218,7 +1200,7 @@ main(int argc, char *argv[])
 		topk = 1;
 	largegap = (int64_t)(rules_num("segment.large_gap_us") * 1000 + 0.5);
 	smallns = (int64_t)(rules_num("ops.small_op_us") * 1000 + 0.5);
-	minbubble = (int64_t)(rules_num("bubbles.min_bubble_us") * 1000 + 0.5);
+	minbubble = rules_ns("bubbles.min_bubble_us", 1e3);
 	rc = sr_run(argc, argv, maxline, kflag, &f);
 	xclose_stdout();
 	return rc;

@@ -64,13 +64,11 @@ struct group {
 };
 
 static struct {
-	int		 active;
+	struct sr_sect	 sect;
 	struct buf	 prof;		/* raw "profile" value */
 	struct marker	*m, *w;		/* all markers; the chosen windows */
 	size_t		 nm, capm, nw;
 	int		 built, mode, cls;
-	int		 ksec;		/* 0 before kernels, 1 in them, 2 done */
-	struct sr_order	 ord;
 	struct buf	 dev;		/* raw device value of the pass */
 	long		 cur;		/* window index of the open step */
 	int		 open, passsteps;
@@ -526,12 +524,12 @@ section_end(void)
 {
 	char msg[160];
 
-	if (!P.active || P.ksec == 2)
+	if (!P.sect.active || P.sect.sec == SR_HOST)
 		return;
 	decide(NULL);
-	if (P.ksec == 1 || P.mode == M_MARKERS)
+	if (P.sect.sec == SR_KERNELS || P.mode == M_MARKERS)
 		pass_end();
-	P.ksec = 2;
+	P.sect.sec = SR_HOST;
 	if (P.unassigned) {
 		snprintf(msg, sizeof msg, P.mode == M_COLUMN ?
 		    "%lld kernels have no Step Id and belong to no step" :
@@ -603,8 +601,6 @@ profile_reset(void)
 	P.nm = P.nw = 0;
 	P.built = 0;
 	P.mode = M_NONE;
-	P.ksec = 0;
-	sr_order_reset(&P.ord);
 	P.dev.len = 0;
 	P.cur = -1;
 	P.open = 0;
@@ -627,11 +623,9 @@ markerrec(struct rin *r)
 	struct buf kind = { 0 }, name = { 0 };
 	int64_t dur;
 
-	if (!P.active) {
-		snprintf(r->err, sizeof r->err, "marker before any \"profile\" record");
+	if (sr_sect_need(&P.sect, r, "marker") != 0)
 		return -1;
-	}
-	if (P.ksec) {
+	if (P.sect.sec != SR_BEFORE) {
 		snprintf(r->err, sizeof r->err, "marker after the profile's kernels");
 		return -1;
 	}
@@ -746,13 +740,9 @@ static int
 kernelrec(struct rin *r)
 {
 	struct sr_kern k;
-	int o, assigned = 0;
+	int o, assigned = 0, open;
 
-	if (!P.active) {
-		snprintf(r->err, sizeof r->err, "kernel before any \"profile\" record");
-		return -1;
-	}
-	if (sr_kernel(r, &k) != 0)
+	if (sr_sect_need(&P.sect, r, "kernel") != 0 || sr_kernel(r, &k) != 0)
 		return -1;
 	if (k.profile && (k.profile->vlen != P.prof.len ||
 	    memcmp(k.profile->v, P.prof.p, P.prof.len) != 0)) {
@@ -761,19 +751,15 @@ kernelrec(struct rin *r)
 		    k.profile->v);
 		return -1;
 	}
-	if (P.ksec == 2) {
-		snprintf(r->err, sizeof r->err, "kernel after the profile's \"host\" records");
-		return -1;
-	}
-	if ((o = sr_order(&P.ord, r, &k)) < 0)
+	open = P.sect.sec == SR_KERNELS;	/* a device run is open */
+	if ((o = sr_sect_kernel(&P.sect, r, &k)) < 0)
 		return -1;
 	if (o == 1) {
-		if (P.ksec == 1)
+		if (open)
 			pass_end();
 		P.dev.len = 0;
-		buf_add(&P.dev, P.ord.dev.p, P.ord.dev.len);
+		buf_add(&P.dev, P.sect.ord.dev.p, P.sect.ord.dev.len);
 		decide(&k);
-		P.ksec = 1;
 	}
 	switch (P.mode) {
 	case M_MARKERS:
@@ -835,7 +821,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		if (rin_scan(r) != 0)
 			return -1;
 		profile_reset();
-		P.active = 1;
+		sr_sect_profile(&P.sect);
 		P.prof.len = 0;
 		if ((f = rin_get(r, "profile")) != NULL)
 			buf_add(&P.prof, f->v, f->vlen);
@@ -849,9 +835,6 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		sr_pass(r);
 		return 0;
 	}
-	/* Our own output from an earlier run is replaced, not duplicated. */
-	if (sr_is(t, n, "step") || sr_is(t, n, "step_groups"))
-		return 0;
 	sr_pass(r);
 	return 0;
 }
@@ -865,7 +848,9 @@ onend(void *arg)
 int
 main(int argc, char *argv[])
 {
-	struct sr_filter f = { onrec, onend, NULL, "host", 0 };
+	/* Ours, from an earlier run: a rerun replaces them. */
+	static const char *const own[] = { "step", "step_groups", NULL };
+	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
 	size_t maxline = (size_t)1 << 28;
 	const char *rfile = NULL;
 	int c, kflag = 0, rc;

@@ -158,6 +158,16 @@ sr_pass(const struct rin *r)
 		dieerr("stdout");
 }
 
+static int
+isown(const struct sr_filter *f, const char *t, size_t tn)
+{
+	if (f->own)
+		for (const char *const *o = f->own; *o; o++)
+			if (sr_is(t, tn, *o))
+				return 1;
+	return 0;
+}
+
 int
 sr_run(int nfiles, char **files, size_t maxline, int kflag,
     const struct sr_filter *f)
@@ -180,6 +190,8 @@ sr_run(int nfiles, char **files, size_t maxline, int kflag,
 			const char *t;
 			size_t tn;
 
+			if (st > 0 && rin_type(&r, &t, &tn) == 0 && isown(f, t, tn))
+				continue;
 			if (st > 0 && rin_type(&r, &t, &tn) == 0 &&
 			    f->rec(&r, t, tn, f->arg) == 0) {
 				if (f->bulk && sr_is(t, tn, f->bulk))
@@ -198,4 +210,57 @@ sr_run(int nfiles, char **files, size_t maxline, int kflag,
 	if (f->end)
 		f->end(f->arg);
 	return rc;
+}
+
+void
+sr_sect_profile(struct sr_sect *s)
+{
+	s->active = 1;
+	s->sec = SR_BEFORE;
+	s->nkernel = s->nhost = 0;
+	sr_order_reset(&s->ord);
+}
+
+int
+sr_sect_need(struct sr_sect *s, struct rin *r, const char *what)
+{
+	if (s->active)
+		return 0;
+	snprintf(r->err, sizeof r->err, "%s before any \"profile\" record", what);
+	return -1;
+}
+
+int
+sr_sect_kernel(struct sr_sect *s, struct rin *r, const struct sr_kern *k)
+{
+	int o;
+
+	if (sr_sect_need(s, r, "kernel") != 0)
+		return -1;
+	if (s->sec == SR_HOST) {
+		snprintf(r->err, sizeof r->err, "kernel after the profile's \"host\" records");
+		return -1;
+	}
+	if ((o = sr_order(&s->ord, r, k)) < 0)
+		return -1;
+	s->sec = SR_KERNELS;
+	s->nkernel++;
+	return o;
+}
+
+int
+sr_sect_host(struct sr_sect *s)
+{
+	int first = s->active && s->sec != SR_HOST;
+
+	if (s->active)
+		s->sec = SR_HOST;
+	s->nhost++;
+	return first;
+}
+
+void
+sr_sect_free(struct sr_sect *s)
+{
+	sr_order_free(&s->ord);
 }

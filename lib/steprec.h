@@ -43,6 +43,34 @@ void	sr_order_reset(struct sr_order *);
 int	sr_order(struct sr_order *, struct rin *, const struct sr_kern *);
 void	sr_order_free(struct sr_order *);
 
+/*
+ * The stream protocol of one profile: its "profile" record first, then
+ * its other records, then its kernels in (device, start) order, then its
+ * host events.  A stage keeps one struct sr_sect and reports every
+ * violation with the same words.
+ */
+enum { SR_BEFORE, SR_KERNELS, SR_HOST };
+struct sr_sect {
+	int		 active;	/* a "profile" record was seen */
+	int		 sec;		/* SR_BEFORE, SR_KERNELS or SR_HOST */
+	struct sr_order	 ord;
+	unsigned long	 nkernel, nhost;	/* seen in this profile */
+};
+/* At a "profile" record: a new profile starts. */
+void	sr_sect_profile(struct sr_sect *);
+/* A record of type what that needs a profile: 0, or -1 with r->err set. */
+int	sr_sect_need(struct sr_sect *, struct rin *r, const char *what);
+/*
+ * A kernel, after sr_kernel(): it needs a profile, must come before the
+ * host events and in (device, start) order.  Returns sr_order()'s 0 or 1
+ * (1: the first kernel of a device run), or -1 with r->err set.
+ */
+int	sr_sect_kernel(struct sr_sect *, struct rin *r, const struct sr_kern *);
+/* A host record: 1 when it is the profile's first (its kernels are
+ * complete), else 0. */
+int	sr_sect_host(struct sr_sect *);
+void	sr_sect_free(struct sr_sect *);
+
 /* Append the context object {"name","task_type","dur_ns","stream","src"}. */
 void	sr_ctx(struct buf *, const struct sr_kern *);
 
@@ -73,6 +101,12 @@ struct sr_filter {
 	 */
 	const char *bulk;
 	int	 bulk_drop;
+	/*
+	 * own: the record types this stage writes, NULL-terminated.  Such
+	 * records in the input come from an earlier run of the stage and are
+	 * dropped before rec() sees them: a rerun replaces, never appends.
+	 */
+	const char *const *own;
 };
 int	sr_run(int nfiles, char **files, size_t maxline, int kflag,
 	    const struct sr_filter *);
