@@ -37,6 +37,7 @@ enum fkind {
 	F_STEPTRACE,	/* step_trace_time.csv */
 	F_OPSTAT,	/* op_statistic*.csv */
 	F_COMM,		/* communication.json */
+	F_COMMX,	/* communication_matrix.json */
 	F_INFO,		/* profiler_info*.json */
 	F_DB,		/* ascend_*_profiler*.db, msprof_*.db */
 	F_ANALYSIS,	/* analysis.db beside a database that is read */
@@ -45,7 +46,8 @@ enum fkind {
 
 static const char *kindname[F_NKINDS] = {
 	"kernel_table", "trace", "step_trace", "op_statistic",
-	"communication", "profiler_info", "db", "analysis_db"
+	"communication", "communication_matrix", "profiler_info", "db",
+	"analysis_db"
 };
 
 struct pfile {
@@ -208,6 +210,8 @@ classify(const char *name)
 		return F_OPSTAT;
 	if (strcmp(name, "communication.json") == 0)
 		return F_COMM;
+	if (strcmp(name, "communication_matrix.json") == 0)
+		return F_COMMX;
 	if (strcmp(name, "profiler_info.json") == 0 ||
 	    (startswith(name, "profiler_info_") && endswith(name, ".json") &&
 	    digits(name + 14, strlen(name) - 19)))
@@ -1951,6 +1955,137 @@ putcomm(const struct pfile *pf, const struct profile *p, int64_t origin)
 	buf_free(&cp.b);
 }
 
+/*
+ * communication_matrix.json: step -> "p2p" | "collective" ->
+ * "<op>@<group>" -> "src-dst" -> {transport, size, time, bandwidth}.  A
+ * small file (one entry per link and op class): read whole with libjq.
+ * Each link becomes a comm_link record; anything else is counted rejected.
+ */
+static jv commx;
+static int havecommx;
+
+static int
+islink(jv l)
+{
+	return jv_get_kind(l) == JV_KIND_OBJECT;
+}
+
+static void
+readcommx(struct pfile *pf)
+{
+	jv doc = readjson(pf);
+
+	if (!jv_is_valid(doc))
+		return;
+	if (jv_get_kind(doc) != JV_KIND_OBJECT) {
+		addwarn("bad_communication", "%s: top level is not an object; file not used", pf->base);
+		jv_free(doc);
+		return;
+	}
+	jv_object_foreach(jv_copy(doc), sk, sv) {
+		if (jv_get_kind(sv) == JV_KIND_OBJECT)
+			jv_object_foreach(sv, kk, kv) {
+				if (jv_get_kind(kv) == JV_KIND_OBJECT)
+					jv_object_foreach(kv, ok, ov) {
+						if (jv_get_kind(ov) == JV_KIND_OBJECT)
+							jv_object_foreach(ov, lk, lv) {
+								pf->read++;
+								if (islink(lv))
+									pf->emitted++;
+								else
+									pf->rejected++;
+								jv_free(lk);
+								jv_free(lv);
+							}
+						else
+							jv_free(ov);
+						jv_free(ok);
+					}
+				else
+					jv_free(kv);
+				jv_free(kk);
+			}
+		else
+			jv_free(sv);
+		jv_free(sk);
+	}
+	commx = doc;
+	havecommx = 1;
+}
+
+/* A string key's text (the key stays owned by the caller). */
+static void
+put_jvstr(struct buf *b, const char *key, jv s)
+{
+	out_str(b, key, jv_string_value(s), (size_t)jv_string_length_bytes(jv_copy(s)));
+}
+
+static void
+putcommx(const struct profile *p, const struct pfile *pf)
+{
+	struct buf b = {0};
+
+	if (!havecommx)
+		return;
+	havecommx = 0;
+	jv_object_foreach(commx, sk, sv) {
+		const char *st = jv_string_value(sk);
+
+		if (jv_get_kind(sv) == JV_KIND_OBJECT)
+		jv_object_foreach(sv, kk, kv) {
+			if (jv_get_kind(kv) == JV_KIND_OBJECT)
+			jv_object_foreach(kv, ok, ov) {
+				const char *key = jv_string_value(ok), *at = strrchr(key, '@');
+
+				if (jv_get_kind(ov) == JV_KIND_OBJECT)
+				jv_object_foreach(ov, lk, lv) {
+					if (islink(lv)) {
+						const char *dash = strchr(jv_string_value(lk), '-');
+
+						b.len = 0;
+						out_begin(&b, "comm_link");
+						out_cstr(&b, "profile", p->name);
+						out_cstr(&b, "src", pf->base);
+						if (strncmp(st, "step", 4) == 0 && st[4])
+							out_cstr(&b, "step", st + 4);
+						else
+							out_null(&b, "step");
+						put_jvstr(&b, "kind", kk);
+						out_str(&b, "op_class", key, at ? (size_t)(at - key) : strlen(key));
+						out_cstr(&b, "group", at ? at + 1 : NULL);
+						put_jvstr(&b, "link", lk);
+						if (dash) {
+							out_str(&b, "src_rank", jv_string_value(lk), (size_t)(dash - jv_string_value(lk)));
+							out_cstr(&b, "dst_rank", dash + 1);
+						} else {
+							out_null(&b, "src_rank");
+							out_null(&b, "dst_rank");
+						}
+						put_jv(&b, "transport", jv_object_get(jv_copy(lv), jv_string("Transport Type")));
+						put_jv(&b, "size_mb", jv_object_get(jv_copy(lv), jv_string("Transit Size(MB)")));
+						put_jv(&b, "time_ms", jv_object_get(jv_copy(lv), jv_string("Transit Time(ms)")));
+						put_jv(&b, "bandwidth_gbps", jv_object_get(jv_copy(lv), jv_string("Bandwidth(GB/s)")));
+						put_jv(&b, "op", jv_object_get(jv_copy(lv), jv_string("Op Name")));
+						rec_put(&b, stdout);
+					}
+					jv_free(lk);
+					jv_free(lv);
+				}
+				else
+					jv_free(ov);
+				jv_free(ok);
+			}
+			else
+				jv_free(kv);
+			jv_free(kk);
+		}
+		else
+			jv_free(sv);
+		jv_free(sk);
+	}
+	buf_free(&b);
+}
+
 /* Capture configuration from profiler_info*.json, as a JSON object text. */
 static void
 readinfo(struct pfile *pf, struct buf *cfg, char **level)
@@ -2194,6 +2329,8 @@ process(struct profile *p)
 		dbsteps = db_steptrace(db, p->name, &tables) > 0;
 	if (fk[F_OPSTAT])
 		readopstat(fk[F_OPSTAT], p);
+	if (fk[F_COMMX])
+		readcommx(fk[F_COMMX]);
 	if (fk[F_COMM]) {
 		int64_t o = origin;
 
@@ -2357,6 +2494,8 @@ process(struct profile *p)
 		putcomm(fk[F_COMM], p, origin);
 	else if (db && db_put_comm(db, stdout, p->name, origin) != 0)
 		die("%s", db_err(db));
+	if (fk[F_COMMX])
+		putcommx(p, fk[F_COMMX]);
 	if (db) {
 		if (db_put_kernels(db, stdout, p->name, origin) != 0 ||
 		    db_put_host(db, stdout, p->name, origin) != 0)

@@ -1,0 +1,1597 @@
+/*
+ * asc-cluster: one verdict across the ranks of a job.  Reads the record
+ * streams of many profiles (saved records.ndjson files, or one stream of
+ * several profiles) and writes "cluster" records: the time breakdown of
+ * every rank and step side by side, slow ranks per dimension, the
+ * alignment of every collective across the ranks of its group (arrival
+ * skew, late rank, wait it caused), the rank that is late at most
+ * collectives with the cause chain from its own breakdown, and slow links
+ * of the communication matrix.  With -o DIR also cluster.json and
+ * cluster_report.md.
+ *
+ * Ranks are compared on absolute time: each rank's origin is exact decimal
+ * text, so origin + start_ns is integer ns arithmetic, never a double.
+ * Memory is per rank, per step and per collective: kernels other than
+ * communication ones and host events are skipped unread.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jv.h>
+
+#include "dec.h"
+#include "rec.h"
+#include "rules.h"
+#include "util.h"
+
+#define UNSET	INT64_MIN
+
+enum dim { D_COMPUTE, D_EXPOSED, D_OVERLAP, D_FREE, D_PREP, D_TAIL, D_SERVICE, ND };
+static const char *dimname[ND] = {
+	"compute", "comm_exposed", "comm_overlapped", "free", "preparing",
+	"tail", "service"
+};
+/* The dimensions judged for slow ranks, with the cause each one names. */
+static const enum dim judged[] = { D_COMPUTE, D_PREP, D_FREE, D_EXPOSED };
+#define NJUDGED	4
+static const char *dimcause[ND] = {
+	"more compute on that rank (load imbalance or a slower device)",
+	"more exposed communication (it waits for peers or a slow link)",
+	"", "the device idles inside the step on that rank (host launch, syncs)",
+	"a longer preparing before the first kernel on that rank (dataloader or host work before the step)",
+	"", ""
+};
+
+struct rstep {
+	char	*step;
+	int	 from_kernels;		/* else step_trace_time.csv */
+	int64_t	 v[ND];			/* UNSET: not measurable */
+	int64_t	 start_abs;		/* step window start, UNSET if unknown */
+	int	 have_st;
+	int64_t	 st[ND];		/* torch_npu's figures of the same step */
+};
+
+struct tbw {
+	char	*name;
+	double	 size_mb, time_ms;
+};
+
+struct rank {
+	int	 file;			/* input index: names repeat across files */
+	char	*profile, *path, *input, *sig, *parent;
+	int	 rankid, device;
+	int64_t	 origin;		/* absolute ns; UNSET until the profile record */
+	int	 job;
+	int	 nstep;
+	struct rstep *steps;
+	int	 nbw;
+	struct tbw *bw;
+};
+
+struct cinst {
+	int	 rank;
+	char	*group, *step, *op;
+	int	 occ;			/* n-th op of that name in the step */
+	int	 collective;
+	int64_t	 start_abs;
+	int	 from_kernel;
+	double	 wait_ms;		/* -1: unknown */
+};
+
+struct link {
+	int	 rank;
+	char	*group, *cls, *link, *transport, *op;
+	double	 size_mb, time_ms, bw;
+};
+
+static struct rank *ranks;
+static int nrank;
+static struct cinst *cis;
+static size_t ncis;
+static struct link *links;
+static size_t nlink;
+static int rc = EX_OK;
+
+static void usage(void) __attribute__((noreturn));
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-1q] [-o dir] [-r rules] [file ...]\n", progname);
+	exit(EX_SYS);
+}
+
+static struct rank *
+findrank(int file, const char *profile, int make)
+{
+	for (int i = nrank; i-- > 0; )
+		if (ranks[i].file == file && strcmp(ranks[i].profile, profile) == 0)
+			return &ranks[i];
+	if (!make)
+		return NULL;
+	ranks = xreallocarray(ranks, (size_t)nrank + 1, sizeof *ranks);
+	memset(&ranks[nrank], 0, sizeof ranks[0]);
+	ranks[nrank].file = file;
+	ranks[nrank].profile = xstrdup(profile);
+	ranks[nrank].rankid = -1;
+	ranks[nrank].device = -1;
+	ranks[nrank].origin = UNSET;
+	return &ranks[nrank++];
+}
+
+static struct rstep *
+findstep(struct rank *r, const char *step)
+{
+	for (int i = 0; i < r->nstep; i++)
+		if (strcmp(r->steps[i].step, step) == 0)
+			return &r->steps[i];
+	r->steps = xreallocarray(r->steps, (size_t)r->nstep + 1, sizeof *r->steps);
+	memset(&r->steps[r->nstep], 0, sizeof r->steps[0]);
+	r->steps[r->nstep].step = xstrdup(step);
+	for (int d = 0; d < ND; d++)
+		r->steps[r->nstep].v[d] = r->steps[r->nstep].st[d] = UNSET;
+	r->steps[r->nstep].start_abs = UNSET;
+	return &r->steps[r->nstep++];
+}
+
+static int64_t
+geti(const struct rin *in, const char *k)
+{
+	int64_t v;
+
+	return rin_i64(in, k, &v) == 0 ? v : UNSET;
+}
+
+static char *
+getstr(const struct rin *in, const char *k)
+{
+	struct buf b = {0};
+
+	if (rin_str(in, k, &b) != 0) {
+		buf_free(&b);
+		return NULL;
+	}
+	if (b.p == NULL)
+		return xstrdup("");
+	return b.p;
+}
+
+/* A raw field as a libjq value (small nested objects only). */
+static jv
+getjv(const struct rin *in, const char *k)
+{
+	const struct rfield *f = rin_get(in, k);
+
+	if (f == NULL)
+		return jv_null();
+	return jv_parse_sized(f->v, (int)f->vlen);
+}
+
+static const char *
+jvs(jv o, const char *k, char *t, size_t n)
+{
+	jv v = jv_object_get(jv_copy(o), jv_string(k));
+
+	if (jv_get_kind(v) == JV_KIND_STRING)
+		snprintf(t, n, "%s", jv_string_value(v));
+	else if (jv_get_kind(v) == JV_KIND_NULL || !jv_is_valid(v))
+		snprintf(t, n, "-");
+	else {
+		jv s = jv_dump_string(jv_copy(v), JV_PRINT_SORTED);
+
+		snprintf(t, n, "%s", jv_string_value(s));
+		jv_free(s);
+	}
+	jv_free(v);
+	return t;
+}
+
+/* profile: identity, origin, and what ties it to a job (parent dir name
+ * and capture metadata; the rank id and the file name are left out). */
+static void
+onprofile(struct rin *in, struct rank *r)
+{
+	char *o = getstr(in, "origin_us"), *fw = getstr(in, "framework");
+	jv cfg = getjv(in, "config");
+	char t[6][256];
+	struct buf b = {0};
+	const char *slash;
+
+	free(r->path);
+	r->path = getstr(in, "path");
+	if (o == NULL || dec_us2ns(o, strlen(o), &r->origin) != 0)
+		r->origin = UNSET;
+	if (jv_get_kind(cfg) == JV_KIND_OBJECT) {
+		jv rk = jv_object_get(jv_copy(cfg), jv_string("rank"));
+
+		if (jv_get_kind(rk) == JV_KIND_NUMBER)
+			r->rankid = (int)jv_number_value(rk);
+		jv_free(rk);
+		jvs(cfg, "level", t[0], sizeof t[0]);
+		jvs(cfg, "schedule", t[1], sizeof t[1]);
+		jvs(cfg, "torch_npu_version", t[2], sizeof t[2]);
+		jvs(cfg, "cann_version", t[3], sizeof t[3]);
+		jvs(cfg, "aic_metrics", t[4], sizeof t[4]);
+		jvs(cfg, "with_stack", t[5], sizeof t[5]);
+	} else
+		for (int i = 0; i < 6; i++)
+			strcpy(t[i], "-");
+	jv_free(cfg);
+	/* The parent dir's name, not its path: ranks analysed on different
+	 * machines keep the same layout, not the same mount point. */
+	free(r->parent);
+	r->parent = NULL;
+	if (r->path && (slash = strrchr(r->path, '/')) != NULL && slash > r->path) {
+		const char *p = slash;
+
+		while (p > r->path && p[-1] != '/')
+			p--;
+		r->parent = xstrndup(p, (size_t)(slash - p));
+	}
+	if (r->parent == NULL)
+		r->parent = xstrdup(".");
+	buf_adds(&b, fw ? fw : "-");
+	for (int i = 0; i < 6; i++) {
+		buf_addc(&b, '|');
+		buf_adds(&b, t[i]);
+	}
+	free(r->sig);
+	r->sig = b.p;
+	free(o);
+	free(fw);
+}
+
+static void
+onmetrics(struct rin *in, struct rank *r)
+{
+	char *step = getstr(in, "step_id");
+	struct rstep *s;
+	int64_t st;
+
+	if (step == NULL)
+		return;
+	s = findstep(r, step);
+	free(step);
+	s->from_kernels = 1;
+	s->v[D_COMPUTE] = geti(in, "compute_ns");
+	s->v[D_EXPOSED] = geti(in, "comm_exposed_ns");
+	s->v[D_OVERLAP] = geti(in, "comm_overlapped_ns");
+	s->v[D_FREE] = geti(in, "internal_bubble_total_ns");
+	s->v[D_PREP] = geti(in, "prelaunch_gap_ns");
+	s->v[D_TAIL] = geti(in, "tail_gap_ns");
+	s->v[D_SERVICE] = geti(in, "service_ns");
+	st = geti(in, "start_ns");
+	if (st != UNSET && r->origin != UNSET)
+		s->start_abs = r->origin + st;
+	if (r->device < 0 && geti(in, "device") != UNSET)
+		r->device = (int)geti(in, "device");
+}
+
+static void
+onsteptrace(struct rin *in, struct rank *r)
+{
+	char *step = getstr(in, "step");
+	struct rstep *s;
+
+	if (step == NULL)
+		return;
+	s = findstep(r, step);
+	free(step);
+	s->have_st = 1;
+	s->st[D_COMPUTE] = geti(in, "computing_ns");
+	s->st[D_EXPOSED] = geti(in, "comm_not_overlapped_ns");
+	s->st[D_OVERLAP] = geti(in, "overlapped_ns");
+	s->st[D_FREE] = geti(in, "free_ns");
+	s->st[D_PREP] = geti(in, "preparing_ns");
+	s->st[D_TAIL] = UNSET;
+	s->st[D_SERVICE] = 0;
+	for (int d = 0; d < D_TAIL; d++)
+		if (d != D_OVERLAP && s->st[d] != UNSET)
+			s->st[D_SERVICE] += s->st[d];
+	if (r->device < 0 && geti(in, "device") != UNSET)
+		r->device = (int)geti(in, "device");
+}
+
+static struct cinst *
+newci(int rank)
+{
+	if ((ncis & (ncis - 1)) == 0)
+		cis = xreallocarray(cis, ncis ? ncis * 2 : 64, sizeof *cis);
+	memset(&cis[ncis], 0, sizeof cis[0]);
+	cis[ncis].rank = rank;
+	cis[ncis].wait_ms = -1;
+	return &cis[ncis++];
+}
+
+/*
+ * Ops of one name in one step of one rank, in order: the n-th comm
+ * record and the n-th communication kernel of that name are the same op.
+ * A hash table on (rank, step, op) keeps that matching linear.
+ */
+struct occ {
+	int	 rank;
+	char	*step, *op;
+	size_t	*idx;			/* cis of the comm records, in order */
+	int	 ncomm, nkern;
+};
+static struct occ *occs;
+static size_t nocc, occcap;
+
+static uint64_t
+occhash(int rank, const char *step, const char *op)
+{
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)rank;
+
+	for (const char *p = step; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	h = (h ^ 0x1f) * 1099511628211ULL;
+	for (const char *p = op; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return h;
+}
+
+static struct occ *
+occof(int rank, const char *step, const char *op)
+{
+	size_t i;
+
+	if (2 * (nocc + 1) > occcap) {
+		struct occ *old = occs;
+		size_t oldcap = occcap;
+
+		occcap = occcap ? occcap * 2 : 256;
+		occs = xcalloc(occcap, sizeof *occs);
+		for (size_t k = 0; k < oldcap; k++)
+			if (old[k].op) {
+				i = occhash(old[k].rank, old[k].step, old[k].op) & (occcap - 1);
+				while (occs[i].op)
+					i = (i + 1) & (occcap - 1);
+				occs[i] = old[k];
+			}
+		free(old);
+	}
+	i = occhash(rank, step, op) & (occcap - 1);
+	for (; occs[i].op; i = (i + 1) & (occcap - 1))
+		if (occs[i].rank == rank && strcmp(occs[i].op, op) == 0 && strcmp(occs[i].step, step) == 0)
+			return &occs[i];
+	occs[i].rank = rank;
+	occs[i].step = xstrdup(step);
+	occs[i].op = xstrdup(op);
+	nocc++;
+	return &occs[i];
+}
+
+static double
+numof(jv v)
+{
+	double d = jv_get_kind(v) == JV_KIND_NUMBER ? jv_number_value(v) : 0;
+
+	jv_free(v);
+	return d;
+}
+
+static void
+oncomm(struct rin *in, struct rank *r, int ri)
+{
+	char *op = getstr(in, "op"), *kind = getstr(in, "kind");
+	char *step = getstr(in, "step");
+	int64_t st = geti(in, "start_ns");
+	struct cinst *c;
+	jv bw;
+	const struct rfield *w = rin_get(in, "wait_ms");
+
+	if (op == NULL || r->origin == UNSET) {
+		free(op);
+		free(kind);
+		free(step);
+		return;
+	}
+	c = newci(ri);
+	c->op = op;
+	c->step = step ? step : xstrdup("");
+	c->group = getstr(in, "group");
+	if (c->group == NULL)
+		c->group = xstrdup("");
+	c->collective = kind == NULL || strcmp(kind, "p2p") != 0;
+	{
+		struct occ *o = occof(ri, c->step, op);
+
+		o->idx = xreallocarray(o->idx, (size_t)o->ncomm + 1, sizeof *o->idx);
+		o->idx[o->ncomm] = (size_t)(c - cis);
+		c->occ = o->ncomm++;
+	}
+	c->start_abs = st == UNSET ? UNSET : r->origin + st;
+	if (w && !rf_isnull(w))
+		c->wait_ms = strtod(w->v, NULL);
+	free(kind);
+	/* Bandwidth per transport, summed over the rank's ops. */
+	bw = getjv(in, "bandwidth");
+	if (jv_get_kind(bw) == JV_KIND_OBJECT)
+		jv_object_foreach(bw, k, v) {
+			double mb = numof(jv_object_get(jv_copy(v), jv_string("size_mb")));
+			double ms = numof(jv_object_get(jv_copy(v), jv_string("time_ms")));
+			int i;
+
+			if (mb > 0 && ms > 0) {
+				for (i = 0; i < r->nbw; i++)
+					if (strcmp(r->bw[i].name, jv_string_value(k)) == 0)
+						break;
+				if (i == r->nbw) {
+					r->bw = xreallocarray(r->bw, (size_t)r->nbw + 1, sizeof *r->bw);
+					r->bw[i].name = xstrdup(jv_string_value(k));
+					r->bw[i].size_mb = r->bw[i].time_ms = 0;
+					r->nbw++;
+				}
+				r->bw[i].size_mb += mb;
+				r->bw[i].time_ms += ms;
+			}
+			jv_free(k);
+			jv_free(v);
+		}
+	else
+		jv_free(bw);
+}
+
+/* A communication kernel: its exact start replaces the op's start from
+ * communication.json (a Python float there); no such op, a new one. */
+static void
+oncommkernel(struct rin *in, struct rank *r, int ri)
+{
+	char *name = getstr(in, "name"), *step = getstr(in, "step");
+	int64_t st = geti(in, "start_ns");
+	int occ;
+	struct cinst *c = NULL;
+	struct occ *o;
+
+	if (name == NULL || st == UNSET || r->origin == UNSET)
+		goto out;
+	if (step == NULL)
+		step = xstrdup("");
+	o = occof(ri, step, name);
+	occ = o->nkern++;
+	if (occ < o->ncomm)
+		c = &cis[o->idx[occ]];
+	if (c == NULL) {
+		c = newci(ri);
+		c->op = name;
+		c->step = step;
+		c->group = xstrdup("");
+		c->occ = occ;
+		c->collective = !rules_match("cluster.p2p_names", name);
+		name = step = NULL;
+	}
+	c->from_kernel = 1;
+	c->start_abs = r->origin + st;
+out:
+	free(name);
+	free(step);
+}
+
+static void
+onlink(struct rin *in, int ri)
+{
+	struct link *l;
+	const struct rfield *f;
+	char *tr = getstr(in, "transport");
+
+	f = rin_get(in, "size_mb");
+	/* Small transfers measure latency, not bandwidth. */
+	if (tr == NULL || rules_match("cluster.link_ignore_transports", tr) ||
+	    f == NULL || rf_isnull(f) || strtod(f->v, NULL) < rules_num("cluster.link_min_size_mb")) {
+		free(tr);
+		return;
+	}
+	links = xreallocarray(links, nlink + 1, sizeof *links);
+	l = &links[nlink++];
+	l->rank = ri;
+	l->transport = tr;
+	l->group = getstr(in, "group");
+	l->cls = getstr(in, "op_class");
+	l->link = getstr(in, "link");
+	l->op = getstr(in, "op");
+	l->size_mb = (f = rin_get(in, "size_mb")) && !rf_isnull(f) ? strtod(f->v, NULL) : 0;
+	l->time_ms = (f = rin_get(in, "time_ms")) && !rf_isnull(f) ? strtod(f->v, NULL) : 0;
+	l->bw = (f = rin_get(in, "bandwidth_gbps")) && !rf_isnull(f) ? strtod(f->v, NULL) : 0;
+	if (l->group == NULL)
+		l->group = xstrdup("");
+	if (l->cls == NULL)
+		l->cls = xstrdup("");
+	if (l->link == NULL)
+		l->link = xstrdup("");
+}
+
+static int
+istype(const char *t, size_t n, const char *s)
+{
+	return n == strlen(s) && memcmp(t, s, n) == 0;
+}
+
+static void
+readinput(const char *path, int file)
+{
+	struct rin in;
+	const char *t;
+	size_t tn;
+	struct stat sb;
+	char *p = NULL;
+	int r;
+
+	/* A directory is asc-analyze's output for one rank. */
+	if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		p = xmalloc(strlen(path) + 16);
+		sprintf(p, "%s/records.ndjson", path);
+		path = p;
+	}
+	if (rin_open(&in, path, 1 << 26) != 0)
+		dieerr("%s", path);
+	while ((r = rin_next(&in)) != 0) {
+		char *prof;
+		struct rank *rk;
+
+		if (r < 0 || rin_type(&in, &t, &tn) != 0)
+			goto bad;
+		if (istype(t, tn, "host") || istype(t, tn, "op") ||
+		    istype(t, tn, "bubble") || istype(t, tn, "attribution") ||
+		    istype(t, tn, "segment") || istype(t, tn, "marker")) {
+			char ty[32];
+
+			memcpy(ty, t, tn);
+			rin_bulk(&in, ty, tn, NULL);
+			continue;
+		}
+		if (!istype(t, tn, "profile") && !istype(t, tn, "step_metrics") &&
+		    !istype(t, tn, "step_trace") && !istype(t, tn, "comm") &&
+		    !istype(t, tn, "comm_link") && !istype(t, tn, "kernel"))
+			continue;
+		if (rin_scan(&in) != 0)
+			goto bad;
+		if (istype(t, tn, "kernel")) {
+			const struct rfield *f = rin_get(&in, "task_type");
+			struct buf b = {0};
+			int comm;
+
+			if (f == NULL || rf_isnull(f))
+				continue;
+			if (rf_str(f, &b) != 0)
+				continue;
+			comm = rules_match("ops.comm_task_types", b.p ? b.p : "");
+			buf_free(&b);
+			if (!comm)
+				continue;
+		}
+		prof = getstr(&in, "profile");
+		if (prof == NULL) {
+			snprintf(in.err, sizeof in.err, "record has no \"profile\"");
+			goto bad;
+		}
+		rk = findrank(file, prof, istype(t, tn, "profile"));
+		free(prof);
+		if (rk == NULL) {
+			snprintf(in.err, sizeof in.err, "record of a profile before its \"profile\" record");
+			goto bad;
+		}
+		if (istype(t, tn, "profile")) {
+			onprofile(&in, rk);
+			if (rk->input == NULL)
+				rk->input = xstrdup(path);
+		} else if (istype(t, tn, "step_metrics"))
+			onmetrics(&in, rk);
+		else if (istype(t, tn, "step_trace"))
+			onsteptrace(&in, rk);
+		else if (istype(t, tn, "comm"))
+			oncomm(&in, rk, (int)(rk - ranks));
+		else if (istype(t, tn, "comm_link"))
+			onlink(&in, (int)(rk - ranks));
+		else
+			oncommkernel(&in, rk, (int)(rk - ranks));
+		continue;
+bad:
+		fprintf(stderr, "%s: %s:%lu: %s\n", progname, dispname(path), in.lineno, in.err);
+		exit(EX_DATA);
+	}
+	rin_close(&in);
+	free(p);
+}
+
+/* ---- jobs ---- */
+
+struct job {
+	char	*name;
+	int	 nr;
+	int	*r;			/* rank indexes, by rank id */
+};
+static struct job *jobs;
+static int njob;
+
+static int
+byrankid(const void *a, const void *b)
+{
+	const struct rank *x = &ranks[*(const int *)a], *y = &ranks[*(const int *)b];
+
+	if (x->rankid != y->rankid)
+		return x->rankid < y->rankid ? -1 : 1;
+	return strcmp(x->profile, y->profile);
+}
+
+static void
+makejobs(int onejob)
+{
+	for (int i = 0; i < nrank; i++) {
+		struct rank *r = &ranks[i];
+		int j;
+
+		for (j = 0; j < njob; j++) {
+			struct rank *q = &ranks[jobs[j].r[0]];
+
+			if (onejob || (strcmp(q->parent, r->parent) == 0 && strcmp(q->sig, r->sig) == 0))
+				break;
+		}
+		if (j == njob) {
+			jobs = xreallocarray(jobs, (size_t)njob + 1, sizeof *jobs);
+			memset(&jobs[njob], 0, sizeof jobs[0]);
+			jobs[njob].name = xstrdup(onejob ? "cluster" : r->parent);
+			/* Same dir name, other metadata: a different job. */
+			for (int k = 0; k < njob; k++)
+				if (strcmp(jobs[k].name, jobs[njob].name) == 0) {
+					char t[32];
+
+					snprintf(t, sizeof t, "-%d", njob + 1);
+					jobs[njob].name = xrealloc(jobs[njob].name, strlen(jobs[njob].name) + 32);
+					strcat(jobs[njob].name, t);
+					break;
+				}
+			njob++;
+		}
+		jobs[j].r = xreallocarray(jobs[j].r, (size_t)jobs[j].nr + 1, sizeof *jobs[j].r);
+		jobs[j].r[jobs[j].nr++] = i;
+		r->job = j;
+	}
+	for (int j = 0; j < njob; j++)
+		qsort(jobs[j].r, (size_t)jobs[j].nr, sizeof *jobs[j].r, byrankid);
+}
+
+/* ---- output helpers ---- */
+
+static struct buf rb;		/* the record being written */
+static struct buf js;		/* cluster.json */
+static FILE *md;		/* cluster_report.md, or NULL */
+static const char *outdir;
+
+static void
+put_ns(struct buf *b, const char *k, int64_t v)
+{
+	char key[64];
+
+	snprintf(key, sizeof key, "%s_ns", k);
+	if (v == UNSET)
+		out_null(b, key);
+	else
+		out_i64(b, key, v);
+	snprintf(key, sizeof key, "%s_ms", k);
+	if (v == UNSET)
+		out_null(b, key);
+	else
+		out_dec(b, key, v, 6);
+}
+
+static void
+rbegin(const char *kind, const struct job *j)
+{
+	rb.len = 0;
+	out_begin(&rb, "cluster");
+	out_cstr(&rb, "kind", kind);
+	out_cstr(&rb, "job", j->name);
+}
+
+static void
+put_rank(const struct rank *r)
+{
+	out_cstr(&rb, "profile", r->profile);
+	if (r->rankid >= 0)
+		out_i64(&rb, "rank", r->rankid);
+	else
+		out_null(&rb, "rank");
+}
+
+/* Write the record to stdout and, as a JSON array member, to js. */
+static int jsfirst;
+
+static void
+rput(void)
+{
+	if (outdir) {
+		if (!jsfirst)
+			buf_add(&js, ",\n", 2);
+		jsfirst = 0;
+		buf_add(&js, rb.p, rb.len);
+		buf_addc(&js, '}');
+	}
+	rec_put(&rb, stdout);
+}
+
+static void
+jsarray(const char *name)
+{
+	if (!outdir)
+		return;
+	buf_adds(&js, "],\n\"");
+	buf_adds(&js, name);
+	buf_adds(&js, "\": [\n");
+	jsfirst = 1;
+}
+
+/* Duration for people: 3-4 significant digits and a unit that fits. */
+static const char *
+hd(int64_t ns, char *t)
+{
+	double a = (double)(ns < 0 ? -ns : ns);
+
+	if (ns == UNSET)
+		return strcpy(t, "—");
+	if (a >= 1e9)
+		snprintf(t, 32, "%.4g s", (double)ns / 1e9);
+	else if (a >= 1e6)
+		snprintf(t, 32, "%.4g ms", (double)ns / 1e6);
+	else if (a >= 1e3)
+		snprintf(t, 32, "%.4g µs", (double)ns / 1e3);
+	else
+		snprintf(t, 32, "%lld ns", (long long)ns);
+	return t;
+}
+
+static const char *
+rname(const struct rank *r, char *t)
+{
+	if (r->rankid >= 0)
+		snprintf(t, 64, "rank %d", r->rankid);
+	else
+		snprintf(t, 64, "%s", r->profile);
+	return t;
+}
+
+/* ---- analysis of one job ---- */
+
+static int
+cmpi64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of n values (sorted in place); the lower middle for even n
+ * would bias, so the mean of the two middles, in integer ns. */
+static int64_t
+median(int64_t *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmpi64);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Mean of a rank's value of d over its steps; UNSET if none measurable. */
+static int64_t
+rmean(const struct rank *r, enum dim d)
+{
+	int64_t s = 0;
+	int n = 0;
+
+	for (int i = 0; i < r->nstep; i++) {
+		int64_t v = r->steps[i].from_kernels ? r->steps[i].v[d] : r->steps[i].st[d];
+
+		if (v != UNSET) {
+			s += v;
+			n++;
+		}
+	}
+	return n ? s / n : UNSET;
+}
+
+static int
+cmpci(const void *a, const void *b)
+{
+	const struct cinst *x = a, *y = b;
+	int c;
+
+	if (ranks[x->rank].job != ranks[y->rank].job)
+		return ranks[x->rank].job - ranks[y->rank].job;
+	if ((c = strcmp(x->group, y->group)) != 0)
+		return c;
+	if ((c = strcmp(x->step, y->step)) != 0)
+		return c;
+	if ((c = strcmp(x->op, y->op)) != 0)
+		return c;
+	if (x->occ != y->occ)
+		return x->occ - y->occ;
+	return x->rank - y->rank;
+}
+
+struct coll {
+	size_t	 first, n;		/* span of cis */
+	int	 late, early;		/* rank indexes */
+	int64_t	 skew, caused, delay;	/* delay: late start - median of others */
+	int64_t	 at;			/* the late rank's start, absolute */
+	double	 waited_ms;		/* measured wait of the others, -1 unknown */
+};
+
+/* Where the starts of a collective come from: n ranks, kern of them
+ * with an exact kernel start. */
+static const char *
+srcname(size_t kern, size_t n)
+{
+	return kern == n ? "kernels" : kern == 0 ? "communication.json" : "mixed";
+}
+
+static int
+bycaused(const void *a, const void *b)
+{
+	const struct coll *x = a, *y = b;
+
+	if (x->caused != y->caused)
+		return x->caused > y->caused ? -1 : 1;
+	return x->first < y->first ? -1 : 1;
+}
+
+struct reco {
+	int64_t	 stake;
+	char	 text[640];
+};
+static struct reco *recos;
+static int nreco;
+
+static void
+addreco(int64_t stake, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+addreco(int64_t stake, const char *fmt, ...)
+{
+	va_list ap;
+
+	recos = xreallocarray(recos, (size_t)nreco + 1, sizeof *recos);
+	recos[nreco].stake = stake;
+	va_start(ap, fmt);
+	vsnprintf(recos[nreco].text, sizeof recos[nreco].text, fmt, ap);
+	va_end(ap);
+	nreco++;
+}
+
+static int
+bystake(const void *a, const void *b)
+{
+	const struct reco *x = a, *y = b;
+
+	return x->stake > y->stake ? -1 : x->stake < y->stake;
+}
+
+/* Relative path from directory `from` to `to` (both made absolute). */
+static char *
+relpath(const char *from, const char *to)
+{
+	char *a = realpath(from, NULL), *b = realpath(to, NULL);
+	struct buf o = {0};
+	size_t i = 0, k;
+
+	if (a == NULL || b == NULL) {
+		free(a);
+		free(b);
+		return NULL;
+	}
+	/* The common prefix, at a '/' boundary. */
+	for (k = 0; a[k] && a[k] == b[k]; k++)
+		if (a[k] == '/')
+			i = k;
+	if (a[k] == '\0' && (b[k] == '/' || b[k] == '\0'))
+		i = k;
+	for (const char *p = a + i; *p; p++)
+		if (*p == '/')
+			buf_adds(&o, "../");
+	buf_adds(&o, b[i] == '/' ? b + i + 1 : b + i);
+	free(a);
+	free(b);
+	return o.p ? o.p : xstrdup(".");
+}
+
+static void
+analyse(struct job *j, size_t cfirst, size_t cend)
+{
+	char t1[64], t2[64], t3[64], t4[64], t5[64];
+	int nr = j->nr;
+	int64_t *vals = xcalloc((size_t)nr + 1, sizeof *vals);
+	int64_t med[ND], mstep;
+	int nkern = 0;
+	struct coll *cl = NULL;
+	size_t ncl = 0, nsig = 0;
+	double skew_min = rules_num("cluster.skew_min_us") * 1000;
+	int *latecount = xcalloc((size_t)nrank, sizeof *latecount);
+
+	nreco = 0;
+	for (int i = 0; i < nr; i++)
+		if (ranks[j->r[i]].nstep && ranks[j->r[i]].steps[0].from_kernels)
+			nkern++;
+
+	/* The job. */
+	rbegin("job", j);
+	out_i64(&rb, "ranks", nr);
+	out_key(&rb, "profiles");
+	buf_addc(&rb, '[');
+	for (int i = 0; i < nr; i++) {
+		if (i)
+			buf_addc(&rb, ',');
+		out_esc(&rb, ranks[j->r[i]].profile, strlen(ranks[j->r[i]].profile));
+	}
+	buf_addc(&rb, ']');
+	out_cstr(&rb, "parent", ranks[j->r[0]].parent);
+	out_cstr(&rb, "metadata", ranks[j->r[0]].sig);
+	out_i64(&rb, "ranks_from_kernels", nkern);
+	out_i64(&rb, "ranks_from_step_trace", nr - nkern);
+	out_i64(&rb, "jobs_in_input", njob);
+	rput();
+
+	if (md) {
+		fprintf(md, "# Cluster %s: %d rank%s\n\n", j->name, nr, nr == 1 ? "" : "s");
+		if (njob > 1)
+			fprintf(md, "The input held %d unrelated jobs (different parent directory or capture metadata); they are analysed apart, never merged.\n\n", njob);
+		if (nr - nkern > 0)
+			fprintf(md, "%d rank%s had no kernel table: %s breakdown is torch_npu's step_trace_time.csv and %s collectives come from communication.json.\n\n",
+			    nr - nkern, nr - nkern == 1 ? "" : "s", nr - nkern == 1 ? "its" : "their", nr - nkern == 1 ? "its" : "their");
+	}
+
+	/* Ranks and their steps. */
+	jsarray("ranks");
+	for (int i = 0; i < nr; i++) {
+		struct rank *r = &ranks[j->r[i]];
+		char *rel = NULL;
+
+		rbegin("rank", j);
+		put_rank(r);
+		if (r->device >= 0)
+			out_i64(&rb, "device", r->device);
+		else
+			out_null(&rb, "device");
+		out_cstr(&rb, "breakdown_source", r->nstep && r->steps[0].from_kernels ? "kernels" : "step_trace");
+		out_i64(&rb, "steps", r->nstep);
+		out_key(&rb, "bandwidth");
+		buf_addc(&rb, '{');
+		for (int b = 0; b < r->nbw; b++) {
+			char t[160];
+
+			if (b)
+				buf_addc(&rb, ',');
+			out_esc(&rb, r->bw[b].name, strlen(r->bw[b].name));
+			snprintf(t, sizeof t, ":{\"size_mb\":%.6g,\"time_ms\":%.6g,\"bandwidth_gbps\":%.4f}",
+			    r->bw[b].size_mb, r->bw[b].time_ms, r->bw[b].size_mb / r->bw[b].time_ms);
+			buf_adds(&rb, t);
+		}
+		buf_addc(&rb, '}');
+		if (outdir && r->input && strcmp(r->input, "-") != 0) {
+			char *d = xstrdup(r->input), *sl = strrchr(d, '/'), *rep;
+
+			if (sl)
+				*sl = '\0';
+			rep = xmalloc(strlen(sl ? d : ".") + 32);
+			sprintf(rep, "%s/anomaly_report.md", sl ? d : ".");
+			if (access(rep, R_OK) == 0)
+				rel = relpath(outdir, rep);
+			free(rep);
+			free(d);
+		}
+		out_cstr(&rb, "report", rel);
+		free(rel);
+		rput();
+	}
+	jsarray("rank_steps");
+	for (int i = 0; i < nr; i++) {
+		struct rank *r = &ranks[j->r[i]];
+
+		for (int s = 0; s < r->nstep; s++) {
+			struct rstep *st = &r->steps[s];
+			int64_t *v = st->from_kernels ? st->v : st->st;
+			int64_t diff = UNSET;
+
+			rbegin("rank_step", j);
+			put_rank(r);
+			out_cstr(&rb, "step", st->step);
+			out_cstr(&rb, "breakdown_source", st->from_kernels ? "kernels" : "step_trace");
+			for (int d = 0; d < ND; d++)
+				put_ns(&rb, dimname[d], v[d]);
+			/* Agreement with torch_npu's own figures of the step. */
+			if (st->from_kernels && st->have_st)
+				for (int d = 0; d < D_TAIL; d++)
+					if (v[d] != UNSET && st->st[d] != UNSET) {
+						int64_t x = llabs(v[d] - st->st[d]);
+
+						if (diff == UNSET || x > diff)
+							diff = x;
+					}
+			if (diff == UNSET)
+				out_null(&rb, "step_trace_max_diff_ns");
+			else
+				out_i64(&rb, "step_trace_max_diff_ns", diff);
+			rput();
+		}
+	}
+
+	/* Slow ranks: per dimension, the deviation from the median rank. */
+	for (int d = 0; d < ND; d++) {
+		int n = 0;
+
+		for (int i = 0; i < nr; i++)
+			if ((vals[n] = rmean(&ranks[j->r[i]], d)) != UNSET)
+				n++;
+		med[d] = n ? median(vals, n) : UNSET;
+	}
+	mstep = med[D_SERVICE];
+	if (md) {
+		fprintf(md, "## Time per rank (mean per step)\n\n");
+		if (nr > 20)
+			fprintf(md, "%d ranks: the 10 with the longest step are shown; every rank is in cluster.json.\n\n", nr);
+		fprintf(md, "| rank | step time | compute | comm exposed | overlapped | free | preparing | source |\n|---|---|---|---|---|---|---|---|\n");
+		for (int shown = 0, i = 0; i < nr; i++) {
+			struct rank *r = &ranks[j->r[i]];
+			char n[64], *rel = NULL;
+			int worse = 0;
+
+			if (nr > 20) {
+				/* Rank among ranks by step time. */
+				for (int k = 0; k < nr; k++)
+					if (rmean(&ranks[j->r[k]], D_SERVICE) > rmean(r, D_SERVICE) ||
+					    (rmean(&ranks[j->r[k]], D_SERVICE) == rmean(r, D_SERVICE) && k < i))
+						worse++;
+				if (worse >= 10)
+					continue;
+			}
+			shown++;
+			if (outdir && r->input) {
+				char *d = xstrdup(r->input), *sl = strrchr(d, '/'), rep[4096];
+
+				if (sl)
+					*sl = '\0';
+				snprintf(rep, sizeof rep, "%s/anomaly_report.md", sl ? d : ".");
+				if (access(rep, R_OK) == 0)
+					rel = relpath(outdir, rep);
+				free(d);
+			}
+			rname(r, n);
+			if (rel)
+				fprintf(md, "| [%s](%s) ", n, rel);
+			else
+				fprintf(md, "| %s ", n);
+			free(rel);
+			fprintf(md, "| %s | %s | %s | %s | %s | %s | %s |\n",
+			    hd(rmean(r, D_SERVICE), t1), hd(rmean(r, D_COMPUTE), t2),
+			    hd(rmean(r, D_EXPOSED), t3), hd(rmean(r, D_OVERLAP), t4),
+			    hd(rmean(r, D_FREE), t5), hd(rmean(r, D_PREP), n),
+			    r->nstep && r->steps[0].from_kernels ? "kernels" : "step_trace_time.csv");
+		}
+		fprintf(md, "\n## Slow ranks\n\nA rank is slow in a dimension when its mean per step exceeds the median rank's by more than %g %% of the median step (%s). msprof-analyze's rule, (max − min) / mean > %g, is shown beside it.\n\n",
+		    rules_num("cluster.slow_rank_step_share") * 100,
+		    hd(mstep == UNSET ? UNSET : (int64_t)(rules_num("cluster.slow_rank_step_share") * (double)mstep), t1),
+		    rules_num("cluster.msprof_range_ratio"));
+		fprintf(md, "| dimension | median | min | max | (max−min)/mean | msprof-analyze | slow ranks |\n|---|---|---|---|---|---|---|\n");
+	}
+	jsarray("dimensions");
+	{
+		int64_t thr = mstep == UNSET ? UNSET : (int64_t)(rules_num("cluster.slow_rank_step_share") * (double)mstep);
+		struct buf slow = {0};
+
+		for (int q = 0; q < NJUDGED; q++) {
+			enum dim d = judged[q];
+			int64_t mn = UNSET, mx = UNSET, sum = 0;
+			int n = 0, imn = -1, imx = -1;
+			double range = -1;
+			struct buf names = {0};
+			int nslow = 0;
+
+			for (int i = 0; i < nr; i++) {
+				int64_t v = rmean(&ranks[j->r[i]], d);
+
+				if (v == UNSET)
+					continue;
+				if (mn == UNSET || v < mn)
+					mn = v, imn = i;
+				if (mx == UNSET || v > mx)
+					mx = v, imx = i;
+				sum += v;
+				n++;
+			}
+			if (n > 0 && sum > 0)
+				range = (double)(mx - mn) / ((double)sum / n);
+			rbegin("dimension", j);
+			out_cstr(&rb, "dimension", dimname[d]);
+			out_i64(&rb, "ranks_measured", n);
+			put_ns(&rb, "median", med[d]);
+			put_ns(&rb, "min", mn);
+			put_ns(&rb, "max", mx);
+			out_cstr(&rb, "min_profile", imn >= 0 ? ranks[j->r[imn]].profile : NULL);
+			out_cstr(&rb, "max_profile", imx >= 0 ? ranks[j->r[imx]].profile : NULL);
+			if (range >= 0) {
+				char t[32];
+
+				snprintf(t, sizeof t, "%.4f", range);
+				out_raw(&rb, "range_ratio", t, strlen(t));
+			} else
+				out_null(&rb, "range_ratio");
+			out_bool(&rb, "msprof_analyze_flag", range > rules_num("cluster.msprof_range_ratio"));
+			put_ns(&rb, "threshold", thr);
+			rput();
+			for (int i = 0; n > 1 && thr != UNSET && i < nr; i++) {
+				struct rank *r = &ranks[j->r[i]];
+				int64_t v = rmean(r, d);
+				char nm[64];
+
+				if (v == UNSET || v - med[d] <= thr)
+					continue;
+				nslow++;
+				if (names.len)
+					buf_adds(&names, ", ");
+				buf_adds(&names, rname(r, nm));
+				rb.len = 0;
+				out_begin(&rb, "cluster");
+				out_cstr(&rb, "kind", "slow_rank");
+				out_cstr(&rb, "job", j->name);
+				put_rank(r);
+				out_cstr(&rb, "dimension", dimname[d]);
+				put_ns(&rb, "value", v);
+				put_ns(&rb, "median", med[d]);
+				put_ns(&rb, "deviation", v - med[d]);
+				put_ns(&rb, "threshold", thr);
+				out_cstr(&rb, "cause", dimcause[d]);
+				buf_add(&slow, rb.p, rb.len);
+				buf_adds(&slow, "}\n");
+				addreco(v - med[d], "%s: %s is %s above the median rank per step: %s.",
+				    rname(r, nm), dimname[d], hd(v - med[d], t1), dimcause[d]);
+			}
+			if (md)
+				fprintf(md, "| %s | %s | %s | %s | %s | %s | %s |\n", dimname[d],
+				    hd(med[d], t1), hd(mn, t2), hd(mx, t3),
+				    range >= 0 ? (snprintf(t4, sizeof t4, "%.3f", range), t4) : "—",
+				    range > rules_num("cluster.msprof_range_ratio") ? "slow" : "ok",
+				    nslow ? names.p : "none");
+			buf_free(&names);
+		}
+		jsarray("slow_ranks");
+		for (char *p = slow.p, *e; p && *p; p = e + 1) {
+			e = strchr(p, '\n');
+			rb.len = 0;
+			buf_add(&rb, p, (size_t)(e - p - 1));
+			rput();
+		}
+		buf_free(&slow);
+	}
+
+	/* Collectives: the same op of a group in the same step on several
+	 * ranks. */
+	for (size_t a = cfirst, b; a < cend; a = b) {
+		struct coll c = { a, 0, -1, -1, 0, 0, 0, 0, -1 };
+		int64_t mx = INT64_MIN, mn = INT64_MAX;
+
+		for (b = a; b < cend && strcmp(cis[b].group, cis[a].group) == 0 &&
+		    strcmp(cis[b].step, cis[a].step) == 0 && strcmp(cis[b].op, cis[a].op) == 0 &&
+		    cis[b].occ == cis[a].occ; b++)
+			;
+		c.n = b - a;
+		if (c.n < 2 || !cis[a].collective)
+			continue;
+		for (size_t i = a; i < b; i++) {
+			if (cis[i].start_abs == UNSET)
+				goto skip;
+			if (cis[i].start_abs > mx)
+				mx = cis[i].start_abs, c.late = cis[i].rank;
+			if (cis[i].start_abs < mn)
+				mn = cis[i].start_abs, c.early = cis[i].rank;
+		}
+		c.skew = mx - mn;
+		c.at = mx;
+		for (size_t i = a, k = 0; i < b; i++) {
+			c.caused += mx - cis[i].start_abs;
+			if (cis[i].rank != c.late) {
+				vals[k++] = cis[i].start_abs;
+				if (cis[i].wait_ms >= 0)
+					c.waited_ms = (c.waited_ms < 0 ? 0 : c.waited_ms) + cis[i].wait_ms;
+			}
+		}
+		c.delay = mx - median(vals, (int)c.n - 1);
+		if ((double)c.skew >= skew_min) {
+			nsig++;
+			latecount[c.late]++;
+		}
+		cl = xreallocarray(cl, ncl + 1, sizeof *cl);
+		cl[ncl++] = c;
+skip:
+		;
+	}
+	jsarray("collectives");
+	for (size_t k = 0; k < ncl; k++) {
+		struct coll *c = &cl[k];
+		struct cinst *ci = &cis[c->first];
+		size_t kern = 0;
+
+		for (size_t i = 0; i < c->n; i++)
+			kern += (size_t)ci[i].from_kernel;
+		rbegin("collective", j);
+		out_cstr(&rb, "group", ci->group[0] ? ci->group : NULL);
+		out_cstr(&rb, "step", ci->step[0] ? ci->step : NULL);
+		out_cstr(&rb, "op", ci->op);
+		out_i64(&rb, "ranks", (int64_t)c->n);
+		out_cstr(&rb, "start_source", srcname(kern, c->n));
+		put_ns(&rb, "skew", c->skew);
+		out_cstr(&rb, "late_profile", ranks[c->late].profile);
+		if (ranks[c->late].rankid >= 0)
+			out_i64(&rb, "late_rank", ranks[c->late].rankid);
+		else
+			out_null(&rb, "late_rank");
+		out_cstr(&rb, "first_profile", ranks[c->early].profile);
+		put_ns(&rb, "late_delay", c->delay);
+		put_ns(&rb, "wait_caused", c->caused);
+		if (c->waited_ms >= 0) {
+			char t[32];
+
+			snprintf(t, sizeof t, "%.6g", c->waited_ms);
+			out_raw(&rb, "others_wait_ms", t, strlen(t));
+		} else
+			out_null(&rb, "others_wait_ms");
+		out_bool(&rb, "significant", (double)c->skew >= skew_min);
+		rput();
+	}
+
+	/* The rank late at most significant collectives, and why. */
+	jsarray("late_ranks");
+	for (int i = 0; nsig && i < nr; i++) {
+		int ri = j->r[i];
+		struct rank *r = &ranks[ri];
+		struct coll *w = NULL;
+		struct rstep *ls = NULL;
+		int64_t dstart = UNSET, dprep = UNSET, dfree = UNSET, dcomp = UNSET, rest = UNSET;
+		int64_t tot = 0;
+		char nm[64], t6[64], chain[512];
+		const char *cause;
+
+		if ((double)latecount[ri] <= rules_num("cluster.late_share") * (double)nsig)
+			continue;
+		/* The chain is told at its first late arrival: later ones
+		 * carry the drift of the steps before (the others waited). */
+		for (size_t k = 0; k < ncl; k++)
+			if (cl[k].late == ri && (double)cl[k].skew >= skew_min) {
+				tot += cl[k].caused;
+				if (w == NULL || cl[k].at < w->at)
+					w = &cl[k];
+			}
+		/* Its step against the median of the others' same step. */
+		for (int s = 0; s < r->nstep; s++)
+			if (strcmp(r->steps[s].step, cis[w->first].step) == 0)
+				ls = &r->steps[s];
+		if (ls) {
+			int64_t *o[4];
+			int n[4] = {0};
+
+			for (int x = 0; x < 4; x++)
+				o[x] = xcalloc((size_t)nr * 4 + 1, sizeof *o[x]);
+			const enum dim dd[3] = { D_PREP, D_FREE, D_COMPUTE };
+
+			for (int k = 0; k < nr; k++) {
+				struct rank *q = &ranks[j->r[k]];
+
+				if (j->r[k] == ri)
+					continue;
+				for (int s = 0; s < q->nstep; s++) {
+					struct rstep *qs = &q->steps[s];
+					int64_t *qv = qs->from_kernels ? qs->v : qs->st;
+
+					if (strcmp(qs->step, ls->step) != 0)
+						continue;
+					if (qs->start_abs != UNSET)
+						o[0][n[0]++] = qs->start_abs;
+					for (int x = 0; x < 3; x++)
+						if (qv[dd[x]] != UNSET)
+							o[x + 1][n[x + 1]++] = qv[dd[x]];
+				}
+			}
+			{
+				int64_t *lv = ls->from_kernels ? ls->v : ls->st;
+
+				if (ls->start_abs != UNSET && n[0])
+					dstart = ls->start_abs - median(o[0], n[0]);
+				if (lv[D_PREP] != UNSET && n[1])
+					dprep = lv[D_PREP] - median(o[1], n[1]);
+				if (lv[D_FREE] != UNSET && n[2])
+					dfree = lv[D_FREE] - median(o[2], n[2]);
+				if (lv[D_COMPUTE] != UNSET && n[3])
+					dcomp = lv[D_COMPUTE] - median(o[3], n[3]);
+			}
+			if (dstart != UNSET && dprep != UNSET)
+				rest = w->delay - dstart - dprep;
+			for (int x = 0; x < 4; x++)
+				free(o[x]);
+		}
+		/* The largest part of the delay names the cause. */
+		cause = "not explained by its breakdown (the delay is inside the step before the collective)";
+		{
+			int64_t best = 0;
+
+			if (dprep != UNSET && dprep > best)
+				best = dprep, cause = dimcause[D_PREP];
+			if (dstart != UNSET && dstart > best)
+				best = dstart, cause = "its step began later (host work before the step: the previous step, a checkpoint or the dataloader)";
+			if (rest != UNSET && rest > best) {
+				best = rest;
+				cause = dfree != UNSET && dcomp != UNSET && dcomp > dfree ? dimcause[D_COMPUTE] : dimcause[D_FREE];
+			}
+		}
+		snprintf(chain, sizeof chain, "%s arrives %s late at %s (step %s): step start %s, preparing %s, in the step before the collective %s (over the whole step: free %s, compute %s)",
+		    rname(r, nm), hd(w->delay, t1), cis[w->first].op, cis[w->first].step,
+		    dstart == UNSET ? "unknown" : hd(dstart, t2),
+		    dprep == UNSET ? "unknown" : hd(dprep, t3),
+		    rest == UNSET ? "unknown" : hd(rest, t4),
+		    dfree == UNSET ? "unknown" : hd(dfree, t5),
+		    dcomp == UNSET ? "unknown" : hd(dcomp, t6));
+		rbegin("late_rank", j);
+		put_rank(r);
+		out_i64(&rb, "late_at", latecount[ri]);
+		out_i64(&rb, "significant_collectives", (int64_t)nsig);
+		out_cstr(&rb, "first_late_op", cis[w->first].op);
+		out_cstr(&rb, "first_late_step", cis[w->first].step);
+		put_ns(&rb, "delay", w->delay);
+		put_ns(&rb, "wait_caused_total", tot);
+		put_ns(&rb, "step_start_delta", dstart);
+		put_ns(&rb, "preparing_delta", dprep);
+		put_ns(&rb, "in_step_delta", rest);
+		put_ns(&rb, "free_delta", dfree);
+		put_ns(&rb, "compute_delta", dcomp);
+		out_cstr(&rb, "cause", cause);
+		out_cstr(&rb, "chain", chain);
+		rput();
+		if (md)
+			fprintf(md, "\n## Late rank: %s\n\n%s is the last to arrive at %d of %zu collectives with a skew of at least %g µs; the others wait %s for it in all.\n\n%s.\n\nCause: %s.\n",
+			    rname(r, nm), rname(r, t5), latecount[ri], nsig, skew_min / 1000, hd(tot, t1), chain, cause);
+		addreco(w->delay, "%s arrives %s late at its first late collective (%d of %zu): %s; every rank of its group waits for it.",
+		    rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, cause);
+	}
+
+	/* The worst collectives. */
+	if (md && ncl) {
+		size_t top = (size_t)rules_num("cluster.top_collectives");
+		struct coll *sorted = xmalloc(ncl * sizeof *sorted);
+
+		memcpy(sorted, cl, ncl * sizeof *sorted);
+		qsort(sorted, ncl, sizeof *sorted, bycaused);
+		fprintf(md, "\n## Collectives by wait caused\n\n%zu collectives seen on two ranks or more, %zu with an arrival skew of at least %g µs.\n\n| op | step | ranks | skew | late rank | wait caused | start from |\n|---|---|---|---|---|---|---|\n",
+		    ncl, nsig, skew_min / 1000);
+		for (size_t k = 0; k < ncl && k < top; k++) {
+			struct cinst *ci = &cis[sorted[k].first];
+			size_t kern = 0;
+			char nm[64];
+
+			for (size_t i = 0; i < sorted[k].n; i++)
+				kern += (size_t)ci[i].from_kernel;
+			fprintf(md, "| %s | %s | %zu | %s | %s | %s | %s |\n", ci->op, ci->step,
+			    sorted[k].n, hd(sorted[k].skew, t1), rname(&ranks[sorted[k].late], nm),
+			    hd(sorted[k].caused, t2), srcname(kern, sorted[k].n));
+		}
+		free(sorted);
+	}
+
+	/* Slow links: below a fraction of the median bandwidth of links of
+	 * the same transport and op class in the job. */
+	jsarray("slow_links");
+	{
+		size_t nl = 0, nslow = 0;
+		int head = 0;
+
+		for (size_t a = 0; a < nlink; a++)
+			if (ranks[links[a].rank].job == (int)(j - jobs))
+				nl++;
+		for (size_t a = 0; a < nlink; a++) {
+			struct link *l = &links[a];
+			double *bw, m, lbw, lloss;
+			size_t n = 0;
+			int lsteps;
+
+			if (ranks[l->rank].job != (int)(j - jobs) || l->bw <= 0)
+				continue;
+			bw = xmalloc(nl * sizeof *bw);
+			for (size_t b = 0; b < nlink; b++)
+				if (ranks[links[b].rank].job == ranks[l->rank].job && links[b].bw > 0 &&
+				    strcmp(links[b].transport, l->transport) == 0 &&
+				    strcmp(links[b].cls, l->cls) == 0)
+					bw[n++] = links[b].bw;
+			/* Median by selection: n is small (links of one class). */
+			for (size_t x = 1; x < n; x++)
+				for (size_t y = x; y > 0 && bw[y - 1] > bw[y]; y--) {
+					double tmp = bw[y];
+
+					bw[y] = bw[y - 1];
+					bw[y - 1] = tmp;
+				}
+			m = n % 2 ? bw[n / 2] : (bw[n / 2 - 1] + bw[n / 2]) / 2;
+			free(bw);
+			/* One verdict per link: its mean over the steps, told at
+			 * its first entry. */
+			{
+				double sbw = 0, sloss = 0;
+				int steps = 0, first = 1;
+
+				for (size_t b = 0; b < nlink; b++) {
+					struct link *q = &links[b];
+
+					if (q->rank != l->rank || q->bw <= 0 || strcmp(q->group, l->group) != 0 ||
+					    strcmp(q->cls, l->cls) != 0 || strcmp(q->link, l->link) != 0 ||
+					    strcmp(q->transport, l->transport) != 0)
+						continue;
+					if (b < a)
+						first = 0;
+					sbw += q->bw;
+					sloss += q->time_ms - q->size_mb / m;
+					steps++;
+				}
+				if (!first)
+					continue;
+				lbw = sbw / steps;
+				lloss = sloss / steps;
+				lsteps = steps;
+			}
+			if (n < 3 || lbw >= rules_num("cluster.slow_link_fraction") * m)
+				continue;
+			nslow++;
+			{
+				char nm[64], t[64];
+				int64_t stake = (int64_t)(lloss * 1e6);
+
+				rbegin("slow_link", j);
+				put_rank(&ranks[l->rank]);
+				out_cstr(&rb, "group", l->group);
+				out_cstr(&rb, "op_class", l->cls);
+				out_cstr(&rb, "link", l->link);
+				out_cstr(&rb, "transport", l->transport);
+				out_i64(&rb, "entries", lsteps);
+				snprintf(t, sizeof t, "%.4f", lbw);
+				out_raw(&rb, "bandwidth_gbps", t, strlen(t));
+				snprintf(t, sizeof t, "%.4f", m);
+				out_raw(&rb, "median_gbps", t, strlen(t));
+				snprintf(t, sizeof t, "%.4f", lbw / m);
+				out_raw(&rb, "fraction", t, strlen(t));
+				put_ns(&rb, "time_at_stake", stake);
+				rput();
+				if (md) {
+					if (!head)
+						fprintf(md, "\n## Slow links\n\nLinks below %g of the median bandwidth of their transport and op class in the job.\n\n| rank | link | transport | op class | bandwidth | median | time lost per op |\n|---|---|---|---|---|---|---|\n",
+						    rules_num("cluster.slow_link_fraction"));
+					head = 1;
+					fprintf(md, "| %s | %s | %s | %s | %.3g GB/s | %.3g GB/s | %s |\n",
+					    rname(&ranks[l->rank], nm), l->link, l->transport, l->cls, lbw, m, hd(stake, t1));
+				}
+				addreco(stake, "%s: link %s (%s, %s) runs at %.3g GB/s against a median of %.3g GB/s: check that link (cabling, HCCS/RDMA port, HCCL_ALGO / HCCL_RDMA_TC settings).",
+				    rname(&ranks[l->rank], nm), l->link, l->transport, l->cls, lbw, m);
+			}
+		}
+		if (md && nl == 0)
+			fprintf(md, "\n## Slow links\n\nNo communication_matrix.json: links not judged.\n");
+		else if (md && nslow == 0)
+			fprintf(md, "\n## Slow links\n\n%zu links read from communication_matrix.json; none below %g of its median.\n", nl, rules_num("cluster.slow_link_fraction"));
+	}
+
+	jsarray("recommendations");
+	qsort(recos, (size_t)nreco, sizeof *recos, bystake);
+	if (md)
+		fprintf(md, "\n## Recommendations (by time at stake per step)\n\n");
+	for (int k = 0; k < nreco; k++) {
+		rbegin("recommendation", j);
+		out_i64(&rb, "priority", k);
+		put_ns(&rb, "time_at_stake", recos[k].stake);
+		out_cstr(&rb, "text", recos[k].text);
+		rput();
+		if (md)
+			fprintf(md, "%d. P%d (%s): %s\n", k + 1, k, hd(recos[k].stake, t1), recos[k].text);
+	}
+	if (md && nreco == 0)
+		fprintf(md, "No rank, collective or link stands out across the job.\n");
+	if (md)
+		fprintf(md, "\n");
+	free(cl);
+	free(vals);
+	free(latecount);
+}
+
+static void
+mkoutdir(const char *d)
+{
+	if (mkdir(d, 0750) != 0 && errno != EEXIST)
+		dieerr("%s", d);
+}
+
+static FILE *
+openout(const char *name, char **path)
+{
+	FILE *fp;
+	int fd;
+
+	*path = xmalloc(strlen(outdir) + strlen(name) + 2);
+	sprintf(*path, "%s/%s", outdir, name);
+	if ((fd = open(*path, O_WRONLY | O_CREAT | O_TRUNC, 0640)) < 0 ||
+	    (fp = fdopen(fd, "w")) == NULL)
+		dieerr("%s", *path);
+	return fp;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *rulesf = NULL;
+	int c, onejob = 0, quiet = 0;
+	char *mdpath = NULL, *jspath = NULL;
+	FILE *jfp = NULL;
+
+	setprogname_(argv[0]);
+	while ((c = getopt(argc, argv, "1o:qr:")) != -1)
+		switch (c) {
+		case 'q':
+			quiet = 1;
+			break;
+		case '1':
+			onejob = 1;
+			break;
+		case 'o':
+			outdir = optarg;
+			break;
+		case 'r':
+			rulesf = optarg;
+			break;
+		default:
+			usage();
+		}
+	rules_load(rulesf);
+	argc -= optind;
+	argv += optind;
+	if (argc == 0)
+		readinput("-", 0);
+	for (int i = 0; i < argc; i++)
+		readinput(argv[i], i);
+	if (nrank == 0) {
+		fprintf(stderr, "%s: no profile record in the input\n", progname);
+		exit(EX_DATA);
+	}
+	makejobs(onejob);
+	if (njob > 1 && !quiet)
+		warnmsg("%d unrelated jobs in the input (parent directory or capture metadata differ): analysed apart, not merged", njob);
+	/* Collectives grouped by job, group, step, op and occurrence. */
+	qsort(cis, ncis, sizeof *cis, cmpci);
+	if (outdir) {
+		mkoutdir(outdir);
+		md = openout("cluster_report.md", &mdpath);
+		jfp = openout("cluster.json", &jspath);
+		buf_adds(&js, "{\n\"rules\": ");
+		buf_adds(&js, rules_json());
+		buf_adds(&js, ",\n\"jobs\": [\n");
+	}
+	for (int j = 0, k = 0; j < njob; j++) {
+		size_t a = (size_t)k, b;
+
+		for (b = a; b < ncis && ranks[cis[b].rank].job == j; b++)
+			;
+		if (outdir) {
+			if (j)
+				buf_adds(&js, "]},\n");
+			buf_adds(&js, "{\"job\": ");
+			out_esc(&js, jobs[j].name, strlen(jobs[j].name));
+			buf_adds(&js, ",\n\"records\": [\n");
+			jsfirst = 1;
+		}
+		analyse(&jobs[j], a, b);
+		k = (int)b;
+	}
+	if (outdir) {
+		buf_adds(&js, "]}\n]\n}\n");
+		if (fwrite(js.p, 1, js.len, jfp) != js.len || fclose(jfp) != 0)
+			dieerr("%s", jspath);
+		if (ferror(md) || fclose(md) != 0)
+			dieerr("%s", mdpath);
+	}
+	xclose_stdout();
+	return rc;
+}
