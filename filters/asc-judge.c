@@ -50,6 +50,7 @@ static struct gather *g;
 static int have;		/* a profile is being gathered */
 static int rc = EX_OK;
 static FILE *jfp;		/* -j: anomaly_discovery objects, pretty */
+static struct aside jas;	/* -j's file, written aside */
 
 static void usage(void) __attribute__((noreturn));
 
@@ -194,8 +195,9 @@ main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "j:kr:")) != -1) {
 		switch (ch) {
 		case 'j':
-			if ((jfp = fopen(optarg, "w")) == NULL)
+			if (aside_open(&jas, optarg) != 0)
 				dieerr("%s", optarg);
+			jfp = jas.fp;
 			break;
 		case 'k':
 			kflag = 1;
@@ -227,7 +229,10 @@ main(int argc, char *argv[])
 		flush();
 	gather_free(g);
 	jqprog_free(prog);
-	if (jfp && (fflush(jfp) != 0 || ferror(jfp) || fclose(jfp) != 0))
+	/* Only a complete file replaces the old one. */
+	if (jfp && rc != EX_OK && !kflag)
+		aside_discard(&jas);
+	else if (jfp && aside_commit(&jas) != 0)
 		dieerr("anomaly_discovery file");
 	xclose_stdout();
 	return rc;

@@ -76,7 +76,7 @@ flush(void)
 	if (jv_array_length(ad) == 0) {
 		jv p = jv_getpath(jv_copy(acc), JV_ARRAY(jv_string("profile"), jv_number(0), jv_string("profile")));
 
-		warnmsg("profile %s: no anomaly_discovery record (run asc-judge first)",
+		warnmsg("profile %s: no anomaly_discovery record: the stream ends before the verdict (cut short, or asc-judge did not run)",
 		    jv_get_kind(p) == JV_KIND_STRING ? jv_string_value(p) : "?");
 		jv_free(p);
 		jv_free(acc);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -196,4 +197,89 @@ stdout_big(void)
 
 	setvbuf(stdout, b, _IOFBF, sizeof b);
 	pipe_widen(1);
+}
+
+/* Temporaries of open asides, removed at exit (die() included). */
+static char *pending[8];
+
+static void
+unlink_pending(void)
+{
+	for (size_t i = 0; i < sizeof pending / sizeof pending[0]; i++)
+		if (pending[i])
+			unlink(pending[i]);
+}
+
+static void
+track(char *tmp, int on)
+{
+	static int registered;
+
+	if (!registered && atexit(unlink_pending) == 0)
+		registered = 1;
+	for (size_t i = 0; i < sizeof pending / sizeof pending[0]; i++)
+		if (on ? pending[i] == NULL : pending[i] == tmp) {
+			pending[i] = on ? tmp : NULL;
+			return;
+		}
+}
+
+int
+aside_open(struct aside *a, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	memset(a, 0, sizeof *a);
+	a->path = xstrdup(path);
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return (a->fp = fopen(path, "w")) == NULL ? -1 : 0;
+	a->tmp = xmalloc(strlen(path) + 8);
+	sprintf(a->tmp, "%s.XXXXXX", path);
+	if ((fd = mkstemp(a->tmp)) < 0)
+		return -1;
+	track(a->tmp, 1);
+	if (fchmod(fd, 0640) != 0 || (a->fp = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		aside_discard(a);
+		return -1;
+	}
+	return 0;
+}
+
+int
+aside_commit(struct aside *a)
+{
+	int bad = fflush(a->fp) != 0 || ferror(a->fp);
+
+	bad |= fclose(a->fp) != 0;
+	a->fp = NULL;
+	if (!bad && (a->tmp == NULL || rename(a->tmp, a->path) == 0)) {
+		if (a->tmp)
+			track(a->tmp, 0);
+		free(a->tmp);
+		free(a->path);
+		a->tmp = a->path = NULL;
+		return 0;
+	}
+	int e = errno;
+
+	aside_discard(a);
+	errno = e;
+	return -1;
+}
+
+void
+aside_discard(struct aside *a)
+{
+	if (a->fp)
+		fclose(a->fp);
+	a->fp = NULL;
+	if (a->tmp) {
+		unlink(a->tmp);
+		track(a->tmp, 0);
+	}
+	free(a->tmp);
+	free(a->path);
+	a->tmp = a->path = NULL;
 }

@@ -37,6 +37,22 @@ long long xnum(const char *s, long long min, long long max, const char *what);
 /* Flush and close stdout; on failure "progname: stdout: ..." and EX_SYS. */
 void	 xclose_stdout(void);
 
+/*
+ * A file written aside and renamed into place when it is complete, so a
+ * failed run (a full disk, a bad record, die()) never leaves a truncated
+ * file: aside_open() creates PATH.XXXXXX, mode 0640, or opens a device or
+ * FIFO path in place.  aside_commit() flushes, closes and renames: 0, or
+ * -1 with errno set and the temporary removed.  aside_discard() removes
+ * it.  Temporaries still open at exit are removed.
+ */
+struct aside {
+	FILE	*fp;
+	char	*path, *tmp;	/* tmp NULL: written in place */
+};
+int	 aside_open(struct aside *, const char *path);
+int	 aside_commit(struct aside *);
+void	 aside_discard(struct aside *);
+
 /* Name for messages: "<stdin>" for "-", else the path. */
 const char *dispname(const char *path);
 
