@@ -62,6 +62,13 @@ sr_kernel(struct rin *r, struct sr_kern *k)
 	k->name = rin_get(r, "name");
 	k->task_type = rin_get(r, "task_type");
 	k->src = rin_get(r, "src");
+	/* Names are interned, normalised and copied by every stage: a
+	 * name of megabytes would cost each stage many times its size. */
+	if (k->name && k->name->vlen > SR_NAME_MAX) {
+		snprintf(r->err, sizeof r->err, "kernel \"name\" of %zu bytes (at most %d)",
+		    k->name->vlen, SR_NAME_MAX);
+		return -1;
+	}
 	/* Treat explicit nulls like missing fields. */
 	if ((f = k->stream) && rf_isnull(f))
 		k->stream = NULL;

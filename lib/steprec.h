@@ -23,7 +23,11 @@ struct sr_kern {
 	const struct rfield	*name, *task_type, *src;
 };
 
-/* Scan r's line as a kernel.  0, or -1 (err set) without integer times. */
+/* The longest kernel name the stages accept (bytes of its JSON text). */
+#define SR_NAME_MAX	65536
+
+/* Scan r's line as a kernel.  0, or -1 (err set) without integer times
+ * or with a name longer than SR_NAME_MAX. */
 int	sr_kernel(struct rin *r, struct sr_kern *k);
 
 /*
