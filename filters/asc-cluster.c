@@ -1477,7 +1477,8 @@ skip:
 	}
 
 	jsarray("recommendations");
-	qsort(recos, (size_t)nreco, sizeof *recos, bystake);
+	if (nreco > 1)	/* never a NULL base, even for zero items */
+		qsort(recos, (size_t)nreco, sizeof *recos, bystake);
 	if (md)
 		fprintf(md, "\n## Recommendations (by time at stake per step)\n\n");
 	for (int k = 0; k < nreco; k++) {
@@ -1505,18 +1506,17 @@ mkoutdir(const char *d)
 		dieerr("%s", d);
 }
 
+/* Written aside and renamed when complete: never a half-written file. */
 static FILE *
-openout(const char *name, char **path)
+openout(const char *name, struct aside *a)
 {
-	FILE *fp;
-	int fd;
+	char *path = xmalloc(strlen(outdir) + strlen(name) + 2);
 
-	*path = xmalloc(strlen(outdir) + strlen(name) + 2);
-	sprintf(*path, "%s/%s", outdir, name);
-	if ((fd = open(*path, O_WRONLY | O_CREAT | O_TRUNC, 0640)) < 0 ||
-	    (fp = fdopen(fd, "w")) == NULL)
-		dieerr("%s", *path);
-	return fp;
+	sprintf(path, "%s/%s", outdir, name);
+	if (aside_open(a, path) != 0)
+		dieerr("%s", path);
+	free(path);
+	return a->fp;
 }
 
 int
@@ -1524,7 +1524,7 @@ main(int argc, char **argv)
 {
 	const char *rulesf = NULL;
 	int c, onejob = 0, quiet = 0;
-	char *mdpath = NULL, *jspath = NULL;
+	struct aside mda, jsa;
 	FILE *jfp = NULL;
 
 	setprogname_(argv[0]);
@@ -1560,11 +1560,12 @@ main(int argc, char **argv)
 	if (njob > 1 && !quiet)
 		warnmsg("%d unrelated jobs in the input (parent directory or capture metadata differ): analysed apart, not merged", njob);
 	/* Collectives grouped by job, group, step, op and occurrence. */
-	qsort(cis, ncis, sizeof *cis, cmpci);
+	if (ncis > 1)
+		qsort(cis, ncis, sizeof *cis, cmpci);
 	if (outdir) {
 		mkoutdir(outdir);
-		md = openout("cluster_report.md", &mdpath);
-		jfp = openout("cluster.json", &jspath);
+		md = openout("cluster_report.md", &mda);
+		jfp = openout("cluster.json", &jsa);
 		buf_adds(&js, "{\n\"rules\": ");
 		buf_adds(&js, rules_json());
 		buf_adds(&js, ",\n\"jobs\": [\n");
@@ -1587,10 +1588,10 @@ main(int argc, char **argv)
 	}
 	if (outdir) {
 		buf_adds(&js, "]}\n]\n}\n");
-		if (fwrite(js.p, 1, js.len, jfp) != js.len || fclose(jfp) != 0)
-			dieerr("%s", jspath);
-		if (ferror(md) || fclose(md) != 0)
-			dieerr("%s", mdpath);
+		if (fwrite(js.p, 1, js.len, jfp) != js.len || aside_commit(&jsa) != 0)
+			dieerr("%s/cluster.json", outdir);
+		if (aside_commit(&mda) != 0)
+			dieerr("%s/cluster_report.md", outdir);
 	}
 	xclose_stdout();
 	return rc;
