@@ -22,12 +22,12 @@
 
 #include <jv.h>
 
-#include "commjson.h"
-#include "csvline.h"
-#include "dbread.h"
+#include "ingest/commjson.h"
+#include "ingest/csvline.h"
+#include "ingest/dbread.h"
 #include "dec.h"
 #include "rec.h"
-#include "trace.h"
+#include "ingest/trace.h"
 #include "util.h"
 
 /* Kinds of input file a profile may hold. */
@@ -1815,7 +1815,7 @@ put_jv(struct buf *b, const char *key, jv v)
 }
 
 /*
- * communication.json is read by the streaming lib/commjson reader, twice:
+ * communication.json is read by the streaming lib/ingest/commjson reader, twice:
  * readcomm() checks it, counts its ops and, when the profile has no other
  * time origin, finds the smallest op start; putcomm() writes the comm
  * records straight to the output at their place in the stream.  Memory

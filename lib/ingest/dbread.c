@@ -264,7 +264,7 @@ fn_ns(sqlite3_context *cx, int argc, sqlite3_value **av)
 	sqlite3_result_null(cx);
 }
 
-/* asc_userframe(x): 1 when the frame text is user code (lib/trace.c's rule). */
+/* asc_userframe(x): 1 when the frame text is user code (lib/ingest/trace.c's rule). */
 static void
 fn_userframe(sqlite3_context *cx, int argc, sqlite3_value **av)
 {
@@ -1391,7 +1391,7 @@ db_put_kernels(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 	return r;
 }
 
-/* ---------- host events: depth and leaf as lib/trace.c computes them ---------- */
+/* ---------- host events: depth and leaf as lib/ingest/trace.c computes them ---------- */
 
 struct hpend {
 	struct buf	 text;		/* record through "end_ns" */
