@@ -17,7 +17,7 @@ BIN	 = $(FILTERS:%=bin/%)
 # profiler's files, used by asc-ingest alone (`make modules` checks this).
 LIBOBJ	 = lib/util.o lib/dec.o lib/rec.o lib/steprec.o lib/rules.o lib/rules_default.o lib/jqprog.o lib/gather.o lib/opkey.o
 INGOBJ	 = lib/ingest/csvline.o lib/ingest/trace.o lib/ingest/dbread.o lib/ingest/commjson.o
-UNITS	 = dec rec csvline trace
+UNITS	 = dec rec csvline trace simd
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
 OBJ	 = $(FILTERS:%=filters/%.o) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
 
@@ -81,6 +81,12 @@ asan:
 	    LDFLAGS='-fsanitize=address,undefined' check
 	$(MAKE) clean
 
+# The fallbacks this machine never runs: scalar-only, SSE2-only and
+# tiny-CSV-block builds, apart in $TMPDIR, each running the unit tests and
+# the readers' cases (tests/portable).
+check-portable: deps
+	tests/portable
+
 bench: all
 	tests/bench/run
 
@@ -91,7 +97,7 @@ modules:
 
 lint:
 	mandoc -Tlint -Wwarning man/*.1 man/*.7
-	for f in tests/run tests/case.sh tests/bench/run tests/modules $(PIPES:%=pipelines/%); do bash -n $$f || exit 1; done
+	for f in tests/run tests/case.sh tests/bench/run tests/modules tests/portable $(PIPES:%=pipelines/%); do bash -n $$f || exit 1; done
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)/schemas
@@ -111,5 +117,5 @@ clean:
 	rm -rf bin $(OBJ) $(OBJ:.o=.d) lib/libasc.a lib/ingest/libingest.a lib/rules_default.c filters/*.jq.inc $(TESTBIN)
 
 -include $(OBJ:.o=.d)
-.PHONY: all deps demo check asan bench lint modules install uninstall clean
+.PHONY: all deps demo check check-portable asan bench lint modules install uninstall clean
 .SECONDARY: $(OBJ) filters/asc-judge.jq.inc filters/asc-report.jq.inc

@@ -16,10 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 #include <jv.h>
 
 #include "ingest/commjson.h"
@@ -27,6 +23,7 @@
 #include "ingest/dbread.h"
 #include "dec.h"
 #include "rec.h"
+#include "simd.h"
 #include "ingest/trace.h"
 #include "util.h"
 
@@ -793,22 +790,8 @@ kcopy(char *w, const char *s, size_t n)
 KINLINE int
 knum(const char *s, size_t n)
 {
-#ifdef __SSE2__
-	if (n && n <= 16) {
-		__m128i v = _mm_loadu_si128((const void *)s);
-		__m128i t = _mm_sub_epi8(v, _mm_set1_epi8('0'));
-		unsigned lm = (1u << n) - 1;
-		unsigned dig = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t));
-		unsigned dot = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('.'))) & lm;
-
-		/* Digits and at most one point, not first or last; no
-		 * leading zero but in "0" and "0.x".  Few branches: the two
-		 * forms alternate in PMU columns. */
-		if ((((dig | dot) & lm) == lm) & ((dot & (dot - 1)) == 0) &
-		    ((dot & (1u | 1u << (n - 1))) == 0) & ((s[0] != '0') | (n == 1) | (dot == 2)))
-			return 1;
-	}
-#endif
+	if (simd_num16(s, n))
+		return 1;
 	return isjsonnum(s, n);
 }
 
@@ -909,15 +892,10 @@ putesc(struct buf *o, char *w, const char *s, size_t n)
 {
 	size_t i = 0;
 
-#ifdef __SSE2__
-	/* 16 bytes at a time, the last block over-read and masked: a
-	 * signed compare finds controls and bytes >= 0x80 at once. */
+#ifdef ASC_SSE2
+	/* 16 bytes at a time, the last block over-read and masked. */
 	for (; i < n; i += 16) {
-		__m128i v = _mm_loadu_si128((const void *)(s + i));
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-		    _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
-		    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-		    _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')))));
+		unsigned m = simd_esc16(s + i);
 
 		if (n - i < 16)
 			m &= (1u << (n - i)) - 1;
@@ -925,18 +903,12 @@ putesc(struct buf *o, char *w, const char *s, size_t n)
 			goto esc;
 	}
 #else
-	for (; i + 8 <= n; i += 8) {
-		uint64_t v = swar_load(s + i);
-
-		if (SWAR_LESS(v, 0x20) | (v & SWAR_HIGHS) | SWAR_BYTE(v, '"') | SWAR_BYTE(v, '\\'))
+	for (; i + 8 <= n; i += 8)
+		if (swar_esc8(s + i))
 			goto esc;
-	}
-	for (; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (ch < 0x20 || ch >= 0x80 || ch == '"' || ch == '\\')
+	for (; i < n; i++)
+		if (simd_isesc((unsigned char)s[i]))
 			goto esc;
-	}
 #endif
 	*w++ = '"';
 	w = kcopy(w, s, n);

@@ -8,14 +8,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 #include <jv.h>
 
 #include "dec.h"
 #include "rec.h"
+#include "simd.h"
 
 unsigned long rec_badutf8;
 
@@ -222,13 +219,10 @@ static const char *
 skipstr(const char *p, const char *e, int *escaped)
 {
 	for (p++; p < e; p++) {
-#ifdef __SSE2__
+#ifdef ASC_SSE2
 		/* Sixteen bytes at a time to the next quote, backslash or control. */
 		while (e - p >= 16) {
-			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-			unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(
-			    _mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
-			    _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f))));
+			unsigned m = simd_stop16(p);
 
 			if (m) {
 				p += __builtin_ctz(m);
@@ -239,16 +233,15 @@ skipstr(const char *p, const char *e, int *escaped)
 #endif
 		/* Eight bytes at a time to the next quote, backslash or control. */
 		while (e - p >= 8) {
-			uint64_t v = swar_load(p);
-			uint64_t m = SWAR_BYTE(v, '"') | SWAR_BYTE(v, '\\') | SWAR_LESS(v, 0x20);
+			uint64_t m = swar_stop8(p);
 
 			if (m) {
-				p += __builtin_ctzll(m) >> 3;
+				p += swar_first(m);
 				break;
 			}
 			p += 8;
 		}
-#ifdef __SSE2__
+#ifdef ASC_SSE2
 found:
 #endif
 		if (p >= e)
@@ -291,12 +284,10 @@ skipval(const char *p, const char *e)
 	for (; p < e; p++) {
 		/* Skip plain bytes of a nested value a word at a time. */
 		while (e - p >= 8) {
-			uint64_t v = swar_load(p);
-			uint64_t m = SWAR_BYTE(v, '"') | SWAR_BYTE(v, '{') | SWAR_BYTE(v, '}') |
-			    SWAR_BYTE(v, '[') | SWAR_BYTE(v, ']');
+			uint64_t m = swar_nest8(p);
 
 			if (m) {
-				p += __builtin_ctzll(m) >> 3;
+				p += swar_first(m);
 				break;
 			}
 			p += 8;
@@ -636,30 +627,23 @@ findpat(const char *p, const char *e, const char *pat, size_t n)
 		return NULL;
 	/* q scans for the pair; a match at q means pat would start at q-(n-2). */
 	p += n - 2;
-#ifdef __SSE2__
-	{
-		const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+#ifdef ASC_SSE2
+	for (; e - p >= 17; p += 16) {
+		unsigned m = simd_pair16(p, a, b);
 
-		for (; e - p >= 17; p += 16) {
-			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-			__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
-			unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(
-			    _mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(y, vb)));
+		for (; m; m &= m - 1) {
+			const char *c = p + __builtin_ctz(m) - (n - 2);
 
-			for (; m; m &= m - 1) {
-				const char *c = p + __builtin_ctz(m) - (n - 2);
-
-				if (c >= s && memcmp(c, pat, n) == 0)
-					return c;
-			}
+			if (c >= s && memcmp(c, pat, n) == 0)
+				return c;
 		}
 	}
 #endif
 	for (; e - p >= 9; p += 8) {
-		uint64_t m = SWAR_BYTE(swar_load(p), a) & SWAR_BYTE(swar_load(p + 1), b);
+		uint64_t m = swar_pair8(p, a, b);
 
 		for (; m; m &= m - 1) {
-			const char *c = p + (__builtin_ctzll(m) >> 3) - (n - 2);
+			const char *c = p + swar_first(m) - (n - 2);
 
 			if (c >= s && memcmp(c, pat, n) == 0)
 				return c;
@@ -972,12 +956,10 @@ out_esc(struct buf *b, const char *s, size_t n)
 		const unsigned char *q = p;
 
 		while (e - q >= 8) {
-			uint64_t v = swar_load(q);
-			uint64_t m = SWAR_LESS(v, 0x20) | (v & SWAR_HIGHS) |
-			    SWAR_BYTE(v, '"') | SWAR_BYTE(v, '\\');
+			uint64_t m = swar_esc8(q);
 
 			if (m) {
-				q += __builtin_ctzll(m) >> 3;
+				q += swar_first(m);
 				goto found;
 			}
 			q += 8;

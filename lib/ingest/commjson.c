@@ -19,6 +19,7 @@
 #include "commjson.h"
 #include "dec.h"
 #include "rec.h"
+#include "simd.h"
 #include "util.h"
 
 #define CHUNK		65536
@@ -334,12 +335,11 @@ str(struct cj *r, struct buf *out)
 		p = q = r->b + r->pos;
 		e = r->b + r->len;
 		while (e - q >= 8) {
-			uint64_t v = swar_load(q);
-			uint64_t m = SWAR_LESS(v, 0x20) | SWAR_BYTE(v, '"') | SWAR_BYTE(v, '\\');
+			uint64_t m = swar_stop8(q);
 
-			hi |= v & SWAR_HIGHS;	/* maybe bytes past the end: harmless */
+			hi |= swar_high8(q);	/* maybe bytes past the end: harmless */
 			if (m) {
-				q += __builtin_ctzll(m) >> 3;
+				q += swar_first(m);
 				goto found;
 			}
 			q += 8;

@@ -15,12 +15,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 #include "dec.h"
 #include "rec.h"
+#include "simd.h"
 #include "trace.h"
 #include "util.h"
 
@@ -520,36 +517,6 @@ slow:
 	return dec_parse(sp->p, sp->n, 0, v);
 }
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define SWAR_DIGITS 1
-/* The number of leading ASCII digits in the 8 bytes at p. */
-static unsigned
-digits8(const char *p)
-{
-	uint64_t w, a, b, m;
-
-	memcpy(&w, p, 8);
-	/* a carry out of a byte >= 0xfa only reaches later bytes */
-	a = w & 0xf0f0f0f0f0f0f0f0ULL;
-	b = (w + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL;
-	m = (a ^ 0x3030303030303030ULL) | (b ^ 0x3030303030303030ULL);
-	return m ? (unsigned)__builtin_ctzll(m) >> 3 : 8;
-}
-
-/* The value of 8 ASCII digits. */
-static uint32_t
-parse8(const char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	v -= 0x3030303030303030ULL;
-	v = v * 10 + (v >> 8);
-	v = ((v & 0x000000ff000000ffULL) * 0x000f424000000064ULL +
-	    ((v >> 16) & 0x000000ff000000ffULL) * 0x0000271000000001ULL) >> 32;
-	return (uint32_t)v;
-}
-#endif
 
 /* Microsecond text to ns; fast path for plain d+(.d{1,3})?. */
 static int
@@ -561,9 +528,9 @@ spanus(const struct span *sp, int64_t *v)
 
 	if (sp->k != 's' && sp->k != 'v')
 		return -1;
-#ifdef SWAR_DIGITS
-	while (nd <= 8 && e - s >= 8 && digits8(s) == 8) {
-		x = x * 100000000 + parse8(s);
+#ifdef ASC_SWAR	/* swar_digits8 is fast */
+	while (nd <= 8 && e - s >= 8 && swar_digits8(s) == 8) {
+		x = x * 100000000 + swar_parse8(s);
 		s += 8;
 		nd += 8;
 	}
@@ -773,25 +740,15 @@ pstr_slow(struct pc *c, struct span *sp)
 	int esc = 0;
 
 	for (;;) {
-#ifdef __SSE2__
-		{
-			const __m128i q = _mm_set1_epi8('"');
-			const __m128i bs = _mm_set1_epi8('\\');
-			const __m128i lo = _mm_set1_epi8(0x1f);
+#ifdef ASC_SSE2
+		while (e - p >= 16) {
+			unsigned bits = simd_stop16(p);
 
-			while (e - p >= 16) {
-				__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-				__m128i m = _mm_or_si128(_mm_or_si128(
-				    _mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, bs)),
-				    _mm_cmpeq_epi8(_mm_min_epu8(x, lo), x));
-				int bits = _mm_movemask_epi8(m);
-
-				if (bits) {
-					p += __builtin_ctz((unsigned)bits);
-					break;
-				}
-				p += 16;
+			if (bits) {
+				p += __builtin_ctz(bits);
+				break;
 			}
+			p += 16;
 		}
 #endif
 		while (e - p >= 8 && !stopc[(unsigned char)p[0]] &&
@@ -851,24 +808,16 @@ pstr_slow(struct pc *c, struct span *sp)
 static inline int
 pstr(struct pc *c, struct span *sp)
 {
-#ifdef __SSE2__
+#ifdef ASC_SSE2
 	const char *p = c->p + 1;
 
 	for (unsigned o = 0; o < 32 && c->e - p >= (ptrdiff_t)o + 16; o += 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + o));
-		__m128i m = _mm_or_si128(_mm_or_si128(
-		    _mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
-		    _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
-		    _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x));
-		unsigned bits = (unsigned)_mm_movemask_epi8(m);
-		unsigned q;
+		unsigned bits = simd_stop16(p + o);
 
 		if (bits == 0)
 			continue;
-		q = (unsigned)_mm_movemask_epi8(
-		    _mm_cmpeq_epi8(x, _mm_set1_epi8('"')));
 		/* the first special byte is a quote */
-		if ((bits & (0u - bits)) == (q & (0u - q))) {
+		if (p[o + (unsigned)__builtin_ctz(bits)] == '"') {
 			unsigned i = o + (unsigned)__builtin_ctz(bits);
 
 			if (sp) {
@@ -906,7 +855,7 @@ pscalar(struct pc *c, struct span *sp)
 	const char *p = c->p, *e = c->e;
 	static const char *const lit[] = { "true", "false", "null" };
 
-#ifdef SWAR_DIGITS
+#ifdef ASC_SWAR	/* swar_digits8 is fast */
 	/* plain -?d+(.d+)? well inside the buffer */
 	if (e - p >= 64 && (*p == '-' || (*p >= '0' && *p <= '9'))) {
 		const char *q = p + (*p == '-'), *lim = e - 16;
@@ -914,7 +863,7 @@ pscalar(struct pc *c, struct span *sp)
 		unsigned n;
 
 		do {
-			n = digits8(q + nd);
+			n = swar_digits8(q + nd);
 			nd += n;
 		} while (n == 8 && q + nd < lim);
 		if (n == 8 || nd == 0 || (q[0] == '0' && nd > 1))
@@ -923,7 +872,7 @@ pscalar(struct pc *c, struct span *sp)
 		if (*q == '.') {
 			nd = 0;
 			do {
-				n = digits8(q + 1 + nd);
+				n = swar_digits8(q + 1 + nd);
 				nd += n;
 			} while (n == 8 && q + 1 + nd < lim);
 			if (n == 8 || nd == 0)
