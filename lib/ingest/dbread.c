@@ -14,6 +14,7 @@
 #include "commjson.h"
 #include "dbread.h"
 #include "dec.h"
+#include "nest.h"
 #include "rec.h"
 #include "trace.h"
 #include "util.h"
@@ -1391,7 +1392,7 @@ db_put_kernels(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 	return r;
 }
 
-/* ---------- host events: depth and leaf as lib/ingest/trace.c computes them ---------- */
+/* ---------- host events: depth and leaf by nest.c, as from the text ---------- */
 
 struct hpend {
 	struct buf	 text;		/* record through "end_ns" */
@@ -1402,9 +1403,7 @@ struct hpend {
 
 struct hthr {
 	int64_t		 pid, tid;
-	uint64_t	 last;		/* seq + 1 of its last queued event */
-	int64_t		*stk;
-	size_t		 nstk, cstk;
+	struct nest_thr	 nt;
 };
 
 struct hstate {
@@ -1462,6 +1461,19 @@ put_pend(FILE *fp, struct buf *ob, struct hpend *e)
 	if (e->tail.len)
 		buf_add(ob, e->tail.p, e->tail.len);
 	rec_put(ob, fp);
+}
+
+/* nest's verdict: queued event id is context. */
+static void
+hctx(void *arg, uint64_t id)
+{
+	struct hstate *h = arg;
+	struct hpend *e = &h->q[id & (h->cap - 1)];
+
+	if (id >= h->head && id < h->tail && !e->resolved) {
+		e->leaf = 0;
+		e->resolved = 1;
+	}
 }
 
 /* Write what is resolved, or can no longer get a child, before now. */
@@ -1585,22 +1597,14 @@ db_put_host(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 		struct hthr *x;
 		struct hpend *p;
 		const char *s;
-		size_t n, kind, k = 0;
-		int mark = 0;
+		size_t n, kind;
+		int mark = 0, depth;
 
 		if (iscann)	/* the pid the text timeline gives CANN: pid<<10 | 7<<5 | device */
 			pid = (int64_t)(((uint64_t)pid << 10) | (7u << 5) | ((uint64_t)d->hostdev & 31));
 		ti = getthr(&h, pid, tid);
 		x = &h.th[ti];
-		/* the thread's previous event: does this start in it? */
-		if (x->last && x->last - 1 >= h.head) {
-			struct hpend *l = &h.q[(x->last - 1) & (h.cap - 1)];
-
-			if (!l->resolved) {
-				l->leaf = !(now < l->start + l->dur) && !l->mark;
-				l->resolved = 1;
-			}
-		}
+		depth = nest_add(&x->nt, now, e, h.tail, hctx, &h);
 		flushq(&h, fp, &d->ob, now);
 		if (h.tail - h.head == h.cap) {
 			struct hpend *nq = xcalloc(h.cap * 2, sizeof *nq);
@@ -1669,23 +1673,12 @@ db_put_host(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 		}
 		if (sqlite3_column_type(st, H_KNS) == SQLITE_INTEGER)
 			out_i64(&p->tail, "kernel_ns", sqlite3_column_int64(st, H_KNS) - origin);
-		/* depth: events of the thread still open at this start */
-		for (size_t i = 0; i < x->nstk; i++)
-			if (x->stk[i] > now)
-				x->stk[k++] = x->stk[i];
-		x->nstk = k;
-		p->depth = (int)k;
-		if (p->dur > 0) {
-			if (x->nstk == x->cstk) {
-				x->cstk = x->cstk ? x->cstk * 2 : 16;
-				x->stk = xreallocarray(x->stk, x->cstk, sizeof *x->stk);
-			}
-			x->stk[x->nstk++] = e;
-		} else {
+		p->depth = depth;
+		if (p->dur <= 0) {
 			p->leaf = !mark;
 			p->resolved = 1;
 		}
-		x->last = ++h.tail;
+		h.tail++;
 	}
 	if (r == SQLITE_DONE)
 		flushq(&h, fp, &d->ob, INT64_MAX);
@@ -1696,7 +1689,7 @@ db_put_host(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 	}
 	free(h.q);
 	for (size_t i = 0; i < h.nth; i++)
-		free(h.th[i].stk);
+		nest_free(&h.th[i].nt);
 	free(h.th);
 	free(h.slot);
 	if (r != SQLITE_DONE)

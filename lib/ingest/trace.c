@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "dec.h"
+#include "nest.h"
 #include "rec.h"
 #include "simd.h"
 #include "trace.h"
@@ -3765,12 +3766,8 @@ struct pend {
 	int64_t		 kns;
 };
 
-struct hth {
-	uint64_t	 last;		/* seq + 1 of its last queued event */
-	uint64_t	 hole;		/* index + 1 of its open hole */
-	int64_t		*stk;
-	size_t		 nstk, cstk;
-};
+/* nest ids: a queued event's seq, or HOLE | the index of its hole */
+#define HOLE	(UINT64_C(1) << 62)
 
 /* A host event in the deferred text whose leaf value is not known. */
 struct hole {
@@ -3906,7 +3903,7 @@ hq_free1(struct hq *q, struct pend *e)
 
 /* The oldest event in memory to the deferred text. */
 static void
-hq_evict(struct trace *t, struct hq *q, struct hth *ht, const struct hput *hp,
+hq_evict(struct trace *t, struct hq *q, struct nest_thr *nt, const struct hput *hp,
     int64_t origin)
 {
 	struct pend *e = &q->q[q->mhead & (q->cap - 1)];
@@ -3931,8 +3928,9 @@ hq_evict(struct trace *t, struct hq *q, struct hth *ht, const struct hput *hp,
 		h->mark = e->mark;
 		h->resolved = 0;
 		h->leaf = 0;
-		ht[e->ti].hole = ++q->htail;
-	}
+		nest_rename(&nt[e->ti], q->mhead, HOLE | q->htail++);
+	} else
+		nest_rename(&nt[e->ti], q->mhead, NEST_GONE);
 	hq_free1(q, e);
 	q->mhead++;
 	if (q->fb.len >= DQBUF) {
@@ -4029,12 +4027,30 @@ hq_drain(struct trace *t, FILE *fp, struct hq *q, const struct hput *hp,
 	}
 }
 
+/* nest's verdict: a queued event, or one waiting in a hole, is context. */
+static void
+hq_ctx(void *arg, uint64_t id)
+{
+	struct hq *q = arg;
+
+	if (id & HOLE) {
+		id &= ~HOLE;
+		if (id >= q->hhead && id < q->htail && !q->h[id & (q->hcap - 1)].resolved) {
+			q->h[id & (q->hcap - 1)].leaf = 0;
+			q->h[id & (q->hcap - 1)].resolved = 1;
+		}
+	} else if (id >= q->mhead && id < q->tail && !q->q[id & (q->cap - 1)].resolved) {
+		q->q[id & (q->cap - 1)].leaf = 0;
+		q->q[id & (q->cap - 1)].resolved = 1;
+	}
+}
+
 void
 trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 {
 	struct mrg m;
 	struct rdr *r;
-	struct hth *ht = xcalloc(t->nth + 1, sizeof *ht);
+	struct nest_thr *nt = xcalloc(t->nth + 1, sizeof *nt);
 	struct hq q;
 	struct hput hp = { { 0 }, { 0 }, NULL };
 	struct fmrg lm;
@@ -4072,7 +4088,7 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 	for (;;) {
 		r = mrg_top(&m);
 		int64_t now = r ? r->start : INT64_MAX;
-		int ti = -1;
+		int ti = -1, depth = 0;
 
 		if (r) {
 			ti = (int)r->h->ti;
@@ -4080,25 +4096,9 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 				mrg_pop(&m);
 				continue;
 			}
-			/* the thread's previous event: does this start in it? */
-			struct hth *x = &ht[ti];
-
-			if (x->last && x->last - 1 >= q.mhead) {
-				struct pend *l = &q.q[(x->last - 1) & (q.cap - 1)];
-
-				if (!l->resolved) {
-					l->leaf = !(now < l->end) && !l->mark;
-					l->resolved = 1;
-				}
-			} else if (x->hole && x->hole - 1 >= q.hhead) {
-				struct hole *l = &q.h[(x->hole - 1) & (q.hcap - 1)];
-
-				if (!l->resolved) {
-					l->leaf = !(now < l->end) && !l->mark;
-					l->resolved = 1;
-				}
-			}
-			x->hole = 0;
+			/* before the drain: what this event makes context is
+			 * known, and can go out */
+			depth = nest_add(&nt[ti], now, now + r->dur, q.tail, hq_ctx, &q);
 		}
 		hq_drain(t, fp, &q, &hp, origin, now);
 		if (!r)
@@ -4113,8 +4113,7 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 			q.cap *= 2;
 		}
 		struct pend *e = &q.q[q.tail & (q.cap - 1)];
-		struct hth *x = &ht[ti];
-		size_t n = rlen(r->h), k = 0;
+		size_t n = rlen(r->h);
 		int64_t dur = r->dur;
 
 		if (n > e->cap) {
@@ -4130,19 +4129,8 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 		e->ti = ti;
 		e->resolved = 0;
 		e->leaf = 0;
-		for (size_t i = 0; i < x->nstk; i++)
-			if (x->stk[i] > now)
-				x->stk[k++] = x->stk[i];
-		x->nstk = k;
-		e->depth = (int)k;
-		if (dur > 0) {
-			if (x->nstk == x->cstk) {
-				x->cstk = x->cstk ? x->cstk * 2 : 16;
-				x->stk = xreallocarray(x->stk, x->cstk,
-				    sizeof *x->stk);
-			}
-			x->stk[x->nstk++] = now + dur;
-		} else {
+		e->depth = depth;
+		if (dur <= 0) {
 			e->leaf = !e->mark;
 			e->resolved = 1;
 		}
@@ -4172,12 +4160,12 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 				break;
 			}
 		}
-		x->last = ++q.tail;
+		q.tail++;
 		mrg_pop(&m);
 		/* memory bounded: the oldest events to the deferred text */
 		while (q.mhead < q.tail &&
 		    (q.tail - q.mhead > q.qmax || q.bytes > q.qbytes))
-			hq_evict(t, &q, ht, &hp, origin);
+			hq_evict(t, &q, nt, &hp, origin);
 	}
 	mrg_close(&m);
 	fmrg_close(&lm);
@@ -4191,8 +4179,8 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 	if (q.fd >= 0)
 		close(q.fd);
 	for (size_t i = 0; i < t->nth; i++)
-		free(ht[i].stk);
-	free(ht);
+		nest_free(&nt[i]);
+	free(nt);
 	free(hp.toff);
 	buf_free(&hp.pre);
 	buf_free(&hp.tp);
