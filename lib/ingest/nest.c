@@ -10,14 +10,22 @@ nest_add(struct nest_thr *t, int64_t start, int64_t end, uint64_t id,
 {
 	size_t k = 0;
 
-	/* the thread's previous event is context if this starts in it */
-	if (t->haslast && start < t->last.end && !t->last.ctx && t->last.id != NEST_GONE) {
-		t->last.ctx = 1;
-		ctx(arg, t->last.id);
+	/*
+	 * The open events this lies wholly inside are context (asc-attrib's
+	 * rule, ANOMALY.md R2.4): not a partial overlap (clock skew between
+	 * the Python and CANN recorders), not an instant.
+	 */
+	for (size_t i = 0; i < t->n; i++) {
+		struct nest_open *o = &t->stk[i];
+
+		if (o->end <= start)
+			continue;
+		if (end > start && end <= o->end && !o->ctx && o->id != NEST_GONE) {
+			o->ctx = 1;
+			ctx(arg, o->id);
+		}
+		t->stk[k++] = *o;
 	}
-	for (size_t i = 0; i < t->n; i++)
-		if (t->stk[i].end > start)
-			t->stk[k++] = t->stk[i];
 	t->n = k;
 	if (end > start) {
 		if (t->n == t->cap) {
@@ -26,8 +34,6 @@ nest_add(struct nest_thr *t, int64_t start, int64_t end, uint64_t id,
 		}
 		t->stk[t->n++] = (struct nest_open){ end, id, 0 };
 	}
-	t->last = (struct nest_open){ end, id, 0 };
-	t->haslast = 1;
 	return (int)k;
 }
 
@@ -37,8 +43,6 @@ nest_rename(struct nest_thr *t, uint64_t id, uint64_t newid)
 	for (size_t i = 0; i < t->n; i++)
 		if (t->stk[i].id == id)
 			t->stk[i].id = newid;
-	if (t->haslast && t->last.id == id)
-		t->last.id = newid;
 }
 
 void

@@ -4,10 +4,12 @@
  *
  * Events of a thread arrive in start order (ties: the longer first).  An
  * event's depth is the number of the thread's events still open at its
- * start (their end after it).  An event is context (leaf false) when the
- * rule of nest_add() says so as later events arrive; when none has by
- * the time the sweep passes its end, it is a leaf (markers never are:
- * the caller's to say).  The caller keeps the events; nest knows them by
+ * start (their end after it).  An event is context (leaf false) when
+ * another event of its thread, of nonzero length, lies wholly inside it
+ * (starts at or after its start, ends at or before its end); a partial
+ * overlap does not count.  When none has by the time the sweep passes
+ * its end, it is a leaf (markers never are: the caller's to say).  This
+ * is the rule asc-attrib applies to the records (ANOMALY.md R2.4).  The caller keeps the events; nest knows them by
  * an id it gives, and tells it through a callback.
  */
 #ifndef ASC_NEST_H
@@ -27,8 +29,6 @@ struct nest_open {
 struct nest_thr {
 	struct nest_open *stk;		/* the thread's events still open */
 	size_t		 n, cap;
-	struct nest_open last;		/* its latest event */
-	int		 haslast;
 };
 
 /* Event id of the thread is context: called once per event at most. */
