@@ -18,6 +18,7 @@
 
 #include <jv.h>
 
+#include "ingest/cell.h"
 #include "ingest/commjson.h"
 #include "ingest/csvline.h"
 #include "ingest/dbread.h"
@@ -637,56 +638,13 @@ freekfile(struct kfile *kf)
 	free(kf->pmuname);
 }
 
-/* Is s[0..n) a JSON number? */
-static int
-isjsonnum(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	if (i < n && s[i] == '-')
-		i++;
-	if (i >= n || s[i] < '0' || s[i] > '9')
-		return 0;
-	if (s[i] == '0')
-		i++;
-	else
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-	if (i < n && s[i] == '.') {
-		if (++i >= n || s[i] < '0' || s[i] > '9')
-			return 0;
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-	}
-	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-		i++;
-		if (i < n && (s[i] == '+' || s[i] == '-'))
-			i++;
-		if (i >= n || s[i] < '0' || s[i] > '9')
-			return 0;
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-	}
-	return i == n;
-}
-
-/* Inline: it runs on cells of every row. */
-static inline __attribute__((always_inline)) void
-trimcell(const char **s, size_t *n)
-{
-	while (*n && ((*s)[0] == ' ' || (*s)[0] == '\t'))
-		(*s)++, (*n)--;
-	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\r'))
-		(*n)--;
-}
-
 /* Integer cell: N/A, empty and UINT32_MAX ("invalid") are null. */
 static void
 put_intcell(struct buf *b, const char *key, const char *s, size_t n)
 {
 	int64_t v;
 
-	trimcell(&s, &n);
+	cell_trim(&s, &n);
 	if (dec_isnull(s, n) || (n == 10 && memcmp(s, "4294967295", 10) == 0) ||
 	    dec_parse(s, n, 0, &v) != 0 || !digits(s[0] == '-' ? s + 1 : s, s[0] == '-' ? n - 1 : n))
 		out_null(b, key);
@@ -697,7 +655,7 @@ put_intcell(struct buf *b, const char *key, const char *s, size_t n)
 static void
 put_strcell(struct buf *b, const char *key, const char *s, size_t n, int unquote)
 {
-	trimcell(&s, &n);
+	cell_trim(&s, &n);
 	if (dec_isnull(s, n) && (n == 0 || s[0] == 'N')) {
 		out_null(b, key);
 		return;
@@ -711,10 +669,10 @@ put_strcell(struct buf *b, const char *key, const char *s, size_t n, int unquote
 static void
 put_numcell(struct buf *b, const char *key, const char *s, size_t n)
 {
-	trimcell(&s, &n);
+	cell_trim(&s, &n);
 	if (dec_isnull(s, n))
 		out_null(b, key);
-	else if (isjsonnum(s, n))
+	else if (cell_isnum(s, n))
 		out_raw(b, key, s, n);
 	else
 		out_str(b, key, s, n);
@@ -783,18 +741,6 @@ kcopy(char *w, const char *s, size_t n)
 	return w + n;
 }
 
-/*
- * isjsonnum for a cell (over-readable): up to 16 digits with at most one
- * point inside are looked at 16 bytes at once.
- */
-KINLINE int
-knum(const char *s, size_t n)
-{
-	if (simd_num16(s, n))
-		return 1;
-	return isjsonnum(s, n);
-}
-
 #define PUTLIT(w, lit)	(memcpy((w), (lit), sizeof(lit) - 1), (w) += sizeof(lit) - 1)
 
 static const char digit2[] =
@@ -838,19 +784,6 @@ plaincell(const char *s, size_t n)
 		if ((unsigned char)(s[i] - '0') > 9)
 			return 0;
 	return !(n == 10 && memcmp(s, "4294967295", 10) == 0);
-}
-
-/* dec_isnull: a cell that starts with none of blank, quote, N or n is
- * not null-like. */
-KINLINE int
-kisnull(const char *s, size_t n)
-{
-	if (n && s[0] != ' ' && s[0] != '\t' && s[0] != '\r' && s[0] != '\n' &&
-	    s[0] != '"' && s[0] != 'N' && s[0] != 'n')
-		return 0;
-	if (n == 3 && memcmp(s, "N/A", 3) == 0)
-		return 1;
-	return dec_isnull(s, n);
 }
 
 /* dec_us2ns, with the common [-]digits[.ddd] form (blanks around) read
@@ -944,7 +877,7 @@ KINLINE char *
 kstr(struct buf *o, char *w, const char *lit, size_t litlen, const char *s, size_t n,
     int unquote)
 {
-	trimcell(&s, &n);
+	cell_trim(&s, &n);
 	memcpy(w, lit, litlen);
 	w += litlen;
 	if (n == 0 || (s[0] == 'N' && dec_isnull(s, n))) {
@@ -991,7 +924,7 @@ put_kernel_a(struct buf *o, const struct csvin *c, const struct kfile *kf, size_
 	else
 		KNULL("op_type");
 	if (cell(c, kf, C_TASKTYPE, &s, &n)) {
-		trimcell(&s, &n);
+		cell_trim(&s, &n);
 		if (n == 4 && memcmp(s, "HCCL", 4) == 0)
 			PUTLIT(w, ",\"task_type\":\"COMMUNICATION\"");
 		else
@@ -1013,8 +946,8 @@ put_kernel_b(struct buf *o, const struct csvin *c, const struct kfile *kf, size_
 	if (cell(c, kf, C_WAIT, &s, &n)) {
 		int64_t v = 0;
 
-		trimcell(&s, &n);
-		if (kisnull(s, n) || us2ns(s, n, &v) != 0)
+		cell_trim(&s, &n);
+		if (cell_isnull(s, n) || us2ns(s, n, &v) != 0)
 			KNULL("wait_ns");
 		else {
 			PUTLIT(w, ",\"wait_ns\":");
@@ -1057,11 +990,11 @@ put_kernel_b(struct buf *o, const struct csvin *c, const struct kfile *kf, size_
 			s = csv_field(c, kf->pmu[i], &n);
 			/* Fast path: a plain number needs no trimming (a
 			 * JSON number has no blanks). */
-			if (!(num = knum(s, n))) {
-				trimcell(&s, &n);
-				if (kisnull(s, n))
+			if (!(num = cell_isnum16(s, n))) {
+				cell_trim(&s, &n);
+				if (cell_isnull(s, n))
 					continue;
-				num = isjsonnum(s, n);
+				num = cell_isnum(s, n);
 			}
 			if (!any)
 				PUTLIT(w, ",\"pmu\":{");
@@ -1233,25 +1166,25 @@ readkernels(struct ktab *kt, struct pfile *pf, int fileno_)
 		if (cell(&c, kf, C_DEVICE, &s, &n)) {
 			int64_t v;
 
-			trimcell(&s, &n);
+			cell_trim(&s, &n);
 			if (plaincell(s, n)) {
 				dev = 0;
 				for (size_t i = 0; i < n; i++)
 					dev = dev * 10 + (s[i] - '0');
-			} else if (!kisnull(s, n) && dec_parse(s, n, 0, &v) == 0)
+			} else if (!cell_isnull(s, n) && dec_parse(s, n, 0, &v) == 0)
 				dev = v;
 		}
 		if (cell(&c, kf, C_TASKTYPE, &s, &n)) {
-			trimcell(&s, &n);
-			if (!(n == 4 && memcmp(s, "HCCL", 4) == 0) && kisnull(s, n))
+			cell_trim(&s, &n);
+			if (!(n == 4 && memcmp(s, "HCCL", 4) == 0) && cell_isnull(s, n))
 				kt->na_types++;
 		} else
 			kt->na_types++;
 		if (cell(&c, kf, C_WAIT, &s, &n)) {
 			int64_t w;
 
-			trimcell(&s, &n);
-			if (!kisnull(s, n) && (us2ns(s, n, &w) != 0 || w < 0)) {
+			cell_trim(&s, &n);
+			if (!cell_isnull(s, n) && (us2ns(s, n, &w) != 0 || w < 0)) {
 				/* The record's first half was formatted before
 				 * this check: its invalid UTF-8 counts. */
 				scratch.len = 0;
@@ -1567,7 +1500,7 @@ put_us(struct buf *b, const char *key, const char *s, size_t n)
 	char k[64];
 	int64_t v;
 
-	trimcell(&s, &n);
+	cell_trim(&s, &n);
 	snprintf(k, sizeof k, "%s_us", key);
 	put_numcell(b, k, s, n);
 	snprintf(k, sizeof k, "%s_ns", key);

@@ -1,0 +1,81 @@
+/*
+ * cell: the one rule for a table cell, whatever it was read from (a CSV
+ * kernel or step table, a SQLite TEXT column): blanks around it are not
+ * part of it; it is null when what is left is empty, N/A, NA, None or
+ * null (also inside one pair of literal quotes: dec_isnull); a cell
+ * written as a JSON number is one.  Inline: they run on every cell.
+ */
+#ifndef ASC_CELL_H
+#define ASC_CELL_H
+
+#include <stddef.h>
+#include <string.h>
+
+#include "dec.h"
+#include "simd.h"
+
+/* Blanks at the start (space, TAB) and end (also CR) dropped. */
+static inline __attribute__((always_inline)) void
+cell_trim(const char **s, size_t *n)
+{
+	while (*n && ((*s)[0] == ' ' || (*s)[0] == '\t'))
+		(*s)++, (*n)--;
+	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\r'))
+		(*n)--;
+}
+
+/* Null-like (dec_isnull); a cell that starts with none of blank, quote,
+ * N or n is not, which most cells show at their first byte. */
+static inline __attribute__((always_inline)) int
+cell_isnull(const char *s, size_t n)
+{
+	if (n && s[0] != ' ' && s[0] != '\t' && s[0] != '\r' && s[0] != '\n' &&
+	    s[0] != '"' && s[0] != 'N' && s[0] != 'n')
+		return 0;
+	if (n == 3 && memcmp(s, "N/A", 3) == 0)
+		return 1;
+	return dec_isnull(s, n);
+}
+
+/* Is s[0..n) a JSON number? */
+static inline int
+cell_isnum(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	if (i < n && s[i] == '-')
+		i++;
+	if (i >= n || s[i] < '0' || s[i] > '9')
+		return 0;
+	if (s[i] == '0')
+		i++;
+	else
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			i++;
+	if (i < n && s[i] == '.') {
+		if (++i >= n || s[i] < '0' || s[i] > '9')
+			return 0;
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			i++;
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if (i >= n || s[i] < '0' || s[i] > '9')
+			return 0;
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			i++;
+	}
+	return i == n;
+}
+
+/* cell_isnum for a cell whose 16 bytes can be read (a CSV field): the
+ * short plain forms are told at once (simd_num16). */
+static inline __attribute__((always_inline)) int
+cell_isnum16(const char *s, size_t n)
+{
+	return simd_num16(s, n) || cell_isnum(s, n);
+}
+
+#endif
