@@ -645,7 +645,7 @@ put_intcell(struct buf *b, const char *key, const char *s, size_t n)
 	int64_t v;
 
 	cell_trim(&s, &n);
-	if (dec_isnull(s, n) || (n == 10 && memcmp(s, "4294967295", 10) == 0) ||
+	if (cell_isnull(s, n) || (n == 10 && memcmp(s, "4294967295", 10) == 0) ||
 	    dec_parse(s, n, 0, &v) != 0 || !digits(s[0] == '-' ? s + 1 : s, s[0] == '-' ? n - 1 : n))
 		out_null(b, key);
 	else
@@ -656,7 +656,7 @@ static void
 put_strcell(struct buf *b, const char *key, const char *s, size_t n, int unquote)
 {
 	cell_trim(&s, &n);
-	if (dec_isnull(s, n) && (n == 0 || s[0] == 'N')) {
+	if (cell_isnulltext(s, n)) {
 		out_null(b, key);
 		return;
 	}
@@ -670,7 +670,7 @@ static void
 put_numcell(struct buf *b, const char *key, const char *s, size_t n)
 {
 	cell_trim(&s, &n);
-	if (dec_isnull(s, n))
+	if (cell_isnull(s, n))
 		out_null(b, key);
 	else if (cell_isnum(s, n))
 		out_raw(b, key, s, n);
@@ -880,7 +880,7 @@ kstr(struct buf *o, char *w, const char *lit, size_t litlen, const char *s, size
 	cell_trim(&s, &n);
 	memcpy(w, lit, litlen);
 	w += litlen;
-	if (n == 0 || (s[0] == 'N' && dec_isnull(s, n))) {
+	if (cell_isnulltext(s, n)) {
 		PUTLIT(w, "null");
 		return w;
 	}
@@ -1504,7 +1504,7 @@ put_us(struct buf *b, const char *key, const char *s, size_t n)
 	snprintf(k, sizeof k, "%s_us", key);
 	put_numcell(b, k, s, n);
 	snprintf(k, sizeof k, "%s_ns", key);
-	if (!dec_isnull(s, n) && dec_us2ns(s, n, &v) == 0)
+	if (!cell_isnull(s, n) && dec_us2ns(s, n, &v) == 0)
 		out_i64(b, k, v);
 	else
 		out_null(b, k);

@@ -2,8 +2,10 @@
  * cell: the one rule for a table cell, whatever it was read from (a CSV
  * kernel or step table, a SQLite TEXT column): blanks around it are not
  * part of it; it is null when what is left is empty, N/A, NA, None or
- * null (also inside one pair of literal quotes: dec_isnull); a cell
- * written as a JSON number is one.  Inline: they run on every cell.
+ * null, bare or inside one pair of literal quotes (dec_isnull); a cell
+ * written as a JSON number is one.  In a text column a quoted empty value
+ * ("") is the empty string, not null: msprof writes an empty shape list
+ * so.  Inline: they run on every cell.
  */
 #ifndef ASC_CELL_H
 #define ASC_CELL_H
@@ -35,6 +37,13 @@ cell_isnull(const char *s, size_t n)
 	if (n == 3 && memcmp(s, "N/A", 3) == 0)
 		return 1;
 	return dec_isnull(s, n);
+}
+
+/* cell_isnull for a text column: "" is a value. */
+static inline __attribute__((always_inline)) int
+cell_isnulltext(const char *s, size_t n)
+{
+	return cell_isnull(s, n) && !(n == 2 && s[0] == '"' && s[1] == '"');
 }
 
 /* Is s[0..n) a JSON number? */

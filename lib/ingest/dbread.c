@@ -11,6 +11,7 @@
 
 #include <sqlite3.h>
 
+#include "cell.h"
 #include "commjson.h"
 #include "dbread.h"
 #include "dec.h"
@@ -245,7 +246,7 @@ fn_ns(sqlite3_context *cx, int argc, sqlite3_value **av)
 		const char *s = (const char *)sqlite3_value_text(av[0]);
 		size_t n = (size_t)sqlite3_value_bytes(av[0]);
 
-		if (s && !dec_isnull(s, n) && dec_parse(s, n, 0, &v) == 0) {
+		if (s && !cell_isnull(s, n) && dec_parse(s, n, 0, &v) == 0) {
 			sqlite3_result_int64(cx, v);
 			return;
 		}
@@ -334,15 +335,15 @@ coltext(struct dbread *d, sqlite3_stmt *st, int i, const char **s, size_t *n)
 	}
 }
 
-/* String field as the CSV reader writes it: N/A and empty are null;
- * unquote strips one literal pair of quotes (shapes). */
+/* String field by the cell rule of a CSV one (cell.h): trimmed, null
+ * when null-like; unquote strips one literal pair of quotes (shapes). */
 static void
 put_text(struct dbread *d, struct buf *b, const char *key, sqlite3_stmt *st, int i, int unquote)
 {
 	const char *s;
 	size_t n;
 
-	if (i < 0 || coltext(d, st, i, &s, &n) != 0 || dec_isnull(s, n)) {
+	if (i < 0 || coltext(d, st, i, &s, &n) != 0 || (cell_trim(&s, &n), cell_isnulltext(s, n))) {
 		out_null(b, key);
 		return;
 	}
@@ -1252,7 +1253,7 @@ putdev(struct dbread *d, FILE *fp, const char *profile, int64_t origin, int64_t 
 					int m = numtext(st, K_PVAL, num, sizeof num);
 
 					if (m > 0 || (sqlite3_column_type(st, K_PVAL) == SQLITE_TEXT &&
-					    !dec_isnull((const char *)sqlite3_column_text(st, K_PVAL),
+					    !cell_isnull((const char *)sqlite3_column_text(st, K_PVAL),
 					    (size_t)sqlite3_column_bytes(st, K_PVAL)))) {
 						if (!any) {
 							out_key(b, "pmu");
