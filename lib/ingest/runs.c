@@ -393,9 +393,35 @@ rd_next(struct rdr *r)
 	return 1;
 }
 
-static int
-hless(const struct mrg *m, int a, int b)
+/*
+ * The one heap of both merges: run indices hp[0..nh), the least on top by
+ * less(ctx, a, b).  Inlined with a constant less, so each merge gets its
+ * own sift with its comparison inside.
+ */
+static inline __attribute__((always_inline)) void
+heap_sift(int *hp, int nh, int i, int (*less)(const void *, int, int), const void *ctx)
 {
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, s = i, tmp;
+
+		if (l < nh && less(ctx, hp[l], hp[s]))
+			s = l;
+		if (r < nh && less(ctx, hp[r], hp[s]))
+			s = r;
+		if (s == i)
+			return;
+		tmp = hp[i];
+		hp[i] = hp[s];
+		hp[s] = tmp;
+		i = s;
+	}
+}
+
+/* Spilled events: start order, the longer first, then file order. */
+static inline int
+hless(const void *ctx, int a, int b)
+{
+	const struct mrg *m = ctx;
 	const struct rdr *x = &m->r[a], *y = &m->r[b];
 
 	if (x->start != y->start)
@@ -408,20 +434,7 @@ hless(const struct mrg *m, int a, int b)
 static void
 siftdown(struct mrg *m, int i)
 {
-	for (;;) {
-		int l = 2 * i + 1, r = l + 1, s = i, tmp;
-
-		if (l < m->nh && hless(m, m->hp[l], m->hp[s]))
-			s = l;
-		if (r < m->nh && hless(m, m->hp[r], m->hp[s]))
-			s = r;
-		if (s == i)
-			return;
-		tmp = m->hp[i];
-		m->hp[i] = m->hp[s];
-		m->hp[s] = tmp;
-		i = s;
-	}
+	heap_sift(m->hp, m->nh, i, hless, m);
 }
 
 /* The buffer of each of n readers sharing total bytes, in [lo, hi]. */
@@ -773,29 +786,18 @@ fs_next(struct fmrg *m, struct fsrc *s)
 	return 1;
 }
 
-static int
-fless(const struct fmrg *m, int a, int b)
+static inline int
+fless(const void *ctx, int a, int b)
 {
+	const struct fmrg *m = ctx;
+
 	return m->cmp(m->s[a].cur, m->s[b].cur) < 0;
 }
 
 static void
 fsift(struct fmrg *m, int i)
 {
-	for (;;) {
-		int l = 2 * i + 1, r = l + 1, s = i, tmp;
-
-		if (l < m->nh && fless(m, m->hp[l], m->hp[s]))
-			s = l;
-		if (r < m->nh && fless(m, m->hp[r], m->hp[s]))
-			s = r;
-		if (s == i)
-			return;
-		tmp = m->hp[i];
-		m->hp[i] = m->hp[s];
-		m->hp[s] = tmp;
-		i = s;
-	}
+	heap_sift(m->hp, m->nh, i, fless, m);
 }
 
 /* Merge the runs of f, and its sorted m when withmem. */
