@@ -22,6 +22,8 @@
 #include "ingest/commjson.h"
 #include "ingest/csvline.h"
 #include "ingest/dbread.h"
+#include "ingest/ktab.h"
+#include "ingest/source.h"
 #include "dec.h"
 #include "rec.h"
 #include "simd.h"
@@ -46,33 +48,17 @@ static const char *kindname[F_NKINDS] = {
 	"communication", "profiler_info", "db", "analysis_db"
 };
 
-struct pfile {
-	enum fkind	 kind;
-	char		*path;
-	const char	*base;		/* file name, used in src and messages */
-	unsigned long	 read, emitted, rejected;
-};
-
 struct profile {
 	char		*name;
 	char		*dir;
 	const char	*framework;
-	struct pfile	*f;
+	struct src_file	*f;
 	int		 nf;
 };
 
-/* One kernel row: sort key plus where the row lies in its file. */
-struct krow {
-	int64_t		 dev, start, dur;
-	uint64_t	 off;		/* byte offset of the row in its file */
-	uint32_t	 len;		/* its length in bytes, to check the re-read */
-	uint32_t	 line;
-	uint16_t	 file;
-};
-
 static int dflag, kflag, lflag, qflag, progress;
-static struct pfile *dbused;	/* the database read for this profile */
-static struct pfile anfile;	/* analysis.db beside it (base NULL: none) */
+static struct src_file *dbused;	/* the database read for this profile */
+static struct src_file anfile;	/* analysis.db beside it (base NULL: none) */
 static const char *tmpdir = "/tmp";
 static const char *step_pattern;
 static int exitcode = EX_OK;
@@ -107,23 +93,6 @@ baddata(const char *fmt, ...)
 		xclose_stdout();
 		exit(EX_DATA);
 	}
-}
-
-/* A bounded, printable snippet of bad input for messages. */
-static const char *
-snip(const char *s, size_t n)
-{
-	static char b[48];
-	size_t i, j = 0;
-
-	for (i = 0; i < n && j < 32; i++)
-		b[j++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
-	if (i < n) {
-		memcpy(b + j, "...", 3);
-		j += 3;
-	}
-	b[j] = '\0';
-	return b;
 }
 
 /* ---- discovery ---- */
@@ -494,962 +463,6 @@ fileprofile(const char *path)
 	addprofile(&p);
 }
 
-/* ---- kernel tables ---- */
-
-enum col {
-	C_STEP, C_DEVICE, C_MODEL, C_TASKID, C_STREAM, C_NAME, C_OPTYPE,
-	C_OPSTATE, C_TASKTYPE, C_START, C_DUR, C_WAIT, C_BLOCK, C_MIXBLOCK,
-	C_HF32, C_INSHAPES, C_INDTYPES, C_INFORMATS, C_OUTSHAPES,
-	C_OUTDTYPES, C_OUTFORMATS, C_CONTEXT, C_NCOLS
-};
-
-static const struct {
-	const char	*key;		/* output key */
-	const char	*names[4];	/* header spellings across versions */
-} cols[C_NCOLS] = {
-	[C_STEP] = { "step", { "Step Id", "Step ID" } },
-	[C_DEVICE] = { "device", { "Device_id" } },
-	[C_MODEL] = { "model_id", { "Model ID" } },
-	[C_TASKID] = { "task_id", { "Task ID" } },
-	[C_STREAM] = { "stream", { "Stream ID" } },
-	[C_NAME] = { "name", { "Name", "Op Name" } },
-	[C_OPTYPE] = { "op_type", { "Type", "OP Type" } },
-	[C_OPSTATE] = { "op_state", { "OP State" } },
-	[C_TASKTYPE] = { "task_type", { "Accelerator Core", "Task Type" } },
-	[C_START] = { "start", { "Start Time(us)", "Task Start Time(us)", "Task Start Time" } },
-	[C_DUR] = { "dur", { "Duration(us)", "Task Duration(us)" } },
-	[C_WAIT] = { "wait", { "Wait Time(us)", "Task Wait Time(us)" } },
-	[C_BLOCK] = { "block_dim", { "Block Dim", "Block Num" } },
-	[C_MIXBLOCK] = { "mix_block_dim", { "Mix Block Dim", "Mix Block Num" } },
-	[C_HF32] = { "hf32", { "HF32 Eligible" } },
-	[C_INSHAPES] = { "in_shapes", { "Input Shapes" } },
-	[C_INDTYPES] = { "in_dtypes", { "Input Data Types" } },
-	[C_INFORMATS] = { "in_formats", { "Input Formats" } },
-	[C_OUTSHAPES] = { "out_shapes", { "Output Shapes" } },
-	[C_OUTDTYPES] = { "out_dtypes", { "Output Data Types" } },
-	[C_OUTFORMATS] = { "out_formats", { "Output Formats" } },
-	[C_CONTEXT] = { "context_id", { "Context ID" } },
-};
-
-/* Columns we do not carry (graph-export bookkeeping). */
-static const char *dropcols[] = { "Model Name", "Infer ID", NULL };
-
-struct kfile {
-	int		 idx[C_NCOLS];	/* column index or -1 */
-	int		 ncols;
-	int		*pmu;		/* indexes of PMU columns */
-	char		**pmuname;
-	struct buf	*pmukey;	/* "name": escaped once per file */
-	size_t		 pmukeys;	/* their length, and a comma each */
-	int		 npmu;
-};
-
-/* A kernel file: its columns, and its reader while the rows are written. */
-struct kread {
-	struct kfile	 kf;
-	int		 used;		/* read: kf is set */
-	int		 fd;		/* the $TMPDIR copy of a pipe, else -1 */
-	dev_t		 dev;		/* the file read first, to be read again */
-	ino_t		 ino;
-	int		 open;		/* c is open */
-	unsigned long	 lastuse;
-	struct csvin	 c;
-	struct buf	 head;		/* record text up to the line number */
-};
-
-/* Per-profile kernel state. */
-struct ktab {
-	struct krow	*row;
-	size_t		 n, cap;
-	struct kread	*kr;		/* per file of the profile */
-	int		 nkr, nopen;
-	unsigned long	 uses;
-	int64_t		 minstart;
-	int		 has_step, has_device, has_shapes, has_pmu, level0;
-	unsigned long	 na_types;
-	struct buf	 pmunames;	/* JSON array text of PMU names */
-	int		 pmu_pipe;	/* PipeUtilization ratios seen */
-};
-
-static int
-mapheader(struct csvin *c, struct kfile *kf, const char *fname)
-{
-	memset(kf, 0, sizeof *kf);
-	for (int k = 0; k < C_NCOLS; k++)
-		kf->idx[k] = -1;
-	kf->ncols = c->nf;
-	kf->pmu = xreallocarray(NULL, (size_t)c->nf, sizeof *kf->pmu);
-	kf->pmuname = xreallocarray(NULL, (size_t)c->nf, sizeof *kf->pmuname);
-	for (int i = 0; i < c->nf; i++) {
-		size_t n;
-		const char *h = csv_field(c, i, &n);
-		int hit = 0;
-
-		while (n && (h[n - 1] == ' ' || h[n - 1] == '\t'))
-			n--;
-		for (int k = 0; k < C_NCOLS && !hit; k++)
-			for (int j = 0; j < 4 && cols[k].names[j]; j++)
-				if (strlen(cols[k].names[j]) == n &&
-				    memcmp(cols[k].names[j], h, n) == 0) {
-					if (kf->idx[k] < 0)
-						kf->idx[k] = i;
-					hit = 1;
-					break;
-				}
-		for (int j = 0; dropcols[j] && !hit; j++)
-			if (strlen(dropcols[j]) == n && memcmp(dropcols[j], h, n) == 0)
-				hit = 1;
-		if (!hit) {
-			kf->pmu[kf->npmu] = i;
-			kf->pmuname[kf->npmu++] = xstrndup(h, n);
-		}
-	}
-	kf->pmukey = xcalloc((size_t)kf->npmu + 1, sizeof *kf->pmukey);
-	for (int i = 0; i < kf->npmu; i++) {
-		out_esc(&kf->pmukey[i], kf->pmuname[i], strlen(kf->pmuname[i]));
-		buf_addc(&kf->pmukey[i], ':');
-		kf->pmukeys += kf->pmukey[i].len + 1;
-		buf_grow(&kf->pmukey[i], 64);	/* for kcopy */
-	}
-	if (kf->idx[C_START] < 0) {
-		baddata("%s:%lu: no start-time column (\"Start Time(us)\" or \"Task Start Time(us)\")", fname, c->recline);
-		return -1;
-	}
-	if (kf->idx[C_DUR] < 0) {
-		baddata("%s:%lu: no duration column (\"Duration(us)\")", fname, c->recline);
-		return -1;
-	}
-	if (kf->idx[C_NAME] < 0) {
-		baddata("%s:%lu: no name column (\"Name\" or \"Op Name\")", fname, c->recline);
-		return -1;
-	}
-	return 0;
-}
-
-static void
-freekfile(struct kfile *kf)
-{
-	for (int i = 0; i < kf->npmu; i++) {
-		free(kf->pmuname[i]);
-		buf_free(&kf->pmukey[i]);
-	}
-	free(kf->pmukey);
-	free(kf->pmu);
-	free(kf->pmuname);
-}
-
-/* Integer cell: N/A, empty and UINT32_MAX ("invalid") are null. */
-static void
-put_intcell(struct buf *b, const char *key, const char *s, size_t n)
-{
-	int64_t v;
-
-	cell_trim(&s, &n);
-	if (cell_isnull(s, n) || (n == 10 && memcmp(s, "4294967295", 10) == 0) ||
-	    dec_parse(s, n, 0, &v) != 0 || !digits(s[0] == '-' ? s + 1 : s, s[0] == '-' ? n - 1 : n))
-		out_null(b, key);
-	else
-		out_i64(b, key, v);
-}
-
-static void
-put_strcell(struct buf *b, const char *key, const char *s, size_t n, int unquote)
-{
-	cell_trim(&s, &n);
-	if (cell_isnulltext(s, n)) {
-		out_null(b, key);
-		return;
-	}
-	/* msprof wraps shapes in one literal pair of quotes. */
-	if (unquote && n >= 2 && s[0] == '"' && s[n - 1] == '"')
-		s++, n -= 2;
-	out_str(b, key, s, n);
-}
-
-static void
-put_numcell(struct buf *b, const char *key, const char *s, size_t n)
-{
-	cell_trim(&s, &n);
-	if (cell_isnull(s, n))
-		out_null(b, key);
-	else if (cell_isnum(s, n))
-		out_raw(b, key, s, n);
-	else
-		out_str(b, key, s, n);
-}
-
-static int
-cell(const struct csvin *c, const struct kfile *kf, int col, const char **s, size_t *n)
-{
-	if (kf->idx[col] < 0)
-		return 0;
-	*s = csv_field(c, kf->idx[col], n);
-	return 1;
-}
-
-static void
-progressline(const char *name, unsigned long long bytes, struct timespec *t0, int done)
-{
-	struct timespec t;
-	double dt;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	dt = (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-	fprintf(stderr, "\r%s: %.0f MB, %.0f MB/s%s", name, (double)bytes / 1e6,
-	    dt > 0 ? (double)bytes / 1e6 / dt : 0.0, done ? "\n" : "");
-}
-
-/*
- * The kernel record writers.  They give the bytes put_intcell,
- * put_strcell and the out_* calls would, without their per-call costs:
- * room for the whole part is reserved once (a cell's text at most
- * sixfold when escaped), keys are literals, and the common cell forms
- * (plain digits, plain ASCII, plain numbers) are copied as they are;
- * anything else goes the general way.
- */
-
-#define KINLINE	static inline __attribute__((always_inline))
-
-/*
- * Reserve room for a part made from a row of rowlen bytes.  The slack
- * lets the copies below write up to 64 bytes whatever they copy.
- */
-KINLINE char *
-kreserve(struct buf *o, size_t rowlen, size_t extra)
-{
-	buf_grow(o, 6 * rowlen + extra + 1024);
-	return o->p + o->len;
-}
-
-/*
- * Copy n bytes from s, which can be read 64 bytes on (a CSV field, see
- * CSV_OVERREAD, or a padded key): short copies are fixed-size moves, not
- * calls.
- */
-KINLINE char *
-kcopy(char *w, const char *s, size_t n)
-{
-	if (n <= 16)
-		memcpy(w, s, 16);
-	else if (n <= 32)
-		memcpy(w, s, 32);
-	else if (n <= 64) {
-		memcpy(w, s, 32);
-		memcpy(w + n - 32, s + n - 32, 32);
-	} else
-		memcpy(w, s, n);
-	return w + n;
-}
-
-#define PUTLIT(w, lit)	(memcpy((w), (lit), sizeof(lit) - 1), (w) += sizeof(lit) - 1)
-
-static const char digit2[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-/* Decimal digits of v, as out_int writes them. */
-KINLINE char *
-putint(char *w, int64_t v)
-{
-	char t[24];
-	int i = 24;
-	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-
-	while (u >= 100) {
-		unsigned d = (unsigned)(u % 100);
-
-		u /= 100;
-		i -= 2;
-		memcpy(t + i, digit2 + 2 * d, 2);
-	}
-	if (u >= 10) {
-		i -= 2;
-		memcpy(t + i, digit2 + 2 * u, 2);
-	} else
-		t[--i] = (char)('0' + u);
-	if (v < 0)
-		t[--i] = '-';
-	memcpy(w, t + i, (size_t)(24 - i));
-	return w + (24 - i);
-}
-
-/* 1..18 digits, no leading zero (or just "0"): the value's own text. */
-KINLINE int
-plaincell(const char *s, size_t n)
-{
-	if (n == 0 || n > 18 || (s[0] == '0' && n > 1))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)(s[i] - '0') > 9)
-			return 0;
-	return !(n == 10 && memcmp(s, "4294967295", 10) == 0);
-}
-
-/* dec_us2ns, with the common [-]digits[.ddd] form (blanks around) read
- * here. */
-KINLINE int
-us2ns(const char *s, size_t n, int64_t *out)
-{
-	const char *p = s, *e = s + n;
-	uint64_t v = 0;
-	int neg = 0, nd = 0, nfrac = 0;
-
-	while (p < e && (*p == ' ' || *p == '\t'))
-		p++;
-	while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
-		e--;
-	if (p < e && *p == '-')
-		neg = 1, p++;
-	for (; p < e && (unsigned char)(*p - '0') <= 9 && nd < 16; p++, nd++)
-		v = v * 10 + (uint64_t)(*p - '0');
-	if (nd == 0)
-		return dec_us2ns(s, n, out);
-	if (p < e && *p == '.')
-		for (p++; p < e && (unsigned char)(*p - '0') <= 9 && nfrac < 3; p++, nfrac++)
-			v = v * 10 + (uint64_t)(*p - '0');
-	if (p != e)
-		return dec_us2ns(s, n, out);
-	for (; nfrac < 3; nfrac++)
-		v *= 10;
-	if (v > (uint64_t)INT64_MAX)	/* 19 digits fit in 64 bits unsigned */
-		return dec_us2ns(s, n, out);
-	*out = neg ? -(int64_t)v : (int64_t)v;
-	return 0;
-}
-
-/* A JSON string from a cell (over-readable): plain ASCII is copied; the
- * rest goes to out_esc. */
-KINLINE char *
-putesc(struct buf *o, char *w, const char *s, size_t n)
-{
-	size_t i = 0;
-
-#ifdef ASC_SSE2
-	/* 16 bytes at a time, the last block over-read and masked. */
-	for (; i < n; i += 16) {
-		unsigned m = simd_esc16(s + i);
-
-		if (n - i < 16)
-			m &= (1u << (n - i)) - 1;
-		if (m)
-			goto esc;
-	}
-#else
-	for (; i + 8 <= n; i += 8)
-		if (swar_esc8(s + i))
-			goto esc;
-	for (; i < n; i++)
-		if (simd_isesc((unsigned char)s[i]))
-			goto esc;
-#endif
-	*w++ = '"';
-	w = kcopy(w, s, n);
-	*w++ = '"';
-	return w;
-esc:
-	o->len = (size_t)(w - o->p);
-	out_esc(o, s, n);
-	return o->p + o->len;
-}
-
-/* put_intcell: key is the bare key, lit the ,"key": text. */
-KINLINE char *
-kint(struct buf *o, char *w, const char *key, const char *lit, size_t litlen,
-    const char *s, size_t n)
-{
-	if (plaincell(s, n)) {
-		memcpy(w, lit, litlen);
-		return kcopy(w + litlen, s, n);
-	}
-	if (n == 10 && memcmp(s, "4294967295", 10) == 0) {
-		memcpy(w, lit, litlen);
-		memcpy(w + litlen, "null", 4);
-		return w + litlen + 4;
-	}
-	o->len = (size_t)(w - o->p);
-	put_intcell(o, key, s, n);
-	return o->p + o->len;
-}
-
-/* put_strcell. */
-KINLINE char *
-kstr(struct buf *o, char *w, const char *lit, size_t litlen, const char *s, size_t n,
-    int unquote)
-{
-	cell_trim(&s, &n);
-	memcpy(w, lit, litlen);
-	w += litlen;
-	if (cell_isnulltext(s, n)) {
-		PUTLIT(w, "null");
-		return w;
-	}
-	if (unquote && n >= 2 && s[0] == '"' && s[n - 1] == '"')
-		s++, n -= 2;
-	return putesc(o, w, s, n);
-}
-
-#define KINT(key, s, n)	kint(o, w, key, ",\"" key "\":", sizeof(",\"" key "\":") - 1, s, n)
-#define KSTR(key, s, n, u) kstr(o, w, ",\"" key "\":", sizeof(",\"" key "\":") - 1, s, n, u)
-#define KNULL(key)	PUTLIT(w, ",\"" key "\":null")
-
-/*
- * The first half of a kernel record (before the times): device, stream,
- * step, name, op_type, task_type.  rowlen is the row's length in bytes.
- */
-static void
-put_kernel_a(struct buf *o, const struct csvin *c, const struct kfile *kf, size_t rowlen)
-{
-	char *w = kreserve(o, rowlen, 0);
-	const char *s;
-	size_t n;
-
-	if (cell(c, kf, C_DEVICE, &s, &n))
-		w = KINT("device", s, n);
-	else
-		KNULL("device");
-	if (cell(c, kf, C_STREAM, &s, &n))
-		w = KINT("stream", s, n);
-	else
-		KNULL("stream");
-	if (cell(c, kf, C_STEP, &s, &n))
-		w = KSTR("step", s, n, 0);
-	else
-		KNULL("step");
-	s = csv_field(c, kf->idx[C_NAME], &n);
-	PUTLIT(w, ",\"name\":");
-	w = putesc(o, w, s, n);
-	if (cell(c, kf, C_OPTYPE, &s, &n))
-		w = KSTR("op_type", s, n, 0);
-	else
-		KNULL("op_type");
-	if (cell(c, kf, C_TASKTYPE, &s, &n)) {
-		cell_trim(&s, &n);
-		if (n == 4 && memcmp(s, "HCCL", 4) == 0)
-			PUTLIT(w, ",\"task_type\":\"COMMUNICATION\"");
-		else
-			w = KSTR("task_type", s, n, 0);
-	} else
-		KNULL("task_type");
-	o->len = (size_t)(w - o->p);
-}
-
-/* The second half (after the times): wait, ids, shapes, PMU values.  The
- * wait cell was checked when the row was read. */
-static void
-put_kernel_b(struct buf *o, const struct csvin *c, const struct kfile *kf, size_t rowlen)
-{
-	char *w = kreserve(o, rowlen, kf->pmukeys);
-	const char *s;
-	size_t n;
-
-	if (cell(c, kf, C_WAIT, &s, &n)) {
-		int64_t v = 0;
-
-		cell_trim(&s, &n);
-		if (cell_isnull(s, n) || us2ns(s, n, &v) != 0)
-			KNULL("wait_ns");
-		else {
-			PUTLIT(w, ",\"wait_ns\":");
-			w = putint(w, v);
-		}
-	} else
-		KNULL("wait_ns");
-	if (cell(c, kf, C_TASKID, &s, &n))
-		w = KINT("task_id", s, n);
-	if (cell(c, kf, C_MODEL, &s, &n))
-		w = KINT("model_id", s, n);
-	if (cell(c, kf, C_OPSTATE, &s, &n))
-		w = KSTR("op_state", s, n, 0);
-	if (cell(c, kf, C_BLOCK, &s, &n))
-		w = KINT("block_dim", s, n);
-	if (cell(c, kf, C_MIXBLOCK, &s, &n))
-		w = KINT("mix_block_dim", s, n);
-	if (cell(c, kf, C_HF32, &s, &n))
-		w = KSTR("hf32", s, n, 0);
-	if (cell(c, kf, C_INSHAPES, &s, &n))
-		w = KSTR("in_shapes", s, n, 1);
-	if (cell(c, kf, C_INDTYPES, &s, &n))
-		w = KSTR("in_dtypes", s, n, 1);
-	if (cell(c, kf, C_INFORMATS, &s, &n))
-		w = KSTR("in_formats", s, n, 1);
-	if (cell(c, kf, C_OUTSHAPES, &s, &n))
-		w = KSTR("out_shapes", s, n, 1);
-	if (cell(c, kf, C_OUTDTYPES, &s, &n))
-		w = KSTR("out_dtypes", s, n, 1);
-	if (cell(c, kf, C_OUTFORMATS, &s, &n))
-		w = KSTR("out_formats", s, n, 1);
-	if (cell(c, kf, C_CONTEXT, &s, &n))
-		w = KSTR("context_id", s, n, 0);
-	if (kf->npmu) {
-		int any = 0;
-
-		for (int i = 0; i < kf->npmu; i++) {
-			int num;
-
-			s = csv_field(c, kf->pmu[i], &n);
-			/* Fast path: a plain number needs no trimming (a
-			 * JSON number has no blanks). */
-			if (!(num = cell_isnum16(s, n))) {
-				cell_trim(&s, &n);
-				if (cell_isnull(s, n))
-					continue;
-				num = cell_isnum(s, n);
-			}
-			if (!any)
-				PUTLIT(w, ",\"pmu\":{");
-			else
-				*w++ = ',';
-			any = 1;
-			w = kcopy(w, kf->pmukey[i].p, kf->pmukey[i].len);
-			if (num)
-				w = kcopy(w, s, n);
-			else
-				w = putesc(o, w, s, n);
-		}
-		if (any)
-			*w++ = '}';
-	}
-	o->len = (size_t)(w - o->p);
-}
-
-#undef KINT
-#undef KSTR
-#undef KNULL
-
-/* A pipe cannot be read twice: copy it to an unlinked file in $TMPDIR. */
-static int
-tmpcopy(int fd, const char *path)
-{
-	char *tp = join(tmpdir, "asc-ingest.XXXXXX");
-	static char b[1 << 16];
-	int t = mkstemp(tp);
-	ssize_t n, w;
-
-	if (t < 0)
-		dieerr("%s", tp);
-	unlink(tp);
-	free(tp);
-	for (;;) {
-		if ((n = read(fd, b, sizeof b)) < 0) {
-			if (errno == EINTR)
-				continue;
-			dieerr("%s", path);
-		}
-		if (n == 0)
-			break;
-		for (ssize_t o = 0; o < n; o += w)
-			if ((w = write(t, b + o, (size_t)(n - o))) < 0) {
-				if (errno != EINTR)
-					dieerr("%s: spill file", tmpdir);
-				w = 0;
-			}
-	}
-	if (lseek(t, 0, SEEK_SET) != 0)
-		dieerr("%s: spill file", tmpdir);
-	return t;
-}
-
-/*
- * Read one kernel CSV into kt: every row is checked, and what the sort
- * and the second reading need is kept (no text).  0, or -1 if the file
- * is unusable.
- */
-static int
-readkernels(struct ktab *kt, struct pfile *pf, int fileno_)
-{
-	struct kread *kr = &kt->kr[fileno_];
-	struct kfile *kf = &kr->kf;
-	struct csvin c;
-	struct stat st;
-	struct buf scratch = {0};
-	struct timespec t0, tl;
-	unsigned long long lastb = 0;
-	int fd, r;
-
-	if ((fd = open(pf->path, O_RDONLY)) < 0 || fstat(fd, &st) != 0)
-		dieerr("%s", pf->path);
-	kr->fd = -1;
-	kr->dev = st.st_dev;
-	kr->ino = st.st_ino;
-	if (!S_ISREG(st.st_mode)) {
-		kr->fd = tmpcopy(fd, pf->path);
-		close(fd);
-		fd = kr->fd;
-	}
-	csv_fdopen(&c, fd, pf->path);
-	c.ownfd = kr->fd < 0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	tl = t0;
-	if ((r = csv_next(&c)) <= 0) {
-		if (r == 0)
-			baddata("%s:1: empty file, no header", pf->path);
-		else
-			baddata("%s:%lu: %s", pf->path, c.recline, c.err);
-		goto unusable;
-	}
-	if (mapheader(&c, kf, pf->path) != 0) {
-		freekfile(kf);
-		goto unusable;
-	}
-	/* The columns read now: the rest of a row is only counted. */
-	{
-		static const enum col need[] = { C_START, C_DUR, C_WAIT, C_DEVICE,
-		    C_STREAM, C_STEP, C_NAME, C_OPTYPE, C_TASKTYPE };
-
-		for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-			if (kf->idx[need[i]] >= c.keep)
-				c.keep = kf->idx[need[i]] + 1;
-	}
-	if (kf->idx[C_STEP] >= 0)
-		kt->has_step = 1;
-	if (kf->idx[C_DEVICE] >= 0)
-		kt->has_device = 1;
-	if (kf->idx[C_INSHAPES] >= 0)
-		kt->has_shapes = 1;
-	if (kf->npmu) {
-		kt->has_pmu = 1;
-		if (kt->pmunames.len == 0) {
-			buf_addc(&kt->pmunames, '[');
-			for (int i = 0; i < kf->npmu; i++) {
-				if (i)
-					buf_addc(&kt->pmunames, ',');
-				out_esc(&kt->pmunames, kf->pmuname[i], strlen(kf->pmuname[i]));
-				if (strstr(kf->pmuname[i], "mte2_ratio") || strstr(kf->pmuname[i], "mac_ratio") ||
-				    strstr(kf->pmuname[i], "vec_ratio"))
-					kt->pmu_pipe = 1;
-			}
-			buf_addc(&kt->pmunames, ']');
-		}
-	}
-	while ((r = csv_next(&c)) != 0) {
-		const char *s;
-		size_t n;
-		int64_t start, dur, dev = -1;
-		struct krow *k;
-
-		if (progress && (c.bytes - lastb) > (8u << 20)) {
-			struct timespec t;
-
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			lastb = c.bytes;
-			if (t.tv_sec != tl.tv_sec) {
-				tl = t;
-				progressline(pf->base, c.bytes, &t0, 0);
-			}
-		}
-		pf->read++;
-		if (r < 0) {
-			pf->rejected++;
-			baddata("%s:%lu: %s", pf->path, c.recline, c.err);
-			break;
-		}
-		if (c.nf != kf->ncols) {
-			pf->rejected++;
-			baddata("%s:%lu: %d fields, header has %d", pf->path, c.recline, c.nf, kf->ncols);
-			continue;
-		}
-		s = csv_field(&c, kf->idx[C_START], &n);
-		if (us2ns(s, n, &start) != 0) {
-			pf->rejected++;
-			baddata("%s:%lu: field \"%s\": not a time: '%s'", pf->path, c.recline,
-			    cols[C_START].names[0], snip(s, n));
-			continue;
-		}
-		s = csv_field(&c, kf->idx[C_DUR], &n);
-		if (us2ns(s, n, &dur) != 0 || dur < 0) {
-			pf->rejected++;
-			baddata("%s:%lu: field \"Duration(us)\": %s: '%s'", pf->path, c.recline,
-			    dur < 0 && dec_us2ns(s, n, &dur) == 0 ? "negative" : "not a number", snip(s, n));
-			continue;
-		}
-		if (cell(&c, kf, C_DEVICE, &s, &n)) {
-			int64_t v;
-
-			cell_trim(&s, &n);
-			if (plaincell(s, n)) {
-				dev = 0;
-				for (size_t i = 0; i < n; i++)
-					dev = dev * 10 + (s[i] - '0');
-			} else if (!cell_isnull(s, n) && dec_parse(s, n, 0, &v) == 0)
-				dev = v;
-		}
-		if (cell(&c, kf, C_TASKTYPE, &s, &n)) {
-			cell_trim(&s, &n);
-			if (!(n == 4 && memcmp(s, "HCCL", 4) == 0) && cell_isnull(s, n))
-				kt->na_types++;
-		} else
-			kt->na_types++;
-		if (cell(&c, kf, C_WAIT, &s, &n)) {
-			int64_t w;
-
-			cell_trim(&s, &n);
-			if (!cell_isnull(s, n) && (us2ns(s, n, &w) != 0 || w < 0)) {
-				/* The record's first half was formatted before
-				 * this check: its invalid UTF-8 counts. */
-				scratch.len = 0;
-				put_kernel_a(&scratch, &c, kf, (size_t)(c.bytes - c.recoff));
-				pf->rejected++;
-				baddata("%s:%lu: field \"Wait Time(us)\": not a non-negative number: '%s'",
-				    pf->path, c.recline, snip(s, n));
-				continue;
-			}
-		}
-		if (kt->n == kt->cap) {
-			kt->cap = kt->cap ? kt->cap * 2 : 4096;
-			kt->row = xreallocarray(kt->row, kt->cap, sizeof *kt->row);
-		}
-		k = &kt->row[kt->n++];
-		k->dev = dev;
-		k->start = start;
-		k->dur = dur;
-		k->off = c.recoff;
-		k->len = c.bytes - c.recoff > UINT32_MAX ? UINT32_MAX : (uint32_t)(c.bytes - c.recoff);
-		k->line = (uint32_t)c.recline;
-		k->file = (uint16_t)fileno_;
-		if (start < kt->minstart)
-			kt->minstart = start;
-		pf->emitted++;
-	}
-	if (progress)
-		progressline(pf->base, c.bytes, &t0, 1);
-	buf_free(&scratch);
-	csv_close(&c);
-	kr->used = 1;
-	return 0;
-unusable:
-	csv_close(&c);
-	if (kr->fd >= 0)
-		close(kr->fd);
-	kr->fd = -1;
-	return -1;
-}
-
-static int
-krowcmp(const struct krow *x, const struct krow *y)
-{
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->file != y->file)
-		return x->file < y->file ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
-/*
- * Natural merge sort: sorted runs (one per op_summary slice, or the whole
- * file) are merged pairwise, k-way in effect; stable, so equal starts keep
- * file order.  Returns the number of runs found.
- */
-static size_t
-sortrows(struct ktab *kt)
-{
-	size_t n = kt->n, runs = 1, nruns;
-	struct krow *src = kt->row, *dst, *tmp;
-	size_t *bound;
-
-	if (n < 2)
-		return n;
-	for (size_t i = 1; i < n; i++)
-		if (krowcmp(&src[i - 1], &src[i]) > 0)
-			runs++;
-	if (runs == 1)
-		return 1;
-	dst = xreallocarray(NULL, n, sizeof *dst);
-	bound = xreallocarray(NULL, runs + 1, sizeof *bound);
-	nruns = 0;
-	bound[nruns++] = 0;
-	for (size_t i = 1; i < n; i++)
-		if (krowcmp(&src[i - 1], &src[i]) > 0)
-			bound[nruns++] = i;
-	bound[nruns] = n;
-	while (nruns > 1) {
-		size_t w = 0, nb = 0;
-
-		for (size_t r = 0; r < nruns; r += 2) {
-			size_t lo = bound[r], mid = bound[r + 1];
-			size_t hi = r + 2 <= nruns ? bound[r + 2] : mid;
-			size_t i = lo, j = mid;
-
-			bound[nb++] = w;
-			while (i < mid && j < hi)
-				dst[w++] = krowcmp(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
-			while (i < mid)
-				dst[w++] = src[i++];
-			while (j < hi)
-				dst[w++] = src[j++];
-		}
-		bound[nb] = n;
-		nruns = nb;
-		tmp = src;
-		src = dst;
-		dst = tmp;
-	}
-	if (src != kt->row) {
-		free(kt->row);
-		kt->row = src;
-	} else
-		free(dst);
-	free(bound);
-	return runs;
-}
-
-/* Write o: stdio's buffer first, then o straight to the descriptor. */
-static void
-kflush(struct buf *o)
-{
-	size_t off = 0;
-	ssize_t n;
-
-	if (fflush(stdout) != 0)
-		dieerr("stdout");
-	while (off < o->len)
-		if ((n = write(fileno(stdout), o->p + off, o->len - off)) >= 0)
-			off += (size_t)n;
-		else if (errno != EINTR)
-			dieerr("stdout");
-	o->len = 0;
-}
-
-/* Files read at once while the rows are written (merged op_summary
- * slices); beyond this the least recently used is closed. */
-#define KOPEN_MAX	32
-
-/* Close the reader used least recently. */
-static void
-kevict(struct ktab *kt)
-{
-	struct kread *lru = NULL;
-
-	for (int i = 0; i < kt->nkr; i++)
-		if (kt->kr[i].open && (lru == NULL || kt->kr[i].lastuse < lru->lastuse))
-			lru = &kt->kr[i];
-	csv_close(&lru->c);
-	lru->open = 0;
-	kt->nopen--;
-}
-
-/* The reader of a kernel file, opened again for the second reading. */
-static struct csvin *
-kreader(struct ktab *kt, struct kread *kr, const struct pfile *pf)
-{
-	kr->lastuse = ++kt->uses;
-	if (kr->open)
-		return &kr->c;
-	if (kt->nopen == KOPEN_MAX)
-		kevict(kt);
-	if (kr->fd >= 0)
-		csv_fdopen(&kr->c, kr->fd, pf->path);
-	else {
-		struct stat st;
-		int fd;
-
-		/* Out of descriptors: fewer files open at once. */
-		while ((fd = open(pf->path, O_RDONLY)) < 0 && (errno == EMFILE || errno == ENFILE) &&
-		    kt->nopen > 0)
-			kevict(kt);
-		if (fd < 0 || fstat(fd, &st) != 0)
-			dieerr("%s", pf->path);
-		if (st.st_dev != kr->dev || st.st_ino != kr->ino)
-			die("%s: replaced while being read", pf->path);
-		csv_fdopen(&kr->c, fd, pf->path);
-		kr->c.ownfd = 1;
-	}
-	kr->open = 1;
-	kt->nopen++;
-	return &kr->c;
-}
-
-static void
-freektab(struct ktab *kt)
-{
-	for (int i = 0; i < kt->nkr; i++) {
-		struct kread *kr = &kt->kr[i];
-
-		if (kr->open)
-			csv_close(&kr->c);
-		if (kr->fd >= 0)
-			close(kr->fd);
-		if (kr->used)
-			freekfile(&kr->kf);
-		buf_free(&kr->head);
-	}
-	free(kt->kr);
-	free(kt->row);
-	buf_free(&kt->pmunames);
-	memset(kt, 0, sizeof *kt);
-}
-
-/*
- * Write the kernel records in sorted order.  Each row is read again from
- * its file at the offset kept: in a file in (device, start) order that
- * is one sequential reading; rows out of order cost a seek each.
- */
-static void
-putkernels(struct ktab *kt, const struct profile *p, int64_t origin)
-{
-	static struct buf o;
-	struct buf head = {0};
-
-	/* File names come from the directory listing: escape-safe checked. */
-	out_begin(&head, "kernel");
-	out_cstr(&head, "profile", p->name);
-	buf_adds(&head, ",\"src\":\"");
-	for (int i = 0; i < p->nf; i++)
-		for (const char *c = p->f[i].base; *c; c++)
-			if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
-				die("%s: file name needs escaping", p->f[i].path);
-	/* The fixed head is the same for every kernel of the file. */
-	for (int i = 0; i < kt->nkr; i++)
-		if (kt->kr[i].used) {
-			struct buf *h = &kt->kr[i].head;
-
-			h->len = 0;
-			buf_add(h, head.p, head.len);
-			buf_adds(h, p->f[i].base);
-			buf_addc(h, ':');
-			buf_grow(h, 64);	/* for kcopy */
-		}
-	o.len = 0;
-	for (size_t i = 0; i < kt->n; i++) {
-		const struct krow *k = &kt->row[i];
-		struct kread *kr = &kt->kr[k->file];
-		const struct pfile *f = &p->f[k->file];
-		struct csvin *c = kreader(kt, kr, f);
-		size_t rowlen;
-		char *w;
-
-		if (csv_seek(c, k->off, k->line) != 0)
-			dieerr("%s", f->path);
-		if (csv_next(c) != 1 || c->nf != kr->kf.ncols || c->recline != k->line ||
-		    (c->bytes - c->recoff > UINT32_MAX ? UINT32_MAX : (uint32_t)(c->bytes - c->recoff)) != k->len)
-			die("%s:%lu: changed while being read", f->path, (unsigned long)k->line);
-		rowlen = (size_t)(c->bytes - c->recoff);
-		w = kreserve(&o, kr->head.len, 0);
-		w = putint(kcopy(w, kr->head.p, kr->head.len), k->line);
-		*w++ = '"';
-		o.len = (size_t)(w - o.p);
-		put_kernel_a(&o, c, &kr->kf, rowlen);
-		w = kreserve(&o, 0, 0);
-		PUTLIT(w, ",\"start_ns\":");
-		w = putint(w, k->start - origin);
-		PUTLIT(w, ",\"dur_ns\":");
-		w = putint(w, k->dur);
-		PUTLIT(w, ",\"end_ns\":");
-		w = putint(w, k->start - origin + k->dur);
-		o.len = (size_t)(w - o.p);
-		put_kernel_b(&o, c, &kr->kf, rowlen);
-		w = kreserve(&o, 0, 0);
-		PUTLIT(w, "}\n");
-		o.len = (size_t)(w - o.p);
-		if (o.len >= (1u << 20))
-			kflush(&o);
-	}
-	kflush(&o);
-	buf_free(&head);
-}
-
 /* ---- small tables ---- */
 
 /* Warnings are collected per profile and written after its record. */
@@ -1502,7 +515,7 @@ put_us(struct buf *b, const char *key, const char *s, size_t n)
 
 	cell_trim(&s, &n);
 	snprintf(k, sizeof k, "%s_us", key);
-	put_numcell(b, k, s, n);
+	cell_putnum(b, k, s, n);
 	snprintf(k, sizeof k, "%s_ns", key);
 	if (!cell_isnull(s, n) && dec_us2ns(s, n, &v) == 0)
 		out_i64(b, k, v);
@@ -1511,7 +524,7 @@ put_us(struct buf *b, const char *key, const char *s, size_t n)
 }
 
 static void
-readsteptrace(struct pfile *pf, const struct profile *p)
+readsteptrace(struct src_file *pf, const struct profile *p)
 {
 	static const struct { const char *col, *key; } m[] = {
 		{ "Computing", "computing" },
@@ -1562,12 +575,12 @@ readsteptrace(struct pfile *pf, const struct profile *p)
 		out_cstr(&b, "src", src);
 		if (idev >= 0) {
 			s = csv_field(&c, idev, &n);
-			put_intcell(&b, "device", s, n);
+			cell_putint(&b, "device", s, n);
 		} else
 			out_null(&b, "device");
 		if (istep >= 0) {
 			s = csv_field(&c, istep, &n);
-			put_strcell(&b, "step", s, n, 0);
+			cell_putstr(&b, "step", s, n, 0);
 		} else
 			out_null(&b, "step");
 		for (int i = 0; i < 9; i++)
@@ -1584,7 +597,7 @@ readsteptrace(struct pfile *pf, const struct profile *p)
 }
 
 static void
-readopstat(struct pfile *pf, const struct profile *p)
+readopstat(struct src_file *pf, const struct profile *p)
 {
 	static const struct { const char *col, *key; int num; } m[] = {
 		{ "Device_id", "device", 2 },
@@ -1638,11 +651,11 @@ readopstat(struct pfile *pf, const struct profile *p)
 			}
 			s = csv_field(&c, idx[i], &n);
 			if (m[i].num == 2)
-				put_intcell(&b, m[i].key, s, n);
+				cell_putint(&b, m[i].key, s, n);
 			else if (m[i].num == 1)
-				put_numcell(&b, m[i].key, s, n);
+				cell_putnum(&b, m[i].key, s, n);
 			else
-				put_strcell(&b, m[i].key, s, n, 0);
+				cell_putstr(&b, m[i].key, s, n, 0);
 		}
 		buf_add(&b, "}\n", 2);
 		buf_add(&tables, b.p, b.len);
@@ -1654,7 +667,7 @@ readopstat(struct pfile *pf, const struct profile *p)
 
 /* Parse a whole small JSON file with libjq; invalid on failure. */
 static jv
-readjson(struct pfile *pf)
+readjson(struct src_file *pf)
 {
 	FILE *fp = fopen(pf->path, "r");
 	struct buf b = {0};
@@ -1745,7 +758,7 @@ istotal(const struct cjop *op)
 }
 
 struct commscan {
-	struct pfile	*pf;
+	struct src_file	*pf;
 	int64_t		 min;
 };
 
@@ -1774,7 +787,7 @@ commcount(const struct cjop *op, void *arg)
  * used (nothing counted, nothing written by putcomm).
  */
 static void
-readcomm(struct pfile *pf, const struct profile *p, int64_t *origin)
+readcomm(struct src_file *pf, const struct profile *p, int64_t *origin)
 {
 	struct commscan cs = { .pf = pf, .min = INT64_MAX };
 	char err[256];
@@ -1798,7 +811,7 @@ readcomm(struct pfile *pf, const struct profile *p, int64_t *origin)
 
 struct commput {
 	const struct profile *p;
-	const struct pfile *pf;
+	const struct src_file *pf;
 	int64_t		 origin;
 	struct buf	 b;
 };
@@ -1840,7 +853,7 @@ commput(const struct cjop *op, void *arg)
 
 /* Write the comm records of a file readcomm() accepted. */
 static void
-putcomm(const struct pfile *pf, const struct profile *p, int64_t origin)
+putcomm(const struct src_file *pf, const struct profile *p, int64_t origin)
 {
 	struct commput cp = { .p = p, .pf = pf, .origin = origin };
 	char err[256];
@@ -1858,7 +871,7 @@ putcomm(const struct pfile *pf, const struct profile *p, int64_t origin)
 
 /* Capture configuration from profiler_info*.json, as a JSON object text. */
 static void
-readinfo(struct pfile *pf, struct buf *cfg, char **level)
+readinfo(struct src_file *pf, struct buf *cfg, char **level)
 {
 	jv doc = readjson(pf);
 	jv cc, ec, v;
@@ -1909,7 +922,7 @@ putfiles(struct buf *b, const struct profile *p, const struct trace_counts *tc, 
 	out_key(b, "files");
 	buf_addc(b, '[');
 	for (int i = 0; i < p->nf + (anfile.base != NULL); i++) {
-		const struct pfile *f = i < p->nf ? &p->f[i] : &anfile;
+		const struct src_file *f = i < p->nf ? &p->f[i] : &anfile;
 		struct buf t = {0};
 
 		if (i)
@@ -1955,6 +968,12 @@ putlist(struct buf *b, const char *key, const char **v, int n)
 }
 
 static void
+ktbad(const char *msg)
+{
+	baddata("%s", msg);
+}
+
+static void
 dbbad(void *arg, const char *msg)
 {
 	baddata("%s", msg);
@@ -1964,7 +983,7 @@ static void
 process(struct profile *p)
 {
 	struct ktab kt;
-	struct pfile *fk[F_NKINDS] = {0};
+	struct src_file *fk[F_NKINDS] = {0};
 	struct trace *tr = NULL;
 	struct trace_counts tc;
 	struct buf cfg = {0};
@@ -1978,14 +997,20 @@ process(struct profile *p)
 	struct dbread *db = NULL;
 	struct db_counts dc;
 	int dbsteps = 0, nw0 = 0;
+	struct source src[3];		/* database, kernel table, timeline */
+	struct src_counts sc, one;
+	int nsrc = 0;
 
 	memset(&kt, 0, sizeof kt);
 	memset(&tc, 0, sizeof tc);
 	kt.minstart = INT64_MAX;
+	kt.tmpdir = tmpdir;
+	kt.progress = progress;
+	kt.bad = ktbad;
 	nwarns = 0;
 	tables.len = 0;
 	for (int i = 0; i < p->nf; i++) {
-		struct pfile *f = &p->f[i];
+		struct src_file *f = &p->f[i];
 
 		if (fk[f->kind] == NULL)
 			fk[f->kind] = f;
@@ -2013,6 +1038,7 @@ process(struct profile *p)
 		if ((db = db_open(fk[F_DB]->path, &dop, err, sizeof err)) == NULL)
 			die("%s", err);
 		dbused = fk[F_DB];
+		src_db(&src[nsrc++], db);
 		db_counts(db, &dc);
 		for (nw0 = 0; (code = db_warning(db, nw0, &msg)) != NULL; nw0++)
 			addwarn(code, "%s", msg);
@@ -2039,13 +1065,14 @@ process(struct profile *p)
 		for (int i = 0; i < p->nf; i++)
 			kt.kr[i].fd = -1;
 		for (int i = 0; i < p->nf; i++) {
-			struct pfile *f = &p->f[i];
+			struct src_file *f = &p->f[i];
 
 			if (f->kind != F_KERNEL || (details && f != fk[F_KERNEL]))
 				continue;
-			if (readkernels(&kt, f, i) == 0)
+			if (ktab_read(&kt, f, i) == 0)
 				nkfiles++;
 		}
+		src_ktab(&src[nsrc++], &kt, p->f, p->nf);
 		for (int i = 0; i < p->nf; i++)
 			if (p->f[i].kind == F_KERNEL && p->f[i].read == 0 && &p->f[i] != fk[F_KERNEL] && details)
 				addwarn("file_not_used", "%s: kernel_details.csv is read instead", p->f[i].base);
@@ -2070,25 +1097,19 @@ process(struct profile *p)
 
 			trace_used = 1;
 			fk[F_TRACE]->read = 1;
+			src_trace(&src[nsrc++], tr, !fk[F_KERNEL]);
 			trace_counts(tr, &tc);
 			for (int i = 0; (code = trace_warning(tr, i, &msg)) != NULL; i++)
 				addwarn(code, "%s", msg);
 		}
 	}
 
-	if (db && db_min_ts(db, &dbsteps) != INT64_MAX) {
-		origin = db_min_ts(db, &dbsteps);
-		origin_from = dbsteps ? "kernel_table" : "trace";
-		dbsteps = 0;
-	} else if (kt.n) {
-		origin = kt.minstart;
-		origin_from = "kernel_table";
-	} else if (tr && trace_min_kernel_ts(tr) != INT64_MAX) {
-		origin = trace_min_kernel_ts(tr);
-		origin_from = "trace_kernels";
-	} else if (tr && trace_min_ts(tr) != INT64_MAX) {
-		origin = trace_min_ts(tr);
-		origin_from = "trace";
+	/* the origin: the first source with a smallest time */
+	for (int i = 0; i < nsrc && origin == INT64_MAX; i++) {
+		const char *from;
+
+		if ((origin = src[i].ops->min_ts(&src[i], &from)) != INT64_MAX)
+			origin_from = from;
 	}
 
 	if (fk[F_INFO])
@@ -2116,7 +1137,7 @@ process(struct profile *p)
 		db_counts(db, &dc);
 		if (!dc.comm_analysis)
 			dbused->emitted += dc.comm_records;
-		anfile = (struct pfile){ .kind = F_ANALYSIS, .base = dc.an_found ? "analysis.db" : NULL,
+		anfile = (struct src_file){ .kind = F_ANALYSIS, .base = dc.an_found ? "analysis.db" : NULL,
 		    .read = dc.an_read, .emitted = dc.an_emitted, .rejected = dc.an_rejected };
 		rejected += dc.an_rejected;
 		for (int i = 0; (code = db_warning(db, i, &msg)) != NULL; i++)
@@ -2126,7 +1147,7 @@ process(struct profile *p)
 	if (origin == INT64_MAX)
 		origin = 0;
 
-	runs = sortrows(&kt);
+	runs = ktab_sort(&kt);
 	if (runs > 1) {
 		if (nkfiles > 1 && runs <= (size_t)nkfiles)
 			addwarn("kernels_merged", "%zu sorted runs from %d files merged into (device, start) order", runs, nkfiles);
@@ -2230,10 +1251,18 @@ process(struct profile *p)
 
 		out_begin(&t, "x");
 		t.len = 0;
-		out_i64(&t, "kernel", (int64_t)(db ? dc.kernel + dc.comm : kt.n ? kt.n : (!fk[F_KERNEL] && tr ? tc.device : 0)));
-		out_i64(&t, "marker", (int64_t)(db ? dc.markers : tr ? tc.markers : 0));
-		out_i64(&t, "host", (int64_t)(db ? dc.host : tr ? tc.host : 0));
-		out_i64(&t, "flows_linked", (int64_t)(db ? dc.host_linked : tr ? tc.flows_linked : 0));
+		memset(&sc, 0, sizeof sc);
+		for (int i = 0; i < nsrc; i++) {
+			src[i].ops->counts(&src[i], &one);
+			sc.kernel += one.kernel;
+			sc.marker += one.marker;
+			sc.host += one.host;
+			sc.flows_linked += one.flows_linked;
+		}
+		out_i64(&t, "kernel", (int64_t)sc.kernel);
+		out_i64(&t, "marker", (int64_t)sc.marker);
+		out_i64(&t, "host", (int64_t)sc.host);
+		out_i64(&t, "flows_linked", (int64_t)sc.flows_linked);
 		out_i64(&t, "rejected", (int64_t)rejected);
 		out_i64(&t, "warnings", nwarns);
 		buf_addc(&ob, '{');
@@ -2252,34 +1281,28 @@ process(struct profile *p)
 		free(warns[i].code);
 		free(warns[i].msg);
 	}
-	if (tr)
-		trace_put_markers(tr, stdout, p->name, origin);
-	if (db && db_put_markers(db, stdout, p->name, origin) != 0)
-		die("%s", db_err(db));
+	for (int i = 0; i < nsrc; i++)
+		if (src[i].ops->put_markers(&src[i], stdout, p->name, origin) != 0)
+			die("%s", src[i].ops->err(&src[i]));
 	if (tables.len && fwrite(tables.p, 1, tables.len, stdout) != tables.len)
 		dieerr("stdout");
 	if (fk[F_COMM])
 		putcomm(fk[F_COMM], p, origin);
 	else if (db && db_put_comm(db, stdout, p->name, origin) != 0)
 		die("%s", db_err(db));
-	if (db) {
-		if (db_put_kernels(db, stdout, p->name, origin) != 0 ||
-		    db_put_host(db, stdout, p->name, origin) != 0)
-			die("%s", db_err(db));
-		db_close(db);
-		dbused = NULL;
-	}
-	if (kt.n)
-		putkernels(&kt, p, origin);
-	else if (tr && !fk[F_KERNEL])
-		trace_put_kernels(tr, stdout, p->name, origin);
-	if (tr) {
-		trace_put_host(tr, stdout, p->name, origin);
-		trace_close(tr);
-	}
+	for (int i = 0; i < nsrc; i++)
+		if (src[i].ops->put_kernels(&src[i], stdout, p->name, origin) != 0)
+			die("%s", src[i].ops->err(&src[i]));
+	for (int i = 0; i < nsrc; i++)
+		if (src[i].ops->put_host(&src[i], stdout, p->name, origin) != 0)
+			die("%s", src[i].ops->err(&src[i]));
+	for (int i = 0; i < nsrc; i++)
+		src[i].ops->close(&src[i]);
+	dbused = NULL;
 	if (ferror(stdout))
 		dieerr("stdout");
-	freektab(&kt);
+	if (!fk[F_KERNEL])
+		ktab_free(&kt);
 	buf_free(&cfg);
 	free(level);
 }

@@ -87,4 +87,14 @@ cell_isnum16(const char *s, size_t n)
 	return simd_num16(s, n) || cell_isnum(s, n);
 }
 
+struct buf;
+
+/* ,"key": and the cell by the rule: an integer (UINT32_MAX, "invalid",
+ * is null too), a text, a number. */
+void	cell_putint(struct buf *, const char *key, const char *s, size_t n);
+void	cell_putstr(struct buf *, const char *key, const char *s, size_t n, int unquote);
+void	cell_putnum(struct buf *, const char *key, const char *s, size_t n);
+/* A bounded, printable snippet of a bad cell for messages (static). */
+const char *cell_snip(const char *s, size_t n);
+
 #endif
