@@ -804,8 +804,8 @@ hexval(const char *p, unsigned *u)
 	return 0;
 }
 
-static void
-pututf8(struct buf *b, unsigned u)
+void
+rec_pututf8(struct buf *b, unsigned long u)
 {
 	char s[4];
 
@@ -873,7 +873,7 @@ rf_str(const struct rfield *f, struct buf *b)
 				p += 6;
 			} else if (u >= 0xd800 && u < 0xe000)
 				u = 0xfffd;
-			pututf8(b, u);
+			rec_pututf8(b, u);
 			break;
 		}
 		default: buf_addc(b, *p); break;
@@ -1025,17 +1025,9 @@ out_cstr(struct buf *b, const char *k, const char *s)
 void
 out_int(struct buf *b, int64_t v)
 {
-	char t[24];
-	int n = 24;
-	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-
-	do {
-		t[--n] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		t[--n] = '-';
-	buf_add(b, t + n, (size_t)(24 - n));
+	buf_grow(b, 24);
+	b->len = (size_t)(rec_fmtint(b->p + b->len, v) - b->p);
+	b->p[b->len] = '\0';	/* as buf_add leaves it */
 }
 
 

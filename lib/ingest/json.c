@@ -1,31 +1,6 @@
 /* json: the tokenizer of the timeline reader: events as spans. */
 #include "trace_int.h"
 
-static void
-pututf8(struct buf *o, unsigned long c)
-{
-	char u[4];
-
-	if (c < 0x80)
-		buf_addc(o, (int)c);
-	else if (c < 0x800) {
-		u[0] = (char)(0xc0 | (c >> 6));
-		u[1] = (char)(0x80 | (c & 0x3f));
-		buf_add(o, u, 2);
-	} else if (c < 0x10000) {
-		u[0] = (char)(0xe0 | (c >> 12));
-		u[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-		u[2] = (char)(0x80 | (c & 0x3f));
-		buf_add(o, u, 3);
-	} else {
-		u[0] = (char)(0xf0 | (c >> 18));
-		u[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-		u[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-		u[3] = (char)(0x80 | (c & 0x3f));
-		buf_add(o, u, 4);
-	}
-}
-
 static unsigned long
 hex4(const char *s)
 {
@@ -80,7 +55,7 @@ tr_unesc(struct buf *o, const char *s, size_t n)
 			}
 			if (c >= 0xd800 && c < 0xe000)
 				c = 0xfffd;
-			pututf8(o, c);
+			rec_pututf8(o, c);
 			continue;
 		}
 		default: buf_addc(o, q[1]); break;

@@ -202,36 +202,6 @@ kcopy(char *w, const char *s, size_t n)
 
 #define PUTLIT(w, lit)	(memcpy((w), (lit), sizeof(lit) - 1), (w) += sizeof(lit) - 1)
 
-static const char digit2[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-/* Decimal digits of v, as out_int writes them. */
-KINLINE char *
-putint(char *w, int64_t v)
-{
-	char t[24];
-	int i = 24;
-	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-
-	while (u >= 100) {
-		unsigned d = (unsigned)(u % 100);
-
-		u /= 100;
-		i -= 2;
-		memcpy(t + i, digit2 + 2 * d, 2);
-	}
-	if (u >= 10) {
-		i -= 2;
-		memcpy(t + i, digit2 + 2 * u, 2);
-	} else
-		t[--i] = (char)('0' + u);
-	if (v < 0)
-		t[--i] = '-';
-	memcpy(w, t + i, (size_t)(24 - i));
-	return w + (24 - i);
-}
 
 /* 1..18 digits, no leading zero (or just "0"): the value's own text. */
 KINLINE int
@@ -410,7 +380,7 @@ put_kernel_b(struct buf *o, const struct csvin *c, const struct kfile *kf, size_
 			KNULL("wait_ns");
 		else {
 			PUTLIT(w, ",\"wait_ns\":");
-			w = putint(w, v);
+			w = rec_fmtint(w, v);
 		}
 	} else
 		KNULL("wait_ns");
@@ -888,17 +858,17 @@ ktab_put(struct ktab *kt, const char *profile, const struct src_file *pf, int nf
 			die("%s:%lu: changed while being read", f->path, (unsigned long)k->line);
 		rowlen = (size_t)(c->bytes - c->recoff);
 		w = kreserve(&o, kr->head.len, 0);
-		w = putint(kcopy(w, kr->head.p, kr->head.len), k->line);
+		w = rec_fmtint(kcopy(w, kr->head.p, kr->head.len), k->line);
 		*w++ = '"';
 		o.len = (size_t)(w - o.p);
 		put_kernel_a(&o, c, &kr->kf, rowlen);
 		w = kreserve(&o, 0, 0);
 		PUTLIT(w, ",\"start_ns\":");
-		w = putint(w, k->start - origin);
+		w = rec_fmtint(w, k->start - origin);
 		PUTLIT(w, ",\"dur_ns\":");
-		w = putint(w, k->dur);
+		w = rec_fmtint(w, k->dur);
 		PUTLIT(w, ",\"end_ns\":");
-		w = putint(w, k->start - origin + k->dur);
+		w = rec_fmtint(w, k->start - origin + k->dur);
 		o.len = (size_t)(w - o.p);
 		put_kernel_b(&o, c, &kr->kf, rowlen);
 		w = kreserve(&o, 0, 0);

@@ -66,78 +66,6 @@ trace_put_markers(struct trace *t, FILE *fp, const char *profile,
  * made once with the out_* functions (so the bytes are the same), and
  * write it in large blocks.
  */
-static const char dig2[201] =
-    "00010203040506070809101112131415161718192021222324"
-    "25262728293031323334353637383940414243444546474849"
-    "50515253545556575859606162636465666768697071727374"
-    "75767778798081828384858687888990919293949596979899";
-
-/* Digits of u, written in place from the back. */
-static char *
-putu(char *d, uint64_t u)
-{
-	static const uint64_t p10[20] = {
-		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
-		10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
-		100000000000ULL, 1000000000000ULL, 10000000000000ULL,
-		100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
-		100000000000000000ULL, 1000000000000000000ULL,
-		10000000000000000000ULL
-	};
-	unsigned n = ((unsigned)(64 - __builtin_clzll(u | 1)) * 1233) >> 12;
-	uint32_t v;
-	char *e, *q;
-
-	if (u < 10) {
-		*d = (char)('0' + u);
-		return d + 1;
-	}
-	n += u >= p10[n];		/* the number of digits */
-	e = q = d + n;
-	while (u >= 100000000) {	/* 8 digits at a time, in 32 bits */
-		uint64_t hi = u / 100000000;
-		uint32_t lo = (uint32_t)(u - hi * 100000000);
-		uint32_t a = lo / 10000, b = lo % 10000;
-
-		q -= 8;
-		memcpy(q, dig2 + 2 * (a / 100), 2);
-		memcpy(q + 2, dig2 + 2 * (a % 100), 2);
-		memcpy(q + 4, dig2 + 2 * (b / 100), 2);
-		memcpy(q + 6, dig2 + 2 * (b % 100), 2);
-		u = hi;
-	}
-	v = (uint32_t)u;
-	if (v >= 10000) {
-		uint32_t b = v % 10000;
-
-		v /= 10000;
-		q -= 4;
-		memcpy(q, dig2 + 2 * (b / 100), 2);
-		memcpy(q + 2, dig2 + 2 * (b % 100), 2);
-	}
-	while (v >= 100) {
-		q -= 2;
-		memcpy(q, dig2 + 2 * (v % 100), 2);
-		v /= 100;
-	}
-	if (v >= 10) {
-		q -= 2;
-		memcpy(q, dig2 + 2 * v, 2);
-	} else
-		*--q = (char)('0' + v);
-	return e;
-}
-
-static char *
-puti(char *d, int64_t v)
-{
-	if (v < 0) {
-		*d++ = '-';
-		return putu(d, (uint64_t)0 - (uint64_t)v);
-	}
-	return putu(d, (uint64_t)v);
-}
-
 #define LIT(d, s) (memcpy((d), (s), sizeof(s) - 1), (d) += sizeof(s) - 1)
 
 /* Room for n more bytes; the write position. */
@@ -234,17 +162,17 @@ trace_put_kernels(struct trace *t, FILE *fp, const char *profile,
 			d = wpos(b, pre.len + 200);
 			memcpy(d, pre.p, pre.len);
 			d += pre.len;
-			d = putu(d, h->off);
+			d = rec_fmtint_u(d, h->off);
 			LIT(d, "\",\"device\":");
 			if (p->dev < 0)
 				LIT(d, "null");
 			else
-				d = puti(d, p->dev);
+				d = rec_fmtint(d, p->dev);
 			LIT(d, ",\"stream\":");
-			d = puti(d, h->flags & F_STREAM ? rext(h, x++) : th->tid);
+			d = rec_fmtint(d, h->flags & F_STREAM ? rext(h, x++) : th->tid);
 			LIT(d, ",\"task_id\":");
 			if (h->flags & F_TASKID)
-				d = puti(d, rext(h, x));
+				d = rec_fmtint(d, rext(h, x));
 			else
 				LIT(d, "null");
 			LIT(d, ",\"step\":null,\"name\":");
@@ -263,11 +191,11 @@ trace_put_kernels(struct trace *t, FILE *fp, const char *profile,
 			} else
 				LIT(d, "null");
 			LIT(d, ",\"start_ns\":");
-			d = puti(d, h->start - origin);
+			d = rec_fmtint(d, h->start - origin);
 			LIT(d, ",\"dur_ns\":");
-			d = puti(d, h->dur);
+			d = rec_fmtint(d, h->dur);
 			LIT(d, ",\"end_ns\":");
-			d = puti(d, h->start + h->dur - origin);
+			d = rec_fmtint(d, h->start + h->dur - origin);
 			LIT(d, ",\"wait_ns\":null}\n");
 			wend(b, d);
 			wflush(b, fp, OUTBUF);
@@ -341,7 +269,7 @@ fmt_host(const struct hput *hp, struct buf *b, int64_t origin,
 	d = wpos(b, hp->pre.len + 48);
 	memcpy(d, hp->pre.p, hp->pre.len);
 	d += hp->pre.len;
-	d = putu(d, h->off);
+	d = rec_fmtint_u(d, h->off);
 	LIT(d, "\",\"name\":");
 	wend(b, d);
 	out_esc(b, s, h->nname);
@@ -360,13 +288,13 @@ fmt_host(const struct hput *hp, struct buf *b, int64_t origin,
 	d = wpos(b, tl + 256);
 	memcpy(d, hp->tp.p + hp->toff[e->ti], tl);
 	d += tl;
-	d = puti(d, h->start - origin);
+	d = rec_fmtint(d, h->start - origin);
 	LIT(d, ",\"dur_ns\":");
-	d = puti(d, h->dur);
+	d = rec_fmtint(d, h->dur);
 	LIT(d, ",\"end_ns\":");
-	d = puti(d, h->start + h->dur - origin);
+	d = rec_fmtint(d, h->start + h->dur - origin);
 	LIT(d, ",\"depth\":");
-	d = puti(d, e->depth);
+	d = rec_fmtint(d, e->depth);
 	LIT(d, ",\"leaf\":");
 	if (!e->resolved)
 		at = (size_t)(d - b->p);
@@ -385,7 +313,7 @@ fmt_host(const struct hput *hp, struct buf *b, int64_t origin,
 	}
 	if (e->hask) {
 		LIT(d, ",\"kernel_ns\":");
-		d = puti(d, e->kns - origin);
+		d = rec_fmtint(d, e->kns - origin);
 	}
 	LIT(d, "}\n");
 	wend(b, d);
