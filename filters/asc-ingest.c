@@ -145,17 +145,6 @@ startswith(const char *s, const char *pre)
 	return strncmp(s, pre, strlen(pre)) == 0;
 }
 
-static int
-digits(const char *s, size_t n)
-{
-	if (n == 0)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-	return 1;
-}
-
 /* Classify a file name; -1 if not one we read. */
 static int
 classify(const char *name)
@@ -177,7 +166,7 @@ classify(const char *name)
 		return F_COMM;
 	if (strcmp(name, "profiler_info.json") == 0 ||
 	    (startswith(name, "profiler_info_") && endswith(name, ".json") &&
-	    digits(name + 14, strlen(name) - 19)))
+	    cell_digits(name + 14, strlen(name) - 19)))
 		return F_INFO;
 	if ((startswith(name, "ascend_pytorch_profiler") ||
 	    startswith(name, "ascend_mindspore_profiler") ||
@@ -895,7 +884,7 @@ readinfo(struct src_file *pf, struct buf *cfg, char **level)
 	put_jv(&b, "aic_metrics", jget(jv_copy(ec), "_aic_metrics"));
 	put_jv(&b, "export_type", jget(jv_copy(ec), "_export_type"));
 	v = jget(jv_copy(doc), "rank_id");
-	if (jv_get_kind(v) == JV_KIND_STRING && digits(jv_string_value(v), strlen(jv_string_value(v)))) {
+	if (jv_get_kind(v) == JV_KIND_STRING && cell_digits(jv_string_value(v), strlen(jv_string_value(v)))) {
 		out_i64(&b, "rank", strtoll(jv_string_value(v), NULL, 10));
 		jv_free(v);
 	} else

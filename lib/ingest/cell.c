@@ -6,8 +6,8 @@
 #include "dec.h"
 #include "rec.h"
 
-static int
-digits(const char *s, size_t n)
+int
+cell_digits(const char *s, size_t n)
 {
 	if (n == 0)
 		return 0;
@@ -25,7 +25,7 @@ cell_putint(struct buf *b, const char *key, const char *s, size_t n)
 
 	cell_trim(&s, &n);
 	if (cell_isnull(s, n) || (n == 10 && memcmp(s, "4294967295", 10) == 0) ||
-	    dec_parse(s, n, 0, &v) != 0 || !digits(s[0] == '-' ? s + 1 : s, s[0] == '-' ? n - 1 : n))
+	    dec_parse(s, n, 0, &v) != 0 || !cell_digits(s[0] == '-' ? s + 1 : s, s[0] == '-' ? n - 1 : n))
 		out_null(b, key);
 	else
 		out_i64(b, key, v);

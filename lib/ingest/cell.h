@@ -94,6 +94,8 @@ struct buf;
 void	cell_putint(struct buf *, const char *key, const char *s, size_t n);
 void	cell_putstr(struct buf *, const char *key, const char *s, size_t n, int unquote);
 void	cell_putnum(struct buf *, const char *key, const char *s, size_t n);
+/* 1 when s[0..n) is one or more ASCII digits. */
+int	cell_digits(const char *s, size_t n);
 /* A bounded, printable snippet of a bad cell for messages (static). */
 const char *cell_snip(const char *s, size_t n);
 
