@@ -78,8 +78,8 @@ splitguess(struct trace *t, uint64_t from)
 	return found;
 }
 
-static void
-splitstart(struct trace *t)
+void
+tr_split_start(struct trace *t)
 {
 	char h[64];
 	ssize_t k = pread(t->fd, h, sizeof h, 0);
@@ -135,7 +135,7 @@ splitstart(struct trace *t)
 
 /* Stop the second thread and drop its work. */
 void
-tr_splitdrop(struct trace *t)
+tr_split_drop(struct trace *t)
 {
 	struct split *sp = t->sp;
 
@@ -186,8 +186,8 @@ splitfrs(struct trace *t, struct frs *dst, struct frs *src, const uint32_t *map,
  * At the second thread's start: wait for it, and take its results as
  * if read here.  0 joined (rs is the state at the end), -1 dropped.
  */
-static int
-splitjoin(struct trace *t, struct rdst *rs)
+int
+tr_split_join(struct trace *t, struct rdst *rs)
 {
 	struct split *sp = t->sp;
 	struct trace *u = sp->u;
@@ -274,78 +274,4 @@ splitjoin(struct trace *t, struct rdst *rs)
 	free(sp);
 	t->sp = NULL;
 	return 0;
-}
-
-int
-trace_read(struct trace *t)
-{
-	struct rdst rs = { ST_START, 0, 0 };
-	int r;
-
-	clock_gettime(CLOCK_MONOTONIC, &t->t0);
-	t->tlast = t->t0;
-	{
-		/* a regular file with the default read size is mapped */
-		struct stat sb;
-
-		if (t->chunk % (size_t)sysconf(_SC_PAGESIZE) == 0 &&
-		    t->b == NULL && t->fd > 0 &&
-		    fstat(t->fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
-		    sb.st_size > 0 && lseek(t->fd, 0, SEEK_CUR) == 0) {
-			t->mm = 1;
-			t->fsize = (uint64_t)sb.st_size;
-			t->win = t->chunk == CHUNK ? MAPWIN : t->chunk;
-		}
-	}
-	if (t->mm && t->splitmin && t->fsize >= t->splitmin)
-		splitstart(t);
-	while ((r = tr_readloop(t, &rs)) == 1)
-		if (splitjoin(t, &rs) == 0)
-			break;
-	if (r < 0) {
-		if (t->sp)
-			tr_splitdrop(t);
-		return -1;
-	}
-	if (rs.inobj && !rs.sawarr)
-		return tr_bad(t, t->b + t->len, "no \"traceEvents\" array in "
-		    "the top-level object");
-	tr_finish(t);
-	if (t->progress)
-		tr_progress(t, 1);
-	return 0;
-}
-
-int
-trace_split(const struct trace *t)
-{
-	return t->splitres;
-}
-
-int64_t
-trace_min_ts(const struct trace *t)
-{
-	return t->mints;
-}
-
-int64_t
-trace_min_kernel_ts(const struct trace *t)
-{
-	return t->minkts;
-}
-
-void
-trace_counts(const struct trace *t, struct trace_counts *c)
-{
-	*c = t->c;
-}
-
-const char *
-trace_warning(const struct trace *t, int i, const char **msg)
-{
-	if (i < 0 || i >= t->nw)
-		return NULL;
-	if (msg)
-		*msg = t->w[i].msg;
-	return t->w[i].code;
 }

@@ -248,7 +248,7 @@ tr_readloop(struct trace *t, struct rdst *rs)
 				rs->sawarr = sawarr;
 				return 1;
 			}
-			tr_splitdrop(t);	/* not an event start: a wrong guess */
+			tr_split_drop(t);	/* not an event start: a wrong guess */
 		}
 		if (p == e) {
 			if (!t->eof) {
@@ -390,4 +390,80 @@ tr_readloop(struct trace *t, struct rdst *rs)
 	rs->inobj = inobj;
 	rs->sawarr = sawarr;
 	return 0;
+}
+
+/* ---------- public: read, results ---------- */
+
+int
+trace_read(struct trace *t)
+{
+	struct rdst rs = { ST_START, 0, 0 };
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &t->t0);
+	t->tlast = t->t0;
+	{
+		/* a regular file with the default read size is mapped */
+		struct stat sb;
+
+		if (t->chunk % (size_t)sysconf(_SC_PAGESIZE) == 0 &&
+		    t->b == NULL && t->fd > 0 &&
+		    fstat(t->fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		    sb.st_size > 0 && lseek(t->fd, 0, SEEK_CUR) == 0) {
+			t->mm = 1;
+			t->fsize = (uint64_t)sb.st_size;
+			t->win = t->chunk == CHUNK ? MAPWIN : t->chunk;
+		}
+	}
+	if (t->mm && t->splitmin && t->fsize >= t->splitmin)
+		tr_split_start(t);
+	while ((r = tr_readloop(t, &rs)) == 1)
+		if (tr_split_join(t, &rs) == 0)
+			break;
+	if (r < 0) {
+		if (t->sp)
+			tr_split_drop(t);
+		return -1;
+	}
+	if (rs.inobj && !rs.sawarr)
+		return tr_bad(t, t->b + t->len, "no \"traceEvents\" array in "
+		    "the top-level object");
+	tr_finish(t);
+	if (t->progress)
+		tr_progress(t, 1);
+	return 0;
+}
+
+int
+trace_split(const struct trace *t)
+{
+	return t->splitres;
+}
+
+int64_t
+trace_min_ts(const struct trace *t)
+{
+	return t->mints;
+}
+
+int64_t
+trace_min_kernel_ts(const struct trace *t)
+{
+	return t->minkts;
+}
+
+void
+trace_counts(const struct trace *t, struct trace_counts *c)
+{
+	*c = t->c;
+}
+
+const char *
+trace_warning(const struct trace *t, int i, const char **msg)
+{
+	if (i < 0 || i >= t->nw)
+		return NULL;
+	if (msg)
+		*msg = t->w[i].msg;
+	return t->w[i].code;
 }

@@ -358,7 +358,17 @@ void	tr_finish(struct trace *t);
 void	tr_progress(struct trace *t, int final);
 void	tr_sortstate_init(struct trace *t, size_t chunk);
 int	tr_readloop(struct trace *t, struct rdst *rs);
-void	tr_splitdrop(struct trace *t);
+/*
+ * split.c, reading on two threads: tr_split_start() starts the second
+ * thread at an event guessed past the middle (t->split); when the first
+ * thread's tr_readloop() reaches it (returns 1), tr_split_join() adds the
+ * second thread's results to the first's: 0 joined (reading is done), -1
+ * dropped (the first thread reads on).  tr_split_drop() stops it and
+ * throws its work away (bad data, a wrong guess).
+ */
+void	tr_split_start(struct trace *t);
+int	tr_split_join(struct trace *t, struct rdst *rs);
+void	tr_split_drop(struct trace *t);
 
 /* small helpers, inline: they run per event */
 
