@@ -6,28 +6,22 @@
 #include <sys/types.h>
 
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <jv.h>
 
 #include "ingest/cell.h"
-#include "ingest/commjson.h"
-#include "ingest/csvline.h"
 #include "ingest/dbread.h"
 #include "ingest/ktab.h"
 #include "ingest/source.h"
-#include "dec.h"
-#include "rec.h"
-#include "simd.h"
+#include "ingest/tables.h"
 #include "ingest/trace.h"
+#include "rec.h"
 #include "util.h"
 
 /* Kinds of input file a profile may hold. */
@@ -482,425 +476,17 @@ addwarn(const char *code, const char *fmt, ...)
 /* Buffered small-table records, written after the markers. */
 static struct buf tables;
 
-static int
-colidx(struct csvin *c, const char *name)
-{
-	for (int i = 0; i < c->nf; i++) {
-		size_t n;
-		const char *h = csv_field(c, i, &n);
-
-		if (strlen(name) == n && memcmp(h, name, n) == 0)
-			return i;
-	}
-	return -1;
-}
-
-/* A µs figure as its text and exact ns: "preparing_us" and "preparing_ns". */
+/* The small files' readers report through these. */
 static void
-put_us(struct buf *b, const char *key, const char *s, size_t n)
+tbad(const char *msg)
 {
-	char k[64];
-	int64_t v;
-
-	cell_trim(&s, &n);
-	snprintf(k, sizeof k, "%s_us", key);
-	cell_putnum(b, k, s, n);
-	snprintf(k, sizeof k, "%s_ns", key);
-	if (!cell_isnull(s, n) && dec_us2ns(s, n, &v) == 0)
-		out_i64(b, k, v);
-	else
-		out_null(b, k);
+	baddata("%s", msg);
 }
 
 static void
-readsteptrace(struct src_file *pf, const struct profile *p)
+twarn(const char *code, const char *msg)
 {
-	static const struct { const char *col, *key; } m[] = {
-		{ "Computing", "computing" },
-		{ "Communication(Not Overlapped)", "comm_not_overlapped" },
-		{ "Overlapped", "overlapped" },
-		{ "Communication", "comm" },
-		{ "Free", "free" },
-		{ "Stage", "stage" },
-		{ "Bubble", "bubble" },
-		{ "Communication(Not Overlapped and Exclude Receive)", "comm_not_overlapped_exclude_receive" },
-		{ "Preparing", "preparing" },
-	};
-	struct csvin c;
-	int idx[9], istep, idev, ncols, r;
-	struct buf b = {0};
-	char src[300];
-
-	if (csv_open(&c, pf->path) != 0)
-		dieerr("%s", pf->path);
-	if ((r = csv_next(&c)) <= 0) {
-		addwarn("bad_step_trace", "%s: empty or unreadable, not used", pf->base);
-		csv_close(&c);
-		return;
-	}
-	ncols = c.nf;
-	istep = colidx(&c, "Step");
-	idev = colidx(&c, "Device_id");
-	for (int i = 0; i < 9; i++)
-		idx[i] = colidx(&c, m[i].col);
-	while ((r = csv_next(&c)) != 0) {
-		const char *s;
-		size_t n;
-
-		pf->read++;
-		if (r < 0 || c.nf != ncols) {
-			pf->rejected++;
-			if (r < 0)
-				baddata("%s:%lu: %s", pf->path, c.recline, c.err);
-			else
-				baddata("%s:%lu: %d fields, header has %d", pf->path, c.recline, c.nf, ncols);
-			if (r < 0)
-				break;
-			continue;
-		}
-		out_begin(&b, "step_trace");
-		out_cstr(&b, "profile", p->name);
-		snprintf(src, sizeof src, "%s:%lu", pf->base, c.recline);
-		out_cstr(&b, "src", src);
-		if (idev >= 0) {
-			s = csv_field(&c, idev, &n);
-			cell_putint(&b, "device", s, n);
-		} else
-			out_null(&b, "device");
-		if (istep >= 0) {
-			s = csv_field(&c, istep, &n);
-			cell_putstr(&b, "step", s, n, 0);
-		} else
-			out_null(&b, "step");
-		for (int i = 0; i < 9; i++)
-			if (idx[i] >= 0) {
-				s = csv_field(&c, idx[i], &n);
-				put_us(&b, m[i].key, s, n);
-			}
-		buf_add(&b, "}\n", 2);
-		buf_add(&tables, b.p, b.len);
-		pf->emitted++;
-	}
-	buf_free(&b);
-	csv_close(&c);
-}
-
-static void
-readopstat(struct src_file *pf, const struct profile *p)
-{
-	static const struct { const char *col, *key; int num; } m[] = {
-		{ "Device_id", "device", 2 },
-		{ "OP Type", "op_type", 0 },
-		{ "Core Type", "core_type", 0 },
-		{ "Count", "count", 2 },
-		{ "Total Time(us)", "total_us", 1 },
-		{ "Min Time(us)", "min_us", 1 },
-		{ "Avg Time(us)", "avg_us", 1 },
-		{ "Max Time(us)", "max_us", 1 },
-		{ "Ratio(%)", "ratio_pct", 1 },
-	};
-	struct csvin c;
-	int idx[9], ncols, r;
-	struct buf b = {0};
-	char src[300];
-
-	if (csv_open(&c, pf->path) != 0)
-		dieerr("%s", pf->path);
-	if (csv_next(&c) <= 0) {
-		addwarn("bad_op_statistic", "%s: empty or unreadable, not used", pf->base);
-		csv_close(&c);
-		return;
-	}
-	ncols = c.nf;
-	for (int i = 0; i < 9; i++)
-		idx[i] = colidx(&c, m[i].col);
-	while ((r = csv_next(&c)) != 0) {
-		pf->read++;
-		if (r < 0 || c.nf != ncols) {
-			pf->rejected++;
-			if (r < 0)
-				baddata("%s:%lu: %s", pf->path, c.recline, c.err);
-			else
-				baddata("%s:%lu: %d fields, header has %d", pf->path, c.recline, c.nf, ncols);
-			if (r < 0)
-				break;
-			continue;
-		}
-		out_begin(&b, "op_stat");
-		out_cstr(&b, "profile", p->name);
-		snprintf(src, sizeof src, "%s:%lu", pf->base, c.recline);
-		out_cstr(&b, "src", src);
-		for (int i = 0; i < 9; i++) {
-			const char *s;
-			size_t n;
-
-			if (idx[i] < 0) {
-				out_null(&b, m[i].key);
-				continue;
-			}
-			s = csv_field(&c, idx[i], &n);
-			if (m[i].num == 2)
-				cell_putint(&b, m[i].key, s, n);
-			else if (m[i].num == 1)
-				cell_putnum(&b, m[i].key, s, n);
-			else
-				cell_putstr(&b, m[i].key, s, n, 0);
-		}
-		buf_add(&b, "}\n", 2);
-		buf_add(&tables, b.p, b.len);
-		pf->emitted++;
-	}
-	buf_free(&b);
-	csv_close(&c);
-}
-
-/* Parse a whole small JSON file with libjq; invalid on failure. */
-static jv
-readjson(struct src_file *pf)
-{
-	FILE *fp = fopen(pf->path, "r");
-	struct buf b = {0};
-	char chunk[65536];
-	size_t n;
-	jv v;
-
-	if (fp == NULL)
-		dieerr("%s", pf->path);
-	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
-		buf_add(&b, chunk, n);
-	if (ferror(fp))
-		dieerr("%s", pf->path);
-	fclose(fp);
-	v = b.len ? jv_parse_sized(b.p, (int)b.len) : jv_invalid_with_msg(jv_string("empty file"));
-	buf_free(&b);
-	if (!jv_is_valid(v)) {
-		jv msg = jv_invalid_get_msg(v);
-		const char *s = jv_get_kind(msg) == JV_KIND_STRING ? jv_string_value(msg) : "invalid JSON";
-		const char *cut = strstr(s, " (while parsing");
-
-		addwarn("bad_json", "%s: %.*s; file not used", pf->base,
-		    cut ? (int)(cut - s) : (int)strlen(s), s);
-		jv_free(msg);
-		return jv_invalid();
-	}
-	return v;
-}
-
-static jv
-jget(jv o, const char *k)
-{
-	if (jv_get_kind(o) != JV_KIND_OBJECT) {
-		jv_free(o);
-		return jv_invalid();
-	}
-	return jv_object_get(o, jv_string(k));
-}
-
-/* Write a jv scalar under key: numbers keep libjq's shortest form. */
-static void
-put_jv(struct buf *b, const char *key, jv v)
-{
-	switch (jv_get_kind(v)) {
-	case JV_KIND_STRING:
-		out_str(b, key, jv_string_value(v), (size_t)jv_string_length_bytes(jv_copy(v)));
-		break;
-	case JV_KIND_NUMBER:
-	case JV_KIND_TRUE:
-	case JV_KIND_FALSE:
-	case JV_KIND_ARRAY:
-	case JV_KIND_OBJECT: {
-		jv s = jv_dump_string(jv_copy(v), 0);
-
-		out_raw(b, key, jv_string_value(s), strlen(jv_string_value(s)));
-		jv_free(s);
-		break;
-	}
-	default:
-		out_null(b, key);
-	}
-	jv_free(v);
-}
-
-/*
- * communication.json is read by the streaming lib/ingest/commjson reader, twice:
- * readcomm() checks it, counts its ops and, when the profile has no other
- * time origin, finds the smallest op start; putcomm() writes the comm
- * records straight to the output at their place in the stream.  Memory
- * stays that of one op whatever the size of the file.
- */
-
-/* Start of one communication op in exact ns, or -1. */
-static int
-commstart(const struct cjop *op, int64_t *ns)
-{
-	/* Written by Python as a float: ~0.25 us resolution at epoch scale.
-	 * Formatted from the double as before, not from the text. */
-	if (!op->has_time || op->start_us.kind != CJ_NUMBER)
-		return -1;
-	return cj_us2ns(strtod(op->start_us.s, NULL), ns);
-}
-
-static int
-istotal(const struct cjop *op)
-{
-	return op->keylen >= 5 && memcmp(op->key, "Total", 5) == 0;
-}
-
-struct commscan {
-	struct src_file	*pf;
-	int64_t		 min;
-};
-
-/* Pass 1: count the ops, find the smallest start. */
-static int
-commcount(const struct cjop *op, void *arg)
-{
-	struct commscan *cs = arg;
-	int64_t ns;
-
-	if (commstart(op, &ns) == 0 && ns < cs->min)
-		cs->min = ns;
-	if (istotal(op))
-		return 0;
-	cs->pf->read++;
-	if (op->has_time)
-		cs->pf->emitted++;
-	else
-		cs->pf->rejected++;
-	return 0;
-}
-
-/*
- * Check the file and count its ops; *origin, if unknown (INT64_MAX),
- * becomes the smallest op start.  A bad file is said in a warning and not
- * used (nothing counted, nothing written by putcomm).
- */
-static void
-readcomm(struct src_file *pf, const struct profile *p, int64_t *origin)
-{
-	struct commscan cs = { .pf = pf, .min = INT64_MAX };
-	char err[256];
-	int r;
-
-	(void)p;
-	r = cj_read(pf->path, commcount, &cs, err, sizeof err);
-	if (r == CJ_EIO)
-		dieerr("%s", pf->path);
-	if (r != 0) {
-		pf->read = pf->emitted = pf->rejected = 0;
-		if (r == CJ_ENOTOBJ)
-			addwarn("bad_communication", "%s: top level is not an object; file not used", pf->base);
-		else
-			addwarn("bad_json", "%s: %s; file not used", pf->base, err);
-		return;
-	}
-	if (*origin == INT64_MAX)
-		*origin = cs.min;
-}
-
-struct commput {
-	const struct profile *p;
-	const struct src_file *pf;
-	int64_t		 origin;
-	struct buf	 b;
-};
-
-/* Pass 2: one comm record per op. */
-static int
-commput(const struct cjop *op, void *arg)
-{
-	struct commput *cp = arg;
-	struct cjrec r = {
-		.kind = op->kind, .kindlen = op->kindlen, .op = op->key, .oplen = op->keylen,
-		.elapse_ms = op->elapse_ms, .transit_ms = op->transit_ms, .wait_ms = op->wait_ms,
-		.sync_ms = op->sync_ms, .idle_ms = op->idle_ms, .wait_ratio = op->wait_ratio,
-		.sync_ratio = op->sync_ratio, .ntransport = op->has_bw ? op->ntransport : 0,
-		.transport = op->transport
-	};
-
-	if (istotal(op) || !op->has_time)
-		return 0;
-	if (op->step)
-		r.step = cj_step(op->step, op->steplen, &r.steplen);
-	/* The op name is up to the last '@', the group after it. */
-	for (size_t i = op->keylen; i-- > 0; )
-		if (op->key[i] == '@') {
-			r.oplen = i;
-			r.group = op->key + i + 1;
-			r.grouplen = op->keylen - i - 1;
-			break;
-		}
-	if (commstart(op, &r.start_ns) == 0) {
-		r.has_start = 1;
-		r.start_ns -= cp->origin;
-	}
-	cj_putrec(&cp->b, cp->p->name, cp->pf->base, &r);
-	if (fwrite(cp->b.p, 1, cp->b.len, stdout) != cp->b.len)
-		dieerr("stdout");
-	return 0;
-}
-
-/* Write the comm records of a file readcomm() accepted. */
-static void
-putcomm(const struct src_file *pf, const struct profile *p, int64_t origin)
-{
-	struct commput cp = { .p = p, .pf = pf, .origin = origin };
-	char err[256];
-	int r;
-
-	if (pf->emitted == 0)
-		return;
-	r = cj_read(pf->path, commput, &cp, err, sizeof err);
-	if (r == CJ_EIO)
-		dieerr("%s", pf->path);
-	if (r != 0)
-		die("%s: %s (changed while read?)", pf->path, err);
-	buf_free(&cp.b);
-}
-
-/* Capture configuration from profiler_info*.json, as a JSON object text. */
-static void
-readinfo(struct src_file *pf, struct buf *cfg, char **level)
-{
-	jv doc = readjson(pf);
-	jv cc, ec, v;
-	struct buf b = {0};
-
-	if (!jv_is_valid(doc))
-		return;
-	cc = jget(jget(jv_copy(doc), "config"), "common_config");
-	ec = jget(jget(jv_copy(doc), "config"), "experimental_config");
-	v = jget(jv_copy(ec), "_profiler_level");
-	if (jv_get_kind(v) == JV_KIND_STRING) {
-		free(*level);
-		*level = xstrdup(jv_string_value(v));
-	}
-	put_jv(&b, "level", v);
-	put_jv(&b, "record_shapes", jget(jv_copy(cc), "record_shapes"));
-	put_jv(&b, "with_stack", jget(jv_copy(cc), "with_stack"));
-	put_jv(&b, "with_modules", jget(jv_copy(cc), "with_modules"));
-	put_jv(&b, "profile_memory", jget(jv_copy(cc), "profile_memory"));
-	put_jv(&b, "schedule", jget(jv_copy(cc), "schedule"));
-	put_jv(&b, "aic_metrics", jget(jv_copy(ec), "_aic_metrics"));
-	put_jv(&b, "export_type", jget(jv_copy(ec), "_export_type"));
-	v = jget(jv_copy(doc), "rank_id");
-	if (jv_get_kind(v) == JV_KIND_STRING && cell_digits(jv_string_value(v), strlen(jv_string_value(v)))) {
-		out_i64(&b, "rank", strtoll(jv_string_value(v), NULL, 10));
-		jv_free(v);
-	} else
-		put_jv(&b, "rank", v);
-	put_jv(&b, "torch_npu_version", jget(jv_copy(doc), "torch_npu_version"));
-	put_jv(&b, "cann_version", jget(jv_copy(doc), "cann_version"));
-	out_cstr(&b, "file", pf->base);
-	pf->read = pf->emitted = 1;
-	cfg->len = 0;
-	buf_addc(cfg, '{');
-	buf_add(cfg, b.p + 1, b.len - 1);
-	buf_addc(cfg, '}');
-	buf_free(&b);
-	jv_free(cc);
-	jv_free(ec);
-	jv_free(doc);
+	addwarn(code, "%s", msg);
 }
 
 /* ---- one profile ---- */
@@ -987,6 +573,7 @@ process(struct profile *p)
 	struct db_counts dc;
 	int dbsteps = 0, nw0 = 0;
 	struct source src[3];		/* database, kernel table, timeline */
+	struct tab_ctx tabc = { tbad, twarn, &tables };
 	struct src_counts sc, one;
 	int nsrc = 0;
 
@@ -1102,17 +689,17 @@ process(struct profile *p)
 	}
 
 	if (fk[F_INFO])
-		readinfo(fk[F_INFO], &cfg, &level);
+		tab_info(&tabc, fk[F_INFO], &cfg, &level);
 	if (fk[F_STEPTRACE])
-		readsteptrace(fk[F_STEPTRACE], p);
+		tab_steptrace(&tabc, fk[F_STEPTRACE], p->name);
 	else if (db)
 		dbsteps = db_steptrace(db, p->name, &tables) > 0;
 	if (fk[F_OPSTAT])
-		readopstat(fk[F_OPSTAT], p);
+		tab_opstat(&tabc, fk[F_OPSTAT], p->name);
 	if (fk[F_COMM]) {
 		int64_t o = origin;
 
-		readcomm(fk[F_COMM], p, &o);
+		tab_comm_read(&tabc, fk[F_COMM], &o);
 		if (origin == INT64_MAX && o != INT64_MAX) {
 			origin = o;
 			origin_from = "communication";
@@ -1276,7 +863,7 @@ process(struct profile *p)
 	if (tables.len && fwrite(tables.p, 1, tables.len, stdout) != tables.len)
 		dieerr("stdout");
 	if (fk[F_COMM])
-		putcomm(fk[F_COMM], p, origin);
+		tab_comm_put(fk[F_COMM], p->name, origin);
 	else if (db && db_put_comm(db, stdout, p->name, origin) != 0)
 		die("%s", db_err(db));
 	for (int i = 0; i < nsrc; i++)
