@@ -308,7 +308,7 @@ ok:
 
 
 /* After a member value: ',' (1 more member) or the closer (0). */
-static int
+static inline __attribute__((always_inline)) int
 psep(struct pc *c, int closer, int *more)
 {
 	c->p = ws(c->p, c->e);
@@ -527,7 +527,7 @@ pargs(struct pc *c, struct ev *ev)
 }
 
 /*
- * pkey for the usual keys of an tr_event ("ph", "name", ...): the key
+ * pkey for the usual keys of an event ("ph", "name", ...): the key
  * text is compared in place, without a scan for its end.
  */
 static int
