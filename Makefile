@@ -13,14 +13,21 @@ LDLIBS	 = -ljq -lcsv -lsqlite3 -lm -pthread
 FILTERS	 = asc-ingest asc-steps asc-merge asc-gaps asc-attrib asc-judge asc-report asc-segment asc-ops asc-fia asc-archmd asc-trace asc-html asc-cluster
 PIPES	 = asc-analyze
 BIN	 = $(FILTERS:%=bin/%)
-LIBOBJ	 = lib/util.o lib/dec.o lib/rec.o lib/csvline.o lib/trace.o lib/steprec.o lib/rules.o lib/rules_default.o lib/jqprog.o lib/gather.o lib/opkey.o lib/dbread.o lib/commjson.o lib/spool.o
-UNITS	 = dec rec csvline trace
+# lib/: what two or more filters share.  lib/ingest/: the readers of the
+# profiler's files, used by asc-ingest alone (`make modules` checks this).
+LIBOBJ	 = lib/util.o lib/dec.o lib/rec.o lib/steprec.o lib/rules.o lib/rules_default.o lib/jqprog.o lib/gather.o lib/opkey.o lib/spool.o
+INGOBJ	 = lib/ingest/find.o lib/ingest/tables.o lib/ingest/cell.o lib/ingest/ktab.o lib/ingest/source.o lib/ingest/nest.o lib/ingest/csvline.o lib/ingest/timeline.o lib/ingest/dbread.o lib/ingest/commjson.o
+UNITS	 = dec rec csvline trace simd
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
-OBJ	 = $(FILTERS:%=filters/%.o) $(LIBOBJ) $(TESTBIN:=.o)
+OBJ	 = $(FILTERS:%=filters/%.o) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
 
 all: $(BIN) $(TESTBIN)
 
 bin/%: filters/%.o lib/libasc.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/asc-ingest: filters/asc-ingest.o lib/ingest/libingest.a lib/libasc.a
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -44,7 +51,11 @@ lib/libasc.a: $(LIBOBJ)
 	rm -f $@
 	$(AR) rcs $@ $(LIBOBJ)
 
-tests/unit/%_test: tests/unit/%_test.o lib/libasc.a
+lib/ingest/libingest.a: $(INGOBJ)
+	rm -f $@
+	$(AR) rcs $@ $(INGOBJ)
+
+tests/unit/%_test: tests/unit/%_test.o lib/ingest/libingest.a lib/libasc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 %.o: %.c
@@ -71,12 +82,23 @@ asan:
 	    LDFLAGS='-fsanitize=address,undefined' check
 	$(MAKE) clean
 
+# The fallbacks this machine never runs: scalar-only, SSE2-only and
+# tiny-CSV-block builds, apart in $TMPDIR, each running the unit tests and
+# the readers' cases (tests/portable).
+check-portable: deps
+	tests/portable
+
 bench: all
 	tests/bench/run
 
+# Per module: its lines and the filters that include it; fails when a
+# module of lib/ (the shared part) serves one filter only.
+modules:
+	@tests/modules
+
 lint:
 	mandoc -Tlint -Wwarning man/*.1 man/*.7
-	for f in tests/run tests/case.sh tests/bench/run $(PIPES:%=pipelines/%); do bash -n $$f || exit 1; done
+	for f in tests/run tests/case.sh tests/bench/run tests/modules tests/portable $(PIPES:%=pipelines/%); do bash -n $$f || exit 1; done
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)/schemas
@@ -93,8 +115,8 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:
-	rm -rf bin $(OBJ) $(OBJ:.o=.d) lib/libasc.a lib/rules_default.c filters/*.jq.inc $(TESTBIN)
+	rm -rf bin $(OBJ) $(OBJ:.o=.d) lib/libasc.a lib/ingest/libingest.a lib/rules_default.c filters/*.jq.inc $(TESTBIN)
 
 -include $(OBJ:.o=.d)
-.PHONY: all deps demo check asan bench lint install uninstall clean
+.PHONY: all deps demo check check-portable asan bench lint modules install uninstall clean
 .SECONDARY: $(OBJ) filters/asc-judge.jq.inc filters/asc-report.jq.inc filters/asc-html.jq.inc

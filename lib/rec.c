@@ -8,14 +8,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 #include <jv.h>
 
 #include "dec.h"
 #include "rec.h"
+#include "simd.h"
 
 unsigned long rec_badutf8;
 
@@ -222,13 +219,10 @@ static const char *
 skipstr(const char *p, const char *e, int *escaped)
 {
 	for (p++; p < e; p++) {
-#ifdef __SSE2__
+#ifdef ASC_SSE2
 		/* Sixteen bytes at a time to the next quote, backslash or control. */
 		while (e - p >= 16) {
-			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-			unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(
-			    _mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
-			    _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f))));
+			unsigned m = simd_stop16(p);
 
 			if (m) {
 				p += __builtin_ctz(m);
@@ -239,16 +233,15 @@ skipstr(const char *p, const char *e, int *escaped)
 #endif
 		/* Eight bytes at a time to the next quote, backslash or control. */
 		while (e - p >= 8) {
-			uint64_t v = swar_load(p);
-			uint64_t m = SWAR_BYTE(v, '"') | SWAR_BYTE(v, '\\') | SWAR_LESS(v, 0x20);
+			uint64_t m = swar_stop8(p);
 
 			if (m) {
-				p += __builtin_ctzll(m) >> 3;
+				p += swar_first(m);
 				break;
 			}
 			p += 8;
 		}
-#ifdef __SSE2__
+#ifdef ASC_SSE2
 found:
 #endif
 		if (p >= e)
@@ -291,12 +284,10 @@ skipval(const char *p, const char *e)
 	for (; p < e; p++) {
 		/* Skip plain bytes of a nested value a word at a time. */
 		while (e - p >= 8) {
-			uint64_t v = swar_load(p);
-			uint64_t m = SWAR_BYTE(v, '"') | SWAR_BYTE(v, '{') | SWAR_BYTE(v, '}') |
-			    SWAR_BYTE(v, '[') | SWAR_BYTE(v, ']');
+			uint64_t m = swar_nest8(p);
 
 			if (m) {
-				p += __builtin_ctzll(m) >> 3;
+				p += swar_first(m);
 				break;
 			}
 			p += 8;
@@ -637,30 +628,23 @@ findpat(const char *p, const char *e, const char *pat, size_t n)
 		return NULL;
 	/* q scans for the pair; a match at q means pat would start at q-(n-2). */
 	p += n - 2;
-#ifdef __SSE2__
-	{
-		const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+#ifdef ASC_SSE2
+	for (; e - p >= 17; p += 16) {
+		unsigned m = simd_pair16(p, a, b);
 
-		for (; e - p >= 17; p += 16) {
-			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-			__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
-			unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(
-			    _mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(y, vb)));
+		for (; m; m &= m - 1) {
+			const char *c = p + __builtin_ctz(m) - (n - 2);
 
-			for (; m; m &= m - 1) {
-				const char *c = p + __builtin_ctz(m) - (n - 2);
-
-				if (c >= s && memcmp(c, pat, n) == 0)
-					return c;
-			}
+			if (c >= s && memcmp(c, pat, n) == 0)
+				return c;
 		}
 	}
 #endif
 	for (; e - p >= 9; p += 8) {
-		uint64_t m = SWAR_BYTE(swar_load(p), a) & SWAR_BYTE(swar_load(p + 1), b);
+		uint64_t m = swar_pair8(p, a, b);
 
 		for (; m; m &= m - 1) {
-			const char *c = p + (__builtin_ctzll(m) >> 3) - (n - 2);
+			const char *c = p + swar_first(m) - (n - 2);
 
 			if (c >= s && memcmp(c, pat, n) == 0)
 				return c;
@@ -822,8 +806,8 @@ hexval(const char *p, unsigned *u)
 	return 0;
 }
 
-static void
-pututf8(struct buf *b, unsigned u)
+void
+rec_pututf8(struct buf *b, unsigned long u)
 {
 	char s[4];
 
@@ -891,7 +875,7 @@ rf_str(const struct rfield *f, struct buf *b)
 				p += 6;
 			} else if (u >= 0xd800 && u < 0xe000)
 				u = 0xfffd;
-			pututf8(b, u);
+			rec_pututf8(b, u);
 			break;
 		}
 		default: buf_addc(b, *p); break;
@@ -974,12 +958,10 @@ out_esc(struct buf *b, const char *s, size_t n)
 		const unsigned char *q = p;
 
 		while (e - q >= 8) {
-			uint64_t v = swar_load(q);
-			uint64_t m = SWAR_LESS(v, 0x20) | (v & SWAR_HIGHS) |
-			    SWAR_BYTE(v, '"') | SWAR_BYTE(v, '\\');
+			uint64_t m = swar_esc8(q);
 
 			if (m) {
-				q += __builtin_ctzll(m) >> 3;
+				q += swar_first(m);
 				goto found;
 			}
 			q += 8;
@@ -1045,17 +1027,9 @@ out_cstr(struct buf *b, const char *k, const char *s)
 void
 out_int(struct buf *b, int64_t v)
 {
-	char t[24];
-	int n = 24;
-	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-
-	do {
-		t[--n] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		t[--n] = '-';
-	buf_add(b, t + n, (size_t)(24 - n));
+	buf_grow(b, 24);
+	b->len = (size_t)(rec_fmtint(b->p + b->len, v) - b->p);
+	b->p[b->len] = '\0';	/* as buf_add leaves it */
 }
 
 

@@ -151,6 +151,86 @@ out_bool(struct buf *b, const char *k, int v)
 		buf_add(b, "false", 5);
 }
 
+/*
+ * The one integer formatter and UTF-8 writer of asc, for writers that
+ * build records in place: the digits of v at d (room for 20 bytes), the
+ * end returned (inline: several per record); code point u as UTF-8
+ * appended to b.
+ */
+void	 rec_pututf8(struct buf *b, unsigned long u);
+
+static const char rec_dig2[201] =
+    "00010203040506070809101112131415161718192021222324"
+    "25262728293031323334353637383940414243444546474849"
+    "50515253545556575859606162636465666768697071727374"
+    "75767778798081828384858687888990919293949596979899";
+
+/* The one integer formatter: digits of u in place, eight at a time. */
+static inline char *
+rec_fmtint_u(char *d, uint64_t u)
+{
+	static const uint64_t p10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+		10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+		100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+		100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+		100000000000000000ULL, 1000000000000000000ULL,
+		10000000000000000000ULL
+	};
+	unsigned n = ((unsigned)(64 - __builtin_clzll(u | 1)) * 1233) >> 12;
+	uint32_t v;
+	char *e, *q;
+
+	if (u < 10) {
+		*d = (char)('0' + u);
+		return d + 1;
+	}
+	n += u >= p10[n];		/* the number of digits */
+	e = q = d + n;
+	while (u >= 100000000) {	/* 8 digits at a time, in 32 bits */
+		uint64_t hi = u / 100000000;
+		uint32_t lo = (uint32_t)(u - hi * 100000000);
+		uint32_t a = lo / 10000, b = lo % 10000;
+
+		q -= 8;
+		memcpy(q, rec_dig2 + 2 * (a / 100), 2);
+		memcpy(q + 2, rec_dig2 + 2 * (a % 100), 2);
+		memcpy(q + 4, rec_dig2 + 2 * (b / 100), 2);
+		memcpy(q + 6, rec_dig2 + 2 * (b % 100), 2);
+		u = hi;
+	}
+	v = (uint32_t)u;
+	if (v >= 10000) {
+		uint32_t b = v % 10000;
+
+		v /= 10000;
+		q -= 4;
+		memcpy(q, rec_dig2 + 2 * (b / 100), 2);
+		memcpy(q + 2, rec_dig2 + 2 * (b % 100), 2);
+	}
+	while (v >= 100) {
+		q -= 2;
+		memcpy(q, rec_dig2 + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		q -= 2;
+		memcpy(q, rec_dig2 + 2 * v, 2);
+	} else
+		*--q = (char)('0' + v);
+	return e;
+}
+
+static inline char *
+rec_fmtint(char *d, int64_t v)
+{
+	if (v < 0) {
+		*d++ = '-';
+		return rec_fmtint_u(d, (uint64_t)0 - (uint64_t)v);
+	}
+	return rec_fmtint_u(d, (uint64_t)v);
+}
+
 /* Close the object, write it and a newline to fp, empty the buf. */
 void	rec_put(struct buf *, FILE *);
 

@@ -2,6 +2,7 @@
 #ifndef ASC_UTIL_H
 #define ASC_UTIL_H
 
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

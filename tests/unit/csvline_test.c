@@ -1,5 +1,5 @@
 /*
- * csvline_test: unit tests for lib/csvline, and a differential test
+ * csvline_test: unit tests for lib/ingest/csvline, and a differential test
  * against libcsv (strict, no trimming) on every real CSV under
  * SHARED/data/real.  Usage: csvline_test SHARED
  */
@@ -15,7 +15,7 @@
 
 #include <csv.h>
 
-#include "csvline.h"
+#include "ingest/csvline.h"
 
 static int fails;
 

@@ -1,5 +1,5 @@
 /*
- * trace_test: unit tests of lib/trace.
+ * trace_test: unit tests of lib/ingest/trace.
  *   trace_test SHARED [NX NHOST NDEV NLINKED NHOSTLINKED]
  *	self tests on hand-written traces, then checks on the real alexnet
  *	level1 rank0 trace under SHARED (expected counts computed by the
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace.h"
+#include "ingest/trace.h"
 #include "util.h"
 
 static int fails;

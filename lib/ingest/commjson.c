@@ -19,6 +19,7 @@
 #include "commjson.h"
 #include "dec.h"
 #include "rec.h"
+#include "simd.h"
 #include "util.h"
 
 #define CHUNK		65536
@@ -219,33 +220,6 @@ hex4(struct cj *r)
 	return v;
 }
 
-static void
-utf8put(struct buf *b, unsigned long c)
-{
-	char u[4];
-	size_t n;
-
-	if (c < 0x80) {
-		u[0] = (char)c, n = 1;
-	} else if (c < 0x800) {
-		u[0] = (char)(0xc0 | c >> 6);
-		u[1] = (char)(0x80 | (c & 0x3f));
-		n = 2;
-	} else if (c < 0x10000) {
-		u[0] = (char)(0xe0 | c >> 12);
-		u[1] = (char)(0x80 | (c >> 6 & 0x3f));
-		u[2] = (char)(0x80 | (c & 0x3f));
-		n = 3;
-	} else {
-		u[0] = (char)(0xf0 | c >> 18);
-		u[1] = (char)(0x80 | (c >> 12 & 0x3f));
-		u[2] = (char)(0x80 | (c >> 6 & 0x3f));
-		u[3] = (char)(0x80 | (c & 0x3f));
-		n = 4;
-	}
-	buf_add(b, u, n);
-}
-
 /*
  * Length of the UTF-8 sequence at p (at least 1), *ok set when it is
  * valid.  Invalid sequences are cut as libjq's jvp_utf8_next() cuts them,
@@ -334,12 +308,11 @@ str(struct cj *r, struct buf *out)
 		p = q = r->b + r->pos;
 		e = r->b + r->len;
 		while (e - q >= 8) {
-			uint64_t v = swar_load(q);
-			uint64_t m = SWAR_LESS(v, 0x20) | SWAR_BYTE(v, '"') | SWAR_BYTE(v, '\\');
+			uint64_t m = swar_stop8(q);
 
-			hi |= v & SWAR_HIGHS;	/* maybe bytes past the end: harmless */
+			hi |= swar_high8(q);	/* maybe bytes past the end: harmless */
 			if (m) {
-				q += __builtin_ctzll(m) >> 3;
+				q += swar_first(m);
 				goto found;
 			}
 			q += 8;
@@ -400,7 +373,7 @@ found:
 			} else if (cp >= 0xdc00 && cp <= 0xdfff)
 				cp = 0xfffd;	/* libjq keeps it, then replaces it */
 			if (out)
-				utf8put(out, cp);
+				rec_pututf8(out, cp);
 			break;
 		}
 		default:

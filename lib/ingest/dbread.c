@@ -11,9 +11,11 @@
 
 #include <sqlite3.h>
 
+#include "cell.h"
 #include "commjson.h"
 #include "dbread.h"
 #include "dec.h"
+#include "nest.h"
 #include "rec.h"
 #include "trace.h"
 #include "util.h"
@@ -244,7 +246,7 @@ fn_ns(sqlite3_context *cx, int argc, sqlite3_value **av)
 		const char *s = (const char *)sqlite3_value_text(av[0]);
 		size_t n = (size_t)sqlite3_value_bytes(av[0]);
 
-		if (s && !dec_isnull(s, n) && dec_parse(s, n, 0, &v) == 0) {
+		if (s && !cell_isnull(s, n) && dec_parse(s, n, 0, &v) == 0) {
 			sqlite3_result_int64(cx, v);
 			return;
 		}
@@ -264,7 +266,7 @@ fn_ns(sqlite3_context *cx, int argc, sqlite3_value **av)
 	sqlite3_result_null(cx);
 }
 
-/* asc_userframe(x): 1 when the frame text is user code (lib/trace.c's rule). */
+/* asc_userframe(x): 1 when the frame text is user code (lib/ingest/trace.c's rule). */
 static void
 fn_userframe(sqlite3_context *cx, int argc, sqlite3_value **av)
 {
@@ -333,15 +335,15 @@ coltext(struct dbread *d, sqlite3_stmt *st, int i, const char **s, size_t *n)
 	}
 }
 
-/* String field as the CSV reader writes it: N/A and empty are null;
- * unquote strips one literal pair of quotes (shapes). */
+/* String field by the cell rule of a CSV one (cell.h): trimmed, null
+ * when null-like; unquote strips one literal pair of quotes (shapes). */
 static void
 put_text(struct dbread *d, struct buf *b, const char *key, sqlite3_stmt *st, int i, int unquote)
 {
 	const char *s;
 	size_t n;
 
-	if (i < 0 || coltext(d, st, i, &s, &n) != 0 || dec_isnull(s, n)) {
+	if (i < 0 || coltext(d, st, i, &s, &n) != 0 || (cell_trim(&s, &n), cell_isnulltext(s, n))) {
 		out_null(b, key);
 		return;
 	}
@@ -1251,7 +1253,7 @@ putdev(struct dbread *d, FILE *fp, const char *profile, int64_t origin, int64_t 
 					int m = numtext(st, K_PVAL, num, sizeof num);
 
 					if (m > 0 || (sqlite3_column_type(st, K_PVAL) == SQLITE_TEXT &&
-					    !dec_isnull((const char *)sqlite3_column_text(st, K_PVAL),
+					    !cell_isnull((const char *)sqlite3_column_text(st, K_PVAL),
 					    (size_t)sqlite3_column_bytes(st, K_PVAL)))) {
 						if (!any) {
 							out_key(b, "pmu");
@@ -1391,7 +1393,7 @@ db_put_kernels(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 	return r;
 }
 
-/* ---------- host events: depth and leaf as lib/trace.c computes them ---------- */
+/* ---------- host events: depth and leaf by nest.c, as from the text ---------- */
 
 struct hpend {
 	struct buf	 text;		/* record through "end_ns" */
@@ -1402,9 +1404,7 @@ struct hpend {
 
 struct hthr {
 	int64_t		 pid, tid;
-	uint64_t	 last;		/* seq + 1 of its last queued event */
-	int64_t		*stk;
-	size_t		 nstk, cstk;
+	struct nest_thr	 nt;
 };
 
 struct hstate {
@@ -1462,6 +1462,19 @@ put_pend(FILE *fp, struct buf *ob, struct hpend *e)
 	if (e->tail.len)
 		buf_add(ob, e->tail.p, e->tail.len);
 	rec_put(ob, fp);
+}
+
+/* nest's verdict: queued event id is context. */
+static void
+hctx(void *arg, uint64_t id)
+{
+	struct hstate *h = arg;
+	struct hpend *e = &h->q[id & (h->cap - 1)];
+
+	if (id >= h->head && id < h->tail && !e->resolved) {
+		e->leaf = 0;
+		e->resolved = 1;
+	}
 }
 
 /* Write what is resolved, or can no longer get a child, before now. */
@@ -1585,22 +1598,14 @@ db_put_host(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 		struct hthr *x;
 		struct hpend *p;
 		const char *s;
-		size_t n, kind, k = 0;
-		int mark = 0;
+		size_t n, kind;
+		int mark = 0, depth;
 
 		if (iscann)	/* the pid the text timeline gives CANN: pid<<10 | 7<<5 | device */
 			pid = (int64_t)(((uint64_t)pid << 10) | (7u << 5) | ((uint64_t)d->hostdev & 31));
 		ti = getthr(&h, pid, tid);
 		x = &h.th[ti];
-		/* the thread's previous event: does this start in it? */
-		if (x->last && x->last - 1 >= h.head) {
-			struct hpend *l = &h.q[(x->last - 1) & (h.cap - 1)];
-
-			if (!l->resolved) {
-				l->leaf = !(now < l->start + l->dur) && !l->mark;
-				l->resolved = 1;
-			}
-		}
+		depth = nest_add(&x->nt, now, e, h.tail, hctx, &h);
 		flushq(&h, fp, &d->ob, now);
 		if (h.tail - h.head == h.cap) {
 			struct hpend *nq = xcalloc(h.cap * 2, sizeof *nq);
@@ -1669,23 +1674,12 @@ db_put_host(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 		}
 		if (sqlite3_column_type(st, H_KNS) == SQLITE_INTEGER)
 			out_i64(&p->tail, "kernel_ns", sqlite3_column_int64(st, H_KNS) - origin);
-		/* depth: events of the thread still open at this start */
-		for (size_t i = 0; i < x->nstk; i++)
-			if (x->stk[i] > now)
-				x->stk[k++] = x->stk[i];
-		x->nstk = k;
-		p->depth = (int)k;
-		if (p->dur > 0) {
-			if (x->nstk == x->cstk) {
-				x->cstk = x->cstk ? x->cstk * 2 : 16;
-				x->stk = xreallocarray(x->stk, x->cstk, sizeof *x->stk);
-			}
-			x->stk[x->nstk++] = e;
-		} else {
+		p->depth = depth;
+		if (p->dur <= 0) {
 			p->leaf = !mark;
 			p->resolved = 1;
 		}
-		x->last = ++h.tail;
+		h.tail++;
 	}
 	if (r == SQLITE_DONE)
 		flushq(&h, fp, &d->ob, INT64_MAX);
@@ -1696,7 +1690,7 @@ db_put_host(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 	}
 	free(h.q);
 	for (size_t i = 0; i < h.nth; i++)
-		free(h.th[i].stk);
+		nest_free(&h.th[i].nt);
 	free(h.th);
 	free(h.slot);
 	if (r != SQLITE_DONE)

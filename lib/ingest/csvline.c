@@ -6,11 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(CSV_NOAVX2)
-#include <immintrin.h>
+
+#include "simd.h"
+
+#ifdef ASC_AVX2
 #define CSV_AVX2	1	/* a second csv_next, for CPUs with AVX2 */
 #endif
 
@@ -138,56 +137,6 @@ fill(struct csvin *c, size_t keep)
 	return 0;
 }
 
-#ifdef CSV_AVX2
-/* masks(), 32 bytes at a time. */
-__attribute__((target("avx2"))) static inline void
-masks_avx2(const char *p, uint64_t *mc, uint64_t *mq, uint64_t *mn)
-{
-	const __m256i cc = _mm256_set1_epi8(','), cq = _mm256_set1_epi8('"'),
-	    cn = _mm256_set1_epi8('\n');
-	const __m256i *q = (const void *)p;
-	__m256i v0 = _mm256_loadu_si256(q), v1 = _mm256_loadu_si256(q + 1);
-
-#define M(v, c)	((uint64_t)(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8((v), (c))))
-	*mc = M(v0, cc) | M(v1, cc) << 32;
-	*mq = M(v0, cq) | M(v1, cq) << 32;
-	*mn = M(v0, cn) | M(v1, cn) << 32;
-#undef M
-}
-#endif
-
-/* Bit i set where p[i] is ',', '"' or '\n' (i < 64). */
-static inline void
-masks(const char *p, uint64_t *mc, uint64_t *mq, uint64_t *mn)
-{
-#ifdef __SSE2__
-	const __m128i cc = _mm_set1_epi8(','), cq = _mm_set1_epi8('"'),
-	    cn = _mm_set1_epi8('\n');
-	const __m128i *q = (const void *)p;
-	__m128i v0 = _mm_loadu_si128(q), v1 = _mm_loadu_si128(q + 1),
-	    v2 = _mm_loadu_si128(q + 2), v3 = _mm_loadu_si128(q + 3);
-
-#define M(v, c)	((uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8((v), (c))))
-#define M64(c)	(M(v0, c) | M(v1, c) << 16 | M(v2, c) << 32 | M(v3, c) << 48)
-	*mc = M64(cc);
-	*mq = M64(cq);
-	*mn = M64(cn);
-#undef M
-#undef M64
-#else
-	uint64_t a = 0, q = 0, n = 0;
-
-	for (int k = 0; k < 64; k++) {
-		a |= (uint64_t)(p[k] == ',') << k;
-		q |= (uint64_t)(p[k] == '"') << k;
-		n |= (uint64_t)(p[k] == '\n') << k;
-	}
-	*mc = a;
-	*mq = q;
-	*mn = n;
-#endif
-}
-
 /* Bits set in v (no popcnt instruction in the baseline x86-64). */
 static inline int
 popcount64(uint64_t v)
@@ -303,10 +252,10 @@ next(struct csvin *c, int wide)
 		lim = avail - i < 64 ? avail - i : 64;
 #ifdef CSV_AVX2
 		if (wide)
-			masks_avx2(b + i, &mc, &mq, &mn);
+			simd_csv64_avx2(b + i, &mc, &mq, &mn);
 		else
 #endif
-			masks(b + i, &mc, &mq, &mn);
+			simd_csv64(b + i, &mc, &mq, &mn);
 		if (lim < 64) {
 			uint64_t lm = (1ULL << lim) - 1;
 

@@ -91,7 +91,7 @@ void		 trace_put_kernels(struct trace *, FILE *, const char *profile, int64_t or
 void		 trace_put_host(struct trace *, FILE *, const char *profile, int64_t origin_ns);
 void		 trace_close(struct trace *);
 /* Is one call-stack frame framework code (site-packages/, /torch/, <...>)?
- * The rule that picks the top user frame; lib/dbread.c shares it. */
+ * The rule that picks the top user frame; dbread.c shares it. */
 int		 trace_is_framework(const char *s, size_t n);
 
 #endif

@@ -1,0 +1,663 @@
+/* json: the tokenizer of the timeline reader: events as spans. */
+#include "trace_int.h"
+
+static unsigned long
+hex4(const char *s)
+{
+	unsigned long v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		int c = (unsigned char)s[i];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= (unsigned long)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v |= (unsigned long)(c - 'a' + 10);
+		else
+			v |= (unsigned long)(c - 'A' + 10);
+	}
+	return v;
+}
+
+/* Append the unescaped JSON string body s[0..n) (validated) to o. */
+void
+tr_unesc(struct buf *o, const char *s, size_t n)
+{
+	const char *e = s + n, *q;
+
+	while (s < e) {
+		q = memchr(s, '\\', (size_t)(e - s));
+		if (q == NULL) {
+			buf_add(o, s, (size_t)(e - s));
+			return;
+		}
+		buf_add(o, s, (size_t)(q - s));
+		switch (q[1]) {
+		case 'b': buf_addc(o, '\b'); break;
+		case 'f': buf_addc(o, '\f'); break;
+		case 'n': buf_addc(o, '\n'); break;
+		case 'r': buf_addc(o, '\r'); break;
+		case 't': buf_addc(o, '\t'); break;
+		case 'u': {
+			unsigned long c = hex4(q + 2);
+
+			s = q + 6;
+			if (c >= 0xd800 && c < 0xdc00 && e - s >= 6 &&
+			    s[0] == '\\' && s[1] == 'u') {
+				unsigned long lo = hex4(s + 2);
+
+				if (lo >= 0xdc00 && lo < 0xe000) {
+					c = 0x10000 + ((c - 0xd800) << 10) +
+					    (lo - 0xdc00);
+					s += 6;
+				}
+			}
+			if (c >= 0xd800 && c < 0xe000)
+				c = 0xfffd;
+			rec_pututf8(o, c);
+			continue;
+		}
+		default: buf_addc(o, q[1]); break;
+		}
+		s = q + 2;
+	}
+}
+
+
+/* ---------- JSON scanning ---------- */
+
+static unsigned char stopc[256];	/* '"', '\\', control characters */
+
+void
+tr_initstop(void)
+{
+	if (stopc['"'])
+		return;
+	for (int i = 0; i < 0x20; i++)
+		stopc[i] = 1;
+	stopc['"'] = 1;
+	stopc['\\'] = 1;
+}
+
+static int
+ishex(int c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+	    (c >= 'A' && c <= 'F');
+}
+
+/* c->p at '"': span of the body, c->p after the closing quote. */
+static int
+pstr_slow(struct pc *c, struct span *sp)
+{
+	const char *p = c->p + 1, *e = c->e;
+	int esc = 0;
+
+	for (;;) {
+#ifdef ASC_SSE2
+		while (e - p >= 16) {
+			unsigned bits = simd_stop16(p);
+
+			if (bits) {
+				p += __builtin_ctz(bits);
+				break;
+			}
+			p += 16;
+		}
+#endif
+		while (e - p >= 8 && !stopc[(unsigned char)p[0]] &&
+		    !stopc[(unsigned char)p[1]] && !stopc[(unsigned char)p[2]] &&
+		    !stopc[(unsigned char)p[3]] && !stopc[(unsigned char)p[4]] &&
+		    !stopc[(unsigned char)p[5]] && !stopc[(unsigned char)p[6]] &&
+		    !stopc[(unsigned char)p[7]])
+			p += 8;
+		while (p < e && !stopc[(unsigned char)*p])
+			p++;
+		if (p >= e)
+			return P_MORE;
+		if (*p == '"')
+			break;
+		if (*p != '\\') {
+			c->ep = p;
+			c->what = "control character in string";
+			return P_BAD;
+		}
+		if (e - p < 2)
+			return P_MORE;
+		esc = 1;
+		switch (p[1]) {
+		case '"': case '\\': case '/': case 'b': case 'f':
+		case 'n': case 'r': case 't':
+			p += 2;
+			break;
+		case 'u':
+			if (e - p < 6)
+				return P_MORE;
+			if (!ishex(p[2]) || !ishex(p[3]) || !ishex(p[4]) ||
+			    !ishex(p[5])) {
+				c->ep = p;
+				c->what = "bad \\u escape in string";
+				return P_BAD;
+			}
+			p += 6;
+			break;
+		default:
+			c->ep = p;
+			c->what = "bad escape in string";
+			return P_BAD;
+		}
+	}
+	if (sp) {
+		sp->p = c->p + 1;
+		sp->n = (size_t)(p - sp->p);
+		sp->k = 's';
+		sp->esc = esc;
+	}
+	c->p = p + 1;
+	return P_OK;
+}
+
+/* pstr, with a fast path for a string of less than 32 bytes without
+ * escapes. */
+static inline int
+pstr(struct pc *c, struct span *sp)
+{
+#ifdef ASC_SSE2
+	const char *p = c->p + 1;
+
+	for (unsigned o = 0; o < 32 && c->e - p >= (ptrdiff_t)o + 16; o += 16) {
+		unsigned bits = simd_stop16(p + o);
+
+		if (bits == 0)
+			continue;
+		/* the first special byte is a quote */
+		if (p[o + (unsigned)__builtin_ctz(bits)] == '"') {
+			unsigned i = o + (unsigned)__builtin_ctz(bits);
+
+			if (sp) {
+				sp->p = p;
+				sp->n = i;
+				sp->k = 's';
+				sp->esc = 0;
+			}
+			c->p = p + i + 1;
+			return P_OK;
+		}
+		break;
+	}
+#endif
+	return pstr_slow(c, sp);
+}
+
+static int
+isnumc(int c)
+{
+	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' ||
+	    c == 'e' || c == 'E';
+}
+
+/* Number or literal at c->p. */
+static int
+pscalar(struct pc *c, struct span *sp)
+{
+	const char *p = c->p, *e = c->e;
+	static const char *const lit[] = { "true", "false", "null" };
+
+#ifdef ASC_SWAR	/* swar_digits8 is fast */
+	/* plain -?d+(.d+)? well inside the buffer */
+	if (e - p >= 64 && (*p == '-' || (*p >= '0' && *p <= '9'))) {
+		const char *q = p + (*p == '-'), *lim = e - 16;
+		size_t nd = 0;
+		unsigned n;
+
+		do {
+			n = swar_digits8(q + nd);
+			nd += n;
+		} while (n == 8 && q + nd < lim);
+		if (n == 8 || nd == 0 || (q[0] == '0' && nd > 1))
+			goto general;
+		q += nd;
+		if (*q == '.') {
+			nd = 0;
+			do {
+				n = swar_digits8(q + 1 + nd);
+				nd += n;
+			} while (n == 8 && q + 1 + nd < lim);
+			if (n == 8 || nd == 0)
+				goto general;
+			q += 1 + nd;
+		}
+		if (isnumc((unsigned char)*q))
+			goto general;
+		p = q;
+		goto ok;
+	}
+general:
+#endif
+	if (*p == '-' || (*p >= '0' && *p <= '9')) {
+#define NEED(c) do { if (p == e) return P_MORE; if (!(c)) goto badnum; } while (0)
+#define DIG(x) ((unsigned)(x) - '0' < 10)
+		if (*p == '-')
+			p++;
+		NEED(DIG(*p));
+		if (*p++ != '0')
+			while (p < e && DIG(*p))
+				p++;
+		if (p == e)
+			return P_MORE;
+		if (*p == '.') {
+			p++;
+			NEED(DIG(*p));
+			while (p < e && DIG(*p))
+				p++;
+			if (p == e)
+				return P_MORE;
+		}
+		if (*p == 'e' || *p == 'E') {
+			p++;
+			NEED(1);
+			if (*p == '+' || *p == '-')
+				p++;
+			NEED(DIG(*p));
+			while (p < e && DIG(*p))
+				p++;
+			if (p == e)
+				return P_MORE;
+		}
+		if (isnumc((unsigned char)*p)) {
+badnum:
+			c->ep = c->p;
+			c->what = "bad number";
+			return P_BAD;
+		}
+#undef NEED
+#undef DIG
+	} else {
+		for (int i = 0; i < 3; i++) {
+			size_t n = strlen(lit[i]);
+
+			if (*p != lit[i][0])
+				continue;
+			if ((size_t)(e - p) < n + 1) {
+				if (memcmp(p, lit[i], (size_t)(e - p)) == 0)
+					return P_MORE;
+				break;
+			}
+			if (memcmp(p, lit[i], n) == 0 &&
+			    !(p[n] >= 'a' && p[n] <= 'z')) {
+				p += n;
+				goto ok;
+			}
+			break;
+		}
+		c->ep = c->p;
+		c->what = "unexpected character";
+		return P_BAD;
+	}
+ok:
+	if (sp) {
+		sp->p = c->p;
+		sp->n = (size_t)(p - c->p);
+		sp->k = 'v';
+		sp->esc = 0;
+	}
+	c->p = p;
+	return P_OK;
+}
+
+
+/* After a member value: ',' (1 more member) or the closer (0). */
+static inline __attribute__((always_inline)) int
+psep(struct pc *c, int closer, int *more)
+{
+	c->p = ws(c->p, c->e);
+	if (c->p == c->e)
+		return P_MORE;
+	if (*c->p == ',') {
+		c->p++;
+		*more = 1;
+		return P_OK;
+	}
+	if (*c->p == closer) {
+		c->p++;
+		*more = 0;
+		return P_OK;
+	}
+	c->ep = c->p;
+	c->what = closer == '}' ? "expected \",\" or \"}\" in object" :
+	    "expected \",\" or \"]\" in array";
+	return P_BAD;
+}
+
+/* Key string and ':' at c->p (after whitespace). */
+int
+tr_pkey(struct pc *c, struct span *k)
+{
+	int r;
+
+	c->p = ws(c->p, c->e);
+	if (c->p == c->e)
+		return P_MORE;
+	if (*c->p != '"') {
+		c->ep = c->p;
+		c->what = "expected a string key in object";
+		return P_BAD;
+	}
+	if ((r = pstr(c, k)) != P_OK)
+		return r;
+	{
+		/* the usual ": " */
+		const char *p = c->p;
+
+		if (c->e - p >= 3 && p[0] == ':') {
+			p += 1 + (p[1] == ' ');
+			if (!isws((unsigned char)*p)) {
+				c->p = p;
+				return P_OK;
+			}
+		}
+	}
+	c->p = ws(c->p, c->e);
+	if (c->p == c->e)
+		return P_MORE;
+	if (*c->p != ':') {
+		c->ep = c->p;
+		c->what = "expected \":\" after key";
+		return P_BAD;
+	}
+	c->p = ws(c->p + 1, c->e);
+	if (c->p == c->e)
+		return P_MORE;
+	return P_OK;
+}
+
+int
+tr_pskip(struct pc *c, int depth)
+{
+	int r, more;
+
+	c->p = ws(c->p, c->e);
+	if (c->p == c->e)
+		return P_MORE;
+	if (depth > MAXDEPTH) {
+		c->ep = c->p;
+		c->what = "nesting too deep";
+		return P_BAD;
+	}
+	switch (*c->p) {
+	case '"':
+		return pstr(c, NULL);
+	case '{':
+		c->p = ws(c->p + 1, c->e);
+		if (c->p == c->e)
+			return P_MORE;
+		if (*c->p == '}') {
+			c->p++;
+			return P_OK;
+		}
+		do {
+			struct span k;
+
+			if ((r = tr_pkey(c, &k)) != P_OK ||
+			    (r = tr_pskip(c, depth + 1)) != P_OK ||
+			    (r = psep(c, '}', &more)) != P_OK)
+				return r;
+		} while (more);
+		return P_OK;
+	case '[':
+		c->p = ws(c->p + 1, c->e);
+		if (c->p == c->e)
+			return P_MORE;
+		if (*c->p == ']') {
+			c->p++;
+			return P_OK;
+		}
+		do {
+			if ((r = tr_pskip(c, depth + 1)) != P_OK ||
+			    (r = psep(c, ']', &more)) != P_OK)
+				return r;
+		} while (more);
+		return P_OK;
+	default:
+		return pscalar(c, NULL);
+	}
+}
+
+/* A value we keep as a span (nested values are skipped, kind 'o'). */
+static int
+pval(struct pc *c, struct span *sp, int depth)
+{
+	const char *s = c->p;
+	int r;
+
+	if (*c->p == '"')
+		return pstr(c, sp);
+	if (*c->p == '{' || *c->p == '[') {
+		if ((r = tr_pskip(c, depth)) != P_OK)
+			return r;
+		sp->p = s;
+		sp->n = (size_t)(c->p - s);
+		sp->k = 'o';
+		sp->esc = 0;
+		return P_OK;
+	}
+	return pscalar(c, sp);
+}
+
+
+/* Key text for matching: raw, or unescaped into a small buffer. */
+static void
+keytext(struct span *k, char *tmp, size_t ntmp)
+{
+	struct buf o = { 0 };
+
+	if (!k->esc)
+		return;
+	tr_unesc(&o, k->p, k->n);
+	if (o.len < ntmp) {
+		memcpy(tmp, o.p, o.len);
+		k->p = tmp;
+		k->n = o.len;
+	} else
+		k->n = 0;
+	k->esc = 0;
+	buf_free(&o);
+}
+
+static int
+pargs(struct pc *c, struct ev *ev)
+{
+	int r, more;
+	char tmp[64];
+
+	c->p++;
+	c->p = ws(c->p, c->e);
+	if (c->p == c->e)
+		return P_MORE;
+	if (*c->p == '}') {
+		c->p++;
+		return P_OK;
+	}
+	do {
+		struct span k, *dst = NULL, junk;
+
+		if ((r = tr_pkey(c, &k)) != P_OK)
+			return r;
+		if (k.esc)
+			keytext(&k, tmp, sizeof tmp);
+		switch (k.n) {
+		case 4:
+			if (KEYIS(k, "name"))
+				dst = &ev->aname;
+			break;
+		case 6:
+			if (KEYIS(k, "labels"))
+				dst = &ev->labels;
+			break;
+		case 7:
+			if (KEYIS(k, "Task Id"))
+				dst = &ev->taskid;
+			break;
+		case 9:
+			if (KEYIS(k, "Stream Id"))
+				dst = &ev->stream;
+			else if (KEYIS(k, "Task Type"))
+				dst = &ev->ttype;
+			break;
+		case 10:
+			if (KEYIS(k, "Call stack"))
+				dst = &ev->stack;
+			break;
+		case 16:
+			if (KEYIS(k, "Physic Stream Id"))
+				dst = &ev->pstream;
+			break;
+		}
+		if (dst)
+			r = pval(c, dst, 2);
+		else if (*c->p == '"')
+			r = pstr(c, NULL);
+		else
+			r = pval(c, &junk, 2);
+		if (r != P_OK || (r = psep(c, '}', &more)) != P_OK)
+			return r;
+	} while (more);
+	return P_OK;
+}
+
+/*
+ * pkey for the usual keys of an event ("ph", "name", ...): the key
+ * text is compared in place, without a scan for its end.
+ */
+static int
+pevkey(struct pc *c, struct span *k)
+{
+	const char *p = c->p;
+	uint64_t w;
+	size_t n;
+
+	if (c->e - p >= 24) {
+		if (*p == ' ')
+			p++;
+		if (*p != '"')
+			return tr_pkey(c, k);
+		memcpy(&w, p + 1, 8);
+#define K3(a, b) ((uint64_t)(unsigned char)(a) | (uint64_t)(unsigned char)(b) << 8 | \
+	(uint64_t)'"' << 16)
+#define K4(a, b, d) ((uint64_t)(unsigned char)(a) | (uint64_t)(unsigned char)(b) << 8 | \
+	(uint64_t)(unsigned char)(d) << 16 | (uint64_t)'"' << 24)
+#define K5(a, b, d, f) (K4(a, b, d) & 0xffffff) | (uint64_t)(unsigned char)(f) << 24 | \
+	(uint64_t)'"' << 32
+		switch (w & 0xffffff) {
+		case K3('p', 'h'):
+		case K3('t', 's'):
+		case K3('i', 'd'):
+			n = 2;
+			break;
+		default:
+			switch (w & 0xffffffff) {
+			case K4('p', 'i', 'd'):
+			case K4('t', 'i', 'd'):
+			case K4('d', 'u', 'r'):
+			case K4('c', 'a', 't'):
+				n = 3;
+				break;
+			default:
+				switch (w & 0xffffffffffULL) {
+				case K5('n', 'a', 'm', 'e'):
+				case K5('a', 'r', 'g', 's'):
+					n = 4;
+					break;
+				default:
+					return tr_pkey(c, k);
+				}
+			}
+		}
+#undef K3
+#undef K4
+#undef K5
+		k->p = p + 1;
+		k->n = n;
+		k->k = 's';
+		k->esc = 0;
+		p += n + 2;
+		if (p[0] == ':') {
+			p += 1 + (p[1] == ' ');
+			if (!isws((unsigned char)*p)) {
+				c->p = p;
+				return P_OK;
+			}
+		}
+	}
+	return tr_pkey(c, k);
+}
+
+/* c->p at '{' of an event. */
+int
+tr_pevent(struct pc *c, struct ev *ev)
+{
+	int r, more;
+	char tmp[64];
+
+	ev->ph.k = ev->name.k = ev->pid.k = ev->tid.k = ev->ts.k = 0;
+	ev->dur.k = ev->cat.k = ev->id.k = ev->stack.k = ev->pstream.k = 0;
+	ev->stream.k = ev->taskid.k = ev->ttype.k = ev->aname.k = 0;
+	ev->labels.k = 0;
+	c->p = ws(c->p + 1, c->e);
+	if (c->p == c->e)
+		return P_MORE;
+	if (*c->p == '}') {
+		c->p++;
+		return P_OK;
+	}
+	do {
+		struct span k, *dst = NULL, junk;
+
+		if ((r = pevkey(c, &k)) != P_OK)
+			return r;
+		if (k.esc)
+			keytext(&k, tmp, sizeof tmp);
+		switch (k.n) {
+		case 2:
+			if (KEYIS(k, "ph"))
+				dst = &ev->ph;
+			else if (KEYIS(k, "ts"))
+				dst = &ev->ts;
+			else if (KEYIS(k, "id"))
+				dst = &ev->id;
+			break;
+		case 3:
+			if (KEYIS(k, "pid"))
+				dst = &ev->pid;
+			else if (KEYIS(k, "tid"))
+				dst = &ev->tid;
+			else if (KEYIS(k, "dur"))
+				dst = &ev->dur;
+			else if (KEYIS(k, "cat"))
+				dst = &ev->cat;
+			break;
+		case 4:
+			if (KEYIS(k, "name"))
+				dst = &ev->name;
+			else if (KEYIS(k, "args")) {
+				if (*c->p == '{')
+					r = pargs(c, ev);
+				else
+					r = pval(c, &junk, 1);
+				goto sep;
+			}
+			break;
+		}
+		if (dst)
+			r = pval(c, dst, 1);
+		else if (*c->p == '"')
+			r = pstr(c, NULL);
+		else
+			r = pval(c, &junk, 1);
+sep:
+		if (r != P_OK || (r = psep(c, '}', &more)) != P_OK)
+			return r;
+	} while (more);
+	return P_OK;
+}

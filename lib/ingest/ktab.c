@@ -1,0 +1,882 @@
+/* ktab: the kernel tables (kernel_details.csv, op_summary slices). */
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cell.h"
+#include "csvline.h"
+#include "dec.h"
+#include "ktab.h"
+#include "rec.h"
+#include "simd.h"
+#include "util.h"
+
+/* A bad row or file: the caller's bad() says it (and may exit). */
+static void
+kbad(const struct ktab *kt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+kbad(const struct ktab *kt, const char *fmt, ...)
+{
+	char m[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof m, fmt, ap);
+	va_end(ap);
+	kt->bad(m);
+}
+
+static const struct {
+	const char	*key;		/* output key */
+	const char	*names[4];	/* header spellings across versions */
+} cols[C_NCOLS] = {
+	[C_STEP] = { "step", { "Step Id", "Step ID" } },
+	[C_DEVICE] = { "device", { "Device_id" } },
+	[C_MODEL] = { "model_id", { "Model ID" } },
+	[C_TASKID] = { "task_id", { "Task ID" } },
+	[C_STREAM] = { "stream", { "Stream ID" } },
+	[C_NAME] = { "name", { "Name", "Op Name" } },
+	[C_OPTYPE] = { "op_type", { "Type", "OP Type" } },
+	[C_OPSTATE] = { "op_state", { "OP State" } },
+	[C_TASKTYPE] = { "task_type", { "Accelerator Core", "Task Type" } },
+	[C_START] = { "start", { "Start Time(us)", "Task Start Time(us)", "Task Start Time" } },
+	[C_DUR] = { "dur", { "Duration(us)", "Task Duration(us)" } },
+	[C_WAIT] = { "wait", { "Wait Time(us)", "Task Wait Time(us)" } },
+	[C_BLOCK] = { "block_dim", { "Block Dim", "Block Num" } },
+	[C_MIXBLOCK] = { "mix_block_dim", { "Mix Block Dim", "Mix Block Num" } },
+	[C_HF32] = { "hf32", { "HF32 Eligible" } },
+	[C_INSHAPES] = { "in_shapes", { "Input Shapes" } },
+	[C_INDTYPES] = { "in_dtypes", { "Input Data Types" } },
+	[C_INFORMATS] = { "in_formats", { "Input Formats" } },
+	[C_OUTSHAPES] = { "out_shapes", { "Output Shapes" } },
+	[C_OUTDTYPES] = { "out_dtypes", { "Output Data Types" } },
+	[C_OUTFORMATS] = { "out_formats", { "Output Formats" } },
+	[C_CONTEXT] = { "context_id", { "Context ID" } },
+};
+
+/* Columns we do not carry (graph-export bookkeeping). */
+static const char *dropcols[] = { "Model Name", "Infer ID", NULL };
+
+
+
+static int
+mapheader(struct ktab *kt, struct csvin *c, struct kfile *kf, const char *fname)
+{
+	memset(kf, 0, sizeof *kf);
+	for (int k = 0; k < C_NCOLS; k++)
+		kf->idx[k] = -1;
+	kf->ncols = c->nf;
+	kf->pmu = xreallocarray(NULL, (size_t)c->nf, sizeof *kf->pmu);
+	kf->pmuname = xreallocarray(NULL, (size_t)c->nf, sizeof *kf->pmuname);
+	for (int i = 0; i < c->nf; i++) {
+		size_t n;
+		const char *h = csv_field(c, i, &n);
+		int hit = 0;
+
+		while (n && (h[n - 1] == ' ' || h[n - 1] == '\t'))
+			n--;
+		for (int k = 0; k < C_NCOLS && !hit; k++)
+			for (int j = 0; j < 4 && cols[k].names[j]; j++)
+				if (strlen(cols[k].names[j]) == n &&
+				    memcmp(cols[k].names[j], h, n) == 0) {
+					if (kf->idx[k] < 0)
+						kf->idx[k] = i;
+					hit = 1;
+					break;
+				}
+		for (int j = 0; dropcols[j] && !hit; j++)
+			if (strlen(dropcols[j]) == n && memcmp(dropcols[j], h, n) == 0)
+				hit = 1;
+		if (!hit) {
+			kf->pmu[kf->npmu] = i;
+			kf->pmuname[kf->npmu++] = xstrndup(h, n);
+		}
+	}
+	kf->pmukey = xcalloc((size_t)kf->npmu + 1, sizeof *kf->pmukey);
+	for (int i = 0; i < kf->npmu; i++) {
+		out_esc(&kf->pmukey[i], kf->pmuname[i], strlen(kf->pmuname[i]));
+		buf_addc(&kf->pmukey[i], ':');
+		kf->pmukeys += kf->pmukey[i].len + 1;
+		buf_grow(&kf->pmukey[i], 64);	/* for kcopy */
+	}
+	if (kf->idx[C_START] < 0) {
+		kbad(kt, "%s:%lu: no start-time column (\"Start Time(us)\" or \"Task Start Time(us)\")", fname, c->recline);
+		return -1;
+	}
+	if (kf->idx[C_DUR] < 0) {
+		kbad(kt, "%s:%lu: no duration column (\"Duration(us)\")", fname, c->recline);
+		return -1;
+	}
+	if (kf->idx[C_NAME] < 0) {
+		kbad(kt, "%s:%lu: no name column (\"Name\" or \"Op Name\")", fname, c->recline);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+freekfile(struct kfile *kf)
+{
+	for (int i = 0; i < kf->npmu; i++) {
+		free(kf->pmuname[i]);
+		buf_free(&kf->pmukey[i]);
+	}
+	free(kf->pmukey);
+	free(kf->pmu);
+	free(kf->pmuname);
+}
+
+static int
+cell(const struct csvin *c, const struct kfile *kf, int col, const char **s, size_t *n)
+{
+	if (kf->idx[col] < 0)
+		return 0;
+	*s = csv_field(c, kf->idx[col], n);
+	return 1;
+}
+
+static void
+progressline(const char *name, unsigned long long bytes, struct timespec *t0, int done)
+{
+	struct timespec t;
+	double dt;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	dt = (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+	fprintf(stderr, "\r%s: %.0f MB, %.0f MB/s%s", name, (double)bytes / 1e6,
+	    dt > 0 ? (double)bytes / 1e6 / dt : 0.0, done ? "\n" : "");
+}
+
+/*
+ * The kernel record writers.  They give the bytes put_intcell,
+ * put_strcell and the out_* calls would, without their per-call costs:
+ * room for the whole part is reserved once (a cell's text at most
+ * sixfold when escaped), keys are literals, and the common cell forms
+ * (plain digits, plain ASCII, plain numbers) are copied as they are;
+ * anything else goes the general way.
+ */
+
+#define KINLINE	static inline __attribute__((always_inline))
+
+/*
+ * Reserve room for a part made from a row of rowlen bytes.  The slack
+ * lets the copies below write up to 64 bytes whatever they copy.
+ */
+KINLINE char *
+kreserve(struct buf *o, size_t rowlen, size_t extra)
+{
+	buf_grow(o, 6 * rowlen + extra + 1024);
+	return o->p + o->len;
+}
+
+/*
+ * Copy n bytes from s, which can be read 64 bytes on (a CSV field, see
+ * CSV_OVERREAD, or a padded key): short copies are fixed-size moves, not
+ * calls.
+ */
+KINLINE char *
+kcopy(char *w, const char *s, size_t n)
+{
+	if (n <= 16)
+		memcpy(w, s, 16);
+	else if (n <= 32)
+		memcpy(w, s, 32);
+	else if (n <= 64) {
+		memcpy(w, s, 32);
+		memcpy(w + n - 32, s + n - 32, 32);
+	} else
+		memcpy(w, s, n);
+	return w + n;
+}
+
+#define PUTLIT(w, lit)	(memcpy((w), (lit), sizeof(lit) - 1), (w) += sizeof(lit) - 1)
+
+
+/* 1..18 digits, no leading zero (or just "0"): the value's own text. */
+KINLINE int
+plaincell(const char *s, size_t n)
+{
+	if (n == 0 || n > 18 || (s[0] == '0' && n > 1))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)(s[i] - '0') > 9)
+			return 0;
+	return !(n == 10 && memcmp(s, "4294967295", 10) == 0);
+}
+
+/* dec_us2ns, with the common [-]digits[.ddd] form (blanks around) read
+ * here. */
+KINLINE int
+us2ns(const char *s, size_t n, int64_t *out)
+{
+	const char *p = s, *e = s + n;
+	uint64_t v = 0;
+	int neg = 0, nd = 0, nfrac = 0;
+
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+		e--;
+	if (p < e && *p == '-')
+		neg = 1, p++;
+	for (; p < e && (unsigned char)(*p - '0') <= 9 && nd < 16; p++, nd++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	if (nd == 0)
+		return dec_us2ns(s, n, out);
+	if (p < e && *p == '.')
+		for (p++; p < e && (unsigned char)(*p - '0') <= 9 && nfrac < 3; p++, nfrac++)
+			v = v * 10 + (uint64_t)(*p - '0');
+	if (p != e)
+		return dec_us2ns(s, n, out);
+	for (; nfrac < 3; nfrac++)
+		v *= 10;
+	if (v > (uint64_t)INT64_MAX)	/* 19 digits fit in 64 bits unsigned */
+		return dec_us2ns(s, n, out);
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+/* A JSON string from a cell (over-readable): plain ASCII is copied; the
+ * rest goes to out_esc. */
+KINLINE char *
+putesc(struct buf *o, char *w, const char *s, size_t n)
+{
+	size_t i = 0;
+
+#ifdef ASC_SSE2
+	/* 16 bytes at a time, the last block over-read and masked. */
+	for (; i < n; i += 16) {
+		unsigned m = simd_esc16(s + i);
+
+		if (n - i < 16)
+			m &= (1u << (n - i)) - 1;
+		if (m)
+			goto esc;
+	}
+#else
+	for (; i + 8 <= n; i += 8)
+		if (swar_esc8(s + i))
+			goto esc;
+	for (; i < n; i++)
+		if (simd_isesc((unsigned char)s[i]))
+			goto esc;
+#endif
+	*w++ = '"';
+	w = kcopy(w, s, n);
+	*w++ = '"';
+	return w;
+esc:
+	o->len = (size_t)(w - o->p);
+	out_esc(o, s, n);
+	return o->p + o->len;
+}
+
+/* put_intcell: key is the bare key, lit the ,"key": text. */
+KINLINE char *
+kint(struct buf *o, char *w, const char *key, const char *lit, size_t litlen,
+    const char *s, size_t n)
+{
+	if (plaincell(s, n)) {
+		memcpy(w, lit, litlen);
+		return kcopy(w + litlen, s, n);
+	}
+	if (n == 10 && memcmp(s, "4294967295", 10) == 0) {
+		memcpy(w, lit, litlen);
+		memcpy(w + litlen, "null", 4);
+		return w + litlen + 4;
+	}
+	o->len = (size_t)(w - o->p);
+	cell_putint(o, key, s, n);
+	return o->p + o->len;
+}
+
+/* put_strcell. */
+KINLINE char *
+kstr(struct buf *o, char *w, const char *lit, size_t litlen, const char *s, size_t n,
+    int unquote)
+{
+	cell_trim(&s, &n);
+	memcpy(w, lit, litlen);
+	w += litlen;
+	if (cell_isnulltext(s, n)) {
+		PUTLIT(w, "null");
+		return w;
+	}
+	if (unquote && n >= 2 && s[0] == '"' && s[n - 1] == '"')
+		s++, n -= 2;
+	return putesc(o, w, s, n);
+}
+
+#define KINT(key, s, n)	kint(o, w, key, ",\"" key "\":", sizeof(",\"" key "\":") - 1, s, n)
+#define KSTR(key, s, n, u) kstr(o, w, ",\"" key "\":", sizeof(",\"" key "\":") - 1, s, n, u)
+#define KNULL(key)	PUTLIT(w, ",\"" key "\":null")
+
+/*
+ * The first half of a kernel record (before the times): device, stream,
+ * step, name, op_type, task_type.  rowlen is the row's length in bytes.
+ */
+static void
+put_kernel_a(struct buf *o, const struct csvin *c, const struct kfile *kf, size_t rowlen)
+{
+	char *w = kreserve(o, rowlen, 0);
+	const char *s;
+	size_t n;
+
+	if (cell(c, kf, C_DEVICE, &s, &n))
+		w = KINT("device", s, n);
+	else
+		KNULL("device");
+	if (cell(c, kf, C_STREAM, &s, &n))
+		w = KINT("stream", s, n);
+	else
+		KNULL("stream");
+	if (cell(c, kf, C_STEP, &s, &n))
+		w = KSTR("step", s, n, 0);
+	else
+		KNULL("step");
+	s = csv_field(c, kf->idx[C_NAME], &n);
+	PUTLIT(w, ",\"name\":");
+	w = putesc(o, w, s, n);
+	if (cell(c, kf, C_OPTYPE, &s, &n))
+		w = KSTR("op_type", s, n, 0);
+	else
+		KNULL("op_type");
+	if (cell(c, kf, C_TASKTYPE, &s, &n)) {
+		cell_trim(&s, &n);
+		if (n == 4 && memcmp(s, "HCCL", 4) == 0)
+			PUTLIT(w, ",\"task_type\":\"COMMUNICATION\"");
+		else
+			w = KSTR("task_type", s, n, 0);
+	} else
+		KNULL("task_type");
+	o->len = (size_t)(w - o->p);
+}
+
+/* The second half (after the times): wait, ids, shapes, PMU values.  The
+ * wait cell was checked when the row was read. */
+static void
+put_kernel_b(struct buf *o, const struct csvin *c, const struct kfile *kf, size_t rowlen)
+{
+	char *w = kreserve(o, rowlen, kf->pmukeys);
+	const char *s;
+	size_t n;
+
+	if (cell(c, kf, C_WAIT, &s, &n)) {
+		int64_t v = 0;
+
+		cell_trim(&s, &n);
+		if (cell_isnull(s, n) || us2ns(s, n, &v) != 0)
+			KNULL("wait_ns");
+		else {
+			PUTLIT(w, ",\"wait_ns\":");
+			w = rec_fmtint(w, v);
+		}
+	} else
+		KNULL("wait_ns");
+	if (cell(c, kf, C_TASKID, &s, &n))
+		w = KINT("task_id", s, n);
+	if (cell(c, kf, C_MODEL, &s, &n))
+		w = KINT("model_id", s, n);
+	if (cell(c, kf, C_OPSTATE, &s, &n))
+		w = KSTR("op_state", s, n, 0);
+	if (cell(c, kf, C_BLOCK, &s, &n))
+		w = KINT("block_dim", s, n);
+	if (cell(c, kf, C_MIXBLOCK, &s, &n))
+		w = KINT("mix_block_dim", s, n);
+	if (cell(c, kf, C_HF32, &s, &n))
+		w = KSTR("hf32", s, n, 0);
+	if (cell(c, kf, C_INSHAPES, &s, &n))
+		w = KSTR("in_shapes", s, n, 1);
+	if (cell(c, kf, C_INDTYPES, &s, &n))
+		w = KSTR("in_dtypes", s, n, 1);
+	if (cell(c, kf, C_INFORMATS, &s, &n))
+		w = KSTR("in_formats", s, n, 1);
+	if (cell(c, kf, C_OUTSHAPES, &s, &n))
+		w = KSTR("out_shapes", s, n, 1);
+	if (cell(c, kf, C_OUTDTYPES, &s, &n))
+		w = KSTR("out_dtypes", s, n, 1);
+	if (cell(c, kf, C_OUTFORMATS, &s, &n))
+		w = KSTR("out_formats", s, n, 1);
+	if (cell(c, kf, C_CONTEXT, &s, &n))
+		w = KSTR("context_id", s, n, 0);
+	if (kf->npmu) {
+		int any = 0;
+
+		for (int i = 0; i < kf->npmu; i++) {
+			int num;
+
+			s = csv_field(c, kf->pmu[i], &n);
+			/* Fast path: a plain number needs no trimming (a
+			 * JSON number has no blanks). */
+			if (!(num = cell_isnum16(s, n))) {
+				cell_trim(&s, &n);
+				if (cell_isnull(s, n))
+					continue;
+				num = cell_isnum(s, n);
+			}
+			if (!any)
+				PUTLIT(w, ",\"pmu\":{");
+			else
+				*w++ = ',';
+			any = 1;
+			w = kcopy(w, kf->pmukey[i].p, kf->pmukey[i].len);
+			if (num)
+				w = kcopy(w, s, n);
+			else
+				w = putesc(o, w, s, n);
+		}
+		if (any)
+			*w++ = '}';
+	}
+	o->len = (size_t)(w - o->p);
+}
+
+#undef KINT
+#undef KSTR
+#undef KNULL
+
+/* A pipe cannot be read twice: copy it to an unlinked file in $TMPDIR. */
+static int
+tmpcopy(const struct ktab *kt, int fd, const char *path)
+{
+	size_t np = strlen(kt->tmpdir) + 20;
+	char *tp = xmalloc(np);
+	static char b[1 << 16];
+	int t;
+	ssize_t n, w;
+
+	snprintf(tp, np, "%s/asc-ingest.XXXXXX", kt->tmpdir);
+	if ((t = mkstemp(tp)) < 0)
+		dieerr("%s", tp);
+	unlink(tp);
+	free(tp);
+	for (;;) {
+		if ((n = read(fd, b, sizeof b)) < 0) {
+			if (errno == EINTR)
+				continue;
+			dieerr("%s", path);
+		}
+		if (n == 0)
+			break;
+		for (ssize_t o = 0; o < n; o += w)
+			if ((w = write(t, b + o, (size_t)(n - o))) < 0) {
+				if (errno != EINTR)
+					dieerr("%s: spill file", kt->tmpdir);
+				w = 0;
+			}
+	}
+	if (lseek(t, 0, SEEK_SET) != 0)
+		dieerr("%s: spill file", kt->tmpdir);
+	return t;
+}
+
+/*
+ * Read one kernel CSV into kt: every row is checked, and what the sort
+ * and the second reading need is kept (no text).  0, or -1 if the file
+ * is unusable.
+ */
+int
+ktab_read(struct ktab *kt, struct src_file *pf, int fileno_)
+{
+	struct kread *kr = &kt->kr[fileno_];
+	struct kfile *kf = &kr->kf;
+	struct csvin c;
+	struct stat st;
+	struct buf scratch = {0};
+	struct timespec t0, tl;
+	unsigned long long lastb = 0;
+	int fd, r;
+
+	if ((fd = open(pf->path, O_RDONLY)) < 0 || fstat(fd, &st) != 0)
+		dieerr("%s", pf->path);
+	kr->fd = -1;
+	kr->dev = st.st_dev;
+	kr->ino = st.st_ino;
+	if (!S_ISREG(st.st_mode)) {
+		kr->fd = tmpcopy(kt, fd, pf->path);
+		close(fd);
+		fd = kr->fd;
+	}
+	csv_fdopen(&c, fd, pf->path);
+	c.ownfd = kr->fd < 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	tl = t0;
+	if ((r = csv_next(&c)) <= 0) {
+		if (r == 0)
+			kbad(kt, "%s:1: empty file, no header", pf->path);
+		else
+			kbad(kt, "%s:%lu: %s", pf->path, c.recline, c.err);
+		goto unusable;
+	}
+	if (mapheader(kt, &c, kf, pf->path) != 0) {
+		freekfile(kf);
+		goto unusable;
+	}
+	/* The columns read now: the rest of a row is only counted. */
+	{
+		static const enum col need[] = { C_START, C_DUR, C_WAIT, C_DEVICE,
+		    C_STREAM, C_STEP, C_NAME, C_OPTYPE, C_TASKTYPE };
+
+		for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+			if (kf->idx[need[i]] >= c.keep)
+				c.keep = kf->idx[need[i]] + 1;
+	}
+	if (kf->idx[C_STEP] >= 0)
+		kt->has_step = 1;
+	if (kf->idx[C_DEVICE] >= 0)
+		kt->has_device = 1;
+	if (kf->idx[C_INSHAPES] >= 0)
+		kt->has_shapes = 1;
+	if (kf->npmu) {
+		kt->has_pmu = 1;
+		if (kt->pmunames.len == 0) {
+			buf_addc(&kt->pmunames, '[');
+			for (int i = 0; i < kf->npmu; i++) {
+				if (i)
+					buf_addc(&kt->pmunames, ',');
+				out_esc(&kt->pmunames, kf->pmuname[i], strlen(kf->pmuname[i]));
+				if (strstr(kf->pmuname[i], "mte2_ratio") || strstr(kf->pmuname[i], "mac_ratio") ||
+				    strstr(kf->pmuname[i], "vec_ratio"))
+					kt->pmu_pipe = 1;
+			}
+			buf_addc(&kt->pmunames, ']');
+		}
+	}
+	while ((r = csv_next(&c)) != 0) {
+		const char *s;
+		size_t n;
+		int64_t start, dur, dev = -1;
+		struct krow *k;
+
+		if (kt->progress && (c.bytes - lastb) > (8u << 20)) {
+			struct timespec t;
+
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			lastb = c.bytes;
+			if (t.tv_sec != tl.tv_sec) {
+				tl = t;
+				progressline(pf->base, c.bytes, &t0, 0);
+			}
+		}
+		pf->read++;
+		if (r < 0) {
+			pf->rejected++;
+			kbad(kt, "%s:%lu: %s", pf->path, c.recline, c.err);
+			break;
+		}
+		if (c.nf != kf->ncols) {
+			pf->rejected++;
+			kbad(kt, "%s:%lu: %d fields, header has %d", pf->path, c.recline, c.nf, kf->ncols);
+			continue;
+		}
+		s = csv_field(&c, kf->idx[C_START], &n);
+		if (us2ns(s, n, &start) != 0) {
+			pf->rejected++;
+			kbad(kt, "%s:%lu: field \"%s\": not a time: '%s'", pf->path, c.recline,
+			    cols[C_START].names[0], cell_snip(s, n));
+			continue;
+		}
+		s = csv_field(&c, kf->idx[C_DUR], &n);
+		if (us2ns(s, n, &dur) != 0 || dur < 0) {
+			pf->rejected++;
+			kbad(kt, "%s:%lu: field \"Duration(us)\": %s: '%s'", pf->path, c.recline,
+			    dur < 0 && dec_us2ns(s, n, &dur) == 0 ? "negative" : "not a number", cell_snip(s, n));
+			continue;
+		}
+		if (cell(&c, kf, C_DEVICE, &s, &n)) {
+			int64_t v;
+
+			cell_trim(&s, &n);
+			if (plaincell(s, n)) {
+				dev = 0;
+				for (size_t i = 0; i < n; i++)
+					dev = dev * 10 + (s[i] - '0');
+			} else if (!cell_isnull(s, n) && dec_parse(s, n, 0, &v) == 0)
+				dev = v;
+		}
+		if (cell(&c, kf, C_TASKTYPE, &s, &n)) {
+			cell_trim(&s, &n);
+			if (!(n == 4 && memcmp(s, "HCCL", 4) == 0) && cell_isnull(s, n))
+				kt->na_types++;
+		} else
+			kt->na_types++;
+		if (cell(&c, kf, C_WAIT, &s, &n)) {
+			int64_t w;
+
+			cell_trim(&s, &n);
+			if (!cell_isnull(s, n) && (us2ns(s, n, &w) != 0 || w < 0)) {
+				/* The record's first half was formatted before
+				 * this check: its invalid UTF-8 counts. */
+				scratch.len = 0;
+				put_kernel_a(&scratch, &c, kf, (size_t)(c.bytes - c.recoff));
+				pf->rejected++;
+				kbad(kt, "%s:%lu: field \"Wait Time(us)\": not a non-negative number: '%s'",
+				    pf->path, c.recline, cell_snip(s, n));
+				continue;
+			}
+		}
+		if (kt->n == kt->cap) {
+			kt->cap = kt->cap ? kt->cap * 2 : 4096;
+			kt->row = xreallocarray(kt->row, kt->cap, sizeof *kt->row);
+		}
+		k = &kt->row[kt->n++];
+		k->dev = dev;
+		k->start = start;
+		k->dur = dur;
+		k->off = c.recoff;
+		k->len = c.bytes - c.recoff > UINT32_MAX ? UINT32_MAX : (uint32_t)(c.bytes - c.recoff);
+		k->line = (uint32_t)c.recline;
+		k->file = (uint16_t)fileno_;
+		if (start < kt->minstart)
+			kt->minstart = start;
+		pf->emitted++;
+	}
+	if (kt->progress)
+		progressline(pf->base, c.bytes, &t0, 1);
+	buf_free(&scratch);
+	csv_close(&c);
+	kr->used = 1;
+	return 0;
+unusable:
+	csv_close(&c);
+	if (kr->fd >= 0)
+		close(kr->fd);
+	kr->fd = -1;
+	return -1;
+}
+
+static int
+krowcmp(const struct krow *x, const struct krow *y)
+{
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/*
+ * Natural merge sort: sorted runs (one per op_summary slice, or the whole
+ * file) are merged pairwise, k-way in effect; stable, so equal starts keep
+ * file order.  Returns the number of runs found.
+ */
+size_t
+ktab_sort(struct ktab *kt)
+{
+	size_t n = kt->n, runs = 1, nruns;
+	struct krow *src = kt->row, *dst, *tmp;
+	size_t *bound;
+
+	if (n < 2)
+		return n;
+	for (size_t i = 1; i < n; i++)
+		if (krowcmp(&src[i - 1], &src[i]) > 0)
+			runs++;
+	if (runs == 1)
+		return 1;
+	dst = xreallocarray(NULL, n, sizeof *dst);
+	bound = xreallocarray(NULL, runs + 1, sizeof *bound);
+	nruns = 0;
+	bound[nruns++] = 0;
+	for (size_t i = 1; i < n; i++)
+		if (krowcmp(&src[i - 1], &src[i]) > 0)
+			bound[nruns++] = i;
+	bound[nruns] = n;
+	while (nruns > 1) {
+		size_t w = 0, nb = 0;
+
+		for (size_t r = 0; r < nruns; r += 2) {
+			size_t lo = bound[r], mid = bound[r + 1];
+			size_t hi = r + 2 <= nruns ? bound[r + 2] : mid;
+			size_t i = lo, j = mid;
+
+			bound[nb++] = w;
+			while (i < mid && j < hi)
+				dst[w++] = krowcmp(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
+			while (i < mid)
+				dst[w++] = src[i++];
+			while (j < hi)
+				dst[w++] = src[j++];
+		}
+		bound[nb] = n;
+		nruns = nb;
+		tmp = src;
+		src = dst;
+		dst = tmp;
+	}
+	if (src != kt->row) {
+		free(kt->row);
+		kt->row = src;
+	} else
+		free(dst);
+	free(bound);
+	return runs;
+}
+
+/* Write o: stdio's buffer first, then o straight to the descriptor. */
+static void
+kflush(struct buf *o)
+{
+	size_t off = 0;
+	ssize_t n;
+
+	if (fflush(stdout) != 0)
+		dieerr("stdout");
+	while (off < o->len)
+		if ((n = write(fileno(stdout), o->p + off, o->len - off)) >= 0)
+			off += (size_t)n;
+		else if (errno != EINTR)
+			dieerr("stdout");
+	o->len = 0;
+}
+
+/* Files read at once while the rows are written (merged op_summary
+ * slices); beyond this the least recently used is closed. */
+#define KOPEN_MAX	32
+
+/* Close the reader used least recently. */
+static void
+kevict(struct ktab *kt)
+{
+	struct kread *lru = NULL;
+
+	for (int i = 0; i < kt->nkr; i++)
+		if (kt->kr[i].open && (lru == NULL || kt->kr[i].lastuse < lru->lastuse))
+			lru = &kt->kr[i];
+	csv_close(&lru->c);
+	lru->open = 0;
+	kt->nopen--;
+}
+
+/* The reader of a kernel file, opened again for the second reading. */
+static struct csvin *
+kreader(struct ktab *kt, struct kread *kr, const struct src_file *pf)
+{
+	kr->lastuse = ++kt->uses;
+	if (kr->open)
+		return &kr->c;
+	if (kt->nopen == KOPEN_MAX)
+		kevict(kt);
+	if (kr->fd >= 0)
+		csv_fdopen(&kr->c, kr->fd, pf->path);
+	else {
+		struct stat st;
+		int fd;
+
+		/* Out of descriptors: fewer files open at once. */
+		while ((fd = open(pf->path, O_RDONLY)) < 0 && (errno == EMFILE || errno == ENFILE) &&
+		    kt->nopen > 0)
+			kevict(kt);
+		if (fd < 0 || fstat(fd, &st) != 0)
+			dieerr("%s", pf->path);
+		if (st.st_dev != kr->dev || st.st_ino != kr->ino)
+			die("%s: replaced while being read", pf->path);
+		csv_fdopen(&kr->c, fd, pf->path);
+		kr->c.ownfd = 1;
+	}
+	kr->open = 1;
+	kt->nopen++;
+	return &kr->c;
+}
+
+void
+ktab_free(struct ktab *kt)
+{
+	for (int i = 0; i < kt->nkr; i++) {
+		struct kread *kr = &kt->kr[i];
+
+		if (kr->open)
+			csv_close(&kr->c);
+		if (kr->fd >= 0)
+			close(kr->fd);
+		if (kr->used)
+			freekfile(&kr->kf);
+		buf_free(&kr->head);
+	}
+	free(kt->kr);
+	free(kt->row);
+	buf_free(&kt->pmunames);
+	memset(kt, 0, sizeof *kt);
+}
+
+/*
+ * Write the kernel records in sorted order.  Each row is read again from
+ * its file at the offset kept: in a file in (device, start) order that
+ * is one sequential reading; rows out of order cost a seek each.
+ */
+void
+ktab_put(struct ktab *kt, const char *profile, const struct src_file *pf, int nf, int64_t origin)
+{
+	static struct buf o;
+	struct buf head = {0};
+
+	/* File names come from the directory listing: escape-safe checked. */
+	out_begin(&head, "kernel");
+	out_cstr(&head, "profile", profile);
+	buf_adds(&head, ",\"src\":\"");
+	for (int i = 0; i < nf; i++)
+		for (const char *c = pf[i].base; *c; c++)
+			if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
+				die("%s: file name needs escaping", pf[i].path);
+	/* The fixed head is the same for every kernel of the file. */
+	for (int i = 0; i < kt->nkr; i++)
+		if (kt->kr[i].used) {
+			struct buf *h = &kt->kr[i].head;
+
+			h->len = 0;
+			buf_add(h, head.p, head.len);
+			buf_adds(h, pf[i].base);
+			buf_addc(h, ':');
+			buf_grow(h, 64);	/* for kcopy */
+		}
+	o.len = 0;
+	for (size_t i = 0; i < kt->n; i++) {
+		const struct krow *k = &kt->row[i];
+		struct kread *kr = &kt->kr[k->file];
+		const struct src_file *f = &pf[k->file];
+		struct csvin *c = kreader(kt, kr, f);
+		size_t rowlen;
+		char *w;
+
+		if (csv_seek(c, k->off, k->line) != 0)
+			dieerr("%s", f->path);
+		if (csv_next(c) != 1 || c->nf != kr->kf.ncols || c->recline != k->line ||
+		    (c->bytes - c->recoff > UINT32_MAX ? UINT32_MAX : (uint32_t)(c->bytes - c->recoff)) != k->len)
+			die("%s:%lu: changed while being read", f->path, (unsigned long)k->line);
+		rowlen = (size_t)(c->bytes - c->recoff);
+		w = kreserve(&o, kr->head.len, 0);
+		w = rec_fmtint(kcopy(w, kr->head.p, kr->head.len), k->line);
+		*w++ = '"';
+		o.len = (size_t)(w - o.p);
+		put_kernel_a(&o, c, &kr->kf, rowlen);
+		w = kreserve(&o, 0, 0);
+		PUTLIT(w, ",\"start_ns\":");
+		w = rec_fmtint(w, k->start - origin);
+		PUTLIT(w, ",\"dur_ns\":");
+		w = rec_fmtint(w, k->dur);
+		PUTLIT(w, ",\"end_ns\":");
+		w = rec_fmtint(w, k->start - origin + k->dur);
+		o.len = (size_t)(w - o.p);
+		put_kernel_b(&o, c, &kr->kf, rowlen);
+		w = kreserve(&o, 0, 0);
+		PUTLIT(w, "}\n");
+		o.len = (size_t)(w - o.p);
+		if (o.len >= (1u << 20))
+			kflush(&o);
+	}
+	kflush(&o);
+	buf_free(&head);
+}

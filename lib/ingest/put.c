@@ -1,0 +1,684 @@
+/* put: the timeline reader's record writers. */
+#include "trace_int.h"
+
+/* ---------- writers ---------- */
+
+static void
+outsrc(struct trace *t, struct buf *b, uint64_t off)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[sizeof tmp - 1 - n++] = (char)('0' + off % 10);
+		off /= 10;
+	} while (off);
+	t->sc.len = 0;
+	buf_adds(&t->sc, t->disp);
+	buf_addc(&t->sc, '@');
+	buf_add(&t->sc, tmp + sizeof tmp - n, (size_t)n);
+	out_str(b, "src", t->sc.p, t->sc.len);
+}
+
+void
+trace_put_markers(struct trace *t, FILE *fp, const char *profile,
+    int64_t origin)
+{
+	struct buf *b = &t->ob, *nm = &t->sc2;
+	struct fmrg mg;
+	const struct marker *m;
+
+	tr_fmrg_open(&mg, &t->mko, 1);
+	for (; (m = tr_fmrg_top(&mg)) != NULL; tr_fmrg_pop(&mg)) {
+		const struct thr *th = &t->th[m->ti];
+		size_t klen;
+
+		nm->len = 0;
+		buf_adds(nm, tr_mkprefix(t, m->kind));
+		klen = nm->len;
+		buf_addc(nm, '#');
+		if (m->nd == MKLONG) {
+			uint64_t ao, nd;
+
+			memcpy(&ao, m->dig, 8);
+			memcpy(&nd, m->dig + 8, 8);
+			buf_add(nm, t->mka.p + ao, (size_t)nd);
+		} else
+			buf_add(nm, m->dig, m->nd);
+		out_begin(b, "marker");
+		out_cstr(b, "profile", profile);
+		outsrc(t, b, m->off);
+		out_str(b, "name", nm->p, nm->len);
+		out_str(b, "kind", nm->p, klen);
+		out_str(b, "step", nm->p + klen + 1, nm->len - klen - 1);
+		out_i64(b, "pid", th->pid);
+		out_i64(b, "tid", th->tid);
+		out_i64(b, "start_ns", m->start - origin);
+		out_i64(b, "dur_ns", m->dur);
+		out_i64(b, "end_ns", m->start + m->dur - origin);
+		rec_put(b, fp);
+	}
+	tr_fmrg_close(&mg);
+}
+
+/*
+ * The bulk writers build records straight into t->ob, from prefixes
+ * made once with the out_* functions (so the bytes are the same), and
+ * write it in large blocks.
+ */
+#define LIT(d, s) (memcpy((d), (s), sizeof(s) - 1), (d) += sizeof(s) - 1)
+
+/* Room for n more bytes; the write position. */
+static char *
+wpos(struct buf *b, size_t n)
+{
+	buf_grow(b, n);
+	return b->p + b->len;
+}
+
+static void
+wend(struct buf *b, char *d)
+{
+	b->len = (size_t)(d - b->p);
+}
+
+static void
+wflush(struct buf *b, FILE *fp, size_t atleast)
+{
+	if (b->len < atleast || b->len == 0)
+		return;
+	if (fwrite(b->p, 1, b->len, fp) != b->len)
+		dieerr("stdout");
+	b->len = 0;
+}
+
+/* {"type":TYPE,"profile":PROFILE,"src":"DISP@ (digits follow). */
+static void
+recprefix(struct trace *t, struct buf *pre, const char *type,
+    const char *profile)
+{
+	out_begin(pre, type);
+	out_cstr(pre, "profile", profile);
+	t->sc.len = 0;
+	buf_adds(&t->sc, t->disp);
+	buf_addc(&t->sc, '@');
+	out_str(pre, "src", t->sc.p, t->sc.len);
+	pre->len--;			/* the closing quote */
+}
+
+static int
+i64cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void
+trace_put_kernels(struct trace *t, FILE *fp, const char *profile,
+    int64_t origin)
+{
+	int64_t *devs = xcalloc(t->npr + 1, sizeof *devs);
+	size_t nd = 0;
+	struct buf *b = &t->ob, pre = { 0 };
+
+	for (size_t i = 0; i < t->nth; i++) {
+		const struct thr *h = &t->th[i];
+
+		if (h->role != T_DEV || h->nx == 0)
+			continue;
+		int64_t d = t->pr[h->pi].dev < 0 ? -1 : t->pr[h->pi].dev;
+		size_t j;
+
+		for (j = 0; j < nd && devs[j] != d; j++)
+			;
+		if (j == nd) {
+			if (nd == t->npr)
+				break;
+			devs[nd++] = d;
+		}
+	}
+	qsort(devs, nd, sizeof *devs, i64cmp);
+	recprefix(t, &pre, "kernel", profile);
+	b->len = 0;
+	for (size_t di = 0; di < nd; di++) {
+		struct mrg m;
+		struct rdr *r;
+
+		tr_mrg_open(t, &m, t->devsets);
+		for (; (r = tr_mrg_top(&m)) != NULL; tr_mrg_pop(&m)) {
+			const struct shdr *h = r->h;
+			const struct thr *th = &t->th[h->ti];
+			const struct proc *p;
+			const char *s = rtext(h);
+			char *d;
+			int x = 0;
+
+			if (th->role != T_DEV)
+				continue;
+			p = &t->pr[th->pi];
+			if ((p->dev < 0 ? -1 : p->dev) != devs[di])
+				continue;
+			d = wpos(b, pre.len + 200);
+			memcpy(d, pre.p, pre.len);
+			d += pre.len;
+			d = rec_fmtint_u(d, h->off);
+			LIT(d, "\",\"device\":");
+			if (p->dev < 0)
+				LIT(d, "null");
+			else
+				d = rec_fmtint(d, p->dev);
+			LIT(d, ",\"stream\":");
+			d = rec_fmtint(d, h->flags & F_STREAM ? rext(h, x++) : th->tid);
+			LIT(d, ",\"task_id\":");
+			if (h->flags & F_TASKID)
+				d = rec_fmtint(d, rext(h, x));
+			else
+				LIT(d, "null");
+			LIT(d, ",\"step\":null,\"name\":");
+			wend(b, d);
+			out_esc(b, s, h->nname);
+			d = wpos(b, 200);
+			LIT(d, ",\"op_type\":null,\"task_type\":");
+			s += h->nname + h->ncat + h->nframe;
+			if (p->role == R_COMM || (h->nttype == 4 &&
+			    memcmp(s, "HCCL", 4) == 0))
+				LIT(d, "\"COMMUNICATION\"");
+			else if (h->flags & F_TTYPE) {
+				wend(b, d);
+				out_esc(b, s, h->nttype);
+				d = wpos(b, 128);
+			} else
+				LIT(d, "null");
+			LIT(d, ",\"start_ns\":");
+			d = rec_fmtint(d, h->start - origin);
+			LIT(d, ",\"dur_ns\":");
+			d = rec_fmtint(d, h->dur);
+			LIT(d, ",\"end_ns\":");
+			d = rec_fmtint(d, h->start + h->dur - origin);
+			LIT(d, ",\"wait_ns\":null}\n");
+			wend(b, d);
+			wflush(b, fp, OUTBUF);
+		}
+		tr_mrg_close(&m);
+	}
+	wflush(b, fp, 0);
+	buf_free(&pre);
+	free(devs);
+}
+
+struct pend {
+	char		*rec;		/* the spill record, 8-aligned */
+	size_t		 cap;
+	int64_t		 start, end;
+	int		 ti, depth, leaf, resolved, hask, mark;
+	int64_t		 kns;
+};
+
+/* nest ids: a queued event's seq, or HOLE | the index of its hole */
+#define HOLE	(UINT64_C(1) << 62)
+
+/* A host event in the deferred text whose leaf value is not known. */
+struct hole {
+	uint64_t	 off;		/* where the value goes in the text */
+	int64_t		 end;
+	int		 mark, resolved, leaf;
+};
+
+/*
+ * Host events not written yet, in start order (seq): the oldest as
+ * deferred text, formatted but with holes where a leaf value was not
+ * known (a file, then a buffer), the others [mhead, tail) in memory.
+ * The memory part is bounded (qmax events, qbytes of records): beyond,
+ * the oldest events are formatted into the text, so that an event
+ * whose end is far away on a thread that goes quiet holds back the
+ * output, not memory.
+ */
+struct hq {
+	struct pend	*q;
+	uint64_t	 mhead, tail, cap;
+	size_t		 bytes, qmax, qbytes;
+	int		 fd;
+	struct buf	 fb;		/* the end of the text, not in the file */
+	uint64_t	 fend;		/* bytes of text in the file */
+	uint64_t	 rpos;		/* bytes of text written out */
+	struct hole	*h;
+	uint64_t	 hhead, htail, hcap;
+};
+#define DQBUF		(256u << 10)	/* deferred text buffer */
+
+struct hput {
+	struct buf	 pre;		/* record prefix */
+	struct buf	 tp;		/* per thread: process, pid, tid */
+	size_t		*toff;
+};
+
+/*
+ * One host record into b.  The leaf value is left out when it is not
+ * known yet: its position in b is returned, else SIZE_MAX.
+ */
+static size_t
+fmt_host(const struct hput *hp, struct buf *b, int64_t origin,
+    const struct pend *e)
+{
+	const struct shdr *h = (const void *)e->rec;
+	const char *s = rtext(h);
+	size_t tl = hp->toff[e->ti + 1] - hp->toff[e->ti], at = SIZE_MAX;
+	char *d;
+
+	d = wpos(b, hp->pre.len + 48);
+	memcpy(d, hp->pre.p, hp->pre.len);
+	d += hp->pre.len;
+	d = rec_fmtint_u(d, h->off);
+	LIT(d, "\",\"name\":");
+	wend(b, d);
+	out_esc(b, s, h->nname);
+	s += h->nname;
+	if (h->flags & F_CAT) {
+		d = wpos(b, 8);
+		LIT(d, ",\"cat\":");
+		wend(b, d);
+		out_esc(b, s, h->ncat);
+	} else {
+		d = wpos(b, 16);
+		LIT(d, ",\"cat\":null");
+		wend(b, d);
+	}
+	s += h->ncat;
+	d = wpos(b, tl + 256);
+	memcpy(d, hp->tp.p + hp->toff[e->ti], tl);
+	d += tl;
+	d = rec_fmtint(d, h->start - origin);
+	LIT(d, ",\"dur_ns\":");
+	d = rec_fmtint(d, h->dur);
+	LIT(d, ",\"end_ns\":");
+	d = rec_fmtint(d, h->start + h->dur - origin);
+	LIT(d, ",\"depth\":");
+	d = rec_fmtint(d, e->depth);
+	LIT(d, ",\"leaf\":");
+	if (!e->resolved)
+		at = (size_t)(d - b->p);
+	else if (e->leaf)
+		LIT(d, "true");
+	else
+		LIT(d, "false");
+	if (h->flags & F_STACK) {
+		if (h->flags & F_FRAME) {
+			LIT(d, ",\"frame\":");
+			wend(b, d);
+			out_esc(b, s, h->nframe);
+			d = wpos(b, 64);
+		} else
+			LIT(d, ",\"frame\":null");
+	}
+	if (e->hask) {
+		LIT(d, ",\"kernel_ns\":");
+		d = rec_fmtint(d, e->kns - origin);
+	}
+	LIT(d, "}\n");
+	wend(b, d);
+	return at;
+}
+
+static void
+pwall(struct trace *t, int fd, const void *p, size_t n, uint64_t off)
+{
+	const char *s = p;
+
+	while (n) {
+		ssize_t k = pwrite(fd, s, n, (off_t)off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			dieerr("%s: spill file", t->tmpdir);
+		s += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+	}
+}
+
+/* The memory slot of an event leaves the queue. */
+static void
+hq_free1(struct hq *q, struct pend *e)
+{
+	q->bytes -= rlen((const void *)e->rec);
+	if (e->cap > 4096) {
+		free(e->rec);
+		e->rec = NULL;
+		e->cap = 0;
+	}
+}
+
+/* The oldest event in memory to the deferred text. */
+static void
+hq_evict(struct trace *t, struct hq *q, struct nest_thr *nt, const struct hput *hp,
+    int64_t origin)
+{
+	struct pend *e = &q->q[q->mhead & (q->cap - 1)];
+	size_t at = fmt_host(hp, &q->fb, origin, e);
+
+	if (at != SIZE_MAX) {
+		struct hole *h;
+
+		if (q->htail - q->hhead == q->hcap) {
+			uint64_t nc = q->hcap ? q->hcap * 2 : 16;
+			struct hole *nh = xreallocarray(NULL, nc, sizeof *nh);
+
+			for (uint64_t i = q->hhead; i < q->htail; i++)
+				nh[i & (nc - 1)] = q->h[i & (q->hcap - 1)];
+			free(q->h);
+			q->h = nh;
+			q->hcap = nc;
+		}
+		h = &q->h[q->htail & (q->hcap - 1)];
+		h->off = q->fend + at;
+		h->end = e->end;
+		h->mark = e->mark;
+		h->resolved = 0;
+		h->leaf = 0;
+		nest_rename(&nt[e->ti], q->mhead, HOLE | q->htail++);
+	} else
+		nest_rename(&nt[e->ti], q->mhead, NEST_GONE);
+	hq_free1(q, e);
+	q->mhead++;
+	if (q->fb.len >= DQBUF) {
+		if (q->fd < 0)
+			q->fd = tr_tmpfd(t);
+		pwall(t, q->fd, q->fb.p, q->fb.len, q->fend);
+		q->fend += q->fb.len;
+		q->fb.len = 0;
+	}
+}
+
+/* The deferred text up to lim, out. */
+static void
+hq_emit(struct trace *t, FILE *fp, struct hq *q, uint64_t lim)
+{
+	struct buf *b = &t->ob;
+
+	while (q->rpos < lim) {
+		size_t n;
+		char *d;
+
+		if (q->rpos < q->fend) {
+			uint64_t k = (lim < q->fend ? lim : q->fend) - q->rpos;
+			size_t got = 0;
+
+			n = k > OUTBUF ? OUTBUF : (size_t)k;
+			d = wpos(b, n);
+			while (got < n) {
+				ssize_t r = pread(q->fd, d + got, n - got,
+				    (off_t)(q->rpos + got));
+
+				if (r < 0 && errno == EINTR)
+					continue;
+				if (r <= 0)
+					die("spill file: %s", r < 0 ?
+					    strerror(errno) : "unexpected end");
+				got += (size_t)r;
+			}
+		} else {
+			n = (size_t)(lim - q->rpos);
+			d = wpos(b, n);
+			memcpy(d, q->fb.p + (q->rpos - q->fend), n);
+		}
+		b->len += n;
+		q->rpos += n;
+		wflush(b, fp, OUTBUF);
+	}
+}
+
+/* Write what is resolved, or can no longer get a child at now. */
+static void
+hq_drain(struct trace *t, FILE *fp, struct hq *q, const struct hput *hp,
+    int64_t origin, int64_t now)
+{
+	struct buf *b = &t->ob;
+	char *d;
+
+	while (q->hhead < q->htail) {
+		struct hole *h = &q->h[q->hhead & (q->hcap - 1)];
+
+		hq_emit(t, fp, q, h->off);
+		if (!h->resolved) {
+			if (h->end > now)
+				return;
+			h->leaf = !h->mark;
+			h->resolved = 1;
+		}
+		d = wpos(b, 8);
+		if (h->leaf)
+			LIT(d, "true");
+		else
+			LIT(d, "false");
+		wend(b, d);
+		q->hhead++;
+	}
+	if (q->rpos || q->fend || q->fb.len) {
+		hq_emit(t, fp, q, q->fend + q->fb.len);
+		q->rpos = q->fend = 0;
+		q->fb.len = 0;
+	}
+	while (q->mhead < q->tail) {
+		struct pend *e = &q->q[q->mhead & (q->cap - 1)];
+
+		if (!e->resolved) {
+			if (e->end > now)
+				break;
+			e->leaf = !e->mark;
+			e->resolved = 1;
+		}
+		fmt_host(hp, b, origin, e);
+		wflush(b, fp, OUTBUF);
+		hq_free1(q, e);
+		q->mhead++;
+	}
+}
+
+/* nest's verdict: a queued event, or one waiting in a hole, is context. */
+static void
+hq_ctx(void *arg, uint64_t id)
+{
+	struct hq *q = arg;
+
+	if (id & HOLE) {
+		id &= ~HOLE;
+		if (id >= q->hhead && id < q->htail && !q->h[id & (q->hcap - 1)].resolved) {
+			q->h[id & (q->hcap - 1)].leaf = 0;
+			q->h[id & (q->hcap - 1)].resolved = 1;
+		}
+	} else if (id >= q->mhead && id < q->tail && !q->q[id & (q->cap - 1)].resolved) {
+		q->q[id & (q->cap - 1)].leaf = 0;
+		q->q[id & (q->cap - 1)].resolved = 1;
+	}
+}
+
+void
+trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
+{
+	struct mrg m;
+	struct rdr *r;
+	struct nest_thr *nt = xcalloc(t->nth + 1, sizeof *nt);
+	struct hq q;
+	struct hput hp = { { 0 }, { 0 }, NULL };
+	struct fmrg lm;
+	const struct lk *lp;
+	struct lk *win = NULL;
+	size_t nwin = 0, cwin = 0;
+	int64_t wts = 0;
+	int havew = 0;
+
+	memset(&q, 0, sizeof q);
+	q.fd = -1;
+	q.qbytes = t->runbytes / 16;
+	q.qmax = q.qbytes / 256 > 4 ? q.qbytes / 256 : 4;
+	t->c.host_linked = 0;
+	recprefix(t, &hp.pre, "host", profile);
+	hp.toff = xcalloc(t->nth + 1, sizeof *hp.toff);
+	for (size_t i = 0; i < t->nth; i++) {
+		const struct thr *th = &t->th[i];
+
+		hp.toff[i] = hp.tp.len;
+		if (th->role == T_HOST) {
+			out_cstr(&hp.tp, "process", th->pi >= 0 ?
+			    t->pr[th->pi].name : NULL);
+			out_i64(&hp.tp, "pid", th->pid);
+			out_i64(&hp.tp, "tid", th->tid);
+			out_key(&hp.tp, "start_ns");
+		}
+	}
+	hp.toff[t->nth] = hp.tp.len;
+	t->ob.len = 0;
+	q.cap = 64;
+	q.q = xcalloc(q.cap, sizeof *q.q);
+	tr_fmrg_open(&lm, &t->lk, 1);
+	tr_mrg_open(t, &m, t->hostsets);
+	for (;;) {
+		r = tr_mrg_top(&m);
+		int64_t now = r ? r->start : INT64_MAX;
+		int ti = -1, depth = 0;
+
+		if (r) {
+			ti = (int)r->h->ti;
+			if (t->th[ti].role != T_HOST) {
+				tr_mrg_pop(&m);
+				continue;
+			}
+			/* before the drain: what this event makes context is
+			 * known, and can go out */
+			depth = nest_add(&nt[ti], now, now + r->dur, q.tail, hq_ctx, &q);
+		}
+		hq_drain(t, fp, &q, &hp, origin, now);
+		if (!r)
+			break;
+		if (q.tail - q.mhead == q.cap) {
+			struct pend *nq = xcalloc(q.cap * 2, sizeof *nq);
+
+			for (uint64_t sq = q.mhead; sq < q.mhead + q.cap; sq++)
+				nq[sq & (q.cap * 2 - 1)] = q.q[sq & (q.cap - 1)];
+			free(q.q);
+			q.q = nq;
+			q.cap *= 2;
+		}
+		struct pend *e = &q.q[q.tail & (q.cap - 1)];
+		size_t n = rlen(r->h);
+		int64_t dur = r->dur;
+
+		if (n > e->cap) {
+			free(e->rec);
+			e->cap = (n + 63) & ~(size_t)63;
+			e->rec = xmalloc(e->cap);
+		}
+		memcpy(e->rec, r->h, n);
+		q.bytes += n;
+		e->start = now;
+		e->end = now + dur;
+		e->mark = (r->h->flags & F_MARK) != 0;
+		e->ti = ti;
+		e->resolved = 0;
+		e->leaf = 0;
+		e->depth = depth;
+		if (dur <= 0) {
+			e->leaf = !e->mark;
+			e->resolved = 1;
+		}
+		/* linked kernel: s end at exactly this (thread, ts) */
+		if (!havew || now != wts) {
+			nwin = 0;
+			while ((lp = tr_fmrg_top(&lm)) != NULL && lp->ts < now)
+				tr_fmrg_pop(&lm);
+			while ((lp = tr_fmrg_top(&lm)) != NULL && lp->ts == now) {
+				if (nwin == cwin) {
+					cwin = cwin ? cwin * 2 : 16;
+					win = xreallocarray(win, cwin,
+					    sizeof *win);
+				}
+				win[nwin++] = *lp;
+				tr_fmrg_pop(&lm);
+			}
+			wts = now;
+			havew = 1;
+		}
+		e->hask = 0;
+		for (size_t j = 0; j < nwin; j++) {
+			if (win[j].ti == (uint32_t)ti) {
+				e->hask = 1;
+				t->c.host_linked++;
+				e->kns = win[j].kts;
+				break;
+			}
+		}
+		q.tail++;
+		tr_mrg_pop(&m);
+		/* memory bounded: the oldest events to the deferred text */
+		while (q.mhead < q.tail &&
+		    (q.tail - q.mhead > q.qmax || q.bytes > q.qbytes))
+			hq_evict(t, &q, nt, &hp, origin);
+	}
+	tr_mrg_close(&m);
+	tr_fmrg_close(&lm);
+	wflush(&t->ob, fp, 0);
+	free(win);
+	for (uint64_t i = 0; i < q.cap; i++)
+		free(q.q[i].rec);
+	free(q.q);
+	free(q.h);
+	buf_free(&q.fb);
+	if (q.fd >= 0)
+		close(q.fd);
+	for (size_t i = 0; i < t->nth; i++)
+		nest_free(&nt[i]);
+	free(nt);
+	free(hp.toff);
+	buf_free(&hp.pre);
+	buf_free(&hp.tp);
+}
+
+void
+trace_close(struct trace *t)
+{
+	if (t == NULL)
+		return;
+	if (t->fd > 0)
+		close(t->fd);
+	for (int s = 0; s < NSET; s++) {
+		for (int i = 0; i < t->nruns[s]; i++)
+			close(t->runs[s][i].fd);
+		free(t->runs[s]);
+	}
+	tr_frs_free(&t->fs);
+	tr_frs_free(&t->ff);
+	tr_frs_free(&t->lk);
+	for (size_t i = 0; i < t->npr; i++)
+		free(t->pr[i].name);
+	for (size_t i = 0; i < t->nth; i++)
+		free(t->th[i].name);
+	for (int i = 0; i < t->nw; i++)
+		free(t->w[i].msg);
+	free(t->w);
+	free(t->pr);
+	free(t->th);
+	free(t->hpr.slot);
+	free(t->hth.slot);
+	if (t->mm) {
+		if (t->b)
+			munmap(t->b, t->len);
+	} else
+		free(t->b);
+	free(t->blk);
+	free(t->map2);
+	tr_frs_free(&t->mk);
+	tr_frs_free(&t->mko);
+	buf_free(&t->mka);
+	buf_free(&t->sc);
+	buf_free(&t->sc2);
+	buf_free(&t->sc3);
+	buf_free(&t->sc4);
+	buf_free(&t->ob);
+	free(t->path);
+	free(t->disp);
+	free(t->tmpdir);
+	free(t->pattern);
+	free(t);
+}

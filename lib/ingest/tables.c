@@ -1,0 +1,599 @@
+/* tables: the small files of a profile beside its events. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jv.h>
+
+#include "cell.h"
+#include "commjson.h"
+#include "csvline.h"
+#include "dec.h"
+#include "rec.h"
+#include "tables.h"
+#include "util.h"
+
+static void
+tbad(const struct tab_ctx *tc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+tbad(const struct tab_ctx *tc, const char *fmt, ...)
+{
+	char m[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof m, fmt, ap);
+	va_end(ap);
+	tc->bad(m);
+}
+
+static void
+twarn(const struct tab_ctx *tc, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+twarn(const struct tab_ctx *tc, const char *code, const char *fmt, ...)
+{
+	char m[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof m, fmt, ap);
+	va_end(ap);
+	tc->warn(code, m);
+}
+
+static int
+colidx(struct csvin *c, const char *name)
+{
+	for (int i = 0; i < c->nf; i++) {
+		size_t n;
+		const char *h = csv_field(c, i, &n);
+
+		if (strlen(name) == n && memcmp(h, name, n) == 0)
+			return i;
+	}
+	return -1;
+}
+
+/* A µs figure as its text and exact ns: "preparing_us" and "preparing_ns". */
+static void
+put_us(struct buf *b, const char *key, const char *s, size_t n)
+{
+	char k[64];
+	int64_t v;
+
+	cell_trim(&s, &n);
+	snprintf(k, sizeof k, "%s_us", key);
+	cell_putnum(b, k, s, n);
+	snprintf(k, sizeof k, "%s_ns", key);
+	if (!cell_isnull(s, n) && dec_us2ns(s, n, &v) == 0)
+		out_i64(b, k, v);
+	else
+		out_null(b, k);
+}
+
+void
+tab_steptrace(const struct tab_ctx *tc, struct src_file *pf, const char *profile)
+{
+	static const struct { const char *col, *key; } m[] = {
+		{ "Computing", "computing" },
+		{ "Communication(Not Overlapped)", "comm_not_overlapped" },
+		{ "Overlapped", "overlapped" },
+		{ "Communication", "comm" },
+		{ "Free", "free" },
+		{ "Stage", "stage" },
+		{ "Bubble", "bubble" },
+		{ "Communication(Not Overlapped and Exclude Receive)", "comm_not_overlapped_exclude_receive" },
+		{ "Preparing", "preparing" },
+	};
+	struct csvin c;
+	int idx[9], istep, idev, ncols, r;
+	struct buf b = {0};
+	char src[300];
+
+	if (csv_open(&c, pf->path) != 0)
+		dieerr("%s", pf->path);
+	if ((r = csv_next(&c)) <= 0) {
+		twarn(tc, "bad_step_trace", "%s: empty or unreadable, not used", pf->base);
+		csv_close(&c);
+		return;
+	}
+	ncols = c.nf;
+	istep = colidx(&c, "Step");
+	idev = colidx(&c, "Device_id");
+	for (int i = 0; i < 9; i++)
+		idx[i] = colidx(&c, m[i].col);
+	while ((r = csv_next(&c)) != 0) {
+		const char *s;
+		size_t n;
+
+		pf->read++;
+		if (r < 0 || c.nf != ncols) {
+			pf->rejected++;
+			if (r < 0)
+				tbad(tc, "%s:%lu: %s", pf->path, c.recline, c.err);
+			else
+				tbad(tc, "%s:%lu: %d fields, header has %d", pf->path, c.recline, c.nf, ncols);
+			if (r < 0)
+				break;
+			continue;
+		}
+		out_begin(&b, "step_trace");
+		out_cstr(&b, "profile", profile);
+		snprintf(src, sizeof src, "%s:%lu", pf->base, c.recline);
+		out_cstr(&b, "src", src);
+		if (idev >= 0) {
+			s = csv_field(&c, idev, &n);
+			cell_putint(&b, "device", s, n);
+		} else
+			out_null(&b, "device");
+		if (istep >= 0) {
+			s = csv_field(&c, istep, &n);
+			cell_putstr(&b, "step", s, n, 0);
+		} else
+			out_null(&b, "step");
+		for (int i = 0; i < 9; i++)
+			if (idx[i] >= 0) {
+				s = csv_field(&c, idx[i], &n);
+				put_us(&b, m[i].key, s, n);
+			}
+		buf_add(&b, "}\n", 2);
+		buf_add(tc->out, b.p, b.len);
+		pf->emitted++;
+	}
+	buf_free(&b);
+	csv_close(&c);
+}
+
+void
+tab_opstat(const struct tab_ctx *tc, struct src_file *pf, const char *profile)
+{
+	static const struct { const char *col, *key; int num; } m[] = {
+		{ "Device_id", "device", 2 },
+		{ "OP Type", "op_type", 0 },
+		{ "Core Type", "core_type", 0 },
+		{ "Count", "count", 2 },
+		{ "Total Time(us)", "total_us", 1 },
+		{ "Min Time(us)", "min_us", 1 },
+		{ "Avg Time(us)", "avg_us", 1 },
+		{ "Max Time(us)", "max_us", 1 },
+		{ "Ratio(%)", "ratio_pct", 1 },
+	};
+	struct csvin c;
+	int idx[9], ncols, r;
+	struct buf b = {0};
+	char src[300];
+
+	if (csv_open(&c, pf->path) != 0)
+		dieerr("%s", pf->path);
+	if (csv_next(&c) <= 0) {
+		twarn(tc, "bad_op_statistic", "%s: empty or unreadable, not used", pf->base);
+		csv_close(&c);
+		return;
+	}
+	ncols = c.nf;
+	for (int i = 0; i < 9; i++)
+		idx[i] = colidx(&c, m[i].col);
+	while ((r = csv_next(&c)) != 0) {
+		pf->read++;
+		if (r < 0 || c.nf != ncols) {
+			pf->rejected++;
+			if (r < 0)
+				tbad(tc, "%s:%lu: %s", pf->path, c.recline, c.err);
+			else
+				tbad(tc, "%s:%lu: %d fields, header has %d", pf->path, c.recline, c.nf, ncols);
+			if (r < 0)
+				break;
+			continue;
+		}
+		out_begin(&b, "op_stat");
+		out_cstr(&b, "profile", profile);
+		snprintf(src, sizeof src, "%s:%lu", pf->base, c.recline);
+		out_cstr(&b, "src", src);
+		for (int i = 0; i < 9; i++) {
+			const char *s;
+			size_t n;
+
+			if (idx[i] < 0) {
+				out_null(&b, m[i].key);
+				continue;
+			}
+			s = csv_field(&c, idx[i], &n);
+			if (m[i].num == 2)
+				cell_putint(&b, m[i].key, s, n);
+			else if (m[i].num == 1)
+				cell_putnum(&b, m[i].key, s, n);
+			else
+				cell_putstr(&b, m[i].key, s, n, 0);
+		}
+		buf_add(&b, "}\n", 2);
+		buf_add(tc->out, b.p, b.len);
+		pf->emitted++;
+	}
+	buf_free(&b);
+	csv_close(&c);
+}
+
+/* Parse a whole small JSON file with libjq; invalid on failure. */
+static jv
+readjson(const struct tab_ctx *tc, struct src_file *pf)
+{
+	FILE *fp = fopen(pf->path, "r");
+	struct buf b = {0};
+	char chunk[65536];
+	size_t n;
+	jv v;
+
+	if (fp == NULL)
+		dieerr("%s", pf->path);
+	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+		buf_add(&b, chunk, n);
+	if (ferror(fp))
+		dieerr("%s", pf->path);
+	fclose(fp);
+	v = b.len ? jv_parse_sized(b.p, (int)b.len) : jv_invalid_with_msg(jv_string("empty file"));
+	buf_free(&b);
+	if (!jv_is_valid(v)) {
+		jv msg = jv_invalid_get_msg(v);
+		const char *s = jv_get_kind(msg) == JV_KIND_STRING ? jv_string_value(msg) : "invalid JSON";
+		const char *cut = strstr(s, " (while parsing");
+
+		twarn(tc, "bad_json", "%s: %.*s; file not used", pf->base,
+		    cut ? (int)(cut - s) : (int)strlen(s), s);
+		jv_free(msg);
+		return jv_invalid();
+	}
+	return v;
+}
+
+static jv
+jget(jv o, const char *k)
+{
+	if (jv_get_kind(o) != JV_KIND_OBJECT) {
+		jv_free(o);
+		return jv_invalid();
+	}
+	return jv_object_get(o, jv_string(k));
+}
+
+/* Write a jv scalar under key: numbers keep libjq's shortest form. */
+static void
+put_jv(struct buf *b, const char *key, jv v)
+{
+	switch (jv_get_kind(v)) {
+	case JV_KIND_STRING:
+		out_str(b, key, jv_string_value(v), (size_t)jv_string_length_bytes(jv_copy(v)));
+		break;
+	case JV_KIND_NUMBER:
+	case JV_KIND_TRUE:
+	case JV_KIND_FALSE:
+	case JV_KIND_ARRAY:
+	case JV_KIND_OBJECT: {
+		jv s = jv_dump_string(jv_copy(v), 0);
+
+		out_raw(b, key, jv_string_value(s), strlen(jv_string_value(s)));
+		jv_free(s);
+		break;
+	}
+	default:
+		out_null(b, key);
+	}
+	jv_free(v);
+}
+
+/*
+ * communication.json is read by the streaming lib/ingest/commjson reader, twice:
+ * tab_comm_read() checks it, counts its ops and, when the profile has no other
+ * time origin, finds the smallest op start; putcomm() writes the comm
+ * records straight to the output at their place in the stream.  Memory
+ * stays that of one op whatever the size of the file.
+ */
+
+/* Start of one communication op in exact ns, or -1. */
+static int
+commstart(const struct cjop *op, int64_t *ns)
+{
+	/* Written by Python as a float: ~0.25 us resolution at epoch scale.
+	 * Formatted from the double as before, not from the text. */
+	if (!op->has_time || op->start_us.kind != CJ_NUMBER)
+		return -1;
+	return cj_us2ns(strtod(op->start_us.s, NULL), ns);
+}
+
+static int
+istotal(const struct cjop *op)
+{
+	return op->keylen >= 5 && memcmp(op->key, "Total", 5) == 0;
+}
+
+struct commscan {
+	struct src_file	*pf;
+	int64_t		 min;
+};
+
+/* Pass 1: count the ops, find the smallest start. */
+static int
+commcount(const struct cjop *op, void *arg)
+{
+	struct commscan *cs = arg;
+	int64_t ns;
+
+	if (commstart(op, &ns) == 0 && ns < cs->min)
+		cs->min = ns;
+	if (istotal(op))
+		return 0;
+	cs->pf->read++;
+	if (op->has_time)
+		cs->pf->emitted++;
+	else
+		cs->pf->rejected++;
+	return 0;
+}
+
+/*
+ * Check the file and count its ops; *origin, if unknown (INT64_MAX),
+ * becomes the smallest op start.  A bad file is said in a warning and not
+ * used (nothing counted, nothing written by tab_comm_put).
+ */
+void
+tab_comm_read(const struct tab_ctx *tc, struct src_file *pf, int64_t *origin)
+{
+	struct commscan cs = { .pf = pf, .min = INT64_MAX };
+	char err[256];
+	int r;
+
+	r = cj_read(pf->path, commcount, &cs, err, sizeof err);
+	if (r == CJ_EIO)
+		dieerr("%s", pf->path);
+	if (r != 0) {
+		pf->read = pf->emitted = pf->rejected = 0;
+		if (r == CJ_ENOTOBJ)
+			twarn(tc, "bad_communication", "%s: top level is not an object; file not used", pf->base);
+		else
+			twarn(tc, "bad_json", "%s: %s; file not used", pf->base, err);
+		return;
+	}
+	if (*origin == INT64_MAX)
+		*origin = cs.min;
+}
+
+struct commput {
+	const char	*profile;
+	const struct src_file *pf;
+	int64_t		 origin;
+	struct buf	 b;
+};
+
+/* Pass 2: one comm record per op. */
+static int
+commput(const struct cjop *op, void *arg)
+{
+	struct commput *cp = arg;
+	struct cjrec r = {
+		.kind = op->kind, .kindlen = op->kindlen, .op = op->key, .oplen = op->keylen,
+		.elapse_ms = op->elapse_ms, .transit_ms = op->transit_ms, .wait_ms = op->wait_ms,
+		.sync_ms = op->sync_ms, .idle_ms = op->idle_ms, .wait_ratio = op->wait_ratio,
+		.sync_ratio = op->sync_ratio, .ntransport = op->has_bw ? op->ntransport : 0,
+		.transport = op->transport
+	};
+
+	if (istotal(op) || !op->has_time)
+		return 0;
+	if (op->step)
+		r.step = cj_step(op->step, op->steplen, &r.steplen);
+	/* The op name is up to the last '@', the group after it. */
+	for (size_t i = op->keylen; i-- > 0; )
+		if (op->key[i] == '@') {
+			r.oplen = i;
+			r.group = op->key + i + 1;
+			r.grouplen = op->keylen - i - 1;
+			break;
+		}
+	if (commstart(op, &r.start_ns) == 0) {
+		r.has_start = 1;
+		r.start_ns -= cp->origin;
+	}
+	cj_putrec(&cp->b, cp->profile, cp->pf->base, &r);
+	if (fwrite(cp->b.p, 1, cp->b.len, stdout) != cp->b.len)
+		dieerr("stdout");
+	return 0;
+}
+
+/* Write the comm records of a file tab_comm_read() accepted. */
+void
+tab_comm_put(const struct src_file *pf, const char *profile, int64_t origin)
+{
+	struct commput cp = { .profile = profile, .pf = pf, .origin = origin };
+	char err[256];
+	int r;
+
+	if (pf->emitted == 0)
+		return;
+	r = cj_read(pf->path, commput, &cp, err, sizeof err);
+	if (r == CJ_EIO)
+		dieerr("%s", pf->path);
+	if (r != 0)
+		die("%s: %s (changed while read?)", pf->path, err);
+	buf_free(&cp.b);
+}
+
+/*
+ * communication_matrix.json: step -> "p2p" | "collective" ->
+ * "<op>@<group>" -> "src-dst" -> {transport, size, time, bandwidth}.  A
+ * small file (one entry per link and op class): read whole with libjq.
+ * Each link becomes a comm_link record; anything else is counted rejected.
+ */
+static jv commx;
+static int havecommx;
+
+static int
+islink(jv l)
+{
+	return jv_get_kind(l) == JV_KIND_OBJECT;
+}
+
+void
+tab_commx_read(const struct tab_ctx *tc, struct src_file *pf)
+{
+	jv doc = readjson(tc, pf);
+
+	if (!jv_is_valid(doc))
+		return;
+	if (jv_get_kind(doc) != JV_KIND_OBJECT) {
+		twarn(tc, "bad_communication", "%s: top level is not an object; file not used", pf->base);
+		jv_free(doc);
+		return;
+	}
+	jv_object_foreach(jv_copy(doc), sk, sv) {
+		if (jv_get_kind(sv) == JV_KIND_OBJECT)
+			jv_object_foreach(sv, kk, kv) {
+				if (jv_get_kind(kv) == JV_KIND_OBJECT)
+					jv_object_foreach(kv, ok, ov) {
+						if (jv_get_kind(ov) == JV_KIND_OBJECT)
+							jv_object_foreach(ov, lk, lv) {
+								pf->read++;
+								if (islink(lv))
+									pf->emitted++;
+								else
+									pf->rejected++;
+								jv_free(lk);
+								jv_free(lv);
+							}
+						else
+							jv_free(ov);
+						jv_free(ok);
+					}
+				else
+					jv_free(kv);
+				jv_free(kk);
+			}
+		else
+			jv_free(sv);
+		jv_free(sk);
+	}
+	commx = doc;
+	havecommx = 1;
+}
+
+/* A string key's text (the key stays owned by the caller). */
+static void
+put_jvstr(struct buf *b, const char *key, jv s)
+{
+	out_str(b, key, jv_string_value(s), (size_t)jv_string_length_bytes(jv_copy(s)));
+}
+
+void
+tab_commx_put(const struct src_file *pf, const char *profile)
+{
+	struct buf b = {0};
+
+	if (!havecommx)
+		return;
+	havecommx = 0;
+	jv_object_foreach(commx, sk, sv) {
+		const char *st = jv_string_value(sk);
+
+		if (jv_get_kind(sv) == JV_KIND_OBJECT)
+		jv_object_foreach(sv, kk, kv) {
+			if (jv_get_kind(kv) == JV_KIND_OBJECT)
+			jv_object_foreach(kv, ok, ov) {
+				const char *key = jv_string_value(ok), *at = strrchr(key, '@');
+
+				if (jv_get_kind(ov) == JV_KIND_OBJECT)
+				jv_object_foreach(ov, lk, lv) {
+					if (islink(lv)) {
+						const char *dash = strchr(jv_string_value(lk), '-');
+
+						b.len = 0;
+						out_begin(&b, "comm_link");
+						out_cstr(&b, "profile", profile);
+						out_cstr(&b, "src", pf->base);
+						if (strncmp(st, "step", 4) == 0 && st[4])
+							out_cstr(&b, "step", st + 4);
+						else
+							out_null(&b, "step");
+						put_jvstr(&b, "kind", kk);
+						out_str(&b, "op_class", key, at ? (size_t)(at - key) : strlen(key));
+						out_cstr(&b, "group", at ? at + 1 : NULL);
+						put_jvstr(&b, "link", lk);
+						if (dash) {
+							out_str(&b, "src_rank", jv_string_value(lk), (size_t)(dash - jv_string_value(lk)));
+							out_cstr(&b, "dst_rank", dash + 1);
+						} else {
+							out_null(&b, "src_rank");
+							out_null(&b, "dst_rank");
+						}
+						put_jv(&b, "transport", jv_object_get(jv_copy(lv), jv_string("Transport Type")));
+						put_jv(&b, "size_mb", jv_object_get(jv_copy(lv), jv_string("Transit Size(MB)")));
+						put_jv(&b, "time_ms", jv_object_get(jv_copy(lv), jv_string("Transit Time(ms)")));
+						put_jv(&b, "bandwidth_gbps", jv_object_get(jv_copy(lv), jv_string("Bandwidth(GB/s)")));
+						put_jv(&b, "op", jv_object_get(jv_copy(lv), jv_string("Op Name")));
+						rec_put(&b, stdout);
+					}
+					jv_free(lk);
+					jv_free(lv);
+				}
+				else
+					jv_free(ov);
+				jv_free(ok);
+			}
+			else
+				jv_free(kv);
+			jv_free(kk);
+		}
+		else
+			jv_free(sv);
+		jv_free(sk);
+	}
+	buf_free(&b);
+}
+
+
+/* Capture configuration from profiler_info*.json, as a JSON object text. */
+void
+tab_info(const struct tab_ctx *tc, struct src_file *pf, struct buf *cfg, char **level)
+{
+	jv doc = readjson(tc, pf);
+	jv cc, ec, v;
+	struct buf b = {0};
+
+	if (!jv_is_valid(doc))
+		return;
+	cc = jget(jget(jv_copy(doc), "config"), "common_config");
+	ec = jget(jget(jv_copy(doc), "config"), "experimental_config");
+	v = jget(jv_copy(ec), "_profiler_level");
+	if (jv_get_kind(v) == JV_KIND_STRING) {
+		free(*level);
+		*level = xstrdup(jv_string_value(v));
+	}
+	put_jv(&b, "level", v);
+	put_jv(&b, "record_shapes", jget(jv_copy(cc), "record_shapes"));
+	put_jv(&b, "with_stack", jget(jv_copy(cc), "with_stack"));
+	put_jv(&b, "with_modules", jget(jv_copy(cc), "with_modules"));
+	put_jv(&b, "profile_memory", jget(jv_copy(cc), "profile_memory"));
+	put_jv(&b, "schedule", jget(jv_copy(cc), "schedule"));
+	put_jv(&b, "aic_metrics", jget(jv_copy(ec), "_aic_metrics"));
+	put_jv(&b, "export_type", jget(jv_copy(ec), "_export_type"));
+	v = jget(jv_copy(doc), "rank_id");
+	if (jv_get_kind(v) == JV_KIND_STRING && cell_digits(jv_string_value(v), strlen(jv_string_value(v)))) {
+		out_i64(&b, "rank", strtoll(jv_string_value(v), NULL, 10));
+		jv_free(v);
+	} else
+		put_jv(&b, "rank", v);
+	put_jv(&b, "torch_npu_version", jget(jv_copy(doc), "torch_npu_version"));
+	put_jv(&b, "cann_version", jget(jv_copy(doc), "cann_version"));
+	out_cstr(&b, "file", pf->base);
+	pf->read = pf->emitted = 1;
+	cfg->len = 0;
+	buf_addc(cfg, '{');
+	buf_add(cfg, b.p + 1, b.len - 1);
+	buf_addc(cfg, '}');
+	buf_free(&b);
+	jv_free(cc);
+	jv_free(ec);
+	jv_free(doc);
+}
