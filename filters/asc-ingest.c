@@ -281,7 +281,9 @@ process(struct profile *p)
 			if (p->f[i].kind == F_TRACE && &p->f[i] != fk[F_TRACE])
 				addwarn("file_not_used", "%s: only %s is read as the timeline",
 				    p->f[i].base, fk[F_TRACE]->base);
-		tr = trace_open(fk[F_TRACE]->path, &to);
+		/* Present but unreadable: a system error, never "missing". */
+		if ((tr = trace_open(fk[F_TRACE]->path, &to)) == NULL)
+			dieerr("%s", fk[F_TRACE]->path);
 		if (trace_read(tr) != 0) {
 			baddata("%s", trace_err(tr));
 			addwarn("trace_unreadable", "%s", trace_err(tr));
