@@ -267,6 +267,18 @@ evid(struct trace *t, const struct ev *ev, const struct span *sp, int64_t *v)
 	return -1;
 }
 
+/* tr_bad() naming the field and its value: bad "ts": "9736408883690507.080". */
+static int
+badval(struct trace *t, const char *at, const char *key, const struct span *v)
+{
+	char m[120];
+	int n = v->n > 48 ? 48 : (int)v->n;
+
+	snprintf(m, sizeof m, "bad \"%s\": %s%.*s%s%s", key, v->k == 's' ? "\"" : "",
+	    n, v->p ? v->p : "", v->n > 48 ? "..." : "", v->k == 's' ? "\"" : "");
+	return tr_bad(t, at, m);
+}
+
 static int
 xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 {
@@ -281,11 +293,11 @@ xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 	if (ev->ts.k == 0)
 		return tr_bad(t, at, "X event without \"ts\"");
 	if (spanus(&ev->ts, &h.start) < 0)
-		return tr_bad(t, at, "bad \"ts\"");
+		return badval(t, at, "ts", &ev->ts);
 	if (ev->dur.k == 0)
 		return tr_bad(t, at, "X event without \"dur\"");
 	if (spanus(&ev->dur, &h.dur) < 0 || h.dur < 0)
-		return tr_bad(t, at, "bad \"dur\"");
+		return badval(t, at, "dur", &ev->dur);
 	if (evid(t, ev, &ev->pid, &pid) < 0)
 		return tr_bad(t, at, "bad \"pid\"");
 	if (evid(t, ev, &ev->tid, &tid) < 0)
@@ -446,7 +458,7 @@ fevent(struct trace *t, const struct ev *ev, const char *at, int isstart)
 	if (kind == 0 || ev->id.k == 0 || ev->ts.k == 0)
 		return 0;
 	if (spanus(&ev->ts, &ts) < 0)
-		return tr_bad(t, at, "bad \"ts\"");
+		return badval(t, at, "ts", &ev->ts);
 	spanstr(&ev->id, &t->sc, &s, &n);
 	for (i = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
 		if (id > (UINT64_MAX - 9) / 10)
