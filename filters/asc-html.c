@@ -66,32 +66,19 @@ bad(struct rin *r)
 static void
 save(const char *path, const char *text, size_t n)
 {
-	struct stat st;
-	size_t len = strlen(path) + 16;
-	char *tmp;
-	FILE *f;
-	int fd;
+	struct aside a;
 
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* A device or fifo (/dev/null) is written in place. */
-		if ((f = fopen(path, "w")) == NULL || fwrite(text, 1, n, f) != n || fclose(f) != 0)
-			dieerr("%s", path);
-		return;
-	}
-	tmp = xmalloc(len);
-	snprintf(tmp, len, "%s.XXXXXX", path);
-	if ((fd = mkstemp(tmp)) < 0 || fchmod(fd, 0640) != 0 || (f = fdopen(fd, "w")) == NULL)
-		dieerr("%s", tmp);
-	if (fwrite(text, 1, n, f) != n || fflush(f) != 0 || ferror(f) || fclose(f) != 0) {
+	if (aside_open(&a, path) != 0)
+		dieerr("%s", path);
+	if (fwrite(text, 1, n, a.fp) != n) {
 		int e = errno;
 
-		unlink(tmp);
+		aside_discard(&a);
 		errno = e;
 		dieerr("%s", path);
 	}
-	if (rename(tmp, path) != 0)
+	if (aside_commit(&a) != 0)
 		dieerr("%s", path);
-	free(tmp);
 }
 
 /* One output of the jq program: {file, text}. */

@@ -42,7 +42,7 @@ static struct gather *g;
 static int have, kflag, nreports, rc = EX_OK;
 static const char *outpath;	/* -o: one file (a single profile) */
 static FILE *out;
-static int direct;		/* -o names a device or fifo */
+static struct aside oa;		/* -o: written aside (oa.tmp NULL: a device or FIFO, in place) */
 
 static void usage(void) __attribute__((noreturn));
 
@@ -83,7 +83,7 @@ flush(void)
 		rc = EX_DATA;
 		return;
 	}
-	if (nreports++ && outpath)
+	if (nreports++ && outpath && oa.tmp)
 		die("%s: more than one profile in the stream; -o takes one", outpath);
 	if (jqprog_run(prog, acc, put, NULL, err, sizeof err) != 0)
 		die("%s", err);
@@ -134,7 +134,6 @@ main(int argc, char *argv[])
 {
 	int ch;
 	const char *rules = NULL;
-	char *tmp = NULL;
 
 	setprogname_(argv[0]);
 	while ((ch = getopt(argc, argv, "ko:r:")) != -1) {
@@ -158,27 +157,12 @@ main(int argc, char *argv[])
 	g = gather_new(kept, NKEPT);
 	prog = jqprog_new("asc-report.jq", asc_report_jq);
 	out = stdout;
+	/* Written aside and renamed: never a half-written report; a device
+	 * or FIFO (-o /dev/null) is written in place. */
 	if (outpath) {
-		struct stat st;
-
-		/* A device or fifo (-o /dev/null) is written in place. */
-		if (stat(outpath, &st) == 0 && !S_ISREG(st.st_mode)) {
-			if ((out = fopen(outpath, "w")) == NULL)
-				dieerr("%s", outpath);
-			outpath = NULL;
-			direct = 1;
-		}
-	}
-	if (outpath) {
-		/* Written aside and renamed: never a half-written report. */
-		size_t n = strlen(outpath) + 16;
-		int fd;
-
-		tmp = xmalloc(n);
-		snprintf(tmp, n, "%s.XXXXXX", outpath);
-		if ((fd = mkstemp(tmp)) < 0 || fchmod(fd, 0640) != 0 ||
-		    (out = fdopen(fd, "w")) == NULL)
-			dieerr("%s", tmp);
+		if (aside_open(&oa, outpath) != 0)
+			dieerr("%s", outpath);
+		out = oa.fp;
 	}
 	if (argc == 0)
 		run("-");
@@ -187,26 +171,16 @@ main(int argc, char *argv[])
 	if (rc == EX_OK || kflag)
 		flush();
 	if (outpath) {
-		if (fflush(out) != 0 || ferror(out) || fclose(out) != 0) {
-			int e = errno;
-
-			unlink(tmp);
-			errno = e;
-			dieerr("%s", outpath);
-		}
-		if (rc != EX_OK || nreports == 0) {
-			unlink(tmp);
+		if (oa.tmp && (rc != EX_OK || nreports == 0)) {
+			aside_discard(&oa);
 			if (nreports == 0 && rc == EX_OK) {
 				warnmsg("no profile in the input");
 				rc = EX_DATA;
 			}
-		} else if (rename(tmp, outpath) != 0)
+		} else if (aside_commit(&oa) != 0)
 			dieerr("%s", outpath);
-		free(tmp);
 	}
 	gather_free(g);
-	if (direct && (fflush(out) != 0 || ferror(out) || fclose(out) != 0))
-		dieerr("report");
 	jqprog_free(prog);
 	xclose_stdout();
 	return rc;

@@ -51,7 +51,7 @@ static int have_origin, notime;
 static char *profname;
 static int rc = EX_OK, kflag;
 static struct buf eb;		/* the event being written */
-static char *tmp;		/* -o: the file written aside */
+static struct aside oa;		/* -o: the file written aside */
 
 /* The verdict's choices, learnt in pass 1. */
 static jv verdict;		/* anomaly_discovery, or null */
@@ -599,9 +599,7 @@ static void
 cbad(struct copier *c, const char *msg)
 {
 	warnmsg("%s: %s", c->name, msg);
-	if (tmp)
-		unlink(tmp);
-	exit(EX_DATA);
+	exit(EX_DATA);		/* the aside file goes with the exit */
 }
 
 /* Copy up to and including the '[' of the events; leaves the rest. */
@@ -762,17 +760,11 @@ main(int argc, char *argv[])
 	anchors = jv_object();
 	path = spool(in);
 	out = stdout;
-	if (outpath) {
-		/* Written aside and renamed: never a half-written overlay. */
-		size_t n = strlen(outpath) + 16;
-		int fd;
-
-		tmp = xmalloc(n);
-		snprintf(tmp, n, "%s.XXXXXX", outpath);
-		if ((fd = mkstemp(tmp)) < 0 || fchmod(fd, 0640) != 0 ||
-		    (out = fdopen(fd, "w")) == NULL)
-			dieerr("%s", tmp);
-	}
+	/* Written aside and renamed: never a half-written overlay. */
+	if (outpath && aside_open(&oa, outpath) != 0)
+		dieerr("%s", outpath);
+	if (outpath)
+		out = oa.fp;
 	if (merge) {
 		c.name = merge;
 		if ((c.fd = open(merge, O_RDONLY)) < 0)
@@ -821,19 +813,10 @@ main(int argc, char *argv[])
 	} else
 		emit("\n]\n", 3);
 	if (outpath) {
-		if (fflush(out) != 0 || ferror(out) || fclose(out) != 0) {
-			int e = errno;
-
-			unlink(tmp);
-			errno = e;
-			dieerr("%s", outpath);
-		}
 		if (rc != EX_OK)
-			unlink(tmp);
-		else if (rename(tmp, outpath) != 0)
+			aside_discard(&oa);
+		else if (aside_commit(&oa) != 0)
 			dieerr("%s", outpath);
-		free(tmp);
-		tmp = NULL;
 	} else
 		xclose_stdout();
 	spool_done();
