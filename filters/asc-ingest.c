@@ -18,6 +18,7 @@
 #include "ingest/tables.h"
 #include "ingest/trace.h"
 #include "rec.h"
+#include "rules.h"
 #include "util.h"
 
 /* The file kinds as the profile record names them. */
@@ -39,7 +40,7 @@ static void usage(void) __attribute__((noreturn));
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-dklq] [-p pattern] path ...\n", progname);
+	fprintf(stderr, "usage: %s [-dklq] [-p pattern] [-r rules] path ...\n", progname);
 	exit(EX_SYS);
 }
 
@@ -512,10 +513,10 @@ int
 main(int argc, char *argv[])
 {
 	int ch;
-	const char *t;
+	const char *t, *rfile = NULL;
 
 	setprogname_(argv[0]);
-	while ((ch = getopt(argc, argv, "dklp:q")) != -1) {
+	while ((ch = getopt(argc, argv, "dklp:qr:")) != -1) {
 		switch (ch) {
 		case 'd':
 			dflag = 1;
@@ -532,6 +533,9 @@ main(int argc, char *argv[])
 		case 'q':
 			qflag = 1;
 			break;
+		case 'r':
+			rfile = optarg;
+			break;
 		default:
 			usage();
 		}
@@ -540,6 +544,7 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc == 0)
 		usage();
+	rules_load(rfile);
 	if ((t = getenv("TMPDIR")) != NULL && *t)
 		tmpdir = t;
 	progress = !qflag && isatty(2);

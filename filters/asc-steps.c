@@ -17,8 +17,19 @@
 #include "steprec.h"
 #include "util.h"
 
-enum { C_PROFILERSTEP, C_ITERATION, C_STEP, C_USER, NCLASS };
-static const char *classname[NCLASS] = { "ProfilerStep", "Iteration", "Step", "user" };
+/*
+ * Marker classes in priority order: the kinds of the rules'
+ * steps.marker_kinds by their index, then ncls - 1 for -p (the source
+ * "user").  A marker of no class is passed through.
+ */
+static const char *const *kinds;
+static int ncls;
+
+static const char *
+classname(int cls)
+{
+	return cls < ncls - 1 ? kinds[cls] : "user";
+}
 
 enum { M_NONE, M_MARKERS, M_COLUMN, M_PSEUDO };
 
@@ -210,7 +221,7 @@ mcmp(const void *a, const void *b)
 static void
 buildwindows(void)
 {
-	int best = NCLASS;
+	int best = ncls;
 	char msg[160];
 
 	P.built = 1;
@@ -218,7 +229,7 @@ buildwindows(void)
 		if (P.m[i].cls < best)
 			best = P.m[i].cls;
 	P.nw = 0;
-	if (best == NCLASS)
+	if (best == ncls)
 		return;
 	P.cls = best;
 	P.w = xreallocarray(NULL, P.nm, sizeof *P.w);
@@ -244,7 +255,7 @@ buildwindows(void)
 	if (P.merged) {
 		snprintf(msg, sizeof msg, "%lld %s markers nested in or overlapping "
 		    "an earlier one were merged into it (outermost wins)",
-		    (long long)P.merged, classname[best]);
+		    (long long)P.merged, classname(best));
 		warn_rec("markers_merged", msg, "count", P.merged);
 	}
 }
@@ -277,7 +288,7 @@ step_marker(size_t i)
 {
 	const struct marker *m = &P.w[i];
 
-	step_begin(m->id, strlen(m->id), classname[P.cls], 1);
+	step_begin(m->id, strlen(m->id), classname(P.cls), 1);
 	P.st.msrc = m->src;
 	P.st.start = m->start;
 	P.st.mend = m->end;
@@ -654,16 +665,10 @@ markerrec(struct rin *r)
 	}
 	buf_addc(&kind, '\0');
 	buf_addc(&name, '\0');
-	if (strcmp(kind.p, "ProfilerStep") == 0)
-		m.cls = C_PROFILERSTEP;
-	else if (strcmp(kind.p, "Iteration") == 0)
-		m.cls = C_ITERATION;
-	else if (strcmp(kind.p, "Step") == 0)
-		m.cls = C_STEP;
-	else if (pattern && (fnmatch(pattern, kind.p, 0) == 0 ||
-	    fnmatch(pattern, name.p, 0) == 0))
-		m.cls = C_USER;
-	else {
+	for (m.cls = 0; m.cls < ncls - 1 && strcmp(kind.p, kinds[m.cls]) != 0; m.cls++)
+		;
+	if (m.cls == ncls - 1 && !(pattern && (fnmatch(pattern, kind.p, 0) == 0 ||
+	    fnmatch(pattern, name.p, 0) == 0))) {
 		buf_free(&kind);
 		buf_free(&name);
 		sr_pass(r);
@@ -884,6 +889,9 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	rules_load(rfile);
+	kinds = rules_list("steps.marker_kinds");
+	for (ncls = 1; kinds[ncls - 1]; ncls++)
+		;
 	if (ctol < 0)
 		ctol = llround(rules_num("steps.group_count_tolerance") * 100);
 	if (stol < 0)

@@ -85,6 +85,7 @@ checkkeys(jv def, jv user, const char *path, const char *prefix)
  * code.
  */
 static const struct { const char *prefix, *readers; } readers[] = {
+	{ "steps.marker_kinds", "asc-ingest asc-steps" },
 	{ "steps.", "asc-steps" },
 	{ "bubbles.min_bubble_us", "asc-gaps asc-attrib asc-segment asc-ops" },
 	{ "bubbles.heavy_gap_", "asc-gaps" },
@@ -97,6 +98,7 @@ static const struct { const char *prefix, *readers; } readers[] = {
 	{ "comm.", "asc-judge" },
 	{ "attribution.launch_coverage", "asc-attrib asc-judge" },
 	{ "attribution.untraced_coverage", "asc-attrib asc-judge" },
+	{ "attribution.framework_frames", "asc-ingest" },
 	{ "attribution.", "asc-attrib" },
 	{ "ops.comm_task_types", "asc-merge asc-ops asc-segment asc-fia asc-cluster" },
 	{ "ops.aicpu_task_types", "asc-ops asc-segment asc-fia" },

@@ -17,6 +17,7 @@
 #include "dec.h"
 #include "nest.h"
 #include "rec.h"
+#include "rules.h"
 #include "trace.h"
 #include "util.h"
 
@@ -266,7 +267,7 @@ fn_ns(sqlite3_context *cx, int argc, sqlite3_value **av)
 	sqlite3_result_null(cx);
 }
 
-/* asc_userframe(x): 1 when the frame text is user code (lib/ingest/trace.c's rule). */
+/* asc_userframe(x): 1 when the frame text is user code (trace_is_framework's rule). */
 static void
 fn_userframe(sqlite3_context *cx, int argc, sqlite3_value **av)
 {
@@ -418,9 +419,7 @@ ismarker(const struct dbread *d, const char *s, size_t n, size_t *kind)
 		if (*p < '0' || *p > '9')
 			return 0;
 	k = (size_t)(h - s);
-	if ((k == 12 && memcmp(s, "ProfilerStep", 12) == 0) ||
-	    (k == 9 && memcmp(s, "Iteration", 9) == 0) ||
-	    (k == 4 && memcmp(s, "Step", 4) == 0) ||
+	if (trace_mkkind(s, k) >= 0 ||
 	    (d->pattern && k == d->npattern && memcmp(s, d->pattern, k) == 0)) {
 		*kind = k;
 		return 1;
@@ -458,11 +457,12 @@ addmark(struct dbread *d, int64_t s, int64_t e, int64_t gtid, int64_t rowid,
 	m->from_step = from_step;
 }
 
-/* Step markers: ProfilerStep#N (or the pattern) rows of PYTORCH_API, else
+/* Step markers: K#N rows of PYTORCH_API (K a kind of the rules, or the pattern), else
  * STEP_TIME; outermost of nested kept.  Few: kept in memory. */
 static int
 loadmarkers(struct dbread *d)
 {
+	const char *const *kinds = rules_list("steps.marker_kinds");
 	sqlite3_stmt *st;
 	int r;
 
@@ -473,13 +473,23 @@ loadmarkers(struct dbread *d)
 		buf_adds(&d->sc, ", ");
 		tx(&d->sc, "p.endNs");
 		buf_adds(&d->sc, ", p.globalTid, p.name FROM PYTORCH_API p WHERE p.name IN "
-		    "(SELECT id FROM STRING_IDS WHERE value GLOB 'ProfilerStep#[0-9]*' OR "
-		    "value GLOB 'Iteration#[0-9]*' OR value GLOB 'Step#[0-9]*' OR "
-		    "(?1 IS NOT NULL AND substr(value, 1, length(?1) + 1) = ?1 || '#'))");
+		    "(SELECT id FROM STRING_IDS WHERE "
+		    "(?1 IS NOT NULL AND substr(value, 1, length(?1) + 1) = ?1 || '#')");
+		/* The rules' marker kinds as ?2...; ismarker() checks the digits. */
+		for (int i = 0; kinds[i]; i++) {
+			char c[96];
+
+			snprintf(c, sizeof c, " OR substr(value, 1, length(?%d) + 1) = ?%d || '#'",
+			    i + 2, i + 2);
+			buf_adds(&d->sc, c);
+		}
+		buf_addc(&d->sc, ')');
 		if ((st = prep(d, d->sc.p)) == NULL)
 			return -1;
 		if (d->pattern)
 			sqlite3_bind_text(st, 1, d->pattern, -1, SQLITE_STATIC);
+		for (int i = 0; kinds[i]; i++)
+			sqlite3_bind_text(st, i + 2, kinds[i], -1, SQLITE_STATIC);
 		while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 			const char *s;
 			size_t n, kind;
@@ -941,6 +951,7 @@ db_open(const char *path, const struct db_opts *o, char *err, size_t nerr)
 
 	d->path = xstrdup(path);
 	d->disp = xstrdup(o->display ? o->display : path);
+	trace_rules();
 	d->pattern = o->step_pattern ? xstrdup(o->step_pattern) : NULL;
 	d->npattern = d->pattern ? strlen(d->pattern) : 0;
 	d->python = xstrdup(o->python ? o->python : "Python");

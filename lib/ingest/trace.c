@@ -180,6 +180,7 @@ trace_open(const char *path, const struct trace_opts *o)
 	const char *td;
 
 	tr_initstop();
+	trace_rules();
 	t->path = xstrdup(path);
 	t->disp = xstrdup(o && o->display ? o->display : dispname(path));
 	td = o && o->tmpdir ? o->tmpdir : getenv("TMPDIR");

@@ -90,8 +90,14 @@ void		 trace_put_markers(struct trace *, FILE *, const char *profile, int64_t or
 void		 trace_put_kernels(struct trace *, FILE *, const char *profile, int64_t origin_ns);
 void		 trace_put_host(struct trace *, FILE *, const char *profile, int64_t origin_ns);
 void		 trace_close(struct trace *);
-/* Is one call-stack frame framework code (site-packages/, /torch/, <...>)?
- * The rule that picks the top user frame; dbread.c shares it. */
+/* Read the rules both readers share, once, before any reader thread:
+ * trace_open and db_open call it. */
+void		 trace_rules(void);
+/* Is one call-stack frame framework code (a glob of the rules'
+ * attribution.framework_frames)?  The rule that picks the top user frame;
+ * dbread.c shares it. */
 int		 trace_is_framework(const char *s, size_t n);
+/* The index of s[0..n) in the rules' steps.marker_kinds, or -1. */
+int		 trace_mkkind(const char *s, size_t n);
 
 #endif

@@ -198,8 +198,8 @@ struct htab {
 
 /*
  * Step marker, a fixed-size record of sorted runs: the name is the
- * prefix of kind (0 ProfilerStep, 1 Iteration, 2 Step, 3 the -p
- * pattern), '#' and the step digits, held here when they fit (nd),
+ * prefix of kind (an index of the rules' steps.marker_kinds, one past
+ * them the -p pattern), '#' and the step digits, held here when they fit (nd),
  * else (nd MKLONG) in the arena mka at the offset and length in dig
  * (only absurdly long step numbers are kept in memory).
  */
