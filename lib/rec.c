@@ -262,10 +262,51 @@ found:
 	return NULL;
 }
 
-static const char *
-skipval(const char *p, const char *e)
+/*
+ * skipstr for the common short string, inline: the closing quote among the
+ * next 16 (8) bytes with no escape or control byte before it; else skipstr.
+ * Most keys and values of a record are such strings.
+ */
+static inline const char *
+skipshort(const char *p, const char *e, int *escaped)
 {
-	int depth = 0, esc;
+#ifdef ASC_SSE2
+	if (e - p > 16) {
+		unsigned m = simd_stop16(p + 1);
+
+		if (m && p[1 + __builtin_ctz(m)] == '"')
+			return p + 2 + __builtin_ctz(m);
+	}
+#else
+	if (e - p > 8) {
+		uint64_t m = swar_stop8(p + 1);
+
+		if (m && p[1 + swar_first(m)] == '"')
+			return p + 2 + swar_first(m);
+	}
+#endif
+	return skipstr(p, e, escaped);
+}
+
+static inline const char *numend(const char *, const char *);
+static int nonfinite(const char *, size_t);
+
+/*
+ * The end of the JSON value at p, its grammar checked whole: the values a
+ * filter never asks for are checked too (issue 14 item 6), by structure
+ * only (strings by skipstr, numbers by numend, literals by name).  NULL
+ * if it is not JSON by the grammar, or nested deeper than libjq reads (254
+ * containers inside the record): libjq then gives the verdict, except
+ * for a nested NaN, Infinity or +5, which libjq reads and JSON does not
+ * have (*bad is set to it).  A top-level scalar is only delimited here;
+ * validscalar() checks it.
+ */
+static const char *
+skipval(const char *p, const char *e, const char **bad)
+{
+	char stk[254];		/* the open containers, '{' or '[' */
+	const char *q;
+	int d = 0, esc;
 
 	if (p >= e)
 		return NULL;
@@ -281,31 +322,87 @@ skipval(const char *p, const char *e)
 			return NULL;
 		return p;
 	}
-	for (; p < e; p++) {
-		/* Skip plain bytes of a nested value a word at a time. */
-		while (e - p >= 8) {
-			uint64_t m = swar_nest8(p);
-
-			if (m) {
-				p += swar_first(m);
+	for (;;) {
+		/* At a value. */
+		p = skipws(p, e);
+		if (p >= e)
+			return NULL;
+		switch (*p) {
+		case '{':
+		case '[':
+			if (d == (int)sizeof stk)
+				return NULL;
+			stk[d++] = *p;
+			p = skipws(p + 1, e);
+			if (p < e && *p == (stk[d - 1] == '{' ? '}' : ']')) {
+				p++;
+				d--;
+				goto after;
+			}
+			if (stk[d - 1] == '{')
+				goto key;
+			continue;
+		case '"':
+			if ((p = skipshort(p, e, &esc)) == NULL)
+				return NULL;
+			goto after;
+		case 't':
+			if (e - p < 4 || memcmp(p, "true", 4) != 0)
+				return NULL;
+			p += 4;
+			goto after;
+		case 'f':
+			if (e - p < 5 || memcmp(p, "false", 5) != 0)
+				return NULL;
+			p += 5;
+			goto after;
+		case 'n':
+			if (e - p < 4 || memcmp(p, "null", 4) != 0) {
+				if (nonfinite(p, (size_t)(e - p)))
+					*bad = p;
+				return NULL;
+			}
+			p += 4;
+			goto after;
+		default:
+			if ((q = numend(p, e)) == NULL) {
+				/* libjq would read these; JSON has none of them. */
+				if (*p == '+' || nonfinite(p, (size_t)(e - p)))
+					*bad = p;
+				return NULL;
+			}
+			p = q;
+			goto after;
+		}
+key:
+		/* At a key of an object (p past blanks). */
+		if (p >= e || *p != '"' || (p = skipshort(p, e, &esc)) == NULL)
+			return NULL;
+		p = skipws(p, e);
+		if (p >= e || *p != ':')
+			return NULL;
+		p++;
+		continue;
+after:
+		/* After a value: a comma, or the end of containers. */
+		while (d > 0) {
+			p = skipws(p, e);
+			if (p >= e)
+				return NULL;
+			if (*p == ',') {
+				p = skipws(p + 1, e);
+				if (stk[d - 1] == '{')
+					goto key;
 				break;
 			}
-			p += 8;
-		}
-		if (p >= e)
-			break;
-		if (*p == '"') {
-			if ((p = skipstr(p, e, &esc)) == NULL)
+			if (*p != (stk[d - 1] == '{' ? '}' : ']'))
 				return NULL;
-			p--;
-		} else if (*p == '{' || *p == '[')
-			depth++;
-		else if (*p == '}' || *p == ']') {
-			if (--depth == 0)
-				return p + 1;
+			p++;
+			d--;
 		}
+		if (d == 0)
+			return p;
 	}
-	return NULL;
 }
 
 /* Is v[0..n) a number by the JSON grammar? */
@@ -342,7 +439,7 @@ isnumber(const char *v, size_t n)
 }
 
 /* The end of a JSON number at p, or NULL if p does not start one. */
-static const char *
+static inline const char *
 numend(const char *p, const char *e)
 {
 	const char *d;
@@ -429,13 +526,42 @@ jvnorm(struct rin *r)
 }
 
 /*
+ * Fields by key in a small hash table (kh), filled as the line is
+ * scanned: a record has some 30 keys and a filter asks for a dozen.  A
+ * repeated key takes the slot of the earlier one: the last wins, as in jq.
+ */
+static inline unsigned
+keyhash(const char *k, size_t n)
+{
+	return n ? ((unsigned)n * 31u + (unsigned char)k[0] * 7u +
+	    (unsigned char)k[n - 1]) % (2 * REC_MAXF) : 0;
+}
+
+static void
+keyadd(struct rin *r, const struct rfield *f)
+{
+	unsigned h = keyhash(f->k, f->klen);
+
+	for (;; h = (h + 1) % (2 * REC_MAXF)) {
+		const struct rfield *o;
+
+		if (r->kh[h] == 0)
+			break;
+		o = &r->f[r->kh[h] - 1];
+		if (o->klen == f->klen && memcmp(o->k, f->k, f->klen) == 0)
+			break;
+	}
+	r->kh[h] = (uint8_t)(f - r->f + 1);
+}
+
+/*
  * One more field of a lazily scanned line: 1 added, 0 at the end, -1 the
  * line needs the full path, -2 bad (err set).
  */
 static int
 scannext(struct rin *r)
 {
-	const char *p = r->lp, *e = r->le, *q;
+	const char *p = r->lp, *e = r->le, *q, *bad = NULL;
 	struct rfield *f;
 	int esc = 0;
 
@@ -443,7 +569,7 @@ scannext(struct rin *r)
 		return 0;
 	if (*p != '"' || r->nf >= REC_MAXF)
 		return -1;
-	if ((q = skipstr(p, e, &esc)) == NULL || esc)
+	if ((q = skipshort(p, e, &esc)) == NULL || esc)
 		return -1;
 	f = &r->f[r->nf];
 	f->k = p + 1;
@@ -454,7 +580,7 @@ scannext(struct rin *r)
 	p = skipws(p + 1, e);
 	/* Strings and plain numbers, the bulk of every record, in one step. */
 	if (p < e && *p == '"') {
-		if ((q = skipstr(p, e, &esc)) == NULL)
+		if ((q = skipshort(p, e, &esc)) == NULL)
 			return -1;
 		f->v = p;
 		f->vlen = (size_t)(q - p);
@@ -466,12 +592,19 @@ scannext(struct rin *r)
 		f->vlen = (size_t)(q - p);
 		goto next;
 	}
-	if ((q = skipval(p, e)) == NULL)
-		return -1;
+	if ((q = skipval(p, e, &bad)) == NULL) {
+		if (bad == NULL)
+			return -1;
+		snprintf(r->err, sizeof r->err, "field \"%.*s\": %.*s is not JSON",
+		    (int)(f->klen > 40 ? 40 : f->klen), f->k,
+		    (int)((size_t)(e - bad) > 12 ? 12 : (size_t)(e - bad)), bad);
+		return -2;
+	}
 	f->v = p;
 	f->vlen = (size_t)(q - p);
 	/* libjq 1.6 reads NaN, Infinity and +5; JSON has none of them. */
-	if (nonfinite(f->v, f->vlen) || f->v[0] == '+') {
+	if (!(f->vlen == 4 && memcmp(f->v, "null", 4) == 0) &&
+	    (nonfinite(f->v, f->vlen) || f->v[0] == '+')) {
 		snprintf(r->err, sizeof r->err, "field \"%.*s\": %.*s is not JSON",
 		    (int)(f->klen > 40 ? 40 : f->klen), f->k,
 		    (int)(f->vlen > 12 ? 12 : f->vlen), f->v);
@@ -480,6 +613,7 @@ scannext(struct rin *r)
 	if (!validscalar(f->v, f->vlen))
 		return -1;
 next:
+	keyadd(r, f);
 	r->nf++;
 	p = skipws(q, e);
 	if (p < e && *p == ',') {
@@ -505,6 +639,7 @@ fastscan(struct rin *r, const char *s, size_t len)
 	while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
 		e--;
 	r->nf = 0;
+	memset(r->kh, 0, sizeof r->kh);
 	if (e - p < 2 || *p != '{' || e[-1] != '}')
 		return -1;
 	r->lp = skipws(p + 1, e - 1);
@@ -514,71 +649,25 @@ fastscan(struct rin *r, const char *s, size_t len)
 	return rc;
 }
 
-/* Finish the scan of the current line (all fields known).  0 or -1. */
-static int
-scanall(struct rin *r)
-{
-	int rc;
-
-	while (r->lazy && (rc = scannext(r)) != 0) {
-		if (rc == -2) {
-			r->lazy = 0;
-			r->nf = 0;
-			return -1;
-		}
-		if (rc == -1) {
-			r->lazy = 0;
-			if (jvnorm(r) != 0) {
-				r->nf = 0;
-				return -1;
-			}
-			if (fastscan(r, r->norm.p, r->norm.len) != 0) {
-				snprintf(r->err, sizeof r->err, "record keys with escapes or over %d keys are not supported", REC_MAXF);
-				r->nf = 0;
-				return -1;
-			}
-			return 0;
-		}
-	}
-	r->lazy = 0;
-	return 0;
-}
-
-int
-rin_complete(struct rin *r)
-{
-	return scanall(r);
-}
-
+/*
+ * Tokenise the whole line, every value checked (skipval), so that a
+ * record a filter consumes is JSON whole, as jq would read it.  What the
+ * scanner does not handle (escapes in keys, leniencies, a bad value) goes
+ * to libjq, which says what is wrong or gives a compact form to scan.
+ */
 int
 rin_scan(struct rin *r)
 {
-	const char *e = r->line + r->len;
-	int rc;
-
-	/*
-	 * A line that is one {...} is tokenised lazily, as far as rin_get
-	 * is asked for fields: a kernel's PMU and shape fields at the end of
-	 * the line are skipped unless a filter wants them.
-	 */
-	while (e > r->line && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		e--;
-	r->nf = 0;
-	r->lazy = 0;
-	if (e - r->line >= 2 && r->line[0] == '{' && e[-1] == '}') {
-		r->lp = skipws(r->line + 1, e - 1);
-		r->le = e - 1;
-		r->lazy = 1;
-		return 0;
-	}
-	rc = fastscan(r, r->line, r->len);
+	int rc = fastscan(r, r->line, r->len);
 
 	if (rc == 0)
 		return 0;
+	r->nf = 0;
 	if (rc == -2 || jvnorm(r) != 0)
 		return -1;
 	if (fastscan(r, r->norm.p, r->norm.len) == 0)
 		return 0;
+	r->nf = 0;
 	/* Escaped keys: libjq keeps them escaped in its output too. */
 	snprintf(r->err, sizeof r->err, "record keys with escapes or over %d keys are not supported", REC_MAXF);
 	return -1;
@@ -611,97 +700,19 @@ rin_type(struct rin *r, const char **t, size_t *n)
 	return 0;
 }
 
-/*
- * pat (n >= 2) in [p, e), or NULL.  Candidates are the places where the
- * pattern's last two bytes (a key's last letter and its closing quote,
- * rarer in a record than its opening quote and first letter) both match,
- * sixteen (SSE2) or eight at a time; each is then compared whole.
- * Faster than memmem for the short patterns and lines asked here.
- */
-static const char *
-findpat(const char *p, const char *e, const char *pat, size_t n)
-{
-	const char *s = p;
-	char a = pat[n - 2], b = pat[n - 1];
-
-	if ((size_t)(e - p) < n)
-		return NULL;
-	/* q scans for the pair; a match at q means pat would start at q-(n-2). */
-	p += n - 2;
-#ifdef ASC_SSE2
-	for (; e - p >= 17; p += 16) {
-		unsigned m = simd_pair16(p, a, b);
-
-		for (; m; m &= m - 1) {
-			const char *c = p + __builtin_ctz(m) - (n - 2);
-
-			if (c >= s && memcmp(c, pat, n) == 0)
-				return c;
-		}
-	}
-#endif
-	for (; e - p >= 9; p += 8) {
-		uint64_t m = swar_pair8(p, a, b);
-
-		for (; m; m &= m - 1) {
-			const char *c = p + swar_first(m) - (n - 2);
-
-			if (c >= s && memcmp(c, pat, n) == 0)
-				return c;
-		}
-	}
-	for (; e - p >= 2; p++)
-		if (p[0] == a && p[1] == b && memcmp(p - (n - 2), pat, n) == 0)
-			return p - (n - 2);
-	return NULL;
-}
-
+/* Duplicate keys: the last wins, as in jq (asc(7)). */
 const struct rfield *
-rin_getn(const struct rin *cr, const char *key, size_t kl)
+rin_getn(const struct rin *r, const char *key, size_t kl)
 {
-	/* The lazy scan state is a cache: logically const. */
-	struct rin *r = (struct rin *)cr;
-	int rc;
+	if (r->nf == 0)
+		return NULL;	/* a failed scan leaves kh as it was */
+	for (unsigned h = keyhash(key, kl); r->kh[h]; h = (h + 1) % (2 * REC_MAXF)) {
+		const struct rfield *f = &r->f[r->kh[h] - 1];
 
-	if (!r->lazy) {
-		for (int i = r->nf - 1; i >= 0; i--)
-			if (r->f[i].klen == kl && memcmp(r->f[i].k, key, kl) == 0)
-				return &r->f[i];
-		return NULL;
-	}
-	for (int i = 0; i < r->nf; i++)
-		if (r->f[i].klen == kl && (kl == 0 || r->f[i].k[0] == key[0]) && memcmp(r->f[i].k, key, kl) == 0)
-			return &r->f[i];
-	/*
-	 * A key that is not in the rest of the line as "key" (and no escape
-	 * could spell it otherwise) is absent: no need to tokenise up to the
-	 * end of a long record to find that out.
-	 */
-	if (kl + 2 <= 64) {
-		char pat[64];
-		size_t rest = (size_t)(r->le - r->lp);
-
-		pat[0] = '"';
-		memcpy(pat + 1, key, kl);
-		pat[kl + 1] = '"';
-		if (findpat(r->lp, r->lp + rest, pat, kl + 2) == NULL &&
-		    memchr(r->lp, '\\', rest) == NULL)
-			return NULL;
-	}
-	while ((rc = scannext(r)) == 1) {
-		struct rfield *f = &r->f[r->nf - 1];
-
-		if (f->klen == kl && (kl == 0 || f->k[0] == key[0]) && memcmp(f->k, key, kl) == 0)
+		if (f->klen == kl && memcmp(f->k, key, kl) == 0)
 			return f;
 	}
-	if (rc == 0) {
-		r->lazy = 0;
-		return NULL;
-	}
-	/* Not for the lazy path: scan the whole line the careful way. */
-	if (scanall(r) != 0)
-		return NULL;
-	return rin_getn(r, key, kl);
+	return NULL;
 }
 
 int

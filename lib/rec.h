@@ -4,10 +4,11 @@
  * Reading is split in two so pass-through costs a copy: rin_next() reads a
  * line, rin_type() finds its "type" (fast for lines starting {"type":"),
  * and only a filter that consumes the record calls rin_scan(), which
- * tokenises the top-level keys into spans of the line.  Lines the scanner
- * does not handle (leading blanks, escaped keys, a type not first) are
- * parsed by libjq, re-serialised compactly and scanned again, so every
- * valid JSON object line is accepted.  Nested values are kept as raw spans.
+ * checks the whole line as JSON and tokenises its top-level keys into
+ * spans of the line.  Lines the scanner does not handle (escaped keys,
+ * libjq's leniencies) are parsed by libjq, re-serialised compactly and
+ * scanned again, so every valid JSON object line is accepted and every
+ * invalid one refused.  Nested values are kept as raw spans.
  *
  * Nothing here exits on bad data: functions return -1 and leave a message
  * in r->err for the caller to print as FILE:LINE: message.
@@ -38,9 +39,9 @@ struct rin {
 	size_t		 rbcap, rbpos, rblen;
 	int		 eof;
 	int		 nf;
-	int		 lazy;		/* fields after lp not scanned yet */
-	const char	*lp, *le;
+	const char	*lp, *le;	/* the scan position and end */
 	struct rfield	 f[REC_MAXF];
+	uint8_t		 kh[2 * REC_MAXF];	/* key hash: field index + 1, 0 empty */
 	struct buf	 norm;		/* the line as re-serialised by libjq */
 	char		 err[256];
 };
@@ -63,14 +64,12 @@ int	rin_next(struct rin *);
 void	rin_bulk(struct rin *, const char *type, size_t tlen, FILE *fp);
 /* The record's "type" as a span of the line.  0, or -1 (err set). */
 int	rin_type(struct rin *, const char **t, size_t *n);
-/* Tokenise the current line's top-level object.  0, or -1 (err set). */
+/* Check the current line as JSON whole (nested values included) and
+ * tokenise its top-level object.  0, or -1 (err set). */
 int	rin_scan(struct rin *);
 /*
- * Field by key after rin_scan.  Lines are tokenised lazily, only as far
- * as the fields asked for, so a record's later fields cost nothing to a
- * filter that does not read them.  asc records never repeat a key; in a
- * line that does, the first is found unless rin_complete() was called
- * (then the last wins, as in jq).
+ * Field by key after rin_scan.  asc records never repeat a key; in a line
+ * that does, the last wins, as in jq.
  */
 const struct rfield *rin_getn(const struct rin *, const char *key, size_t klen);
 /* Inline so that a literal key's length is known at compile time. */
@@ -79,8 +78,6 @@ rin_get(const struct rin *r, const char *key)
 {
 	return rin_getn(r, key, strlen(key));
 }
-/* Tokenise the rest of the line (validating it).  0, or -1 (err set). */
-int	rin_complete(struct rin *);
 
 /* Typed access to a raw value.  All return 0, or -1 if the kind is wrong. */
 int	rf_isnull(const struct rfield *);
