@@ -567,48 +567,68 @@ stepcmp_(const void *a, const void *b)
 	return x->s < y->s ? -1 : x->s > y->s;
 }
 
-/* The step record closes the buffered kernels. */
-static int
-steprec(struct rin *r)
-{
-	const struct rfield *sid, *gid, *dev;
-	int64_t ws, we, service;
-	struct st *sv = NULL;
-	size_t nst = 0, n;
-	int main_stream = -1, source, measurable = 1;
-	char idbuf[64];
+/*
+ * One step being closed: what its record says (detect), the structures and
+ * bubbles found in its kernels (measure), read by the writers (emit).
+ */
+struct stepx {
+	const struct rfield *sid, *gid, *dev;	/* spans of the step line */
+	int64_t		 ws, we, service;
+	int		 measurable, main_stream, source;
+	size_t		 n;			/* kernels of the step */
+	struct st	*sv;			/* structures */
+	size_t		 nst;
+	struct bub	*bubs;			/* bubbles in start order */
+	size_t		 nbub;
+	int64_t		 pre, tail, bnd, ins, nbnd, nins;
+};
 
+/* Read and check the step record; tmp gets its id as text. */
+static int
+step_read(struct rin *r, struct stepx *x)
+{
 	if (sr_sect_need(&S.sect, r, "step") != 0)
 		return -1;
 	if (rin_scan(r) != 0)
 		return -1;
-	sid = rin_get(r, "step_id");
-	gid = rin_get(r, "group_id");
-	dev = rin_get(r, "device");
-	if (rin_i64(r, "start_ns", &ws) != 0 || rin_i64(r, "end_ns", &we) != 0 || we < ws) {
+	x->sid = rin_get(r, "step_id");
+	x->gid = rin_get(r, "group_id");
+	x->dev = rin_get(r, "device");
+	if (rin_i64(r, "start_ns", &x->ws) != 0 || rin_i64(r, "end_ns", &x->we) != 0 ||
+	    x->we < x->ws) {
 		snprintf(r->err, sizeof r->err, "step has no integer \"start_ns\" <= \"end_ns\"");
 		return -1;
 	}
-	if (sid == NULL || rf_str(sid, &tmp) != 0) {
+	if (x->sid == NULL || rf_str(x->sid, &tmp) != 0) {
 		snprintf(r->err, sizeof r->err, "step has no string \"step_id\"");
 		return -1;
 	}
-	if (S.nk > 0 && (sid->vlen != S.stepid.len || memcmp(sid->v, S.stepid.p, sid->vlen) != 0)) {
+	if (S.nk > 0 && (x->sid->vlen != S.stepid.len ||
+	    memcmp(x->sid->v, S.stepid.p, x->sid->vlen) != 0)) {
 		snprintf(r->err, sizeof r->err, "step \"%.40s\" closes kernels of another step", tmp.p);
 		step_reset();
 		return -1;
 	}
-	rf_bool(rin_get(r, "measurable_edges"), &measurable);
-	sr_pass(r);
-	service = we - ws;
-	n = S.nk;
+	x->measurable = 1;
+	rf_bool(rin_get(r, "measurable_edges"), &x->measurable);
+	x->service = x->we - x->ws;
+	x->n = S.nk;
+	return 0;
+}
+
+/* Clip the kernels to the window, find the main stream and the block. */
+static void
+step_clip(struct stepx *x)
+{
+	size_t n = x->n;
+	int64_t *sd;
 
 	/* Clip to the window; a zero-length kernel never splits a gap. */
 	for (size_t i = 0; i < n; i++) {
 		struct sk *k = &S.k[i];
 
-		k->cs = k->s < ws ? ws : k->s;
-		k->ce = k->e > we ? we : k->e;
+		k->cs = k->s < x->ws ? x->ws : k->s;
+		k->ce = k->e > x->we ? x->we : k->e;
 		if (k->ce < k->cs)
 			k->ce = k->cs;
 		k->empty = k->ce <= k->cs;
@@ -621,32 +641,36 @@ steprec(struct rin *r)
 		}
 
 	/* The main compute stream: largest compute duration. */
-	{
-		int64_t *sd = xcalloc((size_t)S.nstreams + 1, sizeof *sd);
-
-		for (size_t i = 0; i < n; i++)
-			if (S.k[i].cls == TT_COMPUTE || S.k[i].cls == TT_UNKNOWN)
-				sd[S.k[i].stream] += S.k[i].dur;
-		for (int i = 0; i < S.nstreams; i++)
-			if (sd[i] > 0 && (main_stream < 0 || sd[i] > sd[main_stream]))
-				main_stream = i;
-		free(sd);
-	}
+	sd = xcalloc((size_t)S.nstreams + 1, sizeof *sd);
+	x->main_stream = -1;
+	for (size_t i = 0; i < n; i++)
+		if (S.k[i].cls == TT_COMPUTE || S.k[i].cls == TT_UNKNOWN)
+			sd[S.k[i].stream] += S.k[i].dur;
+	for (int i = 0; i < S.nstreams; i++)
+		if (sd[i] > 0 && (x->main_stream < 0 || sd[i] > sd[x->main_stream]))
+			x->main_stream = i;
+	free(sd);
 	for (size_t i = 0; i < n; i++) {
 		struct sk *k = &S.k[i];
 
-		k->block = k->stream == main_stream && k->dur >= smallns &&
+		k->block = k->stream == x->main_stream && k->dur >= smallns &&
 		    (k->cls == TT_COMPUTE || k->cls == TT_UNKNOWN);
 	}
+}
 
-	/* Structure boundaries (buffer indices), by source. */
-	size_t *bd = xreallocarray(NULL, n + 1, sizeof *bd);
-	int *bk = xreallocarray(NULL, n + 1, sizeof *bk);	/* range of each boundary */
-	size_t nb = 0;
+/*
+ * Structure boundaries (buffer indices bd, the range of each in bk), by
+ * source: annotations, else the main stream's period, else large gaps.
+ * Returns their number; x->source says which.
+ */
+static size_t
+step_bounds(struct stepx *x, size_t *bd, int *bk)
+{
+	size_t n = x->n, nb = 0;
 
 	nrg = 0;
 	nregion = 0;
-	source = K_STEP;
+	x->source = K_STEP;
 	if (annot) {
 		for (size_t i = 0; i < n; i++)
 			if (fnmatch(annot, ap(S.k[i].name), 0) == 0) {
@@ -654,7 +678,7 @@ steprec(struct rin *r)
 				bd[nb++] = i;
 			}
 		if (nb > 0) {
-			source = K_ANNOTATED;
+			x->source = K_ANNOTATED;
 			if (bd[0] > 0) {
 				/* Kernels before the first annotation are a structure too. */
 				memmove(bd + 1, bd, nb * sizeof *bd);
@@ -665,13 +689,13 @@ steprec(struct rin *r)
 			}
 		}
 	}
-	if (source == K_STEP && n > 0) {
+	if (x->source == K_STEP && n > 0) {
 		int *seq = xreallocarray(NULL, n + 1, sizeof *seq);
 		int *pos = xreallocarray(NULL, n + 1, sizeof *pos);
 		int m = 0, repeats = 0;
 
 		for (size_t i = 0; i < n; i++)
-			if (S.k[i].stream == main_stream) {
+			if (S.k[i].stream == x->main_stream) {
 				seq[m] = S.k[i].id;
 				pos[m++] = (int)i;
 			}
@@ -680,7 +704,7 @@ steprec(struct rin *r)
 		for (size_t i = 0; i < nrg; i++)
 			repeats += rg[i].period > 0;
 		if (repeats > 0) {
-			source = K_REPEAT;
+			x->source = K_REPEAT;
 			for (size_t i = 0; i < nrg; i++) {
 				bk[nb] = (int)i;
 				bd[nb++] = (size_t)pos[rg[i].lo];
@@ -690,7 +714,7 @@ steprec(struct rin *r)
 		free(seq);
 		free(pos);
 	}
-	if (source == K_STEP && n > 0) {
+	if (x->source == K_STEP && n > 0) {
 		int64_t ue = 0;
 		int have = 0;
 
@@ -708,7 +732,7 @@ steprec(struct rin *r)
 			have = 1;
 		}
 		if (nb > 0) {
-			source = K_GAP;
+			x->source = K_GAP;
 			/* The kernels before the first gap are a structure too. */
 			memmove(bd + 1, bd, nb * sizeof *bd);
 			memmove(bk + 1, bk, nb * sizeof *bk);
@@ -722,14 +746,26 @@ steprec(struct rin *r)
 		bd[nb++] = 0;
 	}
 	bd[0] = 0;	/* earlier kernels belong to the first structure */
-	sv = xcalloc(nb + 1, sizeof *sv);
-	for (size_t b = 0; b < nb; b++) {
-		struct st *s = &sv[nst];
+	return nb;
+}
 
-		if (nst > 0 && bd[b] == sv[nst - 1].first)
+/* The structures of the step (x->sv, x->nst) from its boundaries. */
+static void
+step_structures(struct stepx *x)
+{
+	size_t *bd = xreallocarray(NULL, x->n + 1, sizeof *bd);
+	int *bk = xreallocarray(NULL, x->n + 1, sizeof *bk);
+	size_t nb = step_bounds(x, bd, bk);
+
+	x->sv = xcalloc(nb + 1, sizeof *x->sv);
+	x->nst = 0;
+	for (size_t b = 0; b < nb; b++) {
+		struct st *s = &x->sv[x->nst];
+
+		if (x->nst > 0 && bd[b] == x->sv[x->nst - 1].first)
 			continue;	/* annotated kernels with one start */
 		s->first = bd[b];
-		s->kind = source;
+		s->kind = x->source;
 		s->mainfirst = -1;
 		if (bk[b] >= 0) {
 			const struct range *g = &rg[bk[b]];
@@ -739,28 +775,30 @@ steprec(struct rin *r)
 			s->rep = g->rep;
 			s->region = g->region;
 		}
-		nst++;
+		x->nst++;
 	}
-	for (size_t b = 0; b < nst; b++)
-		sv[b].n = (b + 1 < nst ? sv[b + 1].first : n) - sv[b].first;
+	for (size_t b = 0; b < x->nst; b++)
+		x->sv[b].n = (b + 1 < x->nst ? x->sv[b + 1].first : x->n) - x->sv[b].first;
 	free(bd);
 	free(bk);
+}
 
-	/* Structure of each kernel, templates, bubbles by place. */
-	struct bub *bubs = NULL;
-	size_t nbub = 0;
-	int64_t ue = 0, pre = service, tail = 0, bnd = 0, ins = 0;
-	int64_t nbnd = 0, nins = 0;
-	int haveu = 0;
+/* Structure of each kernel, templates, bubbles by place. */
+static void
+step_measure(struct stepx *x)
+{
+	struct st *sv = x->sv;
+	int64_t ue = 0;
+	int haveu = 0, *started;
 
-	for (size_t b = 0; b < nst; b++) {
+	for (size_t b = 0; b < x->nst; b++) {
 		uint64_t h = FNV_INIT, ha = FNV_INIT;
 		int seen = 0;
 
 		for (size_t i = sv[b].first; i < sv[b].first + sv[b].n; i++) {
 			S.k[i].st = (int)b;
 			ha = fnv(ha, ap(S.k[i].key), S.k[i].keylen + 1);
-			if (S.k[i].stream == main_stream) {
+			if (S.k[i].stream == x->main_stream) {
 				h = fnv(h, ap(S.k[i].key), S.k[i].keylen + 1);
 				seen = 1;
 			}
@@ -768,78 +806,93 @@ steprec(struct rin *r)
 		sv[b].hash = seen ? h : ha;
 		sv[b].type = typeof_(sv[b].hash);
 	}
-	{
-		int *started = xcalloc(nst + 1, sizeof *started);
+	started = xcalloc(x->nst + 1, sizeof *started);
+	x->bubs = xreallocarray(NULL, x->n + 1, sizeof *x->bubs);
+	x->nbub = 0;
+	x->pre = x->service;
+	x->bnd = x->ins = x->nbnd = x->nins = 0;
+	for (size_t i = 0; i < x->n; i++) {
+		const struct sk *k = &S.k[i];
 
-		bubs = xreallocarray(NULL, n + 1, sizeof *bubs);
-		for (size_t i = 0; i < n; i++) {
-			const struct sk *k = &S.k[i];
+		if (k->empty)
+			continue;
+		if (!haveu)
+			x->pre = k->cs - x->ws;
+		else if (k->cs > ue) {
+			struct st *s = &sv[k->st];
+			int boundary = !started[k->st] && k->st > 0;
+			int64_t g = k->cs - ue;
 
-			if (k->empty)
-				continue;
-			if (!haveu)
-				pre = k->cs - ws;
-			else if (k->cs > ue) {
-				struct st *s = &sv[k->st];
-				int boundary = !started[k->st] && k->st > 0;
-				int64_t g = k->cs - ue;
-
-				if (boundary) {
-					s->gapbefore += g;
-					bnd += g;
-					nbnd++;
-				} else {
-					s->inside += g;
-					s->nin++;
-					if (g > s->largest)
-						s->largest = g;
-					ins += g;
-					nins++;
-				}
-				bubs[nbub].s = ue;
-				bubs[nbub].d = g;
-				bubs[nbub].st = k->st;
-				bubs[nbub++].boundary = boundary;
+			if (boundary) {
+				s->gapbefore += g;
+				x->bnd += g;
+				x->nbnd++;
+			} else {
+				s->inside += g;
+				s->nin++;
+				if (g > s->largest)
+					s->largest = g;
+				x->ins += g;
+				x->nins++;
 			}
-			started[k->st] = 1;
-			if (!haveu || k->ce > ue)
-				ue = k->ce;
-			haveu = 1;
+			x->bubs[x->nbub].s = ue;
+			x->bubs[x->nbub].d = g;
+			x->bubs[x->nbub].st = k->st;
+			x->bubs[x->nbub++].boundary = boundary;
 		}
-		tail = haveu ? we - ue : 0;
-		free(started);
+		started[k->st] = 1;
+		if (!haveu || k->ce > ue)
+			ue = k->ce;
+		haveu = 1;
 	}
+	x->tail = haveu ? x->we - ue : 0;
+	free(started);
+}
 
-	/* The structure records. */
-	for (size_t b = 0; b < nst; b++) {
-		struct st *s = &sv[b];
+/* line = the step id, ':' and structure index b: a structure_id. */
+static void
+structid(long b)
+{
+	char idbuf[32];
+
+	snprintf(idbuf, sizeof idbuf, ":%ld", b);
+	line.len = 0;
+	buf_add(&line, tmp.p, tmp.len);
+	buf_adds(&line, idbuf);
+}
+
+/* The "structure" records of the step. */
+static void
+emit_structures(const struct stepx *x)
+{
+	char idbuf[64];
+
+	for (size_t b = 0; b < x->nst; b++) {
+		const struct st *s = &x->sv[b];
 		struct clocks c = { 0 };
 		int64_t nmain = 0;
 
 		for (size_t i = s->first; i < s->first + s->n; i++) {
 			clk_add(&c, &S.k[i]);
-			nmain += S.k[i].stream == main_stream;
+			nmain += S.k[i].stream == x->main_stream;
 		}
 		out_begin(&ob, "structure");
 		out_raw(&ob, "profile", S.prof.p, S.prof.len);
 		out_key(&ob, "device");
-		sr_raw(&ob, dev);
+		sr_raw(&ob, x->dev);
 		out_key(&ob, "step_id");
-		sr_raw(&ob, sid);
+		sr_raw(&ob, x->sid);
 		out_key(&ob, "group_id");
-		sr_raw(&ob, gid);
+		sr_raw(&ob, x->gid);
 		out_i64(&ob, "structure", (int64_t)b);
-		snprintf(idbuf, sizeof idbuf, ":%zu", b);
-		line.len = 0;
-		buf_add(&line, tmp.p, tmp.len);
-		buf_adds(&line, idbuf);
+		structid((long)b);
 		out_str(&ob, "structure_id", line.p, line.len);
 		snprintf(idbuf, sizeof idbuf, "T%d", s->type);
 		out_cstr(&ob, "structure_type", idbuf);
 		snprintf(idbuf, sizeof idbuf, "%016llx", (unsigned long long)s->hash);
 		out_cstr(&ob, "template", idbuf);
 		out_cstr(&ob, "kind", kindname[s->kind]);
-		out_cstr(&ob, "source", kindname[source]);
+		out_cstr(&ob, "source", kindname[x->source]);
 		if (s->kind == K_REPEAT) {
 			out_i64(&ob, "period", s->period);
 			out_i64(&ob, "region", s->region);
@@ -854,7 +907,7 @@ steprec(struct rin *r)
 		out_i64(&ob, "start_ns", c.s);
 		out_i64(&ob, "end_ns", c.e);
 		putclocks(&ob, &c, c.e - c.s);
-		putratio(&ob, "structure_share", c.e - c.s, service);
+		putratio(&ob, "structure_share", c.e - c.s, x->service);
 		putms(&ob, "gap_before", s->gapbefore);
 		putms(&ob, "internal_bubble_total", s->inside);
 		out_i64(&ob, "internal_bubble_count", s->nin);
@@ -867,186 +920,221 @@ steprec(struct rin *r)
 		topkernels(&ob, "wait_heavy", s->first, s->first + s->n, (int)b, 2);
 		rec_put(&ob, stdout);
 	}
+}
 
-	/* The step_structure record. */
+/* "types": the structure types of the step with their counts, in order
+ * of first use. */
+static void
+emit_types(struct buf *sb, const struct stepx *x)
+{
+	const struct st *sv = x->sv;
+	char idbuf[64];
+
+	out_key(sb, "types");
+	buf_addc(sb, '[');
+	for (size_t b = 0, c2 = 0; b < x->nst; b++) {
+		size_t cnt = 0, j;
+
+		for (j = 0; j < b; j++)
+			if (sv[j].type == sv[b].type)
+				break;
+		if (j < b)
+			continue;
+		for (j = b; j < x->nst; j++)
+			cnt += sv[j].type == sv[b].type;
+		if (c2++)
+			buf_addc(sb, ',');
+		snprintf(idbuf, sizeof idbuf, "T%d", sv[b].type);
+		buf_adds(sb, "{\"structure_type\":");
+		out_esc(sb, idbuf, strlen(idbuf));
+		out_i64(sb, "count", (int64_t)cnt);
+		out_cstr(sb, "kind", kindname[sv[b].kind]);
+		if (sv[b].kind == K_REPEAT)
+			out_i64(sb, "period", sv[b].period);
+		else
+			out_null(sb, "period");
+		buf_addc(sb, '}');
+	}
+	buf_addc(sb, ']');
+}
+
+/* "bubble_structures" (the structures holding the most bubble time, gap
+ * before + inside) and "largest_bubbles" (where they sit). */
+static void
+emit_bubbles(struct buf *sb, const struct stepx *x)
+{
+	const struct st *sv = x->sv;
+	size_t *top = xcalloc((size_t)topk + 1, sizeof *top);
+	int tn = 0;
+	char idbuf[64];
+
+	for (size_t b = 0; b < x->nst; b++) {
+		int64_t v = sv[b].gapbefore + sv[b].inside;
+		int j;
+
+		if (v <= 0)
+			continue;
+		for (j = tn; j > 0 && sv[top[j - 1]].gapbefore + sv[top[j - 1]].inside < v; j--)
+			if (j < topk)
+				top[j] = top[j - 1];
+		if (j < topk) {
+			top[j] = b;
+			if (tn < topk)
+				tn++;
+		}
+	}
+	out_key(sb, "bubble_structures");
+	buf_addc(sb, '[');
+	for (int j = 0; j < tn; j++) {
+		const struct st *s = &sv[top[j]];
+
+		if (j)
+			buf_addc(sb, ',');
+		structid((long)top[j]);
+		buf_adds(sb, "{\"structure_id\":");
+		out_esc(sb, line.p, line.len);
+		snprintf(idbuf, sizeof idbuf, "T%d", s->type);
+		out_cstr(sb, "structure_type", idbuf);
+		putms(sb, "bubble", s->gapbefore + s->inside);
+		putms(sb, "gap_before", s->gapbefore);
+		putms(sb, "internal_bubble_total", s->inside);
+		buf_addc(sb, '}');
+	}
+	buf_addc(sb, ']');
+	tn = 0;
+	for (size_t i = 0; i < x->nbub; i++) {
+		int j;
+
+		for (j = tn; j > 0 && x->bubs[top[j - 1]].d < x->bubs[i].d; j--)
+			if (j < topk)
+				top[j] = top[j - 1];
+		if (j < topk) {
+			top[j] = i;
+			if (tn < topk)
+				tn++;
+		}
+	}
+	out_key(sb, "largest_bubbles");
+	buf_addc(sb, '[');
+	for (int j = 0; j < tn; j++) {
+		const struct bub *u = &x->bubs[top[j]];
+
+		if (j)
+			buf_addc(sb, ',');
+		buf_adds(sb, "{\"start_ns\":");
+		out_int(sb, u->s);
+		putms(sb, "dur", u->d);
+		structid((long)u->st);
+		out_str(sb, "structure_id", line.p, line.len);
+		out_cstr(sb, "at", u->boundary ? "boundary" : "inside");
+		buf_addc(sb, '}');
+	}
+	buf_addc(sb, ']');
+	free(top);
+}
+
+/* The step's record kept for the drill-down when its group's best. */
+static void
+keep_drill(const struct stepx *x, const struct buf *sb)
+{
+	struct rfield gf;
+	struct grp *g;
+	int64_t bub = x->bnd + x->ins;
+
+	if (x->gid == NULL || rf_isnull(x->gid))
+		return;
+	gf = *x->gid;
+	line.len = 0;
+	if (rf_str(&gf, &line) != 0)
+		return;
+	g = group_get(line.p, line.len);
+	g->service += x->service;
+	if (g->best < 0 || bub > g->best || (bub == g->best && x->service > g->bestsvc)) {
+		g->best = bub;
+		g->bestsvc = x->service;
+		free(g->line);
+		g->line = xmalloc(sb->len + 2);
+		memcpy(g->line, sb->p, sb->len);
+		memcpy(g->line + sb->len, "}", 2);
+	}
+}
+
+/* The "step_structure" record of the step. */
+static void
+emit_step_structure(const struct stepx *x)
+{
 	struct buf sb = { 0 };
 	struct clocks c = { 0 };
+	size_t n = x->n;
 
 	for (size_t i = 0; i < n; i++)
 		clk_add(&c, &S.k[i]);
 	out_begin(&sb, "step_structure");
 	out_raw(&sb, "profile", S.prof.p, S.prof.len);
 	out_key(&sb, "device");
-	sr_raw(&sb, dev);
+	sr_raw(&sb, x->dev);
 	out_key(&sb, "step_id");
-	sr_raw(&sb, sid);
+	sr_raw(&sb, x->sid);
 	out_key(&sb, "group_id");
-	sr_raw(&sb, gid);
-	out_cstr(&sb, "source", kindname[source]);
-	out_i64(&sb, "structures", (int64_t)nst);
-	{
-		/* Structure types of the step with their counts, in order of first use. */
-		out_key(&sb, "types");
-		buf_addc(&sb, '[');
-		for (size_t b = 0, c2 = 0; b < nst; b++) {
-			size_t cnt = 0, j;
-
-			for (j = 0; j < b; j++)
-				if (sv[j].type == sv[b].type)
-					break;
-			if (j < b)
-				continue;
-			for (j = b; j < nst; j++)
-				cnt += sv[j].type == sv[b].type;
-			if (c2++)
-				buf_addc(&sb, ',');
-			snprintf(idbuf, sizeof idbuf, "T%d", sv[b].type);
-			buf_adds(&sb, "{\"structure_type\":");
-			out_esc(&sb, idbuf, strlen(idbuf));
-			out_i64(&sb, "count", (int64_t)cnt);
-			out_cstr(&sb, "kind", kindname[sv[b].kind]);
-			if (sv[b].kind == K_REPEAT)
-				out_i64(&sb, "period", sv[b].period);
-			else
-				out_null(&sb, "period");
-			buf_addc(&sb, '}');
-		}
-		buf_addc(&sb, ']');
-	}
+	sr_raw(&sb, x->gid);
+	out_cstr(&sb, "source", kindname[x->source]);
+	out_i64(&sb, "structures", (int64_t)x->nst);
+	emit_types(&sb, x);
 	out_key(&sb, "main_stream");
-	if (main_stream >= 0)
-		nth(&sb, &S.streams, main_stream);
+	if (x->main_stream >= 0)
+		nth(&sb, &S.streams, x->main_stream);
 	else
 		buf_adds(&sb, "null");
 	out_i64(&sb, "kernels", (int64_t)n);
-	out_i64(&sb, "start_ns", ws);
-	out_i64(&sb, "end_ns", we);
-	putclocks(&sb, &c, service);
+	out_i64(&sb, "start_ns", x->ws);
+	out_i64(&sb, "end_ns", x->we);
+	putclocks(&sb, &c, x->service);
 	dominant(&sb, 0, n, -1, -1);
 	part(&sb, "block", 0, n, -1, 1);
 	part(&sb, "side", 0, n, -1, 0);
 	topkernels(&sb, "top_by_duration", 0, n, -1, 0);
 	topkernels(&sb, "top_by_total_cost", 0, n, -1, 1);
 	topkernels(&sb, "wait_heavy", 0, n, -1, 2);
-	if (measurable) {
-		putms(&sb, "prelaunch_gap", pre);
-		putms(&sb, "tail_gap", tail);
+	if (x->measurable) {
+		putms(&sb, "prelaunch_gap", x->pre);
+		putms(&sb, "tail_gap", x->tail);
 	} else {
 		out_null(&sb, "prelaunch_gap_ns");
 		out_null(&sb, "prelaunch_gap_ms");
 		out_null(&sb, "tail_gap_ns");
 		out_null(&sb, "tail_gap_ms");
 	}
-	putms(&sb, "boundary_bubble_total", bnd);
-	out_i64(&sb, "boundary_bubble_count", nbnd);
-	putms(&sb, "inside_bubble_total", ins);
-	out_i64(&sb, "inside_bubble_count", nins);
-	{
-		const char *where = bnd + ins == 0 ? "none" : bnd * 5 >= 4 * (bnd + ins) ?
-		    "boundary" : ins * 5 >= 4 * (bnd + ins) ? "inside" : "mixed";
-
-		out_cstr(&sb, "bubbles_at", where);
-	}
-	/* Structures holding the most bubble time (gap before + inside). */
-	{
-		size_t *top = xcalloc((size_t)topk + 1, sizeof *top);
-		int tn = 0;
-
-		for (size_t b = 0; b < nst; b++) {
-			int64_t v = sv[b].gapbefore + sv[b].inside;
-			int j;
-
-			if (v <= 0)
-				continue;
-			for (j = tn; j > 0 && sv[top[j - 1]].gapbefore + sv[top[j - 1]].inside < v; j--)
-				if (j < topk)
-					top[j] = top[j - 1];
-			if (j < topk) {
-				top[j] = b;
-				if (tn < topk)
-					tn++;
-			}
-		}
-		out_key(&sb, "bubble_structures");
-		buf_addc(&sb, '[');
-		for (int j = 0; j < tn; j++) {
-			const struct st *s = &sv[top[j]];
-
-			if (j)
-				buf_addc(&sb, ',');
-			snprintf(idbuf, sizeof idbuf, ":%zu", top[j]);
-			line.len = 0;
-			buf_add(&line, tmp.p, tmp.len);
-			buf_adds(&line, idbuf);
-			buf_adds(&sb, "{\"structure_id\":");
-			out_esc(&sb, line.p, line.len);
-			snprintf(idbuf, sizeof idbuf, "T%d", s->type);
-			out_cstr(&sb, "structure_type", idbuf);
-			putms(&sb, "bubble", s->gapbefore + s->inside);
-			putms(&sb, "gap_before", s->gapbefore);
-			putms(&sb, "internal_bubble_total", s->inside);
-			buf_addc(&sb, '}');
-		}
-		buf_addc(&sb, ']');
-		/* The largest bubbles and where they sit. */
-		tn = 0;
-		for (size_t i = 0; i < nbub; i++) {
-			int j;
-
-			for (j = tn; j > 0 && bubs[top[j - 1]].d < bubs[i].d; j--)
-				if (j < topk)
-					top[j] = top[j - 1];
-			if (j < topk) {
-				top[j] = i;
-				if (tn < topk)
-					tn++;
-			}
-		}
-		out_key(&sb, "largest_bubbles");
-		buf_addc(&sb, '[');
-		for (int j = 0; j < tn; j++) {
-			const struct bub *u = &bubs[top[j]];
-
-			if (j)
-				buf_addc(&sb, ',');
-			buf_adds(&sb, "{\"start_ns\":");
-			out_int(&sb, u->s);
-			putms(&sb, "dur", u->d);
-			snprintf(idbuf, sizeof idbuf, ":%d", u->st);
-			line.len = 0;
-			buf_add(&line, tmp.p, tmp.len);
-			buf_adds(&line, idbuf);
-			out_str(&sb, "structure_id", line.p, line.len);
-			out_cstr(&sb, "at", u->boundary ? "boundary" : "inside");
-			buf_addc(&sb, '}');
-		}
-		buf_addc(&sb, ']');
-		free(top);
-	}
+	putms(&sb, "boundary_bubble_total", x->bnd);
+	out_i64(&sb, "boundary_bubble_count", x->nbnd);
+	putms(&sb, "inside_bubble_total", x->ins);
+	out_i64(&sb, "inside_bubble_count", x->nins);
+	out_cstr(&sb, "bubbles_at", x->bnd + x->ins == 0 ? "none" :
+	    x->bnd * 5 >= 4 * (x->bnd + x->ins) ? "boundary" :
+	    x->ins * 5 >= 4 * (x->bnd + x->ins) ? "inside" : "mixed");
+	emit_bubbles(&sb, x);
 	/* Keep the record for the drill-down before rec_put empties it. */
-	if (gid && !rf_isnull(gid)) {
-		struct rfield gf = *gid;
-
-		line.len = 0;
-		if (rf_str(&gf, &line) == 0) {
-			struct grp *g = group_get(line.p, line.len);
-			int64_t bub = bnd + ins;
-
-			g->service += service;
-			if (g->best < 0 || bub > g->best || (bub == g->best && service > g->bestsvc)) {
-				g->best = bub;
-				g->bestsvc = service;
-				free(g->line);
-				g->line = xmalloc(sb.len + 2);
-				memcpy(g->line, sb.p, sb.len);
-				memcpy(g->line + sb.len, "}", 2);
-			}
-		}
-	}
+	keep_drill(x, &sb);
 	rec_put(&sb, stdout);
 	buf_free(&sb);
-	free(bubs);
-	free(sv);
+}
+
+/* The step record closes the buffered kernels: detect, measure, emit. */
+static int
+steprec(struct rin *r)
+{
+	struct stepx x;
+
+	memset(&x, 0, sizeof x);
+	if (step_read(r, &x) != 0)
+		return -1;
+	sr_pass(r);
+	step_clip(&x);
+	step_structures(&x);
+	step_measure(&x);
+	emit_structures(&x);
+	emit_step_structure(&x);
+	free(x.bubs);
+	free(x.sv);
 	step_reset();
 	return 0;
 }
