@@ -1230,6 +1230,7 @@ putdev(struct dbread *d, FILE *fp, const char *profile, int64_t origin, int64_t 
 		k.npre = q->pre[!comp].len;
 		k.srcn = rowid;
 		k.overread = 0;
+		k.bound = 0;
 		k.device.kind = KV_INT;
 		k.device.v = dev;
 		k.device.n = 0;

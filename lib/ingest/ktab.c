@@ -231,7 +231,7 @@ static const struct {
 };
 
 /* The wait (checked when the row was read), the other columns after the
- * times, and the PMU values into pv (kf->npmu of them at most). */
+ * times, and the PMU values into pv (kf->npmu, their keys set). */
 static void
 kfields_tail(struct kout *k, const struct csvin *c, const struct kfile *kf, struct kpmu *pv)
 {
@@ -261,7 +261,6 @@ kfields_tail(struct kout *k, const struct csvin *c, const struct kfile *kf, stru
 		} else
 			k->tail[KS_WAIT].kind = KV_NULL;
 	}
-	k->npmu = 0;
 	for (int i = 0; i < kf->npmu; i++) {
 		int num;
 
@@ -270,16 +269,13 @@ kfields_tail(struct kout *k, const struct csvin *c, const struct kfile *kf, stru
 		 * number has no blanks). */
 		if (!(num = cell_isnum16(s, n))) {
 			cell_trim(&s, &n);
-			if (cell_isnull(s, n))
-				continue;
-			num = cell_isnum(s, n);
+			num = cell_isnull(s, n) ? -1 : cell_isnum(s, n);
 		}
-		pv[k->npmu].key = kf->pmukey[i].p;
-		pv[k->npmu].nkey = kf->pmukey[i].len;
-		pv[k->npmu].s = s;
-		pv[k->npmu].n = n;
-		pv[k->npmu++].num = num;
+		pv[i].s = s;
+		pv[i].n = n;
+		pv[i].num = num;
 	}
+	k->npmu = kf->npmu;
 	k->pmu = pv;
 }
 
@@ -662,8 +658,7 @@ void
 ktab_put(struct ktab *kt, const char *profile, const struct src_file *pf, int nf, int64_t origin)
 {
 	static struct buf o;
-	struct kpmu *pv = NULL;
-	int npv = 0;
+	struct kpmu **pv = xcalloc((size_t)kt->nkr + 1, sizeof *pv);
 
 	/* File names come from the directory listing: escape-safe checked. */
 	for (int i = 0; i < nf; i++)
@@ -679,10 +674,13 @@ ktab_put(struct ktab *kt, const char *profile, const struct src_file *pf, int nf
 			buf_addc(&stem, ':');
 			rec_out_prefix(&kt->kr[i].head, "kernel", profile, stem.p, stem.len);
 			buf_free(&stem);
-			if (kt->kr[i].kf.npmu > npv)
-				npv = kt->kr[i].kf.npmu;
+			/* the PMU keys, the same for every row of the file */
+			pv[i] = xcalloc((size_t)kt->kr[i].kf.npmu + 1, sizeof *pv[i]);
+			for (int j = 0; j < kt->kr[i].kf.npmu; j++) {
+				pv[i][j].key = kt->kr[i].kf.pmukey[j].p;
+				pv[i][j].nkey = kt->kr[i].kf.pmukey[j].len;
+			}
 		}
-	pv = xcalloc((size_t)npv + 1, sizeof *pv);
 	o.len = 0;
 	for (size_t i = 0; i < kt->n; i++) {
 		const struct krow *k = &kt->row[i];
@@ -700,15 +698,18 @@ ktab_put(struct ktab *kt, const char *profile, const struct src_file *pf, int nf
 		ko.npre = kr->head.len;
 		ko.srcn = k->line;
 		ko.overread = 1;
+		ko.bound = (size_t)(c->bytes - c->recoff) + kr->kf.pmukeys;
 		ko.comm = 0;
 		ko.start = k->start - origin;
 		ko.dur = k->dur;
 		kfields_head(&ko, c, &kr->kf);
-		kfields_tail(&ko, c, &kr->kf, pv);
+		kfields_tail(&ko, c, &kr->kf, pv[k->file]);
 		rec_out_kernel(&o, &ko);
 		if (o.len >= (1u << 20))
 			kflush(&o);
 	}
 	kflush(&o);
+	for (int i = 0; i < kt->nkr; i++)
+		free(pv[i]);
 	free(pv);
 }

@@ -150,20 +150,23 @@ static const struct {
 	w = putval(o, w, key, lit_, sizeof(",\"" key "\":") - 1, (f), over); \
 } while (0)
 
-void
-rec_out_kernel(struct buf *o, const struct kout *k)
+/* over is a constant in each of the two uses: its tests go. */
+RINLINE void
+kernel(struct buf *o, const struct kout *k, int over)
 {
-	int over = k->overread;
-	size_t need = k->npre + 1024 + room(&k->device) + room(&k->stream) +
-	    room(&k->step) + room(&k->name) + room(&k->op_type) + room(&k->task_type);
+	size_t need = k->npre + 1024 + 6 * k->bound;
 	const char *s;
 	size_t n;
 	char *w;
 
-	for (int i = 0; i < KS_N; i++)
-		need += room(&k->tail[i]);
-	for (int i = 0; i < k->npmu; i++)
-		need += k->pmu[i].nkey + 6 * k->pmu[i].n + 2 * SLACK;
+	if (k->bound == 0) {
+		need += room(&k->device) + room(&k->stream) + room(&k->step) +
+		    room(&k->name) + room(&k->op_type) + room(&k->task_type);
+		for (int i = 0; i < KS_N; i++)
+			need += room(&k->tail[i]);
+		for (int i = 0; i < k->npmu; i++)
+			need += k->pmu[i].nkey + 6 * k->pmu[i].n + 2 * SLACK;
+	}
 	buf_grow(o, need);
 	w = o->p + o->len;
 	w = rcopy(w, k->pre, k->npre, 1);
@@ -192,23 +195,38 @@ rec_out_kernel(struct buf *o, const struct kout *k)
 	w = rec_fmtint(w, k->start + k->dur);
 	for (int i = 0; i < KS_N; i++)
 		w = putval(o, w, tailkey[i].key, tailkey[i].lit, tailkey[i].len, &k->tail[i], over);
-	for (int i = 0; i < k->npmu; i++) {
-		const struct kpmu *p = &k->pmu[i];
+	if (k->npmu) {
+		char *open = w;
 
-		if (i == 0)
-			PUTLIT(w, ",\"pmu\":{");
-		else
+		PUTLIT(w, ",\"pmu\":{");
+		for (int i = 0; i < k->npmu; i++) {
+			const struct kpmu *p = &k->pmu[i];
+
+			if (p->num < 0)
+				continue;
+			w = rcopy(w, p->key, p->nkey, over);
+			if (p->num)
+				w = rcopy(w, p->s, p->n, over);
+			else
+				w = putesc(o, w, p->s, p->n, over);
 			*w++ = ',';
-		w = rcopy(w, p->key, p->nkey, over);
-		if (p->num)
-			w = rcopy(w, p->s, p->n, over);
+		}
+		if (w[-1] == ',')
+			w[-1] = '}';
 		else
-			w = putesc(o, w, p->s, p->n, over);
+			w = open;	/* every value null */
 	}
-	if (k->npmu)
-		*w++ = '}';
 	PUTLIT(w, "}\n");
 	o->len = (size_t)(w - o->p);
+}
+
+void
+rec_out_kernel(struct buf *o, const struct kout *k)
+{
+	if (k->overread)
+		kernel(o, k, 1);
+	else
+		kernel(o, k, 0);
 }
 
 size_t

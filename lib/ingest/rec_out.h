@@ -34,8 +34,8 @@ struct kval {
 	int64_t		 v;
 };
 
-/* A PMU value: key is JSON text ("name":), val a number as written
- * (num) or a string. */
+/* A PMU value: key is JSON text ("name":), the value a number as
+ * written (num 1), a string (num 0), or left out (num -1: null). */
 struct kpmu {
 	const char	*key;
 	size_t		 nkey;
@@ -57,6 +57,9 @@ struct kout {
 	/* the texts can be read 64 bytes past their end (CSV fields, see
 	 * CSV_OVERREAD): short copies are then fixed-size moves */
 	int		 overread;
+	/* 0, or at least the bytes of all texts and PMU keys together (the
+	 * row's length): room is then reserved without summing them */
+	size_t		 bound;
 	struct kval	 device, stream, step, name, op_type, task_type;
 	int		 comm;		/* a communication task */
 	int64_t		 start, dur;	/* start from the origin */
@@ -64,7 +67,7 @@ struct kout {
 	 * model_id, op_state, block_dim, mix_block_dim, hf32, the six
 	 * shape fields, context_id */
 	struct kval	 tail[KS_N];
-	const struct kpmu *pmu;		/* written as "pmu" when npmu > 0 */
+	const struct kpmu *pmu;		/* "pmu", when one is not left out */
 	int		 npmu;
 };
 
