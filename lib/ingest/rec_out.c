@@ -121,6 +121,18 @@ putval(struct buf *o, char *w, const char *key, const char *lit, size_t litlen,
 	return w;
 }
 
+/* start_ns, dur_ns and end_ns: every record with a time has the three. */
+RINLINE char *
+puttimes(char *w, int64_t start, int64_t dur)
+{
+	PUTLIT(w, ",\"start_ns\":");
+	w = rec_fmtint(w, start);
+	PUTLIT(w, ",\"dur_ns\":");
+	w = rec_fmtint(w, dur);
+	PUTLIT(w, ",\"end_ns\":");
+	return rec_fmtint(w, start + dur);
+}
+
 /* Bytes a field may take, written. */
 RINLINE size_t
 room(const struct kval *f)
@@ -187,12 +199,7 @@ kernel(struct buf *o, const struct kout *k, int over)
 		PUTLIT(w, ",\"task_type\":\"COMMUNICATION\"");
 	else
 		HEADVAL("task_type", &k->task_type);
-	PUTLIT(w, ",\"start_ns\":");
-	w = rec_fmtint(w, k->start);
-	PUTLIT(w, ",\"dur_ns\":");
-	w = rec_fmtint(w, k->dur);
-	PUTLIT(w, ",\"end_ns\":");
-	w = rec_fmtint(w, k->start + k->dur);
+	w = puttimes(w, k->start, k->dur);
 	for (int i = 0; i < KS_N; i++)
 		w = putval(o, w, tailkey[i].key, tailkey[i].lit, tailkey[i].len, &k->tail[i], over);
 	if (k->npmu) {
@@ -247,12 +254,7 @@ rec_out_host(struct buf *b, const struct hout *h)
 	else
 		PUTLIT(w, "null");
 	w = rcopy(w, h->thr, h->nthr, 0);
-	PUTLIT(w, ",\"start_ns\":");
-	w = rec_fmtint(w, h->start);
-	PUTLIT(w, ",\"dur_ns\":");
-	w = rec_fmtint(w, h->dur);
-	PUTLIT(w, ",\"end_ns\":");
-	w = rec_fmtint(w, h->start + h->dur);
+	w = puttimes(w, h->start, h->dur);
 	PUTLIT(w, ",\"depth\":");
 	w = rec_fmtint(w, h->depth);
 	PUTLIT(w, ",\"leaf\":");
