@@ -2531,9 +2531,6 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 
 	if (sr_is(t, n, "kernel"))
 		return kernelrec(r);
-	/* Ours, from an earlier run: replaced. */
-	if (n > 4 && memcmp(t, "fia_", 4) == 0)
-		return 0;
 	if (sr_is(t, n, "op_stat"))
 		return opstatrec(r);
 	if (sr_is(t, n, "comm") && G.sect.active && G.sect.sec == SR_BEFORE)
@@ -2579,7 +2576,9 @@ onend(void *arg)
 int
 main(int argc, char *argv[])
 {
-	struct sr_filter f = { onrec, onend, NULL, "host", 0, NULL };
+	/* Ours, from an earlier run: a rerun replaces them. */
+	static const char *const own[] = { "fia_*", NULL };
+	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
 	size_t maxline = (size_t)1 << 28;
 	const char *rfile = NULL;
 	int c, kflag = 0, rc;
