@@ -228,11 +228,11 @@ struct eng {
 };
 
 static struct {
-	int		 active, ksec, unit, units;
-	struct buf	 prof, dev;
+	int		 unit, units;
+	struct sr_sect	 sect;		/* the profile: order, counts, its name */
+	struct buf	 dev;
 	int64_t		 origin;	/* epoch ns, if known */
 	int		 haveorigin;
-	struct sr_order	 ord;
 	/* the unit: one device run */
 	int64_t		 nk, ksum, first, last, maxend;
 	int		 havek;
@@ -572,7 +572,7 @@ static void
 head(const char *type)
 {
 	out_begin(&ob, type);
-	out_raw(&ob, "profile", G.prof.p, G.prof.len);
+	out_raw(&ob, "profile", G.sect.prof.p, G.sect.prof.len);
 	out_raw(&ob, "device", G.dev.p, G.dev.len);
 }
 
@@ -2125,12 +2125,13 @@ unit_end(void)
 static void
 profile_end(void)
 {
-	if (!G.active)
+	if (!G.sect.active)
 		return;
+	sr_sect_end(&G.sect, SR_CHECK_KERNEL, stdout);
 	if (G.units == 0 && !G.unit)
 		unit_begin("null", 4);
 	unit_end();
-	G.active = 0;
+	G.sect.active = 0;
 }
 
 /* Records ------------------------------------------------------------ */
@@ -2393,20 +2394,15 @@ kernelrec(struct rin *r)
 	int o, fl, fam, ph, newstep, group = -1, src = RS_NAME;
 	int64_t gap;
 
-	if (!G.active) {
-		snprintf(r->err, sizeof r->err, "kernel before any \"profile\" record");
+	if (sr_sect_need(&G.sect, r, "kernel") != 0 || sr_kernel(r, &k) != 0)
 		return -1;
-	}
-	if (sr_kernel(r, &k) != 0)
-		return -1;
-	if (G.ksec == 2) {
-		snprintf(r->err, sizeof r->err, "kernel after the profile's \"host\" records");
-		return -1;
-	}
+	/* before the order: a kernel rejected (-k) does not move it */
 	if (k.name == NULL || rf_str(k.name, &nmb) != 0) {
 		snprintf(r->err, sizeof r->err, "kernel has no string \"name\"");
 		return -1;
 	}
+	if ((o = sr_sect_kernel(&G.sect, r, &k)) < 0)
+		return -1;
 	{
 		const struct rawname *kn = kname(nmb.p, nmb.len);
 
@@ -2415,13 +2411,10 @@ kernelrec(struct rin *r)
 		x.role = kn->role;
 		fam = kn->fam;
 	}
-	if ((o = sr_order(&G.ord, r, &k)) < 0)
-		return -1;
-	G.ksec = 1;
-	if (o == 1 && (G.nk > 0 || !G.unit || G.dev.len != G.ord.dev.len ||
-	    memcmp(G.dev.p, G.ord.dev.p, G.dev.len) != 0)) {
+	if (o == 1 && (G.nk > 0 || !G.unit || G.dev.len != G.sect.ord.dev.len ||
+	    memcmp(G.dev.p, G.sect.ord.dev.p, G.dev.len) != 0)) {
 		unit_end();
-		unit_begin(G.ord.dev.p, G.ord.dev.len);
+		unit_begin(G.sect.ord.dev.p, G.sect.ord.dev.len);
 	}
 	fl = x.flags;
 	x.cls = classof(k.task_type, fl);
@@ -2515,7 +2508,7 @@ opstatrec(struct rin *r)
 	int64_t n;
 	int fl;
 
-	if (G.active && G.ksec == 0 && rin_scan(r) == 0 &&
+	if (G.sect.active && G.sect.sec == SR_BEFORE && rin_scan(r) == 0 &&
 	    rin_str(r, "op_type", &tmp) == 0 && rin_i64(r, "count", &n) == 0) {
 		fl = kname(tmp.p, tmp.len)->flags;
 		G.opn++;
@@ -2538,29 +2531,19 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 
 	if (sr_is(t, n, "kernel"))
 		return kernelrec(r);
-	/* Ours, from an earlier run: replaced. */
-	if (n > 4 && memcmp(t, "fia_", 4) == 0)
-		return 0;
 	if (sr_is(t, n, "op_stat"))
 		return opstatrec(r);
-	if (sr_is(t, n, "comm") && G.active && G.ksec == 0)
+	if (sr_is(t, n, "comm") && G.sect.active && G.sect.sec == SR_BEFORE)
 		commrec(r);
 	if (sr_is(t, n, "profile")) {
 		if (rin_scan(r) != 0)
 			return -1;
 		profile_end();
-		G.active = 1;
-		G.ksec = 0;
+		sr_sect_profile(&G.sect, r);
 		G.units = 0;
 		G.unit = 0;
 		G.opn = 0;
 		memset(G.opcnt, 0, sizeof G.opcnt);
-		sr_order_reset(&G.ord);
-		G.prof.len = 0;
-		if ((f = rin_get(r, "profile")) != NULL)
-			buf_add(&G.prof, f->v, f->vlen);
-		else
-			buf_adds(&G.prof, "null");
 		G.haveorigin = 0;
 		if (opg)
 			memset(opg, 0, capopg * sizeof *opg);
@@ -2573,12 +2556,11 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		if ((f = rin_get(r, "origin_us")) != NULL && rf_str(f, &tmp) == 0 &&
 		    dec_us2ns(tmp.p, tmp.len, &G.origin) == 0)
 			G.haveorigin = 1;
-	} else if (sr_is(t, n, "host") && G.active && G.ksec != 2) {
+	} else if (sr_is(t, n, "host") && sr_sect_host(&G.sect)) {
 		/* The kernels are complete: write the analysis now. */
 		if (G.units == 0 && !G.unit)
 			unit_begin("null", 4);
 		unit_end();
-		G.ksec = 2;
 	}
 	if (!ownonly || sr_is(t, n, "profile"))
 		sr_pass(r);
@@ -2594,7 +2576,9 @@ onend(void *arg)
 int
 main(int argc, char *argv[])
 {
-	struct sr_filter f = { onrec, onend, NULL, "host", 0, NULL };
+	/* Ours, from an earlier run: a rerun replaces them. */
+	static const char *const own[] = { "fia_*", NULL };
+	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
 	size_t maxline = (size_t)1 << 28;
 	const char *rfile = NULL;
 	int c, kflag = 0, rc;

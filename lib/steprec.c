@@ -184,9 +184,13 @@ static int
 isown(const struct sr_filter *f, const char *t, size_t tn)
 {
 	if (f->own)
-		for (const char *const *o = f->own; *o; o++)
-			if (sr_is(t, tn, *o))
+		for (const char *const *o = f->own; *o; o++) {
+			size_t n = strlen(*o);
+
+			if (n && (*o)[n - 1] == '*' ? tn >= n - 1 && memcmp(t, *o, n - 1) == 0 :
+			    sr_is(t, tn, *o))
 				return 1;
+		}
 	return 0;
 }
 

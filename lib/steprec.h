@@ -123,9 +123,10 @@ struct sr_filter {
 	const char *bulk;
 	int	 bulk_drop;
 	/*
-	 * own: the record types this stage writes, NULL-terminated.  Such
-	 * records in the input come from an earlier run of the stage and are
-	 * dropped before rec() sees them: a rerun replaces, never appends.
+	 * own: the record types this stage writes, NULL-terminated ("x_*":
+	 * every type that starts with x_).  Such records in the input come
+	 * from an earlier run of the stage and are dropped before rec() sees
+	 * them: a rerun replaces, never appends.
 	 */
 	const char *const *own;
 };

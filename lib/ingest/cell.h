@@ -87,6 +87,19 @@ cell_isnum16(const char *s, size_t n)
 	return simd_num16(s, n) || cell_isnum(s, n);
 }
 
+/* 1..18 digits, no leading zero (or just "0"), not UINT32_MAX: an
+ * integer cell that is its own JSON text. */
+static inline __attribute__((always_inline)) int
+cell_plainint(const char *s, size_t n)
+{
+	if (n == 0 || n > 18 || (s[0] == '0' && n > 1))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)(s[i] - '0') > 9)
+			return 0;
+	return !(n == 10 && memcmp(s, "4294967295", 10) == 0);
+}
+
 struct buf;
 
 /* ,"key": and the cell by the rule: an integer (UINT32_MAX, "invalid",

@@ -17,6 +17,7 @@
 #include "dec.h"
 #include "nest.h"
 #include "rec.h"
+#include "rec_out.h"
 #include "rules.h"
 #include "trace.h"
 #include "util.h"
@@ -334,23 +335,6 @@ coltext(struct dbread *d, sqlite3_stmt *st, int i, const char **s, size_t *n)
 	default:
 		return -1;
 	}
-}
-
-/* String field by the cell rule of a CSV one (cell.h): trimmed, null
- * when null-like; unquote strips one literal pair of quotes (shapes). */
-static void
-put_text(struct dbread *d, struct buf *b, const char *key, sqlite3_stmt *st, int i, int unquote)
-{
-	const char *s;
-	size_t n;
-
-	if (i < 0 || coltext(d, st, i, &s, &n) != 0 || (cell_trim(&s, &n), cell_isnulltext(s, n))) {
-		out_null(b, key);
-		return;
-	}
-	if (unquote && n >= 2 && s[0] == '"' && s[n - 1] == '"')
-		s++, n -= 2;
-	out_str(b, key, s, n);
 }
 
 /* Integer field: NULL and 4294967295 (invalid) are null. */
@@ -1038,20 +1022,6 @@ db_pmu_names(const struct dbread *d)
 
 /* ---------- writers ---------- */
 
-static void
-outsrc(struct dbread *d, struct buf *b, int t, int64_t rowid)
-{
-	char tmp[32];
-
-	d->sc.len = 0;
-	buf_adds(&d->sc, d->disp);
-	buf_addc(&d->sc, ':');
-	buf_adds(&d->sc, tabname[t]);
-	snprintf(tmp, sizeof tmp, ":%lld", (long long)rowid);
-	buf_adds(&d->sc, tmp);
-	out_str(b, "src", d->sc.p, d->sc.len);
-}
-
 int
 db_put_markers(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 {
@@ -1060,19 +1030,16 @@ db_put_markers(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 	for (size_t i = 0; i < d->nmk; i++) {
 		const struct dmark *m = &d->mk[i];
 		size_t n = strlen(m->name);
+		char tmp[32];
 
-		out_begin(b, "marker");
-		out_cstr(b, "profile", profile);
-		outsrc(d, b, m->from_step ? T_STEP : T_PY, m->rowid);
-		out_str(b, "name", m->name, n);
-		out_str(b, "kind", m->name, m->kind);
-		out_str(b, "step", m->name + m->kind + 1, n - m->kind - 1);
-		out_i64(b, "pid", m->pid);
-		out_i64(b, "tid", m->tid);
-		out_i64(b, "start_ns", m->start - origin);
-		out_i64(b, "dur_ns", m->dur);
-		out_i64(b, "end_ns", m->start + m->dur - origin);
-		rec_put(b, fp);
+		d->sc.len = 0;
+		buf_adds(&d->sc, d->disp);
+		buf_addc(&d->sc, ':');
+		buf_adds(&d->sc, tabname[m->from_step ? T_STEP : T_PY]);
+		snprintf(tmp, sizeof tmp, ":%lld", (long long)m->rowid);
+		buf_adds(&d->sc, tmp);
+		rec_out_marker(b, fp, profile, d->sc.p, d->sc.len, m->name, n, m->kind,
+		    m->pid, m->tid, m->start - origin, m->dur);
 	}
 	return 0;
 }
@@ -1087,9 +1054,6 @@ static const char *const shapecol[6] = {
 	"inputShapes", "inputDataTypes", "inputFormats", "outputShapes",
 	"outputDataTypes", "outputFormats"
 };
-static const char *const shapekey[6] = {
-	"in_shapes", "in_dtypes", "in_formats", "out_shapes", "out_dtypes", "out_formats"
-};
 
 struct kq {
 	sqlite3_stmt	*k, *c;
@@ -1097,6 +1061,10 @@ struct kq {
 	int		 has[K_NCOL];	/* which optional fields exist */
 	int		 cwait;		/* COMMUNICATION_OP has waitNs */
 	size_t		 rg;		/* step range cursor */
+	struct buf	 pre[2];	/* record prefixes: TASK, COMMUNICATION_OP */
+	struct buf	 a;		/* a row's texts, copied */
+	struct kpmu	*pmu;
+	size_t		 npmu, cpmu;
 };
 
 static void
@@ -1125,50 +1093,102 @@ stepof(struct dbread *d, struct kq *q, int64_t s)
 	return NULL;
 }
 
+/*
+ * The writer's fields from a row.  Texts are copied to q->a at once (the
+ * next string id may evict one from the cache, the next step ends the
+ * row's), by offset (in v, s NULL) until kpin() points them there.
+ */
 static void
-put_common_tail(struct dbread *d, struct buf *b, struct kq *q, sqlite3_stmt *st, int comp)
+kint(struct kval *f, sqlite3_stmt *st, int i)
 {
-	if (comp)
-		put_int(b, "task_id", st, K_TASKID);
+	f->n = 0;
+	if (i < 0 || sqlite3_column_type(st, i) != SQLITE_INTEGER ||
+	    (f->v = sqlite3_column_int64(st, i)) == INVALID32)
+		f->kind = KV_NULL;
 	else
-		out_null(b, "task_id");
-	if (q->has[K_MODEL]) {
-		if (comp)
-			put_int(b, "model_id", st, K_MODEL);
-		else
-			out_null(b, "model_id");
+		f->kind = KV_INT;
+}
+
+static void
+kcopy(struct kq *q, struct kval *f, int kind, const char *s, size_t n)
+{
+	f->kind = kind;
+	f->s = NULL;
+	f->n = n;
+	f->v = (int64_t)q->a.len;
+	buf_add(&q->a, s, n);
+}
+
+/* A text by the cell rule (kind KV_CELL or KV_SHAPE). */
+static void
+ktext(struct dbread *d, struct kq *q, struct kval *f, sqlite3_stmt *st, int i, int kind)
+{
+	const char *s;
+	size_t n;
+
+	if (i < 0 || coltext(d, st, i, &s, &n) != 0) {
+		f->kind = KV_NULL;
+		f->n = 0;
+	} else
+		kcopy(q, f, kind, s, n);
+}
+
+static void
+kpin(struct kq *q, struct kout *k)
+{
+	struct kval *f[] = { &k->device, &k->stream, &k->step, &k->name, &k->op_type, &k->task_type };
+
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+		if (f[i]->kind >= KV_STR && f[i]->s == NULL)
+			f[i]->s = q->a.p + f[i]->v;
+	for (int i = 0; i < KS_N; i++)
+		if (k->tail[i].kind >= KV_STR && k->tail[i].s == NULL)
+			k->tail[i].s = q->a.p + k->tail[i].v;
+	for (size_t i = 0; i < q->npmu; i++) {
+		q->pmu[i].key = q->a.p + (size_t)q->pmu[i].key;
+		q->pmu[i].s = q->a.p + (size_t)q->pmu[i].s;
 	}
+	k->pmu = q->pmu;
+	k->npmu = (int)q->npmu;
+}
+
+/* The fields after the wait. */
+static void
+ktail(struct dbread *d, struct kq *q, struct kout *k, sqlite3_stmt *st, int comp)
+{
+	struct kval *t = k->tail;
+
+	for (int i = KS_TASKID; i < KS_N; i++)
+		t[i].kind = KV_ABSENT;
+	kint(&t[KS_TASKID], st, comp ? K_TASKID : -1);
+	if (q->has[K_MODEL])
+		kint(&t[KS_MODEL], st, comp ? K_MODEL : -1);
 	if (q->has[K_OPSTATE])
-		put_text(d, b, "op_state", st, comp ? K_OPSTATE : -1, 0);
+		ktext(d, q, &t[KS_OPSTATE], st, comp ? K_OPSTATE : -1, KV_CELL);
 	if (q->has[K_BLOCK]) {
-		if (comp)
-			put_int(b, "block_dim", st, K_BLOCK);
-		else
-			out_i64(b, "block_dim", 0);	/* as torch_npu writes HCCL rows */
+		kint(&t[KS_BLOCK], st, comp ? K_BLOCK : -1);
+		if (!comp) {
+			t[KS_BLOCK].kind = KV_INT;	/* as torch_npu writes HCCL rows */
+			t[KS_BLOCK].v = 0;
+		}
 	}
-	if (q->has[K_MIXBLOCK]) {
-		if (comp)
-			put_int(b, "mix_block_dim", st, K_MIXBLOCK);
-		else
-			out_null(b, "mix_block_dim");
-	}
+	if (q->has[K_MIXBLOCK])
+		kint(&t[KS_MIXBLOCK], st, comp ? K_MIXBLOCK : -1);
 	if (q->has[K_HF32])
-		put_text(d, b, "hf32", st, comp ? K_HF32 : -1, 0);
+		ktext(d, q, &t[KS_HF32], st, comp ? K_HF32 : -1, KV_CELL);
 	for (int i = 0; i < 6; i++)
 		if (q->has[K_SHAPES + i])
-			put_text(d, b, shapekey[i], st, comp ? K_SHAPES + i : -1, 1);
+			ktext(d, q, &t[KS_INSHAPES + i], st, comp ? K_SHAPES + i : -1, KV_SHAPE);
 	if (q->has[K_CTX]) {
 		if (comp && sqlite3_column_type(st, K_CTX) == SQLITE_INTEGER &&
 		    sqlite3_column_int64(st, K_CTX) != INVALID32) {
-			char t[32];
-			int n = snprintf(t, sizeof t, "%lld", (long long)sqlite3_column_int64(st, K_CTX));
+			char c[32];
+			int n = snprintf(c, sizeof c, "%lld", (long long)sqlite3_column_int64(st, K_CTX));
 
-			out_str(b, "context_id", t, (size_t)n);
-		} else if (comp)
-			put_text(d, b, "context_id", st,
-			    sqlite3_column_type(st, K_CTX) == SQLITE_TEXT ? K_CTX : -1, 0);
-		else
-			out_null(b, "context_id");
+			kcopy(q, &t[KS_CONTEXT], KV_STR, c, (size_t)n);
+		} else
+			ktext(d, q, &t[KS_CONTEXT], st,
+			    comp && sqlite3_column_type(st, K_CTX) == SQLITE_TEXT ? K_CTX : -1, KV_CELL);
 	}
 }
 
@@ -1200,6 +1220,7 @@ putdev(struct dbread *d, FILE *fp, const char *profile, int64_t origin, int64_t 
 		int64_t s, e, rowid;
 		const char *stp, *t;
 		size_t n;
+		struct kout k;
 
 		if (q->kr != SQLITE_ROW && q->kr != SQLITE_DONE)
 			return sqlerr(d, "TASK");
@@ -1214,48 +1235,49 @@ putdev(struct dbread *d, FILE *fp, const char *profile, int64_t origin, int64_t 
 		s = sqlite3_column_int64(st, comp ? K_S : C_S);
 		e = sqlite3_column_int64(st, comp ? K_E : C_E);
 		rowid = sqlite3_column_int64(st, 0);
-		out_begin(b, "kernel");
-		out_cstr(b, "profile", profile);
-		outsrc(d, b, comp ? T_TASK : T_COMM, rowid);
-		out_i64(b, "device", dev);
-		if (comp)
-			put_int(b, "stream", st, K_STREAM);
-		else
-			out_null(b, "stream");
+		q->a.len = 0;
+		q->npmu = 0;
+		k.pre = q->pre[!comp].p;
+		k.npre = q->pre[!comp].len;
+		k.srcn = rowid;
+		k.overread = 0;
+		k.bound = 0;
+		k.device.kind = KV_INT;
+		k.device.v = dev;
+		k.device.n = 0;
+		kint(&k.stream, st, comp ? K_STREAM : -1);
 		stp = stepof(d, q, s);
-		out_cstr(b, "step", stp);
+		k.step.kind = stp ? KV_STR : KV_NULL;
+		k.step.s = stp;
+		k.step.n = stp ? strlen(stp) : 0;
 		if (coltext(d, st, comp ? K_NAME : C_NAME, &t, &n) == 0)
-			out_str(b, "name", t, n);
+			kcopy(q, &k.name, KV_STR, t, n);
 		else
-			out_str(b, "name", "", 0);
-		put_text(d, b, "op_type", st, comp ? K_OPTYPE : C_OPTYPE, 0);
-		if (!comp)
-			out_cstr(b, "task_type", "COMMUNICATION");
-		else if (coltext(d, st, K_TTYPE, &t, &n) == 0 && n == 4 && memcmp(t, "HCCL", 4) == 0)
-			out_cstr(b, "task_type", "COMMUNICATION");
-		else
-			put_text(d, b, "task_type", st, q->has[K_TTYPE] ? K_TTYPE : -1, 0);
-		out_i64(b, "start_ns", s - origin);
-		out_i64(b, "dur_ns", e - s);
-		out_i64(b, "end_ns", e - origin);
+			kcopy(q, &k.name, KV_STR, "", 0);
+		ktext(d, q, &k.op_type, st, comp ? K_OPTYPE : C_OPTYPE, KV_CELL);
+		k.comm = !comp;
+		ktext(d, q, &k.task_type, st, comp && q->has[K_TTYPE] ? K_TTYPE : -1, KV_CELL);
+		k.start = s - origin;
+		k.dur = e - s;
 		{
 			int wi = comp ? K_WAIT : C_WAIT;
 			int hasw = comp ? q->has[K_WAIT] : q->cwait;
 
-			if (hasw && sqlite3_column_type(st, wi) == SQLITE_INTEGER)
-				out_i64(b, "wait_ns", sqlite3_column_int64(st, wi));
-			else if (hasw)
-				out_null(b, "wait_ns");
-			else
+			k.tail[KS_WAIT].n = 0;
+			if (hasw) {
+				k.tail[KS_WAIT].kind = sqlite3_column_type(st, wi) == SQLITE_INTEGER ?
+				    KV_INT : KV_NULL;
+				k.tail[KS_WAIT].v = sqlite3_column_int64(st, wi);
+			} else {
 				/* kernel_details' Wait Time: gap to the previous task's end */
-				out_i64(b, "wait_ns", first ? 0 : s - prev_end > 0 ? s - prev_end : 0);
+				k.tail[KS_WAIT].kind = KV_INT;
+				k.tail[KS_WAIT].v = first ? 0 : s - prev_end > 0 ? s - prev_end : 0;
+			}
 		}
 		first = 0;
 		prev_end = e;
-		put_common_tail(d, b, q, st, comp);
+		ktail(d, q, &k, st, comp);
 		if (comp) {
-			int any = 0;
-
 			/* PMU rows of this task follow as rows with the same rowid */
 			for (;;) {
 				if (q->has[K_PNAME] && sqlite3_column_type(st, K_PNAME) != SQLITE_NULL &&
@@ -1266,19 +1288,26 @@ putdev(struct dbread *d, FILE *fp, const char *profile, int64_t origin, int64_t 
 					if (m > 0 || (sqlite3_column_type(st, K_PVAL) == SQLITE_TEXT &&
 					    !cell_isnull((const char *)sqlite3_column_text(st, K_PVAL),
 					    (size_t)sqlite3_column_bytes(st, K_PVAL)))) {
-						if (!any) {
-							out_key(b, "pmu");
-							buf_addc(b, '{');
-						} else
-							buf_addc(b, ',');
-						any = 1;
-						out_esc(b, t, n);
-						buf_addc(b, ':');
+						struct kpmu *p;
+
+						if (q->npmu == q->cpmu) {
+							q->cpmu = q->cpmu ? 2 * q->cpmu : 16;
+							q->pmu = xreallocarray(q->pmu, q->cpmu, sizeof *q->pmu);
+						}
+						p = &q->pmu[q->npmu++];
+						/* offsets into q->a until kpin() */
+						p->key = (const char *)q->a.len;
+						out_esc(&q->a, t, n);
+						buf_addc(&q->a, ':');
+						p->nkey = q->a.len - (size_t)p->key;
+						p->s = (const char *)q->a.len;
+						p->num = m > 0;
 						if (m > 0)
-							buf_add(b, num, (size_t)m);
+							buf_add(&q->a, num, (size_t)m);
 						else
-							out_esc(b, (const char *)sqlite3_column_text(st, K_PVAL),
+							buf_add(&q->a, (const char *)sqlite3_column_text(st, K_PVAL),
 							    (size_t)sqlite3_column_bytes(st, K_PVAL));
+						p->n = q->a.len - (size_t)p->s;
 					}
 				}
 				q->kr = sqlite3_step(q->k);
@@ -1286,11 +1315,13 @@ putdev(struct dbread *d, FILE *fp, const char *profile, int64_t origin, int64_t 
 				    sqlite3_column_int64(q->k, K_ROWID) != rowid)
 					break;
 			}
-			if (any)
-				buf_addc(b, '}');
 		} else
 			q->cr = sqlite3_step(q->c);
-		rec_put(b, fp);
+		kpin(q, &k);
+		b->len = 0;
+		rec_out_kernel(b, &k);
+		if (fwrite_unlocked(b->p, 1, b->len, fp) != b->len)
+			dieerr("stdout");
 	}
 	return 0;
 }
@@ -1397,18 +1428,30 @@ db_put_kernels(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 			return -1;
 		}
 	}
+	for (int t = 0; t < 2; t++) {
+		d->sc.len = 0;
+		buf_adds(&d->sc, d->disp);
+		buf_addc(&d->sc, ':');
+		buf_adds(&d->sc, tabname[t ? T_COMM : T_TASK]);
+		buf_addc(&d->sc, ':');
+		rec_out_prefix(&q.pre[t], "kernel", profile, d->sc.p, d->sc.len);
+	}
 	for (int i = 0; i < d->ndev && r == 0; i++)
 		r = putdev(d, fp, profile, origin, d->dev[i], &q);
 	sqlite3_finalize(q.k);
 	sqlite3_finalize(q.c);
+	buf_free(&q.pre[0]);
+	buf_free(&q.pre[1]);
+	buf_free(&q.a);
+	free(q.pmu);
 	return r;
 }
 
 /* ---------- host events: depth and leaf by nest.c, as from the text ---------- */
 
 struct hpend {
-	struct buf	 text;		/* record through "end_ns" */
-	struct buf	 tail;		/* frame, kernel_ns */
+	struct buf	 text;		/* the record, less its leaf value ... */
+	size_t		 at;		/* ... that goes here (SIZE_MAX: in it) */
 	int64_t		 start, dur;
 	int		 ti, depth, leaf, resolved, mark;
 };
@@ -1467,12 +1510,15 @@ static void
 put_pend(FILE *fp, struct buf *ob, struct hpend *e)
 {
 	ob->len = 0;
-	buf_add(ob, e->text.p, e->text.len);
-	out_i64(ob, "depth", e->depth);
-	out_bool(ob, "leaf", e->leaf);
-	if (e->tail.len)
-		buf_add(ob, e->tail.p, e->tail.len);
-	rec_put(ob, fp);
+	if (e->at == SIZE_MAX)
+		buf_add(ob, e->text.p, e->text.len);
+	else {
+		buf_add(ob, e->text.p, e->at);
+		buf_adds(ob, e->leaf ? "true" : "false");
+		buf_add(ob, e->text.p + e->at, e->text.len - e->at);
+	}
+	if (fwrite_unlocked(ob->p, 1, ob->len, fp) != ob->len)
+		dieerr("stdout");
 }
 
 /* nest's verdict: queued event id is context. */
@@ -1525,7 +1571,8 @@ cannprefix(int64_t type)
 int
 db_put_host(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 {
-	struct buf *b = &d->sc;
+	struct buf *b = &d->sc, hpre[2] = { { 0 } }, nm = { 0 }, thr = { 0 };
+	struct hout o;
 	struct hstate h;
 	sqlite3_stmt *st;
 	int r, py = d->has[T_PY], cann = d->has[T_CANN];
@@ -1596,6 +1643,14 @@ db_put_host(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 	buf_adds(b, ") WHERE e >= s ORDER BY s, e - s DESC, src, rid");
 	if ((st = prep(d, b->p)) == NULL)
 		return -1;
+	for (int i = 0; i < 2; i++) {
+		d->sc.len = 0;
+		buf_adds(&d->sc, d->disp);
+		buf_addc(&d->sc, ':');
+		buf_adds(&d->sc, tabname[i ? T_CANN : T_PY]);
+		buf_addc(&d->sc, ':');
+		rec_out_prefix(&hpre[i], "host", profile, d->sc.p, d->sc.len);
+	}
 	memset(&h, 0, sizeof h);
 	h.cap = 64;
 	h.q = xcalloc(h.cap, sizeof *h.q);
@@ -1633,58 +1688,66 @@ db_put_host(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 		p->ti = ti;
 		p->resolved = 0;
 		p->leaf = 0;
-		/* record text through end_ns */
-		p->text.len = 0;
-		out_begin(&p->text, "host");
-		out_cstr(&p->text, "profile", profile);
-		outsrc(d, &p->text, iscann ? T_CANN : T_PY, sqlite3_column_int64(st, H_ROWID));
+		/* the record, its leaf value left out until known */
+		o.pre = hpre[iscann].p;
+		o.npre = hpre[iscann].len;
+		o.srcn = sqlite3_column_int64(st, H_ROWID);
 		if (coltext(d, st, H_NAME, &s, &n) != 0)
 			s = "", n = 0;
+		/* copied: the frame's string id may evict the name's */
+		nm.len = 0;
 		if (iscann) {
 			const char *pre = sqlite3_column_type(st, H_TYPE) == SQLITE_INTEGER ?
 			    cannprefix(sqlite3_column_int64(st, H_TYPE)) : NULL;
 
 			if (pre) {
-				d->sc.len = 0;
-				buf_adds(&d->sc, pre);
-				buf_addc(&d->sc, '@');
-				buf_add(&d->sc, s, n);
-				out_str(&p->text, "name", d->sc.p, d->sc.len);
-			} else
-				out_str(&p->text, "name", s, n);
-			out_null(&p->text, "cat");
-			out_cstr(&p->text, "process", "CANN");
+				buf_adds(&nm, pre);
+				buf_addc(&nm, '@');
+			}
+			buf_add(&nm, s, n);
+			o.cat = NULL;
+			thr.len = 0;
+			rec_out_thread(&thr, "CANN", pid, tid);
 		} else {
 			int64_t ty = sqlite3_column_type(st, H_TYPE) == SQLITE_INTEGER ?
 			    sqlite3_column_int64(st, H_TYPE) : -1;
 
 			mark = ismarker(d, s, n, &kind);
-			out_str(&p->text, "name", s, n);
-			out_cstr(&p->text, "cat", ty == 50001 ? "cpu_op" : ty == 50003 ? "python_function" :
+			buf_add(&nm, s, n);
+			o.cat = ty == 50001 ? "cpu_op" : ty == 50003 ? "python_function" :
 			    ty == 50004 ? "mstx" : ty == 50002 ? (n >= 7 && memcmp(s, "Dequeue", 7) == 0 ?
-			    "dequeue" : "enqueue") : NULL);
-			out_cstr(&p->text, "process", d->python);
+			    "dequeue" : "enqueue") : NULL;
+			thr.len = 0;
+			rec_out_thread(&thr, d->python, pid, tid);
 		}
-		out_i64(&p->text, "pid", pid);
-		out_i64(&p->text, "tid", tid);
-		out_i64(&p->text, "start_ns", now - origin);
-		out_i64(&p->text, "dur_ns", e - now);
-		out_i64(&p->text, "end_ns", e - origin);
-		p->mark = mark;
-		p->tail.len = 0;
+		o.name = nm.p ? nm.p : "";
+		o.nname = nm.len;
+		o.ncat = o.cat ? strlen(o.cat) : 0;
+		o.thr = thr.p;
+		o.nthr = thr.len;
+		o.start = now - origin;
+		o.dur = e - now;
+		o.depth = depth;
+		o.leaf = e - now <= 0 ? !mark : -1;
+		o.frame.kind = KV_ABSENT;
 		if (sqlite3_column_int(st, H_STACK)) {
+			o.frame.kind = KV_NULL;
 			if (coltext(d, st, H_FRAME, &s, &n) == 0) {
 				while (n && (s[0] == ' ' || s[0] == '\t'))
 					s++, n--;
 				while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' ||
 				    s[n - 1] == ';' || s[n - 1] == '\n'))
 					n--;
-				out_str(&p->tail, "frame", s, n);
-			} else
-				out_null(&p->tail, "frame");
+				o.frame.kind = KV_STR;
+				o.frame.s = s;
+				o.frame.n = n;
+			}
 		}
-		if (sqlite3_column_type(st, H_KNS) == SQLITE_INTEGER)
-			out_i64(&p->tail, "kernel_ns", sqlite3_column_int64(st, H_KNS) - origin);
+		o.hask = sqlite3_column_type(st, H_KNS) == SQLITE_INTEGER;
+		o.kns = o.hask ? sqlite3_column_int64(st, H_KNS) - origin : 0;
+		p->text.len = 0;
+		p->at = rec_out_host(&p->text, &o);
+		p->mark = mark;
 		p->depth = depth;
 		if (p->dur <= 0) {
 			p->leaf = !mark;
@@ -1695,10 +1758,12 @@ db_put_host(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 	if (r == SQLITE_DONE)
 		flushq(&h, fp, &d->ob, INT64_MAX);
 	sqlite3_finalize(st);
-	for (uint64_t i = 0; i < h.cap; i++) {
+	for (uint64_t i = 0; i < h.cap; i++)
 		buf_free(&h.q[i].text);
-		buf_free(&h.q[i].tail);
-	}
+	for (int i = 0; i < 2; i++)
+		buf_free(&hpre[i]);
+	buf_free(&nm);
+	buf_free(&thr);
 	free(h.q);
 	for (size_t i = 0; i < h.nth; i++)
 		nest_free(&h.th[i].nt);

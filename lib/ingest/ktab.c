@@ -18,6 +18,7 @@
 #include "dec.h"
 #include "ktab.h"
 #include "rec.h"
+#include "rec_out.h"
 #include "simd.h"
 #include "util.h"
 
@@ -158,62 +159,7 @@ progressline(const char *name, unsigned long long bytes, struct timespec *t0, in
 	    dt > 0 ? (double)bytes / 1e6 / dt : 0.0, done ? "\n" : "");
 }
 
-/*
- * The kernel record writers.  They give the bytes put_intcell,
- * put_strcell and the out_* calls would, without their per-call costs:
- * room for the whole part is reserved once (a cell's text at most
- * sixfold when escaped), keys are literals, and the common cell forms
- * (plain digits, plain ASCII, plain numbers) are copied as they are;
- * anything else goes the general way.
- */
-
 #define KINLINE	static inline __attribute__((always_inline))
-
-/*
- * Reserve room for a part made from a row of rowlen bytes.  The slack
- * lets the copies below write up to 64 bytes whatever they copy.
- */
-KINLINE char *
-kreserve(struct buf *o, size_t rowlen, size_t extra)
-{
-	buf_grow(o, 6 * rowlen + extra + 1024);
-	return o->p + o->len;
-}
-
-/*
- * Copy n bytes from s, which can be read 64 bytes on (a CSV field, see
- * CSV_OVERREAD, or a padded key): short copies are fixed-size moves, not
- * calls.
- */
-KINLINE char *
-kcopy(char *w, const char *s, size_t n)
-{
-	if (n <= 16)
-		memcpy(w, s, 16);
-	else if (n <= 32)
-		memcpy(w, s, 32);
-	else if (n <= 64) {
-		memcpy(w, s, 32);
-		memcpy(w + n - 32, s + n - 32, 32);
-	} else
-		memcpy(w, s, n);
-	return w + n;
-}
-
-#define PUTLIT(w, lit)	(memcpy((w), (lit), sizeof(lit) - 1), (w) += sizeof(lit) - 1)
-
-
-/* 1..18 digits, no leading zero (or just "0"): the value's own text. */
-KINLINE int
-plaincell(const char *s, size_t n)
-{
-	if (n == 0 || n > 18 || (s[0] == '0' && n > 1))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)(s[i] - '0') > 9)
-			return 0;
-	return !(n == 10 && memcmp(s, "4294967295", 10) == 0);
-}
 
 /* dec_us2ns, with the common [-]digits[.ddd] form (blanks around) read
  * here. */
@@ -247,204 +193,91 @@ us2ns(const char *s, size_t n, int64_t *out)
 	return 0;
 }
 
-/* A JSON string from a cell (over-readable): plain ASCII is copied; the
- * rest goes to out_esc. */
-KINLINE char *
-putesc(struct buf *o, char *w, const char *s, size_t n)
-{
-	size_t i = 0;
-
-#ifdef ASC_SSE2
-	/* 16 bytes at a time, the last block over-read and masked. */
-	for (; i < n; i += 16) {
-		unsigned m = simd_esc16(s + i);
-
-		if (n - i < 16)
-			m &= (1u << (n - i)) - 1;
-		if (m)
-			goto esc;
-	}
-#else
-	for (; i + 8 <= n; i += 8)
-		if (swar_esc8(s + i))
-			goto esc;
-	for (; i < n; i++)
-		if (simd_isesc((unsigned char)s[i]))
-			goto esc;
-#endif
-	*w++ = '"';
-	w = kcopy(w, s, n);
-	*w++ = '"';
-	return w;
-esc:
-	o->len = (size_t)(w - o->p);
-	out_esc(o, s, n);
-	return o->p + o->len;
-}
-
-/* put_intcell: key is the bare key, lit the ,"key": text. */
-KINLINE char *
-kint(struct buf *o, char *w, const char *key, const char *lit, size_t litlen,
-    const char *s, size_t n)
-{
-	if (plaincell(s, n)) {
-		memcpy(w, lit, litlen);
-		return kcopy(w + litlen, s, n);
-	}
-	if (n == 10 && memcmp(s, "4294967295", 10) == 0) {
-		memcpy(w, lit, litlen);
-		memcpy(w + litlen, "null", 4);
-		return w + litlen + 4;
-	}
-	o->len = (size_t)(w - o->p);
-	cell_putint(o, key, s, n);
-	return o->p + o->len;
-}
-
-/* put_strcell. */
-KINLINE char *
-kstr(struct buf *o, char *w, const char *lit, size_t litlen, const char *s, size_t n,
-    int unquote)
-{
-	cell_trim(&s, &n);
-	memcpy(w, lit, litlen);
-	w += litlen;
-	if (cell_isnulltext(s, n)) {
-		PUTLIT(w, "null");
-		return w;
-	}
-	if (unquote && n >= 2 && s[0] == '"' && s[n - 1] == '"')
-		s++, n -= 2;
-	return putesc(o, w, s, n);
-}
-
-#define KINT(key, s, n)	kint(o, w, key, ",\"" key "\":", sizeof(",\"" key "\":") - 1, s, n)
-#define KSTR(key, s, n, u) kstr(o, w, ",\"" key "\":", sizeof(",\"" key "\":") - 1, s, n, u)
-#define KNULL(key)	PUTLIT(w, ",\"" key "\":null")
-
 /*
- * The first half of a kernel record (before the times): device, stream,
- * step, name, op_type, task_type.  rowlen is the row's length in bytes.
+ * The fields of a kernel row before the times (device, stream, step,
+ * name, op_type, task_type) for rec_out_kernel; the wait and the rest
+ * by kfields_tail.  No field is converted here but the wait.
  */
 static void
-put_kernel_a(struct buf *o, const struct csvin *c, const struct kfile *kf, size_t rowlen)
+kfields_head(struct kout *k, const struct csvin *c, const struct kfile *kf)
 {
-	char *w = kreserve(o, rowlen, 0);
-	const char *s;
-	size_t n;
+	static const int col[] = { C_DEVICE, C_STREAM, C_STEP, C_OPTYPE, C_TASKTYPE };
+	struct kval *f[] = { &k->device, &k->stream, &k->step, &k->op_type, &k->task_type };
 
-	if (cell(c, kf, C_DEVICE, &s, &n))
-		w = KINT("device", s, n);
-	else
-		KNULL("device");
-	if (cell(c, kf, C_STREAM, &s, &n))
-		w = KINT("stream", s, n);
-	else
-		KNULL("stream");
-	if (cell(c, kf, C_STEP, &s, &n))
-		w = KSTR("step", s, n, 0);
-	else
-		KNULL("step");
-	s = csv_field(c, kf->idx[C_NAME], &n);
-	PUTLIT(w, ",\"name\":");
-	w = putesc(o, w, s, n);
-	if (cell(c, kf, C_OPTYPE, &s, &n))
-		w = KSTR("op_type", s, n, 0);
-	else
-		KNULL("op_type");
-	if (cell(c, kf, C_TASKTYPE, &s, &n)) {
-		cell_trim(&s, &n);
-		if (n == 4 && memcmp(s, "HCCL", 4) == 0)
-			PUTLIT(w, ",\"task_type\":\"COMMUNICATION\"");
-		else
-			w = KSTR("task_type", s, n, 0);
-	} else
-		KNULL("task_type");
-	o->len = (size_t)(w - o->p);
+	for (int i = 0; i < 5; i++) {
+		if (kf->idx[col[i]] < 0) {
+			f[i]->kind = KV_NULL;
+			f[i]->n = 0;
+		} else {
+			f[i]->kind = i < 2 ? KV_ICELL : KV_CELL;
+			f[i]->s = csv_field(c, kf->idx[col[i]], &f[i]->n);
+		}
+	}
+	k->name.kind = KV_STR;
+	k->name.s = csv_field(c, kf->idx[C_NAME], &k->name.n);
 }
 
-/* The second half (after the times): wait, ids, shapes, PMU values.  The
- * wait cell was checked when the row was read. */
+/* The columns after the times, in rec_out's order (KS_*), and their kinds. */
+static const struct {
+	int	 col, kind;
+} tailcol[KS_N] = {
+	[KS_WAIT] = { C_WAIT, KV_NULL }, [KS_TASKID] = { C_TASKID, KV_ICELL },
+	[KS_MODEL] = { C_MODEL, KV_ICELL }, [KS_OPSTATE] = { C_OPSTATE, KV_CELL },
+	[KS_BLOCK] = { C_BLOCK, KV_ICELL }, [KS_MIXBLOCK] = { C_MIXBLOCK, KV_ICELL },
+	[KS_HF32] = { C_HF32, KV_CELL }, [KS_INSHAPES] = { C_INSHAPES, KV_SHAPE },
+	[KS_INDTYPES] = { C_INDTYPES, KV_SHAPE }, [KS_INFORMATS] = { C_INFORMATS, KV_SHAPE },
+	[KS_OUTSHAPES] = { C_OUTSHAPES, KV_SHAPE }, [KS_OUTDTYPES] = { C_OUTDTYPES, KV_SHAPE },
+	[KS_OUTFORMATS] = { C_OUTFORMATS, KV_SHAPE }, [KS_CONTEXT] = { C_CONTEXT, KV_CELL },
+};
+
+/* The wait (checked when the row was read), the other columns after the
+ * times, and the PMU values into pv (kf->npmu, their keys set). */
 static void
-put_kernel_b(struct buf *o, const struct csvin *c, const struct kfile *kf, size_t rowlen)
+kfields_tail(struct kout *k, const struct csvin *c, const struct kfile *kf, struct kpmu *pv)
 {
-	char *w = kreserve(o, rowlen, kf->pmukeys);
 	const char *s;
 	size_t n;
 
-	if (cell(c, kf, C_WAIT, &s, &n)) {
+	for (int i = 0; i < KS_N; i++) {
+		struct kval *f = &k->tail[i];
+
+		if (kf->idx[tailcol[i].col] < 0) {
+			f->kind = i == KS_WAIT ? KV_NULL : KV_ABSENT;
+			f->n = 0;
+		} else {
+			f->kind = tailcol[i].kind;
+			f->s = csv_field(c, kf->idx[tailcol[i].col], &f->n);
+		}
+	}
+	if (kf->idx[C_WAIT] >= 0) {
 		int64_t v = 0;
 
+		s = k->tail[KS_WAIT].s;
+		n = k->tail[KS_WAIT].n;
 		cell_trim(&s, &n);
-		if (cell_isnull(s, n) || us2ns(s, n, &v) != 0)
-			KNULL("wait_ns");
-		else {
-			PUTLIT(w, ",\"wait_ns\":");
-			w = rec_fmtint(w, v);
-		}
-	} else
-		KNULL("wait_ns");
-	if (cell(c, kf, C_TASKID, &s, &n))
-		w = KINT("task_id", s, n);
-	if (cell(c, kf, C_MODEL, &s, &n))
-		w = KINT("model_id", s, n);
-	if (cell(c, kf, C_OPSTATE, &s, &n))
-		w = KSTR("op_state", s, n, 0);
-	if (cell(c, kf, C_BLOCK, &s, &n))
-		w = KINT("block_dim", s, n);
-	if (cell(c, kf, C_MIXBLOCK, &s, &n))
-		w = KINT("mix_block_dim", s, n);
-	if (cell(c, kf, C_HF32, &s, &n))
-		w = KSTR("hf32", s, n, 0);
-	if (cell(c, kf, C_INSHAPES, &s, &n))
-		w = KSTR("in_shapes", s, n, 1);
-	if (cell(c, kf, C_INDTYPES, &s, &n))
-		w = KSTR("in_dtypes", s, n, 1);
-	if (cell(c, kf, C_INFORMATS, &s, &n))
-		w = KSTR("in_formats", s, n, 1);
-	if (cell(c, kf, C_OUTSHAPES, &s, &n))
-		w = KSTR("out_shapes", s, n, 1);
-	if (cell(c, kf, C_OUTDTYPES, &s, &n))
-		w = KSTR("out_dtypes", s, n, 1);
-	if (cell(c, kf, C_OUTFORMATS, &s, &n))
-		w = KSTR("out_formats", s, n, 1);
-	if (cell(c, kf, C_CONTEXT, &s, &n))
-		w = KSTR("context_id", s, n, 0);
-	if (kf->npmu) {
-		int any = 0;
-
-		for (int i = 0; i < kf->npmu; i++) {
-			int num;
-
-			s = csv_field(c, kf->pmu[i], &n);
-			/* Fast path: a plain number needs no trimming (a
-			 * JSON number has no blanks). */
-			if (!(num = cell_isnum16(s, n))) {
-				cell_trim(&s, &n);
-				if (cell_isnull(s, n))
-					continue;
-				num = cell_isnum(s, n);
-			}
-			if (!any)
-				PUTLIT(w, ",\"pmu\":{");
-			else
-				*w++ = ',';
-			any = 1;
-			w = kcopy(w, kf->pmukey[i].p, kf->pmukey[i].len);
-			if (num)
-				w = kcopy(w, s, n);
-			else
-				w = putesc(o, w, s, n);
-		}
-		if (any)
-			*w++ = '}';
+		if (!cell_isnull(s, n) && us2ns(s, n, &v) == 0) {
+			k->tail[KS_WAIT].kind = KV_INT;
+			k->tail[KS_WAIT].v = v;
+		} else
+			k->tail[KS_WAIT].kind = KV_NULL;
 	}
-	o->len = (size_t)(w - o->p);
-}
+	for (int i = 0; i < kf->npmu; i++) {
+		int num;
 
-#undef KINT
-#undef KSTR
-#undef KNULL
+		s = csv_field(c, kf->pmu[i], &n);
+		/* Fast path: a plain number needs no trimming (a JSON
+		 * number has no blanks). */
+		if (!(num = cell_isnum16(s, n))) {
+			cell_trim(&s, &n);
+			num = cell_isnull(s, n) ? -1 : cell_isnum(s, n);
+		}
+		pv[i].s = s;
+		pv[i].n = n;
+		pv[i].num = num;
+	}
+	k->npmu = kf->npmu;
+	k->pmu = pv;
+}
 
 /* A pipe cannot be read twice: copy it to an unlinked file in $TMPDIR. */
 static int
@@ -598,7 +431,7 @@ ktab_read(struct ktab *kt, struct src_file *pf, int fileno_)
 			int64_t v;
 
 			cell_trim(&s, &n);
-			if (plaincell(s, n)) {
+			if (cell_plainint(s, n)) {
 				dev = 0;
 				for (size_t i = 0; i < n; i++)
 					dev = dev * 10 + (s[i] - '0');
@@ -618,8 +451,12 @@ ktab_read(struct ktab *kt, struct src_file *pf, int fileno_)
 			if (!cell_isnull(s, n) && (us2ns(s, n, &w) != 0 || w < 0)) {
 				/* The record's first half was formatted before
 				 * this check: its invalid UTF-8 counts. */
+				static const char nopre[64];
+				struct kout kh = { .pre = nopre, .overread = 1 };
+
+				kfields_head(&kh, &c, kf);
 				scratch.len = 0;
-				put_kernel_a(&scratch, &c, kf, (size_t)(c.bytes - c.recoff));
+				rec_out_kernel(&scratch, &kh);
 				pf->rejected++;
 				kbad(kt, "%s:%lu: field \"Wait Time(us)\": not a non-negative number: '%s'",
 				    pf->path, c.recline, cell_snip(s, n));
@@ -821,26 +658,28 @@ void
 ktab_put(struct ktab *kt, const char *profile, const struct src_file *pf, int nf, int64_t origin)
 {
 	static struct buf o;
-	struct buf head = {0};
+	struct kpmu **pv = xcalloc((size_t)kt->nkr + 1, sizeof *pv);
 
 	/* File names come from the directory listing: escape-safe checked. */
-	out_begin(&head, "kernel");
-	out_cstr(&head, "profile", profile);
-	buf_adds(&head, ",\"src\":\"");
 	for (int i = 0; i < nf; i++)
 		for (const char *c = pf[i].base; *c; c++)
 			if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
 				die("%s: file name needs escaping", pf[i].path);
-	/* The fixed head is the same for every kernel of the file. */
+	/* The record prefix is the same for every kernel of the file. */
 	for (int i = 0; i < kt->nkr; i++)
 		if (kt->kr[i].used) {
-			struct buf *h = &kt->kr[i].head;
+			struct buf stem = { 0 };
 
-			h->len = 0;
-			buf_add(h, head.p, head.len);
-			buf_adds(h, pf[i].base);
-			buf_addc(h, ':');
-			buf_grow(h, 64);	/* for kcopy */
+			buf_adds(&stem, pf[i].base);
+			buf_addc(&stem, ':');
+			rec_out_prefix(&kt->kr[i].head, "kernel", profile, stem.p, stem.len);
+			buf_free(&stem);
+			/* the PMU keys, the same for every row of the file */
+			pv[i] = xcalloc((size_t)kt->kr[i].kf.npmu + 1, sizeof *pv[i]);
+			for (int j = 0; j < kt->kr[i].kf.npmu; j++) {
+				pv[i][j].key = kt->kr[i].kf.pmukey[j].p;
+				pv[i][j].nkey = kt->kr[i].kf.pmukey[j].len;
+			}
 		}
 	o.len = 0;
 	for (size_t i = 0; i < kt->n; i++) {
@@ -848,35 +687,29 @@ ktab_put(struct ktab *kt, const char *profile, const struct src_file *pf, int nf
 		struct kread *kr = &kt->kr[k->file];
 		const struct src_file *f = &pf[k->file];
 		struct csvin *c = kreader(kt, kr, f);
-		size_t rowlen;
-		char *w;
+		struct kout ko;
 
 		if (csv_seek(c, k->off, k->line) != 0)
 			dieerr("%s", f->path);
 		if (csv_next(c) != 1 || c->nf != kr->kf.ncols || c->recline != k->line ||
 		    (c->bytes - c->recoff > UINT32_MAX ? UINT32_MAX : (uint32_t)(c->bytes - c->recoff)) != k->len)
 			die("%s:%lu: changed while being read", f->path, (unsigned long)k->line);
-		rowlen = (size_t)(c->bytes - c->recoff);
-		w = kreserve(&o, kr->head.len, 0);
-		w = rec_fmtint(kcopy(w, kr->head.p, kr->head.len), k->line);
-		*w++ = '"';
-		o.len = (size_t)(w - o.p);
-		put_kernel_a(&o, c, &kr->kf, rowlen);
-		w = kreserve(&o, 0, 0);
-		PUTLIT(w, ",\"start_ns\":");
-		w = rec_fmtint(w, k->start - origin);
-		PUTLIT(w, ",\"dur_ns\":");
-		w = rec_fmtint(w, k->dur);
-		PUTLIT(w, ",\"end_ns\":");
-		w = rec_fmtint(w, k->start - origin + k->dur);
-		o.len = (size_t)(w - o.p);
-		put_kernel_b(&o, c, &kr->kf, rowlen);
-		w = kreserve(&o, 0, 0);
-		PUTLIT(w, "}\n");
-		o.len = (size_t)(w - o.p);
+		ko.pre = kr->head.p;
+		ko.npre = kr->head.len;
+		ko.srcn = k->line;
+		ko.overread = 1;
+		ko.bound = (size_t)(c->bytes - c->recoff) + kr->kf.pmukeys;
+		ko.comm = 0;
+		ko.start = k->start - origin;
+		ko.dur = k->dur;
+		kfields_head(&ko, c, &kr->kf);
+		kfields_tail(&ko, c, &kr->kf, pv[k->file]);
+		rec_out_kernel(&o, &ko);
 		if (o.len >= (1u << 20))
 			kflush(&o);
 	}
 	kflush(&o);
-	buf_free(&head);
+	for (int i = 0; i < kt->nkr; i++)
+		free(pv[i]);
+	free(pv);
 }

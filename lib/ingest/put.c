@@ -1,24 +1,8 @@
 /* put: the timeline reader's record writers. */
 #include "trace_int.h"
+#include "rec_out.h"
 
 /* ---------- writers ---------- */
-
-static void
-outsrc(struct trace *t, struct buf *b, uint64_t off)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[sizeof tmp - 1 - n++] = (char)('0' + off % 10);
-		off /= 10;
-	} while (off);
-	t->sc.len = 0;
-	buf_adds(&t->sc, t->disp);
-	buf_addc(&t->sc, '@');
-	buf_add(&t->sc, tmp + sizeof tmp - n, (size_t)n);
-	out_str(b, "src", t->sc.p, t->sc.len);
-}
 
 void
 trace_put_markers(struct trace *t, FILE *fp, const char *profile,
@@ -45,18 +29,13 @@ trace_put_markers(struct trace *t, FILE *fp, const char *profile,
 			buf_add(nm, t->mka.p + ao, (size_t)nd);
 		} else
 			buf_add(nm, m->dig, m->nd);
-		out_begin(b, "marker");
-		out_cstr(b, "profile", profile);
-		outsrc(t, b, m->off);
-		out_str(b, "name", nm->p, nm->len);
-		out_str(b, "kind", nm->p, klen);
-		out_str(b, "step", nm->p + klen + 1, nm->len - klen - 1);
-		out_i64(b, "pid", th->pid);
-		out_i64(b, "tid", th->tid);
-		out_i64(b, "start_ns", m->start - origin);
-		out_i64(b, "dur_ns", m->dur);
-		out_i64(b, "end_ns", m->start + m->dur - origin);
-		rec_put(b, fp);
+		t->sc.len = 0;
+		buf_adds(&t->sc, t->disp);
+		buf_addc(&t->sc, '@');
+		buf_grow(&t->sc, 24);
+		t->sc.len = (size_t)(rec_fmtint_u(t->sc.p + t->sc.len, m->off) - t->sc.p);
+		rec_out_marker(b, fp, profile, t->sc.p, t->sc.len, nm->p, nm->len, klen,
+		    th->pid, th->tid, m->start - origin, m->dur);
 	}
 	tr_fmrg_close(&mg);
 }
@@ -97,13 +76,10 @@ static void
 recprefix(struct trace *t, struct buf *pre, const char *type,
     const char *profile)
 {
-	out_begin(pre, type);
-	out_cstr(pre, "profile", profile);
 	t->sc.len = 0;
 	buf_adds(&t->sc, t->disp);
 	buf_addc(&t->sc, '@');
-	out_str(pre, "src", t->sc.p, t->sc.len);
-	pre->len--;			/* the closing quote */
+	rec_out_prefix(pre, type, profile, t->sc.p, t->sc.len);
 }
 
 static int
@@ -121,6 +97,7 @@ trace_put_kernels(struct trace *t, FILE *fp, const char *profile,
 	int64_t *devs = xcalloc(t->npr + 1, sizeof *devs);
 	size_t nd = 0;
 	struct buf *b = &t->ob, pre = { 0 };
+	struct kout ko;
 
 	for (size_t i = 0; i < t->nth; i++) {
 		const struct thr *h = &t->th[i];
@@ -140,6 +117,12 @@ trace_put_kernels(struct trace *t, FILE *fp, const char *profile,
 	}
 	qsort(devs, nd, sizeof *devs, i64cmp);
 	recprefix(t, &pre, "kernel", profile);
+	/* what every kernel of a timeline has, or has not */
+	memset(&ko, 0, sizeof ko);
+	ko.pre = pre.p;
+	ko.npre = pre.len;
+	ko.step.kind = ko.op_type.kind = ko.tail[KS_WAIT].kind = KV_NULL;
+	ko.name.kind = KV_STR;
 	b->len = 0;
 	for (size_t di = 0; di < nd; di++) {
 		struct mrg m;
@@ -151,7 +134,6 @@ trace_put_kernels(struct trace *t, FILE *fp, const char *profile,
 			const struct thr *th = &t->th[h->ti];
 			const struct proc *p;
 			const char *s = rtext(h);
-			char *d;
 			int x = 0;
 
 			if (th->role != T_DEV)
@@ -159,45 +141,23 @@ trace_put_kernels(struct trace *t, FILE *fp, const char *profile,
 			p = &t->pr[th->pi];
 			if ((p->dev < 0 ? -1 : p->dev) != devs[di])
 				continue;
-			d = wpos(b, pre.len + 200);
-			memcpy(d, pre.p, pre.len);
-			d += pre.len;
-			d = rec_fmtint_u(d, h->off);
-			LIT(d, "\",\"device\":");
-			if (p->dev < 0)
-				LIT(d, "null");
-			else
-				d = rec_fmtint(d, p->dev);
-			LIT(d, ",\"stream\":");
-			d = rec_fmtint(d, h->flags & F_STREAM ? rext(h, x++) : th->tid);
-			LIT(d, ",\"task_id\":");
-			if (h->flags & F_TASKID)
-				d = rec_fmtint(d, rext(h, x));
-			else
-				LIT(d, "null");
-			LIT(d, ",\"step\":null,\"name\":");
-			wend(b, d);
-			out_esc(b, s, h->nname);
-			d = wpos(b, 200);
-			LIT(d, ",\"op_type\":null,\"task_type\":");
+			ko.srcn = (int64_t)h->off;
+			ko.device.kind = p->dev < 0 ? KV_NULL : KV_INT;
+			ko.device.v = p->dev;
+			ko.stream.kind = KV_INT;
+			ko.stream.v = h->flags & F_STREAM ? rext(h, x++) : th->tid;
+			ko.tail[KS_TASKID].kind = h->flags & F_TASKID ? KV_INT : KV_NULL;
+			ko.tail[KS_TASKID].v = h->flags & F_TASKID ? rext(h, x) : 0;
+			ko.name.s = s;
+			ko.name.n = h->nname;
 			s += h->nname + h->ncat + h->nframe;
-			if (p->role == R_COMM || (h->nttype == 4 &&
-			    memcmp(s, "HCCL", 4) == 0))
-				LIT(d, "\"COMMUNICATION\"");
-			else if (h->flags & F_TTYPE) {
-				wend(b, d);
-				out_esc(b, s, h->nttype);
-				d = wpos(b, 128);
-			} else
-				LIT(d, "null");
-			LIT(d, ",\"start_ns\":");
-			d = rec_fmtint(d, h->start - origin);
-			LIT(d, ",\"dur_ns\":");
-			d = rec_fmtint(d, h->dur);
-			LIT(d, ",\"end_ns\":");
-			d = rec_fmtint(d, h->start + h->dur - origin);
-			LIT(d, ",\"wait_ns\":null}\n");
-			wend(b, d);
+			ko.comm = p->role == R_COMM;
+			ko.task_type.kind = h->flags & F_TTYPE ? KV_STR : KV_NULL;
+			ko.task_type.s = s;
+			ko.task_type.n = h->flags & F_TTYPE ? h->nttype : 0;
+			ko.start = h->start - origin;
+			ko.dur = h->dur;
+			rec_out_kernel(b, &ko);
 			wflush(b, fp, OUTBUF);
 		}
 		tr_mrg_close(&m);
@@ -263,61 +223,29 @@ fmt_host(const struct hput *hp, struct buf *b, int64_t origin,
 {
 	const struct shdr *h = (const void *)e->rec;
 	const char *s = rtext(h);
-	size_t tl = hp->toff[e->ti + 1] - hp->toff[e->ti], at = SIZE_MAX;
-	char *d;
+	struct hout o;
 
-	d = wpos(b, hp->pre.len + 48);
-	memcpy(d, hp->pre.p, hp->pre.len);
-	d += hp->pre.len;
-	d = rec_fmtint_u(d, h->off);
-	LIT(d, "\",\"name\":");
-	wend(b, d);
-	out_esc(b, s, h->nname);
+	o.pre = hp->pre.p;
+	o.npre = hp->pre.len;
+	o.srcn = (int64_t)h->off;
+	o.name = s;
+	o.nname = h->nname;
 	s += h->nname;
-	if (h->flags & F_CAT) {
-		d = wpos(b, 8);
-		LIT(d, ",\"cat\":");
-		wend(b, d);
-		out_esc(b, s, h->ncat);
-	} else {
-		d = wpos(b, 16);
-		LIT(d, ",\"cat\":null");
-		wend(b, d);
-	}
+	o.cat = h->flags & F_CAT ? s : NULL;
+	o.ncat = h->flags & F_CAT ? h->ncat : 0;
 	s += h->ncat;
-	d = wpos(b, tl + 256);
-	memcpy(d, hp->tp.p + hp->toff[e->ti], tl);
-	d += tl;
-	d = rec_fmtint(d, h->start - origin);
-	LIT(d, ",\"dur_ns\":");
-	d = rec_fmtint(d, h->dur);
-	LIT(d, ",\"end_ns\":");
-	d = rec_fmtint(d, h->start + h->dur - origin);
-	LIT(d, ",\"depth\":");
-	d = rec_fmtint(d, e->depth);
-	LIT(d, ",\"leaf\":");
-	if (!e->resolved)
-		at = (size_t)(d - b->p);
-	else if (e->leaf)
-		LIT(d, "true");
-	else
-		LIT(d, "false");
-	if (h->flags & F_STACK) {
-		if (h->flags & F_FRAME) {
-			LIT(d, ",\"frame\":");
-			wend(b, d);
-			out_esc(b, s, h->nframe);
-			d = wpos(b, 64);
-		} else
-			LIT(d, ",\"frame\":null");
-	}
-	if (e->hask) {
-		LIT(d, ",\"kernel_ns\":");
-		d = rec_fmtint(d, e->kns - origin);
-	}
-	LIT(d, "}\n");
-	wend(b, d);
-	return at;
+	o.thr = hp->tp.p + hp->toff[e->ti];
+	o.nthr = hp->toff[e->ti + 1] - hp->toff[e->ti];
+	o.start = h->start - origin;
+	o.dur = h->dur;
+	o.depth = e->depth;
+	o.leaf = e->resolved ? e->leaf != 0 : -1;
+	o.frame.kind = !(h->flags & F_STACK) ? KV_ABSENT : h->flags & F_FRAME ? KV_STR : KV_NULL;
+	o.frame.s = s;
+	o.frame.n = h->flags & F_FRAME ? h->nframe : 0;
+	o.hask = e->hask;
+	o.kns = e->kns - origin;
+	return rec_out_host(b, &o);
 }
 
 static void
@@ -520,13 +448,9 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 		const struct thr *th = &t->th[i];
 
 		hp.toff[i] = hp.tp.len;
-		if (th->role == T_HOST) {
-			out_cstr(&hp.tp, "process", th->pi >= 0 ?
-			    t->pr[th->pi].name : NULL);
-			out_i64(&hp.tp, "pid", th->pid);
-			out_i64(&hp.tp, "tid", th->tid);
-			out_key(&hp.tp, "start_ns");
-		}
+		if (th->role == T_HOST)
+			rec_out_thread(&hp.tp, th->pi >= 0 ? t->pr[th->pi].name : NULL,
+			    th->pid, th->tid);
 	}
 	hp.toff[t->nth] = hp.tp.len;
 	t->ob.len = 0;

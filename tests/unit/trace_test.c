@@ -256,10 +256,10 @@ t_values(void)
 	    "\"end_ns\":14058,\"depth\":0,\"leaf\":true}") != NULL);
 	CHECK(strstr(o.p, "{\"type\":\"kernel\",\"profile\":\"p\",\"src\":"
 	    "\"t.json@") != NULL);
-	CHECK(strstr(o.p, ",\"device\":null,\"stream\":5,\"task_id\":null,"
+	CHECK(strstr(o.p, ",\"device\":null,\"stream\":5,"
 	    "\"step\":null,\"name\":\"k\",\"op_type\":null,\"task_type\":"
 	    "\"COMMUNICATION\",\"start_ns\":6788,\"dur_ns\":25000,"
-	    "\"end_ns\":31788,\"wait_ns\":null}") != NULL);
+	    "\"end_ns\":31788,\"wait_ns\":null,\"task_id\":null}") != NULL);
 	trace_close(t);
 	free(o.p);
 }
@@ -454,8 +454,9 @@ t_flows(void)
 	CHECK(c.flows == 3 && c.flows_linked == 1 && c.device == 1);
 	CHECK(strstr(line(&o, "\"name\":\"op\""), ",\"kernel_ns\":50500}"));
 	CHECK(strstr(line(&o, "\"name\":\"op2\""), "kernel_ns") == NULL);
-	CHECK(strstr(o.p, "\"device\":3,\"stream\":2,\"task_id\":8,\"step\":null,"
+	CHECK(strstr(o.p, "\"device\":3,\"stream\":2,\"step\":null,"
 	    "\"name\":\"kern\",\"op_type\":null,\"task_type\":\"AI_CORE\""));
+	CHECK(strstr(line(&o, "\"name\":\"kern\""), ",\"wait_ns\":null,\"task_id\":8}"));
 	trace_close(t);
 	free(o.p);
 }
