@@ -469,7 +469,8 @@ spanus(const struct span *sp, int64_t *v)
 		x = x * 10 + (*s++ - '0');
 		nd++;
 	}
-	if (nd == 0)
+	/* 16 digits and 3 decimals may pass INT64_MAX: dec_us2ns checks. */
+	if (nd == 0 || nd > 15)
 		goto slow;
 	if (s < e) {
 		if (*s != '.')
