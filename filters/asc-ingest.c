@@ -135,7 +135,7 @@ putfiles(struct buf *b, const struct profile *p, const struct trace_counts *tc, 
 			out_i64(&t, "ignored", (int64_t)(trace_used && f->read ? tc->ignored : 0));
 		} else {
 			out_bool(&t, "used", f->kind == F_DB ? f == dbused : f->kind == F_ANALYSIS ? f->emitted > 0 :
-			    !(dbused && f->kind == F_KERNEL));
+			    !(dbused && f->kind == F_KERNEL) && !f->unusable);
 			out_i64(&t, "read", (int64_t)f->read);
 			out_i64(&t, "emitted", (int64_t)f->emitted);
 			out_i64(&t, "rejected", (int64_t)f->rejected);
@@ -386,6 +386,11 @@ process(struct profile *p)
 		deg[ndeg++] = "no_step_trace";
 	if (rejected)
 		deg[ndeg++] = "rows_rejected";
+	for (int i = 0; i < p->nf; i++)
+		if (p->f[i].unusable) {
+			deg[ndeg++] = "file_unusable";
+			break;
+		}
 
 	if (kt.n || origin_from[0] != 'n') {
 		int neg = origin < 0;
