@@ -244,6 +244,7 @@ readjson(const struct tab_ctx *tc, struct src_file *pf)
 
 		twarn(tc, "bad_json", "%s: %.*s; file not used", pf->base,
 		    cut ? (int)(cut - s) : (int)strlen(s), s);
+		pf->unusable = 1;
 		jv_free(msg);
 		return jv_invalid();
 	}
@@ -351,6 +352,7 @@ tab_comm_read(const struct tab_ctx *tc, struct src_file *pf, int64_t *origin)
 		dieerr("%s", pf->path);
 	if (r != 0) {
 		pf->read = pf->emitted = pf->rejected = 0;
+		pf->unusable = 1;
 		if (r == CJ_ENOTOBJ)
 			twarn(tc, "bad_communication", "%s: top level is not an object; file not used", pf->base);
 		else
@@ -445,6 +447,7 @@ tab_commx_read(const struct tab_ctx *tc, struct src_file *pf)
 		return;
 	if (jv_get_kind(doc) != JV_KIND_OBJECT) {
 		twarn(tc, "bad_communication", "%s: top level is not an object; file not used", pf->base);
+		pf->unusable = 1;
 		jv_free(doc);
 		return;
 	}
