@@ -192,6 +192,7 @@ trace_open(const char *path, const struct trace_opts *o)
 	if (t->runbytes < 1024)
 		t->runbytes = 1024;
 	t->progress = o ? o->progress : 0;
+	t->bad = o ? o->bad : NULL;
 	t->splitmin = SPLITMIN;
 	if ((td = getenv("ASC_TRACE_SPLIT")) != NULL && *td)
 		t->splitmin = strtoull(td, NULL, 10);

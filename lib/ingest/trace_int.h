@@ -304,6 +304,7 @@ struct trace {
 	struct split	*sp;
 	_Atomic int	*cancel;
 	int		 nomsg;
+	void		(*bad)(const char *);	/* trace_opts.bad */
 	int		 splitres;	/* 1 joined, -1 dropped */
 	uint32_t	*map2;		/* its thread indices, once joined */
 };
