@@ -3,6 +3,7 @@
 #include <sys/types.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +20,6 @@ isdir(const char *p)
 	struct stat st;
 
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int
-isfile(const char *p)
-{
-	struct stat st;
-
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 static char *
@@ -122,6 +115,9 @@ listdir(const char *dir, int *n)
 	char **v = NULL;
 
 	*n = 0;
+	/* Unreadable is a system error, never "missing". */
+	if (d == NULL && errno != ENOENT && errno != ENOTDIR)
+		dieerr("%s", dir);
 	if (d == NULL)
 		return NULL;
 	while ((e = readdir(d)) != NULL) {
@@ -154,9 +150,19 @@ scanfiles(struct profile *p, const char *dir)
 	for (int i = 0; i < n; i++) {
 		int k = classify(v[i]);
 		char *path = join(dir, v[i]);
+		struct stat st;
 
-		if (k >= 0 && isfile(path))
+		/* A file we read that is not one (a FIFO would block, a
+		 * directory, a symlink loop) is not "missing": exit 2.
+		 * stat, never open: opening a FIFO waits for a writer. */
+		if (k >= 0) {
+			if (stat(path, &st) != 0)
+				dieerr("%s", path);
+			if (!S_ISREG(st.st_mode))
+				die("%s: %s, not a regular file", path, S_ISDIR(st.st_mode) ? "a directory" :
+				    S_ISFIFO(st.st_mode) ? "a FIFO" : "a special file");
 			addfile(p, k, path);
+		}
 		free(path);
 	}
 	freelist(v, n);
