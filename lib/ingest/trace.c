@@ -416,6 +416,11 @@ trace_read(struct trace *t)
 			t->win = t->chunk == CHUNK ? MAPWIN : t->chunk;
 		}
 	}
+	/* The read loop starts at b + pos: never NULL + 0 (an empty file). */
+	if (!t->mm && t->b == NULL) {
+		t->cap = t->chunk;
+		t->b = xmalloc(t->cap);
+	}
 	if (t->mm && t->splitmin && t->fsize >= t->splitmin)
 		tr_split_start(t);
 	while ((r = tr_readloop(t, &rs)) == 1)
