@@ -416,8 +416,11 @@ trace_read(struct trace *t)
 			t->win = t->chunk == CHUNK ? MAPWIN : t->chunk;
 		}
 	}
-	/* The read loop starts at b + pos: never NULL + 0 (an empty file). */
-	if (!t->mm && t->b == NULL) {
+	/* The read loop starts at b + pos: never NULL + 0 (an empty file,
+	 * or before the first window is mapped). */
+	if (t->mm && t->b == NULL)
+		(void)fillmap(t, 0);
+	else if (t->b == NULL) {
 		t->cap = t->chunk;
 		t->b = xmalloc(t->cap);
 	}
