@@ -106,9 +106,12 @@ namecmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sorted entry names of a directory (caller frees). */
+/* Sorted entry names of a directory (caller frees).  must 1: a
+ * profile's own directory, which cannot be unreadable; 0 (searching a
+ * tree for profiles): an unreadable directory is said and skipped; -1:
+ * skipped (it is said when the search goes into it). */
 static char **
-listdir(const char *dir, int *n)
+listdir(const char *dir, int *n, int must)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -116,8 +119,12 @@ listdir(const char *dir, int *n)
 
 	*n = 0;
 	/* Unreadable is a system error, never "missing". */
-	if (d == NULL && errno != ENOENT && errno != ENOTDIR)
-		dieerr("%s", dir);
+	if (d == NULL && errno != ENOENT && errno != ENOTDIR) {
+		if (must > 0)
+			dieerr("%s", dir);
+		if (must == 0)
+			warnmsg("%s: %s; not searched", dir, strerror(errno));
+	}
 	if (d == NULL)
 		return NULL;
 	while ((e = readdir(d)) != NULL) {
@@ -140,12 +147,12 @@ freelist(char **v, int n)
 	free(v);
 }
 
-/* Add every file we read directly inside dir. */
+/* Add every file we read directly inside dir (must: see listdir). */
 static void
-scanfiles(struct profile *p, const char *dir)
+scanfilesm(struct profile *p, const char *dir, int must)
 {
 	int n;
-	char **v = listdir(dir, &n);
+	char **v = listdir(dir, &n, must);
 
 	for (int i = 0; i < n; i++) {
 		int k = classify(v[i]);
@@ -166,6 +173,12 @@ scanfiles(struct profile *p, const char *dir)
 		free(path);
 	}
 	freelist(v, n);
+}
+
+static void
+scanfiles(struct profile *p, const char *dir)
+{
+	scanfilesm(p, dir, 1);
 }
 
 static int
@@ -215,8 +228,9 @@ profile_at(const char *dir, struct profile *p)
 		found = 1;
 		p->framework = endswith(name, "_ascend_ms") ? "mindspore" : "torch_npu";
 	} else {
-		/* Loose exports: a directory holding a kernel table or a trace. */
-		scanfiles(p, dir);
+		/* Loose exports: a directory holding a kernel table or a trace
+		 * (any directory of a tree: it may be unreadable). */
+		scanfilesm(p, dir, -1);
 		for (int i = 0; i < p->nf; i++)
 			if (p->f[i].kind == F_KERNEL || p->f[i].kind == F_TRACE)
 				found = 1;
@@ -308,7 +322,7 @@ findprofiles(const char *dir, int depth)
 	}
 	if (depth == 0)
 		return 0;
-	v = listdir(dir, &n);
+	v = listdir(dir, &n, 0);
 	for (int i = 0; i < n; i++) {
 		char *sub = join(dir, v[i]);
 		struct stat st;
