@@ -91,6 +91,34 @@ check-portable: deps
 bench: all
 	tests/bench/run
 
+# libFuzzer targets (tests/fuzz/*_fuzz.c) for the parsers of untrusted
+# input, built apart with clang and ASan + UBSan.  `make fuzz` runs each
+# FUZZ_SECONDS on a corpus seeded from the real captures; `make fuzz-ci`
+# replays the corpus and tests/fuzz/regress/, then runs each 20 s.
+FUZZ_TARGETS = dec csvline rec commjson trace dbread
+FUZZ_SECONDS ?= 60
+FUZZDIR	 = tests/fuzz/build
+FUZZCC	 = clang
+FUZZFLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+	    -fno-sanitize-recover=undefined
+FUZZSRC	 = $(LIBOBJ:.o=.c) $(INGOBJ:.o=.c)
+FUZZOBJ	 = $(FUZZSRC:%.c=$(FUZZDIR)/%.o)
+
+$(FUZZDIR)/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZCC) $(CPPFLAGS) -Ilib/ingest $(FUZZFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZDIR)/%_fuzz: $(FUZZDIR)/tests/fuzz/%_fuzz.o $(FUZZOBJ)
+	$(FUZZCC) $(FUZZFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+fuzz-build: $(FUZZ_TARGETS:%=$(FUZZDIR)/%_fuzz)
+
+fuzz: all fuzz-build
+	tests/fuzz/run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-ci: all fuzz-build
+	tests/fuzz/run -c 20 $(FUZZ_TARGETS)
+
 # Per module: its lines and the filters that include it; fails when a
 # module of lib/ (the shared part) serves one filter only.
 modules:
@@ -115,8 +143,8 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:
-	rm -rf bin $(OBJ) $(OBJ:.o=.d) lib/libasc.a lib/ingest/libingest.a lib/rules_default.c filters/*.jq.inc $(TESTBIN)
+	rm -rf bin $(OBJ) $(OBJ:.o=.d) $(FUZZDIR) lib/libasc.a lib/ingest/libingest.a lib/rules_default.c filters/*.jq.inc $(TESTBIN)
 
--include $(OBJ:.o=.d)
-.PHONY: all deps demo check check-portable asan bench lint modules install uninstall clean
-.SECONDARY: $(OBJ) filters/asc-judge.jq.inc filters/asc-report.jq.inc filters/asc-html.jq.inc
+-include $(OBJ:.o=.d) $(wildcard $(FUZZOBJ:.o=.d))
+.PHONY: all deps demo check check-portable asan bench lint modules install uninstall clean fuzz fuzz-build fuzz-ci
+.SECONDARY: $(OBJ) $(FUZZOBJ) filters/asc-judge.jq.inc filters/asc-report.jq.inc filters/asc-html.jq.inc

@@ -134,9 +134,10 @@ putfiles(struct buf *b, const struct profile *p, const struct trace_counts *tc, 
 			out_i64(&t, "device", (int64_t)(trace_used && f->read ? tc->device : 0));
 			out_i64(&t, "markers", (int64_t)(trace_used && f->read ? tc->markers : 0));
 			out_i64(&t, "ignored", (int64_t)(trace_used && f->read ? tc->ignored : 0));
+			out_i64(&t, "rejected", (int64_t)f->rejected);
 		} else {
 			out_bool(&t, "used", f->kind == F_DB ? f == dbused : f->kind == F_ANALYSIS ? f->emitted > 0 :
-			    !(dbused && f->kind == F_KERNEL));
+			    !(dbused && f->kind == F_KERNEL) && !f->unusable);
 			out_i64(&t, "read", (int64_t)f->read);
 			out_i64(&t, "emitted", (int64_t)f->emitted);
 			out_i64(&t, "rejected", (int64_t)f->rejected);
@@ -276,7 +277,7 @@ process(struct profile *p)
 
 	if (fk[F_TRACE]) {
 		struct trace_opts to = { .tmpdir = tmpdir, .display = fk[F_TRACE]->base,
-		    .step_pattern = step_pattern, .progress = progress };
+		    .step_pattern = step_pattern, .progress = progress, .bad = kflag ? tbad : NULL };
 
 		for (int i = 0; i < p->nf; i++)
 			if (p->f[i].kind == F_TRACE && &p->f[i] != fk[F_TRACE])
@@ -297,6 +298,7 @@ process(struct profile *p)
 			fk[F_TRACE]->read = 1;
 			src_trace(&src[nsrc++], tr, !fk[F_KERNEL]);
 			trace_counts(tr, &tc);
+			fk[F_TRACE]->rejected = tc.rejected;
 			for (int i = 0; (code = trace_warning(tr, i, &msg)) != NULL; i++)
 				addwarn(code, "%s", msg);
 		}
@@ -387,6 +389,11 @@ process(struct profile *p)
 		deg[ndeg++] = "no_step_trace";
 	if (rejected)
 		deg[ndeg++] = "rows_rejected";
+	for (int i = 0; i < p->nf; i++)
+		if (p->f[i].unusable) {
+			deg[ndeg++] = "file_unusable";
+			break;
+		}
 
 	if (kt.n || origin_from[0] != 'n') {
 		int neg = origin < 0;

@@ -76,7 +76,7 @@ rawline(struct rin *r)
 	size_t skipped = 0;
 
 	for (;;) {
-		char *s = r->rb + r->rbpos, *nl;
+		char *s = r->rb ? r->rb + r->rbpos : NULL, *nl;	/* no NULL + 0 */
 		size_t avail = r->rblen - r->rbpos, n;
 
 		nl = avail ? memchr(s, '\n', avail) : NULL;

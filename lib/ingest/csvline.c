@@ -53,6 +53,9 @@ csv_fdopen(struct csvin *c, int fd, const char *name)
 	if ((o = lseek(fd, 0, SEEK_CUR)) > 0)
 		c->boff = (unsigned long long)o;
 	c->bytes = c->boff;
+	c->maxrec = (size_t)1 << 28;
+	if (getenv("ASC_CSV_MAXREC"))
+		c->maxrec = (size_t)strtoull(getenv("ASC_CSV_MAXREC"), NULL, 10);
 	c->maxf = 64;
 	c->off = xreallocarray(NULL, (size_t)c->maxf, sizeof *c->off);
 	c->len = xreallocarray(NULL, (size_t)c->maxf, sizeof *c->len);
@@ -112,8 +115,14 @@ fill(struct csvin *c, size_t keep)
 	}
 	if (c->eof)
 		return 0;
-	if (c->cap - c->end < CSV_MINREAD)
+	if (c->cap - c->end < CSV_MINREAD) {
+		/* A cell without a line end must not take all memory. */
+		if (c->cap >= c->maxrec) {
+			c->toolong = c->eof = 1;
+			return 0;
+		}
 		alloc(c, c->cap * 2);
+	}
 	room = c->cap - c->end;
 	if (room > c->want)
 		room = c->want;
@@ -441,7 +450,29 @@ csv_next(struct csvin *c)
 			fn = next_avx2;
 #endif
 	}
-	return fn(c);
+	int r = fn(c);
+
+	if (c->toolong) {
+		snprintf(c->err, sizeof c->err, "a record longer than %zu bytes (no line end?); "
+		    "the rest of the file is not read", c->maxrec);
+		c->pos = c->end;
+		c->toolong = 0;		/* said once; then end of file */
+		return -1;
+	}
+	/* CR-only line ends (old Mac): the whole file is one line. */
+	if (r == 1 && c->recline == 1)
+		for (int i = 0; i < c->nf && i < (c->keep ? c->keep : c->nf); i++) {
+			const char *p = memchr(c->recp + c->off[i], '\r', c->len[i]);
+
+			if (p && p[1] != '\n') {
+				snprintf(c->err, sizeof c->err, "line ends are CR only "
+				    "(not LF or CRLF): not read");
+				c->pos = c->end;
+				c->eof = 1;
+				return -1;
+			}
+		}
+	return r;
 }
 
 int

@@ -39,6 +39,8 @@ struct csvin {
 	int		 eof;		/* read(2) said end of file */
 	int		 sentinel;	/* a '\n' was added after a last line without one */
 	int		 bomdone;	/* the BOM test of line 1 was made */
+	int		 toolong;	/* a record grew past maxrec */
+	size_t		 maxrec;	/* 256 MiB ($ASC_CSV_MAXREC in tests) */
 	char		 err[160];
 };
 
@@ -50,7 +52,8 @@ int	csv_open(struct csvin *, const char *path);
 void	csv_fdopen(struct csvin *, int fd, const char *name);
 void	csv_close(struct csvin *);
 /* Next record (blank lines are skipped): 1, 0 at EOF, -1 on an
- * unterminated quote (err set).  Read errors are fatal.  The fields stay
+ * unterminated quote, a record over maxrec bytes (the rest of the file
+ * is not read) or a first line with CR-only line ends (err set).  Read errors are fatal.  The fields stay
  * valid until the next call. */
 int	csv_next(struct csvin *);
 /*

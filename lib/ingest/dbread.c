@@ -199,14 +199,15 @@ anycol(const struct dbread *d, int t, const char *a, const char *b)
 }
 
 /* SQL for a time column: integers as they are, other kinds through
- * asc_ns() (exact decimal parsing), NULL when not a time. */
+ * asc_ns() (exact decimal parsing), NULL when not a time.  A negative
+ * time is not one (INT64_MIN would overflow every difference). */
 static void
 tx(struct buf *b, const char *col)
 {
-	char t[256];
+	char t[384];
 
-	snprintf(t, sizeof t, "(CASE WHEN typeof(%s)='integer' THEN %s ELSE asc_ns(%s) END)",
-	    col, col, col);
+	snprintf(t, sizeof t, "(CASE WHEN typeof(%s)='integer' AND %s >= 0 THEN %s "
+	    "ELSE asc_ns(%s) END)", col, col, col, col);
 	buf_adds(b, t);
 }
 
@@ -242,13 +243,15 @@ fn_ns(sqlite3_context *cx, int argc, sqlite3_value **av)
 
 	switch (sqlite3_value_type(av[0])) {
 	case SQLITE_INTEGER:
+		if (sqlite3_value_int64(av[0]) < 0)
+			break;
 		sqlite3_result_int64(cx, sqlite3_value_int64(av[0]));
 		return;
 	case SQLITE_TEXT: {
 		const char *s = (const char *)sqlite3_value_text(av[0]);
 		size_t n = (size_t)sqlite3_value_bytes(av[0]);
 
-		if (s && !cell_isnull(s, n) && dec_parse(s, n, 0, &v) == 0) {
+		if (s && !cell_isnull(s, n) && dec_parse(s, n, 0, &v) == 0 && v >= 0) {
 			sqlite3_result_int64(cx, v);
 			return;
 		}
@@ -258,7 +261,7 @@ fn_ns(sqlite3_context *cx, int argc, sqlite3_value **av)
 		double f = sqlite3_value_double(av[0]);
 
 		/* Exact only when integral and within 2^53. */
-		if (f == (double)(int64_t)f && f < 9007199254740992.0 && f > -9007199254740992.0) {
+		if (f >= 0 && f < 9007199254740992.0 && f == (double)(int64_t)f) {
 			sqlite3_result_int64(cx, (int64_t)f);
 			return;
 		}
@@ -616,6 +619,7 @@ badrows(struct dbread *d, int t, const char *from, const char *pre)
 	buf_adds(&d->sc, s0);
 	buf_adds(&d->sc, ", ");
 	buf_adds(&d->sc, e0);
+	buf_adds(&d->sc, t == T_TASK ? ", t.deviceId" : ", NULL");
 	buf_adds(&d->sc, " FROM ");
 	buf_adds(&d->sc, from);
 	buf_adds(&d->sc, " WHERE NOT coalesce(");
@@ -623,6 +627,9 @@ badrows(struct dbread *d, int t, const char *from, const char *pre)
 	buf_adds(&d->sc, " >= ");
 	tx(&d->sc, s0);
 	buf_adds(&d->sc, ", 0)");
+	/* A text or missing deviceId matches no device (or a second one). */
+	if (t == T_TASK)
+		buf_adds(&d->sc, " OR typeof(t.deviceId) <> 'integer'");
 	if ((st = prep(d, d->sc.p)) == NULL)
 		return -1;
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
@@ -635,9 +642,17 @@ badrows(struct dbread *d, int t, const char *from, const char *pre)
 		nbad++;
 		if (which) {
 			v = (const char *)sqlite3_column_text(st, which);
-			snprintf(m, sizeof m, "%s:%s:%lld: field \"%s\": not an integer time: '%.32s'",
+			snprintf(m, sizeof m, "%s:%s:%lld: field \"%s\": not a time (integer ns, "
+			    "not negative): '%.32s'",
 			    d->disp, tabname[t], (long long)sqlite3_column_int64(st, 0),
 			    which == 3 ? "startNs" : "endNs", v ? v : "NULL");
+		} else if (sqlite3_column_int64(st, 2) >= sqlite3_column_int64(st, 1)) {
+			static const char *ty[] = { "", "integer", "real", "text", "blob", "null" };
+
+			v = (const char *)sqlite3_column_text(st, 5);
+			snprintf(m, sizeof m, "%s:%s:%lld: field \"deviceId\": not an integer: %s '%.32s'",
+			    d->disp, tabname[t], (long long)sqlite3_column_int64(st, 0),
+			    ty[sqlite3_column_type(st, 5)], v ? v : "NULL");
 		} else
 			snprintf(m, sizeof m, "%s:%s:%lld: field \"endNs\": before \"startNs\"",
 			    d->disp, tabname[t], (long long)sqlite3_column_int64(st, 0));
@@ -708,10 +723,13 @@ scan(struct dbread *d)
 	}
 	if ((d->strq = prep(d, "SELECT value FROM STRING_IDS WHERE id = ?1")) == NULL)
 		return -1;
+	int absent[T_NTAB] = { 0 };
+
 	for (int t = 0; t < T_NTAB; t++) {
 		if (qint(d, qstr(d, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '%s'",
 		    tabname[t]), &v) != 0)
 			return -1;
+		absent[t] = v != 1;
 		if (v != 1)
 			continue;
 		d->has[t] = 1;
@@ -744,6 +762,14 @@ scan(struct dbread *d)
 		}
 		sqlite3_finalize(st);
 	}
+	/* An export with part of its tables: name what is missing. */
+	for (int t = T_TASK; t <= T_CTI; t++)
+		if (absent[t] && (!absent[T_TASK] || !absent[T_CTI] || d->has[T_COMM]))
+			addwarn(d, "db_table_missing", "%s: no table %s: no compute kernels read",
+			    d->disp, tabname[t]);
+	if (absent[T_PY] && d->has[T_CANN])
+		addwarn(d, "db_table_missing", "%s: no table PYTORCH_API: host events of CANN_API "
+		    "only (no framework ops)", d->disp);
 	if (!(d->has[T_TASK] && d->has[T_CTI]))
 		d->has[T_TASK] = d->has[T_CTI] = d->has[T_PMU] = 0;
 	if (d->has[T_CANN] && !hascol(d, T_CANN, "type"))
@@ -839,7 +865,7 @@ scan(struct dbread *d)
 	}
 	/* devices */
 	if (d->has[T_TASK]) {
-		sqlite3_stmt *st = prep(d, "SELECT DISTINCT deviceId FROM TASK WHERE deviceId IS NOT NULL ORDER BY 1");
+		sqlite3_stmt *st = prep(d, "SELECT DISTINCT deviceId FROM TASK WHERE typeof(deviceId) = 'integer' ORDER BY 1");
 		int r;
 
 		if (st == NULL)
@@ -1607,9 +1633,9 @@ db_put_host(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 			if (d->has[T_TASK] && d->has[T_COMM] && hascol(d, T_COMM, "connectionId"))
 				buf_adds(b, " UNION ALL ");
 			if (d->has[T_COMM] && hascol(d, T_COMM, "connectionId"))
-				buf_adds(b, "SELECT connectionId, startNs FROM COMMUNICATION_OP");
+				buf_adds(b, "SELECT connectionId AS xc, startNs AS xs FROM COMMUNICATION_OP");
 			else if (!d->has[T_TASK])
-				buf_adds(b, "SELECT NULL, NULL");
+				buf_adds(b, "SELECT NULL AS xc, NULL AS xs");
 			buf_adds(b, ") x ON x.xc = ci.connectionId GROUP BY ci.id) k ON k.kid = p.connectionId");
 		}
 	}
@@ -1622,9 +1648,9 @@ db_put_host(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 
 		buf_adds(b, "SELECT ");
 		tx(b, "c.startNs");
-		buf_adds(b, ", ");
+		buf_adds(b, " AS s, ");	/* named: CANN_API may be the only part */
 		tx(b, "c.endNs");
-		buf_adds(b, ", 1, c.rowid, c.globalTid, c.name");
+		buf_adds(b, " AS e, 1 AS src, c.rowid AS rid, c.globalTid, c.name");
 		buf_adds(b, hascol(d, T_CANN, "type") ? ", c.type" : ", NULL");
 		buf_adds(b, ", 0, NULL");
 		buf_adds(b, conn ? ", k.kns" : ", NULL");
@@ -1636,7 +1662,7 @@ db_put_host(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 			if (tk && cm)
 				buf_adds(b, " UNION ALL ");
 			if (cm)
-				buf_adds(b, "SELECT connectionId, startNs FROM COMMUNICATION_OP");
+				buf_adds(b, "SELECT connectionId AS xc, startNs AS xs FROM COMMUNICATION_OP");
 			buf_adds(b, ") GROUP BY xc) k ON k.kc = c.connectionId");
 		}
 	}

@@ -365,6 +365,19 @@ badval(struct trace *t, const char *at, const char *key, const struct span *v)
 	return tr_bad(t, at, m);
 }
 
+/* With -k (opts.bad) an X event refused before it touched any state is
+ * reported, counted and skipped; the second reader of a split fails
+ * instead (nomsg), so the first reports it in order. */
+static int
+xbad(struct trace *t, int r)
+{
+	if (t->bad == NULL || t->nomsg)
+		return r;
+	t->bad(t->err);
+	t->c.rejected++;
+	return 0;
+}
+
 static int
 xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 {
@@ -377,17 +390,17 @@ xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 
 	memset(&h, 0, sizeof h);
 	if (ev->ts.k == 0)
-		return tr_bad(t, at, "X event without \"ts\"");
+		return xbad(t, tr_bad(t, at, "X event without \"ts\""));
 	if (spanus(&ev->ts, &h.start) < 0)
-		return badval(t, at, "ts", &ev->ts);
+		return xbad(t, badval(t, at, "ts", &ev->ts));
 	if (ev->dur.k == 0)
-		return tr_bad(t, at, "X event without \"dur\"");
+		return xbad(t, tr_bad(t, at, "X event without \"dur\""));
 	if (spanus(&ev->dur, &h.dur) < 0 || h.dur < 0)
-		return badval(t, at, "dur", &ev->dur);
+		return xbad(t, badval(t, at, "dur", &ev->dur));
 	if (evid(t, ev, &ev->pid, &pid) < 0)
-		return tr_bad(t, at, "bad \"pid\"");
+		return xbad(t, tr_bad(t, at, "bad \"pid\""));
 	if (evid(t, ev, &ev->tid, &tid) < 0)
-		return tr_bad(t, at, "bad \"tid\"");
+		return xbad(t, tr_bad(t, at, "bad \"tid\""));
 	h.off = off;
 	if (ev->name.k == 's')
 		spanstr(&ev->name, &t->sc, &name, &nname);

@@ -3,6 +3,7 @@
 #include <sys/types.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +20,6 @@ isdir(const char *p)
 	struct stat st;
 
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int
-isfile(const char *p)
-{
-	struct stat st;
-
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 static char *
@@ -113,15 +106,25 @@ namecmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sorted entry names of a directory (caller frees). */
+/* Sorted entry names of a directory (caller frees).  must 1: a
+ * profile's own directory, which cannot be unreadable; 0 (searching a
+ * tree for profiles): an unreadable directory is said and skipped; -1:
+ * skipped (it is said when the search goes into it). */
 static char **
-listdir(const char *dir, int *n)
+listdir(const char *dir, int *n, int must)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	char **v = NULL;
 
 	*n = 0;
+	/* Unreadable is a system error, never "missing". */
+	if (d == NULL && errno != ENOENT && errno != ENOTDIR) {
+		if (must > 0)
+			dieerr("%s", dir);
+		if (must == 0)
+			warnmsg("%s: %s; not searched", dir, strerror(errno));
+	}
 	if (d == NULL)
 		return NULL;
 	while ((e = readdir(d)) != NULL) {
@@ -144,22 +147,38 @@ freelist(char **v, int n)
 	free(v);
 }
 
-/* Add every file we read directly inside dir. */
+/* Add every file we read directly inside dir (must: see listdir). */
 static void
-scanfiles(struct profile *p, const char *dir)
+scanfilesm(struct profile *p, const char *dir, int must)
 {
 	int n;
-	char **v = listdir(dir, &n);
+	char **v = listdir(dir, &n, must);
 
 	for (int i = 0; i < n; i++) {
 		int k = classify(v[i]);
 		char *path = join(dir, v[i]);
+		struct stat st;
 
-		if (k >= 0 && isfile(path))
+		/* A file we read that is not one (a FIFO would block, a
+		 * directory, a symlink loop) is not "missing": exit 2.
+		 * stat, never open: opening a FIFO waits for a writer. */
+		if (k >= 0) {
+			if (stat(path, &st) != 0)
+				dieerr("%s", path);
+			if (!S_ISREG(st.st_mode))
+				die("%s: %s, not a regular file", path, S_ISDIR(st.st_mode) ? "a directory" :
+				    S_ISFIFO(st.st_mode) ? "a FIFO" : "a special file");
 			addfile(p, k, path);
+		}
 		free(path);
 	}
 	freelist(v, n);
+}
+
+static void
+scanfiles(struct profile *p, const char *dir)
+{
+	scanfilesm(p, dir, 1);
 }
 
 static int
@@ -209,8 +228,9 @@ profile_at(const char *dir, struct profile *p)
 		found = 1;
 		p->framework = endswith(name, "_ascend_ms") ? "mindspore" : "torch_npu";
 	} else {
-		/* Loose exports: a directory holding a kernel table or a trace. */
-		scanfiles(p, dir);
+		/* Loose exports: a directory holding a kernel table or a trace
+		 * (any directory of a tree: it may be unreadable). */
+		scanfilesm(p, dir, -1);
 		for (int i = 0; i < p->nf; i++)
 			if (p->f[i].kind == F_KERNEL || p->f[i].kind == F_TRACE)
 				found = 1;
@@ -302,7 +322,7 @@ findprofiles(const char *dir, int depth)
 	}
 	if (depth == 0)
 		return 0;
-	v = listdir(dir, &n);
+	v = listdir(dir, &n, 0);
 	for (int i = 0; i < n; i++) {
 		char *sub = join(dir, v[i]);
 		struct stat st;

@@ -486,6 +486,7 @@ ktab_read(struct ktab *kt, struct src_file *pf, int fileno_)
 	kr->used = 1;
 	return 0;
 unusable:
+	pf->unusable = 1;
 	csv_close(&c);
 	if (kr->fd >= 0)
 		close(kr->fd);

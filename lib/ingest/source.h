@@ -20,6 +20,7 @@ struct src_file {
 	char		*path;
 	const char	*base;		/* file name, used in src and messages */
 	unsigned long	 read, emitted, rejected;
+	int		 unusable;	/* its reader gave up on it (bad or cut) */
 };
 
 /* What a source gives, for the profile record. */

@@ -1,5 +1,6 @@
 /* tables: the small files of a profile beside its events. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +58,53 @@ colidx(struct csvin *c, const char *name)
 			return i;
 	}
 	return -1;
+}
+
+/*
+ * A number cell that would be written as null or as a string though it is
+ * not null-like: NaN, Infinity, hexadecimal, 1e400 (past a double or past
+ * int64 ns).  kind: 'u' microseconds, 'i' integer, 'n' number.
+ */
+static int
+badcell(const char *s, size_t n, int kind)
+{
+	char t[64];
+	double d;
+	int64_t v;
+
+	cell_trim(&s, &n);
+	if (cell_isnull(s, n))
+		return 0;
+	if (!cell_isnum(s, n) || n >= sizeof t)
+		return 1;
+	if (kind == 'u')
+		return dec_us2ns(s, n, &v) != 0;
+	if (kind == 'i')
+		return dec_parse(s, n, 0, &v) != 0 || !cell_digits(s[0] == '-' ? s + 1 : s,
+		    s[0] == '-' ? n - 1 : n);
+	memcpy(t, s, n);
+	t[n] = '\0';
+	d = strtod(t, NULL);
+	return !isfinite(d);
+}
+
+/* A row with a bad number cell is refused (-k: skipped and counted). */
+static int
+badrow(const struct tab_ctx *tc, struct src_file *pf, const struct csvin *c, int col,
+    const char *name, int kind)
+{
+	const char *s;
+	size_t n;
+
+	if (col < 0)
+		return 0;
+	s = csv_field(c, col, &n);
+	if (!badcell(s, n, kind))
+		return 0;
+	pf->rejected++;
+	tbad(tc, "%s:%lu: column \"%s\": not a number: '%s'", pf->path, c->recline, name,
+	    cell_snip(s, n));
+	return 1;
 }
 
 /* A µs figure as its text and exact ns: "preparing_us" and "preparing_ns". */
@@ -121,6 +169,14 @@ tab_steptrace(const struct tab_ctx *tc, struct src_file *pf, const char *profile
 			if (r < 0)
 				break;
 			continue;
+		}
+		{
+			int bad = badrow(tc, pf, &c, idev, "Device_id", 'i');
+
+			for (int i = 0; i < 9 && !bad; i++)
+				bad = badrow(tc, pf, &c, idx[i], m[i].col, 'u');
+			if (bad)
+				continue;
 		}
 		out_begin(&b, "step_trace");
 		out_cstr(&b, "profile", profile);
@@ -190,6 +246,15 @@ tab_opstat(const struct tab_ctx *tc, struct src_file *pf, const char *profile)
 				break;
 			continue;
 		}
+		{
+			int bad = 0;
+
+			for (int i = 0; i < 9 && !bad; i++)
+				if (m[i].num)
+					bad = badrow(tc, pf, &c, idx[i], m[i].col, m[i].num == 2 ? 'i' : 'n');
+			if (bad)
+				continue;
+		}
 		out_begin(&b, "op_stat");
 		out_cstr(&b, "profile", profile);
 		snprintf(src, sizeof src, "%s:%lu", pf->base, c.recline);
@@ -244,6 +309,7 @@ readjson(const struct tab_ctx *tc, struct src_file *pf)
 
 		twarn(tc, "bad_json", "%s: %.*s; file not used", pf->base,
 		    cut ? (int)(cut - s) : (int)strlen(s), s);
+		pf->unusable = 1;
 		jv_free(msg);
 		return jv_invalid();
 	}
@@ -311,15 +377,37 @@ istotal(const struct cjop *op)
 }
 
 struct commscan {
+	const struct tab_ctx *tc;
 	struct src_file	*pf;
 	int64_t		 min;
 };
+
+/* The first figure of an op that libjq reads but that is no number
+ * (NaN, Infinity, 1e400): its name, or NULL. */
+static const char *
+commbadnum(const struct cjop *op, const char **val)
+{
+	const struct { const char *name; const struct cjval *v; } f[] = {
+		{ "Start Timestamp(us)", &op->start_us }, { "Elapse Time(ms)", &op->elapse_ms }, { "Transit Time(ms)", &op->transit_ms },
+		{ "Wait Time(ms)", &op->wait_ms }, { "Synchronization Time(ms)", &op->sync_ms },
+		{ "Idle Time(ms)", &op->idle_ms }, { "Wait Time Ratio", &op->wait_ratio },
+		{ "Synchronization Time Ratio", &op->sync_ratio },
+	};
+
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+		if (f[i].v->kind == CJ_NUMBER && f[i].v->s && !isfinite(strtod(f[i].v->s, NULL))) {
+			*val = f[i].v->s;
+			return f[i].name;
+		}
+	return NULL;
+}
 
 /* Pass 1: count the ops, find the smallest start. */
 static int
 commcount(const struct cjop *op, void *arg)
 {
 	struct commscan *cs = arg;
+	const char *bad, *val;
 	int64_t ns;
 
 	if (commstart(op, &ns) == 0 && ns < cs->min)
@@ -327,7 +415,11 @@ commcount(const struct cjop *op, void *arg)
 	if (istotal(op))
 		return 0;
 	cs->pf->read++;
-	if (op->has_time)
+	if (op->has_time && (bad = commbadnum(op, &val)) != NULL) {
+		cs->pf->rejected++;
+		tbad(cs->tc, "%s: op \"%.*s\": \"%s\": not a number: '%s'", cs->pf->path,
+		    (int)op->keylen, op->key, bad, cell_snip(val, strlen(val)));
+	} else if (op->has_time)
 		cs->pf->emitted++;
 	else
 		cs->pf->rejected++;
@@ -342,7 +434,7 @@ commcount(const struct cjop *op, void *arg)
 void
 tab_comm_read(const struct tab_ctx *tc, struct src_file *pf, int64_t *origin)
 {
-	struct commscan cs = { .pf = pf, .min = INT64_MAX };
+	struct commscan cs = { .tc = tc, .pf = pf, .min = INT64_MAX };
 	char err[256];
 	int r;
 
@@ -351,6 +443,7 @@ tab_comm_read(const struct tab_ctx *tc, struct src_file *pf, int64_t *origin)
 		dieerr("%s", pf->path);
 	if (r != 0) {
 		pf->read = pf->emitted = pf->rejected = 0;
+		pf->unusable = 1;
 		if (r == CJ_ENOTOBJ)
 			twarn(tc, "bad_communication", "%s: top level is not an object; file not used", pf->base);
 		else
@@ -373,6 +466,7 @@ static int
 commput(const struct cjop *op, void *arg)
 {
 	struct commput *cp = arg;
+	const char *val;
 	struct cjrec r = {
 		.kind = op->kind, .kindlen = op->kindlen, .op = op->key, .oplen = op->keylen,
 		.elapse_ms = op->elapse_ms, .transit_ms = op->transit_ms, .wait_ms = op->wait_ms,
@@ -381,7 +475,7 @@ commput(const struct cjop *op, void *arg)
 		.transport = op->transport
 	};
 
-	if (istotal(op) || !op->has_time)
+	if (istotal(op) || !op->has_time || commbadnum(op, &val))
 		return 0;
 	if (op->step)
 		r.step = cj_step(op->step, op->steplen, &r.steplen);
@@ -445,6 +539,7 @@ tab_commx_read(const struct tab_ctx *tc, struct src_file *pf)
 		return;
 	if (jv_get_kind(doc) != JV_KIND_OBJECT) {
 		twarn(tc, "bad_communication", "%s: top level is not an object; file not used", pf->base);
+		pf->unusable = 1;
 		jv_free(doc);
 		return;
 	}

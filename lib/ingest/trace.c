@@ -193,6 +193,7 @@ trace_open(const char *path, const struct trace_opts *o)
 	if (t->runbytes < 1024)
 		t->runbytes = 1024;
 	t->progress = o ? o->progress : 0;
+	t->bad = o ? o->bad : NULL;
 	t->splitmin = SPLITMIN;
 	if ((td = getenv("ASC_TRACE_SPLIT")) != NULL && *td)
 		t->splitmin = strtoull(td, NULL, 10);
@@ -415,6 +416,14 @@ trace_read(struct trace *t)
 			t->fsize = (uint64_t)sb.st_size;
 			t->win = t->chunk == CHUNK ? MAPWIN : t->chunk;
 		}
+	}
+	/* The read loop starts at b + pos: never NULL + 0 (an empty file,
+	 * or before the first window is mapped). */
+	if (t->mm && t->b == NULL)
+		(void)fillmap(t, 0);
+	else if (t->b == NULL) {
+		t->cap = t->chunk;
+		t->b = xmalloc(t->cap);
 	}
 	if (t->mm && t->splitmin && t->fsize >= t->splitmin)
 		tr_split_start(t);

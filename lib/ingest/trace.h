@@ -33,12 +33,17 @@ struct trace_opts {
 					   markers: 1/64; held-back host
 					   events: 1/16) */
 	int		 progress;	/* progress line on stderr */
+	/* -k: an X event with a bad ts, dur, pid or tid is given to bad()
+	 * as "FILE:LINE: ..." and skipped (counted in rejected) instead of
+	 * failing the read; NULL: it fails the read. */
+	void		(*bad)(const char *msg);
 };
 
 struct trace_counts {
 	unsigned long	 events;	/* every event object read */
 	unsigned long	 x_events, meta, flows, counters, other;
 	unsigned long	 host, device, markers, ignored;	/* X events by role */
+	unsigned long	 rejected;	/* X events skipped (opts.bad) */
 	unsigned long	 flows_linked;	/* distinct host (pid,tid,ts) flow
 					   starts linked to a kernel */
 	unsigned long	 host_linked;	/* host records written with

@@ -304,6 +304,7 @@ struct trace {
 	struct split	*sp;
 	_Atomic int	*cancel;
 	int		 nomsg;
+	void		(*bad)(const char *);	/* trace_opts.bad */
 	int		 splitres;	/* 1 joined, -1 dropped */
 	uint32_t	*map2;		/* its thread indices, once joined */
 };
@@ -469,7 +470,8 @@ spanus(const struct span *sp, int64_t *v)
 		x = x * 10 + (*s++ - '0');
 		nd++;
 	}
-	if (nd == 0)
+	/* 16 digits and 3 decimals may pass INT64_MAX: dec_us2ns checks. */
+	if (nd == 0 || nd > 15)
 		goto slow;
 	if (s < e) {
 		if (*s != '.')

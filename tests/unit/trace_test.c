@@ -58,7 +58,7 @@ static int
 run(const char *path, size_t rb, const char *pat, struct out *o,
     struct trace **tp)
 {
-	struct trace_opts opts = { tmpd(), "t.json", pat, rb, 0 };
+	struct trace_opts opts = { tmpd(), "t.json", pat, rb, 0, NULL };
 	struct trace *t = trace_open(path, &opts);
 	FILE *fp;
 	int r;
@@ -835,7 +835,7 @@ dump(int argc, char **argv)
 {
 	struct trace_opts opts = { NULL, NULL, argc > 4 ? argv[4] : NULL,
 	    argc > 3 ? (size_t)strtoull(argv[3], NULL, 10) : 0,
-	    getenv("TRACE_PROGRESS") != NULL };
+	    getenv("TRACE_PROGRESS") != NULL, NULL };
 	struct trace *t = trace_open(argv[2], &opts);
 	struct trace_counts c;
 	const char *code, *msg;
