@@ -171,7 +171,7 @@ static struct buf ob, tmp;
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-k] [-m maxline] [-r rules] [file ...]\n",
+	fprintf(stderr, "usage: %s [-k] [-H hostfile] [-m maxline] [-r rules] [file ...]\n",
 	    progname);
 	exit(EX_SYS);
 }
@@ -1236,6 +1236,63 @@ profile_end(void)
 	P.sect.active = 0;
 }
 
+/*
+ * -H: the host records of the input's one profile are in a file of their
+ * own (asc-ingest -H), read whole when the profile's other records end.
+ * They are consumed here, not written on.
+ */
+static const char *hpath;
+static int hdone, kflag, hrc = EX_OK;
+static size_t hmaxline;
+
+static void
+hostfile(void)
+{
+	struct rin h;
+	struct buf pre = { 0 };
+	int st;
+
+	if (hdone++)
+		die("-H %s: the input holds more than one profile: -H takes one", hpath);
+	if (rin_open(&h, hpath, hmaxline) != 0)
+		dieerr("%s", hpath);
+	buf_adds(&pre, "{\"type\":\"host\",\"profile\":");
+	buf_add(&pre, P.prof.p, P.prof.len);
+	while ((st = rin_next(&h)) != 0) {
+		const char *t;
+		size_t tn;
+		const struct rfield *f;
+
+		if (st < 0 || rin_type(&h, &t, &tn) != 0)
+			goto bad;
+		if (!sr_is(t, tn, "host")) {
+			snprintf(h.err, sizeof h.err, "a \"%.*s\" record: -H takes host records only",
+			    (int)(tn < 40 ? tn : 40), t);
+			goto bad;
+		}
+		/* Another profile's events would be attributed to this one. */
+		if (h.len <= pre.len || memcmp(h.line, pre.p, pre.len) != 0 ||
+		    (h.line[pre.len] != ',' && h.line[pre.len] != '}')) {
+			if (rin_scan(&h) != 0)
+				goto bad;
+			f = rin_get(&h, "profile");
+			if (f == NULL || f->vlen != P.prof.len || memcmp(f->v, P.prof.p, f->vlen) != 0) {
+				snprintf(h.err, sizeof h.err, "host record of another profile than the input's");
+				goto bad;
+			}
+		}
+		if (sr_sect_need(&P.sect, &h, "host") == 0 && hostrec(&h) == 0)
+			continue;
+bad:
+		warnmsg("%s:%lu: %s", h.name, h.lineno, h.err);
+		if (!kflag)
+			exit(EX_DATA);
+		hrc = EX_DATA;
+	}
+	rin_close(&h);
+	buf_free(&pre);
+}
+
 static int
 onrec(struct rin *r, const char *t, size_t n, void *arg)
 {
@@ -1244,6 +1301,8 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 	if (sr_is(t, n, "profile")) {
 		if (rin_scan(r) != 0)
 			return -1;
+		if (hpath && P.sect.active)
+			hostfile();
 		profile_end();
 		sr_sect_profile(&P.sect, r);
 		P.prof.len = 0;
@@ -1267,6 +1326,8 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 static void
 onend(void *arg)
 {
+	if (hpath && P.sect.active)
+		hostfile();
 	profile_end();
 }
 
@@ -1317,11 +1378,14 @@ main(int argc, char *argv[])
 	struct sr_filter f = { onrec, onend, NULL, NULL, 0, own };
 	size_t maxline = (size_t)1 << 28;
 	const char *rfile = NULL;
-	int c, kflag = 0, rc;
+	int c, rc;
 
 	setprogname_(argv[0]);
-	while ((c = getopt(argc, argv, "km:r:")) != -1)
+	while ((c = getopt(argc, argv, "H:km:r:")) != -1)
 		switch (c) {
+		case 'H':
+			hpath = optarg;
+			break;
 		case 'k':
 			kflag = 1;
 			break;
@@ -1348,7 +1412,10 @@ main(int argc, char *argv[])
 	syncmarks = rules_list("attribution.sync_markers");
 	commmarks = rules_list("attribution.comm_markers");
 	famrules();
+	hmaxline = maxline;
 	rc = sr_run(argc, argv, maxline, kflag, &f);
+	if (rc == EX_OK)
+		rc = hrc;
 	if (getenv("ASC_ATTRIB_STATS"))
 		fprintf(stderr, "%s: host records %lu, by the fast reader %lu\n", progname, nhostrec, nfast);
 	xclose_stdout();

@@ -3,6 +3,11 @@
  * ("step_metrics") and every gap as a "bubble" window with the kernels
  * around it; per profile (device), the gaps of the whole-capture busy
  * union ("capture_gaps") and the "global" windows among them.
+ *
+ * A step's windows shorter than min_bubble_us are many (hundreds of
+ * thousands of gaps of a few us in a large capture) and no later stage
+ * judges them: they are summed per step in one "bubble_minor" record
+ * (count, total, histogram) unless -a asks for a record each.
  */
 #include <math.h>
 #include <stdio.h>
@@ -61,11 +66,24 @@ static struct {
 /* From the rules ("bubbles.*"); -b overrides min_bubble_us. */
 static int64_t minbubble = -1, heavymin, heavyppm, underppm, commmin, commppm;
 static struct buf ob, tmp, bid;
+static int aflag;
+
+/*
+ * The step's windows below min_bubble_us, when not written one by one:
+ * the histogram's upper bounds are 1, 2, 5, 10, 20, 50 ... us below
+ * min_bubble_us, the last bound min_bubble_us itself.
+ */
+#define NHIST	32
+static struct {
+	int64_t		 n, total, largest;
+	int64_t		 up[NHIST], hn[NHIST], hdur[NHIST];
+	int		 nb;
+} M;
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-k] [-b min_bubble_us] [-m maxline] [-r rules] "
+	fprintf(stderr, "usage: %s [-ak] [-b min_bubble_us] [-m maxline] [-r rules] "
 	    "[file ...]\n",
 	    progname);
 	exit(EX_SYS);
@@ -132,6 +150,19 @@ bubble(const char *sid, size_t sidn, const char *gid, size_t gidn,
 {
 	char t[64];
 
+	if (!aflag && b - a < minbubble && strcmp(scope, "global") != 0) {
+		int i = 0;
+
+		while (i < M.nb - 1 && b - a >= M.up[i])
+			i++;
+		M.n++;
+		M.total += b - a;
+		if (b - a > M.largest)
+			M.largest = b - a;
+		M.hn[i]++;
+		M.hdur[i] += b - a;
+		return;
+	}
 	head("bubble");
 	if (sid)
 		out_str(&ob, "step_id", sid, sidn);
@@ -168,6 +199,38 @@ bubble(const char *sid, size_t sidn, const char *gid, size_t gidn,
 	else
 		out_null(&ob, "after");
 	rec_put(&ob, stdout);
+}
+
+/* The step's "bubble_minor" record; the sums restart. */
+static void
+minorout(const char *sid, size_t sidn, const char *gid, size_t gidn)
+{
+	char t[40];
+
+	head("bubble_minor");
+	out_str(&ob, "step_id", sid, sidn);
+	out_raw(&ob, "group_id", gid, gidn);
+	out_i64(&ob, "windows", M.n);
+	putdec("dur", M.total);
+	putdec("largest", M.largest);
+	out_dec(&ob, "min_bubble_us", minbubble, 3);
+	out_key(&ob, "hist");
+	buf_addc(&ob, '[');
+	for (int i = 0; i < M.nb; i++) {
+		if (i)
+			buf_addc(&ob, ',');
+		buf_adds(&ob, "{\"below_us\":");
+		buf_add(&ob, t, (size_t)dec_fmt(t, M.up[i], 3));
+		buf_adds(&ob, ",\"windows\":");
+		out_int(&ob, M.hn[i]);
+		buf_adds(&ob, ",\"dur_ns\":");
+		out_int(&ob, M.hdur[i]);
+		buf_addc(&ob, '}');
+		M.hn[i] = M.hdur[i] = 0;
+	}
+	buf_addc(&ob, ']');
+	rec_put(&ob, stdout);
+	M.n = M.total = M.largest = 0;
 }
 
 static void
@@ -672,6 +735,8 @@ steprec(struct rin *r)
 	if (measurable && tail > 0)
 		bubble(tmp.p, tmp.len, gv, gn, "tail", 0, we - tail, we,
 		    ctxp(G.sg[G.nsg - 1].last), G.sg[G.nsg - 1].lastn, NULL, 0, last);
+	if (M.n > 0)
+		minorout(tmp.p, tmp.len, gv, gn);
 	G.nsg = 0;
 	G.havesegs = 0;
 	return 0;
@@ -719,15 +784,19 @@ int
 main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
-	static const char *const own[] = { "step_metrics", "bubble", "capture_gaps", NULL };
+	static const char *const own[] = { "step_metrics", "bubble", "bubble_minor", "capture_gaps", NULL };
 	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
+	static const int m125[] = { 1, 2, 5 };
 	size_t maxline = (size_t)1 << 28;
 	const char *rfile = NULL;
 	int c, kflag = 0, rc;
 
 	setprogname_(argv[0]);
-	while ((c = getopt(argc, argv, "b:km:r:")) != -1)
+	while ((c = getopt(argc, argv, "ab:km:r:")) != -1)
 		switch (c) {
+		case 'a':
+			aflag = 1;
+			break;
 		case 'b':
 			if (dec_us2ns(optarg, strlen(optarg), &minbubble) != 0 ||
 			    minbubble < 0)
@@ -750,6 +819,12 @@ main(int argc, char *argv[])
 	rules_load(rfile);
 	if (minbubble < 0)
 		minbubble = rules_ns("bubbles.min_bubble_us", 1e3);
+	/* 1-2-5 bounds below min_bubble_us, then min_bubble_us. */
+	for (int64_t d = 1000; d < minbubble && M.nb < NHIST - 3; d *= 10)
+		for (int k = 0; k < 3; k++)
+			if (d * m125[k] < minbubble)
+				M.up[M.nb++] = d * m125[k];
+	M.up[M.nb++] = minbubble;
 	heavymin = rules_ns("bubbles.heavy_gap_min_ms", 1e6);
 	heavyppm = llround(rules_num("bubbles.heavy_gap_service_share") * 1e6);
 	underppm = llround(rules_num("bubbles.high_underfeed_ratio") * 1e6);

@@ -32,6 +32,9 @@ static struct src_file *dbused;	/* the database read for this profile */
 static struct src_file anfile;	/* analysis.db beside it (base NULL: none) */
 static const char *tmpdir = "/tmp";
 static const char *step_pattern;
+/* -H: the host records go to this file, not standard output. */
+static const char *hpath;
+static FILE *hfp;
 static int exitcode = EX_OK;
 static struct buf ob;		/* output record being built */
 
@@ -40,7 +43,7 @@ static void usage(void) __attribute__((noreturn));
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-dklq] [-p pattern] [-r rules] path ...\n", progname);
+	fprintf(stderr, "usage: %s [-dklq] [-H hostfile] [-p pattern] [-r rules] path ...\n", progname);
 	exit(EX_SYS);
 }
 
@@ -503,8 +506,10 @@ process(struct profile *p)
 		if (src[i].ops->put_kernels(&src[i], stdout, p->name, origin) != 0)
 			die("%s", src[i].ops->err(&src[i]));
 	for (int i = 0; i < nsrc; i++)
-		if (src[i].ops->put_host(&src[i], stdout, p->name, origin) != 0)
+		if (src[i].ops->put_host(&src[i], hfp ? hfp : stdout, p->name, origin) != 0)
 			die("%s", src[i].ops->err(&src[i]));
+	if (hfp && fflush(hfp) != 0)
+		dieerr("%s", hpath);
 	for (int i = 0; i < nsrc; i++)
 		src[i].ops->close(&src[i]);
 	dbused = NULL;
@@ -523,8 +528,11 @@ main(int argc, char *argv[])
 	const char *t, *rfile = NULL;
 
 	setprogname_(argv[0]);
-	while ((ch = getopt(argc, argv, "dklp:qr:")) != -1) {
+	while ((ch = getopt(argc, argv, "dH:klp:qr:")) != -1) {
 		switch (ch) {
+		case 'H':
+			hpath = optarg;
+			break;
 		case 'd':
 			dflag = 1;
 			break;
@@ -574,10 +582,24 @@ main(int argc, char *argv[])
 		xclose_stdout();
 		return EX_OK;
 	}
+	/*
+	 * -H: one profile, so that its reader (asc-attrib -H) can take the
+	 * whole file as that profile's host records; the file is complete
+	 * before standard output is closed.
+	 */
+	if (hpath) {
+		if (nprofs != 1)
+			die("-H %s: %d profiles found: -H takes one profile", hpath, nprofs);
+		if ((hfp = fopen(hpath, "w")) == NULL)
+			dieerr("%s", hpath);
+		setvbuf(hfp, NULL, _IOFBF, 1 << 20);
+	}
 	/* 1 MiB output buffer: records are small and many. */
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	for (int i = 0; i < nprofs; i++)
 		process(&profs[i]);
+	if (hfp && fclose(hfp) != 0)
+		dieerr("%s", hpath);
 	if (rec_badutf8)
 		warnmsg("invalid UTF-8: %lu byte(s) replaced by U+FFFD", rec_badutf8);
 	xclose_stdout();
