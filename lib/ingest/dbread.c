@@ -1598,7 +1598,7 @@ int
 db_put_host(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 {
 	struct buf *b = &d->sc, hpre[2] = { { 0 } }, nm = { 0 }, thr = { 0 };
-	struct hout o;
+	struct hout o = {0};
 	struct hstate h;
 	sqlite3_stmt *st;
 	int r, py = d->has[T_PY], cann = d->has[T_CANN];

@@ -242,7 +242,8 @@ rec_out_host(struct buf *b, const struct hout *h)
 	size_t at = SIZE_MAX;
 	char *w;
 
-	buf_grow(b, h->npre + h->nthr + 6 * (h->nname + h->ncat + h->frame.n) + 512);
+	buf_grow(b, h->npre + h->nthr + 512 +
+	    6 * (h->nname + h->ncat + (h->frame.kind == KV_STR ? h->frame.n : 0)));
 	w = b->p + b->len;
 	w = rcopy(w, h->pre, h->npre, 1);
 	w = rec_fmtint(w, h->srcn);
