@@ -206,9 +206,12 @@ rin_next(struct rin *r)
 	}
 }
 
-static const char *
+static inline const char *
 skipws(const char *p, const char *e)
 {
+	/* Records are compact: the next byte is almost never a blank. */
+	if (p < e && (unsigned char)*p > ' ')
+		return p;
 	while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
 		p++;
 	return p;
@@ -271,7 +274,15 @@ static inline const char *
 skipshort(const char *p, const char *e, int *escaped)
 {
 #ifdef ASC_SSE2
-	if (e - p > 16) {
+	if (e - p > 32) {
+		unsigned m = simd_stop16(p + 1);
+
+		/* Keys such as "aic_scalar_time(us)" need the second 16. */
+		if (m == 0 && (m = simd_stop16(p + 17)) != 0)
+			p += 16;
+		if (m && p[1 + __builtin_ctz(m)] == '"')
+			return p + 2 + __builtin_ctz(m);
+	} else if (e - p > 16) {
 		unsigned m = simd_stop16(p + 1);
 
 		if (m && p[1 + __builtin_ctz(m)] == '"')
@@ -290,6 +301,41 @@ skipshort(const char *p, const char *e, int *escaped)
 
 static inline const char *numend(const char *, const char *);
 static int nonfinite(const char *, size_t);
+
+/*
+ * The common nested value, a compact object of numbers and short strings
+ * ({"aicore_time(us)":373.535,...}: a kernel's "pmu"), in one loop; NULL
+ * for anything else (blanks, nesting, literals, an escape, a bad number),
+ * which skipval then reads the long way from the same start.
+ */
+static const char *
+flatobj(const char *p, const char *e)
+{
+	const char *q;
+	int esc = 0;
+
+	if (++p < e && *p == '}')
+		return p + 1;
+	for (;;) {
+		if (p >= e || *p != '"' || (p = skipshort(p, e, &esc)) == NULL)
+			return NULL;
+		if (p >= e || *p++ != ':' || p >= e)
+			return NULL;
+		if (*p == '"')
+			q = skipshort(p, e, &esc);
+		else if ((*p >= '0' && *p <= '9') || *p == '-')
+			q = numend(p, e);
+		else
+			return NULL;
+		if (q == NULL || q >= e || esc)
+			return NULL;
+		p = q + 1;
+		if (*q == '}')
+			return p;
+		if (*q != ',')
+			return NULL;
+	}
+}
 
 /*
  * The end of the JSON value at p, its grammar checked whole: the values a
@@ -322,6 +368,8 @@ skipval(const char *p, const char *e, const char **bad)
 			return NULL;
 		return p;
 	}
+	if (*p == '{' && (q = flatobj(p, e)) != NULL)
+		return q;
 	for (;;) {
 		/* At a value. */
 		p = skipws(p, e);

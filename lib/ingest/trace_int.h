@@ -449,36 +449,36 @@ slow:
 	return dec_parse(sp->p, sp->n, 0, v);
 }
 
-/* Microsecond text to ns; fast path for plain d+(.d{1,3})?. */
+/* Microsecond text to ns; fast path for plain d{1,16}(.d{1,3})?, the
+ * form of every epoch timestamp (16 integer digits). */
 static inline int
 spanus(const struct span *sp, int64_t *v)
 {
 	const char *s = sp->p, *e = sp->p + sp->n;
-	int64_t x = 0;
+	uint64_t x = 0;	/* 16 digits and 3 decimals fit; INT64_MAX is checked */
 	int nd = 0, fr = 0;
 
 	if (sp->k != 's' && sp->k != 'v')
 		return -1;
 #ifdef ASC_SWAR	/* swar_digits8 is fast */
 	while (nd <= 8 && e - s >= 8 && swar_digits8(s) == 8) {
-		x = x * 100000000 + swar_parse8(s);
+		x = x * 100000000 + (uint64_t)swar_parse8(s);
 		s += 8;
 		nd += 8;
 	}
 #endif
-	while (s < e && *s >= '0' && *s <= '9' && nd < 16) {
-		x = x * 10 + (*s++ - '0');
+	while (s < e && *s >= '0' && *s <= '9' && nd < 17) {
+		x = x * 10 + (uint64_t)(*s++ - '0');
 		nd++;
 	}
-	/* 16 digits and 3 decimals may pass INT64_MAX: dec_us2ns checks. */
-	if (nd == 0 || nd > 15)
+	if (nd == 0 || nd > 16)
 		goto slow;
 	if (s < e) {
 		if (*s != '.')
 			goto slow;
 		s++;
 		while (s < e && fr < 3 && *s >= '0' && *s <= '9') {
-			x = x * 10 + (*s++ - '0');
+			x = x * 10 + (uint64_t)(*s++ - '0');
 			fr++;
 		}
 		if (s < e || fr == 0)
@@ -486,7 +486,9 @@ spanus(const struct span *sp, int64_t *v)
 	}
 	for (; fr < 3; fr++)
 		x *= 10;
-	*v = x;
+	if (x > (uint64_t)INT64_MAX)	/* dec_us2ns refuses it with the value */
+		goto slow;
+	*v = (int64_t)x;
 	return 0;
 slow:
 	return dec_us2ns(sp->p, sp->n, v);
