@@ -875,30 +875,10 @@ hostrec(struct rin *r)
 }
 
 static void
-putns(const char *k, int64_t v)
-{
-	char key[64];
-
-	snprintf(key, sizeof key, "%s_ns", k);
-	out_i64(&ob, key, v);
-	snprintf(key, sizeof key, "%s_ms", k);
-	out_dec(&ob, key, v, 6);
-}
-
-static void
-ratio(const char *k, int64_t num, int64_t den)
-{
-	char t[40];
-	int n = dec_ratio(t, num, den);
-
-	out_raw(&ob, k, t, (size_t)n);
-}
-
-static void
 share(const char *k, int64_t num, int64_t den)
 {
 	if (den > 0)
-		ratio(k, num, den);
+		out_ratio(&ob, k, num, den);
 	else
 		out_null(&ob, k);
 }
@@ -1047,11 +1027,11 @@ attribution(const struct win *w, const struct fig *f, int hosts, const struct la
 	out_bool(&ob, "host_evidence", hosts);
 	if (hosts) {
 		out_i64(&ob, "host_visible_ns", f->cov);
-		ratio("host_visible_coverage_ratio", f->cov, f->len);
+		out_ratio(&ob, "host_visible_coverage_ratio", f->cov, f->len);
 		out_i64(&ob, "sync_marker_ns", f->sync);
-		ratio("sync_marker_overlap_ratio", f->sync, f->len);
+		out_ratio(&ob, "sync_marker_overlap_ratio", f->sync, f->len);
 		out_i64(&ob, "comm_marker_ns", f->comm);
-		ratio("comm_marker_overlap_ratio", f->comm, f->len);
+		out_ratio(&ob, "comm_marker_overlap_ratio", f->comm, f->len);
 		out_i64(&ob, "host_threads", f->nth);
 		out_i64(&ob, "thread_busy_ns", f->busy);
 	} else {
@@ -1064,7 +1044,7 @@ attribution(const struct win *w, const struct fig *f, int hosts, const struct la
 			out_null(&ob, nul[i]);
 	}
 	if (f->cov > 0)
-		ratio("host_parallelism", f->busy, f->cov);
+		out_ratio(&ob, "host_parallelism", f->busy, f->cov);
 	else
 		out_null(&ob, "host_parallelism");
 	causes("host_causes", f->cause, hosts);
@@ -1111,9 +1091,9 @@ coverage(int64_t covered, int64_t untraced, int64_t sig, int hosts)
 			out_null(&ob, nul[i]);
 		return;
 	}
-	putns("host_covered", covered);
+	out_nsms(&ob, "host_covered", covered);
 	share("host_covered_share", covered, sig);
-	putns("untraced", untraced);
+	out_nsms(&ob, "untraced", untraced);
 	share("untraced_share", untraced, sig);
 }
 
@@ -1125,9 +1105,9 @@ stepout(const struct step *s)
 	out_raw(&ob, "device", P.arena.p + s->dev, s->devn);
 	out_raw(&ob, "step_id", P.arena.p + s->sid, s->sidn);
 	out_raw(&ob, "group_id", P.arena.p + s->gid, s->gidn);
-	putns("significant_bubble", s->sig);
-	putns("partial_boundary", s->partial);
-	putns("comm_sync", s->commsync);
+	out_nsms(&ob, "significant_bubble", s->sig);
+	out_nsms(&ob, "partial_boundary", s->partial);
+	out_nsms(&ob, "comm_sync", s->commsync);
 	share("comm_sync_share", s->commsync, s->sig);
 	coverage(s->covered, s->untraced, s->sig, P.nhost > 0);
 	causes("host_causes", s->cause, P.nhost > 0);
@@ -1218,13 +1198,13 @@ profile_end(void)
 		buf_adds(&ob, ":{\"windows\":");
 		out_int(&ob, lw[j]);
 		out_i64(&ob, "significant_windows", lsw[j]);
-		putns("significant_bubble", lns[j]);
+		out_nsms(&ob, "significant_bubble", lns[j]);
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, '}');
-	putns("significant_bubble", sig);
-	putns("partial_boundary", partial);
-	putns("comm_sync", commsync);
+	out_nsms(&ob, "significant_bubble", sig);
+	out_nsms(&ob, "partial_boundary", partial);
+	out_nsms(&ob, "comm_sync", commsync);
 	share("comm_sync_share", commsync, sig);
 	coverage(covered, untraced, sig, hosts);
 	causes("host_causes", cause, hosts);

@@ -544,17 +544,6 @@ rolename(int r)
 }
 
 static void
-putdur(const char *k, int64_t v)
-{
-	char key[64];
-
-	snprintf(key, sizeof key, "%s_ns", k);
-	out_i64(&ob, key, v);
-	snprintf(key, sizeof key, "%s_ms", k);
-	out_dec(&ob, key, v, 6);
-}
-
-static void
 putratio(const char *k, int64_t num, int64_t den)
 {
 	char t[40];
@@ -1394,7 +1383,7 @@ putpass(const struct pass *q, int64_t pi)
 	out_i64(&ob, "pass", pi);
 	putwhy(q->why);
 	if (q->gap >= 0)
-		putdur("gap_before", q->gap);
+		out_nsms(&ob, "gap_before", q->gap);
 	else {
 		out_null(&ob, "gap_before_ns");
 		out_null(&ob, "gap_before_ms");
@@ -1410,16 +1399,16 @@ putpass(const struct pass *q, int64_t pi)
 	out_i64(&ob, "end_ns", q->en);
 	putabs("start_abs_us", q->s);
 	putabs("end_abs_us", q->en);
-	putdur("wall", q->en - q->s);
-	putdur("kernel_sum", q->ks);
+	out_nsms(&ob, "wall", q->en - q->s);
+	out_nsms(&ob, "kernel_sum", q->ks);
 	if (q->pf[FC_PREFILL])
-		putdur("fia_prefill_mean", q->ps[FC_PREFILL] / q->pf[FC_PREFILL]);
+		out_nsms(&ob, "fia_prefill_mean", q->ps[FC_PREFILL] / q->pf[FC_PREFILL]);
 	else {
 		out_null(&ob, "fia_prefill_mean_ns");
 		out_null(&ob, "fia_prefill_mean_ms");
 	}
 	if (q->pf[FC_DECODE])
-		putdur("fia_decode_mean", q->ps[FC_DECODE] / q->pf[FC_DECODE]);
+		out_nsms(&ob, "fia_decode_mean", q->ps[FC_DECODE] / q->pf[FC_DECODE]);
 	else {
 		out_null(&ob, "fia_decode_mean_ns");
 		out_null(&ob, "fia_decode_mean_ms");
@@ -1641,11 +1630,11 @@ unit_end(void)
 		out_i64(&ob, "layer_in_pass", ch == &e->pat ? (int64_t)(i % e->per) : L->inpass);
 		out_cstr(&ob, "layer_type", tname[L->type]);
 		out_cstr(&ob, "fia_class", fcname[L->fcls]);
-		putdur("anchor_dur", L->fiadur);
+		out_nsms(&ob, "anchor_dur", L->fiadur);
 		out_i64(&ob, "start_ns", L->start);
 		out_i64(&ob, "end_ns", L->end);
-		putdur("wall", L->end - L->start);
-		putdur("kernel_sum", L->ksum);
+		out_nsms(&ob, "wall", L->end - L->start);
+		out_nsms(&ob, "kernel_sum", L->ksum);
 		out_i64(&ob, "kernels", L->kernels);
 		out_i64(&ob, "dfc", L->dfc);
 		out_i64(&ob, "grouped_matmul", L->gmm);
@@ -1708,14 +1697,14 @@ unit_end(void)
 		out_i64(&ob, "first_layer", t->first);
 		out_i64(&ob, "kernels", t->kernels);
 		out_i64(&ob, "sampling_layers", training ? 0 : t->samp);
-		putdur("wall_sum", t->wsum);
-		putdur("wall_mean", mean);
-		putdur("wall_min", t->wmin);
-		putdur("wall_max", t->wmax);
-		putdur("wall_stddev", sd);
+		out_nsms(&ob, "wall_sum", t->wsum);
+		out_nsms(&ob, "wall_mean", mean);
+		out_nsms(&ob, "wall_min", t->wmin);
+		out_nsms(&ob, "wall_max", t->wmax);
+		out_nsms(&ob, "wall_stddev", sd);
 		putratio("wall_cv", sd, mean);
-		putdur("kernel_sum", t->ksum);
-		putdur("anchor_mean", t->fiasum / t->count);
+		out_nsms(&ob, "kernel_sum", t->ksum);
+		out_nsms(&ob, "anchor_mean", t->fiasum / t->count);
 		out_i64(&ob, "template_kernels", t->ntpl);
 		out_bool(&ob, "template_truncated", t->truncated);
 		out_i64(&ob, "matched_layers", t->matched);
@@ -1731,9 +1720,9 @@ unit_end(void)
 			buf_adds(&ob, "\"role\":");
 			out_esc(&ob, rolename(r), strlen(rolename(r)));
 			out_i64(&ob, "kernels", t->rn[r]);
-			putdur("kernel_sum", t->rsum[r]);
-			putdur("wall", t->rwall[r]);
-			putdur("wall_per_layer", t->rwall[r] / t->count);
+			out_nsms(&ob, "kernel_sum", t->rsum[r]);
+			out_nsms(&ob, "wall", t->rwall[r]);
+			out_nsms(&ob, "wall_per_layer", t->rwall[r] / t->count);
 			putratio("share", t->rwall[r], t->wsum);
 			out_key(&ob, "streams");
 			buf_addc(&ob, '[');
@@ -1759,8 +1748,8 @@ unit_end(void)
 			out_cstr(&ob, "role", rolename(k->role));
 			out_cstr(&ob, "stream", G.st[k->stream].label);
 			out_cstr(&ob, "class", clname[k->cls]);
-			putdur("dur_mean", k->dsum / t->matched);
-			putdur("offset_mean", k->osum / t->matched);
+			out_nsms(&ob, "dur_mean", k->dsum / t->matched);
+			out_nsms(&ob, "offset_mean", k->osum / t->matched);
 			buf_addc(&ob, '}');
 		}
 		buf_addc(&ob, ']');
@@ -1803,9 +1792,9 @@ unit_end(void)
 		out_i64(&ob, "compute_kernels", s->ncl[C_COMPUTE]);
 		out_i64(&ob, "comm_kernels", s->ncl[C_COMM]);
 		out_i64(&ob, "ai_cpu_kernels", s->ncl[C_AICPU]);
-		putdur("kernel_sum", s->sum);
-		putdur("busy", acc_get(&s->u));
-		putdur("overlap_compute", ov);
+		out_nsms(&ob, "kernel_sum", s->sum);
+		out_nsms(&ob, "busy", acc_get(&s->u));
+		out_nsms(&ob, "overlap_compute", ov);
 		putratio("hidden_ratio", ov, acc_get(&s->u));
 		out_cstr(&ob, "first_kernel", s->first);
 		rec_put(&ob, stdout);
@@ -1827,8 +1816,8 @@ unit_end(void)
 		out_cstr(&ob, "phase", phname[u->ph]);
 		out_i64(&ob, "start_ns", u->s);
 		out_i64(&ob, "end_ns", u->e);
-		putdur("wall", u->e - u->s);
-		putdur("kernel_sum", u->sum);
+		out_nsms(&ob, "wall", u->e - u->s);
+		out_nsms(&ob, "kernel_sum", u->sum);
 		out_i64(&ob, "kernels", u->n);
 		out_cstr(&ob, "first_kernel", names[u->first].s);
 		rec_put(&ob, stdout);
@@ -1846,7 +1835,7 @@ unit_end(void)
 		out_cstr(&ob, "role", rolename(c->role));
 		out_cstr(&ob, "role_source", rsname[c->src]);
 		out_i64(&ob, "kernels", c->n);
-		putdur("kernel_sum", c->sum);
+		out_nsms(&ob, "kernel_sum", c->sum);
 		out_i64(&ob, "forward_kernels", c->nph[PH_FWD]);
 		out_i64(&ob, "backward_kernels", c->nph[PH_BWD]);
 		out_i64(&ob, "optimizer_kernels", c->nph[PH_OPT]);
@@ -1894,13 +1883,13 @@ unit_end(void)
 		out_null(&ob, "start_abs_us");
 		out_null(&ob, "end_abs_us");
 	}
-	putdur("span", G.havek ? G.last - G.first : 0);
-	putdur("kernel_sum", G.ksum);
-	putdur("busy", ab);
+	out_nsms(&ob, "span", G.havek ? G.last - G.first : 0);
+	out_nsms(&ob, "kernel_sum", G.ksum);
+	out_nsms(&ob, "busy", ab);
 	putratio("parallelism", G.ksum, ab);
-	putdur("comm_busy", cb);
-	putdur("compute_busy", pb);
-	putdur("comm_overlap", ov);
+	out_nsms(&ob, "comm_busy", cb);
+	out_nsms(&ob, "compute_busy", pb);
+	out_nsms(&ob, "comm_overlap", ov);
 	putratio("comm_hidden_ratio", ov, cb);
 	out_i64(&ob, "anchors", e->nanch);
 	out_i64(&ob, "fia", cnt[0]);
@@ -1908,19 +1897,19 @@ unit_end(void)
 	out_i64(&ob, "fia_decode", nfia[FC_DECODE]);
 	out_i64(&ob, "fia_ambiguous", nfia[FC_AMBIG]);
 	if (nfia[FC_PREFILL])
-		putdur("fia_prefill_mean", fsum[FC_PREFILL] / nfia[FC_PREFILL]);
+		out_nsms(&ob, "fia_prefill_mean", fsum[FC_PREFILL] / nfia[FC_PREFILL]);
 	else {
 		out_null(&ob, "fia_prefill_mean_ns");
 		out_null(&ob, "fia_prefill_mean_ms");
 	}
 	if (nfia[FC_DECODE])
-		putdur("fia_decode_mean", fsum[FC_DECODE] / nfia[FC_DECODE]);
+		out_nsms(&ob, "fia_decode_mean", fsum[FC_DECODE] / nfia[FC_DECODE]);
 	else {
 		out_null(&ob, "fia_decode_mean_ns");
 		out_null(&ob, "fia_decode_mean_ms");
 	}
 	if (nfia[FC_AMBIG])
-		putdur("fia_ambiguous_mean", fsum[FC_AMBIG] / nfia[FC_AMBIG]);
+		out_nsms(&ob, "fia_ambiguous_mean", fsum[FC_AMBIG] / nfia[FC_AMBIG]);
 	else {
 		out_null(&ob, "fia_ambiguous_mean_ns");
 		out_null(&ob, "fia_ambiguous_mean_ms");
@@ -1980,9 +1969,9 @@ unit_end(void)
 		out_i64(&ob, "omitted_passes", ch->on);
 		out_i64(&ob, "omitted_layers", ch->olayers);
 		out_i64(&ob, "omitted_kernels", ch->okern);
-		putdur("omitted_wall_min", ch->owmin);
-		putdur("omitted_wall_mean", ch->on ? ch->owsum / ch->on : 0);
-		putdur("omitted_wall_max", ch->owmax);
+		out_nsms(&ob, "omitted_wall_min", ch->owmin);
+		out_nsms(&ob, "omitted_wall_mean", ch->on ? ch->owsum / ch->on : 0);
+		out_nsms(&ob, "omitted_wall_max", ch->owmax);
 		for (int j = 0; j < 4; j++)
 			for (int c = 0; c < NKC; c++) {
 				int k = c;
@@ -2041,9 +2030,9 @@ unit_end(void)
 		out_esc(&ob, names[G.opt_first].s, names[G.opt_first].n);
 		out_i64(&ob, "start_ns", G.opt_s);
 		out_i64(&ob, "end_ns", G.opt_e);
-		putdur("wall", G.opt_e - G.opt_s);
+		out_nsms(&ob, "wall", G.opt_e - G.opt_s);
 		out_i64(&ob, "kernels", G.nph[PH_OPT]);
-		putdur("kernel_sum", G.phsum[PH_OPT]);
+		out_nsms(&ob, "kernel_sum", G.phsum[PH_OPT]);
 		buf_addc(&ob, '}');
 	} else
 		out_null(&ob, "optimizer");
@@ -2088,7 +2077,7 @@ unit_end(void)
 		out_i64(&ob, "forward_kernels", G.famn[f][PH_FWD]);
 		out_i64(&ob, "backward_kernels", G.famn[f][PH_BWD]);
 		out_i64(&ob, "optimizer_kernels", G.famn[f][PH_OPT]);
-		putdur("kernel_sum", G.famsum[f][0] + G.famsum[f][1] + G.famsum[f][2]);
+		out_nsms(&ob, "kernel_sum", G.famsum[f][0] + G.famsum[f][1] + G.famsum[f][2]);
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, ']');

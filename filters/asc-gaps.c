@@ -115,26 +115,6 @@ gl_clear(struct gaplist *l)
 }
 
 static void
-putdec(const char *k, int64_t v)
-{
-	char key[64];
-
-	snprintf(key, sizeof key, "%s_ns", k);
-	out_i64(&ob, key, v);
-	snprintf(key, sizeof key, "%s_ms", k);
-	out_dec(&ob, key, v, 6);
-}
-
-static void
-ratio(const char *k, int64_t num, int64_t den)
-{
-	char t[40];
-	int n = den > 0 ? dec_ratio(t, num, den) : dec_fmt(t, 0, 6);
-
-	out_raw(&ob, k, t, (size_t)n);
-}
-
-static void
 head(const char *type)
 {
 	out_begin(&ob, type);
@@ -211,8 +191,8 @@ minorout(const char *sid, size_t sidn, const char *gid, size_t gidn)
 	out_str(&ob, "step_id", sid, sidn);
 	out_raw(&ob, "group_id", gid, gidn);
 	out_i64(&ob, "windows", M.n);
-	putdec("dur", M.total);
-	putdec("largest", M.largest);
+	out_nsms(&ob, "dur", M.total);
+	out_nsms(&ob, "largest", M.largest);
 	out_dec(&ob, "min_bubble_us", minbubble, 3);
 	out_key(&ob, "hist");
 	buf_addc(&ob, '[');
@@ -418,11 +398,11 @@ pass_end(void)
 		out_null(&ob, "start_ns");
 		out_null(&ob, "end_ns");
 	}
-	putdec("capture_span", have ? se - ss : 0);
-	putdec("busy_union", G.busy);
-	putdec("gap", gap);
-	ratio("gap_ratio", gap, have ? se - ss : 0);
-	putdec("largest_gap", G.largest);
+	out_nsms(&ob, "capture_span", have ? se - ss : 0);
+	out_nsms(&ob, "busy_union", G.busy);
+	out_nsms(&ob, "gap", gap);
+	out_ratio(&ob, "gap_ratio", gap, have ? se - ss : 0);
+	out_nsms(&ob, "largest_gap", G.largest);
 	out_i64(&ob, "gap_count", G.ngaps);
 	out_i64(&ob, "kernels", G.nk);
 	out_i64(&ob, "steps", G.nsteps);
@@ -668,14 +648,14 @@ steprec(struct rin *r)
 	out_i64(&ob, "end_ns", we);
 	out_i64(&ob, "kernels", kernels);
 	out_i64(&ob, "segments", (int64_t)G.nsg);
-	putdec("service", service);
-	putdec("device_busy_union", busy);
-	putdec("underfeed", service - busy);
-	ratio("underfeed_ratio", service - busy, service);
+	out_nsms(&ob, "service", service);
+	out_nsms(&ob, "device_busy_union", busy);
+	out_nsms(&ob, "underfeed", service - busy);
+	out_ratio(&ob, "underfeed_ratio", service - busy, service);
 	if (split) {
-		putdec("compute", compute);
-		putdec("comm_exposed", exposed);
-		putdec("comm_overlapped", overlapped);
+		out_nsms(&ob, "compute", compute);
+		out_nsms(&ob, "comm_exposed", exposed);
+		out_nsms(&ob, "comm_overlapped", overlapped);
 	} else {
 		out_null(&ob, "compute_ns");
 		out_null(&ob, "compute_ms");
@@ -685,16 +665,16 @@ steprec(struct rin *r)
 		out_null(&ob, "comm_overlapped_ms");
 	}
 	if (measurable) {
-		putdec("prelaunch_gap", pre);
-		putdec("tail_gap", tail);
+		out_nsms(&ob, "prelaunch_gap", pre);
+		out_nsms(&ob, "tail_gap", tail);
 	} else {
 		out_null(&ob, "prelaunch_gap_ns");
 		out_null(&ob, "prelaunch_gap_ms");
 		out_null(&ob, "tail_gap_ns");
 		out_null(&ob, "tail_gap_ms");
 	}
-	putdec("internal_bubble_total", internal);
-	putdec("largest_internal_bubble", largest);
+	out_nsms(&ob, "internal_bubble_total", internal);
+	out_nsms(&ob, "largest_internal_bubble", largest);
 	out_i64(&ob, "bubble_count", nbub);
 	out_i64(&ob, "significant_bubble_count", nsig);
 	out_dec(&ob, "min_bubble_us", minbubble, 3);

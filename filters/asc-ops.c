@@ -138,26 +138,6 @@ usage(void)
 	exit(EX_SYS);
 }
 
-static void
-putms(const char *k, int64_t v)
-{
-	char kk[64];
-
-	snprintf(kk, sizeof kk, "%s_ns", k);
-	out_i64(&ob, kk, v);
-	snprintf(kk, sizeof kk, "%s_ms", k);
-	out_dec(&ob, kk, v, 6);
-}
-
-static void
-putratio(const char *k, int64_t num, int64_t den)
-{
-	char t[40];
-	int n = den > 0 ? dec_ratio(t, num, den) : dec_fmt(t, 0, 6);
-
-	out_raw(&ob, k, t, (size_t)n);
-}
-
 /* Rounded average in ns. */
 static int64_t
 avg(int64_t sum, int64_t n)
@@ -1137,14 +1117,14 @@ emit_op_step(const struct opstep *x)
 	out_key(&ob, "group_id");
 	sr_raw(&ob, x->gid);
 	out_i64(&ob, "kernels", (int64_t)x->n);
-	putms("kernel_sum", x->ksum);
+	out_nsms(&ob, "kernel_sum", x->ksum);
 	out_dec(&ob, "small_op_us", smallns, 3);
 	out_i64(&ob, "small_kernels", x->nsmall);
-	putms("small_sum", x->ssum);
-	putratio("small_share_of_kernel_sum", x->ssum, x->ksum);
-	putms("small_exposed", x->exposed);
+	out_nsms(&ob, "small_sum", x->ssum);
+	out_ratio(&ob, "small_share_of_kernel_sum", x->ssum, x->ksum);
+	out_nsms(&ob, "small_exposed", x->exposed);
 	if (x->haswin)
-		putratio("small_exposed_share_of_wall", x->exposed, x->we - x->ws);
+		out_ratio(&ob, "small_exposed_share_of_wall", x->exposed, x->we - x->ws);
 	else
 		out_null(&ob, "small_exposed_share_of_wall");
 	out_key(&ob, "main_stream");
@@ -1342,17 +1322,17 @@ oprec(struct op *o, int64_t viewdur)
 	out_i64(&ob, "rank_duration", o->rdur);
 	out_i64(&ob, "rank_root_cause", o->rroot);
 	out_i64(&ob, "calls", o->calls);
-	putms("dur_total", o->dur);
+	out_nsms(&ob, "dur_total", o->dur);
 	out_i64(&ob, "dur_avg_ns", avg(o->dur, o->calls));
 	out_dec(&ob, "dur_avg_us", avg(o->dur, o->calls), 3);
-	putms("wait_total", o->wait);
+	out_nsms(&ob, "wait_total", o->wait);
 	out_i64(&ob, "wait_avg_ns", avg(o->wait, o->calls));
 	out_dec(&ob, "wait_avg_us", avg(o->wait, o->calls), 3);
-	putms("total_cost", cost);
+	out_nsms(&ob, "total_cost", cost);
 	out_i64(&ob, "total_cost_avg_ns", avg(cost, o->calls));
 	out_dec(&ob, "total_cost_avg_us", avg(cost, o->calls), 3);
-	putratio("wait_ratio", o->wait, cost);
-	putratio("share_of_kernel_sum", o->dur, viewdur);
+	out_ratio(&ob, "wait_ratio", o->wait, cost);
+	out_ratio(&ob, "share_of_kernel_sum", o->dur, viewdur);
 	out_i64(&ob, "small_calls", o->small);
 	out_key(&ob, "raw_names");
 	buf_addc(&ob, '[');
@@ -1398,8 +1378,8 @@ oprec(struct op *o, int64_t viewdur)
 	if (o->polcalls) {
 		buf_adds(&ob, "{\"calls\":");
 		out_int(&ob, o->polcalls);
-		putms("wait", o->polwait);
-		putratio("share_of_wait", o->polwait, o->wait);
+		out_nsms(&ob, "wait", o->polwait);
+		out_ratio(&ob, "share_of_wait", o->polwait, o->wait);
 		out_raw(&ob, "largest_src", o->polsrc, strlen(o->polsrc));
 		buf_addc(&ob, '}');
 	} else
@@ -1416,7 +1396,7 @@ oprec(struct op *o, int64_t viewdur)
 			buf_add(&ob, t, (size_t)n);
 		} else
 			buf_adds(&ob, "null");
-		putms("masked", o->masked);
+		out_nsms(&ob, "masked", o->masked);
 		out_cstr(&ob, "class", c);
 		out_i64(&ob, "exposed_calls", o->exposedcalls);
 		out_i64(&ob, "bubble_adjacent_exposed_calls", o->bubblecalls);
@@ -1518,9 +1498,9 @@ profile_out(void)
 	out_i64(&ob, "ops", (int64_t)nv[V_NAME]);
 	out_i64(&ob, "op_types", (int64_t)nv[V_TYPE]);
 	out_i64(&ob, "name_shapes", (int64_t)nv[V_SHAPE]);
-	putms("kernel_sum", S.dur);
-	putms("wait_sum", S.wait);
-	putms("total_cost", S.dur + S.wait);
+	out_nsms(&ob, "kernel_sum", S.dur);
+	out_nsms(&ob, "wait_sum", S.wait);
+	out_nsms(&ob, "total_cost", S.dur + S.wait);
 	out_key(&ob, "rankings");
 	buf_addc(&ob, '[');
 	for (size_t i = 0; i < nn && (int)i < topn; i++) {
@@ -1554,7 +1534,7 @@ profile_out(void)
 		out_i64(&ob, "calls", o->calls);
 		out_dec(&ob, "dur_avg_us", avg(o->dur, o->calls), 3);
 		out_dec(&ob, "wait_avg_us", avg(o->wait, o->calls), 3);
-		putratio("wait_ratio", o->wait, cost);
+		out_ratio(&ob, "wait_ratio", o->wait, cost);
 		out_i64(&ob, "rank_total_cost", o->rcost);
 		out_i64(&ob, "rank_root_cause", o->rroot);
 		buf_addc(&ob, '}');
@@ -1669,9 +1649,9 @@ profile_out(void)
 		buf_add(&ob, t, (size_t)tn);
 	}
 	out_i64(&ob, "kernels", S.small);
-	putms("dur_sum", S.smalldur);
-	putratio("share_of_kernel_sum", S.smalldur, S.dur);
-	putratio("share_of_kernels", S.small, S.kernels);
+	out_nsms(&ob, "dur_sum", S.smalldur);
+	out_ratio(&ob, "share_of_kernel_sum", S.smalldur, S.dur);
+	out_ratio(&ob, "share_of_kernels", S.small, S.kernels);
 	out_i64(&ob, "steps", S.steps);
 	out_i64(&ob, "steps_with_small_ops", S.smallsteps);
 	out_i64(&ob, "steps_probable_launch_bound", S.lbsteps);

@@ -90,26 +90,6 @@ usage(void)
 	exit(EX_SYS);
 }
 
-static void
-putms(struct buf *b, const char *k, int64_t v)
-{
-	char kk[64];
-
-	snprintf(kk, sizeof kk, "%s_ns", k);
-	out_i64(b, kk, v);
-	snprintf(kk, sizeof kk, "%s_ms", k);
-	out_dec(b, kk, v, 6);
-}
-
-static void
-putratio(struct buf *b, const char *k, int64_t num, int64_t den)
-{
-	char t[40];
-	int n = den > 0 ? dec_ratio(t, num, den) : dec_fmt(t, 0, 6);
-
-	out_raw(b, k, t, (size_t)n);
-}
-
 /* The n-th line of a \n-separated list. */
 static void
 nth(struct buf *b, const struct buf *l, int n)
@@ -397,10 +377,10 @@ clk_busy(const struct clocks *c)
 static void
 putclocks(struct buf *b, const struct clocks *c, int64_t wall)
 {
-	putms(b, "wall", wall);
-	putms(b, "busy_union", clk_busy(c));
-	putms(b, "kernel_sum", c->sum);
-	putms(b, "total_cost", c->cost);
+	out_nsms(b, "wall", wall);
+	out_nsms(b, "busy_union", clk_busy(c));
+	out_nsms(b, "kernel_sum", c->sum);
+	out_nsms(b, "total_cost", c->cost);
 }
 
 /* Dominant task type and stream by duration over kernels [from, to) passing want. */
@@ -489,9 +469,9 @@ topkernels(struct buf *b, const char *key, size_t from, size_t to, int st, int w
 		out_key(b, "stream");
 		nth(b, &S.streams, k->stream);
 		out_i64(b, "start_ns", k->s);
-		putms(b, "dur", k->dur);
-		putms(b, "wait", k->wait);
-		putms(b, "total_cost", k->dur + k->wait);
+		out_nsms(b, "dur", k->dur);
+		out_nsms(b, "wait", k->wait);
+		out_nsms(b, "total_cost", k->dur + k->wait);
 		out_raw(b, "src", ap(k->src), strlen(ap(k->src)));
 		buf_addc(b, '}');
 	}
@@ -907,11 +887,11 @@ emit_structures(const struct stepx *x)
 		out_i64(&ob, "start_ns", c.s);
 		out_i64(&ob, "end_ns", c.e);
 		putclocks(&ob, &c, c.e - c.s);
-		putratio(&ob, "structure_share", c.e - c.s, x->service);
-		putms(&ob, "gap_before", s->gapbefore);
-		putms(&ob, "internal_bubble_total", s->inside);
+		out_ratio(&ob, "structure_share", c.e - c.s, x->service);
+		out_nsms(&ob, "gap_before", s->gapbefore);
+		out_nsms(&ob, "internal_bubble_total", s->inside);
 		out_i64(&ob, "internal_bubble_count", s->nin);
-		putms(&ob, "largest_internal_bubble", s->largest);
+		out_nsms(&ob, "largest_internal_bubble", s->largest);
 		dominant(&ob, s->first, s->first + s->n, (int)b, -1);
 		part(&ob, "block", s->first, s->first + s->n, (int)b, 1);
 		part(&ob, "side", s->first, s->first + s->n, (int)b, 0);
@@ -995,9 +975,9 @@ emit_bubbles(struct buf *sb, const struct stepx *x)
 		out_esc(sb, line.p, line.len);
 		snprintf(idbuf, sizeof idbuf, "T%d", s->type);
 		out_cstr(sb, "structure_type", idbuf);
-		putms(sb, "bubble", s->gapbefore + s->inside);
-		putms(sb, "gap_before", s->gapbefore);
-		putms(sb, "internal_bubble_total", s->inside);
+		out_nsms(sb, "bubble", s->gapbefore + s->inside);
+		out_nsms(sb, "gap_before", s->gapbefore);
+		out_nsms(sb, "internal_bubble_total", s->inside);
 		buf_addc(sb, '}');
 	}
 	buf_addc(sb, ']');
@@ -1023,7 +1003,7 @@ emit_bubbles(struct buf *sb, const struct stepx *x)
 			buf_addc(sb, ',');
 		buf_adds(sb, "{\"start_ns\":");
 		out_int(sb, u->s);
-		putms(sb, "dur", u->d);
+		out_nsms(sb, "dur", u->d);
 		structid((long)u->st);
 		out_str(sb, "structure_id", line.p, line.len);
 		out_cstr(sb, "at", u->boundary ? "boundary" : "inside");
@@ -1096,17 +1076,17 @@ emit_step_structure(const struct stepx *x)
 	topkernels(&sb, "top_by_total_cost", 0, n, -1, 1);
 	topkernels(&sb, "wait_heavy", 0, n, -1, 2);
 	if (x->measurable) {
-		putms(&sb, "prelaunch_gap", x->pre);
-		putms(&sb, "tail_gap", x->tail);
+		out_nsms(&sb, "prelaunch_gap", x->pre);
+		out_nsms(&sb, "tail_gap", x->tail);
 	} else {
 		out_null(&sb, "prelaunch_gap_ns");
 		out_null(&sb, "prelaunch_gap_ms");
 		out_null(&sb, "tail_gap_ns");
 		out_null(&sb, "tail_gap_ms");
 	}
-	putms(&sb, "boundary_bubble_total", x->bnd);
+	out_nsms(&sb, "boundary_bubble_total", x->bnd);
 	out_i64(&sb, "boundary_bubble_count", x->nbnd);
-	putms(&sb, "inside_bubble_total", x->ins);
+	out_nsms(&sb, "inside_bubble_total", x->ins);
 	out_i64(&sb, "inside_bubble_count", x->nins);
 	out_cstr(&sb, "bubbles_at", x->bnd + x->ins == 0 ? "none" :
 	    x->bnd * 5 >= 4 * (x->bnd + x->ins) ? "boundary" :

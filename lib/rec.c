@@ -1102,8 +1102,26 @@ out_dec(struct buf *b, const char *k, int64_t v, int scale)
 	buf_add(b, t, (size_t)n);
 }
 
+void
+out_nsms(struct buf *b, const char *k, int64_t v)
+{
+	char key[64];
 
+	snprintf(key, sizeof key, "%s_ns", k);
+	out_i64(b, key, v);
+	snprintf(key, sizeof key, "%s_ms", k);
+	out_dec(b, key, v, 6);
+}
 
+void
+out_ratio(struct buf *b, const char *k, int64_t num, int64_t den)
+{
+	char t[40];
+	int n = dec_ratio(t, num, den);
+
+	out_key(b, k);
+	buf_add(b, t, (size_t)n);
+}
 
 void
 rec_put(struct buf *b, FILE *fp)

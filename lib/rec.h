@@ -99,6 +99,8 @@ void	out_begin(struct buf *, const char *type);
 void	out_cstr(struct buf *, const char *k, const char *s);	/* NULL: null */
 void	out_int(struct buf *, int64_t);		/* digits only, no key */
 void	out_dec(struct buf *, const char *k, int64_t v, int scale);
+void	out_nsms(struct buf *, const char *k, int64_t ns);	/* k_ns and k_ms */
+void	out_ratio(struct buf *, const char *k, int64_t num, int64_t den); /* 6 places; 0 when den <= 0 */
 void	out_esc(struct buf *, const char *s, size_t n);	/* "..." */
 /* ,"k": then the caller adds the value; k needs no escape. */
 void	out_keyn(struct buf *, const char *k, size_t n);
