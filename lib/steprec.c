@@ -156,15 +156,14 @@ sr_raw(struct buf *b, const struct rfield *f)
 void
 sr_ctx(struct buf *b, const struct sr_kern *k)
 {
-	char t[32];
-	int n;
+	char t[24];
 
 	buf_adds(b, "{\"name\":");
 	sr_raw(b, k->name);
 	buf_adds(b, ",\"task_type\":");
 	sr_raw(b, k->task_type);
-	n = snprintf(t, sizeof t, ",\"dur_ns\":%lld", (long long)k->dur);
-	buf_add(b, t, (size_t)n);
+	buf_adds(b, ",\"dur_ns\":");
+	buf_add(b, t, (size_t)(rec_fmtint(t, k->dur) - t));
 	buf_adds(b, ",\"stream\":");
 	sr_raw(b, k->stream);
 	buf_adds(b, ",\"src\":");
