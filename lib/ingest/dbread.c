@@ -1769,7 +1769,10 @@ db_put_host(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 				o.frame.n = n;
 			}
 		}
-		o.hask = sqlite3_column_type(st, H_KNS) == SQLITE_INTEGER;
+		/* The linked task's start: a negative one (refused in TASK) is
+		 * no link, and never overflows the subtraction. */
+		o.hask = sqlite3_column_type(st, H_KNS) == SQLITE_INTEGER &&
+		    sqlite3_column_int64(st, H_KNS) >= 0;
 		o.kns = o.hask ? sqlite3_column_int64(st, H_KNS) - origin : 0;
 		p->text.len = 0;
 		p->at = rec_out_host(&p->text, &o);
