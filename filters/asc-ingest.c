@@ -34,6 +34,7 @@ static const char *tmpdir = "/tmp";
 static const char *step_pattern;
 /* -H: the host records go to this file, not standard output. */
 static const char *hpath;
+static int nopmu;		/* -P: PMU values left out of kernel records */
 static FILE *hfp;
 static int exitcode = EX_OK;
 static struct buf ob;		/* output record being built */
@@ -43,7 +44,7 @@ static void usage(void) __attribute__((noreturn));
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-dklq] [-H hostfile] [-p pattern] [-r rules] path ...\n", progname);
+	fprintf(stderr, "usage: %s [-dklPq] [-H hostfile] [-p pattern] [-r rules] path ...\n", progname);
 	exit(EX_SYS);
 }
 
@@ -207,6 +208,7 @@ process(struct profile *p)
 	kt.tmpdir = tmpdir;
 	kt.progress = progress;
 	kt.bad = ktbad;
+	kt.nopmu = nopmu;
 	nwarns = 0;
 	tables.len = 0;
 	for (int i = 0; i < p->nf; i++) {
@@ -227,7 +229,7 @@ process(struct profile *p)
 	if (fk[F_DB] && (dflag || (!fk[F_KERNEL] && !fk[F_TRACE]))) {
 		struct db_opts dop = { .display = fk[F_DB]->base, .step_pattern = step_pattern,
 		    .python = strcmp(p->framework, "mindspore") == 0 ? "MindSpore" : "Python",
-		    .bad = dbbad };
+		    .bad = dbbad, .nopmu = nopmu };
 		const char *code, *msg;
 		char err[1200];
 
@@ -431,6 +433,7 @@ process(struct profile *p)
 		out_bool(&ob, "shapes", dc.has_shapes);
 		out_key(&ob, "pmu");
 		buf_adds(&ob, db_pmu_names(db));
+		out_bool(&ob, "pmu_left_out", nopmu);
 		out_i64(&ob, "sorted_runs", dc.kernel + dc.comm ? 1 : 0);
 		buf_addc(&ob, '}');
 	} else if (fk[F_KERNEL]) {
@@ -451,6 +454,7 @@ process(struct profile *p)
 			buf_add(&ob, kt.pmunames.p, kt.pmunames.len);
 		else
 			buf_adds(&ob, "[]");
+		out_bool(&ob, "pmu_left_out", nopmu);
 		out_i64(&ob, "sorted_runs", (int64_t)(kt.n ? runs : 0));
 		buf_addc(&ob, '}');
 	} else
@@ -528,7 +532,7 @@ main(int argc, char *argv[])
 	const char *t, *rfile = NULL;
 
 	setprogname_(argv[0]);
-	while ((ch = getopt(argc, argv, "dH:klp:qr:")) != -1) {
+	while ((ch = getopt(argc, argv, "dH:klPp:qr:")) != -1) {
 		switch (ch) {
 		case 'H':
 			hpath = optarg;
@@ -541,6 +545,9 @@ main(int argc, char *argv[])
 			break;
 		case 'l':
 			lflag = 1;
+			break;
+		case 'P':
+			nopmu = 1;
 			break;
 		case 'p':
 			step_pattern = optarg;

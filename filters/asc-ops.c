@@ -424,7 +424,9 @@ pmustatus(struct buf *b)
 		if (rf_str(&f, &tmp2) == 0)
 			buf_add(b, tmp2.p, tmp2.len);
 		buf_addc(b, ')');
-	} else
+	} else if (S.pmustatus == 3)
+		buf_adds(b, "left_out");
+	else
 		buf_adds(b, "unavailable");
 }
 
@@ -1746,6 +1748,14 @@ profilerec(struct rin *r)
 	    jv_null();
 	pmu = jv_get_kind(p) == JV_KIND_OBJECT ? jv_object_get(jv_copy(p), jv_string("kernel_table")) :
 	    jv_null();
+	int leftout = 0;
+
+	if (jv_get_kind(pmu) == JV_KIND_OBJECT) {
+		jv lo = jv_object_get(jv_copy(pmu), jv_string("pmu_left_out"));
+
+		leftout = jv_get_kind(lo) == JV_KIND_TRUE;
+		jv_free(lo);
+	}
 	pmu = jv_get_kind(pmu) == JV_KIND_OBJECT ? jv_object_get(pmu, jv_string("pmu")) :
 	    (jv_free(pmu), jv_null());
 	int ratios = 0;
@@ -1769,6 +1779,8 @@ profilerec(struct rin *r)
 		S.pmustatus = !pipe && !none ? 2 : ratios ? 1 : 0;
 	} else
 		S.pmustatus = ratios ? 1 : 0;
+	if (S.pmustatus == 1 && leftout)
+		S.pmustatus = 3;	/* asc-ingest -P: collected, not in the stream */
 	jv_free(m);
 	jv_free(cfg);
 	jv_free(pmu);

@@ -95,6 +95,7 @@ struct dbread {
 	struct dwarn	*w;
 	int		 nw;
 	struct buf	 pmunames, ob, sc, q;
+	int		 nopmu;		/* db_opts.nopmu */
 };
 
 /* ---------- small helpers ---------- */
@@ -967,6 +968,7 @@ db_open(const char *path, const struct db_opts *o, char *err, size_t nerr)
 	d->python = xstrdup(o->python ? o->python : "Python");
 	d->bad = o->bad;
 	d->arg = o->arg;
+	d->nopmu = o->nopmu;
 	d->cache = xcalloc(NCACHE, sizeof *d->cache);
 	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
 		snprintf(err, nerr, "%s: not a readable file", path);
@@ -1379,7 +1381,7 @@ db_put_kernels(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 		q.has[K_HF32] = hf != NULL;
 		q.has[K_WAIT] = wt != NULL;
 		q.has[K_TTYPE] = tt != NULL;
-		q.has[K_PNAME] = d->c.has_pmu;
+		q.has[K_PNAME] = d->c.has_pmu && !d->nopmu;
 		b->len = 0;
 		buf_adds(b, "SELECT t.rowid, ");
 		tx(b, "t.startNs");
@@ -1403,13 +1405,13 @@ db_put_kernels(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 			selcol(b, "c", sc);
 		}
 		selcol(b, "c", wt);
-		if (d->c.has_pmu)
+		if (q.has[K_PNAME])
 			buf_adds(b, ", p.name, p.value");
 		else
 			buf_adds(b, ", NULL, NULL");
 		buf_adds(b, " FROM ");
 		buf_adds(b, kjoin);
-		if (d->c.has_pmu)
+		if (q.has[K_PNAME])
 			buf_adds(b, " LEFT JOIN TASK_PMU_INFO p ON p.globalTaskId = t.globalTaskId");
 		buf_adds(b, " WHERE t.deviceId = ?1 AND ");
 		tx(b, "t.endNs");

@@ -32,6 +32,7 @@ struct db_opts {
 	const char	*display;	/* file name used in src and messages */
 	const char	*step_pattern;	/* extra marker prefix before '#N', or NULL */
 	const char	*python;	/* process name of PYTORCH_API events */
+	int		 nopmu;		/* TASK_PMU_INFO left out of kernels */
 	void		(*bad)(void *arg, const char *msg);
 	void		*arg;
 };

@@ -261,6 +261,10 @@ kfields_tail(struct kout *k, const struct csvin *c, const struct kfile *kf, stru
 		} else
 			k->tail[KS_WAIT].kind = KV_NULL;
 	}
+	k->npmu = 0;
+	k->pmu = NULL;
+	if (kf->nopmu)
+		return;
 	for (int i = 0; i < kf->npmu; i++) {
 		int num;
 
@@ -356,6 +360,7 @@ ktab_read(struct ktab *kt, struct src_file *pf, int fileno_)
 		freekfile(kf);
 		goto unusable;
 	}
+	kf->nopmu = kt->nopmu;
 	/* The columns read now: the rest of a row is only counted. */
 	{
 		static const enum col need[] = { C_START, C_DUR, C_WAIT, C_DEVICE,

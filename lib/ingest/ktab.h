@@ -42,6 +42,7 @@ struct kfile {
 	struct buf	*pmukey;	/* "name": escaped once per file */
 	size_t		 pmukeys;	/* their length, and a comma each */
 	int		 npmu;
+	int		 nopmu;	/* the values left out (asc-ingest -P) */
 };
 
 /* A kernel file: its columns, and its reader while the rows are written. */
@@ -63,6 +64,7 @@ struct ktab {
 	const char	*tmpdir;	/* where a pipe is copied to be read twice */
 	int		 progress;	/* progress lines on stderr */
 	void		(*bad)(const char *msg);	/* a bad row or file */
+	int		 nopmu;		/* PMU values left out of kernels */
 	struct krow	*row;
 	size_t		 n, cap;
 	struct kread	*kr;		/* per file of the profile */
