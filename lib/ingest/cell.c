@@ -17,6 +17,16 @@ cell_digits(const char *s, size_t n)
 	return 1;
 }
 
+int
+cell_int(const char *s, size_t n, int64_t *v)
+{
+	cell_trim(&s, &n);
+	if (dec_parse(s, n, 0, v) != 0 ||
+	    !cell_digits(s[0] == '-' ? s + 1 : s, s[0] == '-' ? n - 1 : n))
+		return -1;
+	return 0;
+}
+
 /* Integer cell: N/A, empty and UINT32_MAX ("invalid") are null. */
 void
 cell_putint(struct buf *b, const char *key, const char *s, size_t n)
@@ -25,7 +35,7 @@ cell_putint(struct buf *b, const char *key, const char *s, size_t n)
 
 	cell_trim(&s, &n);
 	if (cell_isnull(s, n) || (n == 10 && memcmp(s, "4294967295", 10) == 0) ||
-	    dec_parse(s, n, 0, &v) != 0 || !cell_digits(s[0] == '-' ? s + 1 : s, s[0] == '-' ? n - 1 : n))
+	    cell_int(s, n, &v) != 0)
 		out_null(b, key);
 	else
 		out_i64(b, key, v);

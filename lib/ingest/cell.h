@@ -109,6 +109,8 @@ void	cell_putstr(struct buf *, const char *key, const char *s, size_t n, int unq
 void	cell_putnum(struct buf *, const char *key, const char *s, size_t n);
 /* 1 when s[0..n) is one or more ASCII digits. */
 int	cell_digits(const char *s, size_t n);
+/* 0 and *v when trimmed s[0..n) is an integer, [-]digits; else -1. */
+int	cell_int(const char *s, size_t n, int64_t *v);
 /* A bounded, printable snippet of a bad cell for messages (static). */
 const char *cell_snip(const char *s, size_t n);
 

@@ -952,6 +952,18 @@ fileuri(const char *path)
 	return b.p;
 }
 
+/* The start of every record of a table: "src" is FILE:TABLE:rowid. */
+static void
+srcprefix(struct dbread *d, struct buf *pre, const char *type, const char *profile, int table)
+{
+	d->sc.len = 0;
+	buf_adds(&d->sc, d->disp);
+	buf_addc(&d->sc, ':');
+	buf_adds(&d->sc, tabname[table]);
+	buf_addc(&d->sc, ':');
+	rec_out_prefix(pre, type, profile, d->sc.p, d->sc.len);
+}
+
 struct dbread *
 db_open(const char *path, const struct db_opts *o, char *err, size_t nerr)
 {
@@ -1456,14 +1468,8 @@ db_put_kernels(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 			return -1;
 		}
 	}
-	for (int t = 0; t < 2; t++) {
-		d->sc.len = 0;
-		buf_adds(&d->sc, d->disp);
-		buf_addc(&d->sc, ':');
-		buf_adds(&d->sc, tabname[t ? T_COMM : T_TASK]);
-		buf_addc(&d->sc, ':');
-		rec_out_prefix(&q.pre[t], "kernel", profile, d->sc.p, d->sc.len);
-	}
+	for (int t = 0; t < 2; t++)
+		srcprefix(d, &q.pre[t], "kernel", profile, t ? T_COMM : T_TASK);
 	for (int i = 0; i < d->ndev && r == 0; i++)
 		r = putdev(d, fp, profile, origin, d->dev[i], &q);
 	sqlite3_finalize(q.k);
@@ -1671,14 +1677,8 @@ db_put_host(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 	buf_adds(b, ") WHERE e >= s ORDER BY s, e - s DESC, src, rid");
 	if ((st = prep(d, b->p)) == NULL)
 		return -1;
-	for (int i = 0; i < 2; i++) {
-		d->sc.len = 0;
-		buf_adds(&d->sc, d->disp);
-		buf_addc(&d->sc, ':');
-		buf_adds(&d->sc, tabname[i ? T_CANN : T_PY]);
-		buf_addc(&d->sc, ':');
-		rec_out_prefix(&hpre[i], "host", profile, d->sc.p, d->sc.len);
-	}
+	for (int i = 0; i < 2; i++)
+		srcprefix(d, &hpre[i], "host", profile, i ? T_CANN : T_PY);
 	memset(&h, 0, sizeof h);
 	h.cap = 64;
 	h.q = xcalloc(h.cap, sizeof *h.q);

@@ -80,8 +80,7 @@ badcell(const char *s, size_t n, int kind)
 	if (kind == 'u')
 		return dec_us2ns(s, n, &v) != 0;
 	if (kind == 'i')
-		return dec_parse(s, n, 0, &v) != 0 || !cell_digits(s[0] == '-' ? s + 1 : s,
-		    s[0] == '-' ? n - 1 : n);
+		return cell_int(s, n, &v) != 0;
 	memcpy(t, s, n);
 	t[n] = '\0';
 	d = strtod(t, NULL);
