@@ -28,6 +28,10 @@ struct seg {
 	size_t		 first, firstn, last, lastn;	/* context objects in G.arena */
 };
 
+struct iv {
+	int64_t		 s, e;
+};
+
 struct win {
 	int64_t		 s, e;
 	size_t		 id, idn, gid, gidn;		/* raw JSON in G.ids */
@@ -51,6 +55,14 @@ static struct {
 	size_t		 nsg, capsg;
 	struct buf	 arena, segstep;
 	int		 havesegs;
+	/*
+	 * Until the profile's first segment: the kernels since the last step
+	 * record, to tell a stream without segment records (asc-merge not
+	 * run, or a saved stream) from a step whose kernels miss its window.
+	 */
+	int64_t		 profsegs;
+	struct iv	*kb;
+	size_t		 nkb, capkb;
 	/* the pass: one device's kernels and steps */
 	int		 pass, passes;
 	struct buf	 dev;
@@ -66,7 +78,7 @@ static struct {
 /* From the rules ("bubbles.*"); -b overrides min_bubble_us. */
 static int64_t minbubble = -1, heavymin, heavyppm, underppm, commmin, commppm;
 static struct buf ob, tmp, bid;
-static int aflag;
+static int aflag, sflag;
 
 /*
  * The step's windows below min_bubble_us, when not written one by one:
@@ -83,7 +95,7 @@ static struct {
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-ak] [-b min_bubble_us] [-m maxline] [-r rules] "
+	fprintf(stderr, "usage: %s [-aks] [-b min_bubble_us] [-m maxline] [-r rules] "
 	    "[file ...]\n",
 	    progname);
 	exit(EX_SYS);
@@ -441,6 +453,14 @@ kernelrec(struct rin *r)
 		pass_begin(G.sect.ord.dev.p, G.sect.ord.dev.len);
 	}
 	G.nk++;
+	if (G.profsegs == 0 && k.end > k.start && k.step_id && !rf_isnull(k.step_id)) {
+		if (G.nkb == G.capkb) {
+			G.capkb = G.capkb ? 2 * G.capkb : 256;
+			G.kb = xreallocarray(G.kb, G.capkb, sizeof *G.kb);
+		}
+		G.kb[G.nkb].s = k.start;
+		G.kb[G.nkb++].e = k.end;
+	}
 	if (k.end > k.start) {
 		G.kctx.len = 0;
 		sr_ctx(&G.kctx, &k);
@@ -523,7 +543,11 @@ segrec(struct rin *r)
 	sr_raw(&G.arena, la);
 	s->lastn = G.arena.len - s->last;
 	G.nsg++;
-	sr_pass(r);
+	G.profsegs++;
+	G.nkb = 0;
+	/* Consumed here: only asc-gaps reads them (-s writes them on). */
+	if (sflag)
+		sr_pass(r);
 	return 0;
 }
 
@@ -568,6 +592,16 @@ steprec(struct rin *r)
 		G.nsg = 0;
 		return -1;
 	}
+	if (G.profsegs == 0)
+		for (size_t i = 0; i < G.nkb; i++)
+			if (G.kb[i].s < we && G.kb[i].e > ws) {
+				snprintf(r->err, sizeof r->err, "step \"%.40s\" has kernels but no "
+				    "\"segment\" records: run asc-merge first (asc-gaps writes "
+				    "segments on only with -s)", tmp.p);
+				G.nkb = 0;
+				return -1;
+			}
+	G.nkb = 0;
 	gid = rin_get(r, "group_id");
 	src = rin_get(r, "window_source");
 	dev = rin_get(r, "device");
@@ -741,6 +775,8 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		G.passes = 0;
 		G.nsg = 0;
 		G.havesegs = 0;
+		G.profsegs = 0;
+		G.nkb = 0;
 		G.prof.len = 0;
 		if ((f = rin_get(r, "profile")) != NULL)
 			buf_add(&G.prof, f->v, f->vlen);
@@ -772,7 +808,7 @@ main(int argc, char *argv[])
 	int c, kflag = 0, rc;
 
 	setprogname_(argv[0]);
-	while ((c = getopt(argc, argv, "ab:km:r:")) != -1)
+	while ((c = getopt(argc, argv, "ab:km:r:s")) != -1)
 		switch (c) {
 		case 'a':
 			aflag = 1;
@@ -790,6 +826,9 @@ main(int argc, char *argv[])
 			break;
 		case 'r':
 			rfile = optarg;
+			break;
+		case 's':
+			sflag = 1;
 			break;
 		default:
 			usage();

@@ -8,26 +8,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "busy.h"
 #include "dec.h"
 #include "rec.h"
 #include "rules.h"
 #include "steprec.h"
 #include "util.h"
 
-struct ival {
-	int64_t		 s, e;
-	size_t		 ctx, ctxlen;	/* context object in S.ctx */
-	size_t		 seq;
-	int		 comm;		/* a communication task (ops.comm_task_types) */
-};
-
 static struct {
 	struct sr_sect	 sect;
 	struct buf	 step;		/* step_id (unescaped) of the buffered kernels */
 	int		 have;		/* kernels are buffered */
-	struct ival	*v;
-	size_t		 n, cap;
-	struct buf	 ctx;
+	struct busy	 busy;
 	int		 bad;
 } S;
 
@@ -40,48 +32,39 @@ usage(void)
 	exit(EX_SYS);
 }
 
-static int
-icmp(const void *a, const void *b)
-{
-	const struct ival *x = a, *y = b;
-
-	if (x->s != y->s)
-		return x->s < y->s ? -1 : 1;
-	if (x->e != y->e)
-		return x->e < y->e ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 static void
 clear(void)
 {
-	S.n = 0;
+	busy_clear(&S.busy);
 	S.have = 0;
-	S.ctx.len = 0;
 	S.step.len = 0;
 }
 
+struct segctx {
+	const struct rfield	*prof, *dev, *sid;
+};
+
 static void
-putseg(const struct rfield *prof, const struct rfield *dev,
-    const struct rfield *sid, long nseg, int64_t s, int64_t e, long k,
-    const struct ival *first, const struct ival *last, int64_t compute, int64_t comm)
+putseg(const struct busy *b, const struct busy_seg *g, void *arg)
 {
+	const struct segctx *c = arg;
+
 	out_begin(&ob, "segment");
 	out_key(&ob, "profile");
-	sr_raw(&ob, prof);
+	sr_raw(&ob, c->prof);
 	out_key(&ob, "device");
-	sr_raw(&ob, dev);
+	sr_raw(&ob, c->dev);
 	out_key(&ob, "step_id");
-	sr_raw(&ob, sid);
-	out_i64(&ob, "segment", nseg);
-	out_i64(&ob, "start_ns", s);
-	out_i64(&ob, "end_ns", e);
-	out_i64(&ob, "dur_ns", e - s);
-	out_i64(&ob, "kernels", k);
-	out_i64(&ob, "compute_ns", compute);
-	out_i64(&ob, "comm_ns", comm);
-	out_raw(&ob, "first", S.ctx.p + first->ctx, first->ctxlen);
-	out_raw(&ob, "last", S.ctx.p + last->ctx, last->ctxlen);
+	sr_raw(&ob, c->sid);
+	out_i64(&ob, "segment", g->index);
+	out_i64(&ob, "start_ns", g->s);
+	out_i64(&ob, "end_ns", g->e);
+	out_i64(&ob, "dur_ns", g->e - g->s);
+	out_i64(&ob, "kernels", g->kernels);
+	out_i64(&ob, "compute_ns", g->compute);
+	out_i64(&ob, "comm_ns", g->comm);
+	out_raw(&ob, "first", b->ctx.p + g->first->ctx, g->first->ctxlen);
+	out_raw(&ob, "last", b->ctx.p + g->last->ctx, g->last->ctxlen);
 	rec_put(&ob, stdout);
 }
 
@@ -91,7 +74,6 @@ steprec(struct rin *r)
 {
 	const struct rfield *sid;
 	int64_t ws, we;
-	size_t m = 0;
 
 	if (rin_scan(r) != 0)
 		return -1;
@@ -110,87 +92,12 @@ steprec(struct rin *r)
 		clear();
 		return -1;
 	}
-	for (size_t i = 0; i < S.n; i++) {
-		struct ival v = S.v[i];
+	struct segctx c = { rin_get(r, "profile"), rin_get(r, "device"), sid };
 
-		if (v.s < ws)
-			v.s = ws;
-		if (v.e > we)
-			v.e = we;
-		if (v.e <= v.s)
-			continue;	/* zero length after clipping: never splits a gap */
-		S.v[m++] = v;
-	}
-	if (m > 1)
-		qsort(S.v, m, sizeof *S.v, icmp);
-	long nseg = 0, k = 0;
-	size_t first = 0, last = 0;
-	int64_t cs = 0, ce = 0;
-	/*
-	 * Inside a segment, the union of its compute kernels and that of its
-	 * communication kernels, each merged on its own as the sorted
-	 * intervals go by: a subset of intervals sorted by start is sorted.
-	 */
-	struct { int64_t s, e, tot; int have; } u[2];
-
-	memset(u, 0, sizeof u);
-	for (size_t i = 0; i <= m; i++) {
-		if (i < m && k > 0 && S.v[i].s <= ce) {
-			if (S.v[i].e >= ce) {
-				ce = S.v[i].e;
-				last = i;
-			}
-			k++;
-		} else {
-			if (k > 0) {
-				for (int j = 0; j < 2; j++)
-					if (u[j].have)
-						u[j].tot += u[j].e - u[j].s;
-				putseg(rin_get(r, "profile"), rin_get(r, "device"), sid, nseg++,
-				    cs, ce, k, &S.v[first], &S.v[last], u[0].tot, u[1].tot);
-				memset(u, 0, sizeof u);
-			}
-			if (i == m)
-				break;
-			cs = S.v[i].s;
-			ce = S.v[i].e;
-			first = last = i;
-			k = 1;
-		}
-		int j = S.v[i].comm;
-
-		if (u[j].have && S.v[i].s <= u[j].e) {
-			if (S.v[i].e > u[j].e)
-				u[j].e = S.v[i].e;
-		} else {
-			if (u[j].have)
-				u[j].tot += u[j].e - u[j].s;
-			u[j].s = S.v[i].s;
-			u[j].e = S.v[i].e;
-			u[j].have = 1;
-		}
-	}
+	busy_merge(&S.busy, ws, we, putseg, &c);
 	clear();
 	sr_pass(r);
 	return 0;
-}
-
-/* Is k a communication task?  Task types are few: the last answer is kept. */
-static int
-iscomm(const struct sr_kern *k)
-{
-	static struct buf last;
-	static int ans, have;
-
-	if (k->task_type == NULL || rf_isnull(k->task_type) || rf_str(k->task_type, &tmp) != 0)
-		return 0;
-	if (!have || tmp.len != last.len || memcmp(tmp.p, last.p, tmp.len) != 0) {
-		last.len = 0;
-		buf_add(&last, tmp.p, tmp.len);
-		ans = rules_match("ops.comm_task_types", tmp.p);
-		have = 1;
-	}
-	return ans;
 }
 
 static int
@@ -220,19 +127,7 @@ kernelrec(struct rin *r)
 			S.step.len = 0;
 			buf_add(&S.step, tmp.p, tmp.len);
 		}
-		if (S.n == S.cap) {
-			S.cap = S.cap ? 2 * S.cap : 1024;
-			S.v = xreallocarray(S.v, S.cap, sizeof *S.v);
-		}
-		struct ival *v = &S.v[S.n];
-
-		v->s = k.start;
-		v->e = k.end;
-		v->seq = S.n++;
-		v->comm = iscomm(&k);
-		v->ctx = S.ctx.len;
-		sr_ctx(&S.ctx, &k);
-		v->ctxlen = S.ctx.len - v->ctx;
+		busy_add(&S.busy, &k);
 	}
 	sr_pass(r);
 	return 0;

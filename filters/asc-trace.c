@@ -25,11 +25,13 @@
 
 #include <jv.h>
 
+#include "busy.h"
 #include "dec.h"
 #include "opkey.h"
 #include "rec.h"
 #include "rules.h"
 #include "spool.h"
+#include "steprec.h"
 #include "util.h"
 
 /* Our tracks: thread ids far above any stream id, sorted above them. */
@@ -215,6 +217,92 @@ kv_us(const char *key, int64_t ns)
 	buf_adds(&eb, d);
 }
 
+/*
+ * Busy time, named by what kind of kernels fill it: the segments of
+ * asc-merge, drawn from the kernels (asc-gaps consumes the segment
+ * records), clipped to the step windows that pass 0 read.
+ */
+static struct {
+	struct win { int64_t s, e; char *id; } *w;
+	size_t		 nw, capw, cur;
+	struct busy	 b;
+	struct buf	 step;		/* raw step_id of the buffered kernels */
+	int		 have;
+} B;
+
+static void
+win_add(const struct rin *r, int64_t s, int64_t e)
+{
+	const struct rfield *f = rin_get(r, "step_id");
+
+	if (f == NULL)
+		return;
+	if (B.nw == B.capw) {
+		B.capw = B.capw ? 2 * B.capw : 64;
+		B.w = xreallocarray(B.w, B.capw, sizeof *B.w);
+	}
+	B.w[B.nw].s = s;
+	B.w[B.nw].e = e;
+	B.w[B.nw++].id = xstrndup(f->v, f->vlen);
+}
+
+static void
+putbusy(const struct busy *b, const struct busy_seg *g, void *arg)
+{
+	const char *name = g->comm == 0 ? "compute" : g->compute == 0 ? "communication" :
+	    "compute + communication";
+	int64_t d = g->e - g->s;
+
+	ev_begin(T_BREAK, name, strlen(name), NULL, g->s, d, "asc.busy");
+	out_raw(&eb, "step_id", B.step.p, B.step.len);
+	out_i64(&eb, "segment", g->index);
+	out_i64(&eb, "kernels", g->kernels);
+	kv_us("compute_us", g->compute);
+	kv_us("comm_us", g->comm);
+	kv_us("comm_not_overlapped_us", d - g->compute);
+	out_raw(&eb, "first", b->ctx.p + g->first->ctx, g->first->ctxlen);
+	out_raw(&eb, "last", b->ctx.p + g->last->ctx, g->last->ctxlen);
+	ev_end();
+}
+
+/* The buffered step's segments, in the window of the same step_id (steps
+ * come in the order of their kernels: the search starts where it ended). */
+static void
+busy_flush(void)
+{
+	if (!B.have)
+		return;
+	B.have = 0;
+	for (size_t i = 0; i < B.nw; i++) {
+		struct win *w = &B.w[(B.cur + i) % B.nw];
+
+		if (strlen(w->id) == B.step.len && memcmp(w->id, B.step.p, B.step.len) == 0) {
+			B.cur = (B.cur + i + 1) % B.nw;
+			busy_merge(&B.b, w->s, w->e, putbusy, NULL);
+			return;
+		}
+	}
+	busy_clear(&B.b);	/* a step without metrics: nothing to draw on */
+}
+
+static void
+do_busy(struct rin *r)
+{
+	struct sr_kern k;
+
+	if (sr_kernel(r, &k) != 0 || k.step_id == NULL || rf_isnull(k.step_id))
+		return;
+	if (B.have && (k.step_id->vlen != B.step.len ||
+	    memcmp(k.step_id->v, B.step.p, B.step.len) != 0))
+		busy_flush();
+	if (!B.have) {
+		B.have = 1;
+		B.step.len = 0;
+		buf_add(&B.step, k.step_id->v, k.step_id->vlen);
+	}
+	busy_add(&B.b, &k);
+}
+
 /* step_metrics: the step and its breakdown. */
 static void
 do_step(struct rin *r, struct buf *s)
@@ -224,6 +312,7 @@ do_step(struct rin *r, struct buf *s)
 	s->len = 0;
 	buf_adds(s, "step ");
 	addstr(r, "step_id", s);
+	win_add(r, st, en);
 	ev_begin(T_STEP, s->p, s->len, NULL, st, en - st, "asc.step");
 	static const char *const k[] = { "step_id", "group_id", "window_source",
 	    "service_ms", "compute_ms", "comm_exposed_ms", "comm_overlapped_ms",
@@ -232,27 +321,6 @@ do_step(struct rin *r, struct buf *s)
 	    "significant_bubble_count", "kernels", "tags" };
 	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
 		arg(r, k[i]);
-	ev_end();
-}
-
-/* segment: busy time, named by what kind of kernels fill it. */
-static void
-do_segment(struct rin *r)
-{
-	int64_t st = geti(r, "start_ns"), d = geti(r, "dur_ns");
-	int64_t c = geti(r, "compute_ns"), m = geti(r, "comm_ns");
-	const char *name = m == 0 ? "compute" : c == 0 ? "communication" :
-	    "compute + communication";
-
-	ev_begin(T_BREAK, name, strlen(name), NULL, st, d, "asc.busy");
-	arg(r, "step_id");
-	arg(r, "segment");
-	arg(r, "kernels");
-	kv_us("compute_us", c);
-	kv_us("comm_us", m);
-	kv_us("comm_not_overlapped_us", d - c);
-	arg(r, "first");
-	arg(r, "last");
 	ev_end();
 }
 
@@ -488,8 +556,7 @@ run(const char *path, const char *disp, int pass)
 			}
 			continue;
 		}
-		int want = pass == 0 ? is(t, tn, "step_metrics") || is(t, tn, "segment") ||
-		    is(t, tn, "bubble") : (drill_step && is(t, tn, "structure")) || is(t, tn, "kernel");
+		int want = pass == 0 ? is(t, tn, "step_metrics") || is(t, tn, "bubble") : (drill_step && is(t, tn, "structure")) || is(t, tn, "kernel");
 		if (!want) {
 			rin_bulk(&r, t, tn, NULL);
 			continue;
@@ -502,17 +569,19 @@ run(const char *path, const char *disp, int pass)
 		if (pass == 0) {
 			if (t[1] == 't')
 				do_step(&r, &s);
-			else if (t[1] == 'e')
-				do_segment(&r);
 			else
 				do_idle(&r, &s);
 		} else if (t[0] == 's') {
 			s.len = 0;
 			if (rin_str(&r, "step_id", &s) == 0 && strcmp(s.p, drill_step) == 0)
 				do_structure(&r, &s);
-		} else
+		} else {
+			do_busy(&r);
 			do_anchor(&r, &s, &key);
+		}
 	}
+	if (pass == 1)
+		busy_flush();
 	rin_close(&r);
 	buf_free(&s);
 	buf_free(&key);

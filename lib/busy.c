@@ -1,0 +1,142 @@
+/* The device-busy union of one step (see busy.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "busy.h"
+#include "rules.h"
+#include "util.h"
+
+/* Is k a communication task?  Task types are few: the last answer is kept. */
+static int
+iscomm(const struct sr_kern *k)
+{
+	static struct buf last, tmp;
+	static int ans, have;
+
+	if (k->task_type == NULL || rf_isnull(k->task_type) || rf_str(k->task_type, &tmp) != 0)
+		return 0;
+	if (!have || tmp.len != last.len || memcmp(tmp.p, last.p, tmp.len) != 0) {
+		last.len = 0;
+		buf_add(&last, tmp.p, tmp.len);
+		ans = rules_match("ops.comm_task_types", tmp.p);
+		have = 1;
+	}
+	return ans;
+}
+
+void
+busy_add(struct busy *b, const struct sr_kern *k)
+{
+	struct busy_iv *v;
+
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 1024;
+		b->v = xreallocarray(b->v, b->cap, sizeof *b->v);
+	}
+	v = &b->v[b->n];
+	v->s = k->start;
+	v->e = k->end;
+	v->seq = b->n++;
+	v->comm = iscomm(k);
+	v->ctx = b->ctx.len;
+	sr_ctx(&b->ctx, k);
+	v->ctxlen = b->ctx.len - v->ctx;
+}
+
+void
+busy_clear(struct busy *b)
+{
+	b->n = 0;
+	b->ctx.len = 0;
+}
+
+static int
+icmp(const void *a, const void *b)
+{
+	const struct busy_iv *x = a, *y = b;
+
+	if (x->s != y->s)
+		return x->s < y->s ? -1 : 1;
+	if (x->e != y->e)
+		return x->e < y->e ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void
+busy_merge(struct busy *b, int64_t ws, int64_t we,
+    void (*fn)(const struct busy *, const struct busy_seg *, void *), void *arg)
+{
+	struct busy_iv *v = b->v;
+	size_t m = 0;
+
+	for (size_t i = 0; i < b->n; i++) {
+		struct busy_iv x = v[i];
+
+		if (x.s < ws)
+			x.s = ws;
+		if (x.e > we)
+			x.e = we;
+		if (x.e <= x.s)
+			continue;	/* zero length after clipping: never splits a gap */
+		v[m++] = x;
+	}
+	if (m > 1)
+		qsort(v, m, sizeof *v, icmp);
+
+	struct busy_seg g = { 0 };
+	size_t first = 0, last = 0;
+	long k = 0;
+	int64_t cs = 0, ce = 0;
+	/*
+	 * Inside a segment, the union of its compute kernels and that of its
+	 * communication kernels, each merged on its own as the sorted
+	 * intervals go by: a subset of intervals sorted by start is sorted.
+	 */
+	struct { int64_t s, e, tot; int have; } u[2];
+
+	memset(u, 0, sizeof u);
+	for (size_t i = 0; i <= m; i++) {
+		if (i < m && k > 0 && v[i].s <= ce) {
+			if (v[i].e >= ce) {
+				ce = v[i].e;
+				last = i;
+			}
+			k++;
+		} else {
+			if (k > 0) {
+				for (int j = 0; j < 2; j++)
+					if (u[j].have)
+						u[j].tot += u[j].e - u[j].s;
+				g.s = cs;
+				g.e = ce;
+				g.kernels = k;
+				g.compute = u[0].tot;
+				g.comm = u[1].tot;
+				g.first = &v[first];
+				g.last = &v[last];
+				fn(b, &g, arg);
+				g.index++;
+				memset(u, 0, sizeof u);
+			}
+			if (i == m)
+				break;
+			cs = v[i].s;
+			ce = v[i].e;
+			first = last = i;
+			k = 1;
+		}
+		int j = v[i].comm;
+
+		if (u[j].have && v[i].s <= u[j].e) {
+			if (v[i].e > u[j].e)
+				u[j].e = v[i].e;
+		} else {
+			if (u[j].have)
+				u[j].tot += u[j].e - u[j].s;
+			u[j].s = v[i].s;
+			u[j].e = v[i].e;
+			u[j].have = 1;
+		}
+	}
+	busy_clear(b);
+}

@@ -1,0 +1,47 @@
+/*
+ * The device-busy union of one step: its kernels' intervals, clipped to
+ * the step window, sorted and merged into segments.  asc-merge writes the
+ * segments as records; asc-trace draws them from the kernels of a saved
+ * stream, which no longer carries them (asc-gaps consumes them).
+ */
+#ifndef BUSY_H
+#define BUSY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rec.h"
+#include "steprec.h"
+
+struct busy_iv {
+	int64_t		 s, e;
+	size_t		 ctx, ctxlen;	/* context object in busy.ctx */
+	size_t		 seq;
+	int		 comm;		/* a communication task (ops.comm_task_types) */
+};
+
+struct busy {
+	struct busy_iv	*v;
+	size_t		 n, cap;
+	struct buf	 ctx;		/* the kernels' context objects (sr_ctx) */
+};
+
+/* One merged segment; first and last name kernels in b->ctx. */
+struct busy_seg {
+	long			 index, kernels;
+	int64_t			 s, e, compute, comm;
+	const struct busy_iv	*first, *last;
+};
+
+/* Add kernel k of the step being buffered. */
+void	busy_add(struct busy *b, const struct sr_kern *k);
+/*
+ * Clip the buffered kernels to [ws, we], merge them and call fn per
+ * segment in time order; compute and comm are the unions of the
+ * segment's compute and communication kernels.  The buffer is emptied.
+ */
+void	busy_merge(struct busy *b, int64_t ws, int64_t we,
+	    void (*fn)(const struct busy *, const struct busy_seg *, void *), void *arg);
+void	busy_clear(struct busy *b);
+
+#endif
