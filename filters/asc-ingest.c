@@ -14,6 +14,7 @@
 #include "ingest/dbread.h"
 #include "ingest/find.h"
 #include "ingest/ktab.h"
+#include "ingest/rec_out.h"
 #include "ingest/source.h"
 #include "ingest/tables.h"
 #include "ingest/trace.h"
@@ -36,6 +37,8 @@ static const char *step_pattern;
 static const char *hpath;
 static int nopmu;		/* -P: PMU values left out of kernel records */
 static FILE *hfp;
+/* -M: the PMU values go to this file as "pmu" records (rec_out_pmufp). */
+static const char *mpath;
 static int exitcode = EX_OK;
 static struct buf ob;		/* output record being built */
 
@@ -44,7 +47,7 @@ static void usage(void) __attribute__((noreturn));
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-dklPq] [-H hostfile] [-p pattern] [-r rules] path ...\n", progname);
+	fprintf(stderr, "usage: %s [-dklPq] [-H hostfile] [-M pmufile] [-p pattern] [-r rules] path ...\n", progname);
 	exit(EX_SYS);
 }
 
@@ -434,6 +437,7 @@ process(struct profile *p)
 		out_key(&ob, "pmu");
 		buf_adds(&ob, db_pmu_names(db));
 		out_bool(&ob, "pmu_left_out", nopmu);
+		out_bool(&ob, "pmu_aside", mpath != NULL);
 		out_i64(&ob, "sorted_runs", dc.kernel + dc.comm ? 1 : 0);
 		buf_addc(&ob, '}');
 	} else if (fk[F_KERNEL]) {
@@ -455,6 +459,7 @@ process(struct profile *p)
 		else
 			buf_adds(&ob, "[]");
 		out_bool(&ob, "pmu_left_out", nopmu);
+		out_bool(&ob, "pmu_aside", mpath != NULL);
 		out_i64(&ob, "sorted_runs", (int64_t)(kt.n ? runs : 0));
 		buf_addc(&ob, '}');
 	} else
@@ -509,6 +514,9 @@ process(struct profile *p)
 	for (int i = 0; i < nsrc; i++)
 		if (src[i].ops->put_kernels(&src[i], stdout, p->name, origin) != 0)
 			die("%s", src[i].ops->err(&src[i]));
+	/* asc-ops -M reads the file at the first host record on stdout. */
+	if (rec_out_pmufp && (fflush(rec_out_pmufp) != 0 || ferror(rec_out_pmufp)))
+		dieerr("%s", mpath);
 	for (int i = 0; i < nsrc; i++)
 		if (src[i].ops->put_host(&src[i], hfp ? hfp : stdout, p->name, origin) != 0)
 			die("%s", src[i].ops->err(&src[i]));
@@ -532,7 +540,7 @@ main(int argc, char *argv[])
 	const char *t, *rfile = NULL;
 
 	setprogname_(argv[0]);
-	while ((ch = getopt(argc, argv, "dH:klPp:qr:")) != -1) {
+	while ((ch = getopt(argc, argv, "dH:klM:Pp:qr:")) != -1) {
 		switch (ch) {
 		case 'H':
 			hpath = optarg;
@@ -545,6 +553,9 @@ main(int argc, char *argv[])
 			break;
 		case 'l':
 			lflag = 1;
+			break;
+		case 'M':
+			mpath = optarg;
 			break;
 		case 'P':
 			nopmu = 1;
@@ -601,12 +612,25 @@ main(int argc, char *argv[])
 			dieerr("%s", hpath);
 		setvbuf(hfp, NULL, _IOFBF, 1 << 20);
 	}
+	/* -M: the same, for asc-ops -M.  -P leaves the values out: both
+	 * cannot hold. */
+	if (mpath) {
+		if (nopmu)
+			die("-M and -P: the PMU values go to a file or nowhere, not both");
+		if (nprofs != 1)
+			die("-M %s: %d profiles found: -M takes one profile", mpath, nprofs);
+		if ((rec_out_pmufp = fopen(mpath, "w")) == NULL)
+			dieerr("%s", mpath);
+		setvbuf(rec_out_pmufp, NULL, _IOFBF, 1 << 20);
+	}
 	/* 1 MiB output buffer: records are small and many. */
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	for (int i = 0; i < nprofs; i++)
 		process(&profs[i]);
 	if (hfp && fclose(hfp) != 0)
 		dieerr("%s", hpath);
+	if (rec_out_pmufp && (ferror(rec_out_pmufp) | fclose(rec_out_pmufp)) != 0)
+		dieerr("%s", mpath);
 	if (rec_badutf8)
 		warnmsg("invalid UTF-8: %lu byte(s) replaced by U+FFFD", rec_badutf8);
 	xclose_stdout();

@@ -130,10 +130,28 @@ static int anchorrank, runmin, topn = 10;
 static double rungap;
 static struct buf ob, tmp, key, tmp2;
 
+/*
+ * -M: the PMU values of the input's one profile are in a file of their own
+ * (asc-ingest -M), one "pmu" record per kernel with values, in kernel
+ * order.  Each kernel leaves what adding its values takes; the file is
+ * read whole, in lockstep with them, when the profile's kernels end, so
+ * each op's sums are made in the order the one-stream form makes them.
+ */
+struct mk {
+	struct op	*op[NVIEW];
+	int64_t		 dur;
+	uint64_t	 h;		/* hash of the raw src; low bit: compute */
+};
+static const char *mpath;
+static struct mk *mk;
+static size_t nmk, capmk;
+static int mdone, kflag, mrc = EX_OK;
+static size_t mmaxline;
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-k] [-m maxline] [-n top] [-r rules] [file ...]\n",
+	fprintf(stderr, "usage: %s [-k] [-M pmufile] [-m maxline] [-n top] [-r rules] [file ...]\n",
 	    progname);
 	exit(EX_SYS);
 }
@@ -632,6 +650,102 @@ commoverlap(int64_t a, int64_t b)
 
 static void step_flush(const struct rin *r, int emit);
 
+/* One call's PMU values into an op's sums. */
+static void
+addpmu(struct op *p, const double *pval, const int *phas, int64_t dur)
+{
+	p->pk++;
+	for (int i = 0; i < NPMU; i++)
+		if (phas[i]) {
+			p->pw[i] += pval[i] * (double)dur;
+			p->pd[i] += dur;
+		}
+}
+
+static uint64_t
+mkhash(const char *src, size_t n)
+{
+	return fnv(FNV_INIT, src, n) & ~(uint64_t)1;
+}
+
+/*
+ * -M: read the file whole.  Each record must be the next kernel's (by
+ * src) or a later one's: kernels without values have no record.
+ */
+static void
+pmufile(void)
+{
+	struct rin m;
+	struct buf pre = { 0 };
+	size_t at = 0;
+	int st;
+
+	if (mdone++)
+		die("-M %s: the input holds more than one profile: -M takes one", mpath);
+	if (rin_open(&m, mpath, mmaxline) != 0)
+		dieerr("%s", mpath);
+	buf_adds(&pre, "{\"type\":\"pmu\",\"profile\":");
+	buf_add(&pre, S.prof.p, S.prof.len);
+	while ((st = rin_next(&m)) != 0) {
+		const char *t;
+		size_t tn, j;
+		const struct rfield *src, *f;
+		uint64_t h;
+		double pval[NPMU];
+		int phas[NPMU], pmu = 0;
+
+		if (st < 0 || rin_type(&m, &t, &tn) != 0)
+			goto bad;
+		if (!sr_is(t, tn, "pmu")) {
+			snprintf(m.err, sizeof m.err, "a \"%.*s\" record: -M takes pmu records only",
+			    (int)(tn < 40 ? tn : 40), t);
+			goto bad;
+		}
+		if (rin_scan(&m) != 0)
+			goto bad;
+		/* Another profile's values would be joined to this one's kernels. */
+		if (m.len <= pre.len || memcmp(m.line, pre.p, pre.len) != 0 ||
+		    (m.line[pre.len] != ',' && m.line[pre.len] != '}')) {
+			f = rin_get(&m, "profile");
+			if (f == NULL || f->vlen != S.prof.len || memcmp(f->v, S.prof.p, f->vlen) != 0) {
+				snprintf(m.err, sizeof m.err, "pmu record of another profile than the input's");
+				goto bad;
+			}
+		}
+		if ((src = rin_get(&m, "src")) == NULL || (f = rin_get(&m, "pmu")) == NULL) {
+			snprintf(m.err, sizeof m.err, "pmu record without \"src\" or \"pmu\"");
+			goto bad;
+		}
+		h = mkhash(src->v, src->vlen);
+		for (j = at; j < nmk && (mk[j].h & ~(uint64_t)1) != h; j++)
+			;
+		if (j == nmk) {
+			snprintf(m.err, sizeof m.err, "pmu record of src %.*s matches no later kernel of the input",
+			    (int)(src->vlen < 80 ? src->vlen : 80), src->v);
+			goto bad;
+		}
+		at = j + 1;
+		if (!(mk[j].h & 1) || rf_isnull(f))
+			continue;
+		pmu_scan(f, pval, phas);
+		for (int i = 0; i < NPMU; i++)
+			pmu |= phas[i];
+		if (pmu)
+			for (int v = 0; v < NVIEW; v++)
+				if (mk[j].op[v])
+					addpmu(mk[j].op[v], pval, phas, mk[j].dur);
+		continue;
+bad:
+		warnmsg("%s:%lu: %s", m.name, m.lineno, m.err);
+		if (!kflag)
+			exit(EX_DATA);
+		mrc = EX_DATA;
+	}
+	rin_close(&m);
+	buf_free(&pre);
+	nmk = 0;
+}
+
 static int
 kernelrec(struct rin *r)
 {
@@ -706,7 +820,20 @@ kernelrec(struct rin *r)
 	int small = k.dur < smallns;
 	int pmu = 0;
 
-	if ((cls == TT_COMPUTE || cls == TT_UNKNOWN) && (f = rin_get(r, "pmu")) != NULL &&
+	if (mpath) {
+		if (rin_get(r, "pmu") != NULL) {
+			snprintf(r->err, sizeof r->err, "kernel has \"pmu\": with -M the values come from the -M file only");
+			return -1;
+		}
+		if (nmk == capmk) {
+			capmk = capmk ? 2 * capmk : 4096;
+			mk = xreallocarray(mk, capmk, sizeof *mk);
+		}
+		memcpy(mk[nmk].op, o, sizeof o);
+		mk[nmk].dur = k.dur;
+		mk[nmk++].h = mkhash(k.src ? k.src->v : "null", k.src ? k.src->vlen : 4) |
+		    (cls == TT_COMPUTE || cls == TT_UNKNOWN);
+	} else if ((cls == TT_COMPUTE || cls == TT_UNKNOWN) && (f = rin_get(r, "pmu")) != NULL &&
 	    !rf_isnull(f)) {
 		pmu_scan(f, pval, phas);
 		for (int i = 0; i < NPMU; i++)
@@ -733,14 +860,8 @@ kernelrec(struct rin *r)
 		addname(p, tmp.p, namelen);
 		if (hasshp)
 			addshape(p, fnv(fnv(FNV_INIT, ins->v, ins->vlen), outs ? outs->v : "", outs ? outs->vlen : 0));
-		if (pmu) {
-			p->pk++;
-			for (int i = 0; i < NPMU; i++)
-				if (phas[i]) {
-					p->pw[i] += pval[i] * (double)k.dur;
-					p->pd[i] += k.dur;
-				}
-		}
+		if (pmu)
+			addpmu(p, pval, phas, k.dur);
 	}
 	S.kernels++;
 	S.dur += k.dur;
@@ -1457,6 +1578,8 @@ profile_out(void)
 	if (!S.sect.active || S.emitted)
 		return;
 	step_flush(NULL, 0);
+	if (mpath)
+		pmufile();
 	S.emitted = 1;
 	v = xcalloc(S.ops.n + 1, sizeof *v);
 	for (size_t i = 0; i < S.ops.cap; i++)
@@ -1752,9 +1875,12 @@ profilerec(struct rin *r)
 
 	if (jv_get_kind(pmu) == JV_KIND_OBJECT) {
 		jv lo = jv_object_get(jv_copy(pmu), jv_string("pmu_left_out"));
+		jv as = jv_object_get(jv_copy(pmu), jv_string("pmu_aside"));
 
-		leftout = jv_get_kind(lo) == JV_KIND_TRUE;
+		/* asc-ingest -M without asc-ops -M: the values are not here either. */
+		leftout = jv_get_kind(lo) == JV_KIND_TRUE || (jv_get_kind(as) == JV_KIND_TRUE && !mpath);
 		jv_free(lo);
+		jv_free(as);
 	}
 	pmu = jv_get_kind(pmu) == JV_KIND_OBJECT ? jv_object_get(pmu, jv_string("pmu")) :
 	    (jv_free(pmu), jv_null());
@@ -1780,7 +1906,7 @@ profilerec(struct rin *r)
 	} else
 		S.pmustatus = ratios ? 1 : 0;
 	if (S.pmustatus == 1 && leftout)
-		S.pmustatus = 3;	/* asc-ingest -P: collected, not in the stream */
+		S.pmustatus = 3;	/* asc-ingest -P or -M: collected, not read */
 	jv_free(m);
 	jv_free(cfg);
 	jv_free(pmu);
@@ -1843,13 +1969,16 @@ main(int argc, char *argv[])
 	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
 	size_t maxline = (size_t)1 << 28;
 	const char *rfile = NULL;
-	int c, kflag = 0, rc;
+	int c, rc;
 
 	setprogname_(argv[0]);
-	while ((c = getopt(argc, argv, "km:n:r:")) != -1)
+	while ((c = getopt(argc, argv, "kM:m:n:r:")) != -1)
 		switch (c) {
 		case 'k':
 			kflag = 1;
+			break;
+		case 'M':
+			mpath = optarg;
 			break;
 		case 'm':
 			maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
@@ -1880,7 +2009,10 @@ main(int argc, char *argv[])
 	runmin = (int)rules_num("ops.small_run_min_kernels");
 	rungap = rules_num("ops.small_run_gap_ratio");
 	S.hnames = S.hshapes = FNV_INIT;
+	mmaxline = maxline;
 	rc = sr_run(argc, argv, maxline, kflag, &f);
+	if (rc == EX_OK)
+		rc = mrc;
 	xclose_stdout();
 	return rc;
 }

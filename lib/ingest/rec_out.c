@@ -162,6 +162,37 @@ static const struct {
 	w = putval(o, w, key, lit_, sizeof(",\"" key "\":") - 1, (f), over); \
 } while (0)
 
+FILE *rec_out_pmufp;
+
+/*
+ * -M: the pmu object just written at o->p + at (up to w) becomes a record
+ * of its own in rec_out_pmufp, with the kernel's profile and src, and is
+ * taken back out of the kernel record.  Returns the new end of o.
+ */
+static char *
+aside(struct buf *o, const struct kout *k, size_t at, char *w)
+{
+	static const char kpre[] = "{\"type\":\"kernel\",";
+	static struct buf pb;
+	size_t n = (size_t)(w - o->p) - at;
+	char *p;
+
+	if (k->npre < sizeof kpre - 1 || memcmp(k->pre, kpre, sizeof kpre - 1) != 0)
+		die("internal: kernel record prefix");
+	buf_grow(&pb, k->npre + n + 64);
+	p = pb.p;
+	PUTLIT(p, "{\"type\":\"pmu\",");
+	memcpy(p, k->pre + sizeof kpre - 1, k->npre - (sizeof kpre - 1));
+	p += k->npre - (sizeof kpre - 1);
+	p = rec_fmtint(p, k->srcn);
+	*p++ = '"';
+	memcpy(p, o->p + at, n);	/* ,"pmu":{...} */
+	p += n;
+	PUTLIT(p, "}\n");
+	fwrite(pb.p, 1, (size_t)(p - pb.p), rec_out_pmufp);
+	return o->p + at;
+}
+
 /* over is a constant in each of the two uses: its tests go. */
 RINLINE void
 kernel(struct buf *o, const struct kout *k, int over)
@@ -218,9 +249,11 @@ kernel(struct buf *o, const struct kout *k, int over)
 				w = putesc(o, w, p->s, p->n, over);
 			*w++ = ',';
 		}
-		if (w[-1] == ',')
+		if (w[-1] == ',') {
 			w[-1] = '}';
-		else
+			if (rec_out_pmufp)
+				w = aside(o, k, (size_t)(open - o->p), w);
+		} else
 			w = open;	/* every value null */
 	}
 	PUTLIT(w, "}\n");

@@ -93,6 +93,14 @@ void	rec_out_prefix(struct buf *b, const char *type, const char *profile,
 /* b = ,"process":P,"pid":PID,"tid":TID: a host thread, made once. */
 void	rec_out_thread(struct buf *b, const char *process, int64_t pid, int64_t tid);
 
+/*
+ * asc-ingest -M: when set, each kernel's "pmu" object is written to this
+ * file as a record of its own, {"type":"pmu","profile":P,"src":S,"pmu":
+ * {...}}, in kernel order, and left out of the kernel record (write
+ * errors: see ferror).
+ */
+extern FILE *rec_out_pmufp;
+
 /* Append one kernel record, with its newline. */
 void	rec_out_kernel(struct buf *b, const struct kout *);
 /*
