@@ -40,6 +40,7 @@ struct win {
 struct gap {
 	int64_t		 a, b;
 	char		*before, *after;		/* context objects or NULL */
+	size_t		 bo, bn, ao, an;		/* pending: the contexts in G.pctx */
 };
 
 struct gaplist {
@@ -73,6 +74,7 @@ static struct {
 	size_t		 nw, capw;
 	struct buf	 ids;
 	struct gaplist	 pend, glob;
+	struct buf	 pctx;		/* the pending gaps' contexts: most are dropped */
 } G;
 
 /* From the rules ("bubbles.*"); -b overrides min_bubble_us. */
@@ -114,6 +116,30 @@ gl_add(struct gaplist *l, int64_t a, int64_t b, const char *before, size_t bn,
 	l->v[l->n].before = before ? xstrndup(before, bn) : NULL;
 	l->v[l->n].after = after ? xstrndup(after, an) : NULL;
 	l->n++;
+}
+
+/* A whole-capture gap not yet placed in a window; its contexts are the
+ * last kernel's and the current one's. */
+static void
+pend_add(int64_t a, int64_t b)
+{
+	struct gaplist *l = &G.pend;
+	struct gap *g;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->v = xreallocarray(l->v, l->cap, sizeof *l->v);
+	}
+	g = &l->v[l->n++];
+	g->a = a;
+	g->b = b;
+	g->before = g->after = NULL;
+	g->bo = G.pctx.len;
+	buf_add(&G.pctx, G.lastctx.p, G.lastctx.len);
+	g->bn = G.lastctx.len;
+	g->ao = G.pctx.len;
+	buf_add(&G.pctx, G.kctx.p, G.kctx.len);
+	g->an = G.kctx.len;
 }
 
 static void
@@ -236,6 +262,7 @@ pass_begin(const char *dev, size_t n)
 	G.nw = 0;
 	G.ids.len = 0;
 	gl_clear(&G.pend);
+	G.pctx.len = 0;
 	gl_clear(&G.glob);
 }
 
@@ -292,18 +319,14 @@ resolve(int64_t upto, int all)
 	while (p->head < p->n && (all || p->v[p->head].b <= upto)) {
 		struct gap *g = &p->v[p->head++];
 
-		if (inwindow(g->a, g->b)) {
-			free(g->before);
-			free(g->after);
-		} else {
-			gl_add(&G.glob, g->a, g->b, NULL, 0, NULL, 0);
-			G.glob.v[G.glob.n - 1].before = g->before;
-			G.glob.v[G.glob.n - 1].after = g->after;
-		}
-		g->before = g->after = NULL;
+		if (!inwindow(g->a, g->b))
+			gl_add(&G.glob, g->a, g->b, G.pctx.p + g->bo, g->bn,
+			    G.pctx.p + g->ao, g->an);
 	}
-	if (p->head == p->n)
+	if (p->head == p->n) {
 		p->n = p->head = 0;
+		G.pctx.len = 0;
+	}
 }
 
 static void
@@ -480,8 +503,7 @@ kernelrec(struct rin *r)
 			}
 		} else {
 			gapseen(G.ue, k.start);
-			gl_add(&G.pend, G.ue, k.start, G.lastctx.p, G.lastctx.len,
-			    G.kctx.p, G.kctx.len);
+			pend_add(G.ue, k.start);
 			G.busy += G.ue - G.us;
 			G.us = k.start;
 			G.ue = k.end;

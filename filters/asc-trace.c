@@ -59,6 +59,7 @@ static struct aside oa;		/* -o: the file written aside */
 static jv verdict;		/* anomaly_discovery, or null */
 static char *drill_step;	/* structure_drilldown.step_id */
 static jv anchors;		/* {op key: true} */
+static int nanchors;
 
 static void usage(void) __attribute__((noreturn));
 
@@ -220,7 +221,9 @@ kv_us(const char *key, int64_t ns)
 /*
  * Busy time, named by what kind of kernels fill it: the segments of
  * asc-merge, drawn from the kernels (asc-gaps consumes the segment
- * records), clipped to the step windows that pass 0 read.
+ * records), clipped to the step windows: in the first pass, where a
+ * step's step_metrics record comes after its kernels and before the next
+ * step's.
  */
 static struct {
 	struct win { int64_t s, e; char *id; } *w;
@@ -556,7 +559,10 @@ run(const char *path, const char *disp, int pass)
 			}
 			continue;
 		}
-		int want = pass == 0 ? is(t, tn, "step_metrics") || is(t, tn, "bubble") : (drill_step && is(t, tn, "structure")) || is(t, tn, "kernel");
+		/* Pass 1 reads kernels only for the wait anchors, when there are any. */
+		int want = pass == 0 ? is(t, tn, "step_metrics") || is(t, tn, "bubble") ||
+		    is(t, tn, "kernel") : (drill_step && is(t, tn, "structure")) ||
+		    (nanchors > 0 && is(t, tn, "kernel"));
 		if (!want) {
 			rin_bulk(&r, t, tn, NULL);
 			continue;
@@ -567,7 +573,9 @@ run(const char *path, const char *disp, int pass)
 			continue;
 		}
 		if (pass == 0) {
-			if (t[1] == 't')
+			if (t[0] == 'k')
+				do_busy(&r);
+			else if (t[1] == 't')
 				do_step(&r, &s);
 			else
 				do_idle(&r, &s);
@@ -575,12 +583,10 @@ run(const char *path, const char *disp, int pass)
 			s.len = 0;
 			if (rin_str(&r, "step_id", &s) == 0 && strcmp(s.p, drill_step) == 0)
 				do_structure(&r, &s);
-		} else {
-			do_busy(&r);
+		} else
 			do_anchor(&r, &s, &key);
-		}
 	}
-	if (pass == 1)
+	if (pass == 0)
 		busy_flush();
 	rin_close(&r);
 	buf_free(&s);
@@ -869,7 +875,8 @@ main(int argc, char *argv[])
 	} else if (have_origin && rc == EX_OK)
 		warnmsg("%s: no anomaly_discovery record (run asc-judge first): no bubbles, no wait anchors",
 		    profname);
-	if (have_origin && !notime && (rc == EX_OK || kflag) && (drill_step || jv_object_length(jv_copy(anchors)) > 0))
+	nanchors = jv_object_length(jv_copy(anchors));
+	if (have_origin && !notime && (rc == EX_OK || kflag) && (drill_step || nanchors > 0))
 		run(path, in, 1);
 	if (!have_origin && rc == EX_OK) {
 		warnmsg("%s: no profile record", dispname(in));
