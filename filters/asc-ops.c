@@ -238,6 +238,42 @@ static struct {
 	int	 want;
 } pc[PMUCACHE];		/* column i's key as last seen, and its P_* or -1 */
 
+/*
+ * strtod, with the plain decimals of the PMU columns ("0.123456") done
+ * without it: at most 15 digits make an exact integer and 10^k (k <= 22)
+ * is exact, so one division is the correctly rounded value, strtod's own.
+ */
+static double
+pmudbl(const char *p, const char *e, char **end)
+{
+	static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+	    1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+	const char *q = p;
+	uint64_t m = 0;
+	int nd = 0, frac = 0, neg = 0;
+
+	if (q < e && *q == '-') {
+		neg = 1;
+		q++;
+	}
+	for (; q < e && *q >= '0' && *q <= '9'; q++, nd++)
+		m = m * 10 + (uint64_t)(*q - '0');
+	if (nd > 0 && q < e && *q == '.') {
+		const char *f = ++q;
+
+		for (; q < e && *q >= '0' && *q <= '9'; q++, nd++)
+			m = m * 10 + (uint64_t)(*q - '0');
+		frac = (int)(q - f);
+	}
+	if (nd == 0 || nd > 15 || (frac == 0 && q > p && q[-1] == '.') ||
+	    (q < e && (*q == 'e' || *q == 'E' || *q == '.')))
+		return strtod(p, end);
+	*end = (char *)(uintptr_t)q;
+	double d = (double)m / p10[frac];
+
+	return neg ? -d : d;
+}
+
 static void
 pmu_scan(const struct rfield *f, double *val, int *has)
 {
@@ -297,7 +333,7 @@ pmu_scan(const struct rfield *f, double *val, int *has)
 				p++;
 			continue;
 		}
-		d = strtod(p, &end);
+		d = pmudbl(p, e, &end);
 		if (end == p)
 			return;
 		p = end;
