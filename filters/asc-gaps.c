@@ -1,8 +1,10 @@
 /*
- * asc-gaps: per step, the bubble metrics of the merged busy segments
- * ("step_metrics") and every gap as a "bubble" window with the kernels
- * around it; per profile (device), the gaps of the whole-capture busy
- * union ("capture_gaps") and the "global" windows among them.
+ * asc-gaps: per step, the device-busy union of its kernels (the segments
+ * of asc-merge, merged here again: carrying them as records between two
+ * stages cost more than merging), its bubble metrics ("step_metrics") and
+ * every gap as a "bubble" window with the kernels around it; per profile
+ * (device), the gaps of the whole-capture busy union ("capture_gaps") and
+ * the "global" windows among them.
  *
  * A step's windows shorter than min_bubble_us are many (hundreds of
  * thousands of gaps of a few us in a large capture) and no later stage
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "busy.h"
 #include "dec.h"
 #include "rec.h"
 #include "rules.h"
@@ -24,12 +27,8 @@
 
 struct seg {
 	int64_t		 s, e;
-	int64_t		 compute, comm;	/* unions inside it; -1: not in the record */
+	int64_t		 compute, comm;	/* unions inside it */
 	size_t		 first, firstn, last, lastn;	/* context objects in G.arena */
-};
-
-struct iv {
-	int64_t		 s, e;
 };
 
 struct win {
@@ -51,25 +50,21 @@ struct gaplist {
 static struct {
 	struct sr_sect	 sect;
 	struct buf	 prof;
-	/* segments of the step being read */
+	/* the kernels of the step being read (step id in bstep), then its segments */
+	struct busy	 un;
+	struct buf	 bstep;
+	int		 bhave, bad;
 	struct seg	*sg;
 	size_t		 nsg, capsg;
-	struct buf	 arena, segstep;
-	int		 havesegs;
-	/*
-	 * Until the profile's first segment: the kernels since the last step
-	 * record, to tell a stream without segment records (asc-merge not
-	 * run, or a saved stream) from a step whose kernels miss its window.
-	 */
-	int64_t		 profsegs;
-	struct iv	*kb;
-	size_t		 nkb, capkb;
+	struct buf	 arena;
 	/* the pass: one device's kernels and steps */
 	int		 pass, passes;
 	struct buf	 dev;
 	int64_t		 nk, nsteps, us, ue, firstk, busy, largest, ngaps;
 	int		 haveu;
 	struct buf	 firstctx, lastctx, kctx;
+	const char	*kc;		/* the current kernel's context: in kctx or G.un.ctx */
+	size_t		 kcn;
 	struct win	*w;
 	size_t		 nw, capw;
 	struct buf	 ids;
@@ -138,8 +133,8 @@ pend_add(int64_t a, int64_t b)
 	buf_add(&G.pctx, G.lastctx.p, G.lastctx.len);
 	g->bn = G.lastctx.len;
 	g->ao = G.pctx.len;
-	buf_add(&G.pctx, G.kctx.p, G.kctx.len);
-	g->an = G.kctx.len;
+	buf_add(&G.pctx, G.kc, G.kcn);
+	g->an = G.kcn;
 }
 
 static void
@@ -465,7 +460,7 @@ static int
 kernelrec(struct rin *r)
 {
 	struct sr_kern k;
-	int o;
+	int o, inun = 0;
 
 	if (sr_sect_need(&G.sect, r, "kernel") != 0 || sr_kernel(r, &k) != 0 ||
 	    (o = sr_sect_kernel(&G.sect, r, &k)) < 0)
@@ -476,30 +471,52 @@ kernelrec(struct rin *r)
 		pass_begin(G.sect.ord.dev.p, G.sect.ord.dev.len);
 	}
 	G.nk++;
-	if (G.profsegs == 0 && k.end > k.start && k.step_id && !rf_isnull(k.step_id)) {
-		if (G.nkb == G.capkb) {
-			G.capkb = G.capkb ? 2 * G.capkb : 256;
-			G.kb = xreallocarray(G.kb, G.capkb, sizeof *G.kb);
+	if (k.step_id == NULL) {
+		snprintf(r->err, sizeof r->err, "kernel has no \"step_id\" (run asc-steps first)");
+		return -1;
+	}
+	if (!rf_isnull(k.step_id)) {
+		if (rf_str(k.step_id, &tmp) != 0) {
+			snprintf(r->err, sizeof r->err, "kernel \"step_id\" is not a string");
+			return -1;
 		}
-		G.kb[G.nkb].s = k.start;
-		G.kb[G.nkb++].e = k.end;
+		if (G.bhave && (tmp.len != G.bstep.len || memcmp(tmp.p, G.bstep.p, tmp.len) != 0)) {
+			snprintf(r->err, sizeof r->err, "kernel of step \"%.40s\" before the "
+			    "\"step\" record of step \"%.40s\"", tmp.p, G.bstep.p);
+			return -1;
+		}
+		if (!G.bhave) {
+			G.bhave = 1;
+			G.bstep.len = 0;
+			buf_add(&G.bstep, tmp.p, tmp.len);
+		}
+		busy_add(&G.un, &k);
+		inun = 1;
 	}
 	if (k.end > k.start) {
-		G.kctx.len = 0;
-		sr_ctx(&G.kctx, &k);
+		if (G.un.n > 0 && inun) {
+			/* busy_add wrote it already */
+			G.kc = G.un.ctx.p + G.un.v[G.un.n - 1].ctx;
+			G.kcn = G.un.v[G.un.n - 1].ctxlen;
+		} else {
+			G.kctx.len = 0;
+			sr_ctx(&G.kctx, &k);
+			G.kc = G.kctx.p;
+			G.kcn = G.kctx.len;
+		}
 		if (!G.haveu) {
 			G.haveu = 1;
 			G.us = G.firstk = k.start;
 			G.ue = k.end;
 			G.firstctx.len = 0;
-			buf_add(&G.firstctx, G.kctx.p, G.kctx.len);
+			buf_add(&G.firstctx, G.kc, G.kcn);
 			G.lastctx.len = 0;
-			buf_add(&G.lastctx, G.kctx.p, G.kctx.len);
+			buf_add(&G.lastctx, G.kc, G.kcn);
 		} else if (k.start <= G.ue) {
 			if (k.end >= G.ue) {
 				G.ue = k.end;
 				G.lastctx.len = 0;
-				buf_add(&G.lastctx, G.kctx.p, G.kctx.len);
+				buf_add(&G.lastctx, G.kc, G.kcn);
 			}
 		} else {
 			gapseen(G.ue, k.start);
@@ -508,69 +525,52 @@ kernelrec(struct rin *r)
 			G.us = k.start;
 			G.ue = k.end;
 			G.lastctx.len = 0;
-			buf_add(&G.lastctx, G.kctx.p, G.kctx.len);
+			buf_add(&G.lastctx, G.kc, G.kcn);
 		}
 	}
 	sr_pass(r);
 	return 0;
 }
 
-static int
-segrec(struct rin *r)
+/* A segment of the step being closed: kept for its bubbles (-s: written). */
+static void
+putseg(const struct busy *b, const struct busy_seg *g, void *arg)
 {
-	const struct rfield *f, *fi, *la;
+	const struct rfield *const *f = arg;
 	struct seg *s;
 
-	if (rin_scan(r) != 0)
-		return -1;
-	if ((f = rin_get(r, "step_id")) == NULL || rf_str(f, &tmp) != 0) {
-		snprintf(r->err, sizeof r->err, "segment has no string \"step_id\"");
-		return -1;
-	}
-	if (G.havesegs && (tmp.len != G.segstep.len ||
-	    memcmp(tmp.p, G.segstep.p, tmp.len) != 0)) {
-		snprintf(r->err, sizeof r->err, "segment of step \"%.40s\" before the "
-		    "\"step\" record of step \"%.40s\"", tmp.p, G.segstep.p);
-		return -1;
-	}
 	if (G.nsg == G.capsg) {
 		G.capsg = G.capsg ? 2 * G.capsg : 256;
 		G.sg = xreallocarray(G.sg, G.capsg, sizeof *G.sg);
 	}
-	s = &G.sg[G.nsg];
-	if (rin_i64(r, "start_ns", &s->s) != 0 || rin_i64(r, "end_ns", &s->e) != 0) {
-		snprintf(r->err, sizeof r->err, "segment has no integer \"start_ns\" and \"end_ns\"");
-		return -1;
-	}
-	if (G.nsg > 0 && s->s <= G.sg[G.nsg - 1].e) {
-		snprintf(r->err, sizeof r->err, "segments out of order (start_ns %lld "
-		    "not after end_ns %lld)", (long long)s->s, (long long)G.sg[G.nsg - 1].e);
-		return -1;
-	}
-	if (!G.havesegs) {
-		G.havesegs = 1;
-		G.segstep.len = 0;
-		buf_add(&G.segstep, tmp.p, tmp.len);
-		G.arena.len = 0;
-	}
-	if (rin_i64(r, "compute_ns", &s->compute) != 0 || rin_i64(r, "comm_ns", &s->comm) != 0 ||
-	    s->compute < 0 || s->comm < 0 || s->compute > s->e - s->s || s->comm > s->e - s->s)
-		s->compute = s->comm = -1;	/* a stream of an older asc-merge */
-	fi = rin_get(r, "first");
-	la = rin_get(r, "last");
+	s = &G.sg[G.nsg++];
+	s->s = g->s;
+	s->e = g->e;
+	s->compute = g->compute;
+	s->comm = g->comm;
 	s->first = G.arena.len;
-	sr_raw(&G.arena, fi);
-	s->firstn = G.arena.len - s->first;
+	buf_add(&G.arena, b->ctx.p + g->first->ctx, g->first->ctxlen);
+	s->firstn = g->first->ctxlen;
 	s->last = G.arena.len;
-	sr_raw(&G.arena, la);
-	s->lastn = G.arena.len - s->last;
-	G.nsg++;
-	G.profsegs++;
-	G.nkb = 0;
-	/* Consumed here: only asc-gaps reads them (-s writes them on). */
-	if (sflag)
-		sr_pass(r);
-	return 0;
+	buf_add(&G.arena, b->ctx.p + g->last->ctx, g->last->ctxlen);
+	s->lastn = g->last->ctxlen;
+	if (sflag) {
+		busy_seg_rec(&ob, b, g, f[0], f[1], f[2]);
+		rec_put(&ob, stdout);
+	}
+}
+
+/* Kernels buffered when a profile ends: reported, the record that reveals
+ * it is still processed, the exit status is 1. */
+static void
+leftover(const char *where)
+{
+	if (!G.bhave)
+		return;
+	warnmsg("%s: kernels of step \"%.40s\" have no \"step\" record", where, G.bstep.p);
+	G.bad = 1;
+	G.bhave = 0;
+	busy_clear(&G.un);
 }
 
 static const char *
@@ -606,27 +606,25 @@ steprec(struct rin *r)
 		snprintf(r->err, sizeof r->err, "step has no string \"step_id\"");
 		return -1;
 	}
-	if (G.havesegs && (tmp.len != G.segstep.len ||
-	    memcmp(tmp.p, G.segstep.p, tmp.len) != 0)) {
-		snprintf(r->err, sizeof r->err, "step \"%.40s\" closes segments of step \"%.40s\"",
-		    tmp.p, G.segstep.p);
-		G.havesegs = 0;
-		G.nsg = 0;
+	if (G.bhave && (tmp.len != G.bstep.len || memcmp(tmp.p, G.bstep.p, tmp.len) != 0)) {
+		snprintf(r->err, sizeof r->err, "step \"%.40s\" closes kernels of step \"%.40s\"",
+		    tmp.p, G.bstep.p);
+		G.bhave = 0;
+		busy_clear(&G.un);
 		return -1;
 	}
-	if (G.profsegs == 0)
-		for (size_t i = 0; i < G.nkb; i++)
-			if (G.kb[i].s < we && G.kb[i].e > ws) {
-				snprintf(r->err, sizeof r->err, "step \"%.40s\" has kernels but no "
-				    "\"segment\" records: run asc-merge first (asc-gaps writes "
-				    "segments on only with -s)", tmp.p);
-				G.nkb = 0;
-				return -1;
-			}
-	G.nkb = 0;
 	gid = rin_get(r, "group_id");
 	src = rin_get(r, "window_source");
 	dev = rin_get(r, "device");
+	/* The busy union, its segments (-s: written before the step record). */
+	{
+		const struct rfield *f[3] = { rin_get(r, "profile"), dev, sid };
+
+		G.nsg = 0;
+		G.arena.len = 0;
+		busy_merge(&G.un, ws, we, putseg, f);
+		G.bhave = 0;
+	}
 	rf_bool(rin_get(r, "measurable_edges"), &measurable);
 	rf_bool(rin_get(r, "first_step"), &first);
 	rf_bool(rin_get(r, "last_step"), &last);
@@ -655,12 +653,8 @@ steprec(struct rin *r)
 
 	int64_t service = we - ws, busy = 0, internal = 0, largest = 0;
 	int64_t nbub = 0, nsig = 0, pre, tail, compute = 0, comm = 0;
-	int split = 1;		/* every segment says how compute and comm share it */
-
 	for (size_t i = 0; i < G.nsg; i++) {
 		busy += G.sg[i].e - G.sg[i].s;
-		if (G.sg[i].compute < 0)
-			split = 0;
 		compute += G.sg[i].compute;
 		comm += G.sg[i].comm;
 		if (i > 0) {
@@ -688,7 +682,7 @@ steprec(struct rin *r)
 	 * (compute and comm both: |A| + |B| - |A u B|).
 	 */
 	int64_t exposed = busy - compute, overlapped = compute + comm - busy;
-	int tcomm = split && exposed >= commmin &&
+	int tcomm = exposed >= commmin &&
 	    (__int128)exposed * 1000000 >= (__int128)commppm * service;
 	int tidle = (service > 0 &&
 	    (__int128)(service - busy) * 1000000 >= (__int128)underppm * service) ||
@@ -708,18 +702,9 @@ steprec(struct rin *r)
 	out_nsms(&ob, "device_busy_union", busy);
 	out_nsms(&ob, "underfeed", service - busy);
 	out_ratio(&ob, "underfeed_ratio", service - busy, service);
-	if (split) {
-		out_nsms(&ob, "compute", compute);
-		out_nsms(&ob, "comm_exposed", exposed);
-		out_nsms(&ob, "comm_overlapped", overlapped);
-	} else {
-		out_null(&ob, "compute_ns");
-		out_null(&ob, "compute_ms");
-		out_null(&ob, "comm_exposed_ns");
-		out_null(&ob, "comm_exposed_ms");
-		out_null(&ob, "comm_overlapped_ns");
-		out_null(&ob, "comm_overlapped_ms");
-	}
+	out_nsms(&ob, "compute", compute);
+	out_nsms(&ob, "comm_exposed", exposed);
+	out_nsms(&ob, "comm_overlapped", overlapped);
 	if (measurable) {
 		out_nsms(&ob, "prelaunch_gap", pre);
 		out_nsms(&ob, "tail_gap", tail);
@@ -774,7 +759,6 @@ steprec(struct rin *r)
 	if (M.n > 0)
 		minorout(tmp.p, tmp.len, gv, gn);
 	G.nsg = 0;
-	G.havesegs = 0;
 	return 0;
 }
 
@@ -785,20 +769,16 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 
 	if (sr_is(t, n, "kernel"))
 		return kernelrec(r);
-	if (sr_is(t, n, "segment"))
-		return segrec(r);
 	if (sr_is(t, n, "step"))
 		return steprec(r);
 	if (sr_is(t, n, "profile")) {
 		if (rin_scan(r) != 0)
 			return -1;
+		leftover(r->name);
 		profile_end();
 		sr_sect_profile(&G.sect, r);
 		G.passes = 0;
 		G.nsg = 0;
-		G.havesegs = 0;
-		G.profsegs = 0;
-		G.nkb = 0;
 		G.prof.len = 0;
 		if ((f = rin_get(r, "profile")) != NULL)
 			buf_add(&G.prof, f->v, f->vlen);
@@ -815,6 +795,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 static void
 onend(void *arg)
 {
+	leftover("end of input");
 	profile_end();
 }
 
@@ -822,7 +803,8 @@ int
 main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
-	static const char *const own[] = { "step_metrics", "bubble", "bubble_minor", "capture_gaps", NULL };
+	static const char *const own[] = { "step_metrics", "bubble", "bubble_minor", "capture_gaps",
+		"segment", NULL };
 	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
 	static const int m125[] = { 1, 2, 5 };
 	size_t maxline = (size_t)1 << 28;
@@ -872,6 +854,8 @@ main(int argc, char *argv[])
 	commmin = rules_ns("bubbles.comm_exposed_min_ms", 1e6);
 	commppm = llround(rules_num("bubbles.comm_exposed_service_share") * 1e6);
 	rc = sr_run(argc, argv, maxline, kflag, &f);
+	if (G.bad && rc == 0)
+		rc = EX_DATA;
 	xclose_stdout();
 	return rc;
 }

@@ -49,22 +49,7 @@ putseg(const struct busy *b, const struct busy_seg *g, void *arg)
 {
 	const struct segctx *c = arg;
 
-	out_begin(&ob, "segment");
-	out_key(&ob, "profile");
-	sr_raw(&ob, c->prof);
-	out_key(&ob, "device");
-	sr_raw(&ob, c->dev);
-	out_key(&ob, "step_id");
-	sr_raw(&ob, c->sid);
-	out_i64(&ob, "segment", g->index);
-	out_i64(&ob, "start_ns", g->s);
-	out_i64(&ob, "end_ns", g->e);
-	out_i64(&ob, "dur_ns", g->e - g->s);
-	out_i64(&ob, "kernels", g->kernels);
-	out_i64(&ob, "compute_ns", g->compute);
-	out_i64(&ob, "comm_ns", g->comm);
-	out_raw(&ob, "first", b->ctx.p + g->first->ctx, g->first->ctxlen);
-	out_raw(&ob, "last", b->ctx.p + g->last->ctx, g->last->ctxlen);
+	busy_seg_rec(&ob, b, g, c->prof, c->dev, c->sid);
 	rec_put(&ob, stdout);
 }
 

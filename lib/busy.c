@@ -140,3 +140,25 @@ busy_merge(struct busy *b, int64_t ws, int64_t we,
 	}
 	busy_clear(b);
 }
+
+void
+busy_seg_rec(struct buf *ob, const struct busy *b, const struct busy_seg *g,
+    const struct rfield *prof, const struct rfield *dev, const struct rfield *sid)
+{
+	out_begin(ob, "segment");
+	out_key(ob, "profile");
+	sr_raw(ob, prof);
+	out_key(ob, "device");
+	sr_raw(ob, dev);
+	out_key(ob, "step_id");
+	sr_raw(ob, sid);
+	out_i64(ob, "segment", g->index);
+	out_i64(ob, "start_ns", g->s);
+	out_i64(ob, "end_ns", g->e);
+	out_i64(ob, "dur_ns", g->e - g->s);
+	out_i64(ob, "kernels", g->kernels);
+	out_i64(ob, "compute_ns", g->compute);
+	out_i64(ob, "comm_ns", g->comm);
+	out_raw(ob, "first", b->ctx.p + g->first->ctx, g->first->ctxlen);
+	out_raw(ob, "last", b->ctx.p + g->last->ctx, g->last->ctxlen);
+}

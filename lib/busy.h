@@ -1,8 +1,9 @@
 /*
  * The device-busy union of one step: its kernels' intervals, clipped to
- * the step window, sorted and merged into segments.  asc-merge writes the
- * segments as records; asc-trace draws them from the kernels of a saved
- * stream, which no longer carries them (asc-gaps consumes them).
+ * the step window, sorted and merged into segments.  asc-gaps measures
+ * the step's bubbles on them, asc-merge (and asc-gaps -s) writes them as
+ * "segment" records, asc-trace draws them from the kernels of a saved
+ * stream, which does not carry them.
  */
 #ifndef BUSY_H
 #define BUSY_H
@@ -43,5 +44,8 @@ void	busy_add(struct busy *b, const struct sr_kern *k);
 void	busy_merge(struct busy *b, int64_t ws, int64_t we,
 	    void (*fn)(const struct busy *, const struct busy_seg *, void *), void *arg);
 void	busy_clear(struct busy *b);
+/* The "segment" record of g into ob; prof, dev, sid: the step record's. */
+void	busy_seg_rec(struct buf *ob, const struct busy *b, const struct busy_seg *g,
+	    const struct rfield *prof, const struct rfield *dev, const struct rfield *sid);
 
 #endif

@@ -100,7 +100,7 @@ static const struct { const char *prefix, *readers; } readers[] = {
 	{ "attribution.untraced_coverage", "asc-attrib asc-judge" },
 	{ "attribution.framework_frames", "asc-ingest" },
 	{ "attribution.", "asc-attrib" },
-	{ "ops.comm_task_types", "asc-merge asc-ops asc-segment asc-fia asc-cluster" },
+	{ "ops.comm_task_types", "asc-gaps asc-merge asc-trace asc-ops asc-segment asc-fia asc-cluster" },
 	{ "ops.aicpu_task_types", "asc-ops asc-segment asc-fia" },
 	{ "ops.compute_task_types", "asc-ops asc-segment" },
 	{ "ops.name_strip_regex", "asc-ops asc-segment asc-fia asc-trace" },
