@@ -11,6 +11,7 @@
  * and the significant bubbles of the drill-down step only, so memory is
  * bounded by one step.
  */
+#define _GNU_SOURCE		/* memmem */
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -150,10 +151,16 @@ static void
 drill(const char *path, const char *disp, const char *step)
 {
 	struct rin r;
-	struct buf s = { 0 };
+	struct buf s = { 0 }, q = { 0 };
 	const char *t;
 	size_t tn;
 
+	/*
+	 * A kernel of the step holds the step id as a JSON string, written
+	 * as asc and jq write it: the many kernels of other steps that do
+	 * not hold that text are passed over unread.
+	 */
+	out_esc(&q, step, strlen(step));
 	if (rin_open(&r, path, 0) != 0)
 		dieerr("%s", disp);
 	r.name = dispname(disp);
@@ -172,6 +179,8 @@ drill(const char *path, const char *disp, const char *step)
 			rin_bulk(&r, t, tn, NULL);
 			continue;
 		}
+		if (isk && memmem(r.line, r.len, q.p, q.len) == NULL)
+			continue;
 		if (rin_scan(&r) != 0) {
 			if (bad(&r))
 				break;
@@ -196,6 +205,7 @@ drill(const char *path, const char *disp, const char *step)
 	}
 	rin_close(&r);
 	buf_free(&s);
+	buf_free(&q);
 }
 
 int

@@ -4,6 +4,8 @@
  */
 #include <sys/stat.h>
 
+#include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +45,28 @@ static int exitcode = EX_OK;
 static struct buf ob;		/* output record being built */
 
 static void usage(void) __attribute__((noreturn));
+
+/* The host writers of a profile, run beside the kernel writers (-H). */
+struct hostjob {
+	struct source	*src;
+	int		 nsrc;
+	FILE		*fp;
+	const char	*name;
+	int64_t		 origin;
+};
+
+static void *
+hostmain(void *arg)
+{
+	const struct hostjob *j = arg;
+
+	for (int i = 0; i < j->nsrc; i++)
+		if (j->src[i].ops->put_host(&j->src[i], j->fp, j->name, j->origin) != 0)
+			die("%s", j->src[i].ops->err(&j->src[i]));
+	if (fflush(j->fp) != 0)
+		dieerr("%s", hpath);
+	return NULL;
+}
 
 static void
 usage(void)
@@ -511,17 +535,36 @@ process(struct profile *p)
 		die("%s", db_err(db));
 	if (fk[F_COMMX])
 		tab_commx_put(fk[F_COMMX], p->name);
+	/*
+	 * -H: the host events (the timeline's, millions in a large capture)
+	 * are written to their file by a second thread while the kernels go
+	 * to standard output, when no reader writes both: the merge of their
+	 * sorted runs no longer holds back the end of the stream.
+	 */
+	struct hostjob hj = { src, nsrc, hfp, p->name, origin };
+	pthread_t hth;
+	int apart = hfp != NULL;
+
+	for (int i = 0; i < nsrc; i++)
+		if (src[i].kernels && strcmp(src[i].ops->name, "kernel_table") != 0)
+			apart = 0;
+	if (apart && (errno = pthread_create(&hth, NULL, hostmain, &hj)) != 0)
+		dieerr("pthread_create");
 	for (int i = 0; i < nsrc; i++)
 		if (src[i].ops->put_kernels(&src[i], stdout, p->name, origin) != 0)
 			die("%s", src[i].ops->err(&src[i]));
 	/* asc-ops -M reads the file at the first host record on stdout. */
 	if (rec_out_pmufp && (fflush(rec_out_pmufp) != 0 || ferror(rec_out_pmufp)))
 		dieerr("%s", mpath);
-	for (int i = 0; i < nsrc; i++)
-		if (src[i].ops->put_host(&src[i], hfp ? hfp : stdout, p->name, origin) != 0)
-			die("%s", src[i].ops->err(&src[i]));
-	if (hfp && fflush(hfp) != 0)
-		dieerr("%s", hpath);
+	if (apart) {
+		if ((errno = pthread_join(hth, NULL)) != 0)
+			dieerr("pthread_join");
+	} else if (hfp)
+		hostmain(&hj);
+	else
+		for (int i = 0; i < nsrc; i++)
+			if (src[i].ops->put_host(&src[i], stdout, p->name, origin) != 0)
+				die("%s", src[i].ops->err(&src[i]));
 	for (int i = 0; i < nsrc; i++)
 		src[i].ops->close(&src[i]);
 	dbused = NULL;

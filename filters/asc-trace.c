@@ -66,7 +66,7 @@ static void usage(void) __attribute__((noreturn));
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-k] [-m trace.json] [-o file] [-p pid] [-r rules] [file]\n",
+	fprintf(stderr, "usage: %s [-k] [-m trace.json] [-o file] [-p pid] [-r rules] [-s copy] [file]\n",
 	    progname);
 	exit(EX_SYS);
 }
@@ -249,6 +249,35 @@ win_add(const struct rin *r, int64_t s, int64_t e)
 	B.w[B.nw++].id = xstrndup(f->v, f->vlen);
 }
 
+/*
+ * The name of a kernel context object ({"name":...,...}, sr_ctx) as raw
+ * JSON: a busy event names its first and last kernels, whose whole
+ * contexts are on the kernels themselves in the trace beneath.
+ */
+static void
+ctxname(const struct busy *b, const struct busy_iv *v, const char *key)
+{
+	static const char pre[] = "{\"name\":";
+	const char *p = b->ctx.p + v->ctx, *e = p + v->ctxlen, *q;
+
+	out_key(&eb, key);
+	if (v->ctxlen < sizeof pre || memcmp(p, pre, sizeof pre - 1) != 0) {
+		buf_adds(&eb, "null");
+		return;
+	}
+	p += sizeof pre - 1;
+	q = p;
+	if (*q == '"') {
+		for (q++; q < e && *q != '"'; q++)
+			if (*q == '\\')
+				q++;
+		q++;
+	} else
+		while (q < e && *q != ',' && *q != '}')
+			q++;
+	buf_add(&eb, p, (size_t)(q > e ? e - p : q - p));
+}
+
 static void
 putbusy(const struct busy *b, const struct busy_seg *g, void *arg)
 {
@@ -263,8 +292,8 @@ putbusy(const struct busy *b, const struct busy_seg *g, void *arg)
 	kv_us("compute_us", g->compute);
 	kv_us("comm_us", g->comm);
 	kv_us("comm_not_overlapped_us", d - g->compute);
-	out_raw(&eb, "first", b->ctx.p + g->first->ctx, g->first->ctxlen);
-	out_raw(&eb, "last", b->ctx.p + g->last->ctx, g->last->ctxlen);
+	ctxname(b, g->first, "first");
+	ctxname(b, g->last, "last");
 	ev_end();
 }
 
@@ -476,43 +505,39 @@ is(const char *t, size_t tn, const char *s)
 
 /* Pass 1 (pass 0) or pass 2 (pass 1) over the records. */
 static void
-run(const char *path, const char *disp, int pass)
+run(struct rin *r, int pass)
 {
-	struct rin r;
 	struct buf s = { 0 }, key = { 0 };
 	const char *t;
 	size_t tn;
 
-	if (rin_open(&r, path, 0) != 0)
-		dieerr("%s", disp);
-	r.name = dispname(disp);
 	for (;;) {
-		int n = rin_next(&r);
+		int n = rin_next(r);
 
 		if (n == 0)
 			break;
-		if (n < 0 || rin_type(&r, &t, &tn) != 0) {
-			if (bad(&r))
+		if (n < 0 || rin_type(r, &t, &tn) != 0) {
+			if (bad(r))
 				break;
 			continue;
 		}
 		if (pass == 0 && is(t, tn, "profile")) {
-			if (rin_scan(&r) != 0) {
-				if (bad(&r))
+			if (rin_scan(r) != 0) {
+				if (bad(r))
 					break;
 				continue;
 			}
 			if (have_origin) {
 				warnmsg("%s:%lu: a second profile: an overlay holds one (split the stream per profile)",
-				    r.name, r.lineno);
+				    r->name, r->lineno);
 				rc = EX_DATA;
 				break;
 			}
 			s.len = 0;
-			rin_str(&r, "profile", &s);
+			rin_str(r, "profile", &s);
 			profname = xstrdup(s.len ? s.p : "?");
 			have_origin = 1;
-			if (rf_isnull(rin_get(&r, "origin_us"))) {
+			if (rf_isnull(rin_get(r, "origin_us"))) {
 				/* No kernel table and no trace: nothing has a time. */
 				struct buf m = { 0 };
 
@@ -524,25 +549,25 @@ run(const char *path, const char *disp, int pass)
 				buf_free(&m);
 				break;
 			}
-			if (rin_str(&r, "origin_us", &s) != 0 || dec_us2ns(s.p, s.len, &origin_ns) != 0) {
-				snprintf(r.err, sizeof r.err, "\"origin_us\" is not exact decimal text");
-				bad(&r);
+			if (rin_str(r, "origin_us", &s) != 0 || dec_us2ns(s.p, s.len, &origin_ns) != 0) {
+				snprintf(r->err, sizeof r->err, "\"origin_us\" is not exact decimal text");
+				bad(r);
 				break;
 			}
 			tracks();
 			continue;
 		}
 		if (!have_origin) {
-			rin_bulk(&r, t, tn, NULL);
+			rin_bulk(r, t, tn, NULL);
 			continue;
 		}
 		if (pass == 0 && (is(t, tn, "anomaly_discovery") || is(t, tn, "structure_drilldown"))) {
-			jv v = jv_parse_sized(r.line, (int)r.len);
+			jv v = jv_parse_sized(r->line, (int)r->len);
 
 			if (!jv_is_valid(v)) {
 				jv_free(v);
-				snprintf(r.err, sizeof r.err, "invalid JSON");
-				if (bad(&r))
+				snprintf(r->err, sizeof r->err, "invalid JSON");
+				if (bad(r))
 					break;
 				continue;
 			}
@@ -564,31 +589,30 @@ run(const char *path, const char *disp, int pass)
 		    is(t, tn, "kernel") : (drill_step && is(t, tn, "structure")) ||
 		    (nanchors > 0 && is(t, tn, "kernel"));
 		if (!want) {
-			rin_bulk(&r, t, tn, NULL);
+			rin_bulk(r, t, tn, NULL);
 			continue;
 		}
-		if (rin_scan(&r) != 0) {
-			if (bad(&r))
+		if (rin_scan(r) != 0) {
+			if (bad(r))
 				break;
 			continue;
 		}
 		if (pass == 0) {
 			if (t[0] == 'k')
-				do_busy(&r);
+				do_busy(r);
 			else if (t[1] == 't')
-				do_step(&r, &s);
+				do_step(r, &s);
 			else
-				do_idle(&r, &s);
+				do_idle(r, &s);
 		} else if (t[0] == 's') {
 			s.len = 0;
-			if (rin_str(&r, "step_id", &s) == 0 && strcmp(s.p, drill_step) == 0)
-				do_structure(&r, &s);
+			if (rin_str(r, "step_id", &s) == 0 && strcmp(s.p, drill_step) == 0)
+				do_structure(r, &s);
 		} else
-			do_anchor(&r, &s, &key);
+			do_anchor(r, &s, &key);
 	}
 	if (pass == 0)
 		busy_flush();
-	rin_close(&r);
 	buf_free(&s);
 	buf_free(&key);
 }
@@ -799,11 +823,12 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 },
 	};
 	struct copier c = { .fd = -1 };
-	const char *rules = NULL, *outpath = NULL, *merge = NULL, *in, *path;
+	const char *rules = NULL, *outpath = NULL, *merge = NULL, *keep = NULL, *in, *path;
+	struct rin r1, r2;
 	int ch;
 
 	setprogname_(argv[0]);
-	while ((ch = getopt_long(argc, argv, "km:o:p:r:", lopt, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "km:o:p:r:s:", lopt, NULL)) != -1) {
 		switch (ch) {
 		case 'k':
 			kflag = 1;
@@ -820,6 +845,9 @@ main(int argc, char *argv[])
 		case 'r':
 			rules = optarg;
 			break;
+		case 's':
+			keep = optarg;
+			break;
 		default:
 			usage();
 		}
@@ -833,7 +861,6 @@ main(int argc, char *argv[])
 	opkey_init();
 	verdict = jv_null();
 	anchors = jv_object();
-	path = spool(in);
 	out = stdout;
 	/* Written aside and renamed: never a half-written overlay. */
 	if (outpath && aside_open(&oa, outpath) != 0)
@@ -855,7 +882,11 @@ main(int argc, char *argv[])
 		if (merge)
 			warnmsg("%s: no \"Ascend Hardware\" process: the overlay is a process of its own", merge);
 	}
-	run(path, in, 0);
+	/* -s: the input copied to a file of the caller's as pass 1 reads it. */
+	spool_open(&r1, in, keep);
+	r1.name = dispname(in);
+	run(&r1, 0);
+	path = spool_again(&r1, in);
 	if (notime)
 		;
 	else if (have_origin && jv_get_kind(verdict) == JV_KIND_OBJECT) {
@@ -876,8 +907,13 @@ main(int argc, char *argv[])
 		warnmsg("%s: no anomaly_discovery record (run asc-judge first): no bubbles, no wait anchors",
 		    profname);
 	nanchors = jv_object_length(jv_copy(anchors));
-	if (have_origin && !notime && (rc == EX_OK || kflag) && (drill_step || nanchors > 0))
-		run(path, in, 1);
+	if (have_origin && !notime && (rc == EX_OK || kflag) && (drill_step || nanchors > 0)) {
+		if (rin_open(&r2, path, 0) != 0)
+			dieerr("%s", path);
+		r2.name = dispname(in);
+		run(&r2, 1);
+		rin_close(&r2);
+	}
 	if (!have_origin && rc == EX_OK) {
 		warnmsg("%s: no profile record", dispname(in));
 		rc = EX_DATA;

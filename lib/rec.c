@@ -61,6 +61,12 @@ refill(struct rin *r)
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		dieerr("%s", r->name);
+	for (ssize_t o = 0, w; r->copyfd > 0 && o < n; o += w)
+		if ((w = write(r->copyfd, r->rb + r->rblen + o, (size_t)(n - o))) < 0) {
+			if (errno != EINTR)
+				dieerr("%s", r->copyname);
+			w = 0;
+		}
 	r->rblen += (size_t)n;
 	return (size_t)n;
 }
@@ -1050,7 +1056,7 @@ found:
 				p += l;
 			} else {
 				buf_adds(b, "\\ufffd");
-				rec_badutf8++;
+				__atomic_fetch_add(&rec_badutf8, 1, __ATOMIC_RELAXED);	/* asc-ingest -H: two writers */
 				p++;
 			}
 			continue;

@@ -38,6 +38,8 @@ struct rin {
 	char		*rb;		/* read buffer: lines are spans of it */
 	size_t		 rbcap, rbpos, rblen;
 	int		 eof;
+	int		 copyfd;	/* > 0: every byte read is also written here */
+	const char	*copyname;	/* (spool_open), named in its errors */
 	int		 nf;
 	const char	*lp, *le;	/* the scan position and end */
 	struct rfield	 f[REC_MAXF];
