@@ -1,6 +1,8 @@
 /* opkey: op keys, task-type classes and template hashes. */
 #include <regex.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "opkey.h"
@@ -26,20 +28,46 @@ opkey_init(void)
 	compiled = 1;
 }
 
+/*
+ * The regex's answer for the names seen last, by a hash of the name: a
+ * capture has a few hundred kernel names and a million kernels, each
+ * asked for by several stages.
+ */
+#define NCACHE	1024
+static struct {
+	char		*name;
+	size_t		 n, so, eo;	/* so == eo: nothing stripped */
+} cache[NCACHE];
+
 void
 opkey(const char *name, size_t n, struct buf *out)
 {
 	regmatch_t m;
+	uint32_t h = 2166136261u;
+	size_t so = 0, eo = 0;
 
 	if (!compiled)
 		opkey_init();
-	if (regexec(&re, name, 1, &m, 0) == 0 && m.rm_so >= 0 &&
-	    (size_t)m.rm_eo <= n && (size_t)(m.rm_eo - m.rm_so) < n) {
-		buf_add(out, name, (size_t)m.rm_so);
-		buf_add(out, name + m.rm_eo, n - (size_t)m.rm_eo);
-		return;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	h %= NCACHE;
+	if (cache[h].name && cache[h].n == n && memcmp(cache[h].name, name, n) == 0) {
+		so = cache[h].so;
+		eo = cache[h].eo;
+	} else {
+		if (regexec(&re, name, 1, &m, 0) == 0 && m.rm_so >= 0 &&
+		    (size_t)m.rm_eo <= n && (size_t)(m.rm_eo - m.rm_so) < n) {
+			so = (size_t)m.rm_so;
+			eo = (size_t)m.rm_eo;
+		}
+		free(cache[h].name);
+		cache[h].name = xstrndup(name, n);
+		cache[h].n = n;
+		cache[h].so = so;
+		cache[h].eo = eo;
 	}
-	buf_add(out, name, n);
+	buf_add(out, name, so);
+	buf_add(out, name + eo, n - eo);
 }
 
 static int
