@@ -563,11 +563,16 @@ putseg(const struct busy *b, const struct busy_seg *g, void *arg)
 /* Kernels buffered when a profile ends: reported, the record that reveals
  * it is still processed, the exit status is 1. */
 static void
-leftover(const char *where)
+leftover(const struct rin *r)
 {
 	if (!G.bhave)
 		return;
-	warnmsg("%s: kernels of step \"%.40s\" have no \"step\" record", where, G.bstep.p);
+	if (r)
+		warnmsg("%s:%lu: kernels of step \"%.40s\" have no \"step\" record",
+		    r->name, r->lineno, G.bstep.p);
+	else
+		warnmsg("end of input: kernels of step \"%.40s\" have no \"step\" record",
+		    G.bstep.p);
 	G.bad = 1;
 	G.bhave = 0;
 	busy_clear(&G.un);
@@ -774,7 +779,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 	if (sr_is(t, n, "profile")) {
 		if (rin_scan(r) != 0)
 			return -1;
-		leftover(r->name);
+		leftover(r);
 		profile_end();
 		sr_sect_profile(&G.sect, r);
 		G.passes = 0;
@@ -795,7 +800,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 static void
 onend(void *arg)
 {
-	leftover("end of input");
+	leftover(NULL);
 	profile_end();
 }
 

@@ -84,6 +84,12 @@ spool_open(struct rin *r, const char *path, const char *keep)
 	if (rin_open(r, path, 0) != 0)
 		dieerr("%s", dispname(path));
 	if (keep) {
+		struct stat ks;
+
+		/* Truncating the input itself would lose it. */
+		if (fstat(r->fd, &st) == 0 && stat(keep, &ks) == 0 &&
+		    st.st_dev == ks.st_dev && st.st_ino == ks.st_ino)
+			die("%s: the copy would be the input itself", keep);
 		kept = xstrdup(keep);
 		if ((fd = open(keep, O_WRONLY | O_CREAT | O_TRUNC, 0666)) < 0)
 			dieerr("%s", keep);
