@@ -66,7 +66,7 @@ static void usage(void) __attribute__((noreturn));
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-k] [-m trace.json] [-o file] [-p pid] [-r rules] [-s copy] [file]\n",
+	fprintf(stderr, "usage: %s [-ak] [-m trace.json] [-o file] [-p pid] [-r rules] [-s copy] [file]\n",
 	    progname);
 	exit(EX_SYS);
 }
@@ -226,43 +226,57 @@ kv_us(const char *key, int64_t ns)
  * step's.
  */
 static struct {
-	struct win { int64_t s, e; char *id; } *w;
+	struct win { int64_t s, e, minb; char *id; } *w;
 	size_t		 nw, capw, cur;
 	struct busy	 b;
 	struct buf	 step;		/* raw step_id of the buffered kernels */
 	int		 have;
+	/*
+	 * The run being drawn: segments of one kind (compute, communication,
+	 * both) apart by less than the step's min_bubble_us (idle windows
+	 * that have no bubble record) are one event; -a draws each segment.
+	 */
+	int64_t		 minb, rs, re, rkern, rcomp, rcomm, ridle;
+	long		 rfirst, rsegs;
+	int		 rkind;
+	struct buf	 rname0, rname1;	/* first and last kernel names, raw */
 } B;
+static int aflag;
 
 static void
 win_add(const struct rin *r, int64_t s, int64_t e)
 {
-	const struct rfield *f = rin_get(r, "step_id");
+	const struct rfield *f = rin_get(r, "step_id"), *m = rin_get(r, "min_bubble_us");
+	int64_t minb;
 
 	if (f == NULL)
 		return;
+	if (m == NULL || dec_us2ns(m->v, m->vlen, &minb) != 0 || minb < 0)
+		minb = rules_ns("bubbles.min_bubble_us", 1e3);
 	if (B.nw == B.capw) {
 		B.capw = B.capw ? 2 * B.capw : 64;
 		B.w = xreallocarray(B.w, B.capw, sizeof *B.w);
 	}
 	B.w[B.nw].s = s;
 	B.w[B.nw].e = e;
+	B.w[B.nw].minb = minb;
 	B.w[B.nw++].id = xstrndup(f->v, f->vlen);
 }
 
 /*
  * The name of a kernel context object ({"name":...,...}, sr_ctx) as raw
- * JSON: a busy event names its first and last kernels, whose whole
+ * JSON into o: a busy event names its first and last kernels, whose whole
  * contexts are on the kernels themselves in the trace beneath.
  */
 static void
-ctxname(const struct busy *b, const struct busy_iv *v, const char *key)
+ctxname(struct buf *o, const struct busy *b, const struct busy_iv *v)
 {
 	static const char pre[] = "{\"name\":";
 	const char *p = b->ctx.p + v->ctx, *e = p + v->ctxlen, *q;
 
-	out_key(&eb, key);
+	o->len = 0;
 	if (v->ctxlen < sizeof pre || memcmp(p, pre, sizeof pre - 1) != 0) {
-		buf_adds(&eb, "null");
+		buf_adds(o, "null");
 		return;
 	}
 	p += sizeof pre - 1;
@@ -275,26 +289,58 @@ ctxname(const struct busy *b, const struct busy_iv *v, const char *key)
 	} else
 		while (q < e && *q != ',' && *q != '}')
 			q++;
-	buf_add(&eb, p, (size_t)(q > e ? e - p : q - p));
+	buf_add(o, p, (size_t)(q > e ? e - p : q - p));
 }
 
+/* The run drawn as one event, named by what kind of kernels fill it. */
+static const char *const kindname[] = { "compute", "communication", "compute + communication" };
+
+static void
+run_out(void)
+{
+	const char *name = kindname[B.rkind];
+	int64_t busy = B.re - B.rs - B.ridle;
+
+	if (B.rsegs == 0)
+		return;
+	ev_begin(T_BREAK, name, strlen(name), NULL, B.rs, B.re - B.rs, "asc.busy");
+	out_raw(&eb, "step_id", B.step.p, B.step.len);
+	out_i64(&eb, "segment", B.rfirst);
+	out_i64(&eb, "segments", B.rsegs);
+	out_i64(&eb, "kernels", B.rkern);
+	kv_us("busy_us", busy);
+	kv_us("idle_inside_us", B.ridle);
+	kv_us("compute_us", B.rcomp);
+	kv_us("comm_us", B.rcomm);
+	kv_us("comm_not_overlapped_us", busy - B.rcomp);
+	out_raw(&eb, "first", B.rname0.p, B.rname0.len);
+	out_raw(&eb, "last", B.rname1.p, B.rname1.len);
+	ev_end();
+	B.rsegs = 0;
+}
+
+/* A merged segment: the run goes on over a gap below min_bubble_us. */
 static void
 putbusy(const struct busy *b, const struct busy_seg *g, void *arg)
 {
-	const char *name = g->comm == 0 ? "compute" : g->compute == 0 ? "communication" :
-	    "compute + communication";
-	int64_t d = g->e - g->s;
+	int kind = g->comm == 0 ? 0 : g->compute == 0 ? 1 : 2;
 
-	ev_begin(T_BREAK, name, strlen(name), NULL, g->s, d, "asc.busy");
-	out_raw(&eb, "step_id", B.step.p, B.step.len);
-	out_i64(&eb, "segment", g->index);
-	out_i64(&eb, "kernels", g->kernels);
-	kv_us("compute_us", g->compute);
-	kv_us("comm_us", g->comm);
-	kv_us("comm_not_overlapped_us", d - g->compute);
-	ctxname(b, g->first, "first");
-	ctxname(b, g->last, "last");
-	ev_end();
+	if (B.rsegs > 0 && !aflag && kind == B.rkind && g->s - B.re < B.minb) {
+		B.ridle += g->s - B.re;
+	} else {
+		run_out();
+		B.rkind = kind;
+		B.rs = g->s;
+		B.rfirst = g->index;
+		B.rkern = B.rcomp = B.rcomm = B.ridle = 0;
+		ctxname(&B.rname0, b, g->first);
+	}
+	B.re = g->e;
+	B.rsegs++;
+	B.rkern += g->kernels;
+	B.rcomp += g->compute;
+	B.rcomm += g->comm;
+	ctxname(&B.rname1, b, g->last);
 }
 
 /* The buffered step's segments, in the window of the same step_id (steps
@@ -310,7 +356,10 @@ busy_flush(void)
 
 		if (strlen(w->id) == B.step.len && memcmp(w->id, B.step.p, B.step.len) == 0) {
 			B.cur = (B.cur + i + 1) % B.nw;
+			B.minb = w->minb;
+			B.rsegs = 0;
 			busy_merge(&B.b, w->s, w->e, putbusy, NULL);
+			run_out();
 			return;
 		}
 	}
@@ -828,8 +877,11 @@ main(int argc, char *argv[])
 	int ch;
 
 	setprogname_(argv[0]);
-	while ((ch = getopt_long(argc, argv, "km:o:p:r:s:", lopt, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "akm:o:p:r:s:", lopt, NULL)) != -1) {
 		switch (ch) {
+		case 'a':
+			aflag = 1;
+			break;
 		case 'k':
 			kflag = 1;
 			break;
