@@ -50,10 +50,9 @@ struct gaplist {
 static struct {
 	struct sr_sect	 sect;
 	struct buf	 prof;
-	/* the kernels of the step being read (step id in bstep), then its segments */
+	/* the kernels of the step being read, then its segments */
 	struct busy	 un;
-	struct buf	 bstep;
-	int		 bhave, bad;
+	int		 bad;
 	struct seg	*sg;
 	size_t		 nsg, capsg;
 	struct buf	 arena;
@@ -471,28 +470,8 @@ kernelrec(struct rin *r)
 		pass_begin(G.sect.ord.dev.p, G.sect.ord.dev.len);
 	}
 	G.nk++;
-	if (k.step_id == NULL) {
-		snprintf(r->err, sizeof r->err, "kernel has no \"step_id\" (run asc-steps first)");
+	if ((inun = busy_kernel(&G.un, r, &k)) < 0)
 		return -1;
-	}
-	if (!rf_isnull(k.step_id)) {
-		if (rf_str(k.step_id, &tmp) != 0) {
-			snprintf(r->err, sizeof r->err, "kernel \"step_id\" is not a string");
-			return -1;
-		}
-		if (G.bhave && (tmp.len != G.bstep.len || memcmp(tmp.p, G.bstep.p, tmp.len) != 0)) {
-			snprintf(r->err, sizeof r->err, "kernel of step \"%.40s\" before the "
-			    "\"step\" record of step \"%.40s\"", tmp.p, G.bstep.p);
-			return -1;
-		}
-		if (!G.bhave) {
-			G.bhave = 1;
-			G.bstep.len = 0;
-			buf_add(&G.bstep, tmp.p, tmp.len);
-		}
-		busy_add(&G.un, &k);
-		inun = 1;
-	}
 	if (k.end > k.start) {
 		if (G.un.n > 0 && inun) {
 			/* busy_add wrote it already */
@@ -565,16 +544,15 @@ putseg(const struct busy *b, const struct busy_seg *g, void *arg)
 static void
 leftover(const struct rin *r)
 {
-	if (!G.bhave)
+	if (!G.un.have)
 		return;
 	if (r)
 		warnmsg("%s:%lu: kernels of step \"%.40s\" have no \"step\" record",
-		    r->name, r->lineno, G.bstep.p);
+		    r->name, r->lineno, G.un.step.p);
 	else
 		warnmsg("end of input: kernels of step \"%.40s\" have no \"step\" record",
-		    G.bstep.p);
+		    G.un.step.p);
 	G.bad = 1;
-	G.bhave = 0;
 	busy_clear(&G.un);
 }
 
@@ -611,13 +589,8 @@ steprec(struct rin *r)
 		snprintf(r->err, sizeof r->err, "step has no string \"step_id\"");
 		return -1;
 	}
-	if (G.bhave && (tmp.len != G.bstep.len || memcmp(tmp.p, G.bstep.p, tmp.len) != 0)) {
-		snprintf(r->err, sizeof r->err, "step \"%.40s\" closes kernels of step \"%.40s\"",
-		    tmp.p, G.bstep.p);
-		G.bhave = 0;
-		busy_clear(&G.un);
+	if (busy_step(&G.un, r, tmp.p, tmp.len) != 0)
 		return -1;
-	}
 	gid = rin_get(r, "group_id");
 	src = rin_get(r, "window_source");
 	dev = rin_get(r, "device");
@@ -628,7 +601,6 @@ steprec(struct rin *r)
 		G.nsg = 0;
 		G.arena.len = 0;
 		busy_merge(&G.un, ws, we, putseg, f);
-		G.bhave = 0;
 	}
 	rf_bool(rin_get(r, "measurable_edges"), &measurable);
 	rf_bool(rin_get(r, "first_step"), &first);

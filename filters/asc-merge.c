@@ -17,9 +17,7 @@
 
 static struct {
 	struct sr_sect	 sect;
-	struct buf	 step;		/* step_id (unescaped) of the buffered kernels */
-	int		 have;		/* kernels are buffered */
-	struct busy	 busy;
+	struct busy	 busy;		/* the kernels of the step being read */
 	int		 bad;
 } S;
 
@@ -30,14 +28,6 @@ usage(void)
 {
 	fprintf(stderr, "usage: %s [-k] [-m maxline] [-r rules] [file ...]\n", progname);
 	exit(EX_SYS);
-}
-
-static void
-clear(void)
-{
-	busy_clear(&S.busy);
-	S.have = 0;
-	S.step.len = 0;
 }
 
 struct segctx {
@@ -71,16 +61,11 @@ steprec(struct rin *r)
 		snprintf(r->err, sizeof r->err, "step has no string \"step_id\"");
 		return -1;
 	}
-	if (S.have && (tmp.len != S.step.len || memcmp(tmp.p, S.step.p, tmp.len) != 0)) {
-		snprintf(r->err, sizeof r->err, "step \"%.40s\" closes kernels of step \"%.40s\"",
-		    tmp.p, S.step.p);
-		clear();
+	if (busy_step(&S.busy, r, tmp.p, tmp.len) != 0)
 		return -1;
-	}
 	struct segctx c = { rin_get(r, "profile"), rin_get(r, "device"), sid };
 
 	busy_merge(&S.busy, ws, we, putseg, &c);
-	clear();
 	sr_pass(r);
 	return 0;
 }
@@ -91,29 +76,8 @@ kernelrec(struct rin *r)
 	struct sr_kern k;
 
 	if (sr_sect_need(&S.sect, r, "kernel") != 0 || sr_kernel(r, &k) != 0 ||
-	    sr_sect_kernel(&S.sect, r, &k) < 0)
+	    sr_sect_kernel(&S.sect, r, &k) < 0 || busy_kernel(&S.busy, r, &k) < 0)
 		return -1;
-	if (k.step_id == NULL) {
-		snprintf(r->err, sizeof r->err, "kernel has no \"step_id\" (run asc-steps first)");
-		return -1;
-	}
-	if (!rf_isnull(k.step_id)) {
-		if (rf_str(k.step_id, &tmp) != 0) {
-			snprintf(r->err, sizeof r->err, "kernel \"step_id\" is not a string");
-			return -1;
-		}
-		if (S.have && (tmp.len != S.step.len || memcmp(tmp.p, S.step.p, tmp.len) != 0)) {
-			snprintf(r->err, sizeof r->err, "kernel of step \"%.40s\" before the "
-			    "\"step\" record of step \"%.40s\"", tmp.p, S.step.p);
-			return -1;
-		}
-		if (!S.have) {
-			S.have = 1;
-			S.step.len = 0;
-			buf_add(&S.step, tmp.p, tmp.len);
-		}
-		busy_add(&S.busy, &k);
-	}
 	sr_pass(r);
 	return 0;
 }
@@ -122,12 +86,12 @@ kernelrec(struct rin *r)
 static void
 leftover(struct rin *r)
 {
-	if (!S.have)
+	if (!S.busy.have)
 		return;
 	warnmsg("%s:%lu: kernels of step \"%.40s\" have no \"step\" record",
-	    r->name, r->lineno, S.step.p);
+	    r->name, r->lineno, S.busy.step.p);
 	S.bad = 1;
-	clear();
+	busy_clear(&S.busy);
 }
 
 static int
@@ -151,9 +115,9 @@ static void
 onend(void *arg)
 {
 	sr_sect_end(&S.sect, SR_CHECK_KERNEL, stdout);
-	if (S.have)
+	if (S.busy.have)
 		warnmsg("end of input: kernels of step \"%.40s\" have no \"step\" record",
-		    S.step.p);
+		    S.busy.step.p);
 }
 
 int
@@ -186,7 +150,7 @@ main(int argc, char *argv[])
 	argv += optind;
 	rules_load(rules);
 	rc = sr_run(argc, argv, maxline, kflag, &f);
-	if (S.have || S.bad)
+	if (S.busy.have || S.bad)
 		rc = EX_DATA;
 	xclose_stdout();
 	return rc;

@@ -25,6 +25,8 @@ struct busy {
 	struct busy_iv	*v;
 	size_t		 n, cap;
 	struct buf	 ctx;		/* the kernels' context objects (sr_ctx) */
+	struct buf	 step;		/* step_id (unescaped) of the kernels held */
+	int		 have;		/* kernels are held */
 };
 
 /* One merged segment; first and last name kernels in b->ctx. */
@@ -36,6 +38,15 @@ struct busy_seg {
 
 /* Add kernel k of the step being buffered. */
 void	busy_add(struct busy *b, const struct sr_kern *k);
+/*
+ * Kernel k of a stream after asc-steps: held (busy_add) for its step, or
+ * passed over when its step_id is null.  1 held, 0 passed over, -1 with
+ * r->err set: no step_id, or a step other than the kernels held.
+ */
+int	busy_kernel(struct busy *b, struct rin *r, const struct sr_kern *k);
+/* Does the step record of step sid (unescaped) close the kernels held?
+ * 0 yes, or none are held; -1 with r->err set, and they are dropped. */
+int	busy_step(struct busy *b, struct rin *r, const char *sid, size_t n);
 /*
  * Clip the buffered kernels to [ws, we], merge them and call fn per
  * segment in time order; compute and comm are the unions of the

@@ -11,58 +11,17 @@
 #include "spool.h"
 #include "util.h"
 
-static char *tmp;
+static char *tmp;		/* the spool file made here, removed at exit */
+static char *kept;		/* the caller's copy (spool_open keep) */
 
 const char *
 spool(const char *path)
 {
-	struct stat st;
-	const char *dir = getenv("TMPDIR");
-	char *b;
-	int in, fd;
-	size_t n;
+	struct rin r;
 
-	if (strcmp(path, "-") != 0) {
-		if (stat(path, &st) != 0)
-			dieerr("%s", path);
-		if (S_ISREG(st.st_mode))
-			return path;
-		if ((in = open(path, O_RDONLY)) < 0)
-			dieerr("%s", path);
-	} else
-		in = 0;
-	if (dir == NULL || *dir == '\0')
-		dir = "/tmp";
-	n = strlen(dir) + 32;
-	tmp = xmalloc(n);
-	snprintf(tmp, n, "%s/asc-spool.XXXXXX", dir);
-	if ((fd = mkstemp(tmp)) < 0)
-		dieerr("%s", tmp);
-	atexit(spool_done);
-	b = xmalloc(1 << 20);
-	for (;;) {
-		ssize_t r = read(in, b, 1 << 20), w;
-
-		if (r == 0)
-			break;
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			dieerr("%s", dispname(path));
-		}
-		for (ssize_t o = 0; o < r; o += w)
-			if ((w = write(fd, b + o, (size_t)(r - o))) < 0)
-				dieerr("%s", tmp);
-	}
-	free(b);
-	if (close(fd) != 0)
-		dieerr("%s", tmp);
-	if (in > 0)
-		close(in);
-	return tmp;
+	spool_open(&r, path, NULL);
+	return spool_again(&r, path);	/* nothing read: all of it copied */
 }
-
-static char *kept;
 
 void
 spool_open(struct rin *r, const char *path, const char *keep)
