@@ -1236,34 +1236,9 @@ hostfile(void)
 		die("-H %s: the input holds more than one profile: -H takes one", hpath);
 	if (rin_open(&h, hpath, hmaxline) != 0)
 		dieerr("%s", hpath);
-	buf_adds(&pre, "{\"type\":\"host\",\"profile\":");
-	buf_add(&pre, P.prof.p, P.prof.len);
-	while ((st = rin_next(&h)) != 0) {
-		const char *t;
-		size_t tn;
-		const struct rfield *f;
-
-		if (st < 0 || rin_type(&h, &t, &tn) != 0)
-			goto bad;
-		if (!sr_is(t, tn, "host")) {
-			snprintf(h.err, sizeof h.err, "a \"%.*s\" record: -H takes host records only",
-			    (int)(tn < 40 ? tn : 40), t);
-			goto bad;
-		}
-		/* Another profile's events would be attributed to this one. */
-		if (h.len <= pre.len || memcmp(h.line, pre.p, pre.len) != 0 ||
-		    (h.line[pre.len] != ',' && h.line[pre.len] != '}')) {
-			if (rin_scan(&h) != 0)
-				goto bad;
-			f = rin_get(&h, "profile");
-			if (f == NULL || f->vlen != P.prof.len || memcmp(f->v, P.prof.p, f->vlen) != 0) {
-				snprintf(h.err, sizeof h.err, "host record of another profile than the input's");
-				goto bad;
-			}
-		}
-		if (sr_sect_need(&P.sect, &h, "host") == 0 && hostrec(&h) == 0)
+	while ((st = sr_aside_next(&h, "-H", "host", P.prof.p, P.prof.len, &pre)) != 0) {
+		if (st > 0 && sr_sect_need(&P.sect, &h, "host") == 0 && hostrec(&h) == 0)
 			continue;
-bad:
 		warnmsg("%s:%lu: %s", h.name, h.lineno, h.err);
 		if (!kflag)
 			exit(EX_DATA);

@@ -720,34 +720,15 @@ pmufile(void)
 		die("-M %s: the input holds more than one profile: -M takes one", mpath);
 	if (rin_open(&m, mpath, mmaxline) != 0)
 		dieerr("%s", mpath);
-	buf_adds(&pre, "{\"type\":\"pmu\",\"profile\":");
-	buf_add(&pre, S.prof.p, S.prof.len);
-	while ((st = rin_next(&m)) != 0) {
-		const char *t;
-		size_t tn, j;
+	while ((st = sr_aside_next(&m, "-M", "pmu", S.prof.p, S.prof.len, &pre)) != 0) {
+		size_t j;
 		const struct rfield *src, *f;
 		uint64_t h;
 		double pval[NPMU];
 		int phas[NPMU], pmu = 0;
 
-		if (st < 0 || rin_type(&m, &t, &tn) != 0)
+		if (st < 0 || rin_scan(&m) != 0)
 			goto bad;
-		if (!sr_is(t, tn, "pmu")) {
-			snprintf(m.err, sizeof m.err, "a \"%.*s\" record: -M takes pmu records only",
-			    (int)(tn < 40 ? tn : 40), t);
-			goto bad;
-		}
-		if (rin_scan(&m) != 0)
-			goto bad;
-		/* Another profile's values would be joined to this one's kernels. */
-		if (m.len <= pre.len || memcmp(m.line, pre.p, pre.len) != 0 ||
-		    (m.line[pre.len] != ',' && m.line[pre.len] != '}')) {
-			f = rin_get(&m, "profile");
-			if (f == NULL || f->vlen != S.prof.len || memcmp(f->v, S.prof.p, f->vlen) != 0) {
-				snprintf(m.err, sizeof m.err, "pmu record of another profile than the input's");
-				goto bad;
-			}
-		}
 		if ((src = rin_get(&m, "src")) == NULL || (f = rin_get(&m, "pmu")) == NULL) {
 			snprintf(m.err, sizeof m.err, "pmu record without \"src\" or \"pmu\"");
 			goto bad;

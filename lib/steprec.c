@@ -353,3 +353,42 @@ sr_sect_free(struct sr_sect *s)
 	sr_order_free(&s->ord);
 	buf_free(&s->prof);
 }
+
+int
+sr_aside_next(struct rin *r, const char *opt, const char *type,
+    const char *prof, size_t proflen, struct buf *pre)
+{
+	const struct rfield *f;
+	const char *t;
+	size_t tn;
+	int st;
+
+	if (pre->len == 0) {
+		buf_adds(pre, "{\"type\":\"");
+		buf_adds(pre, type);
+		buf_adds(pre, "\",\"profile\":");
+		buf_add(pre, prof, proflen);
+	}
+	if ((st = rin_next(r)) == 0)
+		return 0;
+	if (st < 0 || rin_type(r, &t, &tn) != 0)
+		return -1;
+	if (!sr_is(t, tn, type)) {
+		snprintf(r->err, sizeof r->err, "a \"%.*s\" record: %s takes %s records only",
+		    (int)(tn < 40 ? tn : 40), t, opt, type);
+		return -1;
+	}
+	/* Another profile's records would be joined to this one's. */
+	if (r->len <= pre->len || memcmp(r->line, pre->p, pre->len) != 0 ||
+	    (r->line[pre->len] != ',' && r->line[pre->len] != '}')) {
+		if (rin_scan(r) != 0)
+			return -1;
+		f = rin_get(r, "profile");
+		if (f == NULL || f->vlen != proflen || memcmp(f->v, prof, proflen) != 0) {
+			snprintf(r->err, sizeof r->err, "%s record of another profile than the input's",
+			    type);
+			return -1;
+		}
+	}
+	return 1;
+}

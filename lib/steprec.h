@@ -100,6 +100,16 @@ void	sr_raw(struct buf *, const struct rfield *f);
 
 /* Is the type span t[0..n) equal to want? */
 int	sr_is(const char *t, size_t n, const char *want);
+/*
+ * The next record of an aside file (asc-ingest -H, -M: one type, one
+ * profile) read through r: its type must be `type`, its profile the
+ * input's (prof: the raw JSON value), told by a prefix test and, when the
+ * record is written otherwise, by its "profile" field.  1 a record, 0 at
+ * the end, -1 bad (r->err set; opt names the option in it).  pre is the
+ * caller's, empty at the first call.
+ */
+int	sr_aside_next(struct rin *r, const char *opt, const char *type,
+	    const char *prof, size_t proflen, struct buf *pre);
 
 /* Write the current line unchanged, with a newline. */
 void	sr_pass(const struct rin *);
