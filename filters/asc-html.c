@@ -146,19 +146,40 @@ kernel(struct rin *r)
 	return o;
 }
 
+/*
+ * The text of a kernel line up to its step id's value, as asc writes it
+ * ({"type":"kernel","profile":"P","step_id":), or nothing.
+ */
+static void
+stepprefix(struct buf *pre, const char *l, size_t n)
+{
+	static const char k[] = "{\"type\":\"kernel\",\"profile\":\"", sid[] = ",\"step_id\":";
+	const char *p = l + sizeof k - 1, *e = l + n;
+
+	if (n < sizeof k - 1 || memcmp(l, k, sizeof k - 1) != 0)
+		return;
+	while (p < e && *p != '"' && *p != '\\')
+		p++;
+	if (p >= e || *p != '"' || (size_t)(e - ++p) < sizeof sid - 1 ||
+	    memcmp(p, sid, sizeof sid - 1) != 0)
+		return;
+	buf_add(pre, l, (size_t)(p - l) + sizeof sid - 1);
+}
+
 /* Pass 2: kernels and significant bubbles of step `step`. */
 static void
 drill(const char *path, const char *disp, const char *step)
 {
 	struct rin r;
-	struct buf s = { 0 }, q = { 0 };
+	struct buf s = { 0 }, q = { 0 }, pre = { 0 };
 	const char *t;
 	size_t tn;
 
 	/*
 	 * A kernel of the step holds the step id as a JSON string, written
 	 * as asc and jq write it: the many kernels of other steps that do
-	 * not hold that text are passed over unread.
+	 * not hold that text are passed over unread, most of them by the
+	 * value after the prefix every kernel line of asc's shares.
 	 */
 	out_esc(&q, step, strlen(step));
 	if (rin_open(&r, path, 0) != 0)
@@ -179,7 +200,12 @@ drill(const char *path, const char *disp, const char *step)
 			rin_bulk(&r, t, tn, NULL);
 			continue;
 		}
-		if (isk && memmem(r.line, r.len, q.p, q.len) == NULL)
+		if (isk && pre.len == 0)
+			stepprefix(&pre, r.line, r.len);
+		if (isk && pre.len && r.len > pre.len && memcmp(r.line, pre.p, pre.len) == 0) {
+			if (r.len - pre.len < q.len || memcmp(r.line + pre.len, q.p, q.len) != 0)
+				continue;
+		} else if (isk && memmem(r.line, r.len, q.p, q.len) == NULL)
 			continue;
 		if (rin_scan(&r) != 0) {
 			if (bad(&r))
@@ -206,6 +232,7 @@ drill(const char *path, const char *disp, const char *step)
 	rin_close(&r);
 	buf_free(&s);
 	buf_free(&q);
+	buf_free(&pre);
 }
 
 int

@@ -42,6 +42,9 @@ static FILE *hfp;
 static int hostnull;	/* -H /dev/null: the host records are not made at all */
 /* -M: the PMU values go to this file as "pmu" records (rec_out_pmufp). */
 static const char *mpath;
+/* The asides' stdio buffers: setvbuf() with a null buffer keeps glibc's
+ * 4 KiB one whatever size is asked, a write(2) per 4 KiB. */
+static char hbuf[1 << 20], mbuf[1 << 20];
 static int exitcode = EX_OK;
 static struct buf ob;		/* output record being built */
 
@@ -662,7 +665,7 @@ main(int argc, char *argv[])
 		else {
 			if ((hfp = fopen(hpath, "w")) == NULL)
 				dieerr("%s", hpath);
-			setvbuf(hfp, NULL, _IOFBF, 1 << 20);
+			setvbuf(hfp, hbuf, _IOFBF, sizeof hbuf);
 		}
 	}
 	/* -M: the same, for asc-ops -M.  -P leaves the values out: both
@@ -674,10 +677,10 @@ main(int argc, char *argv[])
 			die("-M %s: %d profiles found: -M takes one profile", mpath, nprofs);
 		if ((rec_out_pmufp = fopen(mpath, "w")) == NULL)
 			dieerr("%s", mpath);
-		setvbuf(rec_out_pmufp, NULL, _IOFBF, 1 << 20);
+		setvbuf(rec_out_pmufp, mbuf, _IOFBF, sizeof mbuf);
 	}
 	/* 1 MiB output buffer: records are small and many. */
-	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	stdout_big();
 	for (int i = 0; i < nprofs; i++)
 		process(&profs[i]);
 	if (hfp && fclose(hfp) != 0)

@@ -274,15 +274,22 @@ pmudbl(const char *p, const char *e, char **end)
 	return neg ? -d : d;
 }
 
-static void
-pmu_scan(const struct rfield *f, double *val, int *has)
+/*
+ * Scan the flat object of numbers [p, e) into val / has.  0: it was
+ * exactly that (numbers and nulls, closed at e), as asc-ingest writes it;
+ * -1: another shape, of which the values before the first one not
+ * understood are kept.
+ */
+static int
+pmu_scan(const char *p, const char *e, double *val, int *has)
 {
-	const char *p = f->v, *e = f->v + f->vlen;
 	int col = 0;
 
 	memset(has, 0, NPMU * sizeof *has);
-	while (p < e && *p != '{')
+	while (p < e && *p == ' ')
 		p++;
+	if (p >= e || *p != '{')
+		return -1;
 	p++;
 	for (;;) {
 		const char *k;
@@ -291,22 +298,28 @@ pmu_scan(const struct rfield *f, double *val, int *has)
 		char *end;
 		double d;
 
-		while (p < e && (*p == ' ' || *p == ',' || *p == '\t'))
+		while (p < e && (*p == ' ' || *p == '\t'))
 			p++;
+		if (p < e && *p == '}' && col == 0)
+			return p + 1 == e ? 0 : -1;
 		if (p >= e || *p != '"')
-			return;
+			return -1;
 		k = ++p;
 		while (p < e && *p != '"' && *p != '\\')
 			p++;
 		if (p >= e || *p == '\\')
-			return;
+			return -1;
 		kn = (size_t)(p - k);
 		p++;
-		while (p < e && (*p == ' ' || *p == ':'))
+		while (p < e && *p == ' ')
+			p++;
+		if (p >= e || *p++ != ':')
+			return -1;
+		while (p < e && *p == ' ')
 			p++;
 		if (p >= e)
-			return;
-		/* Only ratio, rate and percent columns are wanted: skip the rest unparsed. */
+			return -1;
+		/* Only ratio, rate and percent columns are wanted. */
 		int want = -1;
 
 		/* Every kernel of a file has the same columns in the same order. */
@@ -328,17 +341,34 @@ pmu_scan(const struct rfield *f, double *val, int *has)
 			}
 		}
 		col++;
-		if (want < 0 || *p == 'n') {
-			while (p < e && *p != ',' && *p != '}')
+		if (*p == 'n') {
+			if (e - p < 4 || memcmp(p, "null", 4) != 0)
+				return -1;
+			p += 4;
+		} else if (want < 0) {
+			/* a number's characters, unparsed */
+			const char *q = p;
+
+			while (p < e && ((*p >= '0' && *p <= '9') || *p == '.' || *p == '-' ||
+			    *p == '+' || *p == 'e' || *p == 'E'))
 				p++;
+			if (p == q)
+				return -1;
+		} else {
+			d = pmudbl(p, e, &end);
+			if (end == p)
+				return -1;
+			p = end;
+			val[want] = d;
+			has[want] = 1;
+		}
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p < e && *p == ',') {
+			p++;
 			continue;
 		}
-		d = pmudbl(p, e, &end);
-		if (end == p)
-			return;
-		p = end;
-		val[want] = d;
-		has[want] = 1;
+		return p < e && *p == '}' && p + 1 == e ? 0 : -1;
 	}
 }
 
@@ -705,6 +735,35 @@ mkhash(const char *src, size_t n)
 }
 
 /*
+ * A pmu record as asc-ingest writes it (PREFIX,"src":"...","pmu":{...}},
+ * PREFIX its type and profile), taken apart without the general scanner:
+ * src's raw text, and the pmu value in [*v, *e).  -1: another shape.
+ */
+static int
+pmufast(const struct rin *m, const struct buf *pre, struct rfield *src, const char **v,
+    const char **e)
+{
+	const char *p = m->line + pre->len, *end = m->line + m->len, *q;
+
+	if (m->len <= pre->len + 8 || memcmp(m->line, pre->p, pre->len) != 0 ||
+	    memcmp(p, ",\"src\":\"", 8) != 0 || end[-1] != '}')
+		return -1;
+	q = p + 7;
+	for (p = q + 1; p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20; p++)
+		;
+	if (p >= end || *p != '"')
+		return -1;
+	src->v = q;
+	src->vlen = (size_t)(p + 1 - q);
+	p++;
+	if (end - p < 8 || memcmp(p, ",\"pmu\":", 7) != 0)
+		return -1;
+	*v = p + 7;
+	*e = end - 1;
+	return 0;
+}
+
+/*
  * -M: read the file whole.  Each record must be the next kernel's (by
  * src) or a later one's: kernels without values have no record.
  */
@@ -722,16 +781,28 @@ pmufile(void)
 		dieerr("%s", mpath);
 	while ((st = sr_aside_next(&m, "-M", "pmu", S.prof.p, S.prof.len, &pre)) != 0) {
 		size_t j;
-		const struct rfield *src, *f;
+		struct rfield fsrc;
+		const struct rfield *src = &fsrc, *f;
+		const char *v, *ve;
 		uint64_t h;
 		double pval[NPMU];
-		int phas[NPMU], pmu = 0;
+		int phas[NPMU], pmu = 0, isnull = 0;
 
-		if (st < 0 || rin_scan(&m) != 0)
+		if (st < 0)
 			goto bad;
-		if ((src = rin_get(&m, "src")) == NULL || (f = rin_get(&m, "pmu")) == NULL) {
-			snprintf(m.err, sizeof m.err, "pmu record without \"src\" or \"pmu\"");
-			goto bad;
+		/* The fast shape, its values read once; else the record is
+		 * checked whole and its values read as far as they go. */
+		if (pmufast(&m, &pre, &fsrc, &v, &ve) != 0 ||
+		    !((isnull = ve - v == 4 && memcmp(v, "null", 4) == 0) ||
+		    pmu_scan(v, ve, pval, phas) == 0)) {
+			if (rin_scan(&m) != 0)
+				goto bad;
+			if ((src = rin_get(&m, "src")) == NULL || (f = rin_get(&m, "pmu")) == NULL) {
+				snprintf(m.err, sizeof m.err, "pmu record without \"src\" or \"pmu\"");
+				goto bad;
+			}
+			if (!(isnull = rf_isnull(f)))
+				pmu_scan(f->v, f->v + f->vlen, pval, phas);
 		}
 		h = mkhash(src->v, src->vlen);
 		for (j = at; j < nmk && (mk[j].h & ~(uint64_t)1) != h; j++)
@@ -742,15 +813,14 @@ pmufile(void)
 			goto bad;
 		}
 		at = j + 1;
-		if (!(mk[j].h & 1) || rf_isnull(f))
+		if (!(mk[j].h & 1) || isnull)
 			continue;
-		pmu_scan(f, pval, phas);
 		for (int i = 0; i < NPMU; i++)
 			pmu |= phas[i];
 		if (pmu)
-			for (int v = 0; v < NVIEW; v++)
-				if (mk[j].op[v])
-					addpmu(mk[j].op[v], pval, phas, mk[j].dur);
+			for (int k = 0; k < NVIEW; k++)
+				if (mk[j].op[k])
+					addpmu(mk[j].op[k], pval, phas, mk[j].dur);
 		continue;
 bad:
 		warnmsg("%s:%lu: %s", m.name, m.lineno, m.err);
@@ -852,7 +922,7 @@ kernelrec(struct rin *r)
 		    (cls == TT_COMPUTE || cls == TT_UNKNOWN);
 	} else if ((cls == TT_COMPUTE || cls == TT_UNKNOWN) && (f = rin_get(r, "pmu")) != NULL &&
 	    !rf_isnull(f)) {
-		pmu_scan(f, pval, phas);
+		pmu_scan(f->v, f->v + f->vlen, pval, phas);
 		for (int i = 0; i < NPMU; i++)
 			pmu |= phas[i];
 	}

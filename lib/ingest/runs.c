@@ -193,7 +193,7 @@ tr_addrun(struct trace *t, int set, int fd, uint64_t n)
 
 
 /* Gathered writes of arena records to one run file. */
-#define IOVN		64
+#define IOVN		1024	/* IOV_MAX: a run is written in few calls */
 struct wv {
 	int		 fd;
 	int		 n;
