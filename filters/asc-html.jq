@@ -42,7 +42,8 @@ def legend($x; $y; $items):
 		.x += 34 + ($i[0] | length) * 7.5) | .s;
 def kclass: if . == "COMMUNICATION" then "comm"
 	elif . == null then "other"
-	elif test("^(AI_CORE|AI_VECTOR_CORE|MIX_AIC|MIX_AIV|AIC|AIV)$") then "compute"
+	elif . == "AI_CORE" or . == "AI_VECTOR_CORE" or . == "MIX_AIC" or . == "MIX_AIV" or
+	    . == "AIC" or . == "AIV" then "compute"
 	else "other" end;
 
 . as $ALL |
