@@ -171,7 +171,7 @@ static struct buf ob, tmp;
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-k] [-H hostfile] [-m maxline] [-r rules] [file ...]\n",
+	fprintf(stderr, "usage: %s [-kn] [-H hostfile] [-m maxline] [-r rules] [file ...]\n",
 	    progname);
 	exit(EX_SYS);
 }
@@ -1223,6 +1223,7 @@ profile_end(void)
  */
 static const char *hpath;
 static int hdone, kflag, hrc = EX_OK;
+static int ownonly;	/* -n: the profile records and ours, not the rest */
 static size_t hmaxline;
 
 static void
@@ -1274,7 +1275,8 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		if (rc != 0)
 			return -1;
 	}
-	sr_pass(r);
+	if (!ownonly || sr_is(t, n, "profile"))
+		sr_pass(r);
 	return 0;
 }
 
@@ -1336,10 +1338,16 @@ main(int argc, char *argv[])
 	int c, rc;
 
 	setprogname_(argv[0]);
-	while ((c = getopt(argc, argv, "H:km:r:")) != -1)
+	while ((c = getopt(argc, argv, "H:km:nr:")) != -1)
 		switch (c) {
 		case 'H':
 			hpath = optarg;
+			break;
+		case 'n':
+			/* The kernels, most of the input, are dropped unread. */
+			ownonly = 1;
+			f.bulk = "kernel";
+			f.bulk_drop = 1;
 			break;
 		case 'k':
 			kflag = 1;

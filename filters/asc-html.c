@@ -58,9 +58,7 @@ usage(void)
 static int
 bad(struct rin *r)
 {
-	warnmsg("%s:%lu: %s", r->name, r->lineno, r->err);
-	rc = EX_DATA;
-	return !kflag;
+	return rin_bad(r, kflag, &rc);
 }
 
 /* Write text to path aside and rename it into place, mode 0640. */

@@ -15,6 +15,7 @@
 #include "jqprog.h"
 #include "rec.h"
 #include "rules.h"
+#include "steprec.h"
 #include "util.h"
 
 /* The built-in jq program, made from asc-judge.jq by the Makefile. */
@@ -51,13 +52,23 @@ static int have;		/* a profile is being gathered */
 static int rc = EX_OK;
 static FILE *jfp;		/* -j: anomaly_discovery objects, pretty */
 static struct aside jas;	/* -j's file, written aside */
+/*
+ * -a: the records of asc-attrib -n for the input's one profile, from a
+ * file (a FIFO in asc-analyze, whose attribution runs beside the stages
+ * after asc-gaps).  Read when the profile's records end: written on and
+ * gathered as if they had been in the stream.
+ */
+static const char *apath;
+static struct rin ar;
+static int adone;
+static struct buf aprof;	/* the stream's profile name, raw JSON */
 
 static void usage(void) __attribute__((noreturn));
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-k] [-j file] [-r rules] [file ...]\n", progname);
+	fprintf(stderr, "usage: %s [-k] [-a attribfile] [-j file] [-r rules] [file ...]\n", progname);
 	exit(EX_SYS);
 }
 
@@ -118,6 +129,48 @@ keybystep(jv acc)
 	return jv_object_set(acc, jv_string("step_trace_by_step"), by);
 }
 
+static int
+bad(struct rin *r)
+{
+	return rin_bad(r, kflag, &rc);
+}
+
+/* -a: the attribution records of the profile being gathered. */
+static void
+attribfile(void)
+{
+	const struct rfield *f;
+	const char *t;
+	size_t tn;
+	int k;
+
+	if (adone++)
+		die("-a %s: the input holds more than one profile: -a takes one", apath);
+	for (;;) {
+		int n = rin_next(&ar);
+
+		if (n == 0)
+			break;
+		if (n < 0 || rin_type(&ar, &t, &tn) != 0) {
+			if (bad(&ar))
+				break;
+			continue;
+		}
+		if (tn == 7 && memcmp(t, "profile", 7) == 0) {
+			if (rin_scan(&ar) != 0 || (f = rin_get(&ar, "profile")) == NULL ||
+			    f->vlen != aprof.len || memcmp(f->v, aprof.p, f->vlen) != 0) {
+				snprintf(ar.err, sizeof ar.err, "a profile record of another profile than the input's");
+				if (bad(&ar))
+					break;
+			}
+			continue;
+		}
+		sr_pass(&ar);
+		if ((k = gather_index(g, t, tn)) > 0 && gather_add(g, k, &ar) != 0 && bad(&ar))
+			break;
+	}
+}
+
 static void
 flush(void)
 {
@@ -127,6 +180,8 @@ flush(void)
 
 	if (!have)
 		return;
+	if (apath && (rc == EX_OK || kflag))
+		attribfile();
 	have = 0;
 	acc = keybystep(gather_take(g));
 	p = jv_getpath(jv_copy(acc), JV_ARRAY(jv_string("profile"), jv_number(0), jv_string("profile")));
@@ -166,11 +221,23 @@ run(const char *path)
 		if (k == 0) {
 			flush();	/* the previous profile's verdict */
 			have = 1;
+			if (apath) {
+				const struct rfield *f;
+
+				aprof.len = 0;
+				if (rin_scan(&r) == 0 && (f = rin_get(&r, "profile")) != NULL)
+					buf_add(&aprof, f->v, f->vlen);
+			}
+		}
+		if (apath && tn >= 11 && memcmp(t, "attribution", 11) == 0) {
+			snprintf(r.err, sizeof r.err, "an %.*s record in the input: with -a they come from the -a file only",
+			    (int)tn, t);
+			if (bad(&r))
+				break;
+			continue;
 		}
 		/* Pass through: the record is not changed. */
-		if (fwrite_unlocked(r.line, 1, r.len, stdout) != r.len ||
-		    putc_unlocked('\n', stdout) == EOF)
-			dieerr("stdout");
+		sr_pass(&r);
 		if (k < 0)
 			rin_bulk(&r, t, tn, stdout);	/* not gathered: the run passes */
 		if (k < 0 || !have)
@@ -192,8 +259,11 @@ main(int argc, char *argv[])
 	const char *rules = NULL;
 
 	setprogname_(argv[0]);
-	while ((ch = getopt(argc, argv, "j:kr:")) != -1) {
+	while ((ch = getopt(argc, argv, "a:j:kr:")) != -1) {
 		switch (ch) {
+		case 'a':
+			apath = optarg;
+			break;
 		case 'j':
 			if (aside_open(&jas, optarg) != 0)
 				dieerr("%s", optarg);
@@ -219,6 +289,9 @@ main(int argc, char *argv[])
 				kept[i].cap = 1;
 		}
 	g = gather_new(kept, NKEPT);
+	/* Opened now: a FIFO's writer waits for this reader. */
+	if (apath && rin_open(&ar, apath, 0) != 0)
+		dieerr("%s", apath);
 	prog = jqprog_new("asc-judge.jq", asc_judge_jq);
 	stdout_big();
 	if (argc == 0)
@@ -227,6 +300,9 @@ main(int argc, char *argv[])
 		run(argv[i]);
 	if (rc == EX_OK || kflag)
 		flush();
+	if (apath)
+		rin_close(&ar);
+	buf_free(&aprof);
 	gather_free(g);
 	jqprog_free(prog);
 	/* Only a complete file replaces the old one. */

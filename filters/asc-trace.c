@@ -541,9 +541,7 @@ next:
 static int
 bad(struct rin *r)
 {
-	warnmsg("%s:%lu: %s", r->name, r->lineno, r->err);
-	rc = EX_DATA;
-	return !kflag;
+	return rin_bad(r, kflag, &rc);
 }
 
 static int

@@ -26,6 +26,13 @@ rin_open(struct rin *r, const char *path, size_t maxline)
 	if (strcmp(path, "-") == 0) {
 		r->fd = 0;
 		r->name = "<stdin>";
+	} else if (strncmp(path, "/dev/fd/", 8) == 0 && path[8] >= '0' && path[8] <= '9' &&
+	    strspn(path + 8, "0123456789") == strlen(path + 8)) {
+		/* The open descriptor itself: opening the name again would
+		 * wait for a new writer of a FIFO whose writer is gone. */
+		r->name = path;
+		if ((r->fd = dup(atoi(path + 8))) < 0)
+			return -1;
 	} else {
 		r->name = path;
 		if ((r->fd = open(path, O_RDONLY)) < 0)
@@ -725,6 +732,14 @@ rin_scan(struct rin *r)
 	/* Escaped keys: libjq keeps them escaped in its output too. */
 	snprintf(r->err, sizeof r->err, "record keys with escapes or over %d keys are not supported", REC_MAXF);
 	return -1;
+}
+
+int
+rin_bad(const struct rin *r, int kflag, int *rc)
+{
+	warnmsg("%s:%lu: %s", r->name, r->lineno, r->err);
+	*rc = EX_DATA;
+	return !kflag;
 }
 
 int

@@ -66,6 +66,11 @@ int	rin_next(struct rin *);
 void	rin_bulk(struct rin *, const char *type, size_t tlen, FILE *fp);
 /* The record's "type" as a span of the line.  0, or -1 (err set). */
 int	rin_type(struct rin *, const char **t, size_t *n);
+/*
+ * A bad record of r: "prog: NAME:LINE: err" on stderr and *rc = EX_DATA.
+ * Returns whether to stop (not kflag).
+ */
+int	rin_bad(const struct rin *r, int kflag, int *rc);
 /* Check the current line as JSON whole (nested values included) and
  * tokenise its top-level object.  0, or -1 (err set). */
 int	rin_scan(struct rin *);
