@@ -786,15 +786,16 @@ pmufile(void)
 		const char *v, *ve;
 		uint64_t h;
 		double pval[NPMU];
-		int phas[NPMU], pmu = 0, isnull = 0;
+		int phas[NPMU], pmu = 0, isnull = 0, fast;
 
 		if (st < 0)
 			goto bad;
 		/* The fast shape, its values read once; else the record is
 		 * checked whole and its values read as far as they go. */
-		if (pmufast(&m, &pre, &fsrc, &v, &ve) != 0 ||
-		    !((isnull = ve - v == 4 && memcmp(v, "null", 4) == 0) ||
-		    pmu_scan(v, ve, pval, phas) == 0)) {
+		fast = pmufast(&m, &pre, &fsrc, &v, &ve) == 0;
+		if (fast && !(isnull = ve - v == 4 && memcmp(v, "null", 4) == 0))
+			fast = pmu_scan(v, ve, pval, phas) == 0;
+		if (!fast) {
 			if (rin_scan(&m) != 0)
 				goto bad;
 			if ((src = rin_get(&m, "src")) == NULL || (f = rin_get(&m, "pmu")) == NULL) {
