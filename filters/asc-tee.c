@@ -4,13 +4,22 @@
  * reader after it wakes once per 8 KiB: on a million-kernel stream some
  * 300 k system calls between the stages of asc-analyze.  Pipes and FIFOs
  * at either end are widened to 1 MiB.  The bytes are not looked at.
+ *
+ * On Linux, from a pipe to pipes (and at most one other file), the bytes
+ * are not copied at all: tee(2) and splice(2) hand the pipe's pages on.
+ * Copying them through a buffer was 0.4 to 0.6 s of system time per
+ * asc-tee on a million-kernel stream, three of them in asc-analyze.
  */
+#ifdef __linux__
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -39,12 +48,107 @@ writeall(int fd, const char *name, const char *p, size_t n)
 	}
 }
 
+#ifdef __linux__
+/*
+ * The zero-copy path.  Each round duplicates the head of standard input
+ * (tee) into an empty staging pipe per pipe output, then moves (splice)
+ * that many bytes of the input to one output and each staging pipe's
+ * bytes to its output.  tee(2) always starts at the head of its input, so
+ * it cannot resume a partial duplicate into a full output pipe; into an
+ * empty staging pipe of the input's size it takes all n bytes at once.
+ * 0: done; -1: not possible here (nothing moved yet: copy instead).
+ */
+static int
+zerocopy(int nout, const int *fd, const char *const *name)
+{
+	int stage[MAXOUT + 1][2], nst = 0, dest = -1, first = 1, rc = -1;
+	int to[MAXOUT + 1];
+	struct stat st;
+	long size;
+
+	if (fstat(0, &st) != 0 || !S_ISFIFO(st.st_mode) ||
+	    (size = fcntl(0, F_GETPIPE_SZ)) <= 0)
+		return -1;
+	/* One output takes the input's own pages; it may be a file. */
+	for (int i = 0; i < nout; i++) {
+		if (fstat(fd[i], &st) != 0)
+			return -1;
+		if (!S_ISFIFO(st.st_mode)) {
+			if (dest >= 0 || !S_ISREG(st.st_mode))
+				return -1;
+			dest = i;
+		}
+	}
+	if (dest < 0)
+		dest = 0;
+	for (int i = 0; i < nout; i++) {
+		if (i == dest)
+			continue;
+		if (pipe(stage[nst]) != 0)
+			goto out;
+		to[nst++] = i;
+		if (fcntl(stage[nst - 1][1], F_SETPIPE_SZ, size) < size)
+			goto out;
+	}
+	for (;;) {
+		ssize_t n = 0, k;
+
+		for (int j = 0; j < nst; j++) {
+			while ((k = tee(0, stage[j][1], j ? (size_t)n : (size_t)size, 0)) < 0 &&
+			    errno == EINTR)
+				;
+			if (k < 0 && first)
+				goto out;
+			if (k < 0)
+				dieerr("stdin");
+			if (j == 0)
+				n = k;
+			else if (k != n)
+				die("internal error: tee(2) duplicated %zd of %zd bytes", k, n);
+		}
+		/* With no staging pipe, splice learns the round's size. */
+		for (size_t left = nst ? (size_t)n : (size_t)size; left > 0; left -= (size_t)k) {
+			while ((k = splice(0, NULL, fd[dest], NULL, left, SPLICE_F_MOVE)) < 0 &&
+			    errno == EINTR)
+				;
+			if (k < 0 && first)
+				goto out;
+			if (k < 0)
+				dieerr("%s", name[dest]);
+			first = 0;
+			if (nst == 0)
+				n = k;
+			if (k == 0 || nst == 0)
+				break;
+		}
+		if (n == 0) {
+			rc = 0;
+			break;
+		}
+		for (int j = 0; j < nst; j++)
+			for (size_t left = (size_t)n; left > 0; left -= (size_t)k) {
+				while ((k = splice(stage[j][0], NULL, fd[to[j]], NULL, left,
+				    SPLICE_F_MOVE)) < 0 && errno == EINTR)
+					;
+				if (k <= 0)
+					dieerr("%s", name[to[j]]);
+			}
+	}
+out:
+	for (int j = 0; j < nst; j++) {
+		close(stage[j][0]);
+		close(stage[j][1]);
+	}
+	return rc;
+}
+#endif
+
 int
 main(int argc, char *argv[])
 {
 	int fd[MAXOUT + 1], nout = 0, c;
 	const char *name[MAXOUT + 1];
-	char *b;
+	char *b = NULL;
 
 	setprogname_(argv[0]);
 	while ((c = getopt(argc, argv, "")) != -1)
@@ -64,6 +168,10 @@ main(int argc, char *argv[])
 	pipe_widen(0);
 	for (int i = 0; i < nout; i++)
 		pipe_widen(fd[i]);
+#ifdef __linux__
+	if (zerocopy(nout, fd, name) == 0)
+		goto done;
+#endif
 	b = xmalloc(BLOCK);
 	for (;;) {
 		ssize_t n = read(0, b, BLOCK);
@@ -77,9 +185,12 @@ main(int argc, char *argv[])
 		for (int i = 0; i < nout; i++)
 			writeall(fd[i], name[i], b, (size_t)n);
 	}
+	free(b);
+#ifdef __linux__
+done:
+#endif
 	for (int i = 1; i < nout; i++)
 		if (close(fd[i]) != 0)
 			dieerr("%s", name[i]);
-	free(b);
 	return EX_OK;
 }
