@@ -75,7 +75,7 @@ hostmain(void *arg)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-dklPq] [-H hostfile] [-M pmufile] [-p pattern] [-r rules] path ...\n", progname);
+	fprintf(stderr, "usage: %s [-dklLPq] [-H hostfile] [-M pmufile] [-p pattern] [-r rules] path ...\n", progname);
 	exit(EX_SYS);
 }
 
@@ -466,6 +466,8 @@ process(struct profile *p)
 		buf_adds(&ob, db_pmu_names(db));
 		out_bool(&ob, "pmu_left_out", nopmu);
 		out_bool(&ob, "pmu_aside", mpath != NULL);
+		out_key(&ob, "fields_left_out");
+		rec_out_leftout(&ob);
 		out_i64(&ob, "sorted_runs", dc.kernel + dc.comm ? 1 : 0);
 		buf_addc(&ob, '}');
 	} else if (fk[F_KERNEL]) {
@@ -488,6 +490,8 @@ process(struct profile *p)
 			buf_adds(&ob, "[]");
 		out_bool(&ob, "pmu_left_out", nopmu);
 		out_bool(&ob, "pmu_aside", mpath != NULL);
+		out_key(&ob, "fields_left_out");
+		rec_out_leftout(&ob);
 		out_i64(&ob, "sorted_runs", (int64_t)(kt.n ? runs : 0));
 		buf_addc(&ob, '}');
 	} else
@@ -589,7 +593,7 @@ main(int argc, char *argv[])
 	const char *t, *rfile = NULL;
 
 	setprogname_(argv[0]);
-	while ((ch = getopt(argc, argv, "dH:klM:Pp:qr:")) != -1) {
+	while ((ch = getopt(argc, argv, "dH:klLM:Pp:qr:")) != -1) {
 		switch (ch) {
 		case 'H':
 			hpath = optarg;
@@ -602,6 +606,9 @@ main(int argc, char *argv[])
 			break;
 		case 'l':
 			lflag = 1;
+			break;
+		case 'L':
+			rec_out_leave = REC_OUT_LEAN;
 			break;
 		case 'M':
 			mpath = optarg;

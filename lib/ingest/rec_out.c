@@ -163,6 +163,24 @@ static const struct {
 } while (0)
 
 FILE *rec_out_pmufp;
+unsigned rec_out_leave;
+
+void
+rec_out_leftout(struct buf *b)
+{
+	int n = 0;
+
+	buf_addc(b, '[');
+	for (int i = 0; i < KS_N; i++)
+		if (rec_out_leave & (1u << i)) {
+			if (n++)
+				buf_addc(b, ',');
+			buf_addc(b, '"');
+			buf_adds(b, tailkey[i].key);
+			buf_addc(b, '"');
+		}
+	buf_addc(b, ']');
+}
 
 /*
  * -M: the pmu object just written at o->p + at (up to w) becomes a record
@@ -232,7 +250,9 @@ kernel(struct buf *o, const struct kout *k, int over)
 		HEADVAL("task_type", &k->task_type);
 	w = puttimes(w, k->start, k->dur);
 	for (int i = 0; i < KS_N; i++)
-		w = putval(o, w, tailkey[i].key, tailkey[i].lit, tailkey[i].len, &k->tail[i], over);
+		if (!(rec_out_leave & (1u << i)))
+			w = putval(o, w, tailkey[i].key, tailkey[i].lit, tailkey[i].len,
+			    &k->tail[i], over);
 	if (k->npmu) {
 		char *open = w;
 

@@ -101,6 +101,17 @@ void	rec_out_thread(struct buf *b, const char *process, int64_t pid, int64_t tid
  */
 extern FILE *rec_out_pmufp;
 
+/*
+ * asc-ingest -L: the tail fields (bit 1 << KS_x) left out of every kernel
+ * record; REC_OUT_LEAN are those no stage of asc reads.
+ */
+extern unsigned rec_out_leave;
+#define REC_OUT_LEAN	(1u << KS_TASKID | 1u << KS_MODEL | 1u << KS_OPSTATE | \
+	1u << KS_BLOCK | 1u << KS_MIXBLOCK | 1u << KS_HF32 | 1u << KS_INDTYPES | \
+	1u << KS_INFORMATS | 1u << KS_OUTDTYPES | 1u << KS_OUTFORMATS | 1u << KS_CONTEXT)
+/* The names of the fields left out, as a JSON array. */
+void	rec_out_leftout(struct buf *);
+
 /* Append one kernel record, with its newline. */
 void	rec_out_kernel(struct buf *b, const struct kout *);
 /*
