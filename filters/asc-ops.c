@@ -170,7 +170,7 @@ avg(int64_t sum, int64_t n)
 static struct op *
 op_get(int view, const char *k, size_t n)
 {
-	uint64_t h = fnv(fnv(FNV_INIT, &view, sizeof view), k, n);
+	uint64_t h = hash64((uint64_t)view, k, n);
 	struct optab *t = &S.ops;
 	size_t i;
 
@@ -305,11 +305,21 @@ pmu_scan(const char *p, const char *e, double *val, int *has)
 		if (p >= e || *p != '"')
 			return -1;
 		k = ++p;
-		while (p < e && *p != '"' && *p != '\\')
-			p++;
-		if (p >= e || *p == '\\')
-			return -1;
-		kn = (size_t)(p - k);
+		/* Every kernel of a file has the same columns in the same order:
+		 * the key column col had last time, when it is there again
+		 * (a cached key holds no quote or backslash), is not scanned. */
+		int cached = col < PMUCACHE && (kn = pc[col].kn) > 0 && (size_t)(e - p) > kn &&
+		    p[kn] == '"' && memcmp(p, pc[col].k, kn) == 0;
+
+		if (cached)
+			p += kn;
+		else {
+			while (p < e && *p != '"' && *p != '\\')
+				p++;
+			if (p >= e || *p == '\\')
+				return -1;
+			kn = (size_t)(p - k);
+		}
 		p++;
 		while (p < e && *p == ' ')
 			p++;
@@ -322,8 +332,7 @@ pmu_scan(const char *p, const char *e, double *val, int *has)
 		/* Only ratio, rate and percent columns are wanted. */
 		int want = -1;
 
-		/* Every kernel of a file has the same columns in the same order. */
-		if (col < PMUCACHE && pc[col].kn == kn && memcmp(pc[col].k, k, kn) == 0)
+		if (cached || (col < PMUCACHE && pc[col].kn == kn && memcmp(pc[col].k, k, kn) == 0))
 			want = pc[col].want;
 		else {
 			if (kn > 3 && (k[kn - 1] == 'o' || k[kn - 1] == 'e' || k[kn - 1] == ')')) {
@@ -731,7 +740,7 @@ addpmu(struct op *p, const double *pval, const int *phas, int64_t dur)
 static uint64_t
 mkhash(const char *src, size_t n)
 {
-	return fnv(FNV_INIT, src, n) & ~(uint64_t)1;
+	return hash64(0, src, n) & ~(uint64_t)1;
 }
 
 /*
@@ -947,7 +956,8 @@ kernelrec(struct rin *r)
 		p->small += small;
 		addname(p, tmp.p, namelen);
 		if (hasshp)
-			addshape(p, fnv(fnv(FNV_INIT, ins->v, ins->vlen), outs ? outs->v : "", outs ? outs->vlen : 0));
+			addshape(p, hash64(hash64(0, ins->v, ins->vlen), outs ? outs->v : "",
+			    outs ? outs->vlen : 0));
 		if (pmu)
 			addpmu(p, pval, phas, k.dur);
 	}

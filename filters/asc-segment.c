@@ -131,7 +131,7 @@ static int
 nameid(size_t idx)
 {
 	const struct sk *k = &S.k[idx];
-	uint64_t h = fnv(FNV_INIT, ap(k->key), k->keylen);
+	uint64_t h = hash64(0, ap(k->key), k->keylen);
 	size_t i;
 
 	if (2 * (size_t)(S.nids + 1) > S.htcap) {
@@ -143,7 +143,7 @@ nameid(size_t idx)
 		for (size_t j = 0; j < S.htcap; j++)
 			if (S.ht[j] >= 0) {
 				const struct sk *o = &S.k[S.ht[j]];
-				uint64_t oh = fnv(FNV_INIT, ap(o->key), o->keylen);
+				uint64_t oh = hash64(0, ap(o->key), o->keylen);
 
 				for (i = oh & (ncap - 1); nt[i] >= 0; i = (i + 1) & (ncap - 1))
 					;

@@ -30,5 +30,6 @@ const char *tt_classname(int);
 
 #define FNV_INIT	0xcbf29ce484222325ULL
 uint64_t fnv(uint64_t h, const void *p, size_t n);
+uint64_t hash64(uint64_t seed, const void *p, size_t n);
 
 #endif
