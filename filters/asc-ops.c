@@ -332,7 +332,7 @@ pmu_scan(const char *p, const char *e, double *val, int *has)
 		/* Only ratio, rate and percent columns are wanted. */
 		int want = -1;
 
-		if (cached || (col < PMUCACHE && pc[col].kn == kn && memcmp(pc[col].k, k, kn) == 0))
+		if (cached)
 			want = pc[col].want;
 		else {
 			if (kn > 3 && (k[kn - 1] == 'o' || k[kn - 1] == 'e' || k[kn - 1] == ')')) {
