@@ -1,7 +1,7 @@
 /*
  * csvline_test: unit tests for lib/ingest/csvline, and a differential test
- * against libcsv (strict, no trimming) on every real CSV under
- * SHARED/data/real.  Usage: csvline_test SHARED
+ * against libcsv (strict, no trimming) on every real CSV under REALDIR
+ * (tests/data/real).  Usage: csvline_test REALDIR
  */
 #include <dirent.h>
 #include <errno.h>
@@ -745,8 +745,7 @@ walk(const char *dir, int *nfiles)
 int
 main(int argc, char **argv)
 {
-	const char *shared = argc > 1 ? argv[1] : getenv("SHARED");
-	char real[4096];
+	const char *real = argc > 1 ? argv[1] : getenv("ASC_REAL");
 	int nfiles = 0;
 
 	test_basic();
@@ -754,11 +753,10 @@ main(int argc, char **argv)
 	test_sizes();
 	test_seek();
 	test_fdopen();
-	if (shared == NULL || *shared == '\0') {
-		fprintf(stderr, "usage: csvline_test SHARED\n");
+	if (real == NULL || *real == '\0') {
+		fprintf(stderr, "usage: csvline_test REALDIR\n");
 		return 2;
 	}
-	snprintf(real, sizeof real, "%s/data/real", shared);
 	walk(real, &nfiles);
 	CHECK(nfiles > 0);
 	if (fails)

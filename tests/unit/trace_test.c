@@ -1,9 +1,9 @@
 /*
  * trace_test: unit tests of lib/ingest/trace.
- *   trace_test SHARED [NX NHOST NDEV NLINKED NHOSTLINKED]
+ *   trace_test REALDIR [NX NHOST NDEV NLINKED NHOSTLINKED]
  *	self tests on hand-written traces, then checks on the real alexnet
- *	level1 rank0 trace under SHARED (expected counts computed by the
- *	case with python's json module).
+ *	level1 rank0 trace under REALDIR, tests/data/real (expected counts
+ *	computed by the case with python's json module).
  *   trace_test -d FILE [RUN_BYTES [STEP_PATTERN]]
  *	dump: counts, warnings, markers, kernels and host records of FILE
  *	relative to trace_min_ts, for comparisons and benchmarks.
@@ -752,7 +752,7 @@ t_split(void)
 
 /* Checks on the real alexnet level1 rank0 trace. */
 static void
-t_real(const char *shared, int argc, char **argv)
+t_real(const char *real, int argc, char **argv)
 {
 	char path[1024];
 	struct out o, o2;
@@ -762,8 +762,8 @@ t_real(const char *shared, int argc, char **argv)
 	int64_t prev = INT64_MIN;
 	long nhost = 0;
 
-	snprintf(path, sizeof path, "%s/data/real/alexnet-2rank-level1/rank0_"
-	    "ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json", shared);
+	snprintf(path, sizeof path, "%s/alexnet-2rank-level1/rank0_"
+	    "ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json", real);
 	CHECK(run(path, 0, NULL, &o, &t) == 0);
 	trace_counts(t, &c);
 	if (argc >= 4) {
@@ -881,7 +881,7 @@ main(int argc, char **argv)
 	if (argc >= 3 && strcmp(argv[1], "-d") == 0)
 		return dump(argc, argv);
 	if (argc < 2) {
-		fprintf(stderr, "usage: trace_test SHARED [NX NHOST NDEV NLINKED NHOSTLINKED]\n"
+		fprintf(stderr, "usage: trace_test REALDIR [NX NHOST NDEV NLINKED NHOSTLINKED]\n"
 		    "       trace_test -d FILE [RUN_BYTES [PATTERN]]\n");
 		return 2;
 	}
