@@ -2259,6 +2259,7 @@ main(int argc, char *argv[])
 	struct stat st;
 
 	setprogname_(argv[0]);
+	version_opt(argc, argv);
 	while ((c = getopt(argc, argv, "O:km:o:")) != -1)
 		switch (c) {
 		case 'O':

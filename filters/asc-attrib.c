@@ -1338,6 +1338,7 @@ main(int argc, char *argv[])
 	int c, rc;
 
 	setprogname_(argv[0]);
+	version_opt(argc, argv);
 	while ((c = getopt(argc, argv, "H:km:nr:")) != -1)
 		switch (c) {
 		case 'H':

@@ -1528,6 +1528,7 @@ main(int argc, char **argv)
 	FILE *jfp = NULL;
 
 	setprogname_(argv[0]);
+	version_opt(argc, argv);
 	while ((c = getopt(argc, argv, "1o:qr:")) != -1)
 		switch (c) {
 		case 'q':
@@ -1566,7 +1567,11 @@ main(int argc, char **argv)
 		mkoutdir(outdir);
 		md = openout("cluster_report.md", &mda);
 		jfp = openout("cluster.json", &jsa);
-		buf_adds(&js, "{\n\"rules\": ");
+		buf_adds(&js, "{\n\"asc_version\": ");
+		out_esc(&js, asc_version(), strlen(asc_version()));
+		buf_adds(&js, ",\n\"rules_file\": ");
+		out_esc(&js, rules_file(rulesf), strlen(rules_file(rulesf)));
+		buf_adds(&js, ",\n\"rules\": ");
 		buf_adds(&js, rules_json());
 		buf_adds(&js, ",\n\"jobs\": [\n");
 	}
@@ -1590,6 +1595,7 @@ main(int argc, char **argv)
 		buf_adds(&js, "]}\n]\n}\n");
 		if (fwrite(js.p, 1, js.len, jfp) != js.len || aside_commit(&jsa) != 0)
 			dieerr("%s/cluster.json", outdir);
+		fprintf(md, "_Made by asc %s with the rules `%s`._\n", asc_version(), rules_file(rulesf));
 		if (aside_commit(&mda) != 0)
 			dieerr("%s/cluster_report.md", outdir);
 	}

@@ -789,6 +789,7 @@ main(int argc, char *argv[])
 	int c, kflag = 0, rc;
 
 	setprogname_(argv[0]);
+	version_opt(argc, argv);
 	while ((c = getopt(argc, argv, "ab:km:r:s")) != -1)
 		switch (c) {
 		case 'a':

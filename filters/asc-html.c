@@ -246,6 +246,7 @@ main(int argc, char *argv[])
 	jv acc, ad, st;
 
 	setprogname_(argv[0]);
+	version_opt(argc, argv);
 	while ((ch = getopt(argc, argv, "a:ko:r:s:")) != -1) {
 		switch (ch) {
 		case 'a':

@@ -593,6 +593,7 @@ main(int argc, char *argv[])
 	const char *t, *rfile = NULL;
 
 	setprogname_(argv[0]);
+	version_opt(argc, argv);
 	while ((ch = getopt(argc, argv, "dH:klLM:Pp:qr:")) != -1) {
 		switch (ch) {
 		case 'H':

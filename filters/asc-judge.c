@@ -62,6 +62,7 @@ static const char *apath;
 static struct rin ar;
 static int adone;
 static struct buf aprof;	/* the stream's profile name, raw JSON */
+static const char *rulesf;	/* the verdict says which rules made it */
 
 static void usage(void) __attribute__((noreturn));
 
@@ -184,6 +185,8 @@ flush(void)
 		attribfile();
 	have = 0;
 	acc = keybystep(gather_take(g));
+	acc = jv_object_set(acc, jv_string("asc"), JV_OBJECT(jv_string("version"),
+	    jv_string(asc_version()), jv_string("rules_file"), jv_string(rulesf)));
 	p = jv_getpath(jv_copy(acc), JV_ARRAY(jv_string("profile"), jv_number(0), jv_string("profile")));
 	name = xstrdup(jv_get_kind(p) == JV_KIND_STRING ? jv_string_value(p) : "");
 	jv_free(p);
@@ -259,6 +262,7 @@ main(int argc, char *argv[])
 	const char *rules = NULL;
 
 	setprogname_(argv[0]);
+	version_opt(argc, argv);
 	while ((ch = getopt(argc, argv, "a:j:kr:")) != -1) {
 		switch (ch) {
 		case 'a':
@@ -282,6 +286,7 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	rules_load(rules);
+	rulesf = rules_file(rules);
 	for (int i = 0; i < NKEPT; i++)
 		if (kept[i].mode == GATHER_LONGEST) {
 			kept[i].cap = (size_t)rules_num("bubbles.keep_windows");

@@ -1,7 +1,7 @@
-# asc-judge.jq: the decision tables of ANOMALY.md §6 and §9-§11.
+# asc-judge.jq: the decision tables of the verdict (asc-judge(1)).
 # Input: {profile:[rec], step_metrics:[...], bubble:[significant ones],
-# attribution:[...], ...} for one profile; output: the anomaly_discovery
-# object.  Thresholds come from $rules.  Facts are copied from the
+# attribution:[...], ..., asc:{version, rules_file}} for one profile;
+# output: the anomaly_discovery object.  Thresholds come from $rules.  Facts are copied from the
 # records; only aggregates (averages, percentiles, shares) are computed
 # here, in doubles, rounded to 6 decimals.
 
@@ -631,5 +631,7 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
   step_results: $steps,
   communication: $COMM,
   recommendations: $recs,
-  notes: $notes
+  notes: $notes,
+  asc_version: .asc.version,
+  rules_file: .asc.rules_file
 }

@@ -130,6 +130,7 @@ main(int argc, char *argv[])
 	int c, kflag = 0, rc;
 
 	setprogname_(argv[0]);
+	version_opt(argc, argv);
 	const char *rules = NULL;
 
 	while ((c = getopt(argc, argv, "km:r:")) != -1)

@@ -136,6 +136,7 @@ main(int argc, char *argv[])
 	const char *rules = NULL;
 
 	setprogname_(argv[0]);
+	version_opt(argc, argv);
 	while ((ch = getopt(argc, argv, "ko:r:")) != -1) {
 		switch (ch) {
 		case 'k':

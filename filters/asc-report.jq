@@ -175,5 +175,8 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
      ($bydur[$i].key // "" | code), ($bydur[$i].dur_total_ns // null | if . == null then "" else . / 1000000 | dur end),
      (($bycost[$i].tags // []) | join(", "))]])
  end),
-""
+"",
+# Which asc and which rules made the verdict (absent from older streams).
+(if $A.asc_version == null then empty else
+ "_Made by asc \($A.asc_version) with the rules \($A.rules_file | code)._" end)
 ] | join("\n") + "\n"

@@ -151,6 +151,7 @@ main(int argc, char *argv[])
 	char *b = NULL;
 
 	setprogname_(argv[0]);
+	version_opt(argc, argv);
 	while ((c = getopt(argc, argv, "")) != -1)
 		usage();
 	argc -= optind;

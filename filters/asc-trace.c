@@ -875,6 +875,7 @@ main(int argc, char *argv[])
 	int ch;
 
 	setprogname_(argv[0]);
+	version_opt(argc, argv);
 	while ((ch = getopt_long(argc, argv, "akm:o:p:r:s:", lopt, NULL)) != -1) {
 		switch (ch) {
 		case 'a':

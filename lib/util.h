@@ -1,4 +1,4 @@
-/* util: program name, exit codes, checked allocation, stdout closing. */
+/* util: program name, version, exit codes, checked allocation, stdout closing. */
 #ifndef ASC_UTIL_H
 #define ASC_UTIL_H
 
@@ -14,6 +14,16 @@
 extern const char *progname;
 
 void	 setprogname_(const char *argv0);
+
+/* "0.3.0 (abc1234)": the Makefile's VERSION and, when built from a git
+ * checkout, its commit. */
+const char *asc_version(void);
+/* With --version as the first argument: "progname (asc) VERSION" on
+ * stdout and exit 0, before any other option is looked at. */
+void	 version_opt(int argc, char **argv);
+/* The rules file a filter merged over the built-in rules: the -r path
+ * given, else $ASC_RULES, else "built-in". */
+const char *rules_file(const char *given);
 
 /* Fatal system errors: print "progname: msg[: strerror]" and exit EX_SYS. */
 void	 die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
