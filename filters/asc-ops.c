@@ -426,7 +426,7 @@ sideused(const struct op *o, int from, int to)
 }
 
 /*
- * The bound class (ANOMALY.md section 7).  Attention ops (by name) use
+ * The bound class (asc-ops(1), PMU judgements).  Attention ops (by name) use
  * the attention limits; otherwise the cube side (aic_) uses the cube
  * limits and the vector side (aiv_) the vector limits, each side only
  * when the task type runs on it and its ratios are not all zero.  The
@@ -2070,6 +2070,7 @@ main(int argc, char *argv[])
 	int c, rc;
 
 	setprogname_(argv[0]);
+	version_opt(argc, argv);
 	while ((c = getopt(argc, argv, "kM:m:n:r:")) != -1)
 		switch (c) {
 		case 'k':

@@ -81,7 +81,7 @@ checkkeys(jv def, jv user, const char *path, const char *prefix)
 /*
  * Which filters read a key (the longest matching prefix wins), so that a
  * rerun of one stage with -r can say which changed keys it cannot apply
- * (ANOMALY.md R2.9).  tests/cases/rules checks this table against the
+ * (asc(7), rules).  tests/cases/rules checks this table against the
  * code.
  */
 static const struct { const char *prefix, *readers; } readers[] = {

@@ -4,7 +4,7 @@
  * torch_npu nests step -> "p2p" | "collective" -> "<op>@<group>" ->
  * {"Communication Time Info": {...}, "Communication Bandwidth Info":
  * {transport: {..., "Size Distribution": {...}}}}; msprof writes the ops
- * flat at the top level (FORMATS.md section 9.1): a top-level member whose
+ * flat at the top level: a top-level member whose
  * object starts with "Communication Time Info" or "Communication Bandwidth
  * Info" is such an op, reported with step NULL and kind "collective".
  *

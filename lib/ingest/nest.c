@@ -12,7 +12,7 @@ nest_add(struct nest_thr *t, int64_t start, int64_t end, uint64_t id,
 
 	/*
 	 * The open events this lies wholly inside are context (asc-attrib's
-	 * rule, ANOMALY.md R2.4): not a partial overlap (clock skew between
+	 * rule, asc-attrib(1)): not a partial overlap (clock skew between
 	 * the Python and CANN recorders), not an instant.
 	 */
 	for (size_t i = 0; i < t->n; i++) {

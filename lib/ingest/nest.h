@@ -9,7 +9,7 @@
  * (starts at or after its start, ends at or before its end); a partial
  * overlap does not count.  When none has by the time the sweep passes
  * its end, it is a leaf (markers never are: the caller's to say).  This
- * is the rule asc-attrib applies to the records (ANOMALY.md R2.4).  The caller keeps the events; nest knows them by
+ * is the rule asc-attrib applies to the records (asc-attrib(1)).  The caller keeps the events; nest knows them by
  * an id it gives, and tells it through a callback.
  */
 #ifndef ASC_NEST_H
