@@ -115,6 +115,7 @@ tr_split_start(struct trace *t)
 	u->mm = 1;
 	u->fsize = t->fsize;
 	u->win = t->win;
+	u->maxev = t->maxev;
 	u->boff = s;
 	u->nomsg = 1;
 	sp = xcalloc(1, sizeof *sp);
