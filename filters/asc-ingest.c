@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -586,6 +587,26 @@ process(struct profile *p)
 	free(level);
 }
 
+/*
+ * -H and -M files: a regular file is 0640 whatever the umask, as the
+ * other outputs of asc are; a device or FIFO is written as it is.
+ */
+static FILE *
+outfile(const char *path)
+{
+	struct stat st;
+	FILE *fp;
+	int fd;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0640)) < 0)
+		dieerr("%s", path);
+	if (fstat(fd, &st) != 0 || (S_ISREG(st.st_mode) && fchmod(fd, 0640) != 0))
+		dieerr("%s", path);
+	if ((fp = fdopen(fd, "w")) == NULL)
+		dieerr("%s", path);
+	return fp;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -670,8 +691,7 @@ main(int argc, char *argv[])
 		    hs.st_rdev == ns.st_rdev)
 			hostnull = 1;
 		else {
-			if ((hfp = fopen(hpath, "w")) == NULL)
-				dieerr("%s", hpath);
+			hfp = outfile(hpath);
 			setvbuf(hfp, hbuf, _IOFBF, sizeof hbuf);
 		}
 	}
@@ -682,8 +702,7 @@ main(int argc, char *argv[])
 			die("-M and -P: the PMU values go to a file or nowhere, not both");
 		if (nprofs != 1)
 			die("-M %s: %d profiles found: -M takes one profile", mpath, nprofs);
-		if ((rec_out_pmufp = fopen(mpath, "w")) == NULL)
-			dieerr("%s", mpath);
+		rec_out_pmufp = outfile(mpath);
 		setvbuf(rec_out_pmufp, mbuf, _IOFBF, sizeof mbuf);
 	}
 	/* 1 MiB output buffer: records are small and many. */
