@@ -173,7 +173,7 @@ putfiles(struct buf *b, const struct profile *p, const struct trace_counts *tc, 
 			out_i64(&t, "rejected", (int64_t)f->rejected);
 		} else {
 			out_bool(&t, "used", f->kind == F_DB ? f == dbused : f->kind == F_ANALYSIS ? f->emitted > 0 :
-			    !(dbused && f->kind == F_KERNEL) && !f->unusable);
+			    !(dbused && f->kind == F_KERNEL) && !f->unusable && !f->extra);
 			out_i64(&t, "read", (int64_t)f->read);
 			out_i64(&t, "emitted", (int64_t)f->emitted);
 			out_i64(&t, "rejected", (int64_t)f->rejected);
@@ -209,6 +209,28 @@ static void
 dbbad(void *arg, const char *msg)
 {
 	baddata("%s", msg);
+}
+
+/*
+ * A profile reads one file of each kind but kernel tables (slices are
+ * merged) and databases (chosen apart): any other is said, and listed
+ * with "used" false.
+ */
+static void
+sayextra(struct profile *p, struct src_file *const *fk)
+{
+	for (int i = 0; i < p->nf; i++) {
+		struct src_file *f = &p->f[i];
+
+		if (f->kind == F_KERNEL || f->kind == F_DB || f->kind == F_ANALYSIS ||
+		    fk[f->kind] == f)
+			continue;
+		f->extra = 1;
+		addwarn("file_not_read", "%s: not read: %s is, as the profile's %s (%s)",
+		    f->path, fk[f->kind]->path, kindname[f->kind],
+		    f->kind == F_TRACE && strcmp(fk[f->kind]->base, "trace_view.json") == 0 ?
+		    "trace_view.json first" : "the first found, by directory and name");
+	}
 }
 
 static void
@@ -253,6 +275,7 @@ process(struct profile *p)
 		else if (f->kind == F_TRACE && strcmp(f->base, "trace_view.json") == 0)
 			fk[f->kind] = f;
 	}
+	sayextra(p, fk);
 
 	/* The SQLite export: when there is no text timeline, or with -d. */
 	memset(&dc, 0, sizeof dc);
