@@ -397,6 +397,14 @@ xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 		return xbad(t, tr_bad(t, at, "X event without \"dur\""));
 	if (spanus(&ev->dur, &h.dur) < 0 || h.dur < 0)
 		return xbad(t, badval(t, at, "dur", &ev->dur));
+	{
+		int64_t end;
+
+		/* the end is written, and nested on: it must be a time too */
+		if (__builtin_add_overflow(h.start, h.dur, &end))
+			return xbad(t, tr_bad(t, at, "\"ts\" + \"dur\" past the "
+			    "range of 64-bit ns"));
+	}
 	if (evid(t, ev, &ev->pid, &pid) < 0)
 		return xbad(t, tr_bad(t, at, "bad \"pid\""));
 	if (evid(t, ev, &ev->tid, &tid) < 0)

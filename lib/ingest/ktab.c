@@ -460,6 +460,17 @@ ktab_read(struct ktab *kt, struct src_file *pf, int fileno_)
 			    dur < 0 && dec_us2ns(s, n, &dur) == 0 ? "negative" : "not a number", cell_snip(s, n));
 			continue;
 		}
+		{
+			int64_t end;
+
+			/* end_ns is written: start + duration must be a time */
+			if (__builtin_add_overflow(start, dur, &end)) {
+				pf->rejected++;
+				kbad(kt, "%s:%lu: start + duration past the range of 64-bit ns: '%s'",
+				    pf->path, c.recline, cell_snip(s, n));
+				continue;
+			}
+		}
 		if ((bi = badintcell(&c, kf, &s, &n)) >= 0) {
 			pf->rejected++;
 			kbad(kt, "%s:%lu: field \"%s\": %s: '%s'", pf->path, c.recline,
