@@ -213,8 +213,8 @@ dbbad(void *arg, const char *msg)
 
 /*
  * A profile reads one file of each kind but kernel tables (slices are
- * merged) and databases (chosen apart): any other is said, and listed
- * with "used" false.
+ * merged), databases and timelines (said where they are chosen): any
+ * other is said, and listed with "used" false.
  */
 static void
 sayextra(struct profile *p, struct src_file *const *fk)
@@ -223,13 +223,12 @@ sayextra(struct profile *p, struct src_file *const *fk)
 		struct src_file *f = &p->f[i];
 
 		if (f->kind == F_KERNEL || f->kind == F_DB || f->kind == F_ANALYSIS ||
-		    fk[f->kind] == f)
+		    f->kind == F_TRACE || fk[f->kind] == f)
 			continue;
 		f->extra = 1;
-		addwarn("file_not_read", "%s: not read: %s is, as the profile's %s (%s)",
-		    f->path, fk[f->kind]->path, kindname[f->kind],
-		    f->kind == F_TRACE && strcmp(fk[f->kind]->base, "trace_view.json") == 0 ?
-		    "trace_view.json first" : "the first found, by directory and name");
+		addwarn("file_not_used", "%s: not read: %s is, as the profile's %s "
+		    "(the first found, by directory and name)",
+		    f->path, fk[f->kind]->path, kindname[f->kind]);
 	}
 }
 
@@ -243,7 +242,7 @@ process(struct profile *p)
 	struct buf cfg = {0};
 	char *level = xstrdup("unknown");
 	const char *deg[24], *origin_from = "none";
-	int ndeg = 0, nkfiles = 0, trace_used = 0;
+	int ndeg = 0, nkfiles = 0, trace_used = 0, disjoint = 0;
 	int64_t origin = INT64_MAX;
 	size_t runs = 0;
 	unsigned long rejected = 0;
@@ -259,6 +258,7 @@ process(struct profile *p)
 	memset(&kt, 0, sizeof kt);
 	memset(&tc, 0, sizeof tc);
 	kt.minstart = INT64_MAX;
+	kt.maxend = INT64_MIN;
 	kt.tmpdir = tmpdir;
 	kt.progress = progress;
 	kt.bad = ktbad;
@@ -364,6 +364,27 @@ process(struct profile *p)
 		}
 	}
 
+	/*
+	 * A kernel table and a timeline of two captures (or one moved):
+	 * their times do not meet, so every step looks idle.  Said, and the
+	 * verdict's confidence drops (kernels_outside_trace).
+	 */
+	if (trace_used && kt.n && tc.host + tc.device > 0 && trace_min_ts(tr) != INT64_MAX) {
+		int64_t t0 = trace_min_ts(tr), t1 = trace_max_end(tr);
+
+		if (kt.maxend < t0 || kt.minstart > t1) {
+			int64_t d = kt.maxend < t0 ? t0 - kt.maxend : kt.minstart - t1;
+
+			disjoint = 1;
+			addwarn("kernels_outside_trace", "%s and %s do not overlap in time: "
+			    "the kernels %s %lld.%03lld s %s its events; from two captures? "
+			    "Device idle and host attribution do not hold",
+			    fk[F_KERNEL]->base, fk[F_TRACE]->base,
+			    kt.maxend < t0 ? "end" : "start", (long long)(d / 1000000000),
+			    (long long)(d / 1000000 % 1000), kt.maxend < t0 ? "before the first of" : "after the last of");
+		}
+	}
+
 	/* the origin: the first source with a smallest time */
 	for (int i = 0; i < nsrc && origin == INT64_MAX; i++) {
 		const char *from;
@@ -449,6 +470,8 @@ process(struct profile *p)
 		deg[ndeg++] = "no_step_trace";
 	if (rejected)
 		deg[ndeg++] = "rows_rejected";
+	if (disjoint)
+		deg[ndeg++] = "kernels_outside_trace";
 	for (int i = 0; i < p->nf; i++)
 		if (p->f[i].unusable) {
 			deg[ndeg++] = "file_unusable";

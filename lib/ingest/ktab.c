@@ -421,7 +421,7 @@ ktab_read(struct ktab *kt, struct src_file *pf, int fileno_)
 	while ((r = csv_next(&c)) != 0) {
 		const char *s;
 		size_t n;
-		int64_t start, dur, dev = -1;
+		int64_t start, dur, end, dev = -1;
 		struct krow *k;
 		int bi;
 
@@ -460,16 +460,12 @@ ktab_read(struct ktab *kt, struct src_file *pf, int fileno_)
 			    dur < 0 && dec_us2ns(s, n, &dur) == 0 ? "negative" : "not a number", cell_snip(s, n));
 			continue;
 		}
-		{
-			int64_t end;
-
-			/* end_ns is written: start + duration must be a time */
-			if (__builtin_add_overflow(start, dur, &end)) {
-				pf->rejected++;
-				kbad(kt, "%s:%lu: start + duration past the range of 64-bit ns: '%s'",
-				    pf->path, c.recline, cell_snip(s, n));
-				continue;
-			}
+		/* end_ns is written: start + duration must be a time */
+		if (__builtin_add_overflow(start, dur, &end)) {
+			pf->rejected++;
+			kbad(kt, "%s:%lu: start + duration past the range of 64-bit ns: '%s'",
+			    pf->path, c.recline, cell_snip(s, n));
+			continue;
 		}
 		if ((bi = badintcell(&c, kf, &s, &n)) >= 0) {
 			pf->rejected++;
@@ -528,6 +524,8 @@ ktab_read(struct ktab *kt, struct src_file *pf, int fileno_)
 		k->file = (uint16_t)fileno_;
 		if (start < kt->minstart)
 			kt->minstart = start;
+		if (end > kt->maxend)
+			kt->maxend = end;
 		pf->emitted++;
 	}
 	if (kt->progress)

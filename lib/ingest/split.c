@@ -237,6 +237,8 @@ tr_split_join(struct trace *t, struct rdst *rs)
 		h->nx += q->nx;
 		if (q->minx < h->minx)
 			h->minx = q->minx;
+		if (q->maxx > h->maxx)
+			h->maxx = q->maxx;
 	}
 	t->gen++;
 	for (int s = 0; s < NSET; s++) {

@@ -187,7 +187,7 @@ struct thr {
 	unsigned	 sets;		/* spill sets holding its events */
 	unsigned long	 gen;
 	unsigned long	 nx;
-	int64_t		 minx;
+	int64_t		 minx, maxx;	/* smallest start, largest end */
 	int		 stack;
 	int		 seen;		/* has an X event or a thread_name */
 };
@@ -298,6 +298,7 @@ struct trace {
 	int		 nw;
 	struct trace_counts c;
 	int64_t		 mints, minkts;
+	int64_t		 maxte;		/* largest end of a host or device X event */
 	/* scratch */
 	struct buf	 sc, sc2, sc3, sc4, ob;
 	/* two threads: the first reads up to split (0: none), the
