@@ -212,6 +212,111 @@ dbbad(void *arg, const char *msg)
 }
 
 /*
+ * The slice number and capture timestamp of an op_summary file name:
+ * op_summary_slice_N_TS.csv (msprof's slices), op_summary_TS_N.csv, or
+ * op_summary_TS.csv (*n -1: not sliced).  0, or -1 for another name.
+ */
+static int
+slicename(const char *base, long *n, char *ts, size_t nts)
+{
+	const char *s = base + sizeof "op_summary_" - 1, *e = strrchr(base, '.');
+	char *end;
+
+	if (strncmp(base, "op_summary_", sizeof "op_summary_" - 1) != 0 || e == NULL)
+		return -1;
+	*n = -1;
+	if (strncmp(s, "slice_", 6) == 0) {
+		*n = strtol(s + 6, &end, 10);
+		if (end == s + 6 || *end != '_')
+			return -1;
+		s = end + 1;
+	}
+	if ((size_t)(e - s) >= nts)
+		return -1;
+	memcpy(ts, s, (size_t)(e - s));
+	ts[e - s] = '\0';
+	if (*n < 0 && (end = strrchr(ts, '_')) != NULL && end[1] != '\0' &&
+	    strspn(end + 1, "0123456789") == strlen(end + 1)) {
+		*n = strtol(end + 1, NULL, 10);
+		*end = '\0';
+	}
+	return 0;
+}
+
+/* Do files a and b hold the same bytes? */
+static int
+samebytes(const char *a, const char *b)
+{
+	static char ba[65536], bb[65536];
+	FILE *fa = fopen(a, "r"), *fb = fopen(b, "r");
+	int same = fa && fb;
+
+	while (same) {
+		size_t na = fread(ba, 1, sizeof ba, fa), nb = fread(bb, 1, sizeof bb, fb);
+
+		if (na != nb || memcmp(ba, bb, na) != 0)
+			same = 0;
+		else if (na == 0)
+			break;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
+/*
+ * msprof op_summary slices, before they are merged: a copy of another
+ * slice (same bytes) is not read; a gap in the slice numbers, and files
+ * of two captures (two timestamps), are said.
+ */
+static void
+slicecheck(struct profile *p)
+{
+	char ts0[64] = "", ts[64], first[64] = "";
+	long lo = -1, hi = -1, n, cnt = 0;
+	const char *other = NULL;
+
+	for (int i = 0; i < p->nf; i++) {
+		struct src_file *f = &p->f[i];
+		struct stat sa, sb;
+
+		if (f->kind != F_KERNEL || slicename(f->base, &n, ts, sizeof ts) != 0)
+			continue;
+		for (int j = 0; j < i; j++)
+			if (p->f[j].kind == F_KERNEL && !p->f[j].extra &&
+			    stat(f->path, &sa) == 0 && stat(p->f[j].path, &sb) == 0 &&
+			    sa.st_size == sb.st_size && samebytes(f->path, p->f[j].path)) {
+				f->extra = 1;
+				addwarn("op_summary_duplicate", "%s: the same rows as %s: not read "
+				    "(a copied slice would count its kernels twice)", f->base, p->f[j].base);
+				break;
+			}
+		if (f->extra)
+			continue;
+		if (ts0[0] == '\0') {
+			snprintf(ts0, sizeof ts0, "%s", ts);
+			snprintf(first, sizeof first, "%.63s", f->base);
+		} else if (strcmp(ts, ts0) != 0 && other == NULL)
+			other = f->base;
+		if (n >= 0 && strcmp(ts, ts0) == 0) {
+			lo = lo < 0 || n < lo ? n : lo;
+			hi = n > hi ? n : hi;
+			cnt++;
+		}
+	}
+	if (other)
+		addwarn("op_summary_foreign", "%s and %s are of two captures (their "
+		    "timestamps differ): their kernels are merged; check that they "
+		    "belong together", first, other);
+	if (cnt && hi - lo + 1 > cnt)
+		addwarn("op_summary_slice_missing", "op_summary slices %ld..%ld of %s: "
+		    "%ld of %ld found, the kernels of the missing ones are not in "
+		    "the analysis", lo, hi, ts0, cnt, hi - lo + 1);
+}
+
+/*
  * A profile reads one file of each kind but kernel tables (slices are
  * merged), databases and timelines (said where they are chosen): any
  * other is said, and listed with "used" false.
@@ -317,6 +422,9 @@ process(struct profile *p)
 	if (fk[F_KERNEL]) {
 		int details = strcmp(fk[F_KERNEL]->base, "kernel_details.csv") == 0;
 
+		if (!details)
+			slicecheck(p);
+
 		kt.nkr = p->nf;
 		kt.kr = xcalloc((size_t)p->nf, sizeof *kt.kr);
 		for (int i = 0; i < p->nf; i++)
@@ -324,7 +432,7 @@ process(struct profile *p)
 		for (int i = 0; i < p->nf; i++) {
 			struct src_file *f = &p->f[i];
 
-			if (f->kind != F_KERNEL || (details && f != fk[F_KERNEL]))
+			if (f->kind != F_KERNEL || (details && f != fk[F_KERNEL]) || f->extra)
 				continue;
 			if (ktab_read(&kt, f, i) == 0)
 				nkfiles++;
