@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -172,7 +173,7 @@ putfiles(struct buf *b, const struct profile *p, const struct trace_counts *tc, 
 			out_i64(&t, "rejected", (int64_t)f->rejected);
 		} else {
 			out_bool(&t, "used", f->kind == F_DB ? f == dbused : f->kind == F_ANALYSIS ? f->emitted > 0 :
-			    !(dbused && f->kind == F_KERNEL) && !f->unusable);
+			    !(dbused && f->kind == F_KERNEL) && !f->unusable && !f->extra);
 			out_i64(&t, "read", (int64_t)f->read);
 			out_i64(&t, "emitted", (int64_t)f->emitted);
 			out_i64(&t, "rejected", (int64_t)f->rejected);
@@ -210,6 +211,132 @@ dbbad(void *arg, const char *msg)
 	baddata("%s", msg);
 }
 
+/*
+ * The slice number and capture timestamp of an op_summary file name:
+ * op_summary_slice_N_TS.csv (msprof's slices), op_summary_TS_N.csv, or
+ * op_summary_TS.csv (*n -1: not sliced).  0, or -1 for another name.
+ */
+static int
+slicename(const char *base, long *n, char *ts, size_t nts)
+{
+	const char *s = base + sizeof "op_summary_" - 1, *e = strrchr(base, '.');
+	char *end;
+
+	if (strncmp(base, "op_summary_", sizeof "op_summary_" - 1) != 0 || e == NULL)
+		return -1;
+	*n = -1;
+	if (strncmp(s, "slice_", 6) == 0) {
+		*n = strtol(s + 6, &end, 10);
+		if (end == s + 6 || *end != '_')
+			return -1;
+		s = end + 1;
+	}
+	if ((size_t)(e - s) >= nts)
+		return -1;
+	memcpy(ts, s, (size_t)(e - s));
+	ts[e - s] = '\0';
+	if (*n < 0 && (end = strrchr(ts, '_')) != NULL && end[1] != '\0' &&
+	    strspn(end + 1, "0123456789") == strlen(end + 1)) {
+		*n = strtol(end + 1, NULL, 10);
+		*end = '\0';
+	}
+	return 0;
+}
+
+/* Do files a and b hold the same bytes? */
+static int
+samebytes(const char *a, const char *b)
+{
+	static char ba[65536], bb[65536];
+	FILE *fa = fopen(a, "r"), *fb = fopen(b, "r");
+	int same = fa && fb;
+
+	while (same) {
+		size_t na = fread(ba, 1, sizeof ba, fa), nb = fread(bb, 1, sizeof bb, fb);
+
+		if (na != nb || memcmp(ba, bb, na) != 0)
+			same = 0;
+		else if (na == 0)
+			break;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
+/*
+ * msprof op_summary slices, before they are merged: a copy of another
+ * slice (same bytes) is not read; a gap in the slice numbers, and files
+ * of two captures (two timestamps), are said.
+ */
+static void
+slicecheck(struct profile *p)
+{
+	char ts0[64] = "", ts[64], first[64] = "";
+	long lo = -1, hi = -1, n, cnt = 0;
+	const char *other = NULL;
+
+	for (int i = 0; i < p->nf; i++) {
+		struct src_file *f = &p->f[i];
+		struct stat sa, sb;
+
+		if (f->kind != F_KERNEL || slicename(f->base, &n, ts, sizeof ts) != 0)
+			continue;
+		for (int j = 0; j < i; j++)
+			if (p->f[j].kind == F_KERNEL && !p->f[j].extra &&
+			    stat(f->path, &sa) == 0 && stat(p->f[j].path, &sb) == 0 &&
+			    sa.st_size == sb.st_size && samebytes(f->path, p->f[j].path)) {
+				f->extra = 1;
+				addwarn("op_summary_duplicate", "%s: the same rows as %s: not read "
+				    "(a copied slice would count its kernels twice)", f->base, p->f[j].base);
+				break;
+			}
+		if (f->extra)
+			continue;
+		if (ts0[0] == '\0') {
+			snprintf(ts0, sizeof ts0, "%s", ts);
+			snprintf(first, sizeof first, "%.63s", f->base);
+		} else if (strcmp(ts, ts0) != 0 && other == NULL)
+			other = f->base;
+		if (n >= 0 && strcmp(ts, ts0) == 0) {
+			lo = lo < 0 || n < lo ? n : lo;
+			hi = n > hi ? n : hi;
+			cnt++;
+		}
+	}
+	if (other)
+		addwarn("op_summary_foreign", "%s and %s are of two captures (their "
+		    "timestamps differ): their kernels are merged; check that they "
+		    "belong together", first, other);
+	if (cnt && hi - lo + 1 > cnt)
+		addwarn("op_summary_slice_missing", "op_summary slices %ld..%ld of %s: "
+		    "%ld of %ld found, the kernels of the missing ones are not in "
+		    "the analysis", lo, hi, ts0, cnt, hi - lo + 1);
+}
+
+/*
+ * A profile reads one file of each kind but kernel tables (slices are
+ * merged), databases and timelines (said where they are chosen): any
+ * other is said, and listed with "used" false.
+ */
+static void
+sayextra(struct profile *p, struct src_file *const *fk)
+{
+	for (int i = 0; i < p->nf; i++) {
+		struct src_file *f = &p->f[i];
+
+		if (f->kind == F_KERNEL || f->kind == F_DB || f->kind == F_ANALYSIS ||
+		    f->kind == F_TRACE || fk[f->kind] == f)
+			continue;
+		f->extra = 1;
+		addwarn("file_not_used", "%s: not read: %s is, as the profile's %s "
+		    "(the first found, by directory and name)",
+		    f->path, fk[f->kind]->path, kindname[f->kind]);
+	}
+}
+
 static void
 process(struct profile *p)
 {
@@ -220,7 +347,7 @@ process(struct profile *p)
 	struct buf cfg = {0};
 	char *level = xstrdup("unknown");
 	const char *deg[24], *origin_from = "none";
-	int ndeg = 0, nkfiles = 0, trace_used = 0;
+	int ndeg = 0, nkfiles = 0, trace_used = 0, disjoint = 0;
 	int64_t origin = INT64_MAX;
 	size_t runs = 0;
 	unsigned long rejected = 0;
@@ -236,6 +363,7 @@ process(struct profile *p)
 	memset(&kt, 0, sizeof kt);
 	memset(&tc, 0, sizeof tc);
 	kt.minstart = INT64_MAX;
+	kt.maxend = INT64_MIN;
 	kt.tmpdir = tmpdir;
 	kt.progress = progress;
 	kt.bad = ktbad;
@@ -252,6 +380,7 @@ process(struct profile *p)
 		else if (f->kind == F_TRACE && strcmp(f->base, "trace_view.json") == 0)
 			fk[f->kind] = f;
 	}
+	sayextra(p, fk);
 
 	/* The SQLite export: when there is no text timeline, or with -d. */
 	memset(&dc, 0, sizeof dc);
@@ -293,6 +422,9 @@ process(struct profile *p)
 	if (fk[F_KERNEL]) {
 		int details = strcmp(fk[F_KERNEL]->base, "kernel_details.csv") == 0;
 
+		if (!details)
+			slicecheck(p);
+
 		kt.nkr = p->nf;
 		kt.kr = xcalloc((size_t)p->nf, sizeof *kt.kr);
 		for (int i = 0; i < p->nf; i++)
@@ -300,7 +432,7 @@ process(struct profile *p)
 		for (int i = 0; i < p->nf; i++) {
 			struct src_file *f = &p->f[i];
 
-			if (f->kind != F_KERNEL || (details && f != fk[F_KERNEL]))
+			if (f->kind != F_KERNEL || (details && f != fk[F_KERNEL]) || f->extra)
 				continue;
 			if (ktab_read(&kt, f, i) == 0)
 				nkfiles++;
@@ -337,6 +469,27 @@ process(struct profile *p)
 			fk[F_TRACE]->rejected = tc.rejected;
 			for (int i = 0; (code = trace_warning(tr, i, &msg)) != NULL; i++)
 				addwarn(code, "%s", msg);
+		}
+	}
+
+	/*
+	 * A kernel table and a timeline of two captures (or one moved):
+	 * their times do not meet, so every step looks idle.  Said, and the
+	 * verdict's confidence drops (kernels_outside_trace).
+	 */
+	if (trace_used && kt.n && tc.host + tc.device > 0 && trace_min_ts(tr) != INT64_MAX) {
+		int64_t t0 = trace_min_ts(tr), t1 = trace_max_end(tr);
+
+		if (kt.maxend < t0 || kt.minstart > t1) {
+			int64_t d = kt.maxend < t0 ? t0 - kt.maxend : kt.minstart - t1;
+
+			disjoint = 1;
+			addwarn("kernels_outside_trace", "%s and %s do not overlap in time: "
+			    "the kernels %s %lld.%03lld s %s its events; from two captures? "
+			    "Device idle and host attribution do not hold",
+			    fk[F_KERNEL]->base, fk[F_TRACE]->base,
+			    kt.maxend < t0 ? "end" : "start", (long long)(d / 1000000000),
+			    (long long)(d / 1000000 % 1000), kt.maxend < t0 ? "before the first of" : "after the last of");
 		}
 	}
 
@@ -425,6 +578,8 @@ process(struct profile *p)
 		deg[ndeg++] = "no_step_trace";
 	if (rejected)
 		deg[ndeg++] = "rows_rejected";
+	if (disjoint)
+		deg[ndeg++] = "kernels_outside_trace";
 	for (int i = 0; i < p->nf; i++)
 		if (p->f[i].unusable) {
 			deg[ndeg++] = "file_unusable";
@@ -586,6 +741,26 @@ process(struct profile *p)
 	free(level);
 }
 
+/*
+ * -H and -M files: a regular file is 0640 whatever the umask, as the
+ * other outputs of asc are; a device or FIFO is written as it is.
+ */
+static FILE *
+outfile(const char *path)
+{
+	struct stat st;
+	FILE *fp;
+	int fd;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0640)) < 0)
+		dieerr("%s", path);
+	if (fstat(fd, &st) != 0 || (S_ISREG(st.st_mode) && fchmod(fd, 0640) != 0))
+		dieerr("%s", path);
+	if ((fp = fdopen(fd, "w")) == NULL)
+		dieerr("%s", path);
+	return fp;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -671,8 +846,7 @@ main(int argc, char *argv[])
 		    hs.st_rdev == ns.st_rdev)
 			hostnull = 1;
 		else {
-			if ((hfp = fopen(hpath, "w")) == NULL)
-				dieerr("%s", hpath);
+			hfp = outfile(hpath);
 			setvbuf(hfp, hbuf, _IOFBF, sizeof hbuf);
 		}
 	}
@@ -683,8 +857,7 @@ main(int argc, char *argv[])
 			die("-M and -P: the PMU values go to a file or nowhere, not both");
 		if (nprofs != 1)
 			die("-M %s: %d profiles found: -M takes one profile", mpath, nprofs);
-		if ((rec_out_pmufp = fopen(mpath, "w")) == NULL)
-			dieerr("%s", mpath);
+		rec_out_pmufp = outfile(mpath);
 		setvbuf(rec_out_pmufp, mbuf, _IOFBF, sizeof mbuf);
 	}
 	/* 1 MiB output buffer: records are small and many. */

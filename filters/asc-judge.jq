@@ -121,7 +121,7 @@ def dursum: map(.dur_ns) | add // 0;
    "no_stacks", "no_communication_json", "no_pmu", "level0",
    "db_export_only", "rows_rejected", "no_kernel_table", "pseudo_step",
    "step_id_windows", "unsorted_input", "file_unusable", "counts_mismatch",
-   "few_steps", "no_comm_records" ]) as $codes |
+   "few_steps", "no_comm_records", "kernels_outside_trace" ]) as $codes |
 # Is there communication at all (comm kernels or torch_npu's comm time)?
 (any($M[]; (.comm_exposed_ns // 0) + (.comm_overlapped_ns // 0) > 0) or
  any($ST0[]; (.comm_ns // 0) > 0)) as $hascomm |
@@ -424,6 +424,7 @@ def gap($c): $gaps | index([$c]) != null;
  - (if gap("no_stacks") then 0.5 else 0 end)
  - (if gap("rows_rejected") then 0.5 else 0 end)
  - (if gap("counts_mismatch") then 1 else 0 end)
+ - (if gap("kernels_outside_trace") then 2 else 0 end)
  - (if ($groups | length) > 1 and ($DG.group_size // 0) * 2 <= ($M | length) then 0.5 else 0 end)
  - (if ($M | length) == 0 then 2 else 0 end)) as $score |
 (if $score >= 2.5 then "high" elif $score >= 1.5 then "medium" else "low" end) as $confidence |

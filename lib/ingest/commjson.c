@@ -68,6 +68,7 @@ struct cj {
 
 	/* Keys of the levels above the op, and scratch. */
 	struct buf	 k1, k2, k3, k4, k5, k6, tok, raw;
+	const char	*field;		/* the figure being read, for messages */
 	/* The op being read. */
 	struct buf	 arena;
 	struct slot	 t[T_N];
@@ -490,6 +491,9 @@ bad:
 		for (i = 0; i < n && i < sizeof shown - 1; i++)
 			shown[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
 		shown[i] = '\0';
+		if (r->field)
+			fail(r, at, "\"%s\": invalid literal '%s%s' (not a JSON number)",
+			    r->field, shown, n > i ? "..." : "");
 		fail(r, at, "invalid literal '%s%s'", shown, n > i ? "..." : "");
 	}
 }
@@ -588,12 +592,13 @@ keyis(const struct buf *k, const char *s)
 	return strlen(s) == k->len && memcmp(k->p, s, k->len) == 0;
 }
 
-/* Capture the value here into the op's arena. */
+/* Capture the value of figure name here into the op's arena. */
 static void
-capture(struct cj *r, struct slot *v)
+capture(struct cj *r, struct slot *v, const char *name)
 {
 	int c = peekc(r);
 
+	r->field = name;
 	v->null = 0;
 	v->off = r->arena.len;
 	if (c == '"') {
@@ -617,6 +622,7 @@ capture(struct cj *r, struct slot *v)
 	}
 	v->n = r->arena.len - v->off;
 	buf_addc(&r->arena, '\0');
+	r->field = NULL;
 }
 
 static void
@@ -637,7 +643,7 @@ timeinfo(struct cj *r)
 			if (keyis(&r->k5, timekey[i]))
 				break;
 		if (i < T_N)
-			capture(r, &r->t[i]);
+			capture(r, &r->t[i], timekey[i]);
 		else
 			skipvalue(r);
 	}
@@ -688,7 +694,7 @@ bwinfo(struct cj *r)
 				if (keyis(&r->k6, bwkey[i]))
 					break;
 			if (i < 3)
-				capture(r, &t->v[i]);
+				capture(r, &t->v[i], bwkey[i]);
 			else
 				skipvalue(r);
 		}

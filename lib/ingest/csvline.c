@@ -179,6 +179,15 @@ recstart(struct csvin *c)
 			c->bomdone = 1;
 			while (c->end - c->pos < 3 && fill(c, c->pos) > 0)
 				;
+			/* UTF-16 (Excel's "Unicode text"): every other byte
+			 * is NUL; said, not read as garbled text or CR-only */
+			if (c->end - c->pos >= 2 && (memcmp(c->buf + c->pos, "\xff\xfe", 2) == 0 ||
+			    memcmp(c->buf + c->pos, "\xfe\xff", 2) == 0)) {
+				c->utf16 = c->buf[c->pos] == '\xff' ? 'L' : 'B';
+				c->pos = c->end;
+				c->eof = 1;
+				return 0;
+			}
 			if (c->end - c->pos >= 3 && memcmp(c->buf + c->pos, "\xef\xbb\xbf", 3) == 0) {
 				c->pos += 3;
 				/* A file of just a BOM is one (blank) line. */
@@ -452,6 +461,14 @@ csv_next(struct csvin *c)
 	}
 	int r = fn(c);
 
+	if (c->utf16) {
+		snprintf(c->err, sizeof c->err, "UTF-16%s text (byte-order mark %s), "
+		    "not UTF-8: not read (iconv -f UTF-16 -t UTF-8 converts it)",
+		    c->utf16 == 'L' ? "LE" : "BE", c->utf16 == 'L' ? "FF FE" : "FE FF");
+		c->utf16 = 0;		/* said once; then end of file */
+		c->recline = 1;
+		return -1;
+	}
 	if (c->toolong) {
 		snprintf(c->err, sizeof c->err, "a record longer than %zu bytes (no line end?); "
 		    "the rest of the file is not read", c->maxrec);

@@ -40,6 +40,7 @@ struct csvin {
 	int		 sentinel;	/* a '\n' was added after a last line without one */
 	int		 bomdone;	/* the BOM test of line 1 was made */
 	int		 toolong;	/* a record grew past maxrec */
+	int		 utf16;		/* 'L' or 'B': a UTF-16 BOM on line 1 */
 	size_t		 maxrec;	/* 256 MiB ($ASC_CSV_MAXREC in tests) */
 	char		 err[160];
 };
@@ -53,7 +54,7 @@ void	csv_fdopen(struct csvin *, int fd, const char *name);
 void	csv_close(struct csvin *);
 /* Next record (blank lines are skipped): 1, 0 at EOF, -1 on an
  * unterminated quote, a record over maxrec bytes (the rest of the file
- * is not read) or a first line with CR-only line ends (err set).  Read errors are fatal.  The fields stay
+ * is not read), a first line with CR-only line ends or a UTF-16 byte-order mark (err set).  Read errors are fatal.  The fields stay
  * valid until the next call. */
 int	csv_next(struct csvin *);
 /*

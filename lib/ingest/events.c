@@ -107,6 +107,7 @@ tr_getthr(struct trace *t, int64_t pid, int64_t tid, int create)
 	t->th[t->nth].tid = tid;
 	t->th[t->nth].pi = -1;
 	t->th[t->nth].minx = INT64_MAX;
+	t->th[t->nth].maxx = INT64_MIN;
 	t->th[t->nth].gen = (unsigned long)-1;
 	t->nth++;
 	ht_grow(&t->hth, t->nth, thkey, t);
@@ -385,7 +386,7 @@ xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 	struct thr *th;
 	const char *name, *cat = "", *frame = "", *tt = "";
 	size_t nname, ncat = 0, nframe = 0, ntt = 0, klen;
-	int64_t pid, tid, stream = 0, taskid = 0;
+	int64_t pid, tid, stream = 0, taskid = 0, xend = 0;
 	int set, ti, kind;
 
 	memset(&h, 0, sizeof h);
@@ -397,6 +398,10 @@ xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 		return xbad(t, tr_bad(t, at, "X event without \"dur\""));
 	if (spanus(&ev->dur, &h.dur) < 0 || h.dur < 0)
 		return xbad(t, badval(t, at, "dur", &ev->dur));
+	/* the end is written, and nested on: it must be a time too */
+	if (__builtin_add_overflow(h.start, h.dur, &xend))
+		return xbad(t, tr_bad(t, at, "\"ts\" + \"dur\" past the "
+		    "range of 64-bit ns"));
 	if (evid(t, ev, &ev->pid, &pid) < 0)
 		return xbad(t, tr_bad(t, at, "bad \"pid\""));
 	if (evid(t, ev, &ev->tid, &tid) < 0)
@@ -413,6 +418,8 @@ xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 	th->nx++;
 	if (h.start < th->minx)
 		th->minx = h.start;
+	if (xend > th->maxx)
+		th->maxx = xend;
 	if (ev->cat.k == 's') {
 		spanstr(&ev->cat, &t->sc2, &cat, &ncat);
 		h.flags |= F_CAT;
@@ -768,6 +775,7 @@ tr_finish(struct trace *t)
 			t->c.has_cann = 1;
 	}
 	t->mints = t->minkts = INT64_MAX;
+	t->maxte = INT64_MIN;
 	t->hostsets = t->devsets = 0;
 	for (size_t i = 0; i < t->nth; i++) {
 		struct thr *h = &t->th[i];
@@ -799,6 +807,8 @@ tr_finish(struct trace *t)
 			t->c.ignored += h->nx;
 		if (h->role != T_IGN && h->nx && h->minx < t->mints)
 			t->mints = h->minx;
+		if (h->role != T_IGN && h->nx && h->maxx > t->maxte)
+			t->maxte = h->maxx;
 		if (h->role == T_DEV && h->nx && h->minx < t->minkts)
 			t->minkts = h->minx;
 	}

@@ -128,7 +128,9 @@ listdir(const char *dir, int *n, int must)
 	if (d == NULL)
 		return NULL;
 	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
+		/* a tree search sees hidden entries, to say them */
+		if (e->d_name[0] == '.' && (must != 0 || e->d_name[1] == '\0' ||
+		    (e->d_name[1] == '.' && e->d_name[2] == '\0')))
 			continue;
 		v = xreallocarray(v, (size_t)*n + 1, sizeof *v);
 		v[(*n)++] = xstrdup(e->d_name);
@@ -308,9 +310,54 @@ addprofile(struct profile *p)
 	profs[nprofs++] = *p;
 }
 
-/* Find profiles at or below dir (a cluster), depth-limited. */
-int
-findprofiles(const char *dir, int depth)
+/*
+ * The directories searched under the current operand, by device and
+ * inode: a symbolic link is followed (a rank directory linked into a
+ * cluster is what the user means) but a directory is searched once, so
+ * that a link loop or a second link to one directory is said, not read
+ * again.
+ */
+static struct seen {
+	dev_t		 dev;
+	ino_t		 ino;
+	char		*path;
+}		*seen;
+static size_t	 nseen;
+
+/* The path that searched the directory of st before, else NULL. */
+static const char *
+seen_before(const struct stat *st, const char *path)
+{
+	for (size_t i = 0; i < nseen; i++)
+		if (seen[i].dev == st->st_dev && seen[i].ino == st->st_ino)
+			return seen[i].path;
+	seen = xreallocarray(seen, nseen + 1, sizeof *seen);
+	seen[nseen].dev = st->st_dev;
+	seen[nseen].ino = st->st_ino;
+	seen[nseen].path = xstrdup(path);
+	nseen++;
+	return NULL;
+}
+
+/* A hidden directory is not searched: said when it is a profile. */
+static void
+hidden(const char *sub)
+{
+	struct profile p;
+
+	if (!profile_at(sub, &p))
+		return;
+	warnmsg("%s: a hidden directory, not read (name it without the "
+	    "leading \".\" to analyse it)", sub);
+	for (int i = 0; i < p.nf; i++)
+		free(p.f[i].path);
+	free(p.f);
+	free(p.name);
+	free(p.dir);
+}
+
+static int
+search(const char *dir, int depth)
 {
 	struct profile p;
 	int n, found = 0;
@@ -325,14 +372,43 @@ findprofiles(const char *dir, int depth)
 	v = listdir(dir, &n, 0);
 	for (int i = 0; i < n; i++) {
 		char *sub = join(dir, v[i]);
-		struct stat st;
+		struct stat st, lst;
+		const char *prev;
 
-		/* Do not follow links out of the given tree. */
-		if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
-			found += findprofiles(sub, depth - 1);
+		if (stat(sub, &st) != 0) {
+			if (lstat(sub, &lst) == 0 && S_ISLNK(lst.st_mode))
+				warnmsg("%s: a symbolic link to nothing (%s), "
+				    "skipped", sub, strerror(errno));
+		} else if (!S_ISDIR(st.st_mode))
+			;
+		else if (v[i][0] == '.')
+			hidden(sub);
+		else if ((prev = seen_before(&st, sub)) != NULL)
+			warnmsg("%s: the same directory as %s (a symbolic "
+			    "link), read once", sub, prev);
+		else
+			found += search(sub, depth - 1);
 		free(sub);
 	}
 	freelist(v, n);
+	return found;
+}
+
+/* Find profiles at or below dir (a cluster), depth-limited. */
+int
+findprofiles(const char *dir, int depth)
+{
+	struct stat st;
+	int found;
+
+	if (stat(dir, &st) == 0)
+		(void)seen_before(&st, dir);
+	found = search(dir, depth);
+	for (size_t i = 0; i < nseen; i++)
+		free(seen[i].path);
+	free(seen);
+	seen = NULL;
+	nseen = 0;
 	return found;
 }
 

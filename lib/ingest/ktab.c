@@ -217,6 +217,32 @@ kfields_head(struct kout *k, const struct csvin *c, const struct kfile *kf)
 	k->name.s = csv_field(c, kf->idx[C_NAME], &k->name.n);
 }
 
+/*
+ * The first integer column of the row whose cell is neither an integer
+ * nor null (N/A, empty, 4294967295): its index (the cell in *s, *n),
+ * else -1.  Written as null, such a cell (a Stream ID past 2^63, a
+ * text) would be lost without a word.
+ */
+static int
+badintcell(const struct csvin *c, const struct kfile *kf, const char **s, size_t *n)
+{
+	static const int icol[] = { C_DEVICE, C_STREAM, C_TASKID, C_MODEL, C_BLOCK, C_MIXBLOCK };
+	int64_t v;
+
+	for (size_t i = 0; i < sizeof icol / sizeof icol[0]; i++) {
+		if (kf->idx[icol[i]] < 0)
+			continue;
+		*s = csv_field(c, kf->idx[icol[i]], n);
+		cell_trim(s, n);
+		if (cell_plainint(*s, *n) || cell_isnull(*s, *n) ||
+		    (*n == 10 && memcmp(*s, "4294967295", 10) == 0) ||
+		    cell_int(*s, *n, &v) == 0)
+			continue;
+		return icol[i];
+	}
+	return -1;
+}
+
 /* The columns after the times, in rec_out's order (KS_*), and their kinds. */
 static const struct {
 	int	 col, kind;
@@ -364,7 +390,8 @@ ktab_read(struct ktab *kt, struct src_file *pf, int fileno_)
 	/* The columns read now: the rest of a row is only counted. */
 	{
 		static const enum col need[] = { C_START, C_DUR, C_WAIT, C_DEVICE,
-		    C_STREAM, C_STEP, C_NAME, C_OPTYPE, C_TASKTYPE };
+		    C_STREAM, C_STEP, C_NAME, C_OPTYPE, C_TASKTYPE, C_TASKID,
+		    C_MODEL, C_BLOCK, C_MIXBLOCK };
 
 		for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
 			if (kf->idx[need[i]] >= c.keep)
@@ -394,8 +421,9 @@ ktab_read(struct ktab *kt, struct src_file *pf, int fileno_)
 	while ((r = csv_next(&c)) != 0) {
 		const char *s;
 		size_t n;
-		int64_t start, dur, dev = -1;
+		int64_t start, dur, end, dev = -1;
 		struct krow *k;
+		int bi;
 
 		if (kt->progress && (c.bytes - lastb) > (8u << 20)) {
 			struct timespec t;
@@ -430,6 +458,20 @@ ktab_read(struct ktab *kt, struct src_file *pf, int fileno_)
 			pf->rejected++;
 			kbad(kt, "%s:%lu: field \"Duration(us)\": %s: '%s'", pf->path, c.recline,
 			    dur < 0 && dec_us2ns(s, n, &dur) == 0 ? "negative" : "not a number", cell_snip(s, n));
+			continue;
+		}
+		/* end_ns is written: start + duration must be a time */
+		if (__builtin_add_overflow(start, dur, &end)) {
+			pf->rejected++;
+			kbad(kt, "%s:%lu: start + duration past the range of 64-bit ns: '%s'",
+			    pf->path, c.recline, cell_snip(s, n));
+			continue;
+		}
+		if ((bi = badintcell(&c, kf, &s, &n)) >= 0) {
+			pf->rejected++;
+			kbad(kt, "%s:%lu: field \"%s\": %s: '%s'", pf->path, c.recline,
+			    cols[bi].names[0], cell_digits(*s == '-' ? s + 1 : s, *s == '-' ? n - 1 : n) ?
+			    "out of the range of a 64-bit integer" : "not an integer", cell_snip(s, n));
 			continue;
 		}
 		if (cell(&c, kf, C_DEVICE, &s, &n)) {
@@ -482,6 +524,8 @@ ktab_read(struct ktab *kt, struct src_file *pf, int fileno_)
 		k->file = (uint16_t)fileno_;
 		if (start < kt->minstart)
 			kt->minstart = start;
+		if (end > kt->maxend)
+			kt->maxend = end;
 		pf->emitted++;
 	}
 	if (kt->progress)

@@ -71,6 +71,7 @@ struct ktab {
 	int		 nkr, nopen;
 	unsigned long	 uses;
 	int64_t		 minstart;
+	int64_t		 maxend;	/* largest start + duration */
 	int		 has_step, has_device, has_shapes, has_pmu, level0;
 	unsigned long	 na_types;
 	struct buf	 pmunames;	/* JSON array text of PMU names */

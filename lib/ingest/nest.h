@@ -18,17 +18,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NEST_GONE	UINT64_MAX	/* an id nest no longer reports */
-
 struct nest_open {
 	int64_t		 end;
 	uint64_t	 id;
-	int		 ctx;		/* already reported as context */
 };
 
 struct nest_thr {
-	struct nest_open *stk;		/* the thread's events still open */
+	struct nest_open *stk;		/* heap: the thread's open events */
 	size_t		 n, cap;
+	struct nest_open *cand;		/* heap: those not yet context */
+	size_t		 ncand, ccap;
 };
 
 /* Event id of the thread is context: called once per event at most. */
@@ -36,12 +35,15 @@ typedef void (*nest_ctx_fn)(void *arg, uint64_t id);
 
 /*
  * Event [start, end] of thread t arrives: its depth.  ctx is called for
- * each earlier event of the thread it makes context.
+ * each earlier event of the thread it makes context.  O(log n) a call.
  */
 int	nest_add(struct nest_thr *t, int64_t start, int64_t end, uint64_t id,
 	    nest_ctx_fn ctx, void *arg);
-/* The caller moved event id: report it as newid from now on. */
-void	nest_rename(struct nest_thr *t, uint64_t id, uint64_t newid);
+/*
+ * Nothing of thread t is open at now (no event of it starts before now
+ * any more): its memory is freed, and 1 returned; else 0.
+ */
+int	nest_idle(struct nest_thr *t, int64_t now);
 void	nest_free(struct nest_thr *t);
 
 #endif

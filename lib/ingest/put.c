@@ -175,11 +175,9 @@ struct pend {
 	int64_t		 kns;
 };
 
-/* nest ids: a queued event's seq, or HOLE | the index of its hole */
-#define HOLE	(UINT64_C(1) << 62)
-
 /* A host event in the deferred text whose leaf value is not known. */
 struct hole {
+	uint64_t	 seq;		/* its nest id, as when in memory */
 	uint64_t	 off;		/* where the value goes in the text */
 	int64_t		 end;
 	int		 mark, resolved, leaf;
@@ -280,8 +278,7 @@ hq_free1(struct hq *q, struct pend *e)
 
 /* The oldest event in memory to the deferred text. */
 static void
-hq_evict(struct trace *t, struct hq *q, struct nest_thr *nt, const struct hput *hp,
-    int64_t origin)
+hq_evict(struct trace *t, struct hq *q, const struct hput *hp, int64_t origin)
 {
 	struct pend *e = &q->q[q->mhead & (q->cap - 1)];
 	size_t at = fmt_host(hp, &q->fb, origin, e);
@@ -299,15 +296,14 @@ hq_evict(struct trace *t, struct hq *q, struct nest_thr *nt, const struct hput *
 			q->h = nh;
 			q->hcap = nc;
 		}
-		h = &q->h[q->htail & (q->hcap - 1)];
+		h = &q->h[q->htail++ & (q->hcap - 1)];
+		h->seq = q->mhead;
 		h->off = q->fend + at;
 		h->end = e->end;
 		h->mark = e->mark;
 		h->resolved = 0;
 		h->leaf = 0;
-		nest_rename(&nt[e->ti], q->mhead, HOLE | q->htail++);
-	} else
-		nest_rename(&nt[e->ti], q->mhead, NEST_GONE);
+	}
 	hq_free1(q, e);
 	q->mhead++;
 	if (q->fb.len >= DQBUF) {
@@ -404,17 +400,40 @@ hq_drain(struct trace *t, FILE *fp, struct hq *q, const struct hput *hp,
 	}
 }
 
+/*
+ * The hole of event seq, else NULL (its leaf value was known when it
+ * left memory, or is written).  Holes are made in seq order.
+ */
+static struct hole *
+hq_hole(struct hq *q, uint64_t seq)
+{
+	uint64_t lo = q->hhead, hi = q->htail;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (q->h[mid & (q->hcap - 1)].seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < q->htail && q->h[lo & (q->hcap - 1)].seq == seq)
+		return &q->h[lo & (q->hcap - 1)];
+	return NULL;
+}
+
 /* nest's verdict: a queued event, or one waiting in a hole, is context. */
 static void
 hq_ctx(void *arg, uint64_t id)
 {
 	struct hq *q = arg;
 
-	if (id & HOLE) {
-		id &= ~HOLE;
-		if (id >= q->hhead && id < q->htail && !q->h[id & (q->hcap - 1)].resolved) {
-			q->h[id & (q->hcap - 1)].leaf = 0;
-			q->h[id & (q->hcap - 1)].resolved = 1;
+	if (id < q->mhead) {
+		struct hole *h = hq_hole(q, id);
+
+		if (h != NULL && !h->resolved) {
+			h->leaf = 0;
+			h->resolved = 1;
 		}
 	} else if (id >= q->mhead && id < q->tail && !q->q[id & (q->cap - 1)].resolved) {
 		q->q[id & (q->cap - 1)].leaf = 0;
@@ -422,12 +441,63 @@ hq_ctx(void *arg, uint64_t id)
 	}
 }
 
+/*
+ * The nest state of the threads with an event that may still be open,
+ * found by thread index through slot (index + 1, 0: none), and swept
+ * when their number doubles: the memory follows the threads with an
+ * open event, not every thread the trace had.
+ */
+struct live {
+	struct lthr {
+		struct nest_thr	 nt;
+		uint32_t	 ti;
+	}		*a;
+	uint32_t	*slot;
+	size_t		 n, cap, lim;
+};
+
+static void
+live_sweep(struct live *l, int64_t now)
+{
+	size_t k = 0;
+
+	if (l->n < l->lim)
+		return;
+	for (size_t i = 0; i < l->n; i++) {
+		if (nest_idle(&l->a[i].nt, now)) {
+			l->slot[l->a[i].ti] = 0;
+			continue;
+		}
+		l->a[k] = l->a[i];
+		l->slot[l->a[k].ti] = (uint32_t)k + 1;
+		k++;
+	}
+	l->n = k;
+	l->lim = k * 2 > 1024 ? k * 2 : 1024;
+}
+
+/* The nest state of thread ti, made when it has none. */
+static struct nest_thr *
+live_get(struct live *l, uint32_t ti)
+{
+	if (l->slot[ti] == 0) {
+		if (l->n == l->cap) {
+			l->cap = l->cap ? l->cap * 2 : 1024;
+			l->a = xreallocarray(l->a, l->cap, sizeof *l->a);
+		}
+		memset(&l->a[l->n], 0, sizeof l->a[l->n]);
+		l->a[l->n].ti = ti;
+		l->slot[ti] = (uint32_t)++l->n;
+	}
+	return &l->a[l->slot[ti] - 1].nt;
+}
+
 void
 trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 {
+	struct live lv = { NULL, NULL, 0, 0, 1024 };
 	struct mrg m;
 	struct rdr *r;
-	struct nest_thr *nt = xcalloc(t->nth + 1, sizeof *nt);
 	struct hq q;
 	struct hput hp = { { 0 }, { 0 }, NULL };
 	struct fmrg lm;
@@ -437,6 +507,7 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 	int64_t wts = 0;
 	int havew = 0;
 
+	lv.slot = xcalloc(t->nth + 1, sizeof *lv.slot);
 	memset(&q, 0, sizeof q);
 	q.fd = -1;
 	q.qbytes = t->runbytes / 16;
@@ -471,7 +542,9 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 			}
 			/* before the drain: what this event makes context is
 			 * known, and can go out */
-			depth = nest_add(&nt[ti], now, now + r->dur, q.tail, hq_ctx, &q);
+			live_sweep(&lv, now);
+			depth = nest_add(live_get(&lv, (uint32_t)ti), now,
+			    now + r->dur, q.tail, hq_ctx, &q);
 		}
 		hq_drain(t, fp, &q, &hp, origin, now);
 		if (!r)
@@ -538,7 +611,7 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 		/* memory bounded: the oldest events to the deferred text */
 		while (q.mhead < q.tail &&
 		    (q.tail - q.mhead > q.qmax || q.bytes > q.qbytes))
-			hq_evict(t, &q, nt, &hp, origin);
+			hq_evict(t, &q, &hp, origin);
 	}
 	tr_mrg_close(&m);
 	tr_fmrg_close(&lm);
@@ -551,9 +624,10 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 	buf_free(&q.fb);
 	if (q.fd >= 0)
 		close(q.fd);
-	for (size_t i = 0; i < t->nth; i++)
-		nest_free(&nt[i]);
-	free(nt);
+	for (size_t i = 0; i < lv.n; i++)
+		nest_free(&lv.a[i].nt);
+	free(lv.a);
+	free(lv.slot);
 	free(hp.toff);
 	buf_free(&hp.pre);
 	buf_free(&hp.tp);

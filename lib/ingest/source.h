@@ -21,6 +21,7 @@ struct src_file {
 	const char	*base;		/* file name, used in src and messages */
 	unsigned long	 read, emitted, rejected;
 	int		 unusable;	/* its reader gave up on it (bad or cut) */
+	int		 extra;		/* another file of its kind is read instead */
 };
 
 /* What a source gives, for the profile record. */

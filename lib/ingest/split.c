@@ -115,6 +115,7 @@ tr_split_start(struct trace *t)
 	u->mm = 1;
 	u->fsize = t->fsize;
 	u->win = t->win;
+	u->maxev = t->maxev;
 	u->boff = s;
 	u->nomsg = 1;
 	sp = xcalloc(1, sizeof *sp);
@@ -236,6 +237,8 @@ tr_split_join(struct trace *t, struct rdst *rs)
 		h->nx += q->nx;
 		if (q->minx < h->minx)
 			h->minx = q->minx;
+		if (q->maxx > h->maxx)
+			h->maxx = q->maxx;
 	}
 	t->gen++;
 	for (int s = 0; s < NSET; s++) {

@@ -63,7 +63,8 @@ colidx(struct csvin *c, const char *name)
 /*
  * A number cell that would be written as null or as a string though it is
  * not null-like: NaN, Infinity, hexadecimal, 1e400 (past a double or past
- * int64 ns).  kind: 'u' microseconds, 'i' integer, 'n' number.
+ * int64 ns): 1; a negative duration: 2.  kind: 'u' microseconds, 'd' a
+ * duration in microseconds (not negative), 'i' integer, 'n' number.
  */
 static int
 badcell(const char *s, size_t n, int kind)
@@ -77,8 +78,11 @@ badcell(const char *s, size_t n, int kind)
 		return 0;
 	if (!cell_isnum(s, n) || n >= sizeof t)
 		return 1;
-	if (kind == 'u')
-		return dec_us2ns(s, n, &v) != 0;
+	if (kind == 'u' || kind == 'd') {
+		if (dec_us2ns(s, n, &v) != 0)
+			return 1;
+		return kind == 'd' && v < 0 ? 2 : 0;
+	}
 	if (kind == 'i')
 		return cell_int(s, n, &v) != 0;
 	memcpy(t, s, n);
@@ -94,15 +98,16 @@ badrow(const struct tab_ctx *tc, struct src_file *pf, const struct csvin *c, int
 {
 	const char *s;
 	size_t n;
+	int bad;
 
 	if (col < 0)
 		return 0;
 	s = csv_field(c, col, &n);
-	if (!badcell(s, n, kind))
+	if ((bad = badcell(s, n, kind)) == 0)
 		return 0;
 	pf->rejected++;
-	tbad(tc, "%s:%lu: column \"%s\": not a number: '%s'", pf->path, c->recline, name,
-	    cell_snip(s, n));
+	tbad(tc, "%s:%lu: column \"%s\": %s: '%s'", pf->path, c->recline, name,
+	    bad == 2 ? "a negative time" : "not a number", cell_snip(s, n));
 	return 1;
 }
 
@@ -173,7 +178,7 @@ tab_steptrace(const struct tab_ctx *tc, struct src_file *pf, const char *profile
 			int bad = badrow(tc, pf, &c, idev, "Device_id", 'i');
 
 			for (int i = 0; i < 9 && !bad; i++)
-				bad = badrow(tc, pf, &c, idx[i], m[i].col, 'u');
+				bad = badrow(tc, pf, &c, idx[i], m[i].col, 'd');
 			if (bad)
 				continue;
 		}
@@ -381,23 +386,60 @@ struct commscan {
 	int64_t		 min;
 };
 
-/* The first figure of an op that libjq reads but that is no number
- * (NaN, Infinity, 1e400): its name, or NULL. */
+/*
+ * Whether figure v of an op is bad: 0 no; "not a number" for what libjq
+ * reads but is no number (NaN, Infinity, 1e400) or a string, array,
+ * object or boolean ("0x1F" quoted); "a negative time" for a time or size
+ * (dur set) below zero.
+ */
 static const char *
-commbadnum(const struct cjop *op, const char **val)
+commbadval(const struct cjval *v, int dur)
 {
-	const struct { const char *name; const struct cjval *v; } f[] = {
-		{ "Start Timestamp(us)", &op->start_us }, { "Elapse Time(ms)", &op->elapse_ms }, { "Transit Time(ms)", &op->transit_ms },
-		{ "Wait Time(ms)", &op->wait_ms }, { "Synchronization Time(ms)", &op->sync_ms },
-		{ "Idle Time(ms)", &op->idle_ms }, { "Wait Time Ratio", &op->wait_ratio },
-		{ "Synchronization Time Ratio", &op->sync_ratio },
+	double d;
+
+	if (v->kind == CJ_ABSENT || v->kind == CJ_NULL)
+		return NULL;
+	if (v->kind != CJ_NUMBER || v->s == NULL || !isfinite(d = strtod(v->s, NULL)))
+		return "not a number";
+	return dur && d < 0 ? "a negative time or size" : NULL;
+}
+
+/* The first bad figure of an op: its name (the reason and the value in
+ * *why and *val), or NULL. */
+static const char *
+commbadnum(const struct cjop *op, const char **why, const char **val)
+{
+	const struct { const char *name; const struct cjval *v; int dur; } f[] = {
+		{ "Start Timestamp(us)", &op->start_us, 0 }, { "Elapse Time(ms)", &op->elapse_ms, 1 },
+		{ "Transit Time(ms)", &op->transit_ms, 1 }, { "Wait Time(ms)", &op->wait_ms, 1 },
+		{ "Synchronization Time(ms)", &op->sync_ms, 1 }, { "Idle Time(ms)", &op->idle_ms, 1 },
+		{ "Wait Time Ratio", &op->wait_ratio, 0 },
+		{ "Synchronization Time Ratio", &op->sync_ratio, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-		if (f[i].v->kind == CJ_NUMBER && f[i].v->s && !isfinite(strtod(f[i].v->s, NULL))) {
-			*val = f[i].v->s;
+		if ((*why = commbadval(f[i].v, f[i].dur)) != NULL) {
+			*val = f[i].v->s ? f[i].v->s : "";
 			return f[i].name;
 		}
+	for (int i = 0; op->has_bw && i < op->ntransport; i++) {
+		const struct cjtransport *t = &op->transport[i];
+
+		if (!t->isobj)
+			continue;
+		if ((*why = commbadval(&t->size_mb, 1)) != NULL) {
+			*val = t->size_mb.s ? t->size_mb.s : "";
+			return "Transit Size(MB)";
+		}
+		if ((*why = commbadval(&t->time_ms, 1)) != NULL) {
+			*val = t->time_ms.s ? t->time_ms.s : "";
+			return "Transit Time(ms)";
+		}
+		if ((*why = commbadval(&t->bandwidth_gbps, 1)) != NULL) {
+			*val = t->bandwidth_gbps.s ? t->bandwidth_gbps.s : "";
+			return "Bandwidth(GB/s)";
+		}
+	}
 	return NULL;
 }
 
@@ -406,7 +448,7 @@ static int
 commcount(const struct cjop *op, void *arg)
 {
 	struct commscan *cs = arg;
-	const char *bad, *val;
+	const char *bad, *why, *val;
 	int64_t ns;
 
 	if (commstart(op, &ns) == 0 && ns < cs->min)
@@ -414,10 +456,10 @@ commcount(const struct cjop *op, void *arg)
 	if (istotal(op))
 		return 0;
 	cs->pf->read++;
-	if (op->has_time && (bad = commbadnum(op, &val)) != NULL) {
+	if (op->has_time && (bad = commbadnum(op, &why, &val)) != NULL) {
 		cs->pf->rejected++;
-		tbad(cs->tc, "%s: op \"%.*s\": \"%s\": not a number: '%s'", cs->pf->path,
-		    (int)op->keylen, op->key, bad, cell_snip(val, strlen(val)));
+		tbad(cs->tc, "%s: op \"%.*s\": \"%s\": %s: '%s'", cs->pf->path,
+		    (int)op->keylen, op->key, bad, why, cell_snip(val, strlen(val)));
 	} else if (op->has_time)
 		cs->pf->emitted++;
 	else
@@ -465,7 +507,7 @@ static int
 commput(const struct cjop *op, void *arg)
 {
 	struct commput *cp = arg;
-	const char *val;
+	const char *why, *val;
 	struct cjrec r = {
 		.kind = op->kind, .kindlen = op->kindlen, .op = op->key, .oplen = op->keylen,
 		.elapse_ms = op->elapse_ms, .transit_ms = op->transit_ms, .wait_ms = op->wait_ms,
@@ -474,7 +516,7 @@ commput(const struct cjop *op, void *arg)
 		.transport = op->transport
 	};
 
-	if (istotal(op) || !op->has_time || commbadnum(op, &val))
+	if (istotal(op) || !op->has_time || commbadnum(op, &why, &val))
 		return 0;
 	if (op->step)
 		r.step = cj_step(op->step, op->steplen, &r.steplen);
@@ -529,6 +571,39 @@ islink(jv l)
 	return jv_get_kind(l) == JV_KIND_OBJECT;
 }
 
+/*
+ * The first bad figure of a link (a size, time or bandwidth that is no
+ * finite number, or is negative): its name, the reason in *why and the
+ * value in t; else NULL.
+ */
+static const char *
+linkbad(jv l, const char **why, char *t, size_t nt)
+{
+	static const char *const key[] = { "Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)" };
+
+	for (size_t i = 0; i < sizeof key / sizeof key[0]; i++) {
+		jv v = jv_object_get(jv_copy(l), jv_string(key[i]));
+		jv_kind k = jv_get_kind(v);
+		jv d;
+
+		if (k == JV_KIND_INVALID || k == JV_KIND_NULL) {
+			jv_free(v);
+			continue;
+		}
+		if (k == JV_KIND_NUMBER && isfinite(jv_number_value(v)) && jv_number_value(v) >= 0) {
+			jv_free(v);
+			continue;
+		}
+		*why = k == JV_KIND_NUMBER && isfinite(jv_number_value(v)) ?
+		    "a negative time or size" : "not a number";
+		d = jv_dump_string(v, 0);
+		snprintf(t, nt, "%s", cell_snip(jv_string_value(d), strlen(jv_string_value(d))));
+		jv_free(d);
+		return key[i];
+	}
+	return NULL;
+}
+
 void
 tab_commx_read(const struct tab_ctx *tc, struct src_file *pf)
 {
@@ -549,11 +624,19 @@ tab_commx_read(const struct tab_ctx *tc, struct src_file *pf)
 					jv_object_foreach(kv, ok, ov) {
 						if (jv_get_kind(ov) == JV_KIND_OBJECT)
 							jv_object_foreach(ov, lk, lv) {
+								const char *bad, *why;
+								char t[64];
+
 								pf->read++;
-								if (islink(lv))
-									pf->emitted++;
-								else
+								if (!islink(lv))
 									pf->rejected++;
+								else if ((bad = linkbad(lv, &why, t, sizeof t)) != NULL) {
+									pf->rejected++;
+									tbad(tc, "%s: op \"%s\" link \"%s\": \"%s\": %s: '%s'",
+									    pf->path, jv_string_value(ok), jv_string_value(lk),
+									    bad, why, t);
+								} else
+									pf->emitted++;
 								jv_free(lk);
 								jv_free(lv);
 							}
@@ -599,7 +682,10 @@ tab_commx_put(const struct src_file *pf, const char *profile)
 
 				if (jv_get_kind(ov) == JV_KIND_OBJECT)
 				jv_object_foreach(ov, lk, lv) {
-					if (islink(lv)) {
+					const char *why;
+					char t[64];
+
+					if (islink(lv) && linkbad(lv, &why, t, sizeof t) == NULL) {
 						const char *dash = strchr(jv_string_value(lk), '-');
 
 						b.len = 0;

@@ -102,6 +102,14 @@ fillmap(struct trace *t, size_t keep)
 	aoff = noff & ~(uint64_t)(pg - 1);
 	while (aoff + len <= oend)
 		len *= 2;
+	/* no more than the bound on one unit past its start (the unit at
+	 * keep is shorter: the read loop refuses it else) */
+	if (len - (size_t)(noff - aoff) > t->maxev + pg) {
+		size_t cap = ((size_t)(noff - aoff) + t->maxev + pg) & ~(pg - 1);
+
+		if (aoff + cap > oend)
+			len = cap;
+	}
 	if (aoff + len > t->fsize)
 		len = (size_t)(t->fsize - aoff);
 	if (t->b)
@@ -166,6 +174,7 @@ tr_sortstate_init(struct trace *t, size_t chunk)
 	t->lastth = -1;
 	t->chunk = chunk;
 	t->mints = t->minkts = INT64_MAX;
+	t->maxte = INT64_MIN;
 	tr_frs_init(&t->fs, sizeof(struct fl), t->runbytes / 32, tr_flcmp, 0);
 	tr_frs_init(&t->ff, sizeof(struct fl), t->runbytes / 32, tr_flcmp, 0);
 	tr_frs_init(&t->lk, sizeof(struct lk), t->runbytes / 8, tr_lkcmp, 1);
@@ -197,6 +206,11 @@ trace_open(const char *path, const struct trace_opts *o)
 	t->splitmin = SPLITMIN;
 	if ((td = getenv("ASC_TRACE_SPLIT")) != NULL && *td)
 		t->splitmin = strtoull(td, NULL, 10);
+	t->maxev = MAXEVENT;
+	if ((td = getenv("ASC_TRACE_MAXEVENT")) != NULL && *td)
+		t->maxev = strtoull(td, NULL, 10);
+	if (t->maxev < 64)
+		t->maxev = 64;
 	tr_sortstate_init(t, CHUNK);
 	if (strcmp(path, "-") == 0)
 		t->fd = 0;
@@ -223,6 +237,63 @@ trace_err(const struct trace *t)
 }
 
 
+
+/*
+ * Past the event object at pos, read through without holding it (the
+ * buffer is dropped as it goes): 0, or -1 when the file ends in it.
+ */
+static int
+skipevent(struct trace *t)
+{
+	int depth = 0, instr = 0, esc = 0;
+
+	for (;;) {
+		const char *p = t->b + t->pos, *e = t->b + t->len;
+
+		for (; p < e; p++) {
+			char ch = *p;
+
+			if (instr) {
+				if (esc)
+					esc = 0;
+				else if (ch == '\\')
+					esc = 1;
+				else if (ch == '"')
+					instr = 0;
+			} else if (ch == '"')
+				instr = 1;
+			else if (ch == '{' || ch == '[')
+				depth++;
+			else if ((ch == '}' || ch == ']') && --depth == 0) {
+				t->pos = (size_t)(p + 1 - t->b);
+				return 0;
+			}
+		}
+		t->pos = t->len;
+		if (t->eof)
+			return tr_bad(t, e, "truncated event object");
+		fill(t, t->pos);
+	}
+}
+
+/*
+ * The unit at p (an event when ev) reached the bound on one unit: it is
+ * refused, as a bad row; with -k an event is skipped and counted.
+ */
+static int
+toolong(struct trace *t, const char *p, int ev)
+{
+	char what[160];
+
+	snprintf(what, sizeof what, "%s longer than %zu bytes (the bound on "
+	    "one event): refused", ev ? "event" : "top-level value", t->maxev);
+	tr_bad(t, p, what);
+	if (!ev || t->bad == NULL || t->nomsg)
+		return -1;
+	t->bad(t->err);
+	t->c.rejected++;
+	return skipevent(t);
+}
 
 /*
  * Read events from pos on: 0 at the end of the file, -1 on bad data, 1
@@ -386,6 +457,12 @@ tr_readloop(struct trace *t, struct rdst *rs)
 				return tr_bad(t, p, "truncated event object");
 			return tr_bad(t, p, "truncated JSON");
 		}
+		if (t->len - t->pos >= t->maxev) {
+			if (toolong(t, p, st == ST_ARR0 || st == ST_ARRELEM) < 0)
+				return -1;
+			st = ST_ARRNEXT;
+			continue;
+		}
 		fill(t, t->pos);
 	}
 	rs->st = st;
@@ -454,6 +531,12 @@ int64_t
 trace_min_ts(const struct trace *t)
 {
 	return t->mints;
+}
+
+int64_t
+trace_max_end(const struct trace *t)
+{
+	return t->maxte;
 }
 
 int64_t

@@ -75,6 +75,8 @@ int		 trace_split(const struct trace *);
 const char	*trace_err(const struct trace *);
 /* Smallest ts of any host or device X event, or INT64_MAX. */
 int64_t		 trace_min_ts(const struct trace *);
+/* Largest end of any host or device X event, or INT64_MIN. */
+int64_t		 trace_max_end(const struct trace *);
 /* Smallest ts of a device (kernel) X event, or INT64_MAX. */
 int64_t		 trace_min_kernel_ts(const struct trace *);
 void		 trace_counts(const struct trace *, struct trace_counts *);

@@ -46,6 +46,7 @@
 #define DEFRUN		((size_t)40 << 20)
 #define SPLITMIN	((uint64_t)64 << 20)	/* read on two threads from */
 #define SPLITSCAN	((uint64_t)64 << 20)	/* look this far for an event */
+#define MAXEVENT	((size_t)256 << 20)	/* one trace event, at most (as a CSV record) */
 
 enum { R_IGN, R_HOST, R_HW, R_COMM };	/* process roles */
 enum { T_IGN, T_HOST, T_DEV };		/* thread (event) roles */
@@ -186,7 +187,7 @@ struct thr {
 	unsigned	 sets;		/* spill sets holding its events */
 	unsigned long	 gen;
 	unsigned long	 nx;
-	int64_t		 minx;
+	int64_t		 minx, maxx;	/* smallest start, largest end */
 	int		 stack;
 	int		 seen;		/* has an X event or a thread_name */
 };
@@ -265,6 +266,7 @@ struct trace {
 	unsigned long	 bline;
 	int		 eof;
 	int		 mm;		/* b is an mmap window of the file */
+	size_t		 maxev;		/* bound on one event or top-level value */
 	uint64_t	 fsize;
 	size_t		 win;		/* its size */
 	size_t		 chunk;
@@ -296,6 +298,7 @@ struct trace {
 	int		 nw;
 	struct trace_counts c;
 	int64_t		 mints, minkts;
+	int64_t		 maxte;		/* largest end of a host or device X event */
 	/* scratch */
 	struct buf	 sc, sc2, sc3, sc4, ob;
 	/* two threads: the first reads up to split (0: none), the
