@@ -1837,13 +1837,22 @@ s10_summary(void)
 
 /* Report assembly and saving ----------------------------------------- */
 
+/* The profile's name as a file name part: [A-Za-z0-9._-], and a name
+ * too long for a directory entry cut to its head and a hash of it all. */
 static void
 sanitize(char *s)
 {
-	for (; *s; s++)
-		if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
-		    (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
-			*s = '_';
+	uint32_t h = 2166136261u;
+	size_t n = strlen(s);
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	for (char *p = s; *p; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-'))
+			*p = '_';
+	if (n > 180)
+		snprintf(s + 160, n - 160 + 1, "~%08x", h);
 }
 
 /* The biggest finding first, for a training capture or one without layers. */

@@ -31,7 +31,7 @@ static const char *kindname[F_NKINDS] = {
 	"communication", "communication_matrix", "profiler_info", "db", "analysis_db"
 };
 
-static int dflag, kflag, lflag, qflag, progress;
+static int dflag, kflag, lflag, nulflag, qflag, progress;
 static struct src_file *dbused;	/* the database read for this profile */
 static struct src_file anfile;	/* analysis.db beside it (base NULL: none) */
 static const char *tmpdir = "/tmp";
@@ -76,7 +76,7 @@ hostmain(void *arg)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-dklLPq] [-H hostfile] [-M pmufile] [-p pattern] [-r rules] path ...\n", progname);
+	fprintf(stderr, "usage: %s [-0dklLPq] [-H hostfile] [-M pmufile] [-p pattern] [-r rules] path ...\n", progname);
 	exit(EX_SYS);
 }
 
@@ -769,8 +769,11 @@ main(int argc, char *argv[])
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	while ((ch = getopt(argc, argv, "dH:klLM:Pp:qr:")) != -1) {
+	while ((ch = getopt(argc, argv, "0dH:klLM:Pp:qr:")) != -1) {
 		switch (ch) {
+		case '0':
+			nulflag = 1;
+			break;
 		case 'H':
 			hpath = optarg;
 			break;
@@ -826,9 +829,13 @@ main(int argc, char *argv[])
 			fileprofile(argv[i]);
 	}
 	if (lflag) {
-		/* The profiles found, one per line: name TAB directory. */
+		/* The profiles found, one per line: name TAB directory; with
+		 * -0, name NUL directory NUL, for names holding any byte. */
 		for (int i = 0; i < nprofs; i++)
-			printf("%s\t%s\n", profs[i].name, profs[i].dir);
+			if (nulflag)
+				printf("%s%c%s%c", profs[i].name, 0, profs[i].dir, 0);
+			else
+				printf("%s\t%s\n", profs[i].name, profs[i].dir);
 		xclose_stdout();
 		return EX_OK;
 	}

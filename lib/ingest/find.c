@@ -193,11 +193,18 @@ isprofdir(const char *name)
 static int
 profile_at(const char *dir, struct profile *p)
 {
-	char *apo = join(dir, "ASCEND_PROFILER_OUTPUT");
-	char *mso = join(dir, "mindstudio_profiler_output");
+	char *apo, *mso, *real = NULL;
 	const char *name = basename_(dir);
 	int found = 0;
 
+	/* ".", ".." and "x/" name no profile: the directory's own path does. */
+	if ((strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strchr(name, '/')) &&
+	    (real = realpath(dir, NULL)) != NULL && strcmp(real, "/") != 0) {
+		dir = real;
+		name = basename_(real);
+	}
+	apo = join(dir, "ASCEND_PROFILER_OUTPUT");
+	mso = join(dir, "mindstudio_profiler_output");
 	memset(p, 0, sizeof *p);
 	if (isdir(apo)) {
 		scanfiles(p, dir);	/* profiler_info*.json */
@@ -254,10 +261,15 @@ profile_at(const char *dir, struct profile *p)
 		p->dir = xstrdup(dir);
 		if (strcmp(name, "ASCEND_PROFILER_OUTPUT") == 0 ||
 		    strcmp(name, "mindstudio_profiler_output") == 0) {
-			char *parent = xstrdup(dir), *s = strrchr(parent, '/');
+			/* The directory above it names the profile. */
+			char *parent = realpath(dir, NULL), *s;
 
-			if (s)
+			if (parent == NULL)
+				parent = xstrdup(dir);
+			if ((s = strrchr(parent, '/')) != NULL && s > parent)
 				*s = '\0';
+			else
+				s = NULL;
 			p->name = xstrdup(s ? basename_(parent) : name);
 			free(parent);
 		} else
@@ -265,6 +277,7 @@ profile_at(const char *dir, struct profile *p)
 	}
 	free(apo);
 	free(mso);
+	free(real);
 	return found;
 }
 
@@ -272,9 +285,57 @@ struct profile *profs;
 int nprofs;
 const char *curroot = "";	/* the operand being searched */
 
+/* The directories of profs, to know one reached by two paths. */
+static struct { dev_t dev; ino_t ino; } *profid;
+
+/* The identity of p's directory: the profile directory above an
+ * ASCEND_PROFILER_OUTPUT or mindstudio_profiler_output named itself. */
+static int
+profstat(const struct profile *p, struct stat *st)
+{
+	const char *b = basename_(p->dir);
+	int r;
+
+	if (strcmp(b, "ASCEND_PROFILER_OUTPUT") == 0 ||
+	    strcmp(b, "mindstudio_profiler_output") == 0) {
+		char *up = join(p->dir, "..");
+
+		r = stat(up, st);
+		free(up);
+		return r;
+	}
+	return stat(p->dir, st);
+}
+
+/* Is p's directory one of profs' already (reached by another path)?
+ * Then say so and free p. */
+static int
+listed(struct profile *p)
+{
+	struct stat st;
+
+	if (profstat(p, &st) != 0)
+		return 0;
+	for (int i = 0; i < nprofs; i++)
+		if (profid[i].dev == st.st_dev && profid[i].ino == st.st_ino) {
+			warnmsg("%s: the same profile as %s; analysed once", p->dir, profs[i].dir);
+			for (int j = 0; j < p->nf; j++)
+				free(p->f[j].path);
+			free(p->f);
+			free(p->name);
+			free(p->dir);
+			return 1;
+		}
+	return 0;
+}
+
 static void
 addprofile(struct profile *p)
 {
+	struct stat st;
+
+	if (profstat(p, &st) != 0)
+		st.st_dev = 0, st.st_ino = 0;
 	/* Same directory name twice in a cluster: name them by their path
 	 * below the operand, which is unique. */
 	for (int i = 0; i < nprofs; i++)
@@ -307,6 +368,9 @@ addprofile(struct profile *p)
 			break;
 		}
 	profs = xreallocarray(profs, (size_t)nprofs + 1, sizeof *profs);
+	profid = xreallocarray(profid, (size_t)nprofs + 1, sizeof *profid);
+	profid[nprofs].dev = st.st_dev;
+	profid[nprofs].ino = st.st_ino;
 	profs[nprofs++] = *p;
 }
 
@@ -364,7 +428,8 @@ search(const char *dir, int depth)
 	char **v;
 
 	if (profile_at(dir, &p)) {
-		addprofile(&p);
+		if (!listed(&p))
+			addprofile(&p);
 		return 1;
 	}
 	if (depth == 0)
