@@ -266,7 +266,8 @@ struct ctask {
 	char		 trans[16];
 };
 _Static_assert(sizeof(struct ctask) == 128, "comm task layout");
-#define FRSMAX		128	/* the largest fixed-size record */
+#define FRSMAX		128	/* the largest fixed-size record (room for one
+				   aside in the sorts and the join) */
 
 struct pc {
 	const char	*p, *e;
