@@ -8,6 +8,7 @@
  * group), "comm_op" (per op instance) and "comm_peer" (per step, group
  * and peer).  Every record passes through.
  */
+#define _GNU_SOURCE		/* strcasestr */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@ struct cop {
 struct link {
 	char		*group;
 	int64_t		 a, b;
+	double		 mb;
 };
 
 struct iv {
@@ -71,7 +73,28 @@ static struct {
 	struct iv	*cu;		/* compute kernel intervals */
 	size_t		 ncu, ccu;
 	char		*tsrc;		/* where the tasks came from */
+	char		*path;		/* the profile's directory */
 } S;
+
+/* A named group of profiler_metadata.json's parallel_group_info. */
+struct named {
+	char		*name;
+	int		 n;		/* its global ranks */
+	int		 taken;
+};
+
+/* What the capture says of a comm group, to find its role. */
+struct gev {
+	const char	*group;
+	int64_t		 size;
+	int		 p2p, rs_ag, ar;	/* send/recv, reduce-scatter or
+					   all-gather, all-reduce ops */
+	double		 maxmb;		/* largest link transfer (MB) */
+	char		*role;
+	const char	*from;
+	int64_t		 elapsed, exposed;	/* exposed -1: no kernels */
+	long		 ops;
+};
 
 static struct buf ob, tmp;
 
@@ -142,7 +165,8 @@ clear(void)
 		free(S.lk[i].group);
 	free(S.profile);
 	free(S.tsrc);
-	S.profile = S.tsrc = NULL;
+	free(S.path);
+	S.profile = S.tsrc = S.path = NULL;
 	S.nop = S.nt = S.ncr = S.nlk = S.ncu = 0;
 	S.have = 0;
 	S.rank = -1;
@@ -512,22 +536,182 @@ spcmp(const void *a, const void *b)
 	return x->peer < y->peer ? -1 : x->peer > y->peer;
 }
 
+/* profiler_metadata.json's parallel_group_info: names and sizes. */
+static size_t
+readnamed(struct named *nm, size_t cap)
+{
+	struct buf pb = {0};
+	jv doc, pg;
+	size_t n = 0;
+
+	if (S.path == NULL)
+		return 0;
+	buf_adds(&pb, S.path);
+	buf_adds(&pb, "/profiler_metadata.json");
+	doc = jv_load_file(pb.p, 0);	/* an array of the file's JSON texts */
+	buf_free(&pb);
+	if (jv_get_kind(doc) != JV_KIND_ARRAY || jv_array_length(jv_copy(doc)) != 1) {
+		jv_free(doc);
+		return 0;
+	}
+	doc = jv_array_get(doc, 0);
+	pg = jv_get_kind(doc) == JV_KIND_OBJECT ?
+	    jv_object_get(doc, jv_string("parallel_group_info")) : (jv_free(doc), jv_invalid());
+	if (jv_get_kind(pg) != JV_KIND_OBJECT) {
+		jv_free(pg);
+		return 0;
+	}
+	jv_object_foreach(pg, k, v) {
+		jv gn = jv_get_kind(v) == JV_KIND_OBJECT ?
+		    jv_object_get(jv_copy(v), jv_string("group_name")) : jv_invalid();
+		jv gr = jv_get_kind(v) == JV_KIND_OBJECT ?
+		    jv_object_get(jv_copy(v), jv_string("global_ranks")) : jv_invalid();
+
+		if (n < cap && jv_get_kind(gn) == JV_KIND_STRING && jv_get_kind(gr) == JV_KIND_ARRAY) {
+			nm[n].name = xstrdup(jv_string_value(gn));
+			nm[n].n = jv_array_length(jv_copy(gr));
+			nm[n].taken = 0;
+			n++;
+		}
+		jv_free(gn);
+		jv_free(gr);
+		jv_free(k);
+		jv_free(v);
+	}
+	jv_free(pg);
+	return n;
+}
+
+/* The first named group of n ranks, not yet taken, whose name starts
+ * with pre ("" any); its index or -1. */
+static int
+pick(struct named *nm, size_t nn, int64_t n, const char *pre)
+{
+	for (size_t i = 0; i < nn; i++)
+		if (!nm[i].taken && nm[i].n == n && strncmp(nm[i].name, pre, strlen(pre)) == 0)
+			return (int)i;
+	return -1;
+}
+
+static void
+take(struct gev *g, struct named *nm, int i, const char *from)
+{
+	if (i < 0 || g->role)
+		return;
+	nm[i].taken = 1;
+	g->role = xstrdup(nm[i].name);
+	g->from = from;
+}
+
+/*
+ * Each comm group's role, from the named groups of its size, strongest
+ * evidence first: send/recv is the pipeline (pp); reduce-scatter /
+ * all-gather is data parallel (dp*); a 1-rank group does nothing across
+ * ranks; a size only one name has; an all-reduce moving at least 1 MB on
+ * a link is gradients (embd, then dp*), a smaller one scalars (mp).
+ */
+static void
+roles(struct gev *g, size_t ng)
+{
+	struct named nm[256];
+	size_t nn = readnamed(nm, sizeof nm / sizeof nm[0]);
+
+	for (size_t i = 0; i < ng; i++)
+		if (g[i].p2p)
+			take(&g[i], nm, pick(nm, nn, g[i].size, "pp"), "send/recv on a group of the size of parallel_group_info's pp");
+	for (size_t i = 0; i < ng; i++)
+		if (g[i].rs_ag)
+			take(&g[i], nm, pick(nm, nn, g[i].size, "dp"), "reduce-scatter / all-gather on a group of the size of parallel_group_info's dp");
+	for (size_t i = 0; i < ng; i++)
+		if (g[i].size == 1) {
+			int k = pick(nm, nn, 1, "tp");
+
+			take(&g[i], nm, k >= 0 ? k : pick(nm, nn, 1, ""), "1 rank: does nothing across ranks");
+		}
+	for (size_t i = 0; i < ng; i++) {
+		int k = pick(nm, nn, g[i].size, ""), k2 = -1;
+
+		for (size_t j = 0; k >= 0 && j < nn; j++)
+			if ((int)j != k && !nm[j].taken && nm[j].n == g[i].size)
+				k2 = (int)j;
+		if (k >= 0 && k2 < 0)
+			take(&g[i], nm, k, "the only name of parallel_group_info with this many ranks");
+	}
+	for (size_t i = 0; i < ng; i++)
+		if (g[i].ar && g[i].maxmb >= 1) {
+			int k = pick(nm, nn, g[i].size, "embd");
+
+			take(&g[i], nm, k >= 0 ? k : pick(nm, nn, g[i].size, "dp"),
+			    "all-reduce of at least 1 MB per link (gradients) on a group of that size");
+		} else if (g[i].ar)
+			take(&g[i], nm, pick(nm, nn, g[i].size, "mp"), "all-reduce of under 1 MB per link (scalars) on a group of that size");
+	for (size_t i = 0; i < nn; i++)
+		free(nm[i].name);
+	if (nn == 0)
+		for (size_t i = 0; i < ng; i++)
+			g[i].from = "no parallel_group_info in profiler_metadata.json";
+}
+
 static void
 putgroups(void)
 {
 	int64_t m[4096];
+	struct gev *ge = xcalloc(S.ncr + 1, sizeof *ge);
+	size_t ng = 0;
 
+	/* the groups and their evidence */
 	for (size_t i = 0; i < S.ncr; i++) {
-		const char *g = S.cr[i].group;
-		size_t j, n;
+		const struct cop *c = &S.cr[i];
+		size_t j;
 
-		if (g == NULL)
+		if (c->group == NULL)
 			continue;
-		for (j = 0; j < i && (S.cr[j].group == NULL || strcmp(S.cr[j].group, g) != 0); j++)
+		for (j = 0; j < ng && strcmp(ge[j].group, c->group) != 0; j++)
 			;
-		if (j < i)
-			continue;
-		n = members(g, m, sizeof m / sizeof m[0]);
+		if (j == ng) {
+			ge[ng].group = c->group;
+			ge[ng].size = (int64_t)members(c->group, m, sizeof m / sizeof m[0]);
+			for (size_t l = 0; l < S.nlk; l++)
+				if (S.lk[l].group && strcmp(S.lk[l].group, c->group) == 0 &&
+				    S.lk[l].a != S.lk[l].b && S.lk[l].mb > ge[ng].maxmb)
+					ge[ng].maxmb = S.lk[l].mb;
+			ng++;
+		}
+		if (c->kind && strcmp(c->kind, "p2p") == 0)
+			ge[j].p2p = 1;
+		else if (strcasestr(c->name, "reducescatter") || strcasestr(c->name, "allgather"))
+			ge[j].rs_ag = 1;
+		else if (strcasestr(c->name, "allreduce"))
+			ge[j].ar = 1;
+	}
+	for (size_t i = 0; i < S.nop; i++) {
+		const struct cop *c = S.op[i].rec;
+
+		for (size_t j = 0; c && c->group && j < ng; j++)
+			if (strcmp(ge[j].group, c->group) == 0) {
+				ge[j].elapsed += S.op[i].end - S.op[i].start;
+				ge[j].exposed += S.op[i].end - S.op[i].start -
+				    undercompute(S.op[i].start, S.op[i].end);
+				ge[j].ops++;
+			}
+	}
+	/* no kernels (a rank without a kernel table): the comm records' elapse */
+	for (size_t j = 0; j < ng; j++)
+		if (ge[j].ops == 0) {
+			ge[j].exposed = -1;
+			for (size_t i = 0; i < S.ncr; i++)
+				if (S.cr[i].group && strcmp(S.cr[i].group, ge[j].group) == 0 &&
+				    S.cr[i].elapse >= 0) {
+					ge[j].elapsed += S.cr[i].elapse;
+					ge[j].ops++;
+				}
+		}
+	roles(ge, ng);
+
+	for (size_t i = 0; i < ng; i++) {
+		const char *g = ge[i].group;
+		size_t n = members(g, m, sizeof m / sizeof m[0]);
+
 		out_begin(&ob, "comm_group");
 		out_raw(&ob, "profile", S.profile, strlen(S.profile));
 		out_cstr(&ob, "group", g);
@@ -551,8 +735,21 @@ putgroups(void)
 		else
 			out_i64(&ob, "rank", S.rank);
 		out_i64(&ob, "ranks_in_input", 1);
+		out_cstr(&ob, "role", ge[i].role);
+		out_cstr(&ob, "role_from", ge[i].from);
+		out_cstr(&ob, "ops_kind", ge[i].p2p ? "send/recv" : ge[i].rs_ag ? "reduce-scatter / all-gather" :
+		    ge[i].ar ? "all-reduce" : "other");
+		out_i64(&ob, "ops", ge[i].ops);
+		out_nsms(&ob, "elapsed", ge[i].elapsed);
+		if (ge[i].exposed < 0) {
+			out_null(&ob, "exposed_ns");
+			out_null(&ob, "exposed_ms");
+		} else
+			out_nsms(&ob, "exposed", ge[i].exposed);
 		rec_put(&ob, stdout);
+		free(ge[i].role);
 	}
+	free(ge);
 }
 
 static void
@@ -666,6 +863,7 @@ profilerec(struct rin *r)
 	if ((p = rin_get(r, "profile")) == NULL)
 		return snprintf(r->err, sizeof r->err, "profile record has no \"profile\""), -1;
 	S.profile = xstrndup(p->v, p->vlen);
+	S.path = strf(r, "path");
 	S.have = 1;
 	S.rank = -1;
 	if ((c = rin_get(r, "config")) != NULL) {
@@ -785,6 +983,11 @@ linkrec(struct rin *r)
 	l.group = strf(r, "group");
 	l.a = rankf(r, "src_rank");
 	l.b = rankf(r, "dst_rank");
+	{
+		const struct rfield *f = rin_get(r, "size_mb");
+
+		l.mb = f && !rf_isnull(f) ? strtod(f->v, NULL) : 0;
+	}
 	PUSH(S.lk, S.nlk, S.clk);
 	S.lk[S.nlk++] = l;
 	return 0;

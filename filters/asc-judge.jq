@@ -379,6 +379,8 @@ def gap($c): $gaps | index([$c]) != null;
 # R3.1: the split of each op's elapsed time from its HCCL tasks (asc-comm:
 # comm_op per op instance, comm_peer per step, group and peer, comm_group),
 # per step; communication.json's own wait / transit only beside it.
+# R3.2: the groups, their size and role (asc-comm's comm_group), longest first.
+((.comm_group // []) | map(del(.type, .profile)) | sort_by(-(.elapsed_ns // 0))) as $CGR |
 (.comm_op // []) as $CO |
 (if ($CO | length) == 0 then null else
    ([ $CO[] | .step ] | uniq | length | if . == 0 then 1 else . end) as $ts |
@@ -460,6 +462,13 @@ def fmt: if . == null then "n/a" elif . >= 1000 then "\(. / 1000 | . * 100 | rou
 	elif . >= 1 then "\(. * 100 | round / 100) ms" else "\(. * 1000 | . * 10 | round / 10) µs" end;
 def pcs: "\(. * 1000 | round / 10)%";
 # How a figure compares with another: "1.2 ms less than", "the same as".
+# The groups' roles and times per step, as one clause.
+def roleclause($n): map(select((.ops // 0) > 0)) |
+	if length == 0 or all(.[]; .role == null) then ""
+	else " By group role (" + (if .[0].role_from | test("^no parallel") then "no parallel_group_info: groups by id" else "parallel_group_info and what each group does" end) + "), per step: " +
+	  (map("\(.role // "group \(.group | tostring | .[0:8])…") (\(.size // "?") rank\(if .size == 1 then "" else "s" end)) \(.ops_kind) \(.elapsed_ms / $n | fmt)" +
+	    (if .exposed_ms != null then ", \(.exposed_ms / $n | fmt) not under compute" else "" end) +
+	    (if .size == 1 then ", moving nothing between ranks" else "" end)) | join("; ")) + "." end;
 def cmpd($a; $b): ($a - $b | r6) as $d |
 	if $d == 0 then "the same as" elif $d < 0 then "\(-$d | fmt) less than" else "\($d | fmt) more than" end;
 def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
@@ -507,6 +516,7 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
      ([$ce, ($BD.compute // 0)] | min) as $hide |
      rec("Communication is not hidden behind compute: \($ce | fmt) per step (\(share($ce; $svcms) | pcs) of the \($svcms | fmt) step) in \($dom). " +
        "Its HCCL tasks (\($CT.source)) split the \($CT.elapsed_ms | fmt) of communication ops per step into waiting for peers \($CT.wait_ms | fmt), moving data \($CT.transfer_ms | fmt) and the rest \($CT.rest_ms | fmt)." +
+       ($CGR | roleclause($CT.steps)) +
        (if $late != null then
 	  " \($late.exposed_wait_ms | fmt) of the \($ce | fmt) of exposed communication per step waits for rank \($late.rank)" +
 	  (if $late.in_input then "" else ", which is not in this input" end) +
@@ -526,13 +536,14 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
        (if $COMM == null then " Without communication.json (or COMMUNICATION_OP) the wait / transit split cannot be judged: export it to tell a late peer from a slow link."
 	else " The capture holds no HCCL tasks, so the ops' time cannot be split exactly; the comm records (\($COMM.source)) give per step \($COMM.elapse_ms / $COMM.steps | fmt) of communication, waiting for peers \($COMM.wait_ms / $COMM.steps | fmt) and transit \($COMM.transit_ms / $COMM.steps | fmt) (transit is summed over links: the figures need not add up)" +
 	  (if $COMM.p2p_elapse_ms > 0 then "; point-to-point (pipeline send/recv) \($COMM.p2p_elapse_ms / $COMM.steps | fmt), collectives \($COMM.collective_elapse_ms / $COMM.steps | fmt)" else "" end) + "." +
+	  ($CGR | roleclause($COMM.steps)) +
 	  (if $COMM.wait_ms >= $COMM.transit_ms and $COMM.wait_ms >= $COMM.idle_ms then
 	     " Most of it is waiting: this rank waits for its peers" +
 	     (if $COMM.p2p_elapse_ms >= 0.5 * $COMM.elapse_ms then " (in pipeline parallelism the send/recv wait is the pipeline bubble: more micro-batches, an interleaved schedule, balanced stages)" else "" end) +
 	     ". Compare the ranks (asc-cluster over all ranks' outputs) to find the late one and where it lost the time."
 	   elif $COMM.idle_ms >= $COMM.transit_ms then
-	     " Most of it is idle inside the communication ops (neither moving data nor waiting for a peer)" +
-	     (if $COMM.p2p_elapse_ms >= 0.5 * $COMM.elapse_ms then ": in pipeline parallelism this is the pipeline bubble, the stage waiting for its neighbour (more micro-batches, an interleaved schedule, balanced stages)" else ": the ops were issued before their data was ready; look at what this rank's host and compute do meanwhile (the idle windows and host causes below)" end) +
+	     " Neither the wait nor the transit of the comm records accounts for most of it, and they do not say what the rest is (export the HCCL tasks, Level1 or higher, to split it)" +
+	     (if $COMM.p2p_elapse_ms >= 0.5 * $COMM.elapse_ms then ": in pipeline parallelism this is the pipeline bubble, the stage waiting for its neighbour (more micro-batches, an interleaved schedule, balanced stages)" else ": look at what this rank's host and compute do meanwhile (the idle windows and host causes below)" end) +
 	     ", and compare the ranks (asc-cluster) to find the one that holds the others back."
 	   else " Most of it is data moving: overlap it with compute (gradient bucketing and reduce overlap, e.g. DDP bucket_cap_mb) or reduce its volume." end) end);
        "step_group"; $dom; $ce; ($COMM == null); (if $COMM == null then (if gap("no_comm_records") then "no_comm_records" else "no_communication_json" end)
@@ -686,6 +697,7 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
   step_results: $steps,
   communication: $COMM,
   communication_tasks: $CT,
+  communication_groups: $CGR,
   recommendations: $recs,
   notes: $notes
 }
