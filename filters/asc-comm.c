@@ -74,6 +74,7 @@ static struct {
 	size_t		 ncu, ccu;
 	char		*tsrc;		/* where the tasks came from */
 	char		*path;		/* the profile's directory */
+	int64_t		 maxop;		/* the longest op */
 } S;
 
 /* A named group of profiler_metadata.json's parallel_group_info. */
@@ -168,6 +169,7 @@ clear(void)
 	free(S.path);
 	S.profile = S.tsrc = S.path = NULL;
 	S.nop = S.nt = S.ncr = S.nlk = S.ncu = 0;
+	S.maxop = 0;
 	S.have = 0;
 	S.rank = -1;
 }
@@ -278,6 +280,8 @@ ownerop(const struct task *t)
 	for (size_t i = lo; i-- > 0;) {
 		const struct op *o = &S.op[i];
 
+		if (t->start - o->start > S.maxop)	/* no earlier op reaches it */
+			break;
 		if (t->start < o->end || (o->start == o->end && t->start == o->start)) {
 			if (best < 0)
 				best = (long)i;
@@ -932,6 +936,8 @@ kernelrec(struct rin *r)
 		o.step = sid && rf_str(sid, &tmp) == 0 ? xstrndup(tmp.p, tmp.len) : NULL;
 		o.start = k.start;
 		o.end = k.end;
+		if (o.end - o.start > S.maxop)
+			S.maxop = o.end - o.start;
 		PUSH(S.op, S.nop, S.cop);
 		S.op[S.nop++] = o;
 	} else if (k.end > k.start) {

@@ -521,6 +521,7 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
 	  " \($late.exposed_wait_ms | fmt) of the \($ce | fmt) of exposed communication per step waits for rank \($late.rank)" +
 	  (if $late.in_input then "" else ", which is not in this input" end) +
 	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this input holds \($lg.ranks_in_input)" else "" end) +
+	  (if $lg != null and $lg.role == null then " (ranks as the HCCL tasks number them, within the group: no parallel_group_info maps them to global ranks)" else "" end) +
 	  ": profile rank \($late.rank) (or all ranks) to see why it is late. The time is at stake on that rank, not here."
 	else
 	  " No peer holds it back: overlap it with compute (gradient bucketing, DDP bucket_cap_mb) or reduce its volume; overlap can hide at most the \($hide | fmt) of compute per step." end) +

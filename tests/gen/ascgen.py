@@ -1427,7 +1427,7 @@ class Generator:
             'ASCEND_LAUNCH_BLOCKING')}}
         if a.comm:
             meta['parallel_group_info'] = {GROUP: {'group_name': 'default_pg', 'group_rank': a.rank,
-                                                   'global_ranks': [0, 1]}}
+                                                   'global_ranks': list(range(a.hccl[0] if a.hccl else 2))}}
         with open(os.path.join(prof, 'profiler_metadata.json'), 'w', encoding='utf-8') as f:
             json.dump(meta, f, indent=4)
 
