@@ -92,6 +92,26 @@ struct link {
 	double	 size_mb, time_ms, bw;
 };
 
+/* A rank's wait for one peer of a group in one step, from its HCCL
+ * tasks (asc-comm's comm_peer); and the groups each rank belongs to
+ * (comm_group), with the size the capture gives. */
+struct pwait {
+	int	 rank;
+	char	*group, *step;
+	int64_t	 peer, wait, exposed;
+};
+
+struct rgroup {
+	int	 rank;
+	char	*group;
+	int64_t	 size;
+};
+
+static struct pwait *pws;
+static size_t npw;
+static struct rgroup *rgs;
+static size_t nrg;
+
 static struct rank *ranks;
 static int nrank;
 static struct cinst *cis;
@@ -508,6 +528,32 @@ onlink(struct rin *in, int ri)
 		l->link = xstrdup("");
 }
 
+static void
+onpeer(struct rin *in, int ri)
+{
+	struct pwait w = { ri, getstr(in, "group"), getstr(in, "step"),
+	    geti(in, "rank"), geti(in, "wait_ns"), geti(in, "exposed_wait_ns") };
+
+	if (w.group == NULL || w.peer == UNSET || w.exposed == UNSET) {
+		free(w.group);
+		free(w.step);
+		return;
+	}
+	pws = xreallocarray(pws, npw + 1, sizeof *pws);
+	pws[npw++] = w;
+}
+
+static void
+ongroup(struct rin *in, int ri)
+{
+	struct rgroup g = { ri, getstr(in, "group"), geti(in, "size") };
+
+	if (g.group == NULL)
+		return;
+	rgs = xreallocarray(rgs, nrg + 1, sizeof *rgs);
+	rgs[nrg++] = g;
+}
+
 static int
 istype(const char *t, size_t n, const char *s)
 {
@@ -549,7 +595,8 @@ readinput(const char *path, int file)
 		}
 		if (!istype(t, tn, "profile") && !istype(t, tn, "step_metrics") &&
 		    !istype(t, tn, "step_trace") && !istype(t, tn, "comm") &&
-		    !istype(t, tn, "comm_link") && !istype(t, tn, "kernel"))
+		    !istype(t, tn, "comm_link") && !istype(t, tn, "kernel") &&
+		    !istype(t, tn, "comm_peer") && !istype(t, tn, "comm_group"))
 			continue;
 		if (rin_scan(&in) != 0)
 			goto bad;
@@ -590,6 +637,10 @@ readinput(const char *path, int file)
 			oncomm(&in, rk, (int)(rk - ranks));
 		else if (istype(t, tn, "comm_link"))
 			onlink(&in, (int)(rk - ranks));
+		else if (istype(t, tn, "comm_peer"))
+			onpeer(&in, (int)(rk - ranks));
+		else if (istype(t, tn, "comm_group"))
+			ongroup(&in, (int)(rk - ranks));
 		else
 			oncommkernel(&in, rk, (int)(rk - ranks));
 		continue;
@@ -896,6 +947,152 @@ relpath(const char *from, const char *to)
 	free(a);
 	free(b);
 	return o.p ? o.p : xstrdup(".");
+}
+
+/* Is rank index ri one of job j's ranks? */
+static int
+injob(const struct job *j, int ri)
+{
+	for (int i = 0; i < j->nr; i++)
+		if (j->r[i] == ri)
+			return 1;
+	return 0;
+}
+
+/* The job rank whose rank id is id and that belongs to group g, or -1. */
+static int
+captured(const struct job *j, const char *g, int64_t id)
+{
+	for (size_t k = 0; k < nrg; k++)
+		if (injob(j, rgs[k].rank) && ranks[rgs[k].rank].rankid == id &&
+		    strcmp(rgs[k].group, g) == 0)
+			return rgs[k].rank;
+	return -1;
+}
+
+/*
+ * Groups and the peers not in the input: per group, its size and the
+ * job's ranks in it; per peer rank the input does not hold, the exposed
+ * wait of each captured rank for it (mean per step), from their HCCL
+ * tasks.  Peer ranks are the tasks' own numbers (local to the group).
+ */
+static void
+peerwaits(const struct job *j)
+{
+	char t1[64], nm[64];
+	int head = 0;
+
+	jsarray("groups");
+	for (size_t k = 0; k < nrg; k++) {
+		const char *g = rgs[k].group;
+		int64_t size = UNSET;
+		int in = 0, seen = 0;
+		struct buf rl = {0};
+
+		if (!injob(j, rgs[k].rank))
+			continue;
+		for (size_t q = 0; q < k; q++)
+			if (injob(j, rgs[q].rank) && strcmp(rgs[q].group, g) == 0)
+				seen = 1;
+		if (seen)
+			continue;
+		for (size_t q = k; q < nrg; q++)
+			if (injob(j, rgs[q].rank) && strcmp(rgs[q].group, g) == 0) {
+				if (rgs[q].size != UNSET && rgs[q].size > size)
+					size = rgs[q].size;
+				if (in++)
+					buf_adds(&rl, ", ");
+				buf_adds(&rl, rname(&ranks[rgs[q].rank], nm));
+			}
+		rbegin("group", j);
+		out_cstr(&rb, "group", g);
+		if (size == UNSET)
+			out_null(&rb, "size");
+		else
+			out_i64(&rb, "size", size);
+		out_i64(&rb, "ranks_in_input", in);
+		rput();
+		/* the peers of this group that the input does not hold */
+		for (size_t a = 0; a < npw; a++) {
+			const struct pwait *w = &pws[a];
+			struct buf who = {0};
+			int64_t least = UNSET, nr = 0, dup = 0;
+
+			if (!injob(j, w->rank) || strcmp(w->group, g) != 0 ||
+			    captured(j, g, w->peer) >= 0)
+				continue;
+			for (size_t b = 0; b < a; b++)
+				if (injob(j, pws[b].rank) && strcmp(pws[b].group, g) == 0 &&
+				    pws[b].peer == w->peer)
+					dup = 1;
+			if (dup)
+				continue;
+			rbegin("peer_wait", j);
+			out_cstr(&rb, "group", g);
+			out_i64(&rb, "peer", w->peer);
+			out_bool(&rb, "in_input", 0);
+			out_key(&rb, "waits");
+			buf_addc(&rb, '[');
+			for (int i = 0; i < j->nr; i++) {
+				int ri = j->r[i];
+				int64_t sum = 0, steps = 0;
+				char t[160];
+
+				for (size_t b = 0; b < npw; b++)
+					if (pws[b].rank == ri && strcmp(pws[b].group, g) == 0 &&
+					    pws[b].peer == w->peer) {
+						sum += pws[b].exposed;
+						steps++;
+					}
+				if (steps == 0)
+					continue;
+				sum /= steps;
+				if (nr++)
+					buf_addc(&rb, ',');
+				buf_adds(&rb, "{\"profile\":");
+				out_esc(&rb, ranks[ri].profile, strlen(ranks[ri].profile));
+				if (ranks[ri].rankid >= 0)
+					out_i64(&rb, "rank", ranks[ri].rankid);
+				else
+					out_null(&rb, "rank");
+				put_ns(&rb, "exposed_wait_per_step", sum);
+				buf_addc(&rb, '}');
+				if (least == UNSET || sum < least)
+					least = sum;
+				buf_adds(&who, nr > 1 ? ", " : "");
+				snprintf(t, sizeof t, "%s %s", rname(&ranks[ri], nm), hd(sum, t1));
+				buf_adds(&who, t);
+			}
+			buf_addc(&rb, ']');
+			put_ns(&rb, "time_at_stake", least);
+			rput();
+			if (least == UNSET || least < (int64_t)(rules_num("cluster.skew_min_us") * 1000)) {
+				buf_free(&who);
+				continue;
+			}
+			if (md && !head)
+				fprintf(md, "\n## Waits for ranks not in this input\n\nFrom each rank's HCCL tasks: the time per step, not under compute, that it waits for a peer of its group (peer ranks as the tasks number them, local to the group).\n");
+			head = 1;
+			if (md) {
+				fprintf(md, "\nGroup `%s`", g);
+				if (size != UNSET)
+					fprintf(md, " has %lld ranks, %d in this input (%s)", (long long)size, in, rl.p ? rl.p : "");
+				fprintf(md, ". %s wait%s for rank %lld, which is not in this input: %s per step.\n",
+				    nr == j->nr && nr > 1 ? (nr == 2 ? "Both ranks" : "All ranks") : nr == 1 ? "One rank" : "Ranks",
+				    nr == 1 ? "s" : "", (long long)w->peer, who.p ? who.p : "");
+			}
+			{
+				char sz[96] = "";
+
+				if (size != UNSET)
+					snprintf(sz, sizeof sz, "; the input holds %d of the group's %lld ranks", in, (long long)size);
+				addreco(least, "Rank %lld of group %s, which is not in this input, holds back the ranks that are (exposed wait per step: %s)%s: profile rank %lld (or all ranks) to see why it is late.",
+				    (long long)w->peer, g, who.p ? who.p : "", sz, (long long)w->peer);
+			}
+			buf_free(&who);
+		}
+		buf_free(&rl);
+	}
 }
 
 static void
@@ -1476,6 +1673,7 @@ skip:
 			fprintf(md, "\n## Slow links\n\n%zu links read from communication_matrix.json; none below %g of its median.\n", nl, rules_num("cluster.slow_link_fraction"));
 	}
 
+	peerwaits(j);
 	jsarray("recommendations");
 	if (nreco > 1)	/* never a NULL base, even for zero items */
 		qsort(recos, (size_t)nreco, sizeof *recos, bystake);

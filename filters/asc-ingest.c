@@ -521,6 +521,8 @@ process(struct profile *p)
 		}
 	} else if (db && db_comm_scan(db) != 0)
 		die("%s", db_err(db));
+	if (db && db_comm_tasks_scan(db) != 0)
+		die("%s", db_err(db));
 	if (db) {
 		const char *code, *msg;
 
@@ -574,6 +576,9 @@ process(struct profile *p)
 		deg[ndeg++] = "no_shapes";
 	if (!fk[F_COMM] && !dc.comm_records)
 		deg[ndeg++] = "no_communication_json";
+	/* comm ops whose HCCL tasks the capture does not hold */
+	if ((fk[F_COMM] || dc.comm_records) && !(db ? dc.comm_tasks : tc.comm_tasks))
+		deg[ndeg++] = "no_comm_tasks";
 	if (!fk[F_STEPTRACE] && !dbsteps)
 		deg[ndeg++] = "no_step_trace";
 	if (rejected)
@@ -698,6 +703,10 @@ process(struct profile *p)
 		die("%s", db_err(db));
 	if (fk[F_COMMX])
 		tab_commx_put(fk[F_COMMX], p->name);
+	if (tr && tc.comm_tasks)
+		trace_put_comm_tasks(tr, stdout, p->name, origin);
+	else if (db && db_put_comm_tasks(db, stdout, p->name, origin) != 0)
+		die("%s", db_err(db));
 	/*
 	 * -H: the host events (the timeline's, millions in a large capture)
 	 * are written to their file by a second thread while the kernels go

@@ -376,6 +376,34 @@ def gap($c): $gaps | index([$c]) != null;
    ops: $COPS
  } end) as $COMM |
 
+# R3.1: the split of each op's elapsed time from its HCCL tasks (asc-comm:
+# comm_op per op instance, comm_peer per step, group and peer, comm_group),
+# per step; communication.json's own wait / transit only beside it.
+# R3.2: the groups, their size and role (asc-comm's comm_group), longest first.
+((.comm_group // []) | map(del(.type, .profile)) | sort_by(-(.elapsed_ns // 0))) as $CGR |
+(.comm_op // []) as $CO |
+(if ($CO | length) == 0 then null else
+   ([ $CO[] | .step ] | uniq | length | if . == 0 then 1 else . end) as $ts |
+   def per: add // 0 | . / $ts | ms;
+   ($CO | map(select(.comm_json != null))) as $CJ |
+   { source: $CO[0].src, ops: ($CO | length), steps: $ts,
+     elapsed_ms: ($CO | map(.elapsed_ns) | per),
+     exposed_ms: ($CO | map(.exposed_ns) | per),
+     transfer_ms: ($CO | map(.transfer_ns) | per),
+     wait_ms: ($CO | map(.wait_ns) | per),
+     exposed_wait_ms: ($CO | map(.exposed_wait_ns) | per),
+     rest_ms: ($CO | map(.rest_ns) | per),
+     transfer_bytes: ($CO | map(.transfer_bytes) | add // 0),
+     peers: ((.comm_peer // []) | group_by([.group, .rank]) | map({
+	group: .[0].group, rank: .[0].rank, group_size: .[0].group_size,
+	in_input: .[0].in_input, ops: (map(.ops) | add),
+	wait_ms: (map(.wait_ns) | per), exposed_wait_ms: (map(.exposed_wait_ns) | per) })
+       | sort_by(-.exposed_wait_ms)),
+     groups: ((.comm_group // []) | map(del(.type, .profile))),
+     comm_json_wait_ms: (if ($CJ | length) == 0 then null else $CJ | map(.comm_json.wait_ns // 0) | per end),
+     comm_json_transit_ms: (if ($CJ | length) == 0 then null else $CJ | map(.comm_json.transit_ns // 0) | per end) }
+ end) as $CT |
+
 # Soft root causes: per group, each label's share of the host-facing
 # significant bubble time.
 ([ $groups[] | . as $g |
@@ -434,6 +462,16 @@ def gap($c): $gaps | index([$c]) != null;
 def fmt: if . == null then "n/a" elif . >= 1000 then "\(. / 1000 | . * 100 | round / 100) s"
 	elif . >= 1 then "\(. * 100 | round / 100) ms" else "\(. * 1000 | . * 10 | round / 10) µs" end;
 def pcs: "\(. * 1000 | round / 10)%";
+# How a figure compares with another: "1.2 ms less than", "the same as".
+# The groups' roles and times per step, as one clause.
+def roleclause($n): map(select((.ops // 0) > 0)) |
+	if length == 0 or all(.[]; .role == null) then ""
+	else " By group role (" + (if .[0].role_from | test("^no parallel") then "no parallel_group_info: groups by id" else "parallel_group_info and what each group does" end) + "), per step: " +
+	  (map("\(.role // "group \(.group | tostring | .[0:8])…") (\(.size // "?") rank\(if .size == 1 then "" else "s" end)) \(.ops_kind) \(.elapsed_ms / $n | fmt)" +
+	    (if .exposed_ms != null then ", \(.exposed_ms / $n | fmt) not under compute" else "" end) +
+	    (if .size == 1 then ", moving nothing between ranks" else "" end)) | join("; ")) + "." end;
+def cmpd($a; $b): ($a - $b | r6) as $d |
+	if $d == 0 then "the same as" elif $d < 0 then "\(-$d | fmt) less than" else "\($d | fmt) more than" end;
 def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
 	{text: $text, scope: $scope, target_id: $target,
 	 time_at_stake_ms: (if $stake == null then null else $stake | r6 end),
@@ -462,28 +500,56 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
   ((($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) >= ([1, $R.verdict.idle_share * $svcms] | max)) or
   ($steps | map(select(.group_id == $dom) | .anomaly_tags[]) |
    (index(["INTERNAL_BUBBLE_HEAVY"]) != null or index(["PRELAUNCH_GAP_HEAVY"]) != null or index(["TAIL_GAP_HEAVY"]) != null)))) as $idleheavy |
-($COMM.ops // [] | map(select(.tags | index(["COMM_WAIT_DOMINANT"]) != null))) as $WAITOPS |
-($COMM.ops // [] | map(select(.tags | index(["COMM_BANDWIDTH_LOW"]) != null))) as $SLOWOPS |
+# With HCCL tasks the comm records are only a cross-check (R3.1).
+(if $CT != null then [] else $COMM.ops // [] end) as $COPS1 |
+($COPS1 | map(select(.tags | index(["COMM_WAIT_DOMINANT"]) != null))) as $WAITOPS |
+($COPS1 | map(select(.tags | index(["COMM_BANDWIDTH_LOW"]) != null))) as $SLOWOPS |
 ([
   (if ($M | length) == 0 then rec("No step could be measured: no kernel table and no step_trace_time.csv were read. Export kernel_details.csv (Level0 or higher) or op_summary to measure device idle time."; "global"; null; null; true; (if gap("db_export_only") then "db_export_only" else "no_kernel_table" end); "no_steps") else empty end),
 
-  # Exposed communication: the split from the comm records and where to look next.
-  (if $DG != null and $DG.comm_exposed_heavy then
+  # Exposed communication, from its HCCL tasks (R3.1, R3.4): the peer this
+  # rank waits for is where the time is at stake; else overlap, which can
+  # hide at most the compute there is.
+  (if $DG != null and $DG.comm_exposed_heavy and $CT != null then
+     ($BD.comm_exposed // 0) as $ce |
+     ($CT.peers | map(select(.rank != null and .exposed_wait_ms >= ([$R.comm.straggler_min_ms, $R.comm.straggler_share * $ce] | max))) | .[0] // null) as $late |
+     ($CT.groups | map(select(.group == ($late.group // null))) | .[0] // null) as $lg |
+     ([$ce, ($BD.compute // 0)] | min) as $hide |
+     rec("Communication is not hidden behind compute: \($ce | fmt) per step (\(share($ce; $svcms) | pcs) of the \($svcms | fmt) step) in \($dom). " +
+       "Its HCCL tasks (\($CT.source)) split the \($CT.elapsed_ms | fmt) of communication ops per step into waiting for peers \($CT.wait_ms | fmt), moving data \($CT.transfer_ms | fmt) and the rest \($CT.rest_ms | fmt)." +
+       ($CGR | roleclause($CT.steps)) +
+       (if $late != null then
+	  " \($late.exposed_wait_ms | fmt) of the \($ce | fmt) of exposed communication per step waits for rank \($late.rank)" +
+	  (if $late.in_input then "" else ", which is not in this input" end) +
+	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this input holds \($lg.ranks_in_input)" else "" end) +
+	  (if $lg != null and $lg.role == null then " (ranks as the HCCL tasks number them, within the group: no parallel_group_info maps them to global ranks)" else "" end) +
+	  ": profile rank \($late.rank) (or all ranks) to see why it is late. The time is at stake on that rank, not here."
+	else
+	  " No peer holds it back: overlap it with compute (gradient bucketing, DDP bucket_cap_mb) or reduce its volume; overlap can hide at most the \($hide | fmt) of compute per step." end) +
+       (if $CT.comm_json_wait_ms != null then
+	  " The comm records' own figures for the same ops are not used (\($COMM.source // "communication.json")): wait \($CT.comm_json_wait_ms | fmt) per step, \(cmpd($CT.comm_json_wait_ms; $CT.wait_ms)) the tasks' wait, and transit \($CT.comm_json_transit_ms | fmt), \(cmpd($CT.comm_json_transit_ms; $CT.transfer_ms)) the tasks' moving data." else "" end);
+       "step_group"; $dom; (if $late != null then $late.exposed_wait_ms else $hide end); ($late != null); null; "COMM_EXPOSED_HEAVY") +
+       {stake_on: (if $late != null then "rank \($late.rank)" + (if $late.in_input then "" else " (not in this input)" end) else "overlap with compute" end)}
+   else empty end),
+  # Exposed communication without its tasks: communication.json's figures (R2.2).
+  (if $DG != null and $DG.comm_exposed_heavy and $CT == null then
      ($BD.comm_exposed // 0) as $ce |
      rec("Communication is not hidden behind compute: \($ce | fmt) per step (\(share($ce; $svcms) | pcs) of the \($svcms | fmt) step) in \($dom)." +
        (if $COMM == null then " Without communication.json (or COMMUNICATION_OP) the wait / transit split cannot be judged: export it to tell a late peer from a slow link."
-	else " The comm records (\($COMM.source)) split the \($COMM.elapse_ms / $COMM.steps | fmt) of communication per step into waiting for peers \($COMM.wait_ms / $COMM.steps | fmt), transit \($COMM.transit_ms / $COMM.steps | fmt) and idle inside the op \($COMM.idle_ms / $COMM.steps | fmt)" +
+	else " The capture holds no HCCL tasks, so the ops' time cannot be split exactly; the comm records (\($COMM.source)) give per step \($COMM.elapse_ms / $COMM.steps | fmt) of communication, waiting for peers \($COMM.wait_ms / $COMM.steps | fmt) and transit \($COMM.transit_ms / $COMM.steps | fmt) (transit is summed over links: the figures need not add up)" +
 	  (if $COMM.p2p_elapse_ms > 0 then "; point-to-point (pipeline send/recv) \($COMM.p2p_elapse_ms / $COMM.steps | fmt), collectives \($COMM.collective_elapse_ms / $COMM.steps | fmt)" else "" end) + "." +
+	  ($CGR | roleclause($COMM.steps)) +
 	  (if $COMM.wait_ms >= $COMM.transit_ms and $COMM.wait_ms >= $COMM.idle_ms then
 	     " Most of it is waiting: this rank waits for its peers" +
 	     (if $COMM.p2p_elapse_ms >= 0.5 * $COMM.elapse_ms then " (in pipeline parallelism the send/recv wait is the pipeline bubble: more micro-batches, an interleaved schedule, balanced stages)" else "" end) +
 	     ". Compare the ranks (asc-cluster over all ranks' outputs) to find the late one and where it lost the time."
 	   elif $COMM.idle_ms >= $COMM.transit_ms then
-	     " Most of it is idle inside the communication ops (neither moving data nor waiting for a peer)" +
-	     (if $COMM.p2p_elapse_ms >= 0.5 * $COMM.elapse_ms then ": in pipeline parallelism this is the pipeline bubble, the stage waiting for its neighbour (more micro-batches, an interleaved schedule, balanced stages)" else ": the ops were issued before their data was ready; look at what this rank's host and compute do meanwhile (the idle windows and host causes below)" end) +
+	     " Neither the wait nor the transit of the comm records accounts for most of it, and they do not say what the rest is (export the HCCL tasks, Level1 or higher, to split it)" +
+	     (if $COMM.p2p_elapse_ms >= 0.5 * $COMM.elapse_ms then ": in pipeline parallelism this is the pipeline bubble, the stage waiting for its neighbour (more micro-batches, an interleaved schedule, balanced stages)" else ": look at what this rank's host and compute do meanwhile (the idle windows and host causes below)" end) +
 	     ", and compare the ranks (asc-cluster) to find the one that holds the others back."
 	   else " Most of it is data moving: overlap it with compute (gradient bucketing and reduce overlap, e.g. DDP bucket_cap_mb) or reduce its volume." end) end);
-       "step_group"; $dom; $ce; ($COMM == null); (if $COMM == null then (if gap("no_comm_records") then "no_comm_records" else "no_communication_json" end) else null end); "COMM_EXPOSED_HEAVY")
+       "step_group"; $dom; $ce; ($COMM == null); (if $COMM == null then (if gap("no_comm_records") then "no_comm_records" else "no_communication_json" end)
+	 elif (($P.degraded // []) | index(["no_comm_tasks"])) != null then "no_comm_tasks" else null end); "COMM_EXPOSED_HEAVY")
    else empty end),
   ($WAITOPS | map(select(.wait_ms / $csteps >= ([0.1, 0.01 * $svcms] | max))) | .[0:3][] | . as $o |
      rec("\(.op) on group \(.group | tostring) waits for a late peer: wait \(.wait_ms / $csteps | fmt) per step against transit \(.transit_ms / $csteps | fmt) (wait ratio \(.wait_ratio)). The cause is on another rank or in load imbalance: run asc-cluster over all ranks of this group to name the late rank.";
@@ -547,7 +613,8 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
 ] | map(. + {share_of_step: (if .time_at_stake_ms == null or $svcms <= 0 then null else share(.time_at_stake_ms; $svcms) end)})
   | map(. + {headline: (
       (if .time_at_stake_ms == null then "" else "\(.time_at_stake_ms | fmt) per step (\(.share_of_step | pcs))" end) as $t |
-      if .finding == "COMM_EXPOSED_HEAVY" then "Communication not hidden behind compute: \($t)."
+      if .finding == "COMM_EXPOSED_HEAVY" and ((.stake_on // "") | startswith("rank ")) then "Exposed communication waiting for \(.stake_on): \($t)."
+      elif .finding == "COMM_EXPOSED_HEAVY" then "Communication not hidden behind compute: \($t)."
       elif .finding == "COMM_WAIT_DOMINANT" then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) waits for a late peer: \($t)."
       elif .finding == "COMM_BANDWIDTH_LOW" then "\(.target_id) moves data below the bandwidth floor: \($t)."
       elif (.finding | startswith("host_cause:")) then "Device idle while the host does \(.finding[11:]): \($t)."
@@ -631,6 +698,8 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
   soft_root_cause_summary: $soft,
   step_results: $steps,
   communication: $COMM,
+  communication_tasks: $CT,
+  communication_groups: $CGR,
   recommendations: $recs,
   notes: $notes,
   asc_version: .asc.version,

@@ -39,6 +39,14 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 ($DG.service_ms_avg // null) as $SVC |
 ($A.recommendations // []) as $R |
 ($A.communication // null) as $COMM |
+($A.communication_tasks // null) as $CT |
+($A.communication_groups // []) as $CG |
+# The groups with their size and role, as a table (or nothing).
+(if ($CG | map(select((.ops // 0) > 0)) | length) == 0 then "" else
+ table(["group", "role", "ranks", "ops", "elapsed", "not under compute", "role from"];
+   ($CG | map(select((.ops // 0) > 0)) | .[0:8] | map([(.group | tostring | .[0:12] | code), (.role // "—"), (.size // "?" | tostring),
+     "\(.ops) \(.ops_kind)", (.elapsed_ms | dur), (if .exposed_ms == null then "n/a" else .exposed_ms | dur end), (.role_from // "—")]))) +
+ "\n\nTimes are totals over the capture's steps; each profile holds one rank of each group.\n" end) as $GROUPS |
 (($S | length) > 0 and $S[0].breakdown_source == "step_trace") as $STONLY |
 ($rules.verdict.report_max_steps) as $MAXSTEPS |
 
@@ -93,11 +101,19 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  "\nNotes (how not to misread the figures):\n\n" + ($A.notes[0:3] | map("- \(.text)") | join("\n")) +
  (if ($A.notes | length) > 3 then "\n- (\($A.notes | length - 3) more in the JSON)" else "" end) end),
 "",
-(if $COMM == null then
+(if $CT != null then
+ "## Communication\n\n" + $GROUPS + "\n" +
+ "From the HCCL tasks (\($CT.source)): \($CT.ops) op instance(s) over \($CT.steps) step(s). Each op's elapsed time is split into moving data (any transfer task running), waiting (a Notify_Wait running, given to the peer whose wait ends last) and the rest; the parts add up to the op's elapsed time. Per step: ops \($CT.elapsed_ms | dur), moving data \($CT.transfer_ms | dur), waiting \($CT.wait_ms | dur), rest \($CT.rest_ms | dur); not under compute \($CT.exposed_ms | dur), of which waiting \($CT.exposed_wait_ms | dur).\n\n" +
+ ($CT.groups | map("Group \(.group | tostring | code): \(if .size == null then "size unknown" else "\(.size) ranks (from \(.size_from))" end), this input holds \(.ranks_in_input) (rank \(.rank // "?")).") | join("\n")) + "\n\n" +
+ table(["peer rank", "group", "waited per step", "not under compute", "in this input"];
+   ($CT.peers[0:5] | map([(.rank | tostring), (.group | tostring | .[0:12] | code), (.wait_ms | dur), (.exposed_wait_ms | dur), (if .in_input then "yes" else "no" end)]))) +
+ (if ($CT.peers | length) > 5 then "\n\n(the 5 longest waits of \($CT.peers | length); all are in the JSON)" else "" end) +
+ (if $CT.comm_json_wait_ms != null then "\n\nCross-check: the comm records (\($COMM.source // "communication.json")) count \($CT.comm_json_wait_ms | dur) of wait and \($CT.comm_json_transit_ms | dur) of transit per step for the same ops; the figures above are the tasks'." else "" end) + "\n"
+ elif $COMM == null then
    (if ($A.evidence_gaps | index(["no_comm_records"])) then "## Communication\n\nThe capture has communication but no communication.json or COMMUNICATION_OP: the wait / transit split and bandwidth cannot be judged.\n" else "" end)
  else
- "## Communication\n\n" +
- "From \($COMM.source), \($COMM.records) records over \($COMM.steps) step(s); per step: waiting for peers \($COMM.wait_ms / $COMM.steps | dur), transit \($COMM.transit_ms / $COMM.steps | dur), idle inside the ops \($COMM.idle_ms / $COMM.steps | dur).\n\n" +
+ "## Communication\n\n" + $GROUPS + "\n" +
+ "From \($COMM.source), \($COMM.records) records over \($COMM.steps) step(s); the capture holds no HCCL tasks, so the ops' time is not split exactly. Per step: waiting for peers \($COMM.wait_ms / $COMM.steps | dur), transit \($COMM.transit_ms / $COMM.steps | dur) (summed over links: the two need not add up to the ops' time).\n\n" +
  table(["op (kind)", "group", "calls", "elapse", "wait", "transit", "bandwidth", "tags"];
    ($COMM.ops[0:4] | map([
      "\(.op | code) (\(.kind))", (.group | tostring | .[0:12] | code), .calls,

@@ -50,6 +50,8 @@ struct db_counts {
 	 * whether they come from analysis.db (else COMMUNICATION_OP). */
 	unsigned long	 comm_records;
 	int		 comm_analysis;
+	/* After db_comm_tasks_scan(): the comm_task records it writes. */
+	unsigned long	 comm_tasks;
 	/* analysis.db beside the file: found, rows read, records made, rows
 	 * skipped (by db_steptrace and db_comm_scan). */
 	int		 an_found;
@@ -83,6 +85,15 @@ int		 db_steptrace(struct dbread *, const char *profile, struct buf *out);
  */
 int		 db_comm_scan(struct dbread *);
 int		 db_put_comm(struct dbread *, FILE *, const char *profile, int64_t origin);
+
+/*
+ * The HCCL tasks as "comm_task" records (schemas/comm_task.schema.json):
+ * COMMUNICATION_TASK_INFO joined to TASK by globalTaskId, with the op's
+ * name from COMMUNICATION_OP by opId, in start order.  The scan counts
+ * them (0 when the tables are not there); 0 or -1.
+ */
+int		 db_comm_tasks_scan(struct dbread *);
+int		 db_put_comm_tasks(struct dbread *, FILE *, const char *profile, int64_t origin);
 
 int		 db_put_markers(struct dbread *, FILE *, const char *profile, int64_t origin);
 int		 db_put_kernels(struct dbread *, FILE *, const char *profile, int64_t origin);

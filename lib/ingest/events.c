@@ -379,6 +379,60 @@ xbad(struct trace *t, int r)
 	return 0;
 }
 
+/* An HCCL rank arg: -1 when absent, not an integer or HCCL's "none". */
+static int64_t
+crank(const struct span *sp)
+{
+	int64_t v;
+
+	if (sp->k == 0 || spani64(sp, &v) != 0 || v < 0 || v == 4294967295LL)
+		return -1;
+	return v;
+}
+
+/* Copy a text arg into a fixed field, cut to fit and NUL-padded. */
+static void
+ctext(struct trace *t, const struct span *sp, char *dst, size_t n)
+{
+	const char *s;
+	size_t k;
+
+	memset(dst, 0, n);
+	if (sp->k != 's' && sp->k != 'v')
+		return;
+	spanstr(sp, &t->sc3, &s, &k);
+	memcpy(dst, s, k < n - 1 ? k : n - 1);
+}
+
+/*
+ * An HCCL task (its args name a "task type"): kept with its peers, size
+ * and transport for trace_put_comm_tasks(), which writes those of the
+ * HCCL process's threads once the processes are known.
+ */
+static void
+ctevent(struct trace *t, const struct ev *ev, const struct shdr *h,
+    struct thr *th)
+{
+	struct ctask c;
+	int64_t v;
+
+	memset(&c, 0, sizeof c);
+	c.start = h->start;
+	c.dur = h->dur;
+	c.off = h->off;
+	c.ti = h->ti;
+	c.src = crank(&ev->csrc);
+	c.dst = crank(&ev->cdst);
+	c.bytes = ev->csize.k && spani64(&ev->csize, &v) == 0 && v >= 0 ? v : -1;
+	c.stream = ev->cstream.k && spani64(&ev->cstream, &v) == 0 &&
+	    v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
+	ctext(t, &ev->ctt, c.ttype, sizeof c.ttype);
+	ctext(t, &ev->ctrans, c.trans, sizeof c.trans);
+	ctext(t, &ev->cnotify, c.notify, sizeof c.notify);
+	th->nct++;
+	tr_frs_add(t, &t->ct, &c);
+}
+
 static int
 xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 {
@@ -420,6 +474,8 @@ xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 		th->minx = h.start;
 	if (xend > th->maxx)
 		th->maxx = xend;
+	if (ev->ctt.k == 's')
+		ctevent(t, ev, &h, th);
 	if (ev->cat.k == 's') {
 		spanstr(&ev->cat, &t->sc2, &cat, &ncat);
 		h.flags |= F_CAT;
@@ -652,6 +708,19 @@ tr_flcmp(const void *a, const void *b)
 	return 0;
 }
 
+/* HCCL tasks in start order, then file order. */
+int
+tr_ctcmp(const void *a, const void *b)
+{
+	const struct ctask *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return 0;
+}
+
 /* Links in host pass order: (ts, thread, kernel ts). */
 int
 tr_lkcmp(const void *a, const void *b)
@@ -795,6 +864,8 @@ tr_finish(struct trace *t)
 			h->role = T_DEV;
 		else
 			h->role = T_IGN;
+		if (r == R_COMM)
+			t->c.comm_tasks += h->nct;
 		if (h->role == T_HOST) {
 			t->c.host += h->nx;
 			t->hostsets |= h->sets;

@@ -491,6 +491,12 @@ pargs(struct pc *c, struct ev *ev)
 			if (KEYIS(k, "name"))
 				dst = &ev->aname;
 			break;
+		case 8:
+			if (KEYIS(k, "src rank"))
+				dst = &ev->csrc;
+			else if (KEYIS(k, "dst rank"))
+				dst = &ev->cdst;
+			break;
 		case 6:
 			if (KEYIS(k, "labels"))
 				dst = &ev->labels;
@@ -504,10 +510,22 @@ pargs(struct pc *c, struct ev *ev)
 				dst = &ev->stream;
 			else if (KEYIS(k, "Task Type"))
 				dst = &ev->ttype;
+			else if (KEYIS(k, "task type"))
+				dst = &ev->ctt;
+			else if (KEYIS(k, "stream id"))
+				dst = &ev->cstream;
+			else if (KEYIS(k, "notify_id"))
+				dst = &ev->cnotify;
 			break;
 		case 10:
 			if (KEYIS(k, "Call stack"))
 				dst = &ev->stack;
+			else if (KEYIS(k, "size(Byte)"))
+				dst = &ev->csize;
+			break;
+		case 14:
+			if (KEYIS(k, "transport type"))
+				dst = &ev->ctrans;
 			break;
 		case 16:
 			if (KEYIS(k, "Physic Stream Id"))
@@ -604,6 +622,8 @@ tr_pevent(struct pc *c, struct ev *ev)
 	ev->dur.k = ev->cat.k = ev->id.k = ev->stack.k = ev->pstream.k = 0;
 	ev->stream.k = ev->taskid.k = ev->ttype.k = ev->aname.k = 0;
 	ev->labels.k = 0;
+	ev->ctt.k = ev->csrc.k = ev->cdst.k = ev->csize.k = ev->ctrans.k = 0;
+	ev->cstream.k = ev->cnotify.k = 0;
 	c->p = ws(c->p + 1, c->e);
 	if (c->p == c->e)
 		return P_MORE;

@@ -668,6 +668,7 @@ trace_close(struct trace *t)
 	free(t->map2);
 	tr_frs_free(&t->mk);
 	tr_frs_free(&t->mko);
+	tr_frs_free(&t->ct);
 	buf_free(&t->mka);
 	buf_free(&t->sc);
 	buf_free(&t->sc2);
@@ -679,4 +680,70 @@ trace_close(struct trace *t)
 	free(t->tmpdir);
 	free(t->pattern);
 	free(t);
+}
+
+/* A rank, size or stream: null when the task had none (-1). */
+static void
+ctnum(struct buf *b, const char *k, int64_t v)
+{
+	if (v < 0)
+		out_cstr(b, k, NULL);
+	else
+		out_i64(b, k, v);
+}
+
+static void
+cttext(struct buf *b, const char *k, const char *s, size_t n)
+{
+	size_t m = strnlen(s, n);
+
+	if (m == 0)
+		out_cstr(b, k, NULL);
+	else {
+		out_key(b, k);
+		out_esc(b, s, m);
+	}
+}
+
+void
+trace_put_comm_tasks(struct trace *t, FILE *fp, const char *profile,
+    int64_t origin)
+{
+	struct buf *b = &t->ob;
+	struct fmrg mg;
+	const struct ctask *c;
+
+	tr_frs_sort(&t->ct);
+	tr_fmrg_open(&mg, &t->ct, 1);
+	for (; (c = tr_fmrg_top(&mg)) != NULL; tr_fmrg_pop(&mg)) {
+		const struct thr *th = &t->th[c->ti];
+		char src[32];
+
+		if (th->pi < 0 || t->pr[th->pi].role != R_COMM)
+			continue;
+		b->len = 0;
+		out_begin(b, "comm_task");
+		out_cstr(b, "profile", profile);
+		t->sc.len = 0;
+		buf_adds(&t->sc, t->disp);
+		snprintf(src, sizeof src, "@%llu", (unsigned long long)c->off);
+		buf_adds(&t->sc, src);
+		buf_addc(&t->sc, '\0');
+		out_cstr(b, "src", t->sc.p);
+		out_cstr(b, "op", NULL);
+		out_cstr(b, "group", NULL);
+		cttext(b, "task_type", c->ttype, sizeof c->ttype);
+		out_i64(b, "start_ns", c->start - origin);
+		out_i64(b, "dur_ns", c->dur);
+		out_i64(b, "end_ns", c->start - origin + c->dur);
+		ctnum(b, "src_rank", c->src);
+		ctnum(b, "dst_rank", c->dst);
+		ctnum(b, "bytes", c->bytes);
+		cttext(b, "transport", c->trans, sizeof c->trans);
+		out_cstr(b, "plane", th->name);
+		ctnum(b, "stream", c->stream);
+		cttext(b, "notify_id", c->notify, sizeof c->notify);
+		rec_put(b, fp);
+	}
+	tr_fmrg_close(&mg);
 }

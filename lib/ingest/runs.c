@@ -554,6 +554,8 @@ void
 tr_frs_init(struct frs *f, size_t rsz, size_t bytes,
     int (*cmp)(const void *, const void *), int sgn)
 {
+	if (rsz > FRSMAX)	/* the sorts and the join copy one record aside */
+		abort();
 	memset(f, 0, sizeof *f);
 	f->rsz = rsz;
 	f->cap = bytes / rsz;
@@ -599,7 +601,7 @@ frs_radix(struct frs *f)
 	size_t n = f->n, sz = f->rsz, cnt[2048], i;
 	char *tmp = xreallocarray(NULL, n, sz), *src = f->m, *dst = tmp, *x;
 	uint64_t mn = UINT64_MAX, mx = 0, range;
-	char v[64];
+	char v[FRSMAX];
 
 	for (i = 0; i < n; i++) {
 		uint64_t k = frs_key(f, src + i * sz);
@@ -655,7 +657,7 @@ void
 tr_frs_sort(struct frs *f)
 {
 	size_t n = f->n, sz = f->rsz, moved = 0, i;
-	char *a = f->m, x[64];
+	char *a = f->m, x[FRSMAX];
 
 	for (i = 1; i < n; i++) {
 		size_t j = i;

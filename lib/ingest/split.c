@@ -158,7 +158,7 @@ splitfrs(struct trace *t, struct frs *dst, struct frs *src, const uint32_t *map,
 {
 	struct fmrg m;
 	const char *r;
-	char x[64];
+	char x[FRSMAX];
 
 	tr_frs_sort(src);
 	tr_fmrg_open(&m, src, 1);
@@ -235,6 +235,7 @@ tr_split_join(struct trace *t, struct rdst *rs)
 		h->stack |= q->stack;
 		h->sets |= q->sets;
 		h->nx += q->nx;
+		h->nct += q->nct;
 		if (q->minx < h->minx)
 			h->minx = q->minx;
 		if (q->maxx > h->maxx)
@@ -256,6 +257,7 @@ tr_split_join(struct trace *t, struct rdst *rs)
 	splitfrs(t, &t->mk, &u->mk, map, offsetof(struct marker, ti), mkbase);
 	splitfrs(t, &t->fs, &u->fs, map, offsetof(struct fl, ti), 0);
 	splitfrs(t, &t->ff, &u->ff, NULL, 0, 0);
+	splitfrs(t, &t->ct, &u->ct, map, offsetof(struct ctask, ti), 0);
 	t->c.events += u->c.events;
 	t->c.x_events += u->c.x_events;
 	t->c.meta += u->c.meta;

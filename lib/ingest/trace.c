@@ -180,6 +180,7 @@ tr_sortstate_init(struct trace *t, size_t chunk)
 	tr_frs_init(&t->lk, sizeof(struct lk), t->runbytes / 8, tr_lkcmp, 1);
 	tr_frs_init(&t->mk, sizeof(struct marker), t->runbytes / 64, tr_mkcmp, 1);
 	tr_frs_init(&t->mko, sizeof(struct marker), t->runbytes / 64, tr_mkcmp, 1);
+	tr_frs_init(&t->ct, sizeof(struct ctask), t->runbytes / 64, tr_ctcmp, 1);
 }
 
 struct trace *

@@ -50,6 +50,7 @@ struct trace_counts {
 					   kernel_ns (after trace_put_host) */
 	int		 has_stacks;	/* any host event carried a call stack */
 	int		 has_python, has_cann;	/* such processes exist */
+	unsigned long	 comm_tasks;	/* HCCL task events of the HCCL process */
 };
 
 struct trace;
@@ -96,6 +97,12 @@ const char	*trace_warning(const struct trace *, int i, const char **msg);
 void		 trace_put_markers(struct trace *, FILE *, const char *profile, int64_t origin_ns);
 void		 trace_put_kernels(struct trace *, FILE *, const char *profile, int64_t origin_ns);
 void		 trace_put_host(struct trace *, FILE *, const char *profile, int64_t origin_ns);
+/*
+ *   comm tasks: the HCCL process's task events (args "task type", "src
+ *	rank", "dst rank", "size(Byte)", "transport type", ...) as
+ *	"comm_task" records in start order; their op is left to asc-comm.
+ */
+void		 trace_put_comm_tasks(struct trace *, FILE *, const char *profile, int64_t origin_ns);
 void		 trace_close(struct trace *);
 /* Read the rules both readers share, once, before any reader thread:
  * trace_open and db_open call it. */

@@ -190,6 +190,7 @@ struct thr {
 	int64_t		 minx, maxx;	/* smallest start, largest end */
 	int		 stack;
 	int		 seen;		/* has an X event or a thread_name */
+	unsigned long	 nct;		/* HCCL task events */
 };
 
 struct htab {
@@ -245,7 +246,29 @@ struct span {
 struct ev {
 	struct span	 ph, name, pid, tid, ts, dur, cat, id;
 	struct span	 stack, pstream, stream, taskid, ttype, aname, labels;
+	/* HCCL task args: "task type", "src rank", "dst rank",
+	 * "size(Byte)", "transport type", "stream id", "notify_id" */
+	struct span	 ctt, csrc, cdst, csize, ctrans, cstream, cnotify;
 };
+
+/*
+ * An HCCL task (an X event with a "task type" arg), a fixed-size record
+ * of sorted runs: ranks, size and stream are -1 when absent (ranks also
+ * when 4294967295, HCCL's "none"); the texts are cut to fit, NUL-padded.
+ */
+struct ctask {
+	int64_t		 start, dur;
+	uint64_t	 off;
+	int64_t		 bytes, src, dst;
+	int32_t		 stream;
+	uint32_t	 ti;		/* thread index */
+	char		 notify[24];
+	char		 ttype[32];
+	char		 trans[16];
+};
+_Static_assert(sizeof(struct ctask) == 128, "comm task layout");
+#define FRSMAX		128	/* the largest fixed-size record (room for one
+				   aside in the sorts and the join) */
 
 struct pc {
 	const char	*p, *e;
@@ -293,6 +316,7 @@ struct trace {
 	struct frs	 mk, mko;		/* markers: all, outermost kept */
 	struct buf	 mka;			/* long step digits */
 	struct frs	 fs, ff, lk;		/* s ends, f ends, links */
+	struct frs	 ct;			/* HCCL tasks */
 	/* results */
 	struct warn	*w;
 	int		 nw;
@@ -358,6 +382,7 @@ int	tr_event(struct trace *t, const struct ev *ev, const char *at);
 int	tr_mkcmp(const void *a, const void *b);
 int	tr_flcmp(const void *a, const void *b);
 int	tr_lkcmp(const void *a, const void *b);
+int	tr_ctcmp(const void *a, const void *b);
 void	tr_finish(struct trace *t);
 void	tr_progress(struct trace *t, int final);
 void	tr_sortstate_init(struct trace *t, size_t chunk);

@@ -235,6 +235,10 @@ def parse_args(argv):
                    help='host events of this cause fill the prelaunch gap of every step')
     p.add_argument('--comm-exposed-us', type=float, metavar='N',
                    help='with --comm: the allReduce ends N us after the last compute kernel')
+    p.add_argument('--hccl-tasks', metavar='SIZE[:LATE]',
+                   help='with --comm: the HCCL tasks of each allReduce on a group of SIZE ranks '
+                        '(trace_view.json, one Plane thread per peer); LATE: the peer rank this rank '
+                        'waits for until 70%% of the op')
     p.add_argument('--seed', type=int, default=1)
     p.add_argument('--name')
     p.add_argument('--mindspore', action='store_true')
@@ -283,6 +287,17 @@ def parse_args(argv):
         die('--prelaunch-us must be >= 60 (the host must launch the first kernel)')
     if a.comm_exposed_us is not None and (not a.comm or a.moe or a.comm_exposed_us <= 0):
         die('--comm-exposed-us needs --comm (no --moe) and N > 0')
+    a.hccl = None
+    if a.hccl_tasks:
+        try:
+            v = [int(x) for x in a.hccl_tasks.split(':')]
+        except ValueError:
+            v = []
+        if not a.comm or a.moe or a.no_trace or len(v) not in (1, 2) or v[0] < 2 or a.rank >= v[0] or \
+                (len(v) == 2 and (v[1] == a.rank or not 0 <= v[1] < v[0])):
+            die('bad --hccl-tasks %r: want SIZE[:LATE] with --comm (no --moe, a trace), '
+                'SIZE > --rank, LATE another rank of the group' % a.hccl_tasks)
+        a.hccl = (v[0], v[1] if len(v) == 2 else None)
     return a
 
 
@@ -390,6 +405,7 @@ class Generator:
         self.n_gc = 0
         self.prelaunch_truth = []
         self.comm_truth = []
+        self.hccl_truth = []
         self.n_dev = 0
         self.n_flow = 0
         self.n_ov = 0
@@ -833,6 +849,8 @@ class Generator:
                 dev.append('{"name": "%s", "pid": %d, "tid": 0, "ts": "%s", "dur": %s, "args": {"connection_id": %d, '
                            '"model id": 4294967295, "data_type": "FP32", "alg_type": "MESH-RING", "count": 4097000}, '
                            '"ph": "X"}' % (kname, dpid, kts, num(k[1]), conn))
+                if a.hccl:
+                    dev.extend(self.hccl_tasks(k, kname))
             else:
                 tid_ = self.taskid(k[2])
                 k.append(tid_)        # k[9]
@@ -1148,6 +1166,44 @@ class Generator:
         }
         self.tf.write(json.dumps(st) + '\n')
 
+    def hccl_tasks(self, k, kname):
+        """--hccl-tasks: per peer of the group, on its Plane thread: a
+        Notify_Record, a Notify_Wait (the LATE peer's until 70 % of the op,
+        the others' 2 us), then a Memcpy and a Reduce_Inline (70-85 % and
+        85-98 % of the op).  Exact ns; the truth keeps each op's split."""
+        c, a = self.c, self.a
+        size, late = a.hccl
+        s0, d = k[0], k[1]
+        t70, t85, t98 = s0 + d * 70 // 100, s0 + d * 85 // 100, s0 + d * 98 // 100
+        ev = []
+        peers = [q for q in range(size) if q != a.rank]
+
+        def task(tid, tt, t0, t1, dst, size_b, tr):
+            ev.append('{"name": "%s", "pid": %d, "tid": %d, "ts": "%s", "dur": %s, "args": {"notify_id": "%d", '
+                      '"stream id": 4, "task id": %d, "task type": "%s", "src rank": %d, "dst rank": %d, '
+                      '"transport type": "%s", "size(Byte)": %d, "data type": "INVALID_TYPE", '
+                      '"link type": "ON_CHIP"}, "ph": "X"}'
+                      % (tt, c.hccl_pid, tid, ts_str(t0), num(t1 - t0), dst, self.comm_n, tt, a.rank, dst,
+                         tr, size_b))
+        wait = {}
+        for i, q in enumerate(peers):
+            tid = i + 1
+            task(tid, 'Notify_Record', s0, s0 + US, q, 0, 'SDMA')
+            w1 = t70 if q == late else s0 + 3 * US
+            task(tid, 'Notify_Wait', s0 + US, w1, q, 0, 'LOCAL')
+            wait[q] = w1 - s0 - US
+            task(tid, 'Memcpy', t70, t85, q, 1 << 20, 'SDMA')
+            task(tid, 'Reduce_Inline', t85, t98, q, 1 << 20, 'SDMA')
+        # the op's split by the rule of asc-comm(1): transfer 70-98 %,
+        # wait 1 us to the latest wait end (given to that peer, the lowest
+        # rank of equal ends), the rest
+        wend = max(s0 + US + w for w in wait.values())
+        self.hccl_truth.append({'op': kname, 'start_rel_ns': s0 - self.origin, 'elapsed_ns': d,
+                                'transfer_ns': t98 - t70, 'wait_ns': wend - s0 - US,
+                                'wait_peer': late if late is not None else min(peers),
+                                'rest_ns': d - (t98 - t70) - (wend - s0 - US)})
+        return ev
+
     def write_comm(self, step, cks, fig=None):
         ops = {}
         tot = {'Elapse Time(ms)': 0.0, 'Transit Time(ms)': 0.0, 'Wait Time(ms)': 0.0,
@@ -1252,6 +1308,9 @@ class Generator:
             mm('process_name', c.hccl_pid, 0, '{"name": "HCCL"}')
             mm('thread_name', c.hccl_pid, 0, '{"name": "Group %s Communication"}' % GROUP)
             mm('thread_sort_index', c.hccl_pid, 0, '{"sort_index": 0}')
+            if a.hccl:
+                for i in range(a.hccl[0] - 1):
+                    mm('thread_name', c.hccl_pid, i + 1, '{"name": "Plane %d"}' % i)
             mm('process_labels', c.hccl_pid, 0, '{"labels": "%s"}' % label)
             mm('process_sort_index', c.hccl_pid, 0, '{"sort_index": 15}')
         if c.level1:
@@ -1368,7 +1427,7 @@ class Generator:
             'ASCEND_LAUNCH_BLOCKING')}}
         if a.comm:
             meta['parallel_group_info'] = {GROUP: {'group_name': 'default_pg', 'group_rank': a.rank,
-                                                   'global_ranks': [0, 1]}}
+                                                   'global_ranks': list(range(a.hccl[0] if a.hccl else 2))}}
         with open(os.path.join(prof, 'profiler_metadata.json'), 'w', encoding='utf-8') as f:
             json.dump(meta, f, indent=4)
 
@@ -1412,6 +1471,8 @@ class Generator:
             head['prelaunch_causes'] = self.prelaunch_truth
         if a.comm_exposed_us is not None:
             head['comm_exposed'] = self.comm_truth
+        if a.hccl:
+            head['hccl_tasks'] = {'group_size': a.hccl[0], 'late_peer': a.hccl[1], 'ops': self.hccl_truth}
         with open(path, 'w', encoding='utf-8', newline='') as f:
             s = json.dumps(head, indent=1)
             f.write(s[:-2] + ',\n "steps": [\n')
