@@ -58,7 +58,7 @@ static const char *scopename[NSCOPE] = { "prelaunch", "step_internal", "tail", "
 /*
  * Interned strings: host event names and frames as raw JSON text, with
  * the name's class (1 sync marker, 2 comm marker, 4 step marker, 8
- * dispatch op, 16 framework frame).  Held for the whole run: bounded by
+ * dispatch op).  Held for the whole run: bounded by
  * the distinct names, not by the events.
  */
 struct istr {
@@ -253,7 +253,7 @@ static const char *const *famnames[MAXFAM], *const *famcats[MAXFAM];
 static int64_t syncppm, commppm, untrppm, launchppm, serialppm, shareppm;
 static int64_t serialmin;
 static const char *const *stepmarks, *const *syncmarks, *const *commmarks;
-static const char *const *dispops, *const *fwframes;
+static const char *const *dispops;
 static unsigned char famsync[MAXFAM + 1];	/* attribution.serial_families */
 static int famlaunch = -1;		/* the family whose ops are named */
 static struct buf ob, tmp;
@@ -326,8 +326,7 @@ intern(const char *s, size_t n)
 			I.v[I.n].cls = (globs(syncmarks, tmp.p) ? 1 : 0) |
 			    (globs(commmarks, tmp.p) ? 2 : 0) |
 			    (globs(stepmarks, tmp.p) ? 4 : 0) |
-			    (globs(dispops, tmp.p) ? 8 : 0) |
-			    (globs(fwframes, tmp.p) ? 16 : 0);
+			    (globs(dispops, tmp.p) ? 8 : 0);
 			for (int k = nfam - 1; k >= 0; k--) {
 				if (globs(famnames[k], tmp.p))
 					I.v[I.n].nfam = (unsigned char)k;
@@ -1022,8 +1021,7 @@ chainof(struct qev *h, int python)
 	else
 		h->ch.n = 0;
 	chainadd(&h->ch, h->name);
-	h->cframe = h->frame != NOID ? h->frame : python && !(I.v[h->name].cls & 16) ?
-	    h->name : par ? par->frame : NOID;
+	h->cframe = h->frame != NOID ? h->frame : par ? par->frame : NOID;
 	h->op = par ? par->op : NOID;
 	if (h->op == NOID && (I.v[h->name].cls & 8)) {
 		h->op = h->name;
@@ -1969,7 +1967,6 @@ main(int argc, char *argv[])
 	syncmarks = rules_list("attribution.sync_markers");
 	commmarks = rules_list("attribution.comm_markers");
 	dispops = rules_list("attribution.dispatch_ops");
-	fwframes = rules_list("attribution.framework_frames");
 	serialmin = rules_ns("attribution.serial_min_us", 1e3);
 	famrules();
 	hmaxline = maxline;
