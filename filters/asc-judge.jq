@@ -523,7 +523,7 @@ def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .
   # Named host causes (R3.3), each decided on its call chain, with its
   # specific advice; at stake is the idle time the family explains.
   ($FAM[] | select($idleheavy) | .family as $f | .ms as $t |
-     ("\($t | fmt) per step of device idle time in \($dom) is explained by host \($f) (\(share($t; $HB) | pcs) of the \($HB | fmt) of significant idle time per step): ") as $lead |
+     ("\($t | fmt) per step of device idle time in \($dom) lies under host \($f) work (\(share($t; $HB) | pcs) of the \($HB | fmt) of significant idle time per step): ") as $lead |
      rec($lead + (
        if $f == "op_compile" then "operators are compiled at run time (aclopCompileAndExecute / aclopCompile)." + chaintext($f) + " Set torch_npu.npu.set_compile_mode(jit_compile=False) and keep input shapes static so compiled operators are reused."
        elif $f == "h2d_copy" then "the host blocks in copies to the device (a synchronisation under aten::to / _to_copy / copy_, or a memcpy)." + chaintext($f) + " A copy from pageable memory makes the host wait for it: use DataLoader(pin_memory=True) and .to(device, non_blocking=True) so the copy overlaps, or move the copies off the critical path."
