@@ -484,8 +484,8 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
 # A family's chain where it has most time: outer op → aten op → runtime call.
 def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .[0]) as $c |
 	if $c == null or ($c.chain | length) == 0 then ""
-	else " In \($c.bubble_id) (\($c.window_ms | fmt)) it is \($c.chain | join(" → "))" +
-	  (if $c.frame != null then " at \($c.frame)" else "" end) + " (\($c.ms | fmt))." end;
+	else " In \($c.bubble_id) (\($c.window_ms | fmt)), \($c.ms | fmt) of it: \($c.chain | join(" → "))" +
+	  (if $c.frame != null then " at \($c.frame)" else "" end) + "." end;
 (.attribution_summary[0] // {}) as $ASUM |
 (([$ASUM.steps // 1, 1] | max)) as $asteps |
 ($ASUM.dispatch_ops // [] | map({name, ms_per_step: (.ns / $asteps | ms)})) as $DISP |
