@@ -15,6 +15,15 @@
  * it.  An event waits in a queue until its leafness is known (a
  * contained event arrives, or the sweep passes its end); the queue is
  * processed in start order.
+ *
+ * Causes come from the call chain instead: on one OS thread (tid, any
+ * pid) an event's parent is the latest-starting earlier event that
+ * wholly contains it, and its family is the first in the rules' order
+ * among its own and its parent's (so a sync inside aten::to is a copy).
+ * Every event counts for the families and for the host-covered time,
+ * whatever its depth, except the step's context: step markers and the
+ * events around a marker or a step window (the training loop's frames),
+ * which would cover every bubble.
  */
 #include <fnmatch.h>
 #include <math.h>
@@ -30,6 +39,7 @@
 #include "util.h"
 
 #define EVN	5		/* evidence events kept per label */
+#define CHN	6		/* chain names kept: the outermost and the 5 deepest */
 #define MAXFAM	15		/* named host cause families; one more: "other" */
 #define NOFAM	255
 #define PPM	1000000
@@ -47,8 +57,9 @@ static const char *scopename[NSCOPE] = { "prelaunch", "step_internal", "tail", "
 
 /*
  * Interned strings: host event names and frames as raw JSON text, with
- * the name's class (1 sync marker, 2 comm marker, 4 step marker).  Held
- * for the whole run: bounded by the distinct names, not by the events.
+ * the name's class (1 sync marker, 2 comm marker, 4 step marker, 8
+ * dispatch op).  Held for the whole run: bounded by
+ * the distinct names, not by the events.
  */
 struct istr {
 	size_t		 off;
@@ -64,6 +75,12 @@ static struct {
 	size_t		 nslot;
 	struct buf	 text;
 } I;
+
+/* Names of a call chain, outermost first (python frames left out). */
+struct chain {
+	uint32_t	 id[CHN];
+	int		 n;
+};
 
 /* A running union of intervals whose starts never decrease. */
 struct run {
@@ -93,16 +110,34 @@ struct hop {
 };
 
 /*
+ * The chain that stands for a family in a window: the event of that
+ * family overlapping the window most, replaced by its child that still
+ * overlaps at least half as much, and so on down, so that the chain
+ * reaches the runtime call under an aten op.
+ */
+struct fbest {
+	uint64_t	 ser;
+	int64_t		 treeov, ov;
+	struct chain	 ch;
+	uint32_t	 frame;
+};
+
+/*
  * What the host did in a window: allocated when an event first touches
  * it.  fam[f] is the union of the events of families 0..f (the priority
  * order, "other" last), so family f alone holds |fam[f]| - |fam[f-1]|.
+ * The events of serialisation points come first (ser, also in every
+ * fam[f]): a thread blocked on the device leaves the device's own gaps,
+ * which its enclosing frames do not explain either.  fam[nfam] is the
+ * time any host event covers.
  */
 struct wst {
-	struct run	 any, sync, comm, fam[MAXFAM + 1];
+	struct run	 any, sync, comm, ser, fam[MAXFAM + 1];
 	struct thr	*th;
 	int		 nth, capth;
 	struct top	 tany, *tsync, *tcomm;
 	struct hop	 best;
+	struct fbest	*fb[MAXFAM + 1];
 };
 
 struct win {
@@ -119,17 +154,60 @@ struct step {
 	size_t		 dev, sid, gid;		/* raw values in P.arena */
 	uint32_t	 devn, sidn, gidn;
 	int		 real;			/* a step, not only a global window's holder */
-	int64_t		 sig, partial, commsync, covered, untraced;
+	int64_t		 sig, partial, commsync, covered, untraced, wait;
 	int64_t		 cause[MAXFAM + 1];
+	int64_t		 s0;			/* window start, from the step record */
+};
+
+/* An interval of the step's context: a step window or a step marker. */
+struct span {
+	int64_t		 s, e, tid;	/* tid -1: any thread (a step window) */
+	uint32_t	 step;		/* index in P.st; NOID for a marker */
+};
+
+/*
+ * A long host synchronisation (a sync family's outermost event of at
+ * least attribution.serial_min_us): where it lies, how long the deepest
+ * synchronising call in it blocked, and its chain down to that call.
+ */
+struct serial {
+	int64_t		 s, e, blocked;
+	uint32_t	 step, frame;
+	unsigned char	 fam;
+	int		 point;		/* a serialisation point, not a bubble cause */
+	struct chain	 ch;
 };
 
 /* A host event waiting for its leafness. */
 enum { Q_PENDING, Q_LEAF, Q_CONTEXT };
 struct qev {
 	uint32_t	 name, frame;	/* frame NOID: none */
+	uint32_t	 op;		/* outermost dispatch op of the chain; NOID: none */
+	uint32_t	 cframe;	/* the chain's user frame; NOID: none */
 	int64_t		 pid, tid, s, e;
-	int		 cls, state;
+	uint64_t	 ser, pser;	/* its serial number, its parent's (0: none) */
+	int		 cls, state, depth, tally;
+	int		 serial;	/* inside a serialisation point */
 	unsigned char	 fam;
+	struct chain	 ch;		/* the chain down to this event */
+};
+
+/* An open event of an OS thread, a parent for the events inside it. */
+struct cent {
+	int64_t		 s, e;
+	uint64_t	 ser;
+	uint32_t	 frame, op;
+	int		 depth;
+	int32_t		 cand;		/* its serial candidate, -1 none */
+	int		 serial;	/* the candidate is a serialisation point */
+	unsigned char	 fam;
+	struct chain	 ch;		/* python frames left out */
+};
+
+struct cthr {
+	int64_t		 tid;
+	struct cent	*v;
+	size_t		 n, cap;
 };
 
 /* A thread: its queued events that may still contain another. */
@@ -156,16 +234,28 @@ static struct {
 	uint64_t	 qhead, qtail, qcap;
 	struct othr	*th;
 	size_t		 nth, capth, lastth;
+	struct cthr	*ct;
+	size_t		 nct, capct, lastct;
+	struct span	*sw, *mk;	/* step windows, step markers: by start */
+	size_t		 nsw, capsw, nmk, capmk;
+	struct serial	*sr;
+	size_t		 nsr, capsr;
+	int64_t		*opns;		/* dispatch host time by name id */
+	size_t		 capops;
+	uint64_t	 serialno;
 } P;
 
 /* Host cause families in priority order; index nfam is "other". */
 static int nfam;
 static const char *famname[MAXFAM + 1];
 static const char *const *famnames[MAXFAM], *const *famcats[MAXFAM];
-static unsigned char famany[MAXFAM + 1];
 
 static int64_t syncppm, commppm, untrppm, launchppm, serialppm, shareppm;
+static int64_t serialmin;
 static const char *const *stepmarks, *const *syncmarks, *const *commmarks;
+static const char *const *dispops;
+static unsigned char famsync[MAXFAM + 1];	/* attribution.serial_families */
+static int famlaunch = -1;		/* the family whose ops are named */
 static struct buf ob, tmp;
 
 static void
@@ -235,7 +325,8 @@ intern(const char *s, size_t n)
 		if (rf_str(&f, &tmp) == 0) {
 			I.v[I.n].cls = (globs(syncmarks, tmp.p) ? 1 : 0) |
 			    (globs(commmarks, tmp.p) ? 2 : 0) |
-			    (globs(stepmarks, tmp.p) ? 4 : 0);
+			    (globs(stepmarks, tmp.p) ? 4 : 0) |
+			    (globs(dispops, tmp.p) ? 8 : 0);
 			for (int k = nfam - 1; k >= 0; k--) {
 				if (globs(famnames[k], tmp.p))
 					I.v[I.n].nfam = (unsigned char)k;
@@ -314,10 +405,21 @@ reset(void)
 			free(st->th);
 			free(st->tsync);
 			free(st->tcomm);
+			for (int f = 0; f <= MAXFAM; f++)
+				free(st->fb[f]);
 			free(st);
 		}
 	}
 	P.nw = P.nst = P.nopen = P.nact = 0;
+	for (size_t i = 0; i < P.nct; i++) {
+		free(P.ct[i].v);
+		P.ct[i].v = NULL;
+		P.ct[i].n = P.ct[i].cap = 0;
+	}
+	P.nct = P.lastct = 0;
+	P.nsw = P.nmk = P.nsr = 0;
+	if (P.capops)
+		memset(P.opns, 0, P.capops * sizeof *P.opns);
 	P.nhost = P.nleaf = 0;
 	P.qhead = P.qtail = 0;
 	for (size_t i = 0; i < P.nth; i++)
@@ -365,10 +467,64 @@ stepof(const struct rfield *dev, const struct rfield *sid, const struct rfield *
 	return (uint32_t)P.nst++;
 }
 
+static void
+spanadd(struct span **v, size_t *n, size_t *cap, int64_t s, int64_t e, int64_t tid,
+    uint32_t step)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*v = xreallocarray(*v, *cap, sizeof **v);
+	}
+	(*v)[*n].s = s;
+	(*v)[*n].e = e;
+	(*v)[*n].tid = tid;
+	(*v)[*n].step = step;
+	(*n)++;
+}
+
+static int
+spancmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->s != y->s)
+		return x->s < y->s ? -1 : 1;
+	return (x->e > y->e) - (x->e < y->e);
+}
+
+/* The first span starting at or after s. */
+static size_t
+spanfrom(const struct span *v, size_t n, int64_t s)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (v[m].s < s)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+/* Does [s, e] hold a whole span (of thread tid, when the span has one)? */
+static int
+holds(const struct span *v, size_t n, int64_t s, int64_t e, int64_t tid)
+{
+	for (size_t i = spanfrom(v, n, s); i < n && v[i].s <= e; i++)
+		if (v[i].e <= e && (v[i].tid < 0 || v[i].tid == tid))
+			return 1;
+	return 0;
+}
+
 static int
 steprec(struct rin *r)
 {
 	const struct rfield *sid;
+	int64_t s, e;
+	uint32_t st;
 
 	if (rin_scan(r) != 0)
 		return -1;
@@ -376,7 +532,28 @@ steprec(struct rin *r)
 		snprintf(r->err, sizeof r->err, "step has no string \"step_id\"");
 		return -1;
 	}
-	stepof(rin_get(r, "device"), sid, rin_get(r, "group_id"), 1);
+	st = stepof(rin_get(r, "device"), sid, rin_get(r, "group_id"), 1);
+	/* A step without a window (an older stream) only lacks the context test. */
+	if (rin_i64(r, "start_ns", &s) == 0 && rin_i64(r, "end_ns", &e) == 0 && e >= s) {
+		spanadd(&P.sw, &P.nsw, &P.capsw, s, e, -1, st);
+		P.st[st].s0 = s;
+	}
+	return 0;
+}
+
+/* A step marker: the events around it are the step's context. */
+static int
+markrec(struct rin *r)
+{
+	int64_t s, e, tid;
+
+	if (rin_scan(r) != 0)
+		return -1;
+	if (rin_i64(r, "start_ns", &s) == 0 && rin_i64(r, "end_ns", &e) == 0 && e >= s) {
+		if (rin_i64(r, "tid", &tid) != 0)
+			tid = 0;
+		spanadd(&P.mk, &P.nmk, &P.capmk, s, e, tid, NOID);
+	}
 	return 0;
 }
 
@@ -494,10 +671,33 @@ openupto(int64_t t, int all)
 	}
 }
 
+/* The family's chain in a window: see struct fbest. */
+static void
+fbestadd(struct wst *st, const struct qev *h, int64_t ov)
+{
+	struct fbest *b = st->fb[h->fam];
+
+	if (b == NULL) {
+		b = st->fb[h->fam] = xcalloc(1, sizeof *b);
+		b->treeov = -1;
+	}
+	if (h->pser != 0 && h->pser == b->ser) {
+		if (2 * ov < b->treeov)
+			return;
+	} else if (ov <= b->treeov)
+		return;
+	else
+		b->treeov = ov;
+	b->ser = h->ser;
+	b->ov = ov;
+	b->ch = h->ch;
+	b->frame = h->cframe;
+}
+
 /*
- * Event h covers [a, b) of window w.  Sync and comm markers count at any
- * depth, so do the families of host_cause_any_depth; the rest (coverage,
- * threads, evidence, the top op, the other families) only for leaves.
+ * Event h covers [a, b) of window w.  Every event counts for the cause
+ * families (by its chain's family) and sync and comm markers for theirs
+ * at any depth; coverage, threads, evidence and the top op count leaves.
  */
 static void
 touch(struct win *w, const struct qev *h, int64_t a, int64_t b, int leaf)
@@ -523,9 +723,15 @@ touch(struct win *w, const struct qev *h, int64_t a, int64_t b, int leaf)
 		run_add(&st->comm, a, b);
 		top_add(st->tcomm, h->name, h->tid, b - a);
 	}
-	if (leaf || famany[h->fam])
-		for (int f = h->fam; f <= nfam; f++)
-			run_add(&st->fam[f], a, b);
+	/* A serialisation point waits on the device: it causes no bubble. */
+	if (h->serial)
+		run_add(&st->ser, a, b);
+	for (int f = h->serial ? 0 : h->fam; f <= nfam; f++)
+		run_add(&st->fam[f], a, b);
+	if (!h->serial)
+		fbestadd(st, h, b - a);
+	if (h->tally && w->sig && w->scope != S_GLOBAL)
+		P.opns[h->name] += b - a;
 	if (!leaf)
 		return;
 	run_add(&st->any, a, b);
@@ -731,6 +937,130 @@ othr(int64_t pid, int64_t tid)
 	return t;
 }
 
+/* The OS thread tid's open events, added when new. */
+static struct cthr *
+cthr(int64_t tid)
+{
+	struct cthr *t;
+
+	if (P.lastct < P.nct && P.ct[P.lastct].tid == tid)
+		return &P.ct[P.lastct];
+	for (size_t i = 0; i < P.nct; i++)
+		if (P.ct[i].tid == tid)
+			return &P.ct[P.lastct = i];
+	if (P.nct == P.capct) {
+		P.capct = P.capct ? 2 * P.capct : 16;
+		P.ct = xreallocarray(P.ct, P.capct, sizeof *P.ct);
+		memset(P.ct + P.nct, 0, (P.capct - P.nct) * sizeof *P.ct);
+	}
+	t = &P.ct[P.lastct = P.nct++];
+	t->tid = tid;
+	t->n = 0;
+	return t;
+}
+
+/* Append a name; a full chain keeps its outermost name and the deepest. */
+static void
+chainadd(struct chain *c, uint32_t id)
+{
+	if (c->n == CHN) {
+		memmove(c->id + 1, c->id + 2, (CHN - 2) * sizeof *c->id);
+		c->n--;
+	}
+	c->id[c->n++] = id;
+}
+
+static int64_t idleov(int64_t, int64_t);
+
+/* A long sync's outermost event starts a serialisation candidate. */
+static int32_t
+serialnew(const struct qev *h)
+{
+	struct serial *c;
+
+	if (P.nsr == P.capsr) {
+		P.capsr = P.capsr ? 2 * P.capsr : 16;
+		P.sr = xreallocarray(P.sr, P.capsr, sizeof *P.sr);
+	}
+	c = &P.sr[P.nsr];
+	c->s = h->s;
+	c->e = h->e;
+	c->blocked = h->e - h->s;
+	c->frame = h->cframe;
+	c->fam = h->fam;
+	c->ch = h->ch;
+	c->step = NOID;
+	c->point = 2 * idleov(h->s, h->e) <= h->e - h->s;
+	return (int32_t)P.nsr++;
+}
+
+/*
+ * Place h in its OS thread's call tree.  Its parent is the latest-
+ * starting open event that wholly contains it: events that end by its
+ * start, or before its end, contain neither it nor anything after it
+ * that a later-starting event would not contain too.
+ */
+static void
+chainof(struct qev *h, int python)
+{
+	struct cthr *t = cthr(h->tid);
+	struct cent *par, *c;
+	int32_t cand;
+	int isop = 0;
+
+	while (t->n > 0 && (t->v[t->n - 1].e <= h->s || t->v[t->n - 1].e < h->e))
+		t->n--;
+	par = t->n > 0 ? &t->v[t->n - 1] : NULL;
+	h->ser = ++P.serialno;
+	h->pser = par ? par->ser : 0;
+	h->depth = par ? par->depth + 1 : 0;
+	if (par && par->fam < h->fam)
+		h->fam = par->fam;
+	if (par)
+		h->ch = par->ch;
+	else
+		h->ch.n = 0;
+	chainadd(&h->ch, h->name);
+	h->cframe = h->frame != NOID ? h->frame : par ? par->frame : NOID;
+	h->op = par ? par->op : NOID;
+	if (h->op == NOID && (I.v[h->name].cls & 8)) {
+		h->op = h->name;
+		isop = 1;
+	}
+	/* Dispatch time is named by the outermost op (children included). */
+	h->tally = h->fam == famlaunch && isop;
+	cand = par ? par->cand : -1;
+	if (famsync[h->fam] && !(par && famsync[par->fam]) && h->e - h->s >= serialmin)
+		cand = serialnew(h);
+	else if (cand >= 0 && (h->cls & 1) && 2 * (h->e - h->s) >= P.sr[cand].e - P.sr[cand].s) {
+		/* a deeper synchronising call: how long the host was blocked */
+		P.sr[cand].blocked = h->e - h->s;
+		P.sr[cand].ch = h->ch;
+	}
+	h->serial = cand >= 0 && P.sr[cand].point;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 16;
+		t->v = xreallocarray(t->v, t->cap, sizeof *t->v);
+		par = t->n > 0 ? &t->v[t->n - 1] : NULL;
+	}
+	c = &t->v[t->n++];
+	c->s = h->s;
+	c->e = h->e;
+	c->ser = h->ser;
+	c->frame = h->cframe;
+	c->op = h->op;
+	c->depth = h->depth;
+	c->cand = cand;
+	c->serial = h->serial;
+	c->fam = h->fam;
+	if (!python)
+		c->ch = h->ch;
+	else if (par)
+		c->ch = par->ch;
+	else
+		c->ch.n = 0;
+}
+
 static struct qev *
 qat(uint64_t i)
 {
@@ -813,6 +1143,8 @@ hostrec(struct rin *r)
 		return -1;
 	if (sr_sect_host(&P.sect)) {
 		sortwins();
+		qsort(P.sw, P.nsw, sizeof *P.sw, spancmp);
+		qsort(P.mk, P.nmk, sizeof *P.mk, spancmp);
 		P.firsthost = hr.s;
 	}
 	P.lasthost = hr.s;
@@ -834,6 +1166,11 @@ hostrec(struct rin *r)
 	h.pid = hr.pid;
 	h.frame = hr.frame ? intern(hr.frame->v, hr.frame->vlen) : NOID;
 	h.state = h.e > h.s ? Q_PENDING : Q_LEAF;
+	if (I.cap > P.capops) {
+		P.opns = xreallocarray(P.opns, I.cap, sizeof *P.opns);
+		memset(P.opns + P.capops, 0, (I.cap - P.capops) * sizeof *P.opns);
+		P.capops = I.cap;
+	}
 	/* Does h lie wholly inside an open event of its thread? */
 	t = othr(h.pid, h.tid);
 	for (size_t i = 0; i < t->n; i++) {
@@ -849,7 +1186,10 @@ hostrec(struct rin *r)
 			t->open[k++] = t->open[i];
 	}
 	t->n = k;
-	if (!(h.cls & 4)) {	/* step markers never count */
+	/* The step's context never counts: markers, and the events around one. */
+	if (!(h.cls & 4) && !holds(P.sw, P.nsw, h.s, h.e, -1) &&
+	    !holds(P.mk, P.nmk, h.s, h.e, h.tid)) {
+		chainof(&h, hr.cat && hr.catlen == 17 && memcmp(hr.cat, "\"python_function\"", 17) == 0);
 		if (P.qtail - P.qhead == P.qcap) {
 			uint64_t nc = P.qcap ? 2 * P.qcap : 256;
 			struct qev *nq = xreallocarray(NULL, nc, sizeof *nq);
@@ -921,7 +1261,7 @@ hopout(const struct hop *h, const char *rel)
 
 /* A window's figures: union lengths and the sum of per-thread unions. */
 struct fig {
-	int64_t		 len, cov, sync, comm, busy;
+	int64_t		 len, cov, anyd, wait, sync, comm, busy;
 	int64_t		 cause[MAXFAM + 1];
 	int		 nth, covered, top;	/* top: named family with most time, -1 none */
 };
@@ -939,12 +1279,14 @@ figures(const struct win *w, struct fig *f)
 	if (st == NULL)
 		return;
 	for (int i = 0; i <= nfam; i++) {
-		f->cause[i] = run_len(&st->fam[i]) - (i ? run_len(&st->fam[i - 1]) : 0);
+		f->cause[i] = run_len(&st->fam[i]) - (i ? run_len(&st->fam[i - 1]) : run_len(&st->ser));
 		/* "other" names no cause: it is never the top one */
 		if (i < nfam && f->cause[i] > 0 && (f->top < 0 || f->cause[i] > f->cause[f->top]))
 			f->top = i;
 	}
 	f->cov = run_len(&st->any);
+	f->anyd = run_len(&st->fam[nfam]);
+	f->wait = run_len(&st->ser);
 	f->sync = run_len(&st->sync);
 	f->comm = run_len(&st->comm);
 	f->nth = st->nth;
@@ -956,6 +1298,56 @@ struct lab {
 	int		 l[NLABEL], n;
 	const char	*reason;
 };
+
+static void
+chainout(const struct chain *c)
+{
+	buf_addc(&ob, '[');
+	for (int i = 0; i < c->n; i++) {
+		if (i)
+			buf_addc(&ob, ',');
+		putistr(c->id[i]);
+	}
+	buf_addc(&ob, ']');
+}
+
+/* Each family's chain in the window, the family with most time first. */
+static void
+chains(const struct wst *st, const struct fig *f, int hosts)
+{
+	int ord[MAXFAM + 1], n = 0;
+
+	out_key(&ob, "host_chains");
+	if (!hosts) {
+		buf_adds(&ob, "null");
+		return;
+	}
+	for (int i = 0; st && i <= nfam; i++)
+		if (f->cause[i] > 0 && st->fb[i]) {
+			int j = n++;
+
+			for (; j > 0 && f->cause[ord[j - 1]] < f->cause[i]; j--)
+				ord[j] = ord[j - 1];
+			ord[j] = i;
+		}
+	buf_addc(&ob, '[');
+	for (int k = 0; k < n; k++) {
+		const struct fbest *b = st->fb[ord[k]];
+
+		if (k)
+			buf_addc(&ob, ',');
+		buf_adds(&ob, "{\"family\":");
+		out_esc(&ob, famname[ord[k]], strlen(famname[ord[k]]));
+		out_i64(&ob, "ns", f->cause[ord[k]]);
+		out_key(&ob, "chain");
+		chainout(&b->ch);
+		out_key(&ob, "frame");
+		putistr(b->frame);
+		out_i64(&ob, "overlap_ns", b->ov);
+		buf_addc(&ob, '}');
+	}
+	buf_addc(&ob, ']');
+}
 
 /* {family: ns} in priority order; null when the profile has no host events. */
 static void
@@ -1034,11 +1426,15 @@ attribution(const struct win *w, const struct fig *f, int hosts, const struct la
 		out_ratio(&ob, "comm_marker_overlap_ratio", f->comm, f->len);
 		out_i64(&ob, "host_threads", f->nth);
 		out_i64(&ob, "thread_busy_ns", f->busy);
+		out_i64(&ob, "host_any_ns", f->anyd);
+		out_i64(&ob, "untraced_ns", f->len - f->anyd);
+		out_i64(&ob, "serial_wait_ns", f->wait);
 	} else {
 		static const char *nul[] = { "host_visible_ns",
 		    "host_visible_coverage_ratio", "sync_marker_ns",
 		    "sync_marker_overlap_ratio", "comm_marker_ns",
-		    "comm_marker_overlap_ratio", "host_threads", "thread_busy_ns" };
+		    "comm_marker_overlap_ratio", "host_threads", "thread_busy_ns",
+		    "host_any_ns", "untraced_ns", "serial_wait_ns" };
 
 		for (size_t i = 0; i < sizeof nul / sizeof *nul; i++)
 			out_null(&ob, nul[i]);
@@ -1052,6 +1448,7 @@ attribution(const struct win *w, const struct fig *f, int hosts, const struct la
 		out_cstr(&ob, "host_cause_top", famname[f->top]);
 	else
 		out_null(&ob, "host_cause_top");
+	chains(st, f, hosts);
 	out_key(&ob, "labels");
 	buf_addc(&ob, '[');
 	for (int i = 0; i < lb->n; i++) {
@@ -1079,12 +1476,17 @@ attribution(const struct win *w, const struct fig *f, int hosts, const struct la
 	rec_put(&ob, stdout);
 }
 
-/* Time in windows by host coverage: not measurable without host events. */
+/*
+ * Time in windows by host coverage: covered by a host event of any depth
+ * (of it, the host blocked in a serialisation point), or by none.  Not
+ * measurable without host events.
+ */
 static void
-coverage(int64_t covered, int64_t untraced, int64_t sig, int hosts)
+coverage(int64_t covered, int64_t untraced, int64_t wait, int64_t sig, int hosts)
 {
 	static const char *nul[] = { "host_covered_ns", "host_covered_ms",
-	    "host_covered_share", "untraced_ns", "untraced_ms", "untraced_share" };
+	    "host_covered_share", "untraced_ns", "untraced_ms", "untraced_share",
+	    "serial_wait_ns", "serial_wait_ms" };
 
 	if (!hosts) {
 		for (size_t i = 0; i < sizeof nul / sizeof *nul; i++)
@@ -1095,10 +1497,153 @@ coverage(int64_t covered, int64_t untraced, int64_t sig, int hosts)
 	share("host_covered_share", covered, sig);
 	out_nsms(&ob, "untraced", untraced);
 	share("untraced_share", untraced, sig);
+	out_nsms(&ob, "serial_wait", wait);
+}
+
+/* Device-idle time in [s, e): the step windows' gaps (global ones repeat them). */
+static int64_t
+idleov(int64_t s, int64_t e)
+{
+	size_t lo = 0, hi = P.nw;
+	int64_t t = 0;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (P.w[P.ord[m]].s < s)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	/* Step windows are disjoint: only the last one starting before s reaches it. */
+	while (lo > 0 && P.w[P.ord[--lo]].scope == S_GLOBAL)
+		;
+	for (size_t i = lo; i < P.nw && P.w[P.ord[i]].s < e; i++) {
+		const struct win *w = &P.w[P.ord[i]];
+		int64_t a = w->s > s ? w->s : s, b = w->e < e ? w->e : e;
+
+		if (w->scope != S_GLOBAL && b > a)
+			t += b - a;
+	}
+	return t;
+}
+
+/* Serialisation candidates by step, the longest block first. */
+static size_t *srord;
+static size_t srcur;
+
+static int
+bystepblock(const void *a, const void *b)
+{
+	const struct serial *x = &P.sr[*(const size_t *)a], *y = &P.sr[*(const size_t *)b];
+
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	if (x->blocked != y->blocked)
+		return x->blocked > y->blocked ? -1 : 1;
+	return (x->s > y->s) - (x->s < y->s);
+}
+
+/*
+ * A candidate is a serialisation point when the device was busy for at
+ * least half of it: the host waited on work it had queued, and could
+ * queue nothing more meanwhile.  A sync that lies in idle windows is a
+ * bubble cause instead, counted in the windows.
+ */
+static void
+serialprep(void)
+{
+	size_t k = 0;
+
+	srord = xreallocarray(srord, P.nsr + 1, sizeof *srord);
+	for (size_t i = 0; i < P.nsr; i++) {
+		struct serial *c = &P.sr[i];
+		size_t j = spanfrom(P.sw, P.nsw, c->s + 1);
+
+		if (j == 0 || c->s >= P.sw[j - 1].e)
+			continue;
+		c->step = P.sw[j - 1].step;
+		if (!c->point)
+			continue;
+		srord[k++] = i;
+	}
+	qsort(srord, k, sizeof *srord, bystepblock);
+	srord[k] = SIZE_MAX;
+	srcur = 0;
 }
 
 static void
-stepout(const struct step *s)
+pointout(const struct serial *c, int withstep)
+{
+	buf_adds(&ob, "{\"family\":");
+	out_esc(&ob, famname[c->fam], strlen(famname[c->fam]));
+	if (withstep)
+		out_raw(&ob, "step_id", P.arena.p + P.st[c->step].sid, P.st[c->step].sidn);
+	out_i64(&ob, "start_ns", c->s);
+	out_i64(&ob, "end_ns", c->e);
+	out_i64(&ob, "offset_ns", c->s - P.st[c->step].s0);
+	out_i64(&ob, "dur_ns", c->e - c->s);
+	out_i64(&ob, "blocked_ns", c->blocked);
+	out_i64(&ob, "device_idle_ns", idleov(c->s, c->e));
+	out_key(&ob, "chain");
+	chainout(&c->ch);
+	out_key(&ob, "frame");
+	putistr(c->frame);
+	buf_addc(&ob, '}');
+}
+
+static int
+byblock(const void *a, const void *b)
+{
+	const struct serial *x = &P.sr[*(const size_t *)a], *y = &P.sr[*(const size_t *)b];
+
+	if (x->blocked != y->blocked)
+		return x->blocked > y->blocked ? -1 : 1;
+	return (x->s > y->s) - (x->s < y->s);
+}
+
+/* The profile's longest serialisation points, at most 10. */
+static void
+serialtop(void)
+{
+	size_t n = 0, *v = xreallocarray(NULL, P.nsr + 1, sizeof *v);
+
+	for (size_t i = 0; srord[i] != SIZE_MAX; i++)
+		if (P.st[P.sr[srord[i]].step].real)
+			v[n++] = srord[i];
+	qsort(v, n, sizeof *v, byblock);
+	out_key(&ob, "serialisation_points");
+	buf_addc(&ob, '[');
+	for (size_t i = 0; i < n && i < 10; i++) {
+		if (i)
+			buf_addc(&ob, ',');
+		pointout(&P.sr[v[i]], 1);
+	}
+	buf_addc(&ob, ']');
+	free(v);
+}
+
+static void
+serialout(uint32_t step)
+{
+	int n = 0;
+
+	out_key(&ob, "serialisation_points");
+	buf_addc(&ob, '[');
+	for (; srord[srcur] != SIZE_MAX && P.sr[srord[srcur]].step <= step; srcur++) {
+		const struct serial *c = &P.sr[srord[srcur]];
+
+		if (c->step < step || n == EVN)
+			continue;
+		if (n++)
+			buf_addc(&ob, ',');
+		pointout(c, 0);
+	}
+	buf_addc(&ob, ']');
+}
+
+static void
+stepout(const struct step *s, uint32_t idx)
 {
 	out_begin(&ob, "attribution_step");
 	out_raw(&ob, "profile", P.prof.p, P.prof.len);
@@ -1109,19 +1654,53 @@ stepout(const struct step *s)
 	out_nsms(&ob, "partial_boundary", s->partial);
 	out_nsms(&ob, "comm_sync", s->commsync);
 	share("comm_sync_share", s->commsync, s->sig);
-	coverage(s->covered, s->untraced, s->sig, P.nhost > 0);
+	coverage(s->covered, s->untraced, s->wait, s->sig, P.nhost > 0);
 	causes("host_causes", s->cause, P.nhost > 0);
+	serialout(idx);
 	out_key(&ob, "tags");
 	buf_adds(&ob, s->sig > 0 && atleast(s->commsync, s->sig, shareppm) ?
 	    "[\"COMM_SYNC_RISK\"]" : "[]");
 	rec_put(&ob, stdout);
 }
 
+/* The ops whose dispatch filled the significant windows, most time first. */
+static void
+dispatchout(void)
+{
+	uint32_t top[10];
+	int n = 0;
+
+	for (uint32_t id = 0; id < I.n && id < P.capops; id++) {
+		int j;
+
+		if (P.opns[id] <= 0)
+			continue;
+		if (n < 10)
+			n++;
+		else if (P.opns[id] <= P.opns[top[9]])
+			continue;
+		for (j = n - 1; j > 0 && P.opns[top[j - 1]] < P.opns[id]; j--)
+			top[j] = top[j - 1];
+		top[j] = id;
+	}
+	out_key(&ob, "dispatch_ops");
+	buf_addc(&ob, '[');
+	for (int i = 0; i < n; i++) {
+		if (i)
+			buf_addc(&ob, ',');
+		buf_adds(&ob, "{\"name\":");
+		putistr(top[i]);
+		out_i64(&ob, "ns", P.opns[top[i]]);
+		buf_addc(&ob, '}');
+	}
+	buf_addc(&ob, ']');
+}
+
 static void
 profile_end(void)
 {
 	int64_t lw[NLABEL] = { 0 }, lsw[NLABEL] = { 0 }, lns[NLABEL] = { 0 };
-	int64_t sig = 0, partial = 0, commsync = 0, covered = 0, untraced = 0;
+	int64_t sig = 0, partial = 0, commsync = 0, covered = 0, untraced = 0, wait = 0;
 	int64_t nsig = 0, nrisk = 0, nsteps = 0, cause[MAXFAM + 1] = { 0 };
 	int hosts;
 	struct lab lb;
@@ -1161,23 +1740,26 @@ profile_end(void)
 			s->cause[j] += f.cause[j];
 		if (cs)
 			s->commsync += f.len;
-		if (hosts && f.len > 0 && atleast(f.cov, f.len, launchppm))
-			s->covered += f.len;
-		if (hosts && f.len > 0 && !atleast(f.cov, f.len, untrppm))
-			s->untraced += f.len;
+		if (hosts) {
+			s->covered += f.anyd;
+			s->untraced += f.len - f.anyd;
+			s->wait += f.wait;
+		}
 	}
+	serialprep();
 	for (size_t i = 0; i < P.nst; i++) {
 		const struct step *s = &P.st[i];
 
 		if (!s->real)
 			continue;
-		stepout(s);
+		stepout(s, (uint32_t)i);
 		nsteps++;
 		sig += s->sig;
 		partial += s->partial;
 		commsync += s->commsync;
 		covered += s->covered;
 		untraced += s->untraced;
+		wait += s->wait;
 		for (int j = 0; j <= nfam; j++)
 			cause[j] += s->cause[j];
 		nrisk += s->sig > 0 && atleast(s->commsync, s->sig, shareppm);
@@ -1206,8 +1788,10 @@ profile_end(void)
 	out_nsms(&ob, "partial_boundary", partial);
 	out_nsms(&ob, "comm_sync", commsync);
 	share("comm_sync_share", commsync, sig);
-	coverage(covered, untraced, sig, hosts);
+	coverage(covered, untraced, wait, sig, hosts);
 	causes("host_causes", cause, hosts);
+	dispatchout();
+	serialtop();
 	out_i64(&ob, "steps", nsteps);
 	out_i64(&ob, "comm_sync_risk_steps", nrisk);
 	rec_put(&ob, stdout);
@@ -1266,6 +1850,9 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 			buf_add(&P.prof, f->v, f->vlen);
 		else
 			buf_adds(&P.prof, "null");
+	} else if (sr_is(t, n, "marker")) {
+		if (markrec(r) != 0)
+			return -1;
 	} else if (sr_is(t, n, "bubble") || sr_is(t, n, "host") || sr_is(t, n, "step")) {
 		int rc;
 
@@ -1288,12 +1875,24 @@ onend(void *arg)
 	profile_end();
 }
 
+/* The index of a family a rules key names. */
+static int
+famindex(const char *key, const char *name)
+{
+	for (int i = 0; i < nfam; i++)
+		if (strcmp(famname[i], name) == 0)
+			return i;
+	die("rules: \"%s\": %s is not in \"attribution.host_cause_order\"", key, name);
+	return -1;
+}
+
 /* The host cause families, from the rules, in priority order. */
 static void
 famrules(void)
 {
 	const char *const *ord = rules_list("attribution.host_cause_order");
-	const char *const *any = rules_list("attribution.host_cause_any_depth");
+	const char *const *sf = rules_list("attribution.serial_families");
+	const char *lf = rules_str("attribution.dispatch_family");
 	char key[256];
 
 	for (nfam = 0; ord[nfam]; nfam++) {
@@ -1309,16 +1908,9 @@ famrules(void)
 		famcats[nfam] = rules_list(key);
 	}
 	famname[nfam] = "other";
-	for (; *any; any++) {
-		int i;
-
-		for (i = 0; i < nfam && strcmp(famname[i], *any) != 0; i++)
-			;
-		if (i == nfam)
-			die("rules: \"attribution.host_cause_any_depth\": %s is not in "
-			    "\"host_cause_order\"", *any);
-		famany[i] = 1;
-	}
+	for (; *sf; sf++)
+		famsync[famindex("attribution.serial_families", *sf)] = 1;
+	famlaunch = famindex("attribution.dispatch_family", lf);
 }
 
 static int64_t
@@ -1375,6 +1967,8 @@ main(int argc, char *argv[])
 	stepmarks = rules_list("attribution.step_markers");
 	syncmarks = rules_list("attribution.sync_markers");
 	commmarks = rules_list("attribution.comm_markers");
+	dispops = rules_list("attribution.dispatch_ops");
+	serialmin = rules_ns("attribution.serial_min_us", 1e3);
 	famrules();
 	hmaxline = maxline;
 	rc = sr_run(argc, argv, maxline, kflag, &f);

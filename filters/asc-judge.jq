@@ -102,6 +102,12 @@ $ST0 as $ST |
     par: ($a.host_parallelism // null),
     evidence: ($a.evidence // null),
     hostev: ($a.host_evidence // false),
+    # R3.3: time any host event of any depth covers, none covers, and the
+    # host blocked in a serialisation point; each family's call chain.
+    hany: ($a.host_any_ns // null),
+    untr: ($a.untraced_ns // null),
+    swait: ($a.serial_wait_ns // 0),
+    chains: ($a.host_chains // []),
     top_host_op: ($a.top_host_op // null)
   } ] as $WIN |
 
@@ -151,8 +157,9 @@ def dursum: map(.dur_ns) | add // 0;
   ($g.steps | map(select(.significant_bubble_count > 0)) | length) as $withsig |
   ($WBG[$g.id // "null"] // [] | hostwins) as $hw |
   ($hw | dursum) as $hwt |
-  (($hw | map(select((.cov // 0) >= $A.launch_coverage)) | dursum)) as $covered |
-  (($hw | map(select(.attributed and .hostev and (.cov // 0) < $A.untraced_coverage)) | dursum)) as $untraced |
+  ($hw | map(.hany // 0) | add // 0) as $covered |
+  ($hw | map(select(.attributed and .hostev) | .untr // 0) | add // 0) as $untraced |
+  ($hw | map(.swait) | add // 0) as $swait |
   (($hw | labelled("possible_comm_wait") | dursum) + ($hw | labelled("possible_sync_or_h2d") | map(select(.labels | index(["possible_comm_wait"]) == null)) | dursum)) as $commsync |
   ($uf >= $B.high_underfeed_ratio) as $high |
   # R2.7: a pattern needs at least verdict.recurring_min_steps steps.
@@ -227,6 +234,12 @@ def dursum: map(.dur_ns) | add // 0;
     breakdown_share: ($bd | map_values(if . == null then null else share(.; $svc) end)),
     host_bubble_ms_per_step: ($hwt / $g.n | ms),
     host_causes_ms_per_step: ($causes | map_values(. / $g.n | ms)),
+    untraced_ms_per_step: ($untraced / $g.n | ms),
+    serial_wait_ms_per_step: ($swait / $g.n | ms),
+    # Per family, the chain of the window where the family has most time.
+    host_cause_chains: ([ $hw[] | . as $w | .chains[] | . + {bubble_id: $w.bubble_id, window_ms: $w.duration_ms} ]
+      | group_by(.family) | map(max_by(.ns) | {family, bubble_id, window_ms, ms: (.ns | ms), chain, frame})
+      | sort_by(-.ms)),
     comm_exposed_heavy: $commheavy,
     recurring_assessable: ($g.n >= $R.verdict.recurring_min_steps)
   })) as $groups |
@@ -485,13 +498,13 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
 (($P.framework // "") | IN("torch_npu", "MindSpore")) as $fw |
 ($P.config.schedule != null) as $scheduled |
 # Per family: which share of the host-facing bubble time it explains.
-([ "op_compile", "sync", "h2d_copy", "dataloader", "gc", "launch", "python" ] |
+($A.host_cause_order |
   map(. as $f | {family: $f, ms: ($HC[$f] // 0)}) |
   map(select($HB > 0 and .ms >= $R.verdict.host_cause_share * $HB))) as $FAM |
 # Idle time some named family covers (every family but "other").
-([ "op_compile", "sync", "h2d_copy", "dataloader", "gc", "launch", "python" ] |
+($A.host_cause_order |
   map($HC[.] // 0) | add) as $explained |
-([ "op_compile", "sync", "h2d_copy", "dataloader", "gc", "launch", "python" ] |
+($A.host_cause_order |
   map(. as $f | {family: $f, ms: ($HC[$f] // 0)}) |
   map(select(.ms > 0 and ($HB <= 0 or .ms < $R.verdict.host_cause_share * $HB))) | sort_by(-.ms)) as $MINOR |
 # Idle time worth advice: high underfeed, a heavy gap, or idle time of at
@@ -504,6 +517,22 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
 (if $CT != null then [] else $COMM.ops // [] end) as $COPS1 |
 ($COPS1 | map(select(.tags | index(["COMM_WAIT_DOMINANT"]) != null))) as $WAITOPS |
 ($COPS1 | map(select(.tags | index(["COMM_BANDWIDTH_LOW"]) != null))) as $SLOWOPS |
+# R3.3: capture options that inflate host times, and the caveat every
+# host-side conclusion then carries.
+(["with_stack", "record_shapes", "profile_memory"] | map(select($P.config[.] == true))) as $INFL |
+(if ($INFL | length) == 0 then ""
+ else " Host times are inflated by \($INFL | join(", ")) (on in this capture, profiler_info): re-capture without them to size the host side." end) as $caveat |
+# A family's chain where it has most time: outer op → aten op → runtime call.
+def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .[0]) as $c |
+	if $c == null or ($c.chain | length) == 0 then ""
+	else " In \($c.bubble_id) (\($c.window_ms | fmt)), \($c.ms | fmt) of it: \($c.chain | join(" → "))" +
+	  (if $c.frame != null then " at \($c.frame)" else "" end) + "." end;
+(.attribution_summary[0] // {}) as $ASUM |
+(([$ASUM.steps // 1, 1] | max)) as $asteps |
+($ASUM.dispatch_ops // [] | map({name, ms_per_step: (.ns / $asteps | ms)})) as $DISP |
+($ASUM.serialisation_points // [] | map({family, step_id, offset_ms: (.offset_ns | ms),
+   dur_ms: (.dur_ns | ms), blocked_ms: (.blocked_ns | ms), device_idle_ms: (.device_idle_ns | ms),
+   chain, frame})) as $SERIAL |
 ([
   (if ($M | length) == 0 then rec("No step could be measured: no kernel table and no step_trace_time.csv were read. Export kernel_details.csv (Level0 or higher) or op_summary to measure device idle time."; "global"; null; null; true; (if gap("db_export_only") then "db_export_only" else "no_kernel_table" end); "no_steps") else empty end),
 
@@ -558,18 +587,33 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
      rec("\(.op) on group \(.group | tostring) moves data slowly: \($t) \(.bandwidth[$t].bandwidth_gbps) GB/s for \(.bandwidth[$t].size_mb | r6) MB (floor \($CR.bandwidth_low_gbps[$t]) GB/s in the rules). Check the link's health and contention with overlapping traffic, and the message sizes (bucket sizes).";
        "op"; .op; (.bandwidth[$t].time_ms * (1 - .bandwidth[$t].bandwidth_gbps / $CR.bandwidth_low_gbps[$t]) / $csteps); false; null; "COMM_BANDWIDTH_LOW")),
 
-  # Named host causes (R2.5), each with its specific advice.
+  # Named host causes (R3.3), each decided on its call chain, with its
+  # specific advice; at stake is the idle time the family explains.
   ($FAM[] | select($idleheavy) | .family as $f | .ms as $t |
-     ("\($t | fmt) per step of host \($f) time lies in device bubbles in \($dom) (\(share($t; $HB) | pcs) of the \($HB | fmt) of significant idle time per step): ") as $lead |
+     ("\($t | fmt) per step of device idle time in \($dom) lies under host \($f) work (\(share($t; $HB) | pcs) of the \($HB | fmt) of significant idle time per step): ") as $lead |
      rec($lead + (
-       if $f == "op_compile" then "operators are compiled at run time (aclopCompileAndExecute / aclopCompile). Set torch_npu.npu.set_compile_mode(jit_compile=False) and keep input shapes static so compiled operators are reused."
-       elif $f == "sync" then "the host waits for the device inside the step (aclrtSynchronize*, .item(), _local_scalar_dense). Remove .item() / .cpu() / explicit synchronisations from the step: keep metrics on the device and read them every N steps."
-       elif $f == "h2d_copy" then "host-to-device copies block the step (aten::to / copy_ / aclrtMemcpy). Use DataLoader(pin_memory=True) and .to(device, non_blocking=True), or move the copies off the critical path."
-       elif $f == "dataloader" then "the data loader is on the critical path (DataLoader __next__). Raise num_workers and prefetch_factor, use persistent_workers=True, or move preprocessing to the device."
-       elif $f == "gc" then "Python garbage collection runs inside the step. Call gc.freeze() after model set-up, or disable automatic collection and collect between steps."
-       elif $f == "launch" then "the host is busy launching operators while the device waits (launch-bound). Fuse small operators, use graph mode (torch.compile / torchair) or larger batches, and check that the task queue is enabled (TASK_QUEUE_ENABLE)."
-       else "Python code runs while the device waits, launching nothing. Profile the Python side during the bubbles (py-spy) at the frames the report names." end);
-       "step_group"; $dom; $t; ($f == "python"); null; "host_cause:" + $f)),
+       if $f == "op_compile" then "operators are compiled at run time (aclopCompileAndExecute / aclopCompile)." + chaintext($f) + " Set torch_npu.npu.set_compile_mode(jit_compile=False) and keep input shapes static so compiled operators are reused."
+       elif $f == "h2d_copy" then "the host blocks in copies to the device (a synchronisation under aten::to / _to_copy / copy_, or a memcpy)." + chaintext($f) + " A copy from pageable memory makes the host wait for it: use DataLoader(pin_memory=True) and .to(device, non_blocking=True) so the copy overlaps, or move the copies off the critical path."
+       elif $f == "item_sync" then ".item() waits for the device inside the step (aten::item / _local_scalar_dense)." + chaintext($f) + " Keep the value on the device (accumulate metrics as tensors) and read it every N steps."
+       elif $f == "sync" then "the host synchronises with the device outside any copy or .item() (an explicit stream or device synchronisation)." + chaintext($f) + " Remove torch.npu.synchronize() and other explicit synchronisations from the step."
+       elif $f == "dataloader" then "the data loader is on the critical path (DataLoader __next__)." + chaintext($f) + " Raise num_workers and prefetch_factor, use persistent_workers=True, or move preprocessing to the device."
+       elif $f == "gc" then "Python garbage collection runs inside the step." + chaintext($f) + " Call gc.freeze() after model set-up, or disable automatic collection and collect between steps."
+       elif $f == "launch" then "the host is busy dispatching operators (aten ops, aclnn calls, the task queue) while the device waits (dispatch-bound)" +
+	 (if ($DISP | length) > 0 then "; the ops with most host time in the idle windows: \($DISP[0:3] | map("\(.name) \(.ms_per_step | fmt)") | join(", ")) per step" else "" end) +
+	 "." + chaintext($f) + " Fuse small operators, use graph mode (torch.compile / torchair) or larger batches, and check that the task queue is enabled (TASK_QUEUE_ENABLE)."
+       else "Python code runs while the device waits, launching nothing." + chaintext($f) + " Profile the Python side during the bubbles (py-spy) at the frames the report names." end) + $caveat;
+       "step_group"; $dom; $t; ($f == "python"); null; "host_cause:" + $f)
+     + {figures: {share_of_idle: share($t; $HB), idle_ms_per_step: $HB}}),
+
+  # R3.3: long host syncs while the device is busy are serialisation
+  # points, not bubble causes; what removing one wins is not measured.
+  ($SERIAL[0:3][] |
+     rec("Serialisation point: \(.chain | join(" → "))" + (if .frame != null then " at \(.frame)" else "" end) +
+       " blocks the host for \(.blocked_ms | fmt), from \(.offset_ms | fmt) into step \(.step_id), while the device is busy (\(.device_idle_ms | fmt) of it is device idle time): the host waits for work it queued and queues nothing meanwhile, so it is not the cause of an idle window. " +
+       (if .family == "h2d_copy" then "Use pinned memory and non_blocking=True copies."
+	elif .family == "item_sync" then "Keep the value on the device and read it every N steps, so the host can run ahead."
+	else "Remove the synchronisation from the step, so the host can run ahead." end) + $caveat;
+       "step_group"; $dom; null; false; null; "HOST_SERIALISATION")),
 
   # Idle time the named causes do not explain.
   (if $idleheavy then
@@ -580,7 +624,8 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
      # event at all, and idle time outside the significant host-facing
      # windows (gaps under min_bubble_us, capture artefacts).
      ($HC.other // 0) as $other |
-     ([$HB - ($HC | to_entries | map(.value) | add // 0), 0] | max) as $untraced |
+     ($DG.untraced_ms_per_step // 0) as $untraced |
+     ($DG.serial_wait_ms_per_step // 0) as $swait |
      ([$idle - $HB, 0] | max) as $short |
      rec("The device idles \($idle | fmt) per step in \($dom) (free \($BD.free | fmt), preparing \($BD.preparing | fmt), tail \($BD.tail | fmt)); \($rest | fmt) of it has no named host cause" +
        (if ($MINOR | length) > 0 then " (smaller named causes: \($MINOR | map("\(.family) \(.ms | fmt)") | join(", ")))" else "" end) +
@@ -588,12 +633,17 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
 	   (if ($P.framework // "") == "msprof" then ": the msprof timeline (msprof_*.json) is missing, so the host side cannot be seen; export it (msprof --export=on) from a capture that collected the AscendCL API"
 	    else ": trace_view.json was not exported" + (if $scheduled then " (the profiler ran with a schedule, so export the trace as well: activities CPU + NPU)" else "" end) + ", so the host side cannot be seen" end) + "."
 	 else ": no host events were recorded, so the host side cannot be seen." end)
-	else ": other host ops \($other | fmt), no host event at all \($untraced | fmt), gaps under \($B.min_bubble_us) µs and capture edges \($short | fmt). " +
-	  ([[$other, "other"], [$untraced, "untraced"], [$short, "short"]] | max_by(.[0]) | .[1]) as $big |
+	else ": other host ops \($other | fmt)" +
+	  (if $swait > 0 then ", the host blocked in a serialisation point \($swait | fmt)" else "" end) +
+	  ", no host event of any depth (untraced) \($untraced | fmt), gaps under \($B.min_bubble_us) µs and capture edges \($short | fmt). " +
+	  ([[$other, "other"], [$untraced, "untraced"], [$short, "short"], [$swait, "serial"]] | max_by(.[0]) | .[1]) as $big |
 	  (if $big == "untraced" then "Most of it is untraced: the host was blocked where the profiler records nothing (I/O, locks, a native library); sample the host during the bubbles (py-spy dump, perf)."
 	   elif $big == "short" then "Most of it is many short gaps between kernels: the launch rate limits the device; fuse small operators, use graph mode or larger batches."
-	   else "Most of it is host ops without a named cause: look at the host ops around the top bubbles listed in the report" + (if gap("no_stacks") and $fw then "; re-capture with with_stack=True to get the Python line of each" else "" end) + "." end) end);
+	   elif $big == "serial" then "Most of it lies while the host waits on the device in a serialisation point: the device's own gaps (waiting on communication or a dependency), not a host cause."
+	   else "Most of it is host ops without a named cause: look at the host ops around the top bubbles listed in the report" + (if gap("no_stacks") and $fw then "; re-capture with with_stack=True to get the Python line of each" else "" end) + "." end) + $caveat end);
        "step_group"; $dom; $rest; true; (if ($hosted | not) then (if gap("no_trace_view") then "no_trace_view" else "no_host_events" end) else null end); "DEVICE_IDLE")
+       + {figures: {idle_ms: ($idle | r6), rest_ms: ($rest | r6), other_ms: ($other | r6), serial_wait_ms: ($swait | r6),
+	  untraced_ms: ($untraced | r6), short_ms: ($short | r6), min_bubble_us: $B.min_bubble_us}}
    else empty end),
 
   ($aicpu[0:3][] | . as $k | ($OPS | map(select(.key == $k)) | .[0]) as $o |
@@ -617,9 +667,14 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
       elif .finding == "COMM_EXPOSED_HEAVY" then "Communication not hidden behind compute: \($t)."
       elif .finding == "COMM_WAIT_DOMINANT" then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) waits for a late peer: \($t)."
       elif .finding == "COMM_BANDWIDTH_LOW" then "\(.target_id) moves data below the bandwidth floor: \($t)."
-      elif (.finding | startswith("host_cause:")) then "Device idle while the host does \(.finding[11:]): \($t)."
+      elif (.finding | startswith("host_cause:")) then
+	({op_compile: "compiles operators", h2d_copy: "blocks in copies to the device", item_sync: "waits in .item()",
+	  sync: "synchronises with the device", dataloader: "waits for the data loader", gc: "collects garbage",
+	  launch: "dispatches ops (dispatch-bound)", python: "runs Python code"}[.finding[11:]] // "does \(.finding[11:])") as $what |
+	"Device idle while the host \($what): \($t)."
       elif .finding == "DEVICE_IDLE" then "Device idle without a named host cause: \($t)."
       elif .finding == "AICPU_EXPOSED" then "AI CPU op \(.target_id) runs exposed: \($t)."
+      elif .finding == "HOST_SERIALISATION" then "The host blocks on the device while it is busy (a serialisation point)."
       elif .finding == "compute" then "Compute-bound: \($t)."
       else .text end)})
   | sort_by(-(.time_at_stake_ms // -1))
@@ -669,6 +724,9 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
     }))
   },
   step_group_anomalies: $groups | map(del(.high_underfeed)),
+  host_time_inflated_by: $INFL,
+  dispatch_ops: $DISP,
+  serialisation_points: $SERIAL,
   bubble_windows: ($WIN | sort_by(-.dur_ns) | map({
     bubble_id, scope,
     step_id: (.step_id | tostring),
@@ -687,6 +745,7 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
       if type == "object" then (.name // empty) elif type == "string" then . else empty end ] | uniq | .[0:5]),
     top_host_op: .top_host_op,
     host_causes: (.causes | map_values(ms)),
+    host_chains: (.chains | map(.ms = (.ns | ms) | del(.ns, .overlap_ns))),
     capture_artefact: .boundary,
     before: .before,
     after: .after

@@ -129,9 +129,13 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  (if ($HC | length) == 0 then
    (if $A.host_risk_assessed == false then "No host events were recorded, so no window has a host cause." else "No named host cause in the windows (see the labels below)." end)
   else
-   "Host time by family inside the \($DG.host_bubble_ms_per_step | dur) of significant idle time per step that the host could explain:\n\n" +
+   "Host time by family inside the \($DG.host_bubble_ms_per_step | dur) of significant idle time per step that the host could explain " +
+   "(each instant goes to the family of its call chain: a synchronisation inside aten::to is a copy; host events of any depth count)" +
+   (if ($A.host_time_inflated_by // [] | length) > 0 then "; host times are inflated by \($A.host_time_inflated_by | join(", ")), on in this capture" else "" end) + ":\n\n" +
    table(["family", "per step", "share of that idle time"];
-     ($HC | map([(.key | code), (.value | dur), (share(.value; $DG.host_bubble_ms_per_step) | pctx)])))
+     ($HC | map([(.key | code), (.value | dur), (share(.value; $DG.host_bubble_ms_per_step) | pctx)]) +
+      [["host blocked in a serialisation point", ($DG.serial_wait_ms_per_step // 0 | dur), (share($DG.serial_wait_ms_per_step // 0; $DG.host_bubble_ms_per_step) | pctx)],
+       ["no host event of any depth (untraced)", ($DG.untraced_ms_per_step // 0 | dur), (share($DG.untraced_ms_per_step // 0; $DG.host_bubble_ms_per_step) | pctx)]]))
   end) + "\n\n" +
  (if ($TOP | length) == 0 then "No significant bubble (≥ \($rules.bubbles.min_bubble_us) µs)." else
   "The \($TOP | length) longest of \($W | length) significant windows (absolute times in the JSON):\n\n" +
@@ -140,11 +144,21 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
       ($b.bubble_id | code), ($b.duration_ms | dur),
       ($b.candidate_labels | join(", ")) + (if $b.capture_artefact then " (capture edge)" else "" end),
       (($b.host_causes // {}) | to_entries | sort_by(-.value) | .[0:2] | map("\(.key) \(.value | dur)") | join(", ") | if . == "" then "—" else . end),
-      (if $b.top_host_op == null then "none" else ($b.top_host_op.name | code) + (if $b.top_host_op.frame then " at \($b.top_host_op.frame | code)" else "" end) end),
+      # the chain of the window's main cause, else its top host op
+      (($b.host_chains // []) | map(select((.chain | length) > 0)) | .[0]) as $c |
+      (if $c != null then ($c.chain | join(" → ") | code) + (if $c.frame then " at \($c.frame | code)" else "" end)
+       elif $b.top_host_op == null then "none" else ($b.top_host_op.name | code) + (if $b.top_host_op.frame then " at \($b.top_host_op.frame | code)" else "" end) end),
       ($b.before | kern), ($b.after | kern)
     ])))
  end) + "\n"
  end),
+(if ($A.serialisation_points // [] | length) == 0 then "" else
+ "## Host synchronisations while the device is busy\n\n" +
+ "Serialisation points: the host blocks on the device while the device works, so it queues nothing meanwhile; they are not causes of idle windows" +
+ (if ($A.host_time_inflated_by // [] | length) > 0 then " (host times inflated by \($A.host_time_inflated_by | join(", ")))" else "" end) + ".\n\n" +
+ table(["step", "from step start", "host blocked", "device idle meanwhile", "family", "chain", "at"];
+   ($A.serialisation_points[0:5] | map([.step_id, (.offset_ms | dur), (.blocked_ms | dur), (.device_idle_ms | dur), (.family | code),
+     (.chain | join(" → ") | code), (.frame // "n/a" | code)]))) + "\n" end),
 (if ($S | length) <= 1 then "" else
  "## Steps\n\n" +
  ($S | sort_by(-.service_ms)) as $worst |

@@ -96,8 +96,6 @@ static const struct { const char *prefix, *readers; } readers[] = {
 	{ "verdict.report_max_steps", "asc-report" },
 	{ "verdict.", "asc-judge" },
 	{ "comm.", "asc-judge" },
-	{ "attribution.launch_coverage", "asc-attrib asc-judge" },
-	{ "attribution.untraced_coverage", "asc-attrib asc-judge" },
 	{ "attribution.framework_frames", "asc-ingest" },
 	{ "attribution.", "asc-attrib" },
 	{ "ops.comm_task_types", "asc-gaps asc-merge asc-trace asc-ops asc-segment asc-fia asc-cluster" },

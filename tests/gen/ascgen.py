@@ -145,18 +145,24 @@ EXPECTED_LABEL = {
     "dataloader": "possible_host_launch_lag",
     "gc": "possible_host_launch_lag",
     "h2d": "possible_sync_or_h2d",
+    "h2dsync": "possible_sync_or_h2d",
+    "item": "possible_sync_or_h2d",
 }
 # asc-attrib host cause family of the host events each cause writes
-# (Level1; at Level0, without CANN events, compile leaves only an aten op)
+# (Level1; at Level0, without CANN events, compile leaves only an aten op:
+# the dispatch of an ordinary aten op).  Families follow the call chain:
+# a synchronisation under aten::item is an .item() sync, under aten::to a copy.
 CAUSE_FAMILY = {
-    "sync": "sync",
+    "sync": "item_sync",
     "compile": "op_compile",
     "dataloader": "dataloader",
     "gc": "gc",
     "h2d": "h2d_copy",
+    "h2dsync": "h2d_copy",
+    "item": "item_sync",
 }
-NEW_CAUSES = ("compile", "dataloader", "gc", "h2d")
-PRELAUNCH_CAUSES = ("sync", "compile", "dataloader", "gc", "h2d")
+NEW_CAUSES = ("compile", "dataloader", "gc", "h2d", "h2dsync", "item")
+PRELAUNCH_CAUSES = ("sync", "compile", "dataloader", "gc", "h2d", "h2dsync", "item")
 
 L1_HEADER = ("Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,"
              "Start Time(us),Duration(us),Wait Time(us),Block Dim,Mix Block Dim,"
@@ -335,7 +341,7 @@ def main(argv):
             die('bad --bubble %r: want STEP:LAYER:US:CAUSE' % spec)
         cause = parts[3]
         if cause not in EXPECTED_LABEL:
-            die('bad --bubble cause %r (sync, comm, none, launch, sparse, compile, dataloader, gc, h2d)'
+            die('bad --bubble cause %r (sync, comm, none, launch, sparse, compile, dataloader, gc, h2d, h2dsync, item)'
                 % cause)
         if not a.first_step <= st <= last_step:
             die('--bubble step %d outside %d..%d' % (st, a.first_step, last_step))
@@ -467,7 +473,7 @@ class Generator:
     def family(self, cause):
         """asc-attrib's host cause family of the events cause writes."""
         if cause == 'compile' and not self.c.level1:
-            return 'other'      # no CANN events: only the aten op
+            return 'launch'     # no CANN events: only the aten op
         return CAUSE_FAMILY.get(cause)
 
     def taskid(self, stream):
@@ -941,6 +947,20 @@ class Generator:
                 # torch_npu's "Python GC" process: one GC X event, tid = the OS pid
                 gcs.append('{"ph": "X", "name": "GC", "pid": %d, "tid": %d, "ts": "%s", "dur": %s, "cat": "GC", '
                            '"args": {}}' % (c.gc_pid, c.pid, ts_str(g0 - US), num(g1 - g0 + 2 * US)))
+            elif cause in ('h2dsync', 'item'):
+                # the real shapes: the batch copy aten::to > _to_copy > copy_,
+                # or .item() aten::item > _local_scalar_dense, each nested 1 us
+                # deeper, and (Level1) the runtime's stream sync inside
+                chain = (('aten::to', 'aten::_to_copy', 'aten::copy_') if cause == 'h2dsync'
+                         else ('aten::item', 'aten::_local_scalar_dense'))
+                for q, op in enumerate(chain):
+                    cpu_op(op, c.main, g0 - (len(chain) - q) * US, g1 + (len(chain) - q) * US,
+                           self.simple_stack(op[6:]) if stack else '')
+                if level1:
+                    cann_x('AscendCL@aclrtSynchronizeStreamWithTimeout', c.main, g0 - 500, g1 + 500,
+                           'ACL_RTS', self.conn)
+                    self.conn += 1
+                    n_cann += 1
             elif cause == 'h2d':
                 cpu_op('aten::to', c.main, g0 - US, g1 + US, self.simple_stack('to') if stack else '')
                 if level1:

@@ -2,8 +2,15 @@
 # Brute-force reference (independent of the C code) of asc-attrib's window figures: for every bubble,
 # every host event of the profile (step markers excluded) is clipped to
 # the window; unions by sorting.  Leaf: no other event of the same
-# (pid, tid) lies wholly inside it (pairwise check).  Prints one line per
-# window: bubble_id cov sync comm threads busy labels top_op causes covered
+# (pid, tid) lies wholly inside it (pairwise check).  Causes: every event
+# but the step's context (markers, events holding a marker of their
+# thread or a step window) at any depth, its family the first in the
+# rules' order along its parents (parent: the latest-starting earlier
+# event of its tid, any pid, wholly containing it); the events under a
+# long sync (serial_families, >= serial_min_us) that the device was busy
+# for at least half of come first, as serial wait.  Prints one line per
+# window: bubble_id cov sync comm threads busy labels top_op causes
+# covered any untraced serial_wait
 import json, sys, fnmatch
 from fractions import Fraction as F
 
@@ -28,12 +35,16 @@ for line in sys.stdin:
     r = json.loads(line)
     t = r["type"]
     if t == "profile":
-        profiles.append((r["profile"], [], []))
+        profiles.append((r["profile"], [], [], [], []))
     elif t == "bubble":
         profiles[-1][1].append(r)
     elif t == "host":
         profiles[-1][2].append(r)
-for prof, bubbles, hosts in profiles:
+    elif t == "marker":
+        profiles[-1][3].append(r)
+    elif t == "step" and "start_ns" in r:
+        profiles[-1][4].append(r)
+for prof, bubbles, hosts, markers, steps in profiles:
     byth = {}
     for i, h in enumerate(hosts):
         h["i"] = i
@@ -55,6 +66,47 @@ for prof, bubbles, hosts in profiles:
                (h.get("cat") is not None and any(fnmatch.fnmatchcase(h["cat"], p) for p in c["cats"])):
                 return f
         return "other"
+    def holds(h, x):
+        return h["start_ns"] <= x["start_ns"] and x["end_ns"] <= h["end_ns"]
+    ctx = lambda h: match("step_markers", h["name"]) or any(holds(h, w) for w in steps) or \
+        any(holds(h, m) and m["tid"] == h["tid"] for m in markers)
+    counted = [h for h in hosts if not ctx(h)]
+    fams = order + ["other"]
+    bytid = {}
+    for h in counted:
+        bytid.setdefault(h["tid"], []).append(h)
+    for v in bytid.values():
+        for h in v:
+            par = None
+            for a in v:
+                if a["i"] < h["i"] and a["start_ns"] <= h["start_ns"] and h["end_ns"] <= a["end_ns"] \
+                   and h["start_ns"] < a["end_ns"]:
+                    if par is None or (a["start_ns"], a["i"]) > (par["start_ns"], par["i"]):
+                        par = a
+            h["par"] = par
+    nonglobal = [b for b in bubbles if b["scope"] != "global"]
+    def idle(s, e):
+        return sum(max(0, min(e, b["end_ns"]) - max(s, b["start_ns"])) for b in nonglobal)
+    serialf = rules["serial_families"]
+    def fam(h):
+        if "cf" not in h:
+            f = fams.index(family(h))
+            if h["par"] is not None:
+                f = min(f, fam(h["par"]))
+            h["cf"] = f
+        return h["cf"]
+    def serial(h):     # under a long sync that the device was mostly busy for
+        if "sp" not in h:
+            p = h["par"]
+            d = h["end_ns"] - h["start_ns"]
+            if fams[fam(h)] in serialf and not (p is not None and fams[fam(p)] in serialf) \
+               and d >= rules["serial_min_us"] * 1000:
+                h["sp"] = 2 * idle(h["start_ns"], h["end_ns"]) <= d
+            else:
+                h["sp"] = serial(p) if p is not None else False
+        return h["sp"]
+    for h in sorted(counted, key=lambda h: h["i"]):
+        fam(h); serial(h)
     for h in real:
         h["fam"] = family(h)
     first = min((h["start_ns"] for h in hosts), default=None)
@@ -70,11 +122,15 @@ for prof, bubbles, hosts in profiles:
         cov = union([(a, z) for a, z, h in ov])
         sync = union([(a, z) for a, z, h in allov if match("sync_markers", h["name"])])
         comm = union([(a, z) for a, z, h in allov if match("comm_markers", h["name"])])
-        fams = order + ["other"]
-        counted = [x for x in allov if not x[2]["ctx"] or x[2]["fam"] in rules["host_cause_any_depth"]]
-        causes, prev = [], 0
+        cov2 = []
+        for h in counted:
+            a, z = max(s, h["start_ns"]), min(e, h["end_ns"])
+            if z > a:
+                cov2.append((a, z, h))
+        prev = union([(a, z) for a, z, h in cov2 if h["sp"]])
+        wait, causes = prev, []
         for k, f in enumerate(fams):
-            u = union([(a, z) for a, z, h in counted if fams.index(h["fam"]) <= k])
+            u = union([(a, z) for a, z, h in cov2 if h["sp"] or h["cf"] <= k])
             causes.append("%s=%d" % (f, u - prev))
             prev = u
         covered = first is not None and first <= s
@@ -110,4 +166,5 @@ for prof, bubbles, hosts in profiles:
                 top = "null"
         print(prof, b["bubble_id"], cov if hosts else None, sync if hosts else None,
               comm if hosts else None, len(th) if hosts else None, busy if hosts else None,
-              ",".join(labels), top, ",".join(causes) if hosts else None, covered)
+              ",".join(labels), top, ",".join(causes) if hosts else None, covered,
+              prev if hosts else None, L - prev if hosts else None, wait if hosts else None)
