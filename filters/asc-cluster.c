@@ -732,7 +732,7 @@ jsarray(const char *name)
 static const char *
 hd(int64_t ns, char *t)
 {
-	double a = (double)(ns < 0 ? -ns : ns);
+	double a = ns < 0 ? -(double)ns : (double)ns;	/* -INT64_MIN overflows */
 
 	if (ns == UNSET)
 		return strcpy(t, "—");
@@ -1502,7 +1502,11 @@ skip:
 static void
 mkoutdir(const char *d)
 {
-	if (mkdir(d, 0750) != 0 && errno != EEXIST)
+	/* 0750 whatever the umask, as the other outputs; one that exists is left as it is. */
+	if (mkdir(d, 0750) == 0) {
+		if (chmod(d, 0750) != 0)
+			dieerr("%s", d);
+	} else if (errno != EEXIST)
 		dieerr("%s", d);
 }
 
