@@ -316,7 +316,8 @@ step_add(const struct sr_kern *k)
 	else
 		tc_add(&s->tt, "N/A", 3, 1);
 	if (k->stream) {
-		const char *p = s->streams.p, *e = p + s->streams.len;
+		/* No stream yet: no buffer, and NULL + 0 is undefined. */
+		const char *p = s->streams.p, *e = p ? p + s->streams.len : p;
 		int found = 0;
 
 		while (p < e && !found) {
