@@ -28,6 +28,7 @@
 #include <jv.h>
 
 #include "dec.h"
+#include "md.h"
 #include "rec.h"
 #include "rules.h"
 #include "util.h"
@@ -935,7 +936,7 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 	rput();
 
 	if (md) {
-		fprintf(md, "# Cluster %s: %d rank%s\n\n", j->name, nr, nr == 1 ? "" : "s");
+		fprintf(md, "# Cluster %s: %d rank%s\n\n", mdt(j->name, 0), nr, nr == 1 ? "" : "s");
 		if (njob > 1)
 			fprintf(md, "The input held %d unrelated jobs (different parent directory or capture metadata); they are analysed apart, never merged.\n\n", njob);
 		if (nr - nkern > 0)
@@ -1060,9 +1061,9 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 			}
 			rname(r, n);
 			if (rel)
-				fprintf(md, "| [%s](%s) ", n, rel);
+				fprintf(md, "| [%s](%s) ", mdt(n, 1), mdu(rel));
 			else
-				fprintf(md, "| %s ", n);
+				fprintf(md, "| %s ", mdt(n, 1));
 			free(rel);
 			fprintf(md, "| %s | %s | %s | %s | %s | %s | %s |\n",
 			    hd(rmean(r, D_SERVICE), t1), hd(rmean(r, D_COMPUTE), t2),
@@ -1153,7 +1154,7 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 				    hd(med[d], t1), hd(mn, t2), hd(mx, t3),
 				    range >= 0 ? (snprintf(t4, sizeof t4, "%.3f", range), t4) : "—",
 				    range > rules_num("cluster.msprof_range_ratio") ? "slow" : "ok",
-				    nslow ? names.p : "none");
+				    nslow ? mdt(names.p, 1) : "none");
 			buf_free(&names);
 		}
 		jsarray("slow_ranks");
@@ -1349,7 +1350,8 @@ skip:
 		rput();
 		if (md)
 			fprintf(md, "\n## Late rank: %s\n\n%s is the last to arrive at %d of %zu collectives with a skew of at least %g µs; the others wait %s for it in all.\n\n%s.\n\nCause: %s.\n",
-			    rname(r, nm), rname(r, t5), latecount[ri], nsig, skew_min / 1000, hd(tot, t1), chain, cause);
+			    mdt(rname(r, nm), 0), mdt(rname(r, t5), 0), latecount[ri], nsig, skew_min / 1000, hd(tot, t1),
+			    mdt(chain, 0), cause);
 		addreco(w->delay, "%s arrives %s late at its first late collective (%d of %zu): %s; every rank of its group waits for it.",
 		    rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, cause);
 	}
@@ -1370,8 +1372,8 @@ skip:
 
 			for (size_t i = 0; i < sorted[k].n; i++)
 				kern += (size_t)ci[i].from_kernel;
-			fprintf(md, "| %s | %s | %zu | %s | %s | %s | %s |\n", ci->op, ci->step,
-			    sorted[k].n, hd(sorted[k].skew, t1), rname(&ranks[sorted[k].late], nm),
+			fprintf(md, "| %s | %s | %zu | %s | %s | %s | %s |\n", mdt(ci->op, 1), mdt(ci->step, 1),
+			    sorted[k].n, hd(sorted[k].skew, t1), mdt(rname(&ranks[sorted[k].late], nm), 1),
 			    hd(sorted[k].caused, t2), srcname(kern, sorted[k].n));
 		}
 		free(sorted);
@@ -1464,7 +1466,8 @@ skip:
 						    rules_num("cluster.slow_link_fraction"));
 					head = 1;
 					fprintf(md, "| %s | %s | %s | %s | %.3g GB/s | %.3g GB/s | %s |\n",
-					    rname(&ranks[l->rank], nm), l->link, l->transport, l->cls, lbw, m, hd(stake, t1));
+					    mdt(rname(&ranks[l->rank], nm), 1), mdt(l->link, 1), mdt(l->transport, 1),
+					    mdt(l->cls, 1), lbw, m, hd(stake, t1));
 				}
 				addreco(stake, "%s: link %s (%s, %s) runs at %.3g GB/s against a median of %.3g GB/s: check that link (cabling, HCCS/RDMA port, HCCL_ALGO / HCCL_RDMA_TC settings).",
 				    rname(&ranks[l->rank], nm), l->link, l->transport, l->cls, lbw, m);
@@ -1488,7 +1491,7 @@ skip:
 		out_cstr(&rb, "text", recos[k].text);
 		rput();
 		if (md)
-			fprintf(md, "%d. P%d (%s): %s\n", k + 1, k, hd(recos[k].stake, t1), recos[k].text);
+			fprintf(md, "%d. P%d (%s): %s\n", k + 1, k, hd(recos[k].stake, t1), mdt(recos[k].text, 0));
 	}
 	if (md && nreco == 0)
 		fprintf(md, "No rank, collective or link stands out across the job.\n");

@@ -16,7 +16,30 @@ def dur: if . == null then "n/a"
 	elif . == 0 then "0"
 	else "\(. * 1000 | sig3) µs" end;
 def pctx: if . == null then "n/a" else "\((. * 1000 | round) / 10)%" end;
-def code: if . == null then "n/a" else "`\(tostring | gsub("`"; "'"))`" end;
+# Names are data: a viewer shows them as they are, whatever they hold.  A
+# control character is written \n, \r, \t or \xHH; in text, Markdown
+# punctuation is backslash-escaped (a run of '_' inside a word opens
+# nothing and stays) and < > & are entities; a code span's fence is longer than any run
+# of backticks inside it.  In a table, cell escapes '|' (in code spans too).
+def hexd: "0123456789abcdef"[.:(. + 1)];
+def ctl: if . == 10 then "\\n" elif . == 13 then "\\r" elif . == 9 then "\\t"
+	else "\\x" + ((. / 16 | floor) | hexd) + (. % 16 | hexd) end;
+def alnum: . != null and (. >= 48 and . <= 57) or (. >= 65 and . <= 90) or (. >= 97 and . <= 122) or . >= 128;
+def md: tostring | explode as $c | ($c | length) as $n |
+	[range(0; $n) as $i | $c[$i] as $x |
+	 if $x < 32 or $x == 127 then "\\" + ($x | ctl)
+	 elif $x == 60 then "&lt;" elif $x == 62 then "&gt;" elif $x == 38 then "&amp;"
+	 elif $x == 95 and ([$c[0:$i][] | select(. != 95)] | last | alnum) and
+	   (first($c[$i + 1:][] | select(. != 95)) // null | alnum) then "_"
+	 elif ([92, 96, 42, 95, 91, 93, 126] | any(. == $x)) or ($i == 0 and ([35, 43, 45, 61] | any(. == $x)))
+	 then "\\" + ([$x] | implode)
+	 else [$x] | implode end] | join("");
+def code: if . == null then "n/a" else tostring |
+	("`" * (([match("`+"; "g") | .length] | max // 0) + 1)) as $f |
+	(. == "" or test("^[` ]|[` ]$")) as $pad |
+	$f + (if $pad then " " else "" end) +
+	(explode | map(if . < 32 or . == 127 then ctl else [.] | implode end) | join("")) +
+	(if $pad then " " else "" end) + $f end;
 def cell: tostring | gsub("\\|"; "\\|") | gsub("\n"; " ");
 def row: "| " + (map(cell) | join(" | ")) + " |";
 def table($head; $rows): ([$head | row, ($head | map("---") | row)] + ($rows | map(row))) | join("\n");
@@ -43,9 +66,9 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 ($rules.verdict.report_max_steps) as $MAXSTEPS |
 
 [
-"# Anomaly report: \($P.profile // "?")",
+"# Anomaly report: \($P.profile // "?" | md)",
 "",
-"\($P.path // "n/a" | code): \($P.framework // "n/a") \($P.source // "") export, level \($P.config.level // "unknown"); " +
+"\($P.path // "n/a" | code): \($P.framework // "n/a" | md) \($P.source // "" | md) export, level \($P.config.level // "unknown" | md); " +
 "\($P.counts.kernel // 0) kernels, \($P.counts.host // 0) host events, \($S | length) step(s)" +
 (if ($P.counts.rejected // 0) > 0 then ", \($P.counts.rejected) rows rejected" else "" end) +
 ". Confidence **\($A.confidence)**; evidence gaps: \(if ($A.evidence_gaps | length) == 0 then "none" else ($A.evidence_gaps | map(code) | join(", ")) end).",
@@ -56,7 +79,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  elif $A.hidden_issue_present then
    "**Severity \($A.severity).** " +
    (if ($R | length) > 0 and $R[0].time_at_stake_ms != null then
-     ($R | map(select(.time_at_stake_ms != null and (.share_of_step // 0) >= 0.05)) | .[0:3] | map(.headline) | join(" "))
+     ($R | map(select(.time_at_stake_ms != null and (.share_of_step // 0) >= 0.05)) | .[0:3] | map(.headline | md) | join(" "))
     else "The device idles or communicates where it should compute." end)
  else "**No hidden issue.** The device is fed (underfeed \($DG.underfeed_ratio_avg | pctx)) and communication is hidden behind compute." end),
 "",
@@ -87,23 +110,23 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  table(["#", "priority", "at stake per step", "recommendation"];
    ($R | map([.id, .priority,
      (if .time_at_stake_ms == null then "—" else "\(.time_at_stake_ms | dur) (\(.share_of_step | pctx))" end),
-     .text + (if .evidence_gap != null then " *(missing: \(.evidence_gap))*" else "" end)])))
+     (.text | md) + (if .evidence_gap != null then " *(missing: \(.evidence_gap | md))*" else "" end)])))
  end),
 (if ($A.notes // [] | length) == 0 then "" else
- "\nNotes (how not to misread the figures):\n\n" + ($A.notes[0:3] | map("- \(.text)") | join("\n")) +
+ "\nNotes (how not to misread the figures):\n\n" + ($A.notes[0:3] | map("- \(.text | md)") | join("\n")) +
  (if ($A.notes | length) > 3 then "\n- (\($A.notes | length - 3) more in the JSON)" else "" end) end),
 "",
 (if $COMM == null then
    (if ($A.evidence_gaps | index(["no_comm_records"])) then "## Communication\n\nThe capture has communication but no communication.json or COMMUNICATION_OP: the wait / transit split and bandwidth cannot be judged.\n" else "" end)
  else
  "## Communication\n\n" +
- "From \($COMM.source), \($COMM.records) records over \($COMM.steps) step(s); per step: waiting for peers \($COMM.wait_ms / $COMM.steps | dur), transit \($COMM.transit_ms / $COMM.steps | dur), idle inside the ops \($COMM.idle_ms / $COMM.steps | dur).\n\n" +
+ "From \($COMM.source | md), \($COMM.records) records over \($COMM.steps) step(s); per step: waiting for peers \($COMM.wait_ms / $COMM.steps | dur), transit \($COMM.transit_ms / $COMM.steps | dur), idle inside the ops \($COMM.idle_ms / $COMM.steps | dur).\n\n" +
  table(["op (kind)", "group", "calls", "elapse", "wait", "transit", "bandwidth", "tags"];
    ($COMM.ops[0:4] | map([
-     "\(.op | code) (\(.kind))", (.group | tostring | .[0:12] | code), .calls,
+     "\(.op | code) (\(.kind | md))", (.group | tostring | .[0:12] | code), .calls,
      (.elapse_ms | dur), "\(.wait_ms | dur) (ratio \(.wait_ratio // "n/a" | if type == "number" then (. * 100 | round) / 100 else . end))", (.transit_ms | dur),
      (.bandwidth | to_entries | map(select(.key != "SDMA" or (.value.size_mb > 0 and length == 1))) |
-       map("\(.key) \(.value.bandwidth_gbps // 0 | sig3) GB/s") | .[0:2] | join(", ") | if . == "" then "n/a" else . end),
+       map("\(.key | md) \(.value.bandwidth_gbps // 0 | sig3) GB/s") | .[0:2] | join(", ") | if . == "" then "n/a" else . end),
      (.tags | join(", "))]))) +
  (if ($COMM.ops | length) > 4 then "\n\n(the 4 longest of \($COMM.ops | length) op groups; all are in the JSON)" else "" end) + "\n"
  end),
@@ -123,7 +146,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
     ($TOP | map(. as $b | [
       ($b.bubble_id | code), ($b.duration_ms | dur),
       ($b.candidate_labels | join(", ")) + (if $b.capture_artefact then " (capture edge)" else "" end),
-      (($b.host_causes // {}) | to_entries | sort_by(-.value) | .[0:2] | map("\(.key) \(.value | dur)") | join(", ") | if . == "" then "—" else . end),
+      (($b.host_causes // {}) | to_entries | sort_by(-.value) | .[0:2] | map("\(.key | md) \(.value | dur)") | join(", ") | if . == "" then "—" else . end),
       (if $b.top_host_op == null then "none" else ($b.top_host_op.name | code) + (if $b.top_host_op.frame then " at \($b.top_host_op.frame | code)" else "" end) end),
       ($b.before | kern), ($b.after | kern)
     ])))
@@ -135,7 +158,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  (if ($S | length) > $MAXSTEPS then $worst[0:10] else $S end) as $shown |
  (if ($S | length) > $MAXSTEPS then "The 10 longest of \($S | length) steps (service \($DG.stats.service_ms.min | dur) to \($DG.stats.service_ms.max | dur) in the dominant group; every step is in the JSON):\n\n" else "" end) +
  table(["step", "group", "service", "compute", "comm exposed", "free", "preparing", "tags"];
-   ($shown | map([.step_id, .group_id, (.service_ms | dur), (.compute_ms | dur), (.comm_exposed_ms | dur),
+   ($shown | map([(.step_id | md), (.group_id | md), (.service_ms | dur), (.compute_ms | dur), (.comm_exposed_ms | dur),
      (.free_ms | dur), (.preparing_ms | dur), (.anomaly_tags | join(", "))]))) + "\n" end),
 (if ($TN | length) == 0 or $STONLY then "" else
  ($TN | map(.torch_npu_step_trace as $t | .step_id as $id |
@@ -148,7 +171,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  else
    "Cross-check with torch_npu's step_trace_time.csv, ours − theirs in µs, the steps that differ by more than 1 µs:\n\n" +
    table(["step", "compute", "comm not overlapped", "overlapped", "free", "preparing", "busy union"];
-     ($X | map(select(.worst > 1)) | sort_by(-.worst) | .[0:10] | map([.step] + (.d | map(n))))) + "\n"
+     ($X | map(select(.worst > 1)) | sort_by(-.worst) | .[0:10] | map([.step | md] + (.d | map(n))))) + "\n"
  end end),
 (($ALL.structure_drilldown // [])[0] // null) as $DD |
 (if $DD == null or (($ALL.structure // []) | length) == 0 then "" else
@@ -156,7 +179,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  "## Structure of step \($DD.step_id | code)\n\n" +
  "\($DD.structures) structures (\($DD.selection)); bubbles sit **\($DD.bubbles_at)** (at boundaries \($DD.boundary_bubble_total_ms | dur), inside structures \($DD.inside_bubble_total_ms | dur)).\n\n" +
  table(["structure", "type", "kernels", "wall", "busy union", "kernel sum", "total cost", "bubbles inside"];
-   ($STR | map([(.structure_id | code), "\(.structure_type // "") \(.kind // "")", .kernels, (.wall_ms | dur), (.busy_union_ms | dur),
+   ($STR | map([(.structure_id | code), "\(.structure_type // "" | md) \(.kind // "" | md)", .kernels, (.wall_ms | dur), (.busy_union_ms | dur),
      (.kernel_sum_ms | dur), (.total_cost_ms | dur), (.internal_bubble_total_ms | dur)]))) + "\n" end),
 "## Top ops",
 "",
@@ -164,7 +187,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  if ($OPS | length) == 0 and ((.op_stat // []) | length) > 0 then
  "Only op_statistic.csv (aggregate, no timestamps): no bubble can be measured from it. Its top op types by total time:\n\n" +
  table(["op type", "core type", "count", "total", "avg"];
-   (.op_stat | sort_by(-(.total_us // 0)) | .[0:10] | map([(.op_type | code), (.core_type // "n/a"), .count, ((.total_us // 0) / 1000 | dur), ((.avg_us // 0) / 1000 | dur)])))
+   (.op_stat | sort_by(-(.total_us // 0)) | .[0:10] | map([(.op_type | code), (.core_type // "n/a" | md), .count, ((.total_us // 0) / 1000 | dur), ((.avg_us // 0) / 1000 | dur)])))
  elif ($OPS | length) == 0 then "No op records in the stream (run asc-ops)." else
  ($OPS | sort_by(-(.total_cost_ns // 0)) | .[0:5]) as $bycost |
  ($OPS | sort_by(-(.dur_total_ns // 0)) | .[0:5]) as $bydur |
