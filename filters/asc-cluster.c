@@ -75,6 +75,7 @@ struct rank {
 	struct rstep *steps;
 	int	 nbw;
 	struct tbw *bw;
+	int	 seen;			/* its profile record was read */
 };
 
 struct cinst {
@@ -213,7 +214,9 @@ onprofile(struct rin *in, struct rank *r)
 	if (jv_get_kind(cfg) == JV_KIND_OBJECT) {
 		jv rk = jv_object_get(jv_copy(cfg), jv_string("rank"));
 
-		if (jv_get_kind(rk) == JV_KIND_NUMBER)
+		/* A rank id that is no int is no rank id (and no cast out of range). */
+		if (jv_get_kind(rk) == JV_KIND_NUMBER && jv_number_value(rk) >= 0 &&
+		    jv_number_value(rk) <= INT_MAX && jv_number_value(rk) == (int)jv_number_value(rk))
 			r->rankid = (int)jv_number_value(rk);
 		jv_free(rk);
 		jvs(cfg, "level", t[0], sizeof t[0]);
@@ -515,6 +518,14 @@ istype(const char *t, size_t n, const char *s)
 	return n == strlen(s) && memcmp(t, s, n) == 0;
 }
 
+/* Two profile records of one capture: same name, path and origin. */
+static int
+sameprofile(const struct rank *a, const struct rank *b)
+{
+	return strcmp(a->profile, b->profile) == 0 && a->origin == b->origin &&
+	    (a->path && b->path ? strcmp(a->path, b->path) == 0 : a->path == b->path);
+}
+
 static void
 readinput(const char *path, int file)
 {
@@ -574,6 +585,24 @@ readinput(const char *path, int file)
 			goto bad;
 		}
 		rk = findrank(file, prof, istype(t, tn, "profile"));
+		/* The same name again in one stream: another profile, or refused. */
+		if (rk && rk->seen && istype(t, tn, "profile")) {
+			int first = (int)(rk - ranks);	/* ranks moves as it grows */
+
+			rk = findrank(-1, prof, 1);
+			rk->file = file;
+			onprofile(&in, rk);
+			if (sameprofile(&ranks[first], rk)) {
+				snprintf(in.err, sizeof in.err, "profile %.120s a second time (same path and origin): one profile given twice",
+				    prof);
+				free(prof);
+				goto bad;
+			}
+			rk->seen = 1;
+			rk->input = xstrdup(path);
+			free(prof);
+			continue;
+		}
 		free(prof);
 		if (rk == NULL) {
 			snprintf(in.err, sizeof in.err, "record of a profile before its \"profile\" record");
@@ -581,6 +610,7 @@ readinput(const char *path, int file)
 		}
 		if (istype(t, tn, "profile")) {
 			onprofile(&in, rk);
+			rk->seen = 1;
 			if (rk->input == NULL)
 				rk->input = xstrdup(path);
 		} else if (istype(t, tn, "step_metrics"))
@@ -608,6 +638,16 @@ struct job {
 	char	*name;
 	int	 nr;
 	int	*r;			/* rank indexes, by rank id */
+	int	 nids;			/* distinct ranks: a rank id held twice counts once */
+	int	 nwarn;
+	struct jwarn *warn;
+};
+
+/* Two profiles of a job that share a name or a rank id. */
+struct jwarn {
+	const char *code;		/* duplicate_profile, duplicate_rank */
+	char	*msg;
+	int	 a, b;			/* rank indexes */
 };
 static struct job *jobs;
 static int njob;
@@ -657,6 +697,75 @@ makejobs(int onejob)
 	}
 	for (int j = 0; j < njob; j++)
 		qsort(jobs[j].r, (size_t)jobs[j].nr, sizeof *jobs[j].r, byrankid);
+}
+
+static int
+byprofile(const void *a, const void *b)
+{
+	const struct rank *x = &ranks[*(const int *)a], *y = &ranks[*(const int *)b];
+	int c = strcmp(x->profile, y->profile);
+
+	return c ? c : *(const int *)a - *(const int *)b;
+}
+
+static void
+jwarn(struct job *j, const char *code, int a, int b, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void
+jwarn(struct job *j, const char *code, int a, int b, const char *fmt, ...)
+{
+	va_list ap;
+	char m[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof m, fmt, ap);
+	va_end(ap);
+	warnmsg("%s", m);
+	j->warn = xreallocarray(j->warn, (size_t)j->nwarn + 1, sizeof *j->warn);
+	j->warn[j->nwarn++] = (struct jwarn){ code, xstrdup(m), a, b };
+}
+
+/*
+ * Nothing merged or counted twice without a word: the same profile from
+ * two inputs is refused; two profiles of one name, or of one rank id, in
+ * a job are both kept and said, and the rank counts once.
+ */
+static void
+dupcheck(void)
+{
+	for (int j = 0; j < njob; j++) {
+		struct job *jb = &jobs[j];
+		int *o = xmalloc((size_t)jb->nr * sizeof *o);
+
+		memcpy(o, jb->r, (size_t)jb->nr * sizeof *o);
+		qsort(o, (size_t)jb->nr, sizeof *o, byprofile);
+		for (int i = 1; i < jb->nr; i++) {
+			struct rank *a = &ranks[o[i - 1]], *b = &ranks[o[i]];
+
+			if (strcmp(a->profile, b->profile) != 0)
+				continue;
+			if (sameprofile(a, b)) {
+				warnmsg("%s: profile %s is already in %s (same path and origin): one profile given twice",
+				    dispname(b->input), b->profile, dispname(a->input));
+				exit(EX_DATA);
+			}
+			jwarn(jb, "duplicate_profile", o[i - 1], o[i],
+			    "job %s: two profiles named %s (from %s and %s, other path or origin): both are analysed, apart",
+			    jb->name, a->profile, dispname(a->input), dispname(b->input));
+		}
+		free(o);
+		jb->nids = jb->nr;
+		for (int i = 1; i < jb->nr; i++) {
+			struct rank *a = &ranks[jb->r[i - 1]], *b = &ranks[jb->r[i]];
+
+			if (a->rankid < 0 || a->rankid != b->rankid)
+				continue;
+			jb->nids--;
+			jwarn(jb, "duplicate_rank", jb->r[i - 1], jb->r[i],
+			    "job %s: rank %d is held by two profiles (%s and %s): counted once, both shown; the cross-rank figures are unsure",
+			    jb->name, a->rankid, a->profile, b->profile);
+		}
+	}
 }
 
 /* ---- output helpers ---- */
@@ -919,7 +1028,7 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 
 	/* The job. */
 	rbegin("job", j);
-	out_i64(&rb, "ranks", nr);
+	out_i64(&rb, "ranks", j->nids);
 	out_key(&rb, "profiles");
 	buf_addc(&rb, '[');
 	for (int i = 0; i < nr; i++) {
@@ -933,10 +1042,38 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 	out_i64(&rb, "ranks_from_kernels", nkern);
 	out_i64(&rb, "ranks_from_step_trace", nr - nkern);
 	out_i64(&rb, "jobs_in_input", njob);
+	/* A rank held twice: which profile is the rank is not known. */
+	out_cstr(&rb, "confidence", j->nwarn ? "low" : "high");
+	out_i64(&rb, "warnings", j->nwarn);
 	rput();
+	jsarray("warnings");
+	for (int i = 0; i < j->nwarn; i++) {
+		struct jwarn *w = &j->warn[i];
+
+		rbegin("warning", j);
+		out_cstr(&rb, "code", w->code);
+		out_cstr(&rb, "message", w->msg);
+		out_key(&rb, "profiles");
+		buf_addc(&rb, '[');
+		out_esc(&rb, ranks[w->a].profile, strlen(ranks[w->a].profile));
+		buf_addc(&rb, ',');
+		out_esc(&rb, ranks[w->b].profile, strlen(ranks[w->b].profile));
+		buf_addc(&rb, ']');
+		if (strcmp(w->code, "duplicate_rank") == 0)
+			out_i64(&rb, "rank", ranks[w->a].rankid);
+		else
+			out_null(&rb, "rank");
+		rput();
+	}
 
 	if (md) {
-		fprintf(md, "# Cluster %s: %d rank%s\n\n", mdt(j->name, 0), nr, nr == 1 ? "" : "s");
+		fprintf(md, "# Cluster %s: %d rank%s\n\n", mdt(j->name, 0), j->nids, j->nids == 1 ? "" : "s");
+		if (j->nids != nr)
+			fprintf(md, "%d profiles for %d ranks.\n\n", nr, j->nids);
+		for (int i = 0; i < j->nwarn; i++)
+			fprintf(md, "**Warning:** %s.\n\n", mdt(j->warn[i].msg, 0));
+		if (j->nwarn)
+			fprintf(md, "Confidence **low**: the figures across ranks rest on the profiles above.\n\n");
 		if (njob > 1)
 			fprintf(md, "The input held %d unrelated jobs (different parent directory or capture metadata); they are analysed apart, never merged.\n\n", njob);
 		if (nr - nkern > 0)
@@ -1564,6 +1701,7 @@ main(int argc, char **argv)
 		exit(EX_DATA);
 	}
 	makejobs(onejob);
+	dupcheck();
 	if (njob > 1 && !quiet)
 		warnmsg("%d unrelated jobs in the input (parent directory or capture metadata differ): analysed apart, not merged", njob);
 	/* Collectives grouped by job, group, step, op and occurrence. */
