@@ -22,25 +22,28 @@ def pctx: if . == null then "n/a" else "\((. * 1000 | round) / 10)%" end;
 # nothing and stays) and < > & are entities; a code span's fence is longer than any run
 # of backticks inside it.  In a table, cell escapes '|' (in code spans too).
 def hexd: "0123456789abcdef"[.:(. + 1)];
+# Every def below walks code points once: a name can be 64 KiB long.
 def ctl: if . == 10 then "\\n" elif . == 13 then "\\r" elif . == 9 then "\\t"
-	else "\\x" + ((. / 16 | floor) | hexd) + (. % 16 | hexd) end;
-def alnum: . != null and (. >= 48 and . <= 57) or (. >= 65 and . <= 90) or (. >= 97 and . <= 122) or . >= 128;
-def md: tostring | explode as $c | ($c | length) as $n |
-	[range(0; $n) as $i | $c[$i] as $x |
-	 if $x < 32 or $x == 127 then "\\" + ($x | ctl)
-	 elif $x == 60 then "&lt;" elif $x == 62 then "&gt;" elif $x == 38 then "&amp;"
-	 elif $x == 95 and ([$c[0:$i][] | select(. != 95)] | last | alnum) and
-	   (first($c[$i + 1:][] | select(. != 95)) // null | alnum) then "_"
-	 elif ([92, 96, 42, 95, 91, 93, 126] | any(. == $x)) or ($i == 0 and ([35, 43, 45, 61] | any(. == $x)))
-	 then "\\" + ([$x] | implode)
-	 else [$x] | implode end] | join("");
-def code: if . == null then "n/a" else tostring |
-	("`" * (([match("`+"; "g") | .length] | max // 0) + 1)) as $f |
-	(. == "" or test("^[` ]|[` ]$")) as $pad |
-	$f + (if $pad then " " else "" end) +
-	(explode | map(if . < 32 or . == 127 then ctl else [.] | implode end) | join("")) +
-	(if $pad then " " else "" end) + $f end;
-def cell: tostring | gsub("\\|"; "\\|") | gsub("\n"; " ");
+	else "\\x" + ((. / 16 | floor) | hexd) + (. % 16 | hexd) end | explode;
+def alnum: . != null and ((. >= 48 and . <= 57) or (. >= 65 and . <= 90) or (. >= 97 and . <= 122) or . >= 128);
+# Per code point, the last one that is no '_' at or before it.
+def lastword: [foreach .[] as $x (null; if $x == 95 then . else $x end)];
+def md: tostring | explode as $c | ($c | lastword) as $p | ($c | reverse | lastword | reverse) as $q |
+	[range(0; $c | length) as $i | $c[$i] as $x |
+	 if $x < 32 or $x == 127 then [92] + ($x | ctl)
+	 elif $x == 60 then [38, 108, 116, 59] elif $x == 62 then [38, 103, 116, 59]
+	 elif $x == 38 then [38, 97, 109, 112, 59]
+	 elif $x == 95 and ($p[$i] | alnum) and ($q[$i] | alnum) then [95]
+	 elif $x == 92 or $x == 96 or $x == 42 or $x == 95 or $x == 91 or $x == 93 or $x == 126 or
+	   ($i == 0 and ($x == 35 or $x == 43 or $x == 45 or $x == 61)) then [92, $x]
+	 else [$x] end | .[]] | implode;
+def code: if . == null then "n/a" else tostring | explode as $c |
+	([foreach $c[] as $x (0; if $x == 96 then . + 1 else 0 end)] | max // 0) as $run |
+	($c | length > 0 and (.[0] == 96 or .[0] == 32 or .[-1] == 96 or .[-1] == 32)) as $edge |
+	(if $edge or ($c | length) == 0 then [32] else [] end) as $pad |
+	([range(0; $run + 1) | 96]) as $f |
+	$f + $pad + [$c[] | if . < 32 or . == 127 then ctl[] else . end] + $pad + $f | implode end;
+def cell: tostring | explode | [.[] | if . == 124 then 92, 124 elif . == 10 then 32 else . end] | implode;
 def row: "| " + (map(cell) | join(" | ")) + " |";
 def table($head; $rows): ([$head | row, ($head | map("---") | row)] + ($rows | map(row))) | join("\n");
 def kern: if . == null then "(capture edge)"

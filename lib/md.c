@@ -29,19 +29,6 @@ alnum(unsigned char c)
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
 }
 
-/* Is the run of '_' around p[i] between two letters or digits? */
-static int
-inword(const unsigned char *p, size_t i)
-{
-	size_t a = i, z = i;
-
-	while (a > 0 && p[a - 1] == '_')
-		a--;
-	while (p[z] == '_')
-		z++;
-	return a > 0 && alnum(p[a - 1]) && alnum(p[z]);
-}
-
 void
 md_text(struct buf *b, const char *s, int cell)
 {
@@ -59,10 +46,21 @@ md_text(struct buf *b, const char *s, int cell)
 			buf_adds(b, "&gt;");
 		else if (c == '&')
 			buf_adds(b, "&amp;");
-		/* A run of '_' inside a word opens no emphasis: left as it is. */
-		else if (c == '_' && inword(p, i))
-			buf_addc(b, '_');
-		else if (strchr("\\`*_[]~", c) || (cell && c == '|') ||
+		else if (c == '_') {
+			/* A run of '_' inside a word opens no emphasis: left as it is. */
+			size_t z = i;
+			int keep;
+
+			while (p[z] == '_')
+				z++;
+			keep = i > 0 && alnum(p[i - 1]) && alnum(p[z]);
+			for (; i < z; i++) {
+				if (!keep)
+					buf_addc(b, '\\');
+				buf_addc(b, '_');
+			}
+			i--;
+		} else if (strchr("\\`*[]~", c) || (cell && c == '|') ||
 		    (i == 0 && strchr("#+-=", c))) {
 			buf_addc(b, '\\');
 			buf_addc(b, (char)c);
