@@ -709,7 +709,8 @@ putkernel(struct rin *r, const char *id, size_t idn)
 	size_t len = r->len;
 
 	ob.len = 0;
-	if (f && f->v >= r->norm.p && f->v < r->norm.p + r->norm.len) {
+	/* norm has no buffer until a record needed one (NULL + 0 is undefined). */
+	if (f && r->norm.p && f->v >= r->norm.p && f->v < r->norm.p + r->norm.len) {
 		line = r->norm.p;
 		len = r->norm.len;
 	}
