@@ -708,6 +708,8 @@ byprofile(const void *a, const void *b)
 	return c ? c : *(const int *)a - *(const int *)b;
 }
 
+static int quiet;		/* -q: the records and the report say it, stderr does not */
+
 static void
 jwarn(struct job *j, const char *code, int a, int b, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
@@ -720,7 +722,8 @@ jwarn(struct job *j, const char *code, int a, int b, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(m, sizeof m, fmt, ap);
 	va_end(ap);
-	warnmsg("%s", m);
+	if (!quiet)
+		warnmsg("%s", m);
 	j->warn = xreallocarray(j->warn, (size_t)j->nwarn + 1, sizeof *j->warn);
 	j->warn[j->nwarn++] = (struct jwarn){ code, xstrdup(m), a, b };
 }
@@ -1667,7 +1670,7 @@ int
 main(int argc, char **argv)
 {
 	const char *rulesf = NULL;
-	int c, onejob = 0, quiet = 0;
+	int c, onejob = 0;
 	struct aside mda, jsa;
 	FILE *jfp = NULL;
 
