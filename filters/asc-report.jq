@@ -28,7 +28,7 @@ def ctl: if . == 10 then "\\n" elif . == 13 then "\\r" elif . == 9 then "\\t"
 def alnum: . != null and ((. >= 48 and . <= 57) or (. >= 65 and . <= 90) or (. >= 97 and . <= 122) or . >= 128);
 # Per code point, the last one that is no '_' at or before it.
 def lastword: [foreach .[] as $x (null; if $x == 95 then . else $x end)];
-def md: tostring | explode as $c | ($c | lastword) as $p | ($c | reverse | lastword | reverse) as $q |
+def md: tostring | if test("[\\\\`*_\\[\\]~<>&#+=\\-[:cntrl:]]") | not then . else explode as $c | ($c | lastword) as $p | ($c | reverse | lastword | reverse) as $q |
 	[range(0; $c | length) as $i | $c[$i] as $x |
 	 if $x < 32 or $x == 127 then [92] + ($x | ctl)
 	 elif $x == 60 then [38, 108, 116, 59] elif $x == 62 then [38, 103, 116, 59]
@@ -36,14 +36,15 @@ def md: tostring | explode as $c | ($c | lastword) as $p | ($c | reverse | lastw
 	 elif $x == 95 and ($p[$i] | alnum) and ($q[$i] | alnum) then [95]
 	 elif $x == 92 or $x == 96 or $x == 42 or $x == 95 or $x == 91 or $x == 93 or $x == 126 or
 	   ($i == 0 and ($x == 35 or $x == 43 or $x == 45 or $x == 61)) then [92, $x]
-	 else [$x] end | .[]] | implode;
-def code: if . == null then "n/a" else tostring | explode as $c |
+	 else [$x] end | .[]] | implode end;
+def code: if . == null then "n/a" else tostring |
+	if test("[`[:cntrl:]]|^ | $|^$") | not then "`" + . + "`" else explode as $c |
 	([foreach $c[] as $x (0; if $x == 96 then . + 1 else 0 end)] | max // 0) as $run |
 	($c | length > 0 and (.[0] == 96 or .[0] == 32 or .[-1] == 96 or .[-1] == 32)) as $edge |
 	(if $edge or ($c | length) == 0 then [32] else [] end) as $pad |
 	([range(0; $run + 1) | 96]) as $f |
-	$f + $pad + [$c[] | if . < 32 or . == 127 then ctl[] else . end] + $pad + $f | implode end;
-def cell: tostring | explode | [.[] | if . == 124 then 92, 124 elif . == 10 then 32 else . end] | implode;
+	$f + $pad + [$c[] | if . < 32 or . == 127 then ctl[] else . end] + $pad + $f | implode end end;
+def cell: tostring | if test("[|\\n]") | not then . else explode | [.[] | if . == 124 then 92, 124 elif . == 10 then 32 else . end] | implode end;
 def row: "| " + (map(cell) | join(" | ")) + " |";
 def table($head; $rows): ([$head | row, ($head | map("---") | row)] + ($rows | map(row))) | join("\n");
 def kern: if . == null then "(capture edge)"
