@@ -15,6 +15,7 @@
 #include <jv.h>
 
 #include "dec.h"
+#include "md.h"
 #include "rec.h"
 #include "steprec.h"
 #include "util.h"
@@ -282,15 +283,11 @@ tletter(const char *t)
 	return '?';
 }
 
+/* A name as a code span (row() escapes '|' in table cells). */
 static const char *
 code(const char *s)
 {
-	static char ring[16][300];
-	static int i;
-
-	i = (i + 1) % 16;
-	snprintf(ring[i], sizeof ring[i], "`%s`", s);
-	return ring[i];
+	return mdc(s, 0);
 }
 
 static const char *
@@ -468,7 +465,7 @@ s1_config(void)
 {
 	jv cfg = get(P.profile, "config"), deg = get(P.profile, "degraded");
 	const char *path = gs(P.profile, "path");
-	char par[128] = "", ver[64];
+	char par[128] = "";
 	int np = 0;
 
 	pf("## 1. Configuration Context\n\n");
@@ -490,12 +487,14 @@ s1_config(void)
 	sep("ll");
 	row(2, "Profile", code(gs(P.profile, "profile")[0] ? gs(P.profile, "profile") : P.name));
 	row(2, "Path", path[0] ? code(path) : "unknown (no \"profile\" record)");
-	row(2, "Framework", gs(P.profile, "framework")[0] ? gs(P.profile, "framework") : "unknown");
-	row(2, "Profiler level", gs(cfg, "level")[0] ? gs(cfg, "level") : "unknown");
-	row(2, "Rank", gs(cfg, "rank")[0] ? gs(cfg, "rank") : "unknown");
-	snprintf(ver, sizeof ver, "%s / %s", gs(cfg, "cann_version")[0] ? gs(cfg, "cann_version") : "unknown",
-	    gs(cfg, "torch_npu_version")[0] ? gs(cfg, "torch_npu_version") : "unknown");
-	row(2, "CANN / torch_npu", ver);
+	row(2, "Framework", gs(P.profile, "framework")[0] ? mdt(gs(P.profile, "framework"), 0) : "unknown");
+	row(2, "Profiler level", gs(cfg, "level")[0] ? mdt(gs(cfg, "level"), 0) : "unknown");
+	row(2, "Rank", gs(cfg, "rank")[0] ? mdt(gs(cfg, "rank"), 0) : "unknown");
+	tb.len = 0;
+	buf_adds(&tb, gs(cfg, "cann_version")[0] ? mdt(gs(cfg, "cann_version"), 0) : "unknown");
+	buf_adds(&tb, " / ");
+	buf_adds(&tb, gs(cfg, "torch_npu_version")[0] ? mdt(gs(cfg, "torch_npu_version"), 0) : "unknown");
+	row(2, "CANN / torch_npu", tb.p);
 	if (gb(P.summary, "parallel_metadata") == 1) {
 		jv g = get(P.summary, "parallel_groups");
 
@@ -504,8 +503,9 @@ s1_config(void)
 			jv x = at(g, i);
 			char t[160];
 
-			snprintf(t, sizeof t, "%s%s %lld rank%s", i ? ", " : "", gs(x, "name"),
-			    (long long)gi(x, "ranks"), gi(x, "ranks") == 1 ? "" : "s");
+			buf_adds(&tb, i ? ", " : "");
+			buf_adds(&tb, mdt(gs(x, "name"), 0));
+			snprintf(t, sizeof t, " %lld rank%s", (long long)gi(x, "ranks"), gi(x, "ranks") == 1 ? "" : "s");
 			buf_adds(&tb, t);
 			jv_free(x);
 		}
@@ -626,14 +626,19 @@ commtext(struct buf *b, int bucketsonly)
 {
 	for (int i = 0; i < len(P.comms); i++) {
 		jv c = at(P.comms, i);
-		char t[256];
+		char t[160];
 
-		snprintf(t, sizeof t, "%s%lld `%s` (%s; %lld forward, %lld backward, %lld optimizer)",
-		    b->len ? "; " : "", (long long)gi(c, "kernels"), gs(c, "op"), gs(c, "role"),
-		    (long long)gi(c, "forward_kernels"), (long long)gi(c, "backward_kernels"),
+		snprintf(t, sizeof t, " (%s; %lld forward, %lld backward, %lld optimizer)",
+		    gs(c, "role"), (long long)gi(c, "forward_kernels"), (long long)gi(c, "backward_kernels"),
 		    (long long)gi(c, "optimizer_kernels"));
-		if (!bucketsonly || gi(c, "backward_kernels"))
+		if (!bucketsonly || gi(c, "backward_kernels")) {
+			char k[32];
+
+			snprintf(k, sizeof k, "%s%lld ", b->len ? "; " : "", (long long)gi(c, "kernels"));
+			buf_adds(b, k);
+			buf_adds(b, code(gs(c, "op")));
 			buf_adds(b, t);
+		}
 		jv_free(c);
 	}
 }
@@ -1236,7 +1241,7 @@ tree(jv t)
 				break;
 			}
 			pf("%s  %s %s  %s  [%s]%s\n", last ? " " : "│", q == j - 1 ? "└─" : "├─",
-			    gs(k, "name"), ms(gi(k, "dur_mean_ns")), streamlabel(gs(k, "stream")),
+			    mdv(gs(k, "name")), ms(gi(k, "dur_mean_ns")), mdv(streamlabel(gs(k, "stream"))),
 			    strcmp(gs(k, "class"), "compute") ? (strcmp(gs(k, "class"), "comm") ? " AI_CPU" : " comm") : "");
 			jv_free(k);
 		}
@@ -1279,9 +1284,7 @@ roletable(jv t, int top)
 
 			if (i)
 				buf_adds(&tb, ", ");
-			buf_adds(&tb, "`");
-			buf_adds(&tb, streamlabel(jv_string_value(s)));
-			buf_adds(&tb, "`");
+			buf_adds(&tb, code(streamlabel(jv_string_value(s))));
 			jv_free(s);
 		}
 		row(6, gs(r, "role"), num(gi(r, "kernels")), ms(gi(r, "wall_per_layer_ns")),
@@ -1325,7 +1328,7 @@ s6_sub(void)
 		for (int j = 0; j < len(an); j++) {
 			jv a = at(an, j);
 
-			pf("- %s\n", jv_string_value(a));
+			pf("- %s\n", mdt(jv_string_value(a), 0));
 			jv_free(a);
 		}
 		pf("\n");
@@ -1445,7 +1448,7 @@ diagram(jv best)
 	    tdisplay(gs(best, "layer_type")), ms(span), ms(span / WIDTH));
 	pf("```\n");
 	for (int l = 0; l < nl; l++) {
-		pf("%-28s │", names[l]);
+		pf("%-28s │", mdv(names[l]));
 		for (int c = 0; c < WIDTH; c++)
 			pf("%s", lanes[l][c] == 'x' ? "█" : lanes[l][c] == 'c' ? "▒" : lanes[l][c] == 'a' ? "░" : " ");
 		pf("│\n");
@@ -1930,7 +1933,7 @@ render(void)
 	train = strcmp(gs(P.summary, "phase"), "training") == 0;
 	determ = gb(P.summary, "layers_determinable") != 0 && strcmp(method, "none") != 0;
 	omitted();
-	pf("# Model Architecture Report: `%s`\n\n", dir);
+	pf("# Model Architecture Report: %s\n\n", code(dir));
 	pf("Reverse-engineered from the device kernels by asc-fia; rendered by asc-archmd. "
 	    "Times are exact, in milliseconds (ms) unless stated; shares in percent.\n\n");
 	headline();

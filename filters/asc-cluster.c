@@ -28,6 +28,7 @@
 #include <jv.h>
 
 #include "dec.h"
+#include "md.h"
 #include "rec.h"
 #include "rules.h"
 #include "util.h"
@@ -74,6 +75,7 @@ struct rank {
 	struct rstep *steps;
 	int	 nbw;
 	struct tbw *bw;
+	int	 seen;			/* its profile record was read */
 };
 
 struct cinst {
@@ -232,7 +234,9 @@ onprofile(struct rin *in, struct rank *r)
 	if (jv_get_kind(cfg) == JV_KIND_OBJECT) {
 		jv rk = jv_object_get(jv_copy(cfg), jv_string("rank"));
 
-		if (jv_get_kind(rk) == JV_KIND_NUMBER)
+		/* A rank id that is no int is no rank id (and no cast out of range). */
+		if (jv_get_kind(rk) == JV_KIND_NUMBER && jv_number_value(rk) >= 0 &&
+		    jv_number_value(rk) <= INT_MAX && jv_number_value(rk) == (int)jv_number_value(rk))
 			r->rankid = (int)jv_number_value(rk);
 		jv_free(rk);
 		jvs(cfg, "level", t[0], sizeof t[0]);
@@ -560,6 +564,14 @@ istype(const char *t, size_t n, const char *s)
 	return n == strlen(s) && memcmp(t, s, n) == 0;
 }
 
+/* Two profile records of one capture: same name, path and origin. */
+static int
+sameprofile(const struct rank *a, const struct rank *b)
+{
+	return strcmp(a->profile, b->profile) == 0 && a->origin == b->origin &&
+	    (a->path && b->path ? strcmp(a->path, b->path) == 0 : a->path == b->path);
+}
+
 static void
 readinput(const char *path, int file)
 {
@@ -620,6 +632,24 @@ readinput(const char *path, int file)
 			goto bad;
 		}
 		rk = findrank(file, prof, istype(t, tn, "profile"));
+		/* The same name again in one stream: another profile, or refused. */
+		if (rk && rk->seen && istype(t, tn, "profile")) {
+			int first = (int)(rk - ranks);	/* ranks moves as it grows */
+
+			rk = findrank(-1, prof, 1);
+			rk->file = file;
+			onprofile(&in, rk);
+			if (sameprofile(&ranks[first], rk)) {
+				snprintf(in.err, sizeof in.err, "profile %.120s a second time (same path and origin): one profile given twice",
+				    prof);
+				free(prof);
+				goto bad;
+			}
+			rk->seen = 1;
+			rk->input = xstrdup(path);
+			free(prof);
+			continue;
+		}
 		free(prof);
 		if (rk == NULL) {
 			snprintf(in.err, sizeof in.err, "record of a profile before its \"profile\" record");
@@ -627,6 +657,7 @@ readinput(const char *path, int file)
 		}
 		if (istype(t, tn, "profile")) {
 			onprofile(&in, rk);
+			rk->seen = 1;
 			if (rk->input == NULL)
 				rk->input = xstrdup(path);
 		} else if (istype(t, tn, "step_metrics"))
@@ -658,6 +689,16 @@ struct job {
 	char	*name;
 	int	 nr;
 	int	*r;			/* rank indexes, by rank id */
+	int	 nids;			/* distinct ranks: a rank id held twice counts once */
+	int	 nwarn;
+	struct jwarn *warn;
+};
+
+/* Two profiles of a job that share a name or a rank id. */
+struct jwarn {
+	const char *code;		/* duplicate_profile, duplicate_rank */
+	char	*msg;
+	int	 a, b;			/* rank indexes */
 };
 static struct job *jobs;
 static int njob;
@@ -707,6 +748,78 @@ makejobs(int onejob)
 	}
 	for (int j = 0; j < njob; j++)
 		qsort(jobs[j].r, (size_t)jobs[j].nr, sizeof *jobs[j].r, byrankid);
+}
+
+static int
+byprofile(const void *a, const void *b)
+{
+	const struct rank *x = &ranks[*(const int *)a], *y = &ranks[*(const int *)b];
+	int c = strcmp(x->profile, y->profile);
+
+	return c ? c : *(const int *)a - *(const int *)b;
+}
+
+static int quiet;		/* -q: the records and the report say it, stderr does not */
+
+static void
+jwarn(struct job *j, const char *code, int a, int b, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void
+jwarn(struct job *j, const char *code, int a, int b, const char *fmt, ...)
+{
+	va_list ap;
+	char m[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof m, fmt, ap);
+	va_end(ap);
+	if (!quiet)
+		warnmsg("%s", m);
+	j->warn = xreallocarray(j->warn, (size_t)j->nwarn + 1, sizeof *j->warn);
+	j->warn[j->nwarn++] = (struct jwarn){ code, xstrdup(m), a, b };
+}
+
+/*
+ * Nothing merged or counted twice without a word: the same profile from
+ * two inputs is refused; two profiles of one name, or of one rank id, in
+ * a job are both kept and said, and the rank counts once.
+ */
+static void
+dupcheck(void)
+{
+	for (int j = 0; j < njob; j++) {
+		struct job *jb = &jobs[j];
+		int *o = xmalloc((size_t)jb->nr * sizeof *o);
+
+		memcpy(o, jb->r, (size_t)jb->nr * sizeof *o);
+		qsort(o, (size_t)jb->nr, sizeof *o, byprofile);
+		for (int i = 1; i < jb->nr; i++) {
+			struct rank *a = &ranks[o[i - 1]], *b = &ranks[o[i]];
+
+			if (strcmp(a->profile, b->profile) != 0)
+				continue;
+			if (sameprofile(a, b)) {
+				warnmsg("%s: profile %s is already in %s (same path and origin): one profile given twice",
+				    dispname(b->input), b->profile, dispname(a->input));
+				exit(EX_DATA);
+			}
+			jwarn(jb, "duplicate_profile", o[i - 1], o[i],
+			    "job %s: two profiles named %s (from %s and %s, other path or origin): both are analysed, apart",
+			    jb->name, a->profile, dispname(a->input), dispname(b->input));
+		}
+		free(o);
+		jb->nids = jb->nr;
+		for (int i = 1; i < jb->nr; i++) {
+			struct rank *a = &ranks[jb->r[i - 1]], *b = &ranks[jb->r[i]];
+
+			if (a->rankid < 0 || a->rankid != b->rankid)
+				continue;
+			jb->nids--;
+			jwarn(jb, "duplicate_rank", jb->r[i - 1], jb->r[i],
+			    "job %s: rank %d is held by two profiles (%s and %s): counted once, both shown; the cross-rank figures are unsure",
+			    jb->name, a->rankid, a->profile, b->profile);
+		}
+	}
 }
 
 /* ---- output helpers ---- */
@@ -783,7 +896,7 @@ jsarray(const char *name)
 static const char *
 hd(int64_t ns, char *t)
 {
-	double a = (double)(ns < 0 ? -ns : ns);
+	double a = ns < 0 ? -(double)ns : (double)ns;	/* -INT64_MIN overflows */
 
 	if (ns == UNSET)
 		return strcpy(t, "—");
@@ -1115,7 +1228,7 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 
 	/* The job. */
 	rbegin("job", j);
-	out_i64(&rb, "ranks", nr);
+	out_i64(&rb, "ranks", j->nids);
 	out_key(&rb, "profiles");
 	buf_addc(&rb, '[');
 	for (int i = 0; i < nr; i++) {
@@ -1129,10 +1242,38 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 	out_i64(&rb, "ranks_from_kernels", nkern);
 	out_i64(&rb, "ranks_from_step_trace", nr - nkern);
 	out_i64(&rb, "jobs_in_input", njob);
+	/* A rank held twice: which profile is the rank is not known. */
+	out_cstr(&rb, "confidence", j->nwarn ? "low" : "high");
+	out_i64(&rb, "warnings", j->nwarn);
 	rput();
+	jsarray("warnings");
+	for (int i = 0; i < j->nwarn; i++) {
+		struct jwarn *w = &j->warn[i];
+
+		rbegin("warning", j);
+		out_cstr(&rb, "code", w->code);
+		out_cstr(&rb, "message", w->msg);
+		out_key(&rb, "profiles");
+		buf_addc(&rb, '[');
+		out_esc(&rb, ranks[w->a].profile, strlen(ranks[w->a].profile));
+		buf_addc(&rb, ',');
+		out_esc(&rb, ranks[w->b].profile, strlen(ranks[w->b].profile));
+		buf_addc(&rb, ']');
+		if (strcmp(w->code, "duplicate_rank") == 0)
+			out_i64(&rb, "rank", ranks[w->a].rankid);
+		else
+			out_null(&rb, "rank");
+		rput();
+	}
 
 	if (md) {
-		fprintf(md, "# Cluster %s: %d rank%s\n\n", j->name, nr, nr == 1 ? "" : "s");
+		fprintf(md, "# Cluster %s: %d rank%s\n\n", mdt(j->name, 0), j->nids, j->nids == 1 ? "" : "s");
+		if (j->nids != nr)
+			fprintf(md, "%d profiles for %d ranks.\n\n", nr, j->nids);
+		for (int i = 0; i < j->nwarn; i++)
+			fprintf(md, "**Warning:** %s.\n\n", mdt(j->warn[i].msg, 0));
+		if (j->nwarn)
+			fprintf(md, "Confidence **low**: the figures across ranks rest on the profiles above.\n\n");
 		if (njob > 1)
 			fprintf(md, "The input held %d unrelated jobs (different parent directory or capture metadata); they are analysed apart, never merged.\n\n", njob);
 		if (nr - nkern > 0)
@@ -1257,9 +1398,9 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 			}
 			rname(r, n);
 			if (rel)
-				fprintf(md, "| [%s](%s) ", n, rel);
+				fprintf(md, "| [%s](%s) ", mdt(n, 1), mdu(rel));
 			else
-				fprintf(md, "| %s ", n);
+				fprintf(md, "| %s ", mdt(n, 1));
 			free(rel);
 			fprintf(md, "| %s | %s | %s | %s | %s | %s | %s |\n",
 			    hd(rmean(r, D_SERVICE), t1), hd(rmean(r, D_COMPUTE), t2),
@@ -1350,7 +1491,7 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 				    hd(med[d], t1), hd(mn, t2), hd(mx, t3),
 				    range >= 0 ? (snprintf(t4, sizeof t4, "%.3f", range), t4) : "—",
 				    range > rules_num("cluster.msprof_range_ratio") ? "slow" : "ok",
-				    nslow ? names.p : "none");
+				    nslow ? mdt(names.p, 1) : "none");
 			buf_free(&names);
 		}
 		jsarray("slow_ranks");
@@ -1546,7 +1687,8 @@ skip:
 		rput();
 		if (md)
 			fprintf(md, "\n## Late rank: %s\n\n%s is the last to arrive at %d of %zu collectives with a skew of at least %g µs; the others wait %s for it in all.\n\n%s.\n\nCause: %s.\n",
-			    rname(r, nm), rname(r, t5), latecount[ri], nsig, skew_min / 1000, hd(tot, t1), chain, cause);
+			    mdt(rname(r, nm), 0), mdt(rname(r, t5), 0), latecount[ri], nsig, skew_min / 1000, hd(tot, t1),
+			    mdt(chain, 0), cause);
 		addreco(w->delay, "%s arrives %s late at its first late collective (%d of %zu): %s; every rank of its group waits for it.",
 		    rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, cause);
 	}
@@ -1567,8 +1709,8 @@ skip:
 
 			for (size_t i = 0; i < sorted[k].n; i++)
 				kern += (size_t)ci[i].from_kernel;
-			fprintf(md, "| %s | %s | %zu | %s | %s | %s | %s |\n", ci->op, ci->step,
-			    sorted[k].n, hd(sorted[k].skew, t1), rname(&ranks[sorted[k].late], nm),
+			fprintf(md, "| %s | %s | %zu | %s | %s | %s | %s |\n", mdt(ci->op, 1), mdt(ci->step, 1),
+			    sorted[k].n, hd(sorted[k].skew, t1), mdt(rname(&ranks[sorted[k].late], nm), 1),
 			    hd(sorted[k].caused, t2), srcname(kern, sorted[k].n));
 		}
 		free(sorted);
@@ -1661,7 +1803,8 @@ skip:
 						    rules_num("cluster.slow_link_fraction"));
 					head = 1;
 					fprintf(md, "| %s | %s | %s | %s | %.3g GB/s | %.3g GB/s | %s |\n",
-					    rname(&ranks[l->rank], nm), l->link, l->transport, l->cls, lbw, m, hd(stake, t1));
+					    mdt(rname(&ranks[l->rank], nm), 1), mdt(l->link, 1), mdt(l->transport, 1),
+					    mdt(l->cls, 1), lbw, m, hd(stake, t1));
 				}
 				addreco(stake, "%s: link %s (%s, %s) runs at %.3g GB/s against a median of %.3g GB/s: check that link (cabling, HCCS/RDMA port, HCCL_ALGO / HCCL_RDMA_TC settings).",
 				    rname(&ranks[l->rank], nm), l->link, l->transport, l->cls, lbw, m);
@@ -1686,7 +1829,7 @@ skip:
 		out_cstr(&rb, "text", recos[k].text);
 		rput();
 		if (md)
-			fprintf(md, "%d. P%d (%s): %s\n", k + 1, k, hd(recos[k].stake, t1), recos[k].text);
+			fprintf(md, "%d. P%d (%s): %s\n", k + 1, k, hd(recos[k].stake, t1), mdt(recos[k].text, 0));
 	}
 	if (md && nreco == 0)
 		fprintf(md, "No rank, collective or link stands out across the job.\n");
@@ -1700,7 +1843,11 @@ skip:
 static void
 mkoutdir(const char *d)
 {
-	if (mkdir(d, 0750) != 0 && errno != EEXIST)
+	/* 0750 whatever the umask, as the other outputs; one that exists is left as it is. */
+	if (mkdir(d, 0750) == 0) {
+		if (chmod(d, 0750) != 0)
+			dieerr("%s", d);
+	} else if (errno != EEXIST)
 		dieerr("%s", d);
 }
 
@@ -1721,7 +1868,7 @@ int
 main(int argc, char **argv)
 {
 	const char *rulesf = NULL;
-	int c, onejob = 0, quiet = 0;
+	int c, onejob = 0;
 	struct aside mda, jsa;
 	FILE *jfp = NULL;
 
@@ -1756,6 +1903,7 @@ main(int argc, char **argv)
 		exit(EX_DATA);
 	}
 	makejobs(onejob);
+	dupcheck();
 	if (njob > 1 && !quiet)
 		warnmsg("%d unrelated jobs in the input (parent directory or capture metadata differ): analysed apart, not merged", njob);
 	/* Collectives grouped by job, group, step, op and occurrence. */

@@ -593,7 +593,8 @@ streamid(const struct rfield *f)
 {
 	const char *v = f ? f->v : "null";
 	size_t n = f ? f->vlen : 4;
-	const char *p = S.streams.p, *e = S.streams.p + S.streams.len;
+	/* No stream yet: no buffer, and NULL + 0 is undefined. */
+	const char *p = S.streams.p, *e = p ? p + S.streams.len : p;
 	int i = 0;
 
 	while (p && p < e) {

@@ -16,8 +16,35 @@ def dur: if . == null then "n/a"
 	elif . == 0 then "0"
 	else "\(. * 1000 | sig3) µs" end;
 def pctx: if . == null then "n/a" else "\((. * 1000 | round) / 10)%" end;
-def code: if . == null then "n/a" else "`\(tostring | gsub("`"; "'"))`" end;
-def cell: tostring | gsub("\\|"; "\\|") | gsub("\n"; " ");
+# Names are data: a viewer shows them as they are, whatever they hold.  A
+# control character is written \n, \r, \t or \xHH; in text, Markdown
+# punctuation is backslash-escaped (a run of '_' inside a word opens
+# nothing and stays) and < > & are entities; a code span's fence is longer than any run
+# of backticks inside it.  In a table, cell escapes '|' (in code spans too).
+def hexd: "0123456789abcdef"[.:(. + 1)];
+# Every def below walks code points once: a name can be 64 KiB long.
+def ctl: if . == 10 then "\\n" elif . == 13 then "\\r" elif . == 9 then "\\t"
+	else "\\x" + ((. / 16 | floor) | hexd) + (. % 16 | hexd) end | explode;
+def alnum: . != null and ((. >= 48 and . <= 57) or (. >= 65 and . <= 90) or (. >= 97 and . <= 122) or . >= 128);
+# Per code point, the last one that is no '_' at or before it.
+def lastword: [foreach .[] as $x (null; if $x == 95 then . else $x end)];
+def md: tostring | if test("[\\\\`*_\\[\\]~<>&#+=\\-[:cntrl:]]") | not then . else explode as $c | ($c | lastword) as $p | ($c | reverse | lastword | reverse) as $q |
+	[range(0; $c | length) as $i | $c[$i] as $x |
+	 if $x < 32 or $x == 127 then [92] + ($x | ctl)
+	 elif $x == 60 then [38, 108, 116, 59] elif $x == 62 then [38, 103, 116, 59]
+	 elif $x == 38 then [38, 97, 109, 112, 59]
+	 elif $x == 95 and ($p[$i] | alnum) and ($q[$i] | alnum) then [95]
+	 elif $x == 92 or $x == 96 or $x == 42 or $x == 95 or $x == 91 or $x == 93 or $x == 126 or
+	   ($i == 0 and ($x == 35 or $x == 43 or $x == 45 or $x == 61)) then [92, $x]
+	 else [$x] end | .[]] | implode end;
+def code: if . == null then "n/a" else tostring |
+	if test("[`[:cntrl:]]|^ | $|^$") | not then "`" + . + "`" else explode as $c |
+	([foreach $c[] as $x (0; if $x == 96 then . + 1 else 0 end)] | max // 0) as $run |
+	($c | length > 0 and (.[0] == 96 or .[0] == 32 or .[-1] == 96 or .[-1] == 32)) as $edge |
+	(if $edge or ($c | length) == 0 then [32] else [] end) as $pad |
+	([range(0; $run + 1) | 96]) as $f |
+	$f + $pad + [$c[] | if . < 32 or . == 127 then ctl[] else . end] + $pad + $f | implode end end;
+def cell: tostring | if test("[|\\n]") | not then . else explode | [.[] | if . == 124 then 92, 124 elif . == 10 then 32 else . end] | implode end;
 def row: "| " + (map(cell) | join(" | ")) + " |";
 def table($head; $rows): ([$head | row, ($head | map("---") | row)] + ($rows | map(row))) | join("\n");
 def kern: if . == null then "(capture edge)"
@@ -44,16 +71,16 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 # The groups with their size and role, as a table (or nothing).
 (if ($CG | map(select((.ops // 0) > 0)) | length) == 0 then "" else
  table(["group", "role", "ranks", "ops", "elapsed", "not under compute", "role from"];
-   ($CG | map(select((.ops // 0) > 0)) | .[0:8] | map([(.group | tostring | .[0:12] | code), (.role // "—"), (.size // "?" | tostring),
-     "\(.ops) \(.ops_kind)", (.elapsed_ms | dur), (if .exposed_ms == null then "n/a" else .exposed_ms | dur end), (.role_from // "—")]))) +
+   ($CG | map(select((.ops // 0) > 0)) | .[0:8] | map([(.group | tostring | .[0:12] | code), (.role // "—" | md), (.size // "?" | tostring),
+     "\(.ops) \(.ops_kind)", (.elapsed_ms | dur), (if .exposed_ms == null then "n/a" else .exposed_ms | dur end), (.role_from // "—" | md)]))) +
  "\n\nTimes are totals over the capture's steps; each profile holds one rank of each group.\n" end) as $GROUPS |
 (($S | length) > 0 and $S[0].breakdown_source == "step_trace") as $STONLY |
 ($rules.verdict.report_max_steps) as $MAXSTEPS |
 
 [
-"# Anomaly report: \($P.profile // "?")",
+"# Anomaly report: \($P.profile // "?" | md)",
 "",
-"\($P.path // "n/a" | code): \($P.framework // "n/a") \($P.source // "") export, level \($P.config.level // "unknown"); " +
+"\($P.path // "n/a" | code): \($P.framework // "n/a" | md) \($P.source // "" | md) export, level \($P.config.level // "unknown" | md); " +
 "\($P.counts.kernel // 0) kernels, \($P.counts.host // 0) host events, \($S | length) step(s)" +
 (if ($P.counts.rejected // 0) > 0 then ", \($P.counts.rejected) rows rejected" else "" end) +
 ". Confidence **\($A.confidence)**; evidence gaps: \(if ($A.evidence_gaps | length) == 0 then "none" else ($A.evidence_gaps | map(code) | join(", ")) end).",
@@ -64,7 +91,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  elif $A.hidden_issue_present then
    "**Severity \($A.severity).** " +
    (if ($R | length) > 0 and $R[0].time_at_stake_ms != null then
-     ($R | map(select(.time_at_stake_ms != null and (.share_of_step // 0) >= 0.05)) | .[0:3] | map(.headline) | join(" "))
+     ($R | map(select(.time_at_stake_ms != null and (.share_of_step // 0) >= 0.05)) | .[0:3] | map(.headline | md) | join(" "))
     else "The device idles or communicates where it should compute." end)
  else "**No hidden issue.** The device is fed (underfeed \($DG.underfeed_ratio_avg | pctx)) and communication is hidden behind compute." end),
 "",
@@ -95,31 +122,31 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  table(["#", "priority", "at stake per step", "recommendation"];
    ($R | map([.id, .priority,
      (if .time_at_stake_ms == null then "—" else "\(.time_at_stake_ms | dur) (\(.share_of_step | pctx))" end),
-     .text + (if .evidence_gap != null then " *(missing: \(.evidence_gap))*" else "" end)])))
+     (.text | md) + (if .evidence_gap != null then " *(missing: \(.evidence_gap | md))*" else "" end)])))
  end),
 (if ($A.notes // [] | length) == 0 then "" else
- "\nNotes (how not to misread the figures):\n\n" + ($A.notes[0:3] | map("- \(.text)") | join("\n")) +
+ "\nNotes (how not to misread the figures):\n\n" + ($A.notes[0:3] | map("- \(.text | md)") | join("\n")) +
  (if ($A.notes | length) > 3 then "\n- (\($A.notes | length - 3) more in the JSON)" else "" end) end),
 "",
 (if $CT != null then
  "## Communication\n\n" + $GROUPS + "\n" +
- "From the HCCL tasks (\($CT.source)): \($CT.ops) op instance(s) over \($CT.steps) step(s). Each op's elapsed time is split into moving data (any transfer task running), waiting (a Notify_Wait running, given to the peer whose wait ends last) and the rest; the parts add up to the op's elapsed time. Per step: ops \($CT.elapsed_ms | dur), moving data \($CT.transfer_ms | dur), waiting \($CT.wait_ms | dur), rest \($CT.rest_ms | dur); not under compute \($CT.exposed_ms | dur), of which waiting \($CT.exposed_wait_ms | dur).\n\n" +
- ($CT.groups | map("Group \(.group | tostring | code): \(if .size == null then "size unknown" else "\(.size) ranks (from \(.size_from))" end), this input holds \(.ranks_in_input) (rank \(.rank // "?")).") | join("\n")) + "\n\n" +
+ "From the HCCL tasks (\($CT.source | md)): \($CT.ops) op instance(s) over \($CT.steps) step(s). Each op's elapsed time is split into moving data (any transfer task running), waiting (a Notify_Wait running, given to the peer whose wait ends last) and the rest; the parts add up to the op's elapsed time. Per step: ops \($CT.elapsed_ms | dur), moving data \($CT.transfer_ms | dur), waiting \($CT.wait_ms | dur), rest \($CT.rest_ms | dur); not under compute \($CT.exposed_ms | dur), of which waiting \($CT.exposed_wait_ms | dur).\n\n" +
+ ($CT.groups | map("Group \(.group | tostring | code): \(if .size == null then "size unknown" else "\(.size) ranks (from \(.size_from | md))" end), this input holds \(.ranks_in_input) (rank \(.rank // "?")).") | join("\n")) + "\n\n" +
  table(["peer rank", "group", "waited per step", "not under compute", "in this input"];
    ($CT.peers[0:5] | map([(.rank | tostring), (.group | tostring | .[0:12] | code), (.wait_ms | dur), (.exposed_wait_ms | dur), (if .in_input then "yes" else "no" end)]))) +
  (if ($CT.peers | length) > 5 then "\n\n(the 5 longest waits of \($CT.peers | length); all are in the JSON)" else "" end) +
- (if $CT.comm_json_wait_ms != null then "\n\nCross-check: the comm records (\($COMM.source // "communication.json")) count \($CT.comm_json_wait_ms | dur) of wait and \($CT.comm_json_transit_ms | dur) of transit per step for the same ops; the figures above are the tasks'." else "" end) + "\n"
+ (if $CT.comm_json_wait_ms != null then "\n\nCross-check: the comm records (\($COMM.source // "communication.json" | md)) count \($CT.comm_json_wait_ms | dur) of wait and \($CT.comm_json_transit_ms | dur) of transit per step for the same ops; the figures above are the tasks'." else "" end) + "\n"
  elif $COMM == null then
    (if ($A.evidence_gaps | index(["no_comm_records"])) then "## Communication\n\nThe capture has communication but no communication.json or COMMUNICATION_OP: the wait / transit split and bandwidth cannot be judged.\n" else "" end)
  else
  "## Communication\n\n" + $GROUPS + "\n" +
- "From \($COMM.source), \($COMM.records) records over \($COMM.steps) step(s); the capture holds no HCCL tasks, so the ops' time is not split exactly. Per step: waiting for peers \($COMM.wait_ms / $COMM.steps | dur), transit \($COMM.transit_ms / $COMM.steps | dur) (summed over links: the two need not add up to the ops' time).\n\n" +
+ "From \($COMM.source | md), \($COMM.records) records over \($COMM.steps) step(s); the capture holds no HCCL tasks, so the ops' time is not split exactly. Per step: waiting for peers \($COMM.wait_ms / $COMM.steps | dur), transit \($COMM.transit_ms / $COMM.steps | dur) (summed over links: the two need not add up to the ops' time).\n\n" +
  table(["op (kind)", "group", "calls", "elapse", "wait", "transit", "bandwidth", "tags"];
    ($COMM.ops[0:4] | map([
-     "\(.op | code) (\(.kind))", (.group | tostring | .[0:12] | code), .calls,
+     "\(.op | code) (\(.kind | md))", (.group | tostring | .[0:12] | code), .calls,
      (.elapse_ms | dur), "\(.wait_ms | dur) (ratio \(.wait_ratio // "n/a" | if type == "number" then (. * 100 | round) / 100 else . end))", (.transit_ms | dur),
      (.bandwidth | to_entries | map(select(.key != "SDMA" or (.value.size_mb > 0 and length == 1))) |
-       map("\(.key) \(.value.bandwidth_gbps // 0 | sig3) GB/s") | .[0:2] | join(", ") | if . == "" then "n/a" else . end),
+       map("\(.key | md) \(.value.bandwidth_gbps // 0 | sig3) GB/s") | .[0:2] | join(", ") | if . == "" then "n/a" else . end),
      (.tags | join(", "))]))) +
  (if ($COMM.ops | length) > 4 then "\n\n(the 4 longest of \($COMM.ops | length) op groups; all are in the JSON)" else "" end) + "\n"
  end),
@@ -143,7 +170,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
     ($TOP | map(. as $b | [
       ($b.bubble_id | code), ($b.duration_ms | dur),
       ($b.candidate_labels | join(", ")) + (if $b.capture_artefact then " (capture edge)" else "" end),
-      (($b.host_causes // {}) | to_entries | sort_by(-.value) | .[0:2] | map("\(.key) \(.value | dur)") | join(", ") | if . == "" then "—" else . end),
+      (($b.host_causes // {}) | to_entries | sort_by(-.value) | .[0:2] | map("\(.key | md) \(.value | dur)") | join(", ") | if . == "" then "—" else . end),
       # the chain of the window's main cause, else its top host op
       (($b.host_chains // []) | map(select((.chain | length) > 0)) | .[0]) as $c |
       (if $c != null then ($c.chain | join(" → ") | code) + (if $c.frame then " at \($c.frame | code)" else "" end)
@@ -165,7 +192,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  (if ($S | length) > $MAXSTEPS then $worst[0:10] else $S end) as $shown |
  (if ($S | length) > $MAXSTEPS then "The 10 longest of \($S | length) steps (service \($DG.stats.service_ms.min | dur) to \($DG.stats.service_ms.max | dur) in the dominant group; every step is in the JSON):\n\n" else "" end) +
  table(["step", "group", "service", "compute", "comm exposed", "free", "preparing", "tags"];
-   ($shown | map([.step_id, .group_id, (.service_ms | dur), (.compute_ms | dur), (.comm_exposed_ms | dur),
+   ($shown | map([(.step_id | md), (.group_id | md), (.service_ms | dur), (.compute_ms | dur), (.comm_exposed_ms | dur),
      (.free_ms | dur), (.preparing_ms | dur), (.anomaly_tags | join(", "))]))) + "\n" end),
 (if ($TN | length) == 0 or $STONLY then "" else
  ($TN | map(.torch_npu_step_trace as $t | .step_id as $id |
@@ -178,7 +205,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  else
    "Cross-check with torch_npu's step_trace_time.csv, ours − theirs in µs, the steps that differ by more than 1 µs:\n\n" +
    table(["step", "compute", "comm not overlapped", "overlapped", "free", "preparing", "busy union"];
-     ($X | map(select(.worst > 1)) | sort_by(-.worst) | .[0:10] | map([.step] + (.d | map(n))))) + "\n"
+     ($X | map(select(.worst > 1)) | sort_by(-.worst) | .[0:10] | map([.step | md] + (.d | map(n))))) + "\n"
  end end),
 (($ALL.structure_drilldown // [])[0] // null) as $DD |
 (if $DD == null or (($ALL.structure // []) | length) == 0 then "" else
@@ -186,7 +213,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  "## Structure of step \($DD.step_id | code)\n\n" +
  "\($DD.structures) structures (\($DD.selection)); bubbles sit **\($DD.bubbles_at)** (at boundaries \($DD.boundary_bubble_total_ms | dur), inside structures \($DD.inside_bubble_total_ms | dur)).\n\n" +
  table(["structure", "type", "kernels", "wall", "busy union", "kernel sum", "total cost", "bubbles inside"];
-   ($STR | map([(.structure_id | code), "\(.structure_type // "") \(.kind // "")", .kernels, (.wall_ms | dur), (.busy_union_ms | dur),
+   ($STR | map([(.structure_id | code), "\(.structure_type // "" | md) \(.kind // "" | md)", .kernels, (.wall_ms | dur), (.busy_union_ms | dur),
      (.kernel_sum_ms | dur), (.total_cost_ms | dur), (.internal_bubble_total_ms | dur)]))) + "\n" end),
 "## Top ops",
 "",
@@ -194,7 +221,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  if ($OPS | length) == 0 and ((.op_stat // []) | length) > 0 then
  "Only op_statistic.csv (aggregate, no timestamps): no bubble can be measured from it. Its top op types by total time:\n\n" +
  table(["op type", "core type", "count", "total", "avg"];
-   (.op_stat | sort_by(-(.total_us // 0)) | .[0:10] | map([(.op_type | code), (.core_type // "n/a"), .count, ((.total_us // 0) / 1000 | dur), ((.avg_us // 0) / 1000 | dur)])))
+   (.op_stat | sort_by(-(.total_us // 0)) | .[0:10] | map([(.op_type | code), (.core_type // "n/a" | md), .count, ((.total_us // 0) / 1000 | dur), ((.avg_us // 0) / 1000 | dur)])))
  elif ($OPS | length) == 0 then "No op records in the stream (run asc-ops)." else
  ($OPS | sort_by(-(.total_cost_ns // 0)) | .[0:5]) as $bycost |
  ($OPS | sort_by(-(.dur_total_ns // 0)) | .[0:5]) as $bydur |

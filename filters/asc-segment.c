@@ -104,7 +104,8 @@ nth(struct buf *b, const struct buf *l, int n)
 static int
 intern(struct buf *l, int *n, const char *v, size_t len)
 {
-	const char *p = l->p, *e = l->p + l->len;
+	/* An empty list has no buffer: NULL + 0 is undefined. */
+	const char *p = l->p, *e = p ? p + l->len : p;
 	int i = 0;
 
 	while (p && p < e) {

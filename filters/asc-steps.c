@@ -316,7 +316,8 @@ step_add(const struct sr_kern *k)
 	else
 		tc_add(&s->tt, "N/A", 3, 1);
 	if (k->stream) {
-		const char *p = s->streams.p, *e = p + s->streams.len;
+		/* No stream yet: no buffer, and NULL + 0 is undefined. */
+		const char *p = s->streams.p, *e = p ? p + s->streams.len : p;
 		int found = 0;
 
 		while (p < e && !found) {
@@ -708,7 +709,8 @@ putkernel(struct rin *r, const char *id, size_t idn)
 	size_t len = r->len;
 
 	ob.len = 0;
-	if (f && f->v >= r->norm.p && f->v < r->norm.p + r->norm.len) {
+	/* norm has no buffer until a record needed one (NULL + 0 is undefined). */
+	if (f && r->norm.p && f->v >= r->norm.p && f->v < r->norm.p + r->norm.len) {
 		line = r->norm.p;
 		len = r->norm.len;
 	}

@@ -143,6 +143,22 @@ out:
 }
 #endif
 
+/*
+ * A regular file is 0640 whatever the umask, as every output of asc; one
+ * of another owner that we may write keeps its mode.
+ */
+static void
+regular_0640(int fd, const char *path)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		dieerr("%s", path);
+	if (S_ISREG(st.st_mode) && (st.st_mode & 07777) != 0640 &&
+	    fchmod(fd, 0640) != 0 && errno != EPERM)
+		dieerr("%s", path);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -162,8 +178,9 @@ main(int argc, char *argv[])
 	name[nout++] = "stdout";
 	for (int i = 0; i < argc; i++) {
 		/* O_CREAT | O_TRUNC as tee; a FIFO opens for a reader. */
-		if ((fd[nout] = open(argv[i], O_WRONLY | O_CREAT | O_TRUNC, 0666)) < 0)
+		if ((fd[nout] = open(argv[i], O_WRONLY | O_CREAT | O_TRUNC, 0640)) < 0)
 			dieerr("%s", argv[i]);
+		regular_0640(fd[nout], argv[i]);
 		name[nout++] = argv[i];
 	}
 	pipe_widen(0);

@@ -665,17 +665,26 @@ run(struct rin *r, int pass)
 }
 
 /*
- * --merge: copy the original trace's events, unparsed, one element at a
- * time (the only memory), noting the device's pid from its process_name
- * metadata; the overlay is appended to the same array.
+ * --merge: copy the original trace's events one element at a time (the
+ * only memory), noting the device's pid from its process_name metadata;
+ * the overlay is appended to the same array.  Every byte is read as JSON
+ * and what is written is JSON whatever the input holds: control
+ * characters and invalid UTF-8 in strings are escaped (U+FFFD for a bad
+ * sequence), NaN and Infinity (Python's json writes them) become null, and
+ * anything else that is not JSON, bytes after the trace and a second
+ * "traceEvents" are refused with FILE@BYTE.
  */
+#define MAXDEPTH	512
+
 struct copier {
 	int		 fd;
 	const char	*name;
 	char		*b;
 	size_t		 pos, len;
+	uint64_t	 off;		/* bytes read before b[pos] */
 	int		 object;	/* {"traceEvents":[...]} */
-	unsigned long	 elements;
+	unsigned long	 elements, escaped, nonnum;
+	struct buf	 tail;		/* the object after the array */
 };
 
 static int
@@ -694,7 +703,37 @@ cgetc(struct copier *c)
 		c->pos = 0;
 		c->len = (size_t)n;
 	}
+	c->off++;
 	return (unsigned char)c->b[c->pos++];
+}
+
+/* Give back the byte just read (always in the buffer still). */
+static void
+cunget(struct copier *c, int ch)
+{
+	if (ch != EOF) {
+		c->pos--;
+		c->off--;
+	}
+}
+
+static void cbad(struct copier *, uint64_t, const char *) __attribute__((noreturn));
+
+static void
+cbad(struct copier *c, uint64_t at, const char *msg)
+{
+	warnmsg("%s@%" PRIu64 ": %s", c->name, at, msg);
+	exit(EX_DATA);		/* the aside file goes with the exit */
+}
+
+static int
+cws(struct copier *c)
+{
+	int ch;
+
+	while ((ch = cgetc(c)) == ' ' || ch == '\t' || ch == '\r' || ch == '\n')
+		;
+	return ch;
 }
 
 static void
@@ -719,82 +758,265 @@ devpid(const char *e, size_t n)
 	jv_free(v);
 }
 
-/* Skip a JSON string whose opening quote was read, copying it to e. */
+/* Bytes a UTF-8 sequence led by b takes, and its second byte's range. */
 static int
-cstring(struct copier *c, struct buf *e)
+utf8lead(int b, int *lo, int *hi)
 {
-	int ch, esc = 0;
-
-	while ((ch = cgetc(c)) != EOF) {
-		if (e) {
-			char x = (char)ch;
-
-			buf_add(e, &x, 1);
-		}
-		if (esc)
-			esc = 0;
-		else if (ch == '\\')
-			esc = 1;
-		else if (ch == '"')
-			return 0;
-	}
-	return -1;
+	*lo = 0x80;
+	*hi = 0xbf;
+	if (b >= 0xc2 && b <= 0xdf)
+		return 2;
+	if (b == 0xe0)
+		*lo = 0xa0;
+	else if (b == 0xed)
+		*hi = 0x9f;	/* no surrogates */
+	if (b >= 0xe0 && b <= 0xef)
+		return 3;
+	if (b == 0xf0)
+		*lo = 0x90;
+	else if (b == 0xf4)
+		*hi = 0x8f;	/* nothing above U+10FFFF */
+	if (b >= 0xf0 && b <= 0xf4)
+		return 4;
+	return 0;
 }
 
+/* A string whose opening quote was read, written to e as valid JSON. */
 static void
-cbad(struct copier *c, const char *msg)
+cstring(struct copier *c, struct buf *e)
 {
-	warnmsg("%s: %s", c->name, msg);
-	exit(EX_DATA);		/* the aside file goes with the exit */
+	static const char hex[] = "0123456789abcdef";
+	int ch;
+
+	buf_addc(e, '"');
+	while ((ch = cgetc(c)) != '"') {
+		if (ch == EOF)
+			cbad(c, c->off, "ends inside a string");
+		if (ch == '\\') {
+			uint64_t at = c->off - 1;
+
+			ch = cgetc(c);
+			if (ch <= 0 || !strchr("\"\\/bfnrtu", ch))
+				cbad(c, at, "a backslash escape JSON does not have");
+			buf_addc(e, '\\');
+			buf_addc(e, ch);
+			for (int i = 0; ch == 'u' && i < 4; i++) {
+				int h = cgetc(c);
+
+				if (h <= 0 || !strchr("0123456789abcdefABCDEF", h))
+					cbad(c, at, "a \\u escape without four hex digits");
+				buf_addc(e, h);
+			}
+		} else if (ch < 0x20) {
+			char u[6] = { '\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15] };
+
+			buf_add(e, u, 6);
+			c->escaped++;
+		} else if (ch < 0x80)
+			buf_addc(e, ch);
+		else {
+			int lo, hi, n = utf8lead(ch, &lo, &hi), i;
+			char seq[4];
+
+			seq[0] = (char)ch;
+			for (i = 1; i < n; i++) {
+				ch = cgetc(c);
+				if (ch < lo || ch > hi) {
+					cunget(c, ch);
+					break;
+				}
+				seq[i] = (char)ch;
+				lo = 0x80;
+				hi = 0xbf;
+			}
+			if (n > 0 && i == n)
+				buf_add(e, seq, (size_t)n);
+			else {
+				buf_add(e, "\xef\xbf\xbd", 3);	/* U+FFFD */
+				c->escaped++;
+			}
+		}
+	}
+	buf_addc(e, '"');
+}
+
+/* A bare word: true, false, null, or Python's NaN / Infinity as null. */
+static void
+cword(struct copier *c, int ch, struct buf *e, int minus)
+{
+	static const char *const words[] = { "true", "false", "null", "NaN", "Infinity" };
+	uint64_t at = c->off - 1 - (minus != 0);
+	char w[16];
+	size_t n = 0;
+
+	while (ch != EOF && ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')) && n < sizeof w - 1) {
+		w[n++] = (char)ch;
+		ch = cgetc(c);
+	}
+	cunget(c, ch);
+	w[n] = '\0';
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strcmp(w, words[i]) == 0 && (!minus || i == 4)) {
+			if (i >= 3)
+				c->nonnum++;
+			buf_adds(e, i >= 3 ? "null" : w);
+			return;
+		}
+	cbad(c, at, "not a JSON value");
+}
+
+/* A number, checked against JSON's grammar. */
+static void
+cnumber(struct copier *c, int ch, struct buf *e)
+{
+	uint64_t at = c->off - 1;
+	size_t from = e->len;
+	const char *p;
+
+	if (ch == '-') {
+		int nx = cgetc(c);
+
+		if (nx == 'I') {
+			cword(c, nx, e, 1);
+			return;
+		}
+		buf_addc(e, '-');
+		ch = nx;
+	}
+	while (ch > 0 && strchr("0123456789+-.eE", ch)) {
+		buf_addc(e, ch);
+		ch = cgetc(c);
+	}
+	cunget(c, ch);
+	p = e->p + from + (e->p[from] == '-');
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		while (*p >= '0' && *p <= '9')
+			p++;
+	else
+		cbad(c, at, "not a JSON number");
+	if (*p == '.') {
+		if (*++p < '0' || *p > '9')
+			cbad(c, at, "not a JSON number");
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p += p[1] == '+' || p[1] == '-';
+		if (*++p < '0' || *p > '9')
+			cbad(c, at, "not a JSON number");
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p != '\0')
+		cbad(c, at, "not a JSON number");
+}
+
+/* One value whose first byte ch was read, written to e as valid JSON. */
+static void
+cvalue(struct copier *c, int ch, struct buf *e, int depth)
+{
+	int close = ch == '{' ? '}' : ']';
+
+	if (ch == '"') {
+		cstring(c, e);
+		return;
+	}
+	if (ch == '-' || (ch >= '0' && ch <= '9')) {
+		cnumber(c, ch, e);
+		return;
+	}
+	if (ch != '{' && ch != '[') {
+		if (ch == EOF)
+			cbad(c, c->off, "ends where a value should be");
+		cword(c, ch, e, 0);
+		return;
+	}
+	if (depth >= MAXDEPTH)
+		cbad(c, c->off - 1, "nested deeper than 512 levels");
+	buf_addc(e, ch);
+	if ((ch = cws(c)) == close) {
+		buf_addc(e, close);
+		return;
+	}
+	for (;;) {
+		if (close == '}') {
+			if (ch != '"')
+				cbad(c, c->off - 1, "an object key that is not a string");
+			cstring(c, e);
+			if (cws(c) != ':')
+				cbad(c, c->off - 1, "no ':' after an object key");
+			buf_addc(e, ':');
+			ch = cws(c);
+		}
+		cvalue(c, ch, e, depth + 1);
+		ch = cws(c);
+		if (ch == close)
+			break;
+		if (ch != ',')
+			cbad(c, ch == EOF ? c->off : c->off - 1, ch == EOF ? "ends inside an event" :
+			    "neither ',' nor the end of an object or array");
+		buf_addc(e, ',');
+		ch = cws(c);
+	}
+	buf_addc(e, close);
+}
+
+/* An object key (its quote read) as written: is it "traceEvents"? */
+static int
+iskey(const struct buf *k)
+{
+	return k->len == 13 && memcmp(k->p, "\"traceEvents\"", 13) == 0;
 }
 
 /* Copy up to and including the '[' of the events; leaves the rest. */
 static void
 copy_head(struct copier *c)
 {
-	int ch, depth = 0, wantarr = 0;
-	struct buf k = { 0 };
+	struct buf k = { 0 }, v = { 0 };
+	int ch;
 
-	while ((ch = cgetc(c)) != EOF && (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' ||
-	    ch == 0xef || ch == 0xbb || ch == 0xbf))
+	/* A byte order mark, then the trace. */
+	while ((ch = cgetc(c)) == ' ' || ch == '\t' || ch == '\r' || ch == '\n' ||
+	    ch == 0xef || ch == 0xbb || ch == 0xbf)
 		;
 	if (ch == '[') {
 		emit("[\n", 2);
 		return;
 	}
 	if (ch != '{')
-		cbad(c, "not a trace: neither an array nor an object");
+		cbad(c, ch == EOF ? c->off : c->off - 1, "not a trace: neither an array nor an object");
 	c->object = 1;
 	emit("{", 1);
-	depth = 1;
-	/* Copy verbatim until the value of the top-level key "traceEvents". */
-	while ((ch = cgetc(c)) != EOF) {
-		char x = (char)ch;
-
-		if (ch == '"') {
-			k.len = 0;
-			buf_add(&k, "\"", 1);
-			if (cstring(c, &k) != 0)
-				break;
-			emit(k.p, k.len);
-			if (depth == 1 && k.len == 13 && memcmp(k.p, "\"traceEvents\"", 13) == 0)
-				wantarr = 1;
-			continue;
-		}
-		emit(&x, 1);
-		if (ch == '[' && depth == 1 && wantarr) {
-			emit("\n", 1);
+	for (ch = cws(c); ch != '}'; ch = cws(c)) {
+		if (ch != '"')
+			cbad(c, ch == EOF ? c->off : c->off - 1, "an object key that is not a string");
+		k.len = 0;
+		cstring(c, &k);
+		if (cws(c) != ':')
+			cbad(c, c->off - 1, "no ':' after an object key");
+		emit(k.p, k.len);
+		emit(":", 1);
+		ch = cws(c);
+		if (iskey(&k)) {
+			if (ch != '[')
+				cbad(c, c->off - 1, "\"traceEvents\" is not an array");
+			emit("[\n", 2);
 			buf_free(&k);
+			buf_free(&v);
 			return;
 		}
-		if (ch == '{' || ch == '[')
-			depth++;
-		else if (ch == '}' || ch == ']')
-			depth--;
-		else if (ch == ',' && depth == 1)
-			wantarr = 0;
+		v.len = 0;
+		cvalue(c, ch, &v, 1);
+		emit(v.p, v.len);
+		if ((ch = cws(c)) == '}')
+			break;
+		if (ch != ',')
+			cbad(c, ch == EOF ? c->off : c->off - 1, "neither ',' nor the end of the object");
+		emit(",", 1);
 	}
-	cbad(c, "no \"traceEvents\" array");
+	cbad(c, c->off - 1, "no \"traceEvents\" array");
 }
 
 /* Copy each event of the array until its ']' (or the end of the file). */
@@ -802,64 +1024,94 @@ static void
 copy_events(struct copier *c)
 {
 	struct buf e = { 0 };
-	int ch;
+	int ch = cws(c);
 
+	if (ch == ']')
+		return;
 	for (;;) {
-		int depth = 0;
-
-		while ((ch = cgetc(c)) != EOF && (ch == ' ' || ch == '\t' || ch == '\r' ||
-		    ch == '\n' || ch == ','))
-			;
-		if (ch == ']')
-			break;
 		if (ch == EOF) {
 			if (c->object)
-				cbad(c, "ends inside \"traceEvents\"");
+				cbad(c, c->off, "ends inside \"traceEvents\"");
 			warnmsg("%s: no final ']' (a known torch_npu defect): closed", c->name);
 			break;
 		}
 		if (ch != '{')
-			cbad(c, "an element of the event array is not an object");
+			cbad(c, c->off - 1, "an element of the event array is not an object");
 		e.len = 0;
-		do {
-			char x = (char)ch;
-
-			buf_add(&e, &x, 1);
-			if (ch == '"') {
-				if (cstring(c, &e) != 0)
-					cbad(c, "ends inside an event");
-				continue;
-			}
-			if (ch == '{' || ch == '[')
-				depth++;
-			else if (ch == '}' || ch == ']')
-				depth--;
-		} while (depth > 0 && (ch = cgetc(c)) != EOF);
-		if (depth > 0)
-			cbad(c, "ends inside an event");
+		cvalue(c, ch, &e, 1);
 		devpid(e.p, e.len);
 		sep();
 		emit(e.p, e.len);
 		c->elements++;
+		ch = cws(c);
+		if (ch == ']')
+			break;
+		if (ch == EOF)
+			continue;
+		if (ch != ',')
+			cbad(c, c->off - 1, "neither ',' nor ']' after an event");
+		/* A ',' before ']' or the end: torch_npu leaves one. */
+		if ((ch = cws(c)) == ']')
+			break;
 	}
 	buf_free(&e);
 }
 
-/* After the array: the rest of a {"traceEvents":...} object, verbatim. */
+/* Nothing but white space may follow the trace. */
+static void
+copy_end(struct copier *c)
+{
+	int ch = cws(c);
+
+	if (ch != EOF)
+		cbad(c, c->off - 1, "bytes after the end of the trace");
+}
+
+/* The rest of a {"traceEvents":...} object, read now and written last. */
+static void
+read_tail(struct copier *c)
+{
+	struct buf k = { 0 };
+	int ch;
+
+	if (!c->object) {
+		copy_end(c);
+		return;
+	}
+	while ((ch = cws(c)) != '}') {
+		if (ch != ',')
+			cbad(c, ch == EOF ? c->off : c->off - 1, "neither ',' nor the end of the object");
+		buf_addc(&c->tail, ',');
+		if ((ch = cws(c)) != '"')
+			cbad(c, ch == EOF ? c->off : c->off - 1, "an object key that is not a string");
+		k.len = 0;
+		cstring(c, &k);
+		if (iskey(&k))
+			cbad(c, c->off - k.len, "a second \"traceEvents\"");
+		buf_add(&c->tail, k.p, k.len);
+		if (cws(c) != ':')
+			cbad(c, c->off - 1, "no ':' after an object key");
+		buf_addc(&c->tail, ':');
+		cvalue(c, cws(c), &c->tail, 1);
+	}
+	buf_addc(&c->tail, '}');
+	buf_free(&k);
+	copy_end(c);
+}
+
+/* After the array: the rest of the object read by read_tail(). */
 static void
 copy_tail(struct copier *c)
 {
-	int ch;
-
 	emit("\n]", 2);
 	if (c->object)
-		while ((ch = cgetc(c)) != EOF) {
-			char x = (char)ch;
-
-			emit(&x, 1);
-		}
-	else
-		emit("\n", 1);
+		emit(c->tail.p, c->tail.len);
+	emit("\n", 1);
+	if (c->escaped)
+		warnmsg("%s: %lu control characters or invalid UTF-8 sequences in strings escaped",
+		    c->name, c->escaped);
+	if (c->nonnum)
+		warnmsg("%s: %lu NaN or Infinity written as null", c->name, c->nonnum);
 }
 
 int
@@ -925,6 +1177,7 @@ main(int argc, char *argv[])
 		c.b = xmalloc(1 << 20);
 		copy_head(&c);
 		copy_events(&c);
+		read_tail(&c);
 	} else
 		emit("[\n", 2);
 	if (!pid[0]) {
@@ -973,6 +1226,7 @@ main(int argc, char *argv[])
 		copy_tail(&c);
 		close(c.fd);
 		free(c.b);
+		buf_free(&c.tail);
 	} else
 		emit("\n]\n", 3);
 	if (outpath) {

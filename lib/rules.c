@@ -165,6 +165,125 @@ warnunread(jv def, jv user, const char *prefix)
 	jv_free(user);
 }
 
+/*
+ * The range of every number of the rules, checked when they are read so
+ * that no filter converts a NaN, a negative count or 1e300 to an integer.
+ * Durations are bounded at about 11.6 days (10^6 s) so that their ns fit
+ * int64_t; counts that size an allocation have lower bounds of their own.
+ * A number of the built-in rules without an entry here is a program error.
+ */
+enum range { R_SHARE, R_RATIO, R_POINTS, R_US, R_MS, R_MB, R_GBPS, R_COUNT };
+static const struct {
+	const char	*glob;
+	enum range	 kind;
+	double		 max;		/* R_COUNT only */
+} ranges[] = {
+	{ "steps.group_count_tolerance", R_SHARE, 0 },
+	{ "steps.group_share_tolerance_points", R_POINTS, 0 },
+	{ "bubbles.*_us", R_US, 0 },
+	{ "bubbles.*_ms", R_MS, 0 },
+	{ "bubbles.*_share", R_SHARE, 0 },
+	{ "bubbles.high_underfeed_ratio", R_SHARE, 0 },
+	{ "bubbles.top_n", R_COUNT, 1e6 },
+	{ "bubbles.keep_windows", R_COUNT, 1e7 },
+	{ "verdict.*_steps", R_COUNT, 1e9 },
+	{ "verdict.*_share", R_SHARE, 0 },
+	{ "comm.wait_dominant_ratio", R_SHARE, 0 },
+	{ "comm.bandwidth_min_size_mb", R_MB, 0 },
+	{ "comm.bandwidth_low_gbps.*", R_GBPS, 0 },
+	{ "attribution.*_ratio", R_SHARE, 0 },
+	{ "attribution.*_coverage", R_SHARE, 0 },
+	{ "attribution.serial_parallelism", R_RATIO, 0 },
+	{ "ops.*_us", R_US, 0 },
+	{ "ops.wait_anchor_wait_ratio", R_SHARE, 0 },
+	{ "ops.wait_anchor_max_rank", R_COUNT, 1e9 },
+	{ "ops.wait_pollution_overlap", R_SHARE, 0 },
+	{ "ops.aicpu_*", R_SHARE, 0 },
+	{ "ops.small_run_min_kernels", R_COUNT, 1e9 },
+	{ "ops.small_run_gap_ratio", R_RATIO, 0 },
+	{ "pmu.balanced_sum", R_RATIO, 0 },
+	{ "pmu.*", R_SHARE, 0 },
+	{ "segment.large_gap_us", R_US, 0 },
+	{ "segment.period_candidates", R_COUNT, 1e3 },
+	{ "segment.top_kernels", R_COUNT, 1e3 },
+	{ "segment.*", R_COUNT, 1e9 },
+	{ "fia.*_ms", R_MS, 0 },
+	{ "fia.*_us", R_US, 0 },
+	{ "fia.warmup_ratio", R_RATIO, 0 },
+	{ "fia.template_max", R_COUNT, 1e7 },
+	{ "fia.*", R_COUNT, 1e9 },
+	{ "cluster.*_us", R_US, 0 },
+	{ "cluster.*_mb", R_MB, 0 },
+	{ "cluster.msprof_range_ratio", R_RATIO, 0 },
+	{ "cluster.top_collectives", R_COUNT, 1e6 },
+	{ "cluster.*", R_SHARE, 0 },
+};
+
+/* "" when d is in the range of key, else what the range is. */
+static const char *
+outofrange(const char *key, double d)
+{
+	static char why[96];
+
+	for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+		double max;
+
+		if (fnmatch(ranges[i].glob, key, 0) != 0)
+			continue;
+		switch (ranges[i].kind) {
+		case R_SHARE:	max = 1; break;
+		case R_POINTS:	max = 100; break;
+		case R_RATIO:	max = 1e6; break;
+		case R_US:	max = 1e12; break;
+		case R_MS:	max = 1e9; break;
+		case R_MB:	max = 1e12; break;
+		case R_GBPS:	max = 1e6; break;
+		default:	max = ranges[i].max; break;
+		}
+		if (ranges[i].kind == R_GBPS) {
+			snprintf(why, sizeof why, "a number above 0, at most %g", max);
+			return isfinite(d) && d > 0 && d <= max ? "" : why;
+		}
+		if (ranges[i].kind == R_COUNT) {
+			snprintf(why, sizeof why, "an integer from 0 to %.0f", max);
+			return isfinite(d) && d >= 0 && d <= max && d == floor(d) ? "" : why;
+		}
+		snprintf(why, sizeof why, "a number from 0 to %g", max);
+		return isfinite(d) && d >= 0 && d <= max ? "" : why;
+	}
+	die("built-in rules: no range for \"%s\"", key);
+}
+
+/* Every number of v (at dotted prefix) in its range, or exit EX_SYS. */
+static void
+checkranges(jv v, const char *path, const char *prefix)
+{
+	if (jv_get_kind(v) == JV_KIND_NUMBER) {
+		double d = jv_number_value(v);
+		const char *why = outofrange(prefix, d);
+
+		if (*why != '\0') {
+			char shown[32];
+
+			if (isnan(d))
+				snprintf(shown, sizeof shown, "NaN");
+			else
+				snprintf(shown, sizeof shown, "%.15g", d);
+			die("%s%s: key \"%s\" must be %s, not %s", path ? "rules file " : "built-in rules",
+			    path ? path : "", prefix, why, shown);
+		}
+	} else if (jv_get_kind(v) == JV_KIND_OBJECT) {
+		jv_object_foreach(v, k, e) {
+			char full[256];
+
+			snprintf(full, sizeof full, "%s%s%s", prefix, *prefix ? "." : "", jv_string_value(k));
+			checkranges(e, path, full);
+			jv_free(k);
+		}
+	}
+	jv_free(v);
+}
+
 void
 rules_load(const char *path)
 {
@@ -175,12 +294,14 @@ rules_load(const char *path)
 	rules = jv_parse(rules_default_json);
 	if (!jv_is_valid(rules))
 		die("built-in rules are invalid");
+	checkranges(jv_copy(rules), NULL, "");
 	if (path == NULL)
 		path = getenv("ASC_RULES");
 	if (path && *path) {
 		jv user = parsefile(path);
 
 		checkkeys(jv_copy(rules), jv_copy(user), path, "");
+		checkranges(jv_copy(user), path, "");
 		/* Only for -r: $ASC_RULES serves a whole pipeline. */
 		if (given)
 			warnunread(jv_copy(rules), jv_copy(user), "");

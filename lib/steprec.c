@@ -98,7 +98,8 @@ sr_order_free(struct sr_order *o)
 static int
 seenbefore(const struct buf *seen, const char *d, size_t n)
 {
-	const char *p = seen->p, *e = seen->p + seen->len;
+	/* Nothing seen yet: no buffer, and NULL + 0 is undefined. */
+	const char *p = seen->p, *e = p ? p + seen->len : p;
 
 	while (p < e) {
 		const char *q = memchr(p, '\n', (size_t)(e - p));

@@ -310,9 +310,10 @@ tr_readloop(struct trace *t, struct rdst *rs)
 		struct pc c;
 		const char *p, *e;
 
-		p = ws(t->b + t->pos, t->b + t->len);
-		t->pos = (size_t)(p - t->b);
-		e = t->b + t->len;
+		/* No buffer before the first fill: NULL + 0 is undefined. */
+		p = t->b ? ws(t->b + t->pos, t->b + t->len) : NULL;
+		t->pos = t->b ? (size_t)(p - t->b) : 0;
+		e = t->b ? t->b + t->len : NULL;
 		if (p != e && t->split &&
 		    t->boff + (uint64_t)(p - t->b) >= t->split) {
 			if (t->boff + (uint64_t)(p - t->b) == t->split &&
