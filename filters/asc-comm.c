@@ -1039,6 +1039,7 @@ main(int argc, char *argv[])
 	int c, kflag = 0, rc;
 
 	setprogname_(argv[0]);
+	version_opt(argc, argv);
 	while ((c = getopt(argc, argv, "km:r:")) != -1)
 		switch (c) {
 		case 'k':
