@@ -1143,8 +1143,10 @@ hostrec(struct rin *r)
 		return -1;
 	if (sr_sect_host(&P.sect)) {
 		sortwins();
-		qsort(P.sw, P.nsw, sizeof *P.sw, spancmp);
-		qsort(P.mk, P.nmk, sizeof *P.mk, spancmp);
+		if (P.nsw > 0)
+			qsort(P.sw, P.nsw, sizeof *P.sw, spancmp);
+		if (P.nmk > 0)
+			qsort(P.mk, P.nmk, sizeof *P.mk, spancmp);
 		P.firsthost = hr.s;
 	}
 	P.lasthost = hr.s;

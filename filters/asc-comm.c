@@ -766,8 +766,10 @@ flush(void)
 
 	if (!S.have)
 		return;
-	qsort(S.op, S.nop, sizeof *S.op, opcmp);
-	qsort(S.t, S.nt, sizeof *S.t, taskcmp);
+	if (S.nop > 0)
+		qsort(S.op, S.nop, sizeof *S.op, opcmp);
+	if (S.nt > 0)
+		qsort(S.t, S.nt, sizeof *S.t, taskcmp);
 	mergecu();
 	for (size_t i = 0; i < S.nop; i++)
 		S.op[i].rec = findcop(S.op[i].name);

@@ -483,8 +483,6 @@ def roleclause($n): map(select((.ops // 0) > 0)) |
 	  (map("\(.role // "group \(.group | tostring | .[0:8])…") (\(.size // "?") rank\(if .size == 1 then "" else "s" end)) \(.ops_kind) \(.elapsed_ms / $n | fmt)" +
 	    (if .exposed_ms != null then ", \(.exposed_ms / $n | fmt) not under compute" else "" end) +
 	    (if .size == 1 then ", moving nothing between ranks" else "" end)) | join("; ")) + "." end;
-def cmpd($a; $b): ($a - $b | r6) as $d |
-	if $d == 0 then "the same as" elif $d < 0 then "\(-$d | fmt) less than" else "\($d | fmt) more than" end;
 def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
 	{text: $text, scope: $scope, target_id: $target,
 	 time_at_stake_ms: (if $stake == null then null else $stake | r6 end),
@@ -556,7 +554,7 @@ def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .
 	else
 	  " No peer holds it back: overlap it with compute (gradient bucketing, DDP bucket_cap_mb) or reduce its volume; overlap can hide at most the \($hide | fmt) of compute per step." end) +
        (if $CT.comm_json_wait_ms != null then
-	  " The comm records' own figures for the same ops are not used (\($COMM.source // "communication.json")): wait \($CT.comm_json_wait_ms | fmt) per step, \(cmpd($CT.comm_json_wait_ms; $CT.wait_ms)) the tasks' wait, and transit \($CT.comm_json_transit_ms | fmt), \(cmpd($CT.comm_json_transit_ms; $CT.transfer_ms)) the tasks' moving data." else "" end);
+	  " The comm records (\($COMM.source // "communication.json")) give wait \($CT.comm_json_wait_ms | fmt) and transit \($CT.comm_json_transit_ms | fmt) per step for the same ops; they split an op's time by rules of their own (most of a wait for a late peer is idle time there), so they are a cross-check only, not the cause." else "" end);
        "step_group"; $dom; (if $late != null then $late.exposed_wait_ms else $hide end); ($late != null); null; "COMM_EXPOSED_HEAVY") +
        {stake_on: (if $late != null then "rank \($late.rank)" + (if $late.in_input then "" else " (not in this input)" end) else "overlap with compute" end)}
    else empty end),
