@@ -38,6 +38,14 @@
 #include "steprec.h"
 #include "util.h"
 
+/* qsort, which may not be passed the null pointer of an empty array. */
+static void
+sortv(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 #define EVN	5		/* evidence events kept per label */
 #define CHN	6		/* chain names kept: the outermost and the 5 deepest */
 #define MAXFAM	15		/* named host cause families; one more: "other" */
@@ -646,7 +654,7 @@ sortwins(void)
 	P.ord = xreallocarray(P.ord, P.nw + 1, sizeof *P.ord);
 	for (size_t i = 0; i < P.nw; i++)
 		P.ord[i] = i;
-	qsort(P.ord, P.nw, sizeof *P.ord, bystart);
+	sortv(P.ord, P.nw, sizeof *P.ord, bystart);
 	P.sorted = 1;
 }
 
@@ -1143,10 +1151,8 @@ hostrec(struct rin *r)
 		return -1;
 	if (sr_sect_host(&P.sect)) {
 		sortwins();
-		if (P.nsw > 0)
-			qsort(P.sw, P.nsw, sizeof *P.sw, spancmp);
-		if (P.nmk > 0)
-			qsort(P.mk, P.nmk, sizeof *P.mk, spancmp);
+			sortv(P.sw, P.nsw, sizeof *P.sw, spancmp);
+			sortv(P.mk, P.nmk, sizeof *P.mk, spancmp);
 		P.firsthost = hr.s;
 	}
 	P.lasthost = hr.s;
@@ -1569,7 +1575,7 @@ serialprep(void)
 			continue;
 		srord[k++] = i;
 	}
-	qsort(srord, k, sizeof *srord, bystepblock);
+	sortv(srord, k, sizeof *srord, bystepblock);
 	srord[k] = SIZE_MAX;
 	srcur = 0;
 }
@@ -1613,7 +1619,7 @@ serialtop(void)
 	for (size_t i = 0; srord[i] != SIZE_MAX; i++)
 		if (P.st[P.sr[srord[i]].step].real)
 			v[n++] = srord[i];
-	qsort(v, n, sizeof *v, byblock);
+	sortv(v, n, sizeof *v, byblock);
 	out_key(&ob, "serialisation_points");
 	buf_addc(&ob, '[');
 	for (size_t i = 0; i < n && i < 10; i++) {

@@ -22,6 +22,14 @@
 #include "steprec.h"
 #include "util.h"
 
+/* qsort, which may not be passed the null pointer of an empty array. */
+static void
+sortv(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 enum { C_REST, C_WAIT, C_MOVE };
 
 struct task {
@@ -216,7 +224,7 @@ mergecu(void)
 {
 	size_t k = 0;
 
-	qsort(S.cu, S.ncu, sizeof *S.cu, ivcmp);
+	sortv(S.cu, S.ncu, sizeof *S.cu, ivcmp);
 	for (size_t i = 0; i < S.ncu; i++) {
 		if (k && S.cu[i].s <= S.cu[k - 1].e) {
 			if (S.cu[i].e > S.cu[k - 1].e)
@@ -320,7 +328,7 @@ pwcmp(const void *a, const void *b)
 static void
 putpeers(struct buf *b, const char *k, struct pw *p, size_t n)
 {
-	qsort(p, n, sizeof *p, pwcmp);
+	sortv(p, n, sizeof *p, pwcmp);
 	out_key(b, k);
 	buf_addc(b, '[');
 	for (size_t i = 0; i < n; i++) {
@@ -365,7 +373,7 @@ splitop(const struct op *o, struct task **ts, size_t n, struct split *sp)
 		if (ts[i]->cls == C_MOVE && ts[i]->bytes > 0)
 			sp->bytes += ts[i]->bytes;
 	}
-	qsort(bd, nb, sizeof *bd, i64cmp);
+	sortv(bd, nb, sizeof *bd, i64cmp);
 	for (size_t i = 0; i + 1 < nb; i++) {
 		int64_t a = bd[i], b = bd[i + 1], under;
 		const struct task *w = NULL;
@@ -766,10 +774,8 @@ flush(void)
 
 	if (!S.have)
 		return;
-	if (S.nop > 0)
-		qsort(S.op, S.nop, sizeof *S.op, opcmp);
-	if (S.nt > 0)
-		qsort(S.t, S.nt, sizeof *S.t, taskcmp);
+	sortv(S.op, S.nop, sizeof *S.op, opcmp);
+	sortv(S.t, S.nt, sizeof *S.t, taskcmp);
 	mergecu();
 	for (size_t i = 0; i < S.nop; i++)
 		S.op[i].rec = findcop(S.op[i].name);
@@ -827,7 +833,7 @@ flush(void)
 		free(s.pw);
 	}
 	if (nps)
-		qsort(ps, nps, sizeof *ps, spcmp);
+		sortv(ps, nps, sizeof *ps, spcmp);
 	for (size_t j = 0; j < nps; j++) {
 		int64_t m[4096];
 		size_t n = members(ps[j].group, m, sizeof m / sizeof m[0]);
