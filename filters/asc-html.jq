@@ -135,11 +135,19 @@ def kclass: if . == "COMMUNICATION" then "comm"
        map(rect(.x0; $y + 3; [.x1 - .x0, 0.8] | max; $rh - 6; C[.c];
          if .n == 1 then "\(.first.name) (\(.first.task_type // "?")), stream \($st): \(.first.dur_ns / 1e6 | dur), wait before \((.first.wait_ns // 0) / 1e6 | dur), \(.first.src // "")"
          else "\(.n) kernels: \(.first.name) (\(.first.src // "")) … \(.last.name) (\(.last.src // ""))" end)) | join(""))] | join("")) +
+    # The three longest kernels wide enough for a label are named on
+    # their bar (an exposed collective is usually one of them).
+    ([$K | sort_by(-.dur_ns) | .[0:3][] | . as $k |
+      ($k.dur_ns * $sc) as $kw | select($kw >= 90) |
+      ($streams | index($k.stream)) as $i |
+      ($top + $i * ($rh + $gap)) as $y |
+      "<text class=\"span\" x=\"\($l + ($k.start_ns - $t0) * $sc + 4 | p)\" y=\"\($y + $rh / 2 + 4)\" fill=\"#FFFFFF\">" +
+        ("\($k.name | clip((($kw - 70) / 7.5 | floor) | [., 4] | max)) \($k.dur_ns / 1e6 | dur)" | h) + "</text>"] | join("")) +
     ((($t1 - $t0) / 1e6) as $span | ($span | ticks) | map(
       ($l + . * 1e6 * $sc) as $x |
       "<line x1=\"\($x | p)\" x2=\"\($x | p)\" y1=\"\($bot)\" y2=\"\($bot + 5)\" stroke=\"#333\"/>" +
       text($x; $bot + 18; "middle"; "\(. | dur)")) | join("")) +
-    text($l; $bot + 36; "start"; "time from the step's start (\($DD.step_structure.start_ns // $t0 | . / 1e6 | dur) relative to the origin)") +
+    text($l; $bot + 36; "start"; "time since the start of step \($DS)") +
     legend($l + 560; $bot + 52; [["compute", C.compute], ["communication", C.comm], ["other", C.other], ["significant bubble", C.free]]))}
  end) as $C2 |
 
@@ -153,21 +161,25 @@ def kclass: if . == "COMMUNICATION" then "comm"
     ($D | map(select(. >= $lo and ($hi == null or . < $hi)))) as $in |
     {lo: $lo, hi: $hi, n: ($in | length), ms: ($in | add // 0)}) | map(select(.lo * 2 >= ($D | min) or .n > 0))) as $H |
   1200 as $w | 70 as $l | 30 as $r | 30 as $top | 260 as $ph |
-  ($H | map(.n) | max) as $max | ($max | ticks) as $ty | ($ty[-1] | if . < $max then . + ($max | tickstep) else . end) as $ymax |
+  # Bar height is the idle time in the bin, not the count: a few long
+  # bubbles outweigh many short ones, as they do in the step.
+  ($H | map(.ms) | max) as $max | ($max | ticks) as $ty | ($ty[-1] | if . < $max then . + ($max | tickstep) else . end) as $ymax |
   (($w - $l - $r) / ($H | length)) as $slot |
-  {file: "chart_bubbles.svg", caption: "Sizes of the \($D | length) significant bubbles (count per size bin; hover for the idle time in each)",
+  {file: "chart_bubbles.svg", caption: "Idle time of the \($D | length) significant bubbles by bubble size (bar: the idle time in the size bin; label: how many bubbles)",
    svg: svg($w; $top + $ph + 56; "Bubble-size distribution";
     ($ty | map(($top + $ph - . / $ymax * $ph) as $y |
       "<line x1=\"\($l)\" x2=\"\($w - $r)\" y1=\"\($y | p)\" y2=\"\($y | p)\" stroke=\"\(C.grid)\"/>" +
-      text($l - 6; $y + 4; "end"; "\(.)")) | join("")) +
+      text($l - 6; $y + 4; "end"; "\(. | dur)")) | join("")) +
     ([$H | to_entries[] | .key as $i | .value as $b |
-      ($l + $i * $slot + $slot * 0.1) as $x | ($b.n / $ymax * $ph) as $hh |
+      ($l + $i * $slot + $slot * 0.1) as $x | ($b.ms / $ymax * $ph) as $hh |
       ("\($b.lo | dur)–\(if $b.hi == null then "" else ($b.hi | dur) end)") as $lab |
-      "<g class=\"bin\">" + rect($x; $top + $ph - $hh; $slot * 0.8; $hh; C.free;
+      "<g class=\"bin\" data-idle-ms=\"\($b.ms)\">" + rect($x; $top + $ph - $hh; $slot * 0.8; $hh; C.free;
         "\($b.n) bubbles of \($lab), \($b.ms | dur) idle in all") + "</g>" +
-      (if $b.n > 0 then text($x + $slot * 0.4; $top + $ph - $hh - 4; "middle"; "\($b.n)") else "" end) +
+      (if $b.n > 0 then text($x + $slot * 0.4; $top + $ph - $hh - 4; "middle";
+        "\($b.ms | dur) in \($b.n)") else "" end) +
       text($x + $slot * 0.4; $top + $ph + 16; "middle"; $lab)] | join("")) +
-    text($l + ($w - $l - $r) / 2; $top + $ph + 40; "middle"; "bubble duration (bin lower edge – upper edge)"))}
+    text(12; $top - 10; "start"; "idle time") +
+    text($l + ($w - $l - $r) / 2; $top + $ph + 40; "middle"; "bubble length (from – to)"))}
  end) as $C3 |
 
 # 4. Top ops by total cost, the wait apart from the duration.
@@ -229,7 +241,7 @@ fig($C1),
 fig($C2),
 "<h2>Bubbles</h2>",
 fig($C3),
-"<p>The longest significant bubbles (\($W | length) of \($A.significant_windows_total // ($W | length))):</p>",
+"<p>The \([$W | length, 10] | min) longest of the \($A.significant_windows_total // ($W | length)) significant bubbles\(if ($W | length) > 10 then " (\(if ($W | length) == $A.significant_windows_total then "all" else "the \($W | length) longest" end) in anomaly_discovery.json, bubble_windows)" else "" end):</p>",
 "<div class=\"nw\">" + table(["bubble", "duration", "start (abs µs)", "labels", "host causes", "kernel before", "kernel after"];
   $W[0:10] | map([.bubble_id, (.duration_ms | dur), .start_abs_us // "n/a", (.candidate_labels // [] | join(", ")),
     (.host_causes // {} | to_entries | map("\(.key) \(.value | dur)") | join(", ")),

@@ -21,6 +21,18 @@ print('timeline bubble marks', svg['chart_timeline.svg'].count('class="bubble"')
       'significant bubbles of step', drill, len(sig))
 bins = [int(n) for n in re.findall(r'<title>(\d+) bubbles of', svg['chart_bubbles.svg'])]
 print('bins', len(bins), 'holding', sum(bins), 'significant windows', len(ad['bubble_windows']))
+# the bars weigh idle time: their heights add up to the windows' time
+idle = sum(float(x) for x in re.findall(r'data-idle-ms="([^"]+)"', svg['chart_bubbles.svg']))
+want = sum(w['duration_ms'] for w in ad['bubble_windows'])
+print('bins idle', 'equal to' if abs(idle - want) < 1e-6 else 'NOT equal to', 'the windows\' idle time')
+heights = [float(h) for h in re.findall(r'<g class="bin" data-idle-ms="[^"]*"><rect x="[^"]*" y="[^"]*" width="[^"]*" height="([^"]+)"', svg['chart_bubbles.svg'])]
+ms = [float(x) for x in re.findall(r'data-idle-ms="([^"]+)"', svg['chart_bubbles.svg'])]
+top = max(range(len(ms)), key=lambda i: ms[i])
+print('tallest bar is the bin of most idle time:', heights[top] == max(heights))
+if 'chart_timeline.svg' in svg:
+    longest = max((r for r in rec if r['type'] == 'kernel' and r.get('step_id') == drill), key=lambda r: r['dur_ns'])
+    labels = re.findall(r'<text class="span"[^>]*>([^<]*)</text>', svg['chart_timeline.svg'])
+    print('timeline span labels', len(labels), '; the longest kernel named first:', bool(labels) and labels[0].startswith(longest['name'][:8]))
 ops = [r for r in rec if r['type'] == 'op' and r['view'] == 'name']
 print('op bars', svg['chart_ops.svg'].count('<g class="op">'), 'ops', len(ops), '(ten at most)')
 PY
