@@ -233,6 +233,36 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
      (($bycost[$i].tags // []) | join(", "))]])
  end),
 "",
+# The PMU judgement of asc-ops, per op type and weighted by kernel time.
+(((.op_summary // [])[0].pmu // null) as $PM |
+ ((.op // []) | map(select(.view == "op_type" and .pmu.status == "available"))) as $J |
+ "## PMU judgement\n\n" +
+ if $PM == null then "Not available: no op_summary record in the stream (run asc-ops).\n"
+ elif $PM.status != "available" or ($J | length) == 0 then
+   "Not available: " +
+   (if ($P.counts.kernel // 0) == 0 then "the capture has no kernel table"
+    elif $PM.aic_metrics == "ACL_AICORE_NONE" then "the capture was made without AI Core metrics (aic_metrics \($PM.aic_metrics | code), as at Level0)"
+    elif $PM.status == "left_out" then "the PMU values were left out of the stream"
+    else "\($PM.status | md) (aic_metrics \($PM.aic_metrics // "unknown" | code))" end) + ".\n"
+ else
+   ($J | map(.dur_total_ns) | add) as $tot |
+   ((.op // []) | map(select(.view == "op_type" and .task_class == "compute")) | map(.dur_total_ns) | add // 0) as $comp |
+   "\($J | length) op types judged from \($PM.aic_metrics | code), holding \($tot / 1e6 | dur) of the \($comp / 1e6 | dur) of compute kernel time (\(share($tot; $comp) | pctx)). " +
+   "A class is the pipe whose busy ratio passes its limit by the widest margin (asc-ops(1)); balanced: no pipe passes its limit but the pipes together are busy; unknown: neither.\n\n" +
+   table(["bound class", "op types", "kernel time", "share of judged time"];
+     ($J | group_by(.pmu.bound) | map({b: .[0].pmu.bound, n: length, t: (map(.dur_total_ns) | add)}) | sort_by(-.t) |
+      map([(.b | code), .n, (.t / 1e6 | dur), (share(.t; $tot) | pctx)]))) + "\n\n" +
+   "The op types with the most kernel time:\n\n" +
+   table(["op type", "kernel time", "bound class", "decisive ratio", "ratios (time-weighted)"];
+     ($J | sort_by(-.dur_total_ns) | .[0:8] | map([(.key | code), (.dur_total_ns / 1e6 | dur), (.pmu.bound | code),
+       (if .pmu.rule == null then "—" else "\(.pmu.rule | code) (by \(.pmu.margin))" end),
+       (.pmu.evidence // {} | to_entries | map(select(.key | test("ratio$"))) | sort_by(-.value) | .[0:3] |
+        map("\(.key | md) \(.value)") | join(", "))]))) + "\n" +
+   (if $PM.bound_classes == null then "" else
+    "\nBy op name (op records of view `name`, each judged on its own calls): \($PM.ops_judged) judged, " +
+    ($PM.bound_classes | to_entries | map(select(.value > 0)) | sort_by(-.value) | map("\(.key | md) \(.value)") | join(", ")) + ".\n" end) +
+   (if ($J | length) > 8 then "\nAll \($J | length) judged op types, with every ratio, are in records.ndjson (op records, view `op_type`, field `pmu`).\n" else "" end)
+ end),
 # Which asc and which rules made the verdict (absent from older streams).
 (if $A.asc_version == null then empty else
  "_Made by asc \($A.asc_version) with the rules \($A.rules_file | code)._" end)
