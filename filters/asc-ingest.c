@@ -321,9 +321,10 @@ slicecheck(struct profile *p)
 
 /* s seconds with ms, for a distance in ns. */
 static const char *
-secs(int64_t d, char *t, size_t n)
+secs(uint64_t d, char *t, size_t n)
 {
-	snprintf(t, n, "%lld.%03lld s", (long long)(d / 1000000000), (long long)(d / 1000000 % 1000));
+	snprintf(t, n, "%llu.%03llu s", (unsigned long long)(d / 1000000000),
+	    (unsigned long long)(d / 1000000 % 1000));
 	return t;
 }
 
@@ -336,7 +337,7 @@ struct dspan {
 /* What slicespan() learns of one kernel file from its rows. */
 struct fspan {
 	size_t	 rows, out;	/* rows; those outside the timeline */
-	int64_t	 far;		/* the farthest of those from it */
+	uint64_t far;		/* the distance of the farthest of those */
 	size_t	 d0, nd;	/* its device spans */
 	int	 unsorted;	/* a device's starts go back in time */
 	long	 n;		/* slice number of the capture, or -1 */
@@ -360,7 +361,8 @@ spans(const struct ktab *kt, struct fspan *fs, int64_t t0, int64_t t1, size_t *n
 		}
 		f->rows++;
 		if (k->start < t0 || k->start > t1) {
-			int64_t d = k->start < t0 ? t0 - k->start : k->start - t1;
+			uint64_t d = k->start < t0 ? (uint64_t)t0 - (uint64_t)k->start :
+			    (uint64_t)k->start - (uint64_t)t1;
 
 			f->out++;
 			f->far = d > f->far ? d : f->far;
@@ -393,18 +395,27 @@ spans(const struct ktab *kt, struct fspan *fs, int64_t t0, int64_t t1, size_t *n
  * consecutive slices).  Real kernels are device events of the timeline:
  * 1 ms of slack is left for rounding.  1 when one is found.
  */
+#define SLACK	1000000		/* ns: 1 ms */
+
 static int
 slicespan(const struct profile *p, const struct ktab *kt, int64_t t0, int64_t t1)
 {
 	struct fspan *fs = xcalloc((size_t)p->nf, sizeof *fs);
 	int *ord = xcalloc((size_t)p->nf, sizeof *ord);
 	char ts0[64] = "", ts[64], a[40];
-	int no = 0, found = 0, sorted = 1;
-	size_t nds;
-	struct dspan *ds;
+	int no = 0, found = 0, sorted = 1, over = 0;
+	size_t nds, nlast = 0;
+	struct dspan *ds, *last;
+	int *lastf;
 
-	ds = spans(kt, fs, t0 == INT64_MAX ? INT64_MIN : t0 - 1000000,
-	    t1 == INT64_MIN ? INT64_MAX : t1 + 1000000, &nds);
+	if (t0 == INT64_MAX || t1 == INT64_MIN) {	/* no timeline: no bounds */
+		t0 = INT64_MIN;
+		t1 = INT64_MAX;
+	} else {
+		t0 = t0 < INT64_MIN + SLACK ? INT64_MIN : t0 - SLACK;
+		t1 = t1 > INT64_MAX - SLACK ? INT64_MAX : t1 + SLACK;
+	}
+	ds = spans(kt, fs, t0, t1, &nds);
 	for (int i = 0; i < p->nf; i++) {
 		const struct src_file *f = &p->f[i];
 		long n;
@@ -429,6 +440,8 @@ slicespan(const struct profile *p, const struct ktab *kt, int64_t t0, int64_t t1
 		sorted &= !fs[i].unsorted;
 		ord[no++] = i;
 	}
+	last = xreallocarray(NULL, nds + 1, sizeof *last);
+	lastf = xreallocarray(NULL, nds + 1, sizeof *lastf);
 	/* by slice number (a few files: insertion) */
 	for (int j = 1; j < no; j++)
 		for (int k = j; k > 0 && fs[ord[k - 1]].n > fs[ord[k]].n; k--) {
@@ -437,32 +450,39 @@ slicespan(const struct profile *p, const struct ktab *kt, int64_t t0, int64_t t1
 			ord[k] = ord[k - 1];
 			ord[k - 1] = x;
 		}
-	/* each device's starts, slice after slice, never go back in time:
-	 * the first that does is said */
-	for (int j = 1, over = 0; sorted && !over && j < no; j++) {
+	/*
+	 * Each device's starts, slice after slice, never go back in time:
+	 * last[] holds each device's latest start so far and its file.  The
+	 * first slice that goes back is said.
+	 */
+	for (int j = 0; sorted && j < no && !over; j++) {
 		const struct fspan *f = &fs[ord[j]];
 
 		for (size_t d = f->d0; d < f->d0 + f->nd && !over; d++) {
-			int64_t hi = INT64_MIN;
-			int prev = -1;
+			size_t e;
 
-			for (int k = 0; k < j; k++)
-				for (size_t e = fs[ord[k]].d0; e < fs[ord[k]].d0 + fs[ord[k]].nd; e++)
-					if (ds[e].dev == ds[d].dev && ds[e].hi > hi) {
-						hi = ds[e].hi;
-						prev = ord[k];
-					}
-			if (prev >= 0 && ds[d].lo < hi) {
+			for (e = 0; e < nlast && last[e].dev != ds[d].dev; e++)
+				;
+			if (e < nlast && ds[d].lo < last[e].hi) {
 				found = over = 1;
 				addwarn("op_summary_slice_foreign", "%s and %s overlap in time: "
 				    "kernels of the first start %s before the last of the second, "
 				    "though a capture's slices are consecutive pieces of one "
 				    "time-ordered table: one of them is of another capture? Their "
 				    "kernels are merged; device idle does not hold",
-				    p->f[ord[j]].base, p->f[prev].base, secs(hi - ds[d].lo, a, sizeof a));
+				    p->f[ord[j]].base, p->f[lastf[e]].base,
+				    secs((uint64_t)last[e].hi - (uint64_t)ds[d].lo, a, sizeof a));
+			} else if (e == nlast) {
+				last[nlast] = ds[d];
+				lastf[nlast++] = ord[j];
+			} else if (ds[d].hi > last[e].hi) {
+				last[e].hi = ds[d].hi;
+				lastf[e] = ord[j];
 			}
 		}
 	}
+	free(last);
+	free(lastf);
 	free(ds);
 	free(ord);
 	free(fs);
