@@ -271,7 +271,7 @@ samebytes(const char *a, const char *b)
  * slice (same bytes) is not read; a gap in the slice numbers, and files
  * of two captures (two timestamps), are said.
  */
-static void
+static int
 slicecheck(struct profile *p)
 {
 	char ts0[64] = "", ts[64], first[64] = "";
@@ -310,10 +310,183 @@ slicecheck(struct profile *p)
 		addwarn("op_summary_foreign", "%s and %s are of two captures (their "
 		    "timestamps differ): their kernels are merged; check that they "
 		    "belong together", first, other);
-	if (cnt && hi - lo + 1 > cnt)
+	if (cnt && hi - lo + 1 > cnt) {
 		addwarn("op_summary_slice_missing", "op_summary slices %ld..%ld of %s: "
 		    "%ld of %ld found, the kernels of the missing ones are not in "
 		    "the analysis", lo, hi, ts0, cnt, hi - lo + 1);
+		return 1;
+	}
+	return 0;
+}
+
+/* s seconds with ms, for a distance in ns. */
+static const char *
+secs(uint64_t d, char *t, size_t n)
+{
+	snprintf(t, n, "%llu.%03llu s", (unsigned long long)(d / 1000000000),
+	    (unsigned long long)(d / 1000000 % 1000));
+	return t;
+}
+
+/* The kernels of one device in one kernel file: their smallest and
+ * largest start. */
+struct dspan {
+	int64_t	 dev, lo, hi;
+};
+
+/* What slicespan() learns of one kernel file from its rows. */
+struct fspan {
+	size_t	 rows, out;	/* rows; those outside the timeline */
+	uint64_t far;		/* the distance of the farthest of those */
+	size_t	 d0, nd;	/* its device spans */
+	int	 unsorted;	/* a device's starts go back in time */
+	long	 n;		/* slice number of the capture, or -1 */
+};
+
+/* The kernel files' spans, from the rows read (in file order). */
+static struct dspan *
+spans(const struct ktab *kt, struct fspan *fs, int64_t t0, int64_t t1, size_t *nds)
+{
+	struct dspan *ds = NULL;
+	size_t nd = 0, cap = 0, last = 0;
+	int cur = -1;
+
+	for (size_t i = 0; i < kt->n; i++) {
+		const struct krow *k = &kt->row[i];
+		struct fspan *f = &fs[k->file];
+
+		if (k->file != cur) {
+			cur = k->file;
+			f->d0 = last = nd;
+		}
+		f->rows++;
+		if (k->start < t0 || k->start > t1) {
+			uint64_t d = k->start < t0 ? (uint64_t)t0 - (uint64_t)k->start :
+			    (uint64_t)k->start - (uint64_t)t1;
+
+			f->out++;
+			f->far = d > f->far ? d : f->far;
+		}
+		if (last >= nd || ds[last].dev != k->dev)
+			for (last = f->d0; last < nd && ds[last].dev != k->dev; last++)
+				;
+		if (last == nd) {
+			if (nd == cap) {
+				cap = cap ? cap * 2 : 16;
+				ds = xreallocarray(ds, cap, sizeof *ds);
+			}
+			ds[nd++] = (struct dspan){ k->dev, k->start, k->start };
+			f->nd++;
+		} else if (k->start < ds[last].hi)
+			f->unsorted = 1;
+		else
+			ds[last].hi = k->start;
+	}
+	*nds = nd;
+	return ds;
+}
+
+/*
+ * A slice of another capture renamed to this one's timestamp, found from
+ * its rows: its kernels start outside the span of the profile's timeline
+ * (when it has one, unsliced, file), or before the last start of a
+ * lower-numbered slice on the same device, when every slice is in time
+ * order on each device (msprof cuts one time-ordered table into
+ * consecutive slices).  Real kernels are device events of the timeline:
+ * 1 ms of slack is left for rounding.  1 when one is found.
+ */
+#define SLACK	1000000		/* ns: 1 ms */
+
+static int
+slicespan(const struct profile *p, const struct ktab *kt, int64_t t0, int64_t t1)
+{
+	struct fspan *fs = xcalloc((size_t)p->nf, sizeof *fs);
+	int *ord = xcalloc((size_t)p->nf, sizeof *ord);
+	char ts0[64] = "", ts[64], a[40];
+	int no = 0, found = 0, sorted = 1, over = 0;
+	size_t nds, nlast = 0;
+	struct dspan *ds, *last;
+	int *lastf;
+
+	if (t0 == INT64_MAX || t1 == INT64_MIN) {	/* no timeline: no bounds */
+		t0 = INT64_MIN;
+		t1 = INT64_MAX;
+	} else {
+		t0 = t0 < INT64_MIN + SLACK ? INT64_MIN : t0 - SLACK;
+		t1 = t1 > INT64_MAX - SLACK ? INT64_MAX : t1 + SLACK;
+	}
+	ds = spans(kt, fs, t0, t1, &nds);
+	for (int i = 0; i < p->nf; i++) {
+		const struct src_file *f = &p->f[i];
+		long n;
+
+		fs[i].n = -1;
+		if (f->kind != F_KERNEL || f->extra || fs[i].rows == 0 ||
+		    slicename(f->base, &n, ts, sizeof ts) != 0 || n < 0)
+			continue;
+		if (fs[i].out) {
+			found = 1;
+			addwarn("op_summary_slice_foreign", "%s: %zu of its %zu kernels start "
+			    "outside the timeline's span (up to %s away): a slice of another "
+			    "capture? Its kernels are merged; device idle and host attribution "
+			    "do not hold", f->base, fs[i].out, fs[i].rows, secs(fs[i].far, a, sizeof a));
+			continue;
+		}
+		if (ts0[0] == '\0')
+			snprintf(ts0, sizeof ts0, "%s", ts);
+		if (strcmp(ts, ts0) != 0)
+			continue;
+		fs[i].n = n;
+		sorted &= !fs[i].unsorted;
+		ord[no++] = i;
+	}
+	last = xreallocarray(NULL, nds + 1, sizeof *last);
+	lastf = xreallocarray(NULL, nds + 1, sizeof *lastf);
+	/* by slice number (a few files: insertion) */
+	for (int j = 1; j < no; j++)
+		for (int k = j; k > 0 && fs[ord[k - 1]].n > fs[ord[k]].n; k--) {
+			int x = ord[k];
+
+			ord[k] = ord[k - 1];
+			ord[k - 1] = x;
+		}
+	/*
+	 * Each device's starts, slice after slice, never go back in time:
+	 * last[] holds each device's latest start so far and its file.  The
+	 * first slice that goes back is said.
+	 */
+	for (int j = 0; sorted && j < no && !over; j++) {
+		const struct fspan *f = &fs[ord[j]];
+
+		for (size_t d = f->d0; d < f->d0 + f->nd && !over; d++) {
+			size_t e;
+
+			for (e = 0; e < nlast && last[e].dev != ds[d].dev; e++)
+				;
+			if (e < nlast && ds[d].lo < last[e].hi) {
+				found = over = 1;
+				addwarn("op_summary_slice_foreign", "%s and %s overlap in time: "
+				    "kernels of the first start %s before the last of the second, "
+				    "though a capture's slices are consecutive pieces of one "
+				    "time-ordered table: one of them is of another capture? Their "
+				    "kernels are merged; device idle does not hold",
+				    p->f[ord[j]].base, p->f[lastf[e]].base,
+				    secs((uint64_t)last[e].hi - (uint64_t)ds[d].lo, a, sizeof a));
+			} else if (e == nlast) {
+				last[nlast] = ds[d];
+				lastf[nlast++] = ord[j];
+			} else if (ds[d].hi > last[e].hi) {
+				last[e].hi = ds[d].hi;
+				lastf[e] = ord[j];
+			}
+		}
+	}
+	free(last);
+	free(lastf);
+	free(ds);
+	free(ord);
+	free(fs);
+	return found;
 }
 
 /*
@@ -348,6 +521,8 @@ process(struct profile *p)
 	char *level = xstrdup("unknown");
 	const char *deg[24], *origin_from = "none";
 	int ndeg = 0, nkfiles = 0, trace_used = 0, disjoint = 0;
+	int details = 0, ntrace = 0, sgap = 0, sforeign = 0;
+	int64_t opcount = -1;
 	int64_t origin = INT64_MAX;
 	size_t runs = 0;
 	unsigned long rejected = 0;
@@ -420,10 +595,9 @@ process(struct profile *p)
 
 	/* Kernel table: kernel_details.csv, else every op_summary slice. */
 	if (fk[F_KERNEL]) {
-		int details = strcmp(fk[F_KERNEL]->base, "kernel_details.csv") == 0;
-
+		details = strcmp(fk[F_KERNEL]->base, "kernel_details.csv") == 0;
 		if (!details)
-			slicecheck(p);
+			sgap = slicecheck(p);
 
 		kt.nkr = p->nf;
 		kt.kr = xcalloc((size_t)p->nf, sizeof *kt.kr);
@@ -492,6 +666,13 @@ process(struct profile *p)
 			    (long long)(d / 1000000 % 1000), kt.maxend < t0 ? "before the first of" : "after the last of");
 		}
 	}
+	/* op_summary slices, from their rows: the timeline's span is used
+	 * when it is one file, the whole capture's */
+	for (int i = 0; i < p->nf; i++)
+		ntrace += p->f[i].kind == F_TRACE;
+	if (fk[F_KERNEL] && !details && !disjoint && kt.n)
+		sforeign = slicespan(p, &kt, trace_used && ntrace == 1 ? trace_min_ts(tr) : INT64_MAX,
+		    trace_used && ntrace == 1 ? trace_max_end(tr) : INT64_MIN);
 
 	/* the origin: the first source with a smallest time */
 	for (int i = 0; i < nsrc && origin == INT64_MAX; i++) {
@@ -508,7 +689,29 @@ process(struct profile *p)
 	else if (db)
 		dbsteps = db_steptrace(db, p->name, &tables) > 0;
 	if (fk[F_OPSTAT])
-		tab_opstat(&tabc, fk[F_OPSTAT], p->name);
+		opcount = tab_opstat(&tabc, fk[F_OPSTAT], p->name);
+	/*
+	 * msprof's op_statistic counts the kernels of the whole capture (as
+	 * many as its op_summary rows; torch_npu's counts fewer than its
+	 * kernel_details.csv, without the communication rows): fewer rows
+	 * than that is a slice missing, the last one included, which no gap
+	 * in the slice numbers shows.
+	 */
+	if (fk[F_KERNEL] && !details && opcount >= 0) {
+		int64_t nread = 0;
+
+		for (int i = 0; i < p->nf; i++)
+			if (p->f[i].kind == F_KERNEL && !p->f[i].extra)
+				nread += (int64_t)p->f[i].read;
+		if (nread < opcount) {
+			sgap = 1;
+			addwarn("op_summary_kernels_missing", "%s counts %lld kernels, the "
+			    "op_summary files hold %lld rows: %lld kernel%s not in the "
+			    "analysis (a last slice missing?)", fk[F_OPSTAT]->base,
+			    (long long)opcount, (long long)nread, (long long)(opcount - nread),
+			    opcount - nread == 1 ? " is" : "s are");
+		}
+	}
 	if (fk[F_COMMX])
 		tab_commx_read(&tabc, fk[F_COMMX]);
 	if (fk[F_COMM]) {
@@ -583,8 +786,10 @@ process(struct profile *p)
 		deg[ndeg++] = "no_step_trace";
 	if (rejected)
 		deg[ndeg++] = "rows_rejected";
-	if (disjoint)
+	if (disjoint || sforeign)
 		deg[ndeg++] = "kernels_outside_trace";
+	if (sgap)
+		deg[ndeg++] = "counts_mismatch";
 	for (int i = 0; i < p->nf; i++)
 		if (p->f[i].unusable) {
 			deg[ndeg++] = "file_unusable";

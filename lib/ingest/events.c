@@ -2,6 +2,7 @@
 #include "trace_int.h"
 
 #include <fnmatch.h>
+#include <limits.h>
 
 #include "rules.h"
 
@@ -98,27 +99,49 @@ tr_getthr(struct trace *t, int64_t pid, int64_t tid, int create)
 	}
 	if (!create)
 		return -1;
-	if (t->nth == t->cth) {
-		t->cth = t->cth ? t->cth * 2 : 64;
-		t->th = xreallocarray(t->th, t->cth, sizeof *t->th);
-	}
-	memset(&t->th[t->nth], 0, sizeof t->th[0]);
-	t->th[t->nth].pid = pid;
-	t->th[t->nth].tid = tid;
-	t->th[t->nth].pi = -1;
-	t->th[t->nth].minx = INT64_MAX;
-	t->th[t->nth].maxx = INT64_MIN;
-	t->th[t->nth].gen = (unsigned long)-1;
-	t->nth++;
-	ht_grow(&t->hth, t->nth, thkey, t);
-	j = k & (t->hth.cap - 1);
-	while (t->hth.slot[j])
-		j = (j + 1) & (t->hth.cap - 1);
-	t->hth.slot[j] = (int)t->nth;
+	tr_thrroom(t, t->nth + 1);
+	tr_thrinit(&t->th[t->nth++], pid, tid);
+	tr_thrindex(t, t->nth - 1);
 	t->lastth = (int)t->nth - 1;
 	t->lastpid = pid;
 	t->lasttid = tid;
 	return t->lastth;
+}
+
+void
+tr_thrroom(struct trace *t, size_t n)
+{
+	if (n > INT_MAX - 1)
+		die("%s: more than %d threads", t->disp, INT_MAX - 1);
+	if (n > t->cth) {
+		while (t->cth < n)
+			t->cth = t->cth ? t->cth * 2 : 64;
+		t->th = xreallocarray(t->th, t->cth, sizeof *t->th);
+	}
+}
+
+void
+tr_thrinit(struct thr *h, int64_t pid, int64_t tid)
+{
+	memset(h, 0, sizeof *h);
+	h->pid = pid;
+	h->tid = tid;
+	h->pi = -1;
+	h->minx = INT64_MAX;
+	h->maxx = INT64_MIN;
+}
+
+void
+tr_thrindex(struct trace *t, size_t from)
+{
+	ht_grow(&t->hth, t->nth, thkey, t);
+	for (size_t i = from; i < t->nth; i++) {
+		size_t j = thkey(t, (int)i) & (t->hth.cap - 1);
+
+		while (t->hth.slot[j])
+			j = (j + 1) & (t->hth.cap - 1);
+		t->hth.slot[j] = (int)i + 1;
+	}
 }
 
 static const char *const hostnames[] = {
@@ -317,7 +340,7 @@ ismarker(const struct trace *t, const char *s, size_t n, size_t *klen,
 static int
 provset(struct trace *t, struct thr *h)
 {
-	if (h->gen != t->gen) {
+	if (!h->provok || h->gen != (uint32_t)t->gen) {
 		int pi = tr_getproc(t, h->pid, 0);
 
 		if (pi < 0)
@@ -335,7 +358,8 @@ provset(struct trace *t, struct thr *h)
 				h->prov = SET_I;
 				break;
 			}
-		h->gen = t->gen;
+		h->gen = (uint32_t)t->gen;
+		h->provok = 1;
 	}
 	return h->prov;
 }
@@ -589,11 +613,51 @@ mevent(struct trace *t, const struct ev *ev, const char *at)
 		struct thr *h = &t->th[ti];
 
 		h->seen = 1;
-		setname(&h->name, &ev->aname, &t->sc);
+		if (ev->aname.k == 's') {
+			const char *s;
+			size_t n;
+
+			spanstr(&ev->aname, &t->sc, &s, &n);
+			tr_setthrname(t, h, xstrndup(s, n));
+		}
 	} else
 		return 0;
-	t->gen++;
+	tr_newgen(t);
 	return 0;
+}
+
+const char *
+tr_thrname(const struct trace *t, const struct thr *h)
+{
+	return h->name ? t->tname[h->name - 1] : NULL;
+}
+
+void
+tr_setthrname(struct trace *t, struct thr *h, char *s)
+{
+	if (h->name) {
+		free(t->tname[h->name - 1]);
+		t->tname[h->name - 1] = s;
+		return;
+	}
+	if (t->ntname == UINT32_MAX)
+		die("%s: more than %u thread names", t->disp, UINT32_MAX - 1);
+	if (t->ntname == t->ctname) {
+		t->ctname = t->ctname ? t->ctname * 2 : 64;
+		t->tname = xreallocarray(t->tname, t->ctname, sizeof *t->tname);
+	}
+	t->tname[t->ntname++] = s;
+	h->name = (uint32_t)t->ntname;
+}
+
+/* A thread's cached set is valid for the low 32 bits of gen: when they
+ * wrap, every cache is dropped. */
+void
+tr_newgen(struct trace *t)
+{
+	if ((uint32_t)++t->gen == 0)
+		for (size_t i = 0; i < t->nth; i++)
+			t->th[i].provok = 0;
 }
 
 static int
@@ -850,6 +914,7 @@ tr_finish(struct trace *t)
 		struct thr *h = &t->th[i];
 		int r = R_IGN;
 		size_t n;
+		const char *name;
 
 		h->pi = tr_getproc(t, h->pid, 0);
 		if (h->pi >= 0)
@@ -858,9 +923,9 @@ tr_finish(struct trace *t)
 			h->role = T_HOST;
 		else if (r == R_HW)
 			h->role = T_DEV;
-		else if (r == R_COMM && h->name &&
-		    (n = strlen(h->name)) >= 13 &&
-		    strcmp(h->name + n - 13, "Communication") == 0)
+		else if (r == R_COMM && (name = tr_thrname(t, h)) != NULL &&
+		    (n = strlen(name)) >= 13 &&
+		    strcmp(name + n - 13, "Communication") == 0)
 			h->role = T_DEV;
 		else
 			h->role = T_IGN;
@@ -921,5 +986,9 @@ tr_finish(struct trace *t)
 	}
 	t->c.markers = k;
 	linkflows(t);
+	/* no thread is looked up by (pid, tid) any more */
+	free(t->hth.slot);
+	t->hth = (struct htab){ 0 };
+	t->lastth = -1;
 	t->done = 1;
 }

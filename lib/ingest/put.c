@@ -205,22 +205,50 @@ struct hq {
 };
 #define DQBUF		(256u << 10)	/* deferred text buffer */
 
+/*
+ * The process, pid and tid text of the threads whose events were written
+ * last, by thread index modulo TCACHE: made when an event needs it, not
+ * kept for every thread of the trace.
+ */
+#define TCACHE		256
 struct hput {
+	const struct trace *t;
 	struct buf	 pre;		/* record prefix */
-	struct buf	 tp;		/* per thread: process, pid, tid */
-	size_t		*toff;
+	struct tcache {
+		uint32_t	 ti;
+		int		 ok;
+		struct buf	 b;
+	}		 tc[TCACHE];
 };
+
+static const struct buf *
+thrtext(struct hput *hp, uint32_t ti)
+{
+	struct tcache *c = &hp->tc[ti % TCACHE];
+
+	if (!c->ok || c->ti != ti) {
+		const struct thr *th = &hp->t->th[ti];
+
+		c->b.len = 0;
+		rec_out_thread(&c->b, th->pi >= 0 ? hp->t->pr[th->pi].name : NULL,
+		    th->pid, th->tid);
+		c->ti = ti;
+		c->ok = 1;
+	}
+	return &c->b;
+}
 
 /*
  * One host record into b.  The leaf value is left out when it is not
  * known yet: its position in b is returned, else SIZE_MAX.
  */
 static size_t
-fmt_host(const struct hput *hp, struct buf *b, int64_t origin,
+fmt_host(struct hput *hp, struct buf *b, int64_t origin,
     const struct pend *e)
 {
 	const struct shdr *h = (const void *)e->rec;
 	const char *s = rtext(h);
+	const struct buf *tt = thrtext(hp, (uint32_t)e->ti);
 	struct hout o;
 
 	o.pre = hp->pre.p;
@@ -232,8 +260,8 @@ fmt_host(const struct hput *hp, struct buf *b, int64_t origin,
 	o.cat = h->flags & F_CAT ? s : NULL;
 	o.ncat = h->flags & F_CAT ? h->ncat : 0;
 	s += h->ncat;
-	o.thr = hp->tp.p + hp->toff[e->ti];
-	o.nthr = hp->toff[e->ti + 1] - hp->toff[e->ti];
+	o.thr = tt->p;
+	o.nthr = tt->len;
 	o.start = h->start - origin;
 	o.dur = h->dur;
 	o.depth = e->depth;
@@ -278,7 +306,7 @@ hq_free1(struct hq *q, struct pend *e)
 
 /* The oldest event in memory to the deferred text. */
 static void
-hq_evict(struct trace *t, struct hq *q, const struct hput *hp, int64_t origin)
+hq_evict(struct trace *t, struct hq *q, struct hput *hp, int64_t origin)
 {
 	struct pend *e = &q->q[q->mhead & (q->cap - 1)];
 	size_t at = fmt_host(hp, &q->fb, origin, e);
@@ -355,7 +383,7 @@ hq_emit(struct trace *t, FILE *fp, struct hq *q, uint64_t lim)
 
 /* Write what is resolved, or can no longer get a child at now. */
 static void
-hq_drain(struct trace *t, FILE *fp, struct hq *q, const struct hput *hp,
+hq_drain(struct trace *t, FILE *fp, struct hq *q, struct hput *hp,
     int64_t origin, int64_t now)
 {
 	struct buf *b = &t->ob;
@@ -499,7 +527,7 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 	struct mrg m;
 	struct rdr *r;
 	struct hq q;
-	struct hput hp = { { 0 }, { 0 }, NULL };
+	struct hput hp;
 	struct fmrg lm;
 	const struct lk *lp;
 	struct lk *win = NULL;
@@ -513,17 +541,9 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 	q.qbytes = t->runbytes / 16;
 	q.qmax = q.qbytes / 256 > 4 ? q.qbytes / 256 : 4;
 	t->c.host_linked = 0;
+	memset(&hp, 0, sizeof hp);
+	hp.t = t;
 	recprefix(t, &hp.pre, "host", profile);
-	hp.toff = xcalloc(t->nth + 1, sizeof *hp.toff);
-	for (size_t i = 0; i < t->nth; i++) {
-		const struct thr *th = &t->th[i];
-
-		hp.toff[i] = hp.tp.len;
-		if (th->role == T_HOST)
-			rec_out_thread(&hp.tp, th->pi >= 0 ? t->pr[th->pi].name : NULL,
-			    th->pid, th->tid);
-	}
-	hp.toff[t->nth] = hp.tp.len;
 	t->ob.len = 0;
 	q.cap = 64;
 	q.q = xcalloc(q.cap, sizeof *q.q);
@@ -628,9 +648,9 @@ trace_put_host(struct trace *t, FILE *fp, const char *profile, int64_t origin)
 		nest_free(&lv.a[i].nt);
 	free(lv.a);
 	free(lv.slot);
-	free(hp.toff);
 	buf_free(&hp.pre);
-	buf_free(&hp.tp);
+	for (int i = 0; i < TCACHE; i++)
+		buf_free(&hp.tc[i].b);
 }
 
 void
@@ -650,8 +670,9 @@ trace_close(struct trace *t)
 	tr_frs_free(&t->lk);
 	for (size_t i = 0; i < t->npr; i++)
 		free(t->pr[i].name);
-	for (size_t i = 0; i < t->nth; i++)
-		free(t->th[i].name);
+	for (size_t i = 0; i < t->ntname; i++)
+		free(t->tname[i]);
+	free(t->tname);
 	for (int i = 0; i < t->nw; i++)
 		free(t->w[i].msg);
 	free(t->w);
@@ -740,7 +761,7 @@ trace_put_comm_tasks(struct trace *t, FILE *fp, const char *profile,
 		ctnum(b, "dst_rank", c->dst);
 		ctnum(b, "bytes", c->bytes);
 		cttext(b, "transport", c->trans, sizeof c->trans);
-		out_cstr(b, "plane", th->name);
+		out_cstr(b, "plane", tr_thrname(t, th));
 		ctnum(b, "stream", c->stream);
 		cttext(b, "notify_id", c->notify, sizeof c->notify);
 		rec_put(b, fp);

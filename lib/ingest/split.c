@@ -194,6 +194,7 @@ tr_split_join(struct trace *t, struct rdst *rs)
 	struct trace *u = sp->u;
 	uint32_t *map;
 	uint64_t mkbase;
+	size_t n1, nnew = 0;
 
 	t->split = 0;
 	tr_flushrun(t);		/* while the second thread may still run */
@@ -220,16 +221,33 @@ tr_split_join(struct trace *t, struct rdst *rs)
 		if (q->cpu)
 			p->cpu = 1;
 	}
+	/*
+	 * u's threads: those new to t take the next indices, in u's order;
+	 * then u's table is merged into t's from its end, and shrunk as it
+	 * goes, so that with millions of threads the two tables are not
+	 * held whole at once.
+	 */
+	free(u->hth.slot);
+	u->hth = (struct htab){ 0 };
 	map = xreallocarray(NULL, u->nth + 1, sizeof *map);
+	n1 = t->nth;
 	for (size_t i = 0; i < u->nth; i++) {
-		struct thr *q = &u->th[i], *h;
+		int ti = tr_getthr(t, u->th[i].pid, u->th[i].tid, 0);
 
-		map[i] = (uint32_t)tr_getthr(t, q->pid, q->tid, 1);
-		h = &t->th[map[i]];
+		map[i] = ti >= 0 ? (uint32_t)ti : (uint32_t)(n1 + nnew++);
+	}
+	tr_thrroom(t, n1 + nnew);
+	for (size_t i = u->nth; i-- > 0;) {
+		struct thr *q = &u->th[i], *h = &t->th[map[i]];
+
+		if (map[i] >= n1)
+			tr_thrinit(h, q->pid, q->tid);
+		if (i % 65536 == 0 && i > 0)
+			u->th = xreallocarray(u->th, i + 1, sizeof *u->th);
+		q = &u->th[i];
 		if (q->name) {
-			free(h->name);
-			h->name = q->name;
-			q->name = NULL;
+			tr_setthrname(t, h, u->tname[q->name - 1]);
+			u->tname[q->name - 1] = NULL;
 		}
 		h->seen |= q->seen;
 		h->stack |= q->stack;
@@ -241,7 +259,12 @@ tr_split_join(struct trace *t, struct rdst *rs)
 		if (q->maxx > h->maxx)
 			h->maxx = q->maxx;
 	}
-	t->gen++;
+	free(u->th);
+	u->th = NULL;
+	u->nth = u->cth = 0;
+	t->nth = n1 + nnew;
+	tr_thrindex(t, n1);
+	tr_newgen(t);
 	for (int s = 0; s < NSET; s++) {
 		for (int i = 0; i < u->nruns[s]; i++) {
 			tr_addrun(t, s, u->runs[s][i].fd, u->runs[s][i].n);

@@ -209,7 +209,21 @@ tab_steptrace(const struct tab_ctx *tc, struct src_file *pf, const char *profile
 	csv_close(&c);
 }
 
-void
+/* total plus a Count cell; -1 when the cell is not a plain count. */
+static int64_t
+addcount(int64_t total, const char *s, size_t n)
+{
+	int64_t v = 0;
+
+	cell_trim(&s, &n);
+	if (!cell_plainint(s, n) || n > 18)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		v = v * 10 + (s[i] - '0');
+	return v > INT64_MAX - total ? -1 : total + v;
+}
+
+int64_t
 tab_opstat(const struct tab_ctx *tc, struct src_file *pf, const char *profile)
 {
 	static const struct { const char *col, *key; int num; } m[] = {
@@ -227,17 +241,20 @@ tab_opstat(const struct tab_ctx *tc, struct src_file *pf, const char *profile)
 	int idx[9], ncols, r;
 	struct buf b = {0};
 	char src[300];
+	int64_t total = 0;
 
 	if (csv_open(&c, pf->path) != 0)
 		dieerr("%s", pf->path);
 	if (csv_next(&c) <= 0) {
 		twarn(tc, "bad_op_statistic", "%s: empty or unreadable, not used", pf->base);
 		csv_close(&c);
-		return;
+		return -1;
 	}
 	ncols = c.nf;
 	for (int i = 0; i < 9; i++)
 		idx[i] = colidx(&c, m[i].col);
+	if (idx[3] < 0)
+		total = -1;
 	while ((r = csv_next(&c)) != 0) {
 		pf->read++;
 		if (r < 0 || c.nf != ncols) {
@@ -272,6 +289,8 @@ tab_opstat(const struct tab_ctx *tc, struct src_file *pf, const char *profile)
 				continue;
 			}
 			s = csv_field(&c, idx[i], &n);
+			if (i == 3 && total >= 0)
+				total = addcount(total, s, n);
 			if (m[i].num == 2)
 				cell_putint(&b, m[i].key, s, n);
 			else if (m[i].num == 1)
@@ -285,6 +304,7 @@ tab_opstat(const struct tab_ctx *tc, struct src_file *pf, const char *profile)
 	}
 	buf_free(&b);
 	csv_close(&c);
+	return total;
 }
 
 /* Parse a whole small JSON file with libjq; invalid on failure. */

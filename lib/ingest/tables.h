@@ -22,7 +22,9 @@ struct tab_ctx {
 };
 
 void	tab_steptrace(const struct tab_ctx *, struct src_file *, const char *profile);
-void	tab_opstat(const struct tab_ctx *, struct src_file *, const char *profile);
+/* The op_stat records; the sum of the rows' Count cells, or -1 when the
+ * file has no Count column or a row without one. */
+int64_t	tab_opstat(const struct tab_ctx *, struct src_file *, const char *profile);
 /* Check and count; *origin, if INT64_MAX, becomes the first op start. */
 void	tab_comm_read(const struct tab_ctx *, struct src_file *, int64_t *origin);
 /* The comm records of a file tab_comm_read() accepted, to stdout. */

@@ -178,20 +178,28 @@ struct proc {
 	int		 role;
 };
 
+/*
+ * A thread: kept for every thread of the trace until its records are
+ * written (the spill records name it by index), so kept to 64 bytes.
+ */
 struct thr {
 	int64_t		 pid, tid;
-	char		*name;
-	int		 pi;		/* proc index at finalize, or -1 */
-	int		 role;		/* T_* at finalize */
-	int		 prov;		/* provisional set, valid for gen */
-	unsigned	 sets;		/* spill sets holding its events */
-	unsigned long	 gen;
-	unsigned long	 nx;
 	int64_t		 minx, maxx;	/* smallest start, largest end */
-	int		 stack;
-	int		 seen;		/* has an X event or a thread_name */
+	unsigned long	 nx;
 	unsigned long	 nct;		/* HCCL task events */
+	int32_t		 pi;		/* proc index at finalize, or -1 */
+	uint32_t	 name;		/* tname[name - 1], 0: none */
+	uint32_t	 gen;		/* prov is valid for this (low 32
+					   bits of) trace gen, if provok */
+	uint8_t		 role;		/* T_* at finalize */
+	uint8_t		 prov;		/* provisional set */
+	uint8_t		 sets;		/* spill sets holding its events */
+	uint8_t		 stack : 1;
+	uint8_t		 seen : 1;	/* has an X event or a thread_name */
+	uint8_t		 provok : 1;
 };
+_Static_assert(sizeof(struct thr) == 64, "thread layout");
+_Static_assert(NSET <= 8, "spill sets of a thread");
 
 struct htab {
 	int		*slot;		/* index + 1, 0 empty */
@@ -301,6 +309,8 @@ struct trace {
 	size_t		 npr, cpr;
 	struct thr	*th;
 	size_t		 nth, cth;
+	char		**tname;	/* thread names, by thr.name - 1 */
+	size_t		 ntname, ctname;
 	struct htab	 hpr, hth;
 	unsigned long	 gen;
 	int		 lastth;
@@ -376,7 +386,18 @@ const void *tr_fmrg_top(struct fmrg *m);
 void	tr_fmrg_pop(struct fmrg *m);
 void	tr_fmrg_close(struct fmrg *m);
 int	tr_getproc(struct trace *t, int64_t pid, int create);
+/* Thread (pid, tid)'s index (made if create, else -1), while the trace is
+ * read: its hash is freed when reading is done. */
 int	tr_getthr(struct trace *t, int64_t pid, int64_t tid, int create);
+/* Room for n threads; a new thread; threads from..nth-1 into the hash. */
+void	tr_thrroom(struct trace *t, size_t n);
+void	tr_thrinit(struct thr *h, int64_t pid, int64_t tid);
+void	tr_thrindex(struct trace *t, size_t from);
+/* Thread h's name (NULL: none); set it to s, a string t now owns. */
+const char *tr_thrname(const struct trace *t, const struct thr *h);
+void	tr_setthrname(struct trace *t, struct thr *h, char *s);
+/* The process and thread metadata changed: provisional sets are stale. */
+void	tr_newgen(struct trace *t);
 const char *tr_mkprefix(const struct trace *t, int kind);
 int	tr_event(struct trace *t, const struct ev *ev, const char *at);
 int	tr_mkcmp(const void *a, const void *b);
