@@ -516,7 +516,12 @@ s1_config(void)
 		row(2, "Parallelism", np ? par : "not derivable from the directory name or metadata");
 	row(2, "Sequence lengths", "not recorded in the kernel records");
 	row(2, "Profiling scope", "device kernels of the capture (kernel_details)");
-	if (has(P.summary, "span_ns")) {
+	if (has(P.summary, "span_ns") && gi(P.summary, "kernels") == 0) {
+		/* Nothing to judge from: no phase, no span (the pipeline's
+		 * communication records alone do not make a model). */
+		row(2, "Kernels", "0 (no device kernel table in the profile)");
+		row(2, "Phase", "unknown: no device kernels (training or inference cannot be told)");
+	} else if (has(P.summary, "span_ns")) {
 		row(2, "Capture span (first kernel start to last kernel end)", ms(gi(P.summary, "span_ns")));
 		row(2, "Kernels", num(gi(P.summary, "kernels")));
 		row(2, "Streams", num(gi(P.summary, "streams")));

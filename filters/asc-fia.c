@@ -1998,7 +1998,8 @@ unit_end(void)
 	if (nlw < e->nl)
 		out_i64(&ob, "layer_records", (int64_t)nlw);
 	/* Training, phases, loss, period, families, parallel groups. */
-	out_cstr(&ob, "phase", training ? "training" : "inference");
+	/* No kernels: nothing tells training from inference. */
+	out_cstr(&ob, "phase", G.nk == 0 ? "unknown" : training ? "training" : "inference");
 	out_i64(&ob, "backward_kernels", G.nbwd);
 	out_i64(&ob, "optimizer_kernels", G.nopt);
 	out_i64(&ob, "forward_layers", (int64_t)e->nl - tc[T_BWD]);
