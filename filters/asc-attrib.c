@@ -260,6 +260,13 @@ static const char *const *famnames[MAXFAM], *const *famcats[MAXFAM];
 
 static int64_t syncppm, commppm, untrppm, launchppm, serialppm, shareppm;
 static int64_t serialmin;
+/*
+ * An op_compile event shorter than this is a lookup in the compiled-op
+ * cache, not a compile: it takes its parent's family (the dispatch that
+ * called it).  famcompile: op_compile's index, -1 when the rules have none.
+ */
+static int64_t compilemin;
+static int famcompile = -1;
 static const char *const *stepmarks, *const *syncmarks, *const *commmarks;
 static const char *const *dispops;
 static unsigned char famsync[MAXFAM + 1];	/* attribution.serial_families */
@@ -1160,6 +1167,8 @@ hostrec(struct rin *r)
 	h.name = intern(hr.name, hr.namelen);
 	h.cls = I.v[h.name].cls;
 	h.fam = I.v[h.name].nfam;
+	if (h.fam == famcompile && hr.e - hr.s < compilemin)
+		h.fam = NOFAM;
 	if (hr.cat) {
 		uint32_t c = intern(hr.cat, hr.catlen);
 
@@ -1919,6 +1928,9 @@ famrules(void)
 	for (; *sf; sf++)
 		famsync[famindex("attribution.serial_families", *sf)] = 1;
 	famlaunch = famindex("attribution.dispatch_family", lf);
+	for (int i = 0; i < nfam; i++)
+		if (strcmp(famname[i], "op_compile") == 0)
+			famcompile = i;
 }
 
 static int64_t
@@ -1977,6 +1989,7 @@ main(int argc, char *argv[])
 	commmarks = rules_list("attribution.comm_markers");
 	dispops = rules_list("attribution.dispatch_ops");
 	serialmin = rules_ns("attribution.serial_min_us", 1e3);
+	compilemin = rules_ns("attribution.compile_min_us", 1e3);
 	famrules();
 	hmaxline = maxline;
 	rc = sr_run(argc, argv, maxline, kflag, &f);
