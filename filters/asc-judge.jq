@@ -606,11 +606,11 @@ def inflight($s; $e): [ $CO[] | select(.start_ns < $e and .end_ns > $s) ] as $o 
 def absorbed($f): $HWA | map((.causes[$f] // 0) * .af) | add // 0 | . / $gn | ms;
 (($HWA | map(.dur) | add // 0) as $d | if $d > 0 then ($HWA | map(.dur * .af) | add) / $d else 0 end) as $AFALL |
 (if $LATE == null then "" else "rank \($LATE.rank)" + (if $LATE.in_input then "" else " (not in this input)" end) end) as $LATEN |
-def stakeclause($idle; $ab):
+def stakeclause($idle; $ab; $how):
 	if $ab <= 0 and $DG.comm_exposed_heavy and $CT == null then
 	  " Whether removing it would only lengthen a wait for a late peer in the \($BD.comm_exposed | fmt) per step of exposed communication cannot be told without the HCCL tasks (\($TASKSWHERE)): this is what could be won at most."
 	elif $ab <= 0 then "" else
-	" \($ab | fmt) per step of it lies before communication that waits for \($LATEN) and would only lengthen that wait: " +
+	" \($ab | fmt) per step of it lies before communication that waits for \($LATEN)\($how) and would only lengthen that wait: " +
 	(if $idle - $ab > 0 then "\($idle - $ab | fmt) per step is" else "nothing is" end) +
 	" at stake on this rank while rank \($LATE.rank) is late; profile rank \($LATE.rank) to see whether it idles the same way." end;
 ([
@@ -687,7 +687,7 @@ def stakeclause($idle; $ab):
 	 (if $DEQ > 0 then "; the task queue is on (\($DEQ) Dequeue@ events: operators are dequeued on a thread of their own), so the cost is in the framework's own dispatch (Python and aten ops)."
 	  else ", and check that the task queue is enabled (TASK_QUEUE_ENABLE): the capture shows no Dequeue@ event." end)
        else "Python code runs while the device waits, launching nothing." + chaintext($f) + " Profile the Python side during the bubbles (py-spy) at the frames the report names." end) +
-       stakeclause($t; absorbed($f)) + $caveat;
+       stakeclause($t; absorbed($f); "") + $caveat;
        "step_group"; $dom; ([$t - absorbed($f), 0] | max); ($f == "python" or absorbed($f) > 0); null; "host_cause:" + $f)
      + {stake_on: "this rank", figures: {share_of_idle: share($t; $HB), idle_ms_per_step: $HB, family_ms_per_step: $t,
 	 absorbed_by_late_peer_ms: absorbed($f), stake_is_upper_bound: ($DG.comm_exposed_heavy and $CT == null)}}),
@@ -744,7 +744,7 @@ def stakeclause($idle; $ab):
 	   else "Most of it is host ops without a named cause: look at the host ops around the top bubbles listed in the report" + (if gap("no_stacks") and $fw then "; re-capture with with_stack=True to get the Python line of each" else "" end) + "." end) + $caveat end) +
        (if ($hosted | not) and (all($M[]; .breakdown_source == "step_trace") | not) and $short > 0 then
 	  " \($short | fmt) per step of it lies in gaps under \($B.min_bubble_us) µs between kernels." else "" end) +
-       stakeclause($rest; $rest * $AFALL | r6);
+       stakeclause($rest; $rest * $AFALL | r6; ", counted by its share of the idle windows that do,");
        "step_group"; $dom; ($rest * (1 - $AFALL)); true; (if ($hosted | not) then (if gap("no_trace_view") then "no_trace_view" else "no_host_events" end) else null end); "DEVICE_IDLE")
        # without host events the split is not measured; without kernels
        # there are no windows to tell short gaps from
