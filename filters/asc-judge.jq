@@ -689,8 +689,9 @@ def stakeclause($idle; $ab; $how):
        else "Python code runs while the device waits, launching nothing." + chaintext($f) + " Profile the Python side during the bubbles (py-spy) at the frames the report names." end) +
        stakeclause($t; absorbed($f); "") + $caveat;
        "step_group"; $dom; ([$t - absorbed($f), 0] | max); ($f == "python" or absorbed($f) > 0); null; "host_cause:" + $f)
-     + {stake_on: "this rank", figures: {share_of_idle: share($t; $HB), idle_ms_per_step: $HB, family_ms_per_step: $t,
-	 absorbed_by_late_peer_ms: absorbed($f), stake_is_upper_bound: ($DG.comm_exposed_heavy and $CT == null)}}),
+     + {stake_on: "this rank", stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null),
+	figures: {share_of_idle: share($t; $HB), idle_ms_per_step: $HB, family_ms_per_step: $t,
+	 absorbed_by_late_peer_ms: absorbed($f)}}),
 
   # R3.3: long host syncs while the device is busy are serialisation
   # points, not bubble causes; what removing one wins is not measured.
@@ -781,7 +782,7 @@ def stakeclause($idle; $ab; $how):
 	  launch: "dispatches ops (dispatch-bound)", python: "runs Python code"}[.finding[11:]] // "does \(.finding[11:])") as $what |
 	(if (.figures.absorbed_by_late_peer_ms // 0) > 0 then
 	   "Device idle while the host \($what): \(.figures.family_ms_per_step | fmt) per step, of which \(.time_at_stake_ms | fmt) at stake on this rank (the rest lies before the wait for \($LATEN))."
-	 elif .figures.stake_is_upper_bound then "Device idle while the host \($what): at most \($t)."
+	 elif .stake_upper_bound then "Device idle while the host \($what): at most \($t)."
 	 else "Device idle while the host \($what): \($t)." end)
       elif .finding == "DEVICE_IDLE" and (.figures.absorbed_by_late_peer_ms // 0) > 0 then "Device idle without a named host cause: \(.figures.rest_ms | fmt) per step, of which \(.time_at_stake_ms | fmt) at stake on this rank (the rest lies before the wait for \($LATEN))."
       elif .finding == "DEVICE_IDLE" then "Device idle without a named host cause: \($t)."
