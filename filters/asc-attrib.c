@@ -139,8 +139,21 @@ struct fbest {
  * which its enclosing frames do not explain either.  fam[nfam] is the
  * time any host event covers.
  */
+/*
+ * The longest stretch of a window that no host event of any depth covers
+ * (untraced), with the events that end before it and start after it
+ * (NOID: the window's edge).
+ */
+struct gap {
+	int64_t		 s, e;
+	uint32_t	 before, after;
+};
+
 struct wst {
 	struct run	 any, sync, comm, ser, fam[MAXFAM + 1];
+	struct gap	 gap;
+	uint32_t	 lastname;	/* the event reaching furthest so far */
+	int64_t		 lastend;
 	struct thr	*th;
 	int		 nth, capth;
 	struct top	 tany, *tsync, *tcomm;
@@ -249,6 +262,9 @@ static struct {
 	struct serial	*sr;
 	size_t		 nsr, capsr;
 	int64_t		*opns;		/* dispatch host time by name id */
+	/* Events named as op_compile: all, those that compile (compile_min_us). */
+	int64_t		 ncomp, compns, complong, ncompiles;
+	int64_t		 ndequeue;	/* task queue: Dequeue@ events */
 	size_t		 capops;
 	uint64_t	 serialno;
 } P;
@@ -260,6 +276,13 @@ static const char *const *famnames[MAXFAM], *const *famcats[MAXFAM];
 
 static int64_t syncppm, commppm, untrppm, launchppm, serialppm, shareppm;
 static int64_t serialmin;
+/*
+ * An op_compile event shorter than this is a lookup in the compiled-op
+ * cache, not a compile: it takes its parent's family (the dispatch that
+ * called it).  famcompile: op_compile's index, -1 when the rules have none.
+ */
+static int64_t compilemin;
+static int famcompile = -1;
 static const char *const *stepmarks, *const *syncmarks, *const *commmarks;
 static const char *const *dispops;
 static unsigned char famsync[MAXFAM + 1];	/* attribution.serial_families */
@@ -429,6 +452,7 @@ reset(void)
 	if (P.capops)
 		memset(P.opns, 0, P.capops * sizeof *P.opns);
 	P.nhost = P.nleaf = 0;
+	P.ncomp = P.compns = P.complong = P.ncompiles = P.ndequeue = 0;
 	P.qhead = P.qtail = 0;
 	for (size_t i = 0; i < P.nth; i++)
 		free(P.th[i].open);
@@ -702,6 +726,25 @@ fbestadd(struct wst *st, const struct qev *h, int64_t ov)
 	b->frame = h->cframe;
 }
 
+/* Before h's [a, b) joins the window's coverage: is the gap it ends the longest? */
+static void
+gapadd(const struct win *w, struct wst *st, const struct qev *h, int64_t a, int64_t b)
+{
+	const struct run *u = &st->fam[nfam];
+	int64_t from = u->have ? u->ce : w->s;
+
+	if (a > from && a - from > st->gap.e - st->gap.s) {
+		st->gap.s = from;
+		st->gap.e = a;
+		st->gap.before = u->have ? st->lastname : NOID;
+		st->gap.after = h->name;
+	}
+	if (!u->have || b > st->lastend) {
+		st->lastend = b;
+		st->lastname = h->name;
+	}
+}
+
 /*
  * Event h covers [a, b) of window w.  Every event counts for the cause
  * families (by its chain's family) and sync and comm markers for theirs
@@ -718,6 +761,7 @@ touch(struct win *w, const struct qev *h, int64_t a, int64_t b, int leaf)
 	if (st == NULL) {
 		st = w->st = xcalloc(1, sizeof *st);
 		st->best.name = NOID;
+		st->gap.before = st->gap.after = NOID;
 	}
 	if (h->cls & 1) {
 		if (st->tsync == NULL)
@@ -731,6 +775,7 @@ touch(struct win *w, const struct qev *h, int64_t a, int64_t b, int leaf)
 		run_add(&st->comm, a, b);
 		top_add(st->tcomm, h->name, h->tid, b - a);
 	}
+	gapadd(w, st, h, a, b);
 	/* A serialisation point waits on the device: it causes no bubble. */
 	if (h->serial)
 		run_add(&st->ser, a, b);
@@ -1160,6 +1205,18 @@ hostrec(struct rin *r)
 	h.name = intern(hr.name, hr.namelen);
 	h.cls = I.v[h.name].cls;
 	h.fam = I.v[h.name].nfam;
+	if (h.fam == famcompile && famcompile >= 0) {
+		P.ncomp++;
+		P.compns += hr.e - hr.s;
+		if (hr.e - hr.s > P.complong)
+			P.complong = hr.e - hr.s;
+		if (hr.e - hr.s < compilemin)
+			h.fam = NOFAM;
+		else
+			P.ncompiles++;
+	}
+	if (hr.namelen > 9 && memcmp(hr.name, "\"Dequeue@", 9) == 0)
+		P.ndequeue++;
 	if (hr.cat) {
 		uint32_t c = intern(hr.cat, hr.catlen);
 
@@ -1536,6 +1593,46 @@ idleov(int64_t s, int64_t e)
 	return t;
 }
 
+/* The window's longest untraced stretch, its trailing edge included. */
+static struct gap
+wingap(const struct win *w)
+{
+	const struct wst *st = w->st;
+	struct gap g = { w->s, w->e, NOID, NOID };
+
+	if (st == NULL)
+		return g;
+	g = st->gap;
+	if (st->fam[nfam].have && w->e - st->fam[nfam].ce > g.e - g.s) {
+		g.s = st->fam[nfam].ce;
+		g.e = w->e;
+		g.before = st->lastname;
+		g.after = NOID;
+	}
+	return g;
+}
+
+static void
+gapout(const struct gap *g, const struct win *w)
+{
+	out_key(&ob, "untraced_longest");
+	if (w == NULL) {
+		buf_adds(&ob, "null");
+		return;
+	}
+	buf_adds(&ob, "{\"bubble_id\":");
+	buf_add(&ob, P.arena.p + w->bid, w->bidn);
+	out_i64(&ob, "start_ns", g->s);
+	out_i64(&ob, "end_ns", g->e);
+	out_i64(&ob, "dur_ns", g->e - g->s);
+	out_i64(&ob, "offset_ns", g->s - P.st[w->step].s0);
+	out_key(&ob, "before");
+	putistr(g->before);
+	out_key(&ob, "after");
+	putistr(g->after);
+	buf_addc(&ob, '}');
+}
+
 /* Serialisation candidates by step, the longest block first. */
 static size_t *srord;
 static size_t srcur;
@@ -1713,6 +1810,8 @@ profile_end(void)
 	int hosts;
 	struct lab lb;
 	struct fig f;
+	struct gap lg = { 0, 0, NOID, NOID };
+	const struct win *lgw = NULL;
 
 	if (!P.sect.active)
 		return;
@@ -1749,9 +1848,15 @@ profile_end(void)
 		if (cs)
 			s->commsync += f.len;
 		if (hosts) {
+			struct gap g = wingap(w);
+
 			s->covered += f.anyd;
 			s->untraced += f.len - f.anyd;
 			s->wait += f.wait;
+			if (s->real && f.len > f.anyd && (lgw == NULL || g.e - g.s > lg.e - lg.s)) {
+				lg = g;
+				lgw = w;
+			}
 		}
 	}
 	serialprep();
@@ -1797,8 +1902,17 @@ profile_end(void)
 	out_nsms(&ob, "comm_sync", commsync);
 	share("comm_sync_share", commsync, sig);
 	coverage(covered, untraced, wait, sig, hosts);
+	gapout(&lg, lgw);
 	causes("host_causes", cause, hosts);
 	dispatchout();
+	out_key(&ob, "op_compile_events");
+	buf_adds(&ob, "{\"calls\":");
+	out_int(&ob, P.ncomp);
+	out_i64(&ob, "ns", P.compns);
+	out_i64(&ob, "longest_ns", P.complong);
+	out_i64(&ob, "compiles", P.ncompiles);
+	buf_addc(&ob, '}');
+	out_i64(&ob, "dequeue_events", P.ndequeue);
 	serialtop();
 	out_i64(&ob, "steps", nsteps);
 	out_i64(&ob, "comm_sync_risk_steps", nrisk);
@@ -1919,6 +2033,9 @@ famrules(void)
 	for (; *sf; sf++)
 		famsync[famindex("attribution.serial_families", *sf)] = 1;
 	famlaunch = famindex("attribution.dispatch_family", lf);
+	for (int i = 0; i < nfam; i++)
+		if (strcmp(famname[i], "op_compile") == 0)
+			famcompile = i;
 }
 
 static int64_t
@@ -1977,6 +2094,7 @@ main(int argc, char *argv[])
 	commmarks = rules_list("attribution.comm_markers");
 	dispops = rules_list("attribution.dispatch_ops");
 	serialmin = rules_ns("attribution.serial_min_us", 1e3);
+	compilemin = rules_ns("attribution.compile_min_us", 1e3);
 	famrules();
 	hmaxline = maxline;
 	rc = sr_run(argc, argv, maxline, kflag, &f);

@@ -112,7 +112,7 @@ def kclass: if . == "COMMUNICATION" then "comm"
       "<rect class=\"bubble\" x=\"\($x | p)\" y=\"\($top - 4)\" width=\"\([.dur_ns * $sc, 1.5] | max | p)\" height=\"\($bot - $top + 4)\" fill=\"\(C.free)\" fill-opacity=\"0.55\"><title>\(
         ("\(.bubble_id): \(.dur_ns / 1e6 | dur) idle (\(.scope)), from \($e.start_abs_us // "?") µs\n" +
          "labels: \($e.candidate_labels // [] | join(", "))\n" +
-         "host causes: \($e.host_causes // {} | to_entries | map("\(.key) \(.value | dur)") | if length == 0 then "none named" else join(", ") end)\n" +
+         "host causes: \($e.host_causes // {} | to_entries | map("\(.key) \(if .value == null then "not recorded" else (.value | dur) end)") | if length == 0 then "none named" else join(", ") end)\n" +
          "host op: \($e.top_host_op.name // "none")\n" +
          "before: \(.before.name // "(capture edge)") \(.before.src // "")\n" +
          "after: \(.after.name // "(capture edge)") \(.after.src // "")") | h)</title></rect>" +
@@ -244,7 +244,7 @@ fig($C3),
 "<p>The \([$W | length, 10] | min) longest of the \($A.significant_windows_total // ($W | length)) significant bubbles\(if ($W | length) > 10 then " (\(if ($W | length) == $A.significant_windows_total then "all" else "the \($W | length) longest" end) in anomaly_discovery.json, bubble_windows)" else "" end):</p>",
 "<div class=\"nw\">" + table(["bubble", "duration", "start (abs µs)", "labels", "host causes", "kernel before", "kernel after"];
   $W[0:10] | map([.bubble_id, (.duration_ms | dur), .start_abs_us // "n/a", (.candidate_labels // [] | join(", ")),
-    (.host_causes // {} | to_entries | map("\(.key) \(.value | dur)") | join(", ")),
+    (.host_causes // {} | to_entries | map("\(.key) \(if .value == null then "not recorded" else (.value | dur) end)") | join(", ")),
     (if .before == null then "(capture edge)" else "\(.before.name) (\(.before.src // ""))" end),
     (if .after == null then "(capture edge)" else "\(.after.name) (\(.after.src // ""))" end)])) + "</div>",
 "<h2>Top ops</h2>",

@@ -111,6 +111,16 @@ $ST0 as $ST |
     top_host_op: ($a.top_host_op // null)
   } ] as $WIN |
 
+# GC is recorded only when the profiler was asked to (torch_npu:
+# profiler_info _gc_detect_threshold), or when a GC event says so; else
+# its time is unknown, not zero.
+($P.config.gc_detect_threshold // null) as $gcth |
+(if ($gcth | type) == "number" then {recorded: true, from: "profiler_info _gc_detect_threshold \($gcth)"}
+ elif any($WIN[]; (.causes.gc // 0) > 0) then {recorded: true, from: "GC events in the capture"}
+ elif ($P.framework // "") == "torch_npu" then {recorded: false, from: "profiler_info _gc_detect_threshold is \(if ($P.config // {}) | has("gc_detect_threshold") then "null" else "absent" end): torch_npu records no GC events"}
+ else {recorded: false, from: "no GC event in the capture, and nothing in it says whether GC was recorded"} end) as $GC |
+def gcnull: if $GC.recorded or (has("gc") | not) then . else .gc = null end;
+
 # Windows and torch_npu rows by step and by group: joins by key, not scans
 # (a capture may have tens of thousands of steps).
 (reduce $WIN[] as $w ({}; .[$w.step_id | tostring] += [$w])) as $WBS |
@@ -233,12 +243,12 @@ def dursum: map(.dur_ns) | add // 0;
     breakdown_ms_avg: ($bd | map_values(if . == null then null else ms end)),
     breakdown_share: ($bd | map_values(if . == null then null else share(.; $svc) end)),
     host_bubble_ms_per_step: ($hwt / $g.n | ms),
-    host_causes_ms_per_step: ($causes | map_values(. / $g.n | ms)),
+    host_causes_ms_per_step: ($causes | map_values(. / $g.n | ms) | gcnull),
     untraced_ms_per_step: ($untraced / $g.n | ms),
     serial_wait_ms_per_step: ($swait / $g.n | ms),
     # Per family, the chain of the window where the family has most time.
     host_cause_chains: ([ $hw[] | . as $w | .chains[] | . + {bubble_id: $w.bubble_id, window_ms: $w.duration_ms} ]
-      | group_by(.family) | map(max_by(.ns) | {family, bubble_id, window_ms, ms: (.ns | ms), chain, frame})
+      | group_by(.family) | map(max_by(.ns) | {family, bubble_id, window_ms, ms: (.ns | ms), chain, frame, overlap_ms: (.overlap_ns | ms)})
       | sort_by(-.ms)),
     comm_exposed_heavy: $commheavy,
     recurring_assessable: ($g.n >= $R.verdict.recurring_min_steps)
@@ -459,15 +469,25 @@ def gap($c): $gaps | index([$c]) != null;
  ($hidden and (gap("no_trace_view") or gap("no_host_events") or
    (($soft | map(select(.target_id == $dom)) | .[0].label // "insufficient_evidence") |
      IN("insufficient_evidence", "possible_untraced_host_blocking"))))) as $hostfollow |
-(3
- - (if gap("no_step_markers") or gap("pseudo_step") then 1 else 0 end)
- - (if gap("no_trace_view") or gap("no_host_events") then 1 else 0 end)
- - (if gap("no_stacks") then 0.5 else 0 end)
- - (if gap("rows_rejected") then 0.5 else 0 end)
- - (if gap("counts_mismatch") then 1 else 0 end)
- - (if gap("kernels_outside_trace") then 2 else 0 end)
- - (if ($groups | length) > 1 and ($DG.group_size // 0) * 2 <= ($M | length) then 0.5 else 0 end)
- - (if ($M | length) == 0 then 2 else 0 end)) as $score |
+# Confidence (asc-judge(1)): 3 points less each reason's weight; high
+# from 2.5, medium from 1.5, else low.  Few steps, host times inflated by
+# the capture's options and missing evidence each lower it.
+(["with_stack", "record_shapes", "profile_memory"] | map(select($P.config[.] == true))) as $INFL0 |
+([ (if ($M | length) == 0 then {reason: "no_steps", weight: 2} else empty end),
+   (if gap("no_step_markers") or gap("pseudo_step") then {reason: "no_step_markers", weight: 1} else empty end),
+   (if gap("few_steps") then {reason: "few_steps", weight: 1} else empty end),
+   (if gap("no_trace_view") or gap("no_host_events") then {reason: "no_host_events", weight: 1}
+    elif ($INFL0 | length) > 0 then {reason: "host_time_inflated", weight: 0.5} else empty end),
+   (if gap("no_kernel_table") then {reason: "no_kernel_table", weight: 1} else empty end),
+   (if gap("level0") then {reason: "level0", weight: 0.5} else empty end),
+   (if gap("no_comm_records") or gap("no_communication_json") then {reason: "no_comm_records", weight: 0.5} else empty end),
+   (if gap("no_stacks") then {reason: "no_stacks", weight: 0.5} else empty end),
+   (if gap("rows_rejected") then {reason: "rows_rejected", weight: 0.5} else empty end),
+   (if gap("counts_mismatch") then {reason: "counts_mismatch", weight: 1} else empty end),
+   (if gap("kernels_outside_trace") then {reason: "kernels_outside_trace", weight: 2} else empty end),
+   (if ($groups | length) > 1 and ($DG.group_size // 0) * 2 <= ($M | length) then {reason: "no_dominant_group", weight: 0.5} else empty end)
+ ]) as $CONFWHY |
+(3 - ($CONFWHY | map(.weight) | add // 0)) as $score |
 (if $score >= 2.5 then "high" elif $score >= 1.5 then "medium" else "low" end) as $confidence |
 
 # Recommendations (R2.6): each carries the time at stake per step of its
@@ -523,14 +543,76 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
 # A family's chain where it has most time: outer op → aten op → runtime call.
 def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .[0]) as $c |
 	if $c == null or ($c.chain | length) == 0 then ""
-	else " In \($c.bubble_id) (\($c.window_ms | fmt)), \($c.ms | fmt) of it: \($c.chain | join(" → "))" +
-	  (if $c.frame != null then " at \($c.frame)" else "" end) + "." end;
+	else " In \($c.bubble_id) (\($c.window_ms | fmt)) it holds \($c.ms | fmt); its longest call chain there: \($c.chain | join(" → "))" +
+	  (if $c.frame != null then " at \($c.frame)" else "" end) +
+	  (if $c.overlap_ms != null then ", whose last call overlaps the window \($c.overlap_ms | fmt)" else "" end) + "." end;
 (.attribution_summary[0] // {}) as $ASUM |
 (([$ASUM.steps // 1, 1] | max)) as $asteps |
 ($ASUM.dispatch_ops // [] | map({name, ms_per_step: (.ns / $asteps | ms)})) as $DISP |
-($ASUM.serialisation_points // [] | map({family, step_id, offset_ms: (.offset_ns | ms),
+# Compile calls (op_compile by name) and the task queue's dequeue events.
+($ASUM.op_compile_events // null | if . == null then null else
+   {calls, compiles, total_ms: (.ns | ms), longest_ms: (.longest_ns | ms), compile_min_us: $A.compile_min_us} end) as $OCE |
+($ASUM.dequeue_events // 0) as $DEQ |
+($ASUM.untraced_longest // null | if . == null then null else
+   {bubble_id, dur_ms: (.dur_ns | ms), offset_ms: (.offset_ns | ms), before, after} end) as $ULONG |
+# Where HCCL tasks come from, for a capture without them.
+(if ($P.config.level // "") == "Level0" then "Level1 or higher records them"
+ else "this input has none: they are in trace_view.json's HCCL process or the SQLite export" end) as $TASKSWHERE |
+# The length of a union of [start, end] pairs.
+def unionlen: sort_by(.[0]) | reduce .[] as $i ({t: 0, s: null, e: null};
+	if .s == null then .s = $i[0] | .e = $i[1]
+	elif $i[0] > .e then .t += .e - .s | .s = $i[0] | .e = $i[1]
+	else .e = ([.e, $i[1]] | max) end) | .t + (if .s == null then 0 else .e - .s end);
+# R3.3: what the host waited on in a serialisation point [$s, $e): the
+# device's work in flight; with HCCL tasks, the communication ops in it
+# and the peer those ops waited for longest.
+def inflight($s; $e): [ $CO[] | select(.start_ns < $e and .end_ns > $s) ] as $o |
+	([ $o[] | {group, p: .peers[]?} ] | group_by([.group, .p.rank]) |
+	  map({group: .[0].group, rank: .[0].p.rank, wait_ns: (map(.p.wait_ns // 0) | add)}) | max_by(.wait_ns)) as $pk |
+	{ comm_ms: ($o | map([([.start_ns, $s] | max), ([.end_ns, $e] | min)]) | unionlen | ms),
+	  comm_ops: ($o | length),
+	  comm_op_names: ($o | map(.op | sub("__?[0-9_]+$"; "")) | uniq),
+	  comm_elapsed_ms: ($o | map(.elapsed_ns // 0) | add // 0 | ms),
+	  waited_for: (if $pk == null or $pk.wait_ns <= 0 then null else
+	    {rank: $pk.rank, group: $pk.group, wait_ms: ($pk.wait_ns | ms),
+	     in_input: (($CT.peers // []) | map(select(.group == $pk.group and .rank == $pk.rank)) | if length == 0 then null else .[0].in_input end)} end) };
+($ASUM.serialisation_points // [] | map({family, step_id, start_ns, end_ns, offset_ms: (.offset_ns | ms),
    dur_ms: (.dur_ns | ms), blocked_ms: (.blocked_ns | ms), device_idle_ms: (.device_idle_ns | ms),
-   chain, frame})) as $SERIAL |
+   device_busy_ms: ((.dur_ns - .device_idle_ns) | ms),
+   to_step_end_ms: (.step_id as $sid | ($M | map(select((.step_id | tostring) == $sid)) | .[0].service_ns) as $svc |
+     if $svc == null then null else ($svc - .offset_ns - .dur_ns | ms) end),
+   chain, frame} + (if ($CO | length) == 0 then {in_flight: null} else {in_flight: inflight(.start_ns; .end_ns)} end))) as $SERIAL |
+# R3.4: idle time ahead of a wait for a late peer only moves into that
+# wait.  The peer is the one the communication finding names (exposed
+# wait of at least max(comm.straggler_min_ms, comm.straggler_share of the
+# exposed communication)); per step, the idle windows that end before the
+# last op waiting for it give up to the step's exposed wait for it, each
+# the same fraction (af), on the assumption that the peer arrives when it
+# does whatever this rank does.
+(if $DG != null and $DG.comm_exposed_heavy and $CT != null then
+   ($BD.comm_exposed // 0) as $ce |
+   ($CT.peers | map(select(.rank != null and .exposed_wait_ms >= ([$R.comm.straggler_min_ms, $R.comm.straggler_share * $ce] | max))) | .[0] // null)
+ else null end) as $LATE |
+(if $LATE == null then {} else
+   reduce ($CO[] | select(.group == $LATE.group)) as $o ({};
+     ([$o.peers[]? | select(.rank == $LATE.rank) | .exposed_wait_ns // 0] | add // 0) as $w |
+     if $w > 0 then .[$o.step | tostring] |= {w: ((.w // 0) + $w), t: ([(.t // $o.end_ns), $o.end_ns] | max)} else . end)
+ end) as $LWS |
+([ $WBG[$dom // "null"] // [] | hostwins | .[] | ($LWS[.step_id | tostring] // null) as $l |
+   {step: (.step_id | tostring), dur: .dur_ns, causes, before: ($l != null and .end_ns <= $l.t)} ]) as $HWL |
+(reduce ($HWL[] | select(.before)) as $x ({}; .[$x.step] += $x.dur)) as $BEF |
+($HWL | map(. + {af: (if .before then ([$LWS[.step].w, $BEF[.step]] | min) / $BEF[.step] else 0 end)})) as $HWA |
+(([$DG.group_size // 1, 1] | max)) as $gn |
+def absorbed($f): $HWA | map((.causes[$f] // 0) * .af) | add // 0 | . / $gn | ms;
+(($HWA | map(.dur) | add // 0) as $d | if $d > 0 then ($HWA | map(.dur * .af) | add) / $d else 0 end) as $AFALL |
+(if $LATE == null then "" else "rank \($LATE.rank)" + (if $LATE.in_input then "" else " (not in this input)" end) end) as $LATEN |
+def stakeclause($idle; $ab; $how):
+	if $ab <= 0 and $DG.comm_exposed_heavy and $CT == null then
+	  " Whether removing it would only lengthen a wait for a late peer in the \($BD.comm_exposed | fmt) per step of exposed communication cannot be told without the HCCL tasks (\($TASKSWHERE)): this is what could be won at most."
+	elif $ab <= 0 then "" else
+	" \($ab | fmt) per step of it lies before communication that waits for \($LATEN)\($how) and would only lengthen that wait: " +
+	(if $idle - $ab > 0 then "\($idle - $ab | fmt) per step is" else "nothing is" end) +
+	" at stake on this rank while rank \($LATE.rank) is late; profile rank \($LATE.rank) to see whether it idles the same way." end;
 ([
   (if ($M | length) == 0 then rec("No step could be measured: no kernel table and no step_trace_time.csv were read. Export kernel_details.csv (Level0 or higher) or op_summary to measure device idle time."; "global"; null; null; true; (if gap("db_export_only") then "db_export_only" else "no_kernel_table" end); "no_steps") else empty end),
 
@@ -590,7 +672,7 @@ def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .
   ($FAM[] | select($idleheavy) | .family as $f | .ms as $t |
      ("\($t | fmt) per step of device idle time in \($dom) lies under host \($f) work (\(share($t; $HB) | pcs) of the \($HB | fmt) of significant idle time per step): ") as $lead |
      rec($lead + (
-       if $f == "op_compile" then "operators are compiled at run time (aclopCompileAndExecute / aclopCompile)." + chaintext($f) + " Set torch_npu.npu.set_compile_mode(jit_compile=False) and keep input shapes static so compiled operators are reused."
+       if $f == "op_compile" then "operators are compiled at run time: \($OCE.compiles) compile call(s) of at least \($A.compile_min_us) µs in the capture (opCompile, aclopCompile)." + chaintext($f) + " Set torch_npu.npu.set_compile_mode(jit_compile=False) and keep input shapes static so compiled operators are reused."
        elif $f == "h2d_copy" then "the host blocks in copies to the device (a synchronisation under aten::to / _to_copy / copy_, or a memcpy)." + chaintext($f) + " A copy from pageable memory makes the host wait for it: use DataLoader(pin_memory=True) and .to(device, non_blocking=True) so the copy overlaps, or move the copies off the critical path."
        elif $f == "item_sync" then ".item() waits for the device inside the step (aten::item / _local_scalar_dense)." + chaintext($f) + " Keep the value on the device (accumulate metrics as tensors) and read it every N steps."
        elif $f == "sync" then "the host synchronises with the device outside any copy or .item() (an explicit stream or device synchronisation)." + chaintext($f) + " Remove torch.npu.synchronize() and other explicit synchronisations from the step."
@@ -598,16 +680,34 @@ def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .
        elif $f == "gc" then "Python garbage collection runs inside the step." + chaintext($f) + " Call gc.freeze() after model set-up, or disable automatic collection and collect between steps."
        elif $f == "launch" then "the host is busy dispatching operators (aten ops, aclnn calls, the task queue) while the device waits (dispatch-bound)" +
 	 (if ($DISP | length) > 0 then "; the ops with most host time in the idle windows: \($DISP[0:3] | map("\(.name) \(.ms_per_step | fmt)") | join(", ")) per step" else "" end) +
-	 "." + chaintext($f) + " Fuse small operators, use graph mode (torch.compile / torchair) or larger batches, and check that the task queue is enabled (TASK_QUEUE_ENABLE)."
-       else "Python code runs while the device waits, launching nothing." + chaintext($f) + " Profile the Python side during the bubbles (py-spy) at the frames the report names." end) + $caveat;
-       "step_group"; $dom; $t; ($f == "python"); null; "host_cause:" + $f)
-     + {figures: {share_of_idle: share($t; $HB), idle_ms_per_step: $HB}}),
+	 "." + chaintext($f) +
+	 (if $OCE != null and $OCE.calls > 0 and $OCE.compiles == 0 then
+	    " The capture's \($OCE.calls) compile calls (opCompile) take \($OCE.total_ms | fmt) in all, the longest \($OCE.longest_ms | fmt): lookups in the compiled-operator cache, not compilations (under \($A.compile_min_us) µs), so the aclop calls around them (aclopCompileAndExecute) are dispatch and jit_compile would change little." else "" end) +
+	 " Fuse small operators, use graph mode (torch.compile / torchair) or larger batches" +
+	 (if $DEQ > 0 then "; the task queue is on (\($DEQ) Dequeue@ events: operators are dequeued on a thread of their own), so the cost is in the framework's own dispatch (Python and aten ops)."
+	  else ", and check that the task queue is enabled (TASK_QUEUE_ENABLE): the capture shows no Dequeue@ event." end)
+       else "Python code runs while the device waits, launching nothing." + chaintext($f) + " Profile the Python side during the bubbles (py-spy) at the frames the report names." end) +
+       stakeclause($t; absorbed($f); "") + $caveat;
+       "step_group"; $dom; ([$t - absorbed($f), 0] | max); ($f == "python" or absorbed($f) > 0); null; "host_cause:" + $f)
+     + {stake_on: "this rank", stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null),
+	figures: {share_of_idle: share($t; $HB), idle_ms_per_step: $HB, family_ms_per_step: $t,
+	 absorbed_by_late_peer_ms: absorbed($f)}}),
 
   # R3.3: long host syncs while the device is busy are serialisation
   # points, not bubble causes; what removing one wins is not measured.
-  ($SERIAL[0:3][] |
+  ($SERIAL[0:3][] | .in_flight as $f |
      rec("Serialisation point: \(.chain | join(" → "))" + (if .frame != null then " at \(.frame)" else "" end) +
-       " blocks the host for \(.blocked_ms | fmt), from \(.offset_ms | fmt) into step \(.step_id), while the device is busy (\(.device_idle_ms | fmt) of it is device idle time): the host waits for work it queued and queues nothing meanwhile, so it is not the cause of an idle window. " +
+       " blocks the host for \(.blocked_ms | fmt), from \(.offset_ms | fmt) into step \(.step_id), until the device has done the work queued before it: the device is busy for \(.device_busy_ms | fmt) of the \(.dur_ms | fmt) call (\(.device_idle_ms | fmt) idle). " +
+       (if $f == null then "The capture holds no HCCL tasks, so what that work waited on (a collective waiting for a peer, say) cannot be told; \($TASKSWHERE). "
+	elif $f.comm_ops == 0 then "No communication op runs in it: the host waited on compute. "
+	else "Communication runs for \($f.comm_ms | fmt) of it (\($f.comm_ops) op(s): \($f.comm_op_names | join(", ")), \($f.comm_elapsed_ms | fmt) in all)" +
+	  (if $f.waited_for == null then ". "
+	   else ", and those ops wait \($f.waited_for.wait_ms | fmt) for rank \($f.waited_for.rank)" + (if $f.waited_for.in_input == false then " (not in this input)" else "" end) +
+	     ": the host waited on the communication, and the communication on rank \($f.waited_for.rank), so the call itself costs little. " end) end) +
+       "Meanwhile the host queues nothing, so the work after it cannot be queued ahead" +
+       (if .to_step_end_ms != null and .to_step_end_ms >= 0 then
+	  "; it ends \(.to_step_end_ms | fmt) before the step does, with the device's queue drained, so the next step's work (its input copy included) starts from an empty queue" else "" end) +
+       "; it is not the cause of an idle window. " +
        (if .family == "h2d_copy" then "Use pinned memory and non_blocking=True copies."
 	elif .family == "item_sync" then "Keep the value on the device and read it every N steps, so the host can run ahead."
 	else "Remove the synchronisation from the step, so the host can run ahead." end) + $caveat;
@@ -629,19 +729,30 @@ def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .
        (if ($MINOR | length) > 0 then " (smaller named causes: \($MINOR | map("\(.family) \(.ms | fmt)") | join(", ")))" else "" end) +
        (if ($hosted | not) then (if gap("no_trace_view") then
 	   (if ($P.framework // "") == "msprof" then ": the msprof timeline (msprof_*.json) is missing, so the host side cannot be seen; export it (msprof --export=on) from a capture that collected the AscendCL API"
-	    else ": trace_view.json was not exported" + (if $scheduled then " (the profiler ran with a schedule, so export the trace as well: activities CPU + NPU)" else "" end) + ", so the host side cannot be seen" end) + "."
+	    else ": trace_view.json is not in this input, so the host side cannot be seen; recover it from the run if it was exported, else export it (activities CPU and NPU)" end) + "."
 	 else ": no host events were recorded, so the host side cannot be seen." end)
 	else ": other host ops \($other | fmt)" +
 	  (if $swait > 0 then ", the host blocked in a serialisation point \($swait | fmt)" else "" end) +
 	  ", no host event of any depth (untraced) \($untraced | fmt), gaps under \($B.min_bubble_us) µs and capture edges \($short | fmt). " +
 	  ([[$other, "other"], [$untraced, "untraced"], [$short, "short"], [$swait, "serial"]] | max_by(.[0]) | .[1]) as $big |
-	  (if $big == "untraced" then "Most of it is untraced: the host was blocked where the profiler records nothing (I/O, locks, a native library); sample the host during the bubbles (py-spy dump, perf)."
+	  (if $big == "untraced" then "Most of it is untraced: the host was blocked where the profiler records nothing (I/O, locks, a native library)" +
+	     (if $ULONG != null then "; the longest stretch, \($ULONG.dur_ms | fmt) in \($ULONG.bubble_id) from \($ULONG.offset_ms | fmt) into the step, lies " +
+		(if $ULONG.before != null then "after \($ULONG.before)" else "from the window's start" end) + " and " +
+		(if $ULONG.after != null then "before \($ULONG.after)" else "up to the window's end" end) + ": look at the code between them" else "" end) +
+	     "; sample the host during the bubbles (py-spy dump, perf)."
 	   elif $big == "short" then "Most of it is many short gaps between kernels: the launch rate limits the device; fuse small operators, use graph mode or larger batches."
 	   elif $big == "serial" then "Most of it lies while the host waits on the device in a serialisation point: the device's own gaps (waiting on communication or a dependency), not a host cause."
-	   else "Most of it is host ops without a named cause: look at the host ops around the top bubbles listed in the report" + (if gap("no_stacks") and $fw then "; re-capture with with_stack=True to get the Python line of each" else "" end) + "." end) + $caveat end);
-       "step_group"; $dom; $rest; true; (if ($hosted | not) then (if gap("no_trace_view") then "no_trace_view" else "no_host_events" end) else null end); "DEVICE_IDLE")
-       + {figures: {idle_ms: ($idle | r6), rest_ms: ($rest | r6), other_ms: ($other | r6), serial_wait_ms: ($swait | r6),
-	  untraced_ms: ($untraced | r6), short_ms: ($short | r6), min_bubble_us: $B.min_bubble_us}}
+	   else "Most of it is host ops without a named cause: look at the host ops around the top bubbles listed in the report" + (if gap("no_stacks") and $fw then "; re-capture with with_stack=True to get the Python line of each" else "" end) + "." end) + $caveat end) +
+       (if ($hosted | not) and (all($M[]; .breakdown_source == "step_trace") | not) and $short > 0 then
+	  " \($short | fmt) per step of it lies in gaps under \($B.min_bubble_us) µs between kernels." else "" end) +
+       stakeclause($rest; $rest * $AFALL | r6; ", counted by its share of the idle windows that do,");
+       "step_group"; $dom; ($rest * (1 - $AFALL)); true; (if ($hosted | not) then (if gap("no_trace_view") then "no_trace_view" else "no_host_events" end) else null end); "DEVICE_IDLE")
+       # without host events the split is not measured; without kernels
+       # there are no windows to tell short gaps from
+       + {stake_on: "this rank", figures: {idle_ms: ($idle | r6), rest_ms: ($rest | r6), absorbed_by_late_peer_ms: ($rest * $AFALL | r6),
+	  other_ms: (if $hosted then $other | r6 else null end), serial_wait_ms: (if $hosted then $swait | r6 else null end),
+	  untraced_ms: (if $hosted then $untraced | r6 else null end),
+	  short_ms: (if all($M[]; .breakdown_source == "step_trace") then null else $short | r6 end), min_bubble_us: $B.min_bubble_us}}
    else empty end),
 
   ($aicpu[0:3][] | . as $k | ($OPS | map(select(.key == $k)) | .[0]) as $o |
@@ -652,7 +763,7 @@ def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .
      rec("Steps fall into \($groups | length) groups and shapes were not recorded: re-capture with record_shapes=True to tell shape changes from control-flow changes."; "global"; null; null; true; "no_shapes"; "capture") else empty end),
   (if gap("no_step_markers") and ($M | length) > 0 and ($M[0].window_source != "step_trace") then
      rec("No step markers: windows come from \(if gap("pseudo_step") then "one pseudo-step" else "the Step Id column" end), so prelaunch and tail gaps are not measurable" +
-       (if $fw then (if $scheduled then "; the trace with its ProfilerStep#N markers was not exported" else "; capture with a torch_npu schedule (ProfilerStep#N)" end) else "" end) + ".";
+       (if $fw then (if $scheduled then "; the trace with its ProfilerStep#N markers is not in this input" else "; capture with a torch_npu schedule (ProfilerStep#N)" end) else "" end) + ".";
        "global"; null; null; true; "no_step_markers"; "capture") else empty end),
   (if ($hidden | not) and ($M | length) > 0 then
      ($OPS | sort_by(-(.total_cost_ns // 0)) | map(select((.tags // []) | index(["WAIT_ANCHOR_FALSE_HOTSPOT"]) == null)) | .[0:3] | map(.key)) as $topops |
@@ -669,7 +780,11 @@ def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .
 	({op_compile: "compiles operators", h2d_copy: "blocks in copies to the device", item_sync: "waits in .item()",
 	  sync: "synchronises with the device", dataloader: "waits for the data loader", gc: "collects garbage",
 	  launch: "dispatches ops (dispatch-bound)", python: "runs Python code"}[.finding[11:]] // "does \(.finding[11:])") as $what |
-	"Device idle while the host \($what): \($t)."
+	(if (.figures.absorbed_by_late_peer_ms // 0) > 0 then
+	   "Device idle while the host \($what): \(.figures.family_ms_per_step | fmt) per step, of which \(.time_at_stake_ms | fmt) at stake on this rank (the rest lies before the wait for \($LATEN))."
+	 elif .stake_upper_bound then "Device idle while the host \($what): at most \($t)."
+	 else "Device idle while the host \($what): \($t)." end)
+      elif .finding == "DEVICE_IDLE" and (.figures.absorbed_by_late_peer_ms // 0) > 0 then "Device idle without a named host cause: \(.figures.rest_ms | fmt) per step, of which \(.time_at_stake_ms | fmt) at stake on this rank (the rest lies before the wait for \($LATEN))."
       elif .finding == "DEVICE_IDLE" then "Device idle without a named host cause: \($t)."
       elif .finding == "AICPU_EXPOSED" then "AI CPU op \(.target_id) runs exposed: \($t)."
       elif .finding == "HOST_SERIALISATION" then "The host blocks on the device while it is busy (a serialisation point)."
@@ -704,6 +819,7 @@ def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .
   host_risk_level: $hostrisk,
   host_risk_assessed: $hosted,
   confidence: $confidence,
+  confidence_basis: {score: $score, lowered_by: $CONFWHY},
   requires_host_followup: $hostfollow,
   dominant_group_id: $dom,
   evidence_gaps: $gaps,
@@ -723,7 +839,11 @@ def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .
   },
   step_group_anomalies: $groups | map(del(.high_underfeed)),
   host_time_inflated_by: $INFL,
+  gc_recorded: $GC,
   dispatch_ops: $DISP,
+  op_compile_events: $OCE,
+  untraced_longest: $ULONG,
+  dequeue_events: $DEQ,
   serialisation_points: $SERIAL,
   bubble_windows: ($WIN | sort_by(-.dur_ns) | map({
     bubble_id, scope,
@@ -742,7 +862,7 @@ def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .
       if type == "array" then .[] else . end |
       if type == "object" then (.name // empty) elif type == "string" then . else empty end ] | uniq | .[0:5]),
     top_host_op: .top_host_op,
-    host_causes: (.causes | map_values(ms)),
+    host_causes: (.causes | map_values(ms) | gcnull),
     host_chains: (.chains | map(.ms = (.ns | ms) | del(.ns, .overlap_ns))),
     capture_artefact: .boundary,
     before: .before,

@@ -83,7 +83,9 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 "\($P.path // "n/a" | code): \($P.framework // "n/a" | md) \($P.source // "" | md) export, level \($P.config.level // "unknown" | md); " +
 "\($P.counts.kernel // 0) kernels, \($P.counts.host // 0) host events, \($S | length) step(s)" +
 (if ($P.counts.rejected // 0) > 0 then ", \($P.counts.rejected) rows rejected" else "" end) +
-". Confidence **\($A.confidence)**; evidence gaps: \(if ($A.evidence_gaps | length) == 0 then "none" else ($A.evidence_gaps | map(code) | join(", ")) end).",
+". Confidence **\($A.confidence)**" +
+(($A.confidence_basis.lowered_by // []) | if length == 0 then "" else " (lowered by " + (map("\(.reason | code) \(.weight)") | join(", ")) + " from 3 points; asc-judge(1))" end) +
+"; evidence gaps: \(if ($A.evidence_gaps | length) == 0 then "none" else ($A.evidence_gaps | map(code) | join(", ")) end).",
 "",
 "## Verdict",
 "",
@@ -152,7 +154,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  end),
 (if ($STONLY or ($S | length) == 0) then "" else
  "## Idle windows and their host causes\n\n" +
- (($DG.host_causes_ms_per_step // {}) | to_entries | sort_by(-.value)) as $HC |
+ (($DG.host_causes_ms_per_step // {}) | to_entries | sort_by(-(.value // -1))) as $HC |
  (if ($HC | length) == 0 then
    (if $A.host_risk_assessed == false then "No host events were recorded, so no window has a host cause." else "No named host cause in the windows (see the labels below)." end)
   else
@@ -160,9 +162,11 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
    "(each instant goes to the family of its call chain: a synchronisation inside aten::to is a copy; host events of any depth count)" +
    (if ($A.host_time_inflated_by // [] | length) > 0 then "; host times are inflated by \($A.host_time_inflated_by | join(", ")), on in this capture" else "" end) + ":\n\n" +
    table(["family", "per step", "share of that idle time"];
-     ($HC | map([(.key | code), (.value | dur), (share(.value; $DG.host_bubble_ms_per_step) | pctx)]) +
+     ($HC | map(if .value == null then [(.key | code), "not recorded", "—"]
+	else [(.key | code), (.value | dur), (share(.value; $DG.host_bubble_ms_per_step) | pctx)] end) +
       [["host blocked in a serialisation point", ($DG.serial_wait_ms_per_step // 0 | dur), (share($DG.serial_wait_ms_per_step // 0; $DG.host_bubble_ms_per_step) | pctx)],
-       ["no host event of any depth (untraced)", ($DG.untraced_ms_per_step // 0 | dur), (share($DG.untraced_ms_per_step // 0; $DG.host_bubble_ms_per_step) | pctx)]]))
+       ["no host event of any depth (untraced)", ($DG.untraced_ms_per_step // 0 | dur), (share($DG.untraced_ms_per_step // 0; $DG.host_bubble_ms_per_step) | pctx)]])) +
+   (if $A.gc_recorded.recorded == false then "\n\nGC not recorded: \($A.gc_recorded.from | md); its time is unknown, not zero." else "" end)
   end) + "\n\n" +
  (if ($TOP | length) == 0 then "No significant bubble (≥ \($rules.bubbles.min_bubble_us) µs)." else
   "The \($TOP | length) longest of \($W | length) significant windows (absolute times in the JSON):\n\n" +
@@ -170,7 +174,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
     ($TOP | map(. as $b | [
       ($b.bubble_id | code), ($b.duration_ms | dur),
       ($b.candidate_labels | join(", ")) + (if $b.capture_artefact then " (capture edge)" else "" end),
-      (($b.host_causes // {}) | to_entries | sort_by(-.value) | .[0:2] | map("\(.key | md) \(.value | dur)") | join(", ") | if . == "" then "—" else . end),
+      (($b.host_causes // {}) | to_entries | map(select(.value != null and .value > 0)) | sort_by(-.value) | .[0:2] | map("\(.key | md) \(.value | dur)") | join(", ") | if . == "" then "—" else . end),
       # the chain of the window's main cause, else its top host op
       (($b.host_chains // []) | map(select((.chain | length) > 0)) | .[0]) as $c |
       (if $c != null then ($c.chain | join(" → ") | code) + (if $c.frame then " at \($c.frame | code)" else "" end)

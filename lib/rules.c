@@ -196,7 +196,7 @@ static const struct {
 	{ "attribution.*_ratio", R_SHARE, 0 },
 	{ "attribution.*_coverage", R_SHARE, 0 },
 	{ "attribution.serial_parallelism", R_RATIO, 0 },
-	{ "attribution.serial_min_us", R_US, 0 },
+	{ "attribution.*_us", R_US, 0 },
 	{ "ops.*_us", R_US, 0 },
 	{ "ops.wait_anchor_wait_ratio", R_SHARE, 0 },
 	{ "ops.wait_anchor_max_rank", R_COUNT, 1e9 },

@@ -778,6 +778,8 @@ tab_info(const struct tab_ctx *tc, struct src_file *pf, struct buf *cfg, char **
 	put_jv(&b, "schedule", jget(jv_copy(cc), "schedule"));
 	put_jv(&b, "aic_metrics", jget(jv_copy(ec), "_aic_metrics"));
 	put_jv(&b, "export_type", jget(jv_copy(ec), "_export_type"));
+	/* GC events are recorded only above a threshold; null: not recorded. */
+	put_jv(&b, "gc_detect_threshold", jget(jv_copy(ec), "_gc_detect_threshold"));
 	v = jget(jv_copy(doc), "rank_id");
 	if (jv_get_kind(v) == JV_KIND_STRING && cell_digits(jv_string_value(v), strlen(jv_string_value(v)))) {
 		out_i64(&b, "rank", strtoll(jv_string_value(v), NULL, 10));

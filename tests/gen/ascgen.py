@@ -161,6 +161,9 @@ CAUSE_FAMILY = {
     "h2dsync": "h2d_copy",
     "item": "item_sync",
 }
+# asc-attrib's attribution.compile_min_us: a shorter opCompile is a
+# lookup in the compiled-op cache, counted as the dispatch around it.
+COMPILE_MIN_NS = 500 * 1000
 NEW_CAUSES = ("compile", "dataloader", "gc", "h2d", "h2dsync", "item")
 PRELAUNCH_CAUSES = ("sync", "compile", "dataloader", "gc", "h2d", "h2dsync", "item")
 
@@ -470,10 +473,13 @@ class Generator:
             self.stack_cache[key] = s
         return s
 
-    def family(self, cause):
-        """asc-attrib's host cause family of the events cause writes."""
+    def family(self, cause, dur):
+        """asc-attrib's host cause family of the events cause writes in a
+        gap of dur ns."""
         if cause == 'compile' and not self.c.level1:
             return 'launch'     # no CANN events: only the aten op
+        if cause == 'compile' and dur - 4 * US < COMPILE_MIN_NS:
+            return 'launch'     # a compile this short is a cache lookup
         return CAUSE_FAMILY.get(cause)
 
     def taskid(self, stream):
@@ -917,14 +923,15 @@ class Generator:
                            self.seq)
             elif cause == 'compile':
                 # an aten op whose CANN side compiles: aclopCompileAndExecute
-                # (context of its opCompile child) covers the gap
+                # covers the gap, its opCompile child (a real compile, not a
+                # cache lookup) nearly all of it
                 self.seq += 1
                 cpu_op('aten::nonzero', c.main, g0 - US, g1 + US,
                        self.simple_stack('nonzero') if stack else '', self.seq)
                 if level1:
                     cann_x('AscendCL@aclopCompileAndExecute', c.main, g0 - 500, g1 + 500, 'ACL_OP', self.conn)
                     self.conn += 1
-                    cann_x('AscendCL@opCompile', c.main, g0 + 2 * US, g0 + 2 * US + max(US, (g1 - g0) // 20),
+                    cann_x('AscendCL@opCompile', c.main, g0 + 2 * US, max(g0 + 3 * US, g1 - 2 * US),
                            'ACL_OP', self.conn)
                     self.conn += 1
                     n_cann += 2
@@ -986,7 +993,7 @@ class Generator:
             o = self.origin
             self.prelaunch_truth.append({
                 'step': step, 'start_rel_ns': p0 - o, 'end_rel_ns': p1 - o, 'dur_ns': p1 - p0,
-                'cause': a.prelaunch_cause, 'family': self.family(a.prelaunch_cause)})
+                'cause': a.prelaunch_cause, 'family': self.family(a.prelaunch_cause, p1 - p0)})
         m0 = max(S + US, min(main_lo) - 3 * US)
         m1 = min(marker_end - US, max(main_hi) + 3 * US)
         model_id = self.pyid
@@ -1162,7 +1169,7 @@ class Generator:
                           'dur_ns': g1 - g0, 'start_us': ts_str(g0), 'end_us': ts_str(g1),
                           'cause': cause, 'expected_label': EXPECTED_LABEL[cause]})
             if cause in NEW_CAUSES:
-                binfo[-1]['family'] = self.family(cause)
+                binfo[-1]['family'] = self.family(cause, g1 - g0)
         self.bubble_truth.extend(binfo)
         st = {
             'step': step,

@@ -5,7 +5,8 @@
 # (pid, tid) lies wholly inside it (pairwise check).  Causes: every event
 # but the step's context (markers, events holding a marker of their
 # thread or a step window) at any depth, its family the first in the
-# rules' order along its parents (parent: the latest-starting earlier
+# rules' order along its parents (an op_compile name only when the event
+# lasts compile_min_us) (parent: the latest-starting earlier
 # event of its tid, any pid, wholly containing it); the events under a
 # long sync (serial_families, >= serial_min_us) that the device was busy
 # for at least half of come first, as serial wait.  Prints one line per
@@ -60,9 +61,11 @@ for prof, bubbles, hosts, markers, steps in profiles:
     leaf = [h for h in real if not h["ctx"]]
     order = rules["host_cause_order"]
     def family(h):
+        # an op_compile name shorter than compile_min_us is a cache lookup
+        short = h["end_ns"] - h["start_ns"] < rules["compile_min_us"] * 1000
         for f in order:
             c = rules["host_causes"][f]
-            if any(fnmatch.fnmatchcase(h["name"], p) for p in c["names"]) or \
+            if (any(fnmatch.fnmatchcase(h["name"], p) for p in c["names"]) and not (f == "op_compile" and short)) or \
                (h.get("cat") is not None and any(fnmatch.fnmatchcase(h["cat"], p) for p in c["cats"])):
                 return f
         return "other"
