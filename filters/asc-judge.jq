@@ -760,7 +760,12 @@ def stakeclause($idle; $ab; $how):
        "op"; $k; (if $o == null then null else (($o.dur_total_ns // 0) * (1 - ($o.aicpu.masked_ratio // 0)) / ([$M | length, 1] | max) / 1000000) end); false; null; "AICPU_EXPOSED")),
 
   (if ($groups | length) > 1 and gap("no_shapes") and $fw then
-     rec("Steps fall into \($groups | length) groups and shapes were not recorded: re-capture with record_shapes=True to tell shape changes from control-flow changes."; "global"; null; null; true; "no_shapes"; "capture") else empty end),
+     # record_shapes on but a kernel table without shapes is a Level0
+     # table: the level, not the option, is what to change.
+     rec(if $P.config.record_shapes == true
+       then "Steps fall into \($groups | length) groups and the kernel table has no shapes although record_shapes was on (a Level0 table): re-capture at Level1 to tell shape changes from control-flow changes."
+       else "Steps fall into \($groups | length) groups and shapes were not recorded: re-capture with record_shapes=True to tell shape changes from control-flow changes." end;
+       "global"; null; null; true; "no_shapes"; "capture") else empty end),
   (if gap("no_step_markers") and ($M | length) > 0 and ($M[0].window_source != "step_trace") then
      rec("No step markers: windows come from \(if gap("pseudo_step") then "one pseudo-step" else "the Step Id column" end), so prelaunch and tail gaps are not measurable" +
        (if $fw then (if $scheduled then "; the trace with its ProfilerStep#N markers is not in this input" else "; capture with a torch_npu schedule (ProfilerStep#N)" end) else "" end) + ".";
