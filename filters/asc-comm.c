@@ -61,9 +61,12 @@ struct iv {
 	int64_t		 s, e;
 };
 
-/* One peer's wait in one op (attributed, and the part not under compute). */
+/* One peer's wait in one op: attributed (the parts add up to the op's
+ * wait), and its own (any Notify_Wait on it running, whatever else runs:
+ * concurrent waits on several peers each count), with the parts of both
+ * not under compute. */
 struct pw {
-	int64_t		 peer, ns, exposed;
+	int64_t		 peer, ns, exposed, own, ownex;
 };
 
 static struct {
@@ -302,17 +305,15 @@ ownerop(const struct task *t)
 	return named >= 0 ? named : best;
 }
 
-static void
-addpw(struct pw **a, size_t *n, size_t *c, int64_t peer, int64_t ns, int64_t ex)
+static struct pw *
+getpw(struct pw **a, size_t *n, size_t *c, int64_t peer)
 {
 	for (size_t i = 0; i < *n; i++)
-		if ((*a)[i].peer == peer) {
-			(*a)[i].ns += ns;
-			(*a)[i].exposed += ex;
-			return;
-		}
+		if ((*a)[i].peer == peer)
+			return &(*a)[i];
 	PUSH(*a, *n, *c);
-	(*a)[(*n)++] = (struct pw){ peer, ns, ex };
+	(*a)[*n] = (struct pw){ peer, 0, 0, 0, 0 };
+	return &(*a)[(*n)++];
 }
 
 static int
@@ -322,6 +323,8 @@ pwcmp(const void *a, const void *b)
 
 	if (x->ns != y->ns)
 		return x->ns > y->ns ? -1 : 1;
+	if (x->own != y->own)
+		return x->own > y->own ? -1 : 1;
 	return x->peer < y->peer ? -1 : x->peer > y->peer;
 }
 
@@ -341,6 +344,8 @@ putpeers(struct buf *b, const char *k, struct pw *p, size_t n)
 			out_int(b, p[i].peer);
 		out_nsms(b, "wait", p[i].ns);
 		out_nsms(b, "exposed_wait", p[i].exposed);
+		out_nsms(b, "own_wait", p[i].own);
+		out_nsms(b, "own_exposed_wait", p[i].ownex);
 		buf_addc(b, '}');
 	}
 	buf_addc(b, ']');
@@ -402,12 +407,29 @@ splitop(const struct op *o, struct task **ts, size_t n, struct split *sp)
 		}
 		under = undercompute(a, b);
 		sp->exposed += b - a - under;
+		for (size_t j = 0; j < na; j++) {	/* each waited peer once */
+			size_t k;
+
+			if (act[j]->cls != C_WAIT)
+				continue;
+			for (k = 0; k < j && !(act[k]->cls == C_WAIT && act[k]->peer == act[j]->peer); k++)
+				;
+			if (k == j) {
+				struct pw *p = getpw(&sp->pw, &sp->npw, &sp->cpw, act[j]->peer);
+
+				p->own += b - a;
+				p->ownex += b - a - under;
+			}
+		}
 		if (move)
 			sp->move += b - a;
 		else if (w) {
+			struct pw *p = getpw(&sp->pw, &sp->npw, &sp->cpw, w->peer);
+
 			sp->wait += b - a;
 			sp->exwait += b - a - under;
-			addpw(&sp->pw, &sp->npw, &sp->cpw, w->peer, b - a, b - a - under);
+			p->ns += b - a;
+			p->exposed += b - a - under;
 		} else
 			sp->rest += b - a;
 	}
@@ -418,7 +440,7 @@ splitop(const struct op *o, struct task **ts, size_t n, struct split *sp)
 /* A step's waits per group and peer, for comm_peer. */
 struct sp {
 	const char	*step, *group;
-	int64_t		 peer, ns, exposed;
+	int64_t		 peer, ns, exposed, own, ownex;
 	long		 ops;
 };
 
@@ -824,10 +846,12 @@ flush(void)
 					break;
 			if (j == nps) {
 				PUSH(ps, nps, cps);
-				ps[nps++] = (struct sp){ o->step, g, s.pw[k].peer, 0, 0, 0 };
+				ps[nps++] = (struct sp){ o->step, g, s.pw[k].peer, 0, 0, 0, 0, 0 };
 			}
 			ps[j].ns += s.pw[k].ns;
 			ps[j].exposed += s.pw[k].exposed;
+			ps[j].own += s.pw[k].own;
+			ps[j].ownex += s.pw[k].ownex;
 			ps[j].ops++;
 		}
 		free(s.pw);
@@ -848,6 +872,8 @@ flush(void)
 			out_i64(&ob, "rank", ps[j].peer);
 		out_nsms(&ob, "wait", ps[j].ns);
 		out_nsms(&ob, "exposed_wait", ps[j].exposed);
+		out_nsms(&ob, "own_wait", ps[j].own);
+		out_nsms(&ob, "own_exposed_wait", ps[j].ownex);
 		out_i64(&ob, "ops", ps[j].ops);
 		if (n) {
 			out_i64(&ob, "group_size", (int64_t)n);

@@ -410,8 +410,9 @@ def gap($c): $gaps | index([$c]) != null;
      peers: ((.comm_peer // []) | group_by([.group, .rank]) | map({
 	group: .[0].group, rank: .[0].rank, group_size: .[0].group_size,
 	in_input: .[0].in_input, ops: (map(.ops) | add),
-	wait_ms: (map(.wait_ns) | per), exposed_wait_ms: (map(.exposed_wait_ns) | per) })
-       | sort_by(-.exposed_wait_ms)),
+	wait_ms: (map(.wait_ns) | per), exposed_wait_ms: (map(.exposed_wait_ns) | per),
+	own_wait_ms: (map(.own_wait_ns // 0) | per), own_exposed_wait_ms: (map(.own_exposed_wait_ns // 0) | per) })
+       | sort_by(-.own_exposed_wait_ms, -.exposed_wait_ms)),
      groups: ((.comm_group // []) | map(del(.type, .profile))),
      comm_json_wait_ms: (if ($CJ | length) == 0 then null else $CJ | map(.comm_json.wait_ns // 0) | per end),
      comm_json_transit_ms: (if ($CJ | length) == 0 then null else $CJ | map(.comm_json.transit_ns // 0) | per end) }

@@ -132,9 +132,10 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  "## Communication\n\n" + $GROUPS + "\n" +
  "From the HCCL tasks (\($CT.source | md)): \($CT.ops) op instance(s) over \($CT.steps) step(s). Each op's elapsed time is split into moving data (any transfer task running), waiting (a Notify_Wait running, given to the peer whose wait ends last) and the rest; the parts add up to the op's elapsed time. Per step: ops \($CT.elapsed_ms | dur), moving data \($CT.transfer_ms | dur), waiting \($CT.wait_ms | dur), rest \($CT.rest_ms | dur); not under compute \($CT.exposed_ms | dur), of which waiting \($CT.exposed_wait_ms | dur).\n\n" +
  ($CT.groups | map("Group \(.group | tostring | code): \(if .size == null then "size unknown" else "\(.size) ranks (from \(.size_from | md))" end), this input holds \(.ranks_in_input) (rank \(.rank // "?")).") | join("\n")) + "\n\n" +
- table(["peer rank", "group", "waited per step", "not under compute", "in this input"];
-   ($CT.peers[0:5] | map([(.rank | tostring), (.group | tostring | .[0:12] | code), (.wait_ms | dur), (.exposed_wait_ms | dur), (if .in_input then "yes" else "no" end)]))) +
- (if ($CT.peers | length) > 5 then "\n\n(the 5 longest waits of \($CT.peers | length); all are in the JSON)" else "" end) +
+ "Per peer: \"waits on it\" is the time a Notify_Wait on that peer runs (waits on several peers at once each count); \"holds the op\" is the part given to it alone (its wait ends last), which adds up to the waiting above.\n\n" +
+ table(["peer rank", "group", "waits on it per step", "not under compute", "holds the op per step", "not under compute", "in this input"];
+   ($CT.peers[0:5] | map([(.rank | tostring), (.group | tostring | .[0:12] | code), (.own_wait_ms | dur), (.own_exposed_wait_ms | dur), (.wait_ms | dur), (.exposed_wait_ms | dur), (if .in_input then "yes" else "no" end)]))) +
+ (if ($CT.peers | length) > 5 then "\n\n(the 5 longest of \($CT.peers | length); all are in the JSON)" else "" end) +
  (if $CT.comm_json_wait_ms != null then "\n\nCross-check: the comm records (\($COMM.source // "communication.json" | md)) count \($CT.comm_json_wait_ms | dur) of wait and \($CT.comm_json_transit_ms | dur) of transit per step for the same ops; the figures above are the tasks'." else "" end) + "\n"
  elif $COMM == null then
    (if ($A.evidence_gaps | index(["no_comm_records"])) then "## Communication\n\nThe capture has communication but no communication.json or COMMUNICATION_OP: the wait / transit split and bandwidth cannot be judged.\n" else "" end)
