@@ -1083,6 +1083,60 @@ captured(const struct job *j, const char *g, int64_t id)
 	return -1;
 }
 
+/* Rank index ri's exposed wait for peer of group g, mean per step; UNSET
+ * when its tasks name no such wait. */
+static int64_t
+meanpeerwait(int ri, const char *g, int64_t peer)
+{
+	int64_t sum = 0, steps = 0;
+
+	for (size_t b = 0; b < npw; b++)
+		if (pws[b].rank == ri && strcmp(pws[b].group, g) == 0 && pws[b].peer == peer) {
+			sum += pws[b].exposed;
+			steps++;
+		}
+	return steps ? sum / steps : UNSET;
+}
+
+/*
+ * The peer outside the input that holds back every captured rank of its
+ * group longest: the least of their exposed waits for it per step (what
+ * it costs each of them at least), in *least; its group in *g.  -1 when
+ * no captured rank waits for one at least cluster.skew_min_us.
+ */
+static int64_t
+uncaptured_worst(const struct job *j, const char **g, int64_t *least)
+{
+	int64_t best = -1;
+
+	*least = UNSET;
+	for (size_t a = 0; a < npw; a++) {
+		const struct pwait *w = &pws[a];
+		int64_t lo = UNSET;
+
+		if (!injob(j, w->rank) || captured(j, w->group, w->peer) >= 0)
+			continue;
+		for (size_t k = 0; k < nrg; k++) {	/* every captured member */
+			int64_t v;
+
+			if (!injob(j, rgs[k].rank) || strcmp(rgs[k].group, w->group) != 0)
+				continue;
+			v = meanpeerwait(rgs[k].rank, w->group, w->peer);
+			if (v == UNSET)
+				v = 0;
+			if (lo == UNSET || v < lo)
+				lo = v;
+		}
+		if (lo != UNSET && lo >= (int64_t)(rules_num("cluster.skew_min_us") * 1000) &&
+		    (*least == UNSET || lo > *least)) {
+			*least = lo;
+			*g = w->group;
+			best = w->peer;
+		}
+	}
+	return best;
+}
+
 /*
  * Groups and the peers not in the input: per group, its size and the
  * job's ranks in it; per peer rank the input does not hold, the exposed
@@ -1148,18 +1202,11 @@ peerwaits(const struct job *j)
 			buf_addc(&rb, '[');
 			for (int i = 0; i < j->nr; i++) {
 				int ri = j->r[i];
-				int64_t sum = 0, steps = 0;
+				int64_t sum = meanpeerwait(ri, g, w->peer);
 				char t[160];
 
-				for (size_t b = 0; b < npw; b++)
-					if (pws[b].rank == ri && strcmp(pws[b].group, g) == 0 &&
-					    pws[b].peer == w->peer) {
-						sum += pws[b].exposed;
-						steps++;
-					}
-				if (steps == 0)
+				if (sum == UNSET)
 					continue;
-				sum /= steps;
 				if (nr++)
 					buf_addc(&rb, ',');
 				buf_adds(&rb, "{\"profile\":");
@@ -1213,6 +1260,8 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 {
 	char t1[64], t2[64], t3[64], t4[64], t5[64];
 	int nr = j->nr;
+	const char *upg = NULL;
+	int64_t up, upleast;
 	int64_t *vals = xcalloc((size_t)nr + 1, sizeof *vals);
 	int64_t med[ND], mstep;
 	int nkern = 0;
@@ -1580,6 +1629,7 @@ skip:
 	}
 
 	/* The rank late at most significant collectives, and why. */
+	up = uncaptured_worst(j, &upg, &upleast);
 	jsarray("late_ranks");
 	for (int i = 0; nsig && i < nr; i++) {
 		int ri = j->r[i];
@@ -1684,7 +1734,31 @@ skip:
 		put_ns(&rb, "compute_delta", dcomp);
 		out_cstr(&rb, "cause", cause);
 		out_cstr(&rb, "chain", chain);
+		/* A peer outside the input that every captured rank waits for
+		 * longer: this rank is only the latest of those captured. */
+		out_key(&rb, "outweighed_by");
+		if (up >= 0 && upleast > w->delay) {
+			buf_adds(&rb, "{\"group\":");
+			out_esc(&rb, upg, strlen(upg));
+			out_i64(&rb, "peer", up);
+			out_bool(&rb, "in_input", 0);
+			put_ns(&rb, "least_exposed_wait_per_step", upleast);
+			buf_addc(&rb, '}');
+		} else
+			buf_adds(&rb, "null");
 		rput();
+		if (up >= 0 && upleast > w->delay) {
+			char t7[64];
+
+			if (md)
+				fprintf(md, "\n## Latest of the captured ranks: %s\n\n%s is the last of the ranks in this input to arrive at %d of %zu collectives with a skew of at least %g µs; the other ranks in this input wait %s for it in all. "
+				    "Every rank in this input waits longer for rank %lld of group `%s`, which is not in this input (at least %s per step, below): that peer arrives later still, so this skew is secondary.\n\n%s.\n\nCause of the skew: %s.\n",
+				    mdt(rname(r, nm), 0), mdt(rname(r, t5), 0), latecount[ri], nsig, skew_min / 1000, hd(tot, t1),
+				    (long long)up, upg, hd(upleast, t7), mdt(chain, 0), cause);
+			addreco(w->delay, "Secondary to the wait for rank %lld (not in this input): %s arrives %s late at its first late collective (%d of %zu) among the ranks in this input, which wait for it: %s.",
+			    (long long)up, rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, cause);
+			continue;
+		}
 		if (md)
 			fprintf(md, "\n## Late rank: %s\n\n%s is the last to arrive at %d of %zu collectives with a skew of at least %g µs; the others wait %s for it in all.\n\n%s.\n\nCause: %s.\n",
 			    mdt(rname(r, nm), 0), mdt(rname(r, t5), 0), latecount[ri], nsig, skew_min / 1000, hd(tot, t1),
