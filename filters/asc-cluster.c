@@ -1885,9 +1885,9 @@ skip:
 			}
 		}
 		if (md && nl == 0)
-			fprintf(md, "\n## Slow links\n\nNo communication_matrix.json: links not judged.\n");
+			fprintf(md, "\n## Slow links\n\nNo communication_matrix.json or analysis.db CommAnalyzerMatrix: links not judged.\n");
 		else if (md && nslow == 0)
-			fprintf(md, "\n## Slow links\n\n%zu links read from communication_matrix.json; none below %g of its median.\n", nl, rules_num("cluster.slow_link_fraction"));
+			fprintf(md, "\n## Slow links\n\n%zu links read from communication_matrix.json or analysis.db CommAnalyzerMatrix; none below %g of its median.\n", nl, rules_num("cluster.slow_link_fraction"));
 	}
 
 	peerwaits(j);
