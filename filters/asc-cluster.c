@@ -47,7 +47,7 @@ static const char *dimcause[ND] = {
 	"more compute on that rank (load imbalance or a slower device)",
 	"more exposed communication (it waits for peers or a slow link)",
 	"", "the device idles inside the step on that rank (host launch, syncs)",
-	"a longer preparing before the first kernel on that rank (dataloader or host work before the step)",
+	"a longer preparing before the first kernel on that rank (host work between the step's start and its first kernel: the dataloader's next batch, input copies)",
 	"", ""
 };
 
@@ -1706,7 +1706,7 @@ skip:
 			if (dprep != UNSET && dprep > best)
 				best = dprep, cause = dimcause[D_PREP];
 			if (dstart != UNSET && dstart > best)
-				best = dstart, cause = "its step began later (host work before the step: the previous step, a checkpoint or the dataloader)";
+				best = dstart, cause = "its step began later: the delay comes from before this step (the previous step or work between steps, such as a checkpoint), outside what the step shows";
 			if (rest != UNSET && rest > best) {
 				best = rest;
 				cause = dfree != UNSET && dcomp != UNSET && dcomp > dfree ? dimcause[D_COMPUTE] : dimcause[D_FREE];
@@ -1751,7 +1751,7 @@ skip:
 			char t7[64];
 
 			if (md)
-				fprintf(md, "\n## Latest of the captured ranks: %s\n\n%s is the last of the ranks in this input to arrive at %d of %zu collectives with a skew of at least %g µs; the other ranks in this input wait %s for it in all. "
+				fprintf(md, "\n## Latest of the captured ranks: %s\n\n%s is the last of the ranks in this input to arrive at %d of %zu collectives with a skew of at least %g µs; its arrival skews there add up to %s (how much later than the earliest rank in this input it arrived). "
 				    "Every rank in this input waits longer for rank %lld of group `%s`, which is not in this input (at least %s per step, below): that peer arrives later still, so this skew is secondary.\n\n%s.\n\nCause of the skew: %s.\n",
 				    mdt(rname(r, nm), 0), mdt(rname(r, t5), 0), latecount[ri], nsig, skew_min / 1000, hd(tot, t1),
 				    (long long)up, upg, hd(upleast, t7), mdt(chain, 0), cause);
@@ -1760,7 +1760,7 @@ skip:
 			continue;
 		}
 		if (md)
-			fprintf(md, "\n## Late rank: %s\n\n%s is the last to arrive at %d of %zu collectives with a skew of at least %g µs; the others wait %s for it in all.\n\n%s.\n\nCause: %s.\n",
+			fprintf(md, "\n## Late rank: %s\n\n%s is the last to arrive at %d of %zu collectives with a skew of at least %g µs; its arrival skews there add up to %s (how much later than the earliest rank it arrived).\n\n%s.\n\nCause: %s.\n",
 			    mdt(rname(r, nm), 0), mdt(rname(r, t5), 0), latecount[ri], nsig, skew_min / 1000, hd(tot, t1),
 			    mdt(chain, 0), cause);
 		addreco(w->delay, "%s arrives %s late at its first late collective (%d of %zu): %s; every rank of its group waits for it.",
