@@ -107,6 +107,10 @@ struct rgroup {
 	int	 rank;
 	char	*group;
 	int64_t	 size;
+	char	*role, *kind;		/* parallel_group_info name, ops_kind */
+	int64_t	 elapsed, exposed;	/* over the capture; exposed UNSET: no kernels */
+	int64_t	*peer;			/* peer_global_ranks */
+	int	 npeer;
 };
 
 static struct pwait *pws;
@@ -538,6 +542,10 @@ onpeer(struct rin *in, int ri)
 	struct pwait w = { ri, getstr(in, "group"), getstr(in, "step"),
 	    geti(in, "rank"), geti(in, "wait_ns"), geti(in, "exposed_wait_ns") };
 
+	/* the tasks' rank is local to the group: the global one when
+	 * parallel_group_info gives it */
+	if (geti(in, "global_rank") != UNSET)
+		w.peer = geti(in, "global_rank");
 	if (w.group == NULL || w.peer == UNSET || w.exposed == UNSET) {
 		free(w.group);
 		free(w.step);
@@ -550,10 +558,29 @@ onpeer(struct rin *in, int ri)
 static void
 ongroup(struct rin *in, int ri)
 {
-	struct rgroup g = { ri, getstr(in, "group"), geti(in, "size") };
+	struct rgroup g = { ri, getstr(in, "group"), geti(in, "size"), getstr(in, "role"),
+	    getstr(in, "ops_kind"), geti(in, "elapsed_ns"), geti(in, "exposed_ns"), NULL, 0 };
+	jv pr = getjv(in, "peer_global_ranks");
 
-	if (g.group == NULL)
+	if (g.group == NULL) {
+		free(g.role);
+		free(g.kind);
+		jv_free(pr);
 		return;
+	}
+	if (jv_get_kind(pr) == JV_KIND_ARRAY) {
+		int n = jv_array_length(jv_copy(pr));
+
+		g.peer = xcalloc((size_t)n + 1, sizeof *g.peer);
+		for (int i = 0; i < n; i++) {
+			jv x = jv_array_get(jv_copy(pr), i);
+
+			if (jv_get_kind(x) == JV_KIND_NUMBER)
+				g.peer[g.npeer++] = (int64_t)jv_number_value(x);
+			jv_free(x);
+		}
+	}
+	jv_free(pr);
 	rgs = xreallocarray(rgs, nrg + 1, sizeof *rgs);
 	rgs[nrg++] = g;
 }
@@ -1138,6 +1165,89 @@ uncaptured_worst(const struct job *j, const char **g, int64_t *least)
 }
 
 /*
+ * A group whose ranks in the input have no HCCL tasks (no peer_wait) but
+ * whose parallel_group_info name gives its global ranks: the members the
+ * input does not hold, and the time each captured rank spends in the
+ * group's ops per step.  Without tasks the wait on them is not measured.
+ */
+static void
+nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl, int *head)
+{
+	const char *g = rgs[k].group;
+	struct buf out = {0}, who = {0};
+	int64_t least = UNSET;
+	int nout = 0, nr = 0;
+	char t1[64], t2[64], nm[64], t[256];
+
+	for (size_t a = 0; a < npw; a++)
+		if (injob(j, pws[a].rank) && strcmp(pws[a].group, g) == 0)
+			return;		/* the tasks measured it */
+	for (int p = 0; p < rgs[k].npeer; p++) {
+		int64_t id = rgs[k].peer[p];
+		int held = 0;
+
+		for (int i = 0; i < j->nr; i++)
+			held |= ranks[j->r[i]].rankid == id;
+		if (!held) {
+			snprintf(t, sizeof t, "%s%lld", nout++ ? ", " : "", (long long)id);
+			buf_adds(&out, t);
+		}
+	}
+	if (nout == 0) {
+		buf_free(&out);
+		return;
+	}
+	for (size_t q = k; q < nrg; q++) {
+		const struct rgroup *x = &rgs[q];
+		int64_t ns, steps;
+
+		if (!injob(j, x->rank) || strcmp(x->group, g) != 0 || x->elapsed == UNSET)
+			continue;
+		steps = ranks[x->rank].nstep > 0 ? ranks[x->rank].nstep : 1;
+		ns = (x->exposed != UNSET ? x->exposed : x->elapsed) / steps;
+		snprintf(t, sizeof t, "%s%s %s%s", nr++ ? ", " : "", rname(&ranks[x->rank], nm), hd(ns, t1),
+		    x->exposed != UNSET ? " not under compute" : " (no kernels: its elapsed time)");
+		buf_adds(&who, t);
+		if (least == UNSET || ns < least)
+			least = ns;
+	}
+	if (least == UNSET || least < (int64_t)(rules_num("cluster.skew_min_us") * 1000)) {
+		buf_free(&out);
+		buf_free(&who);
+		return;
+	}
+	rbegin("peer_wait", j);
+	out_cstr(&rb, "group", g);
+	out_null(&rb, "peer");
+	out_key(&rb, "peer_global_ranks");
+	buf_addc(&rb, '[');
+	buf_adds(&rb, out.p);
+	buf_addc(&rb, ']');
+	out_bool(&rb, "in_input", 0);
+	out_cstr(&rb, "role", rgs[k].role);
+	out_key(&rb, "waits");
+	buf_adds(&rb, "null");
+	put_ns(&rb, "time_at_stake", least);
+	out_cstr(&rb, "measured", "no HCCL tasks: the time in the group's ops, not the wait on the peer");
+	rput();
+	if (md && !*head)
+		fprintf(md, "\n## Waits for ranks not in this input\n\nFrom each rank's HCCL tasks: the time per step, not under compute, that it waits for a peer of its group (peer ranks as the tasks number them, local to the group, or global where parallel_group_info maps them).\n");
+	*head = 1;
+	if (md)
+		fprintf(md, "\nGroup `%s` (%s, %s) has %lld ranks, %d in this input (%s); parallel_group_info names its other member%s, global rank%s %s, which %s not in this input. "
+		    "The input holds no HCCL tasks, so the wait on %s is not measured; per step the ranks spend in the group's ops: %s.\n",
+		    g, rgs[k].role ? rgs[k].role : "no role", rgs[k].kind ? rgs[k].kind : "ops", (long long)size, in, rl,
+		    nout > 1 ? "s" : "", nout > 1 ? "s" : "", out.p, nout > 1 ? "are" : "is", nout > 1 ? "them" : "it", who.p);
+	addreco(least, "Group %s (%s) has members not in this input (global rank%s %s, by parallel_group_info): the ranks in this input spend %s per step in its %s; the input holds no HCCL tasks to measure the wait on %s: profile global rank%s %s (or all ranks)%s.",
+	    g, rgs[k].role ? rgs[k].role : "no role", nout > 1 ? "s" : "", out.p, hd(least, t2),
+	    rgs[k].kind ? rgs[k].kind : "ops", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p,
+	    rgs[k].role && strncmp(rgs[k].role, "pp", 2) == 0 ?
+	    "; in a pipeline this is also the schedule's bubble (more micro-batches, an interleaved schedule, balanced stages)" : "");
+	buf_free(&out);
+	buf_free(&who);
+}
+
+/*
  * Groups and the peers not in the input: per group, its size and the
  * job's ranks in it; per peer rank the input does not hold, the exposed
  * wait of each captured rank for it (mean per step), from their HCCL
@@ -1231,7 +1341,7 @@ peerwaits(const struct job *j)
 				continue;
 			}
 			if (md && !head)
-				fprintf(md, "\n## Waits for ranks not in this input\n\nFrom each rank's HCCL tasks: the time per step, not under compute, that it waits for a peer of its group (peer ranks as the tasks number them, local to the group).\n");
+				fprintf(md, "\n## Waits for ranks not in this input\n\nFrom each rank's HCCL tasks: the time per step, not under compute, that it waits for a peer of its group (peer ranks as the tasks number them, local to the group, or global where parallel_group_info maps them).\n");
 			head = 1;
 			if (md) {
 				fprintf(md, "\nGroup `%s`", g);
@@ -1251,6 +1361,7 @@ peerwaits(const struct job *j)
 			}
 			buf_free(&who);
 		}
+		nometapeers(j, k, in, size, rl.p ? rl.p : "", &head);
 		buf_free(&rl);
 	}
 }

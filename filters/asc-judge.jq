@@ -391,6 +391,9 @@ def gap($c): $gaps | index([$c]) != null;
    p2p_elapse_ms: ($COPS | map(select(.kind == "p2p") | .elapse_ms) | add // 0 | r6),
    p2p_wait_ms: ($COPS | map(select(.kind == "p2p") | .wait_ms) | add // 0 | r6),
    collective_elapse_ms: ($COPS | map(select(.kind == "collective") | .elapse_ms) | add // 0 | r6),
+   # each send/recv op as the file gives it (the pipeline's, in order)
+   p2p_ops: ([ $C[] | select(.kind == "p2p" and .op != null) ] | sort_by(.start_ns) |
+     map({op, group, step, elapse_ms, wait_ms, transit_ms, idle_ms})),
    ops: $COPS
  } end) as $COMM |
 
@@ -413,7 +416,7 @@ def gap($c): $gaps | index([$c]) != null;
      rest_ms: ($CO | map(.rest_ns) | per),
      transfer_bytes: ($CO | map(.transfer_bytes) | add // 0),
      peers: ((.comm_peer // []) | group_by([.group, .rank]) | map({
-	group: .[0].group, rank: .[0].rank, group_size: .[0].group_size,
+	group: .[0].group, rank: .[0].rank, global_rank: .[0].global_rank, group_size: .[0].group_size,
 	in_input: .[0].in_input, ops: (map(.ops) | add),
 	wait_ms: (map(.wait_ns) | per), exposed_wait_ms: (map(.exposed_wait_ns) | per),
 	own_wait_ms: (map(.own_wait_ns // 0) | per), own_exposed_wait_ms: (map(.own_exposed_wait_ns // 0) | per) })
@@ -579,12 +582,21 @@ def dpclause($n):
      ($CT.peers | map(select(.rank != null and .exposed_wait_ms >= ([$R.comm.straggler_min_ms, $R.comm.straggler_share * $ce] | max))) | .[0] // null) as $late |
      ($CT.groups | map(select(.group == ($late.group // null))) | .[0] // null) as $lg |
      ([$ce, ($BD.compute // 0)] | min) as $hide |
+     # the ops where the late peer holds this rank at least 1 ms
+     (if $late == null then [] else
+	[ $CO[] | select(.group == $late.group) | . as $o | .peers[] |
+	  select(.rank == $late.rank and .wait_ns >= 1000000) | {op: $o.op, step: $o.step, wait_ms: (.wait_ns | ms)} ] end) as $LOPS |
      rec("Communication is not hidden behind compute: \($ce | fmt) per step (\(share($ce; $svcms) | pcs) of the \($svcms | fmt) step) in \($dom). " +
        "Its HCCL tasks (\($CT.source)) split the \($CT.elapsed_ms | fmt) of communication ops per step into waiting for peers \($CT.wait_ms | fmt), moving data \($CT.transfer_ms | fmt) and the rest \($CT.rest_ms | fmt)." +
        ($CGR | roleclause($CT.steps)) +
        (if $late != null then
+	  ($LOPS | map("\(.op) \(.wait_ms | fmt)")) as $lops |
+	  ([ $CT.peers[] | select(.group == $late.group and .rank != $late.rank and .own_exposed_wait_ms >= $R.comm.straggler_min_ms) ]) as $under |
 	  " \($late.exposed_wait_ms | fmt) of the \($ce | fmt) of exposed communication per step waits for rank \($late.rank)" +
+	  (if $late.global_rank != null and $late.global_rank != $late.rank then " (global rank \($late.global_rank))" else "" end) +
 	  (if $late.in_input then "" else ", which is not in this input" end) +
+	  (if ($lops | length) > 0 then " (in \($lops | length) of the \($CO | map(select(.group == $late.group)) | length) ops of the capture: \($lops | join(", ")))" else "" end) +
+	  (if ($under | length) > 0 then "; under that wait it also waits on rank\(if ($under | length) == 1 then "" else "s" end) \($under | map("\(.rank) (\(.own_exposed_wait_ms | fmt) not under compute)") | join(", ")), which the longer wait covers" else "" end) +
 	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this input holds \($lg.ranks_in_input)" else "" end) +
 	  (if $lg != null and $lg.role == null then " (ranks as the HCCL tasks number them, within the group: no parallel_group_info maps them to global ranks)" else "" end) +
 	  ": profile rank \($late.rank) (or all ranks) to see why it is late. The time is at stake on that rank, not here."
@@ -593,18 +605,24 @@ def dpclause($n):
        (if $CT.comm_json_wait_ms != null then
 	  " The comm records (\($COMM.source // "communication.json")) give wait \($CT.comm_json_wait_ms | fmt) and transit \($CT.comm_json_transit_ms | fmt) per step for the same ops; they split an op's time by rules of their own (most of a wait for a late peer is idle time there), so they are a cross-check only, not the cause." else "" end);
        "step_group"; $dom; (if $late != null then $late.exposed_wait_ms else $hide end); ($late != null); null; "COMM_EXPOSED_HEAVY") +
-       {stake_on: (if $late != null then "rank \($late.rank)" + (if $late.in_input then "" else " (not in this input)" end) else "overlap with compute" end)}
+       {stake_on: (if $late != null then "rank \($late.rank)" + (if $late.in_input then "" else " (not in this input)" end) else "overlap with compute" end),
+	late_peer_ops: $LOPS}
    else empty end),
   # Exposed communication without its tasks: communication.json's figures (R2.2).
   (if $DG != null and $DG.comm_exposed_heavy and $CT == null then
      ($BD.comm_exposed // 0) as $ce |
+     # what the file counts as waiting in 1-rank groups, which have no peer
+     ($CGR | map(select(.size == 1) | .group)) as $one |
+     ([ $C[] | select(.group as $g | $one | index([$g]) != null) | .wait_ms // 0 ] | add // 0) as $onewait |
      rec("Communication is not hidden behind compute: \($ce | fmt) per step (\(share($ce; $svcms) | pcs) of the \($svcms | fmt) step) in \($dom)." +
        (if $COMM == null then
 	  (if $LEVEL0 then " The capture is Level0, which collects neither HCCL tasks nor communication.json: re-capture at Level1 or higher to split the ops' time and name the peer each op waits for."
 	   else " Without communication.json (or COMMUNICATION_OP) the wait / transit split cannot be judged: export it to tell a late peer from a slow link." end)
 	else
 	  ($COMM.steps) as $n |
-	  " The capture holds no HCCL tasks (\($NOTASKS)), so the ops' time cannot be split by task; the comm records (\($COMM.source)) give per step \($COMM.elapse_ms / $n | fmt) of communication, of which they count \($COMM.wait_ms / $n | fmt) as waiting, \($COMM.transit_ms / $n | fmt) as transit and \($COMM.idle_ms / $n | fmt) as idle" +
+	  " The capture holds no HCCL tasks (\($NOTASKS)), so the ops' time cannot be split by task; the comm records (\($COMM.source)) give per step \($COMM.elapse_ms / $n | fmt) of communication, of which they count \($COMM.wait_ms / $n | fmt) as waiting" +
+	  (if $onewait > 0 then " (\($onewait / $n | fmt) of it in 1-rank groups, which have no peer to wait for)" else "" end) +
+	  ", \($COMM.transit_ms / $n | fmt) as transit and \($COMM.idle_ms / $n | fmt) as idle" +
 	  (if $COMM.link_time_ms > 0 then "; their links move data for \($COMM.link_time_ms / $n | fmt) (summed over links, not wall time)" else "" end) +
 	  (if $COMM.p2p_elapse_ms > 0 then "; point-to-point (send/recv) \($COMM.p2p_elapse_ms / $n | fmt), collectives \($COMM.collective_elapse_ms / $n | fmt)" else "" end) + "." +
 	  ($CGR | roleclause($n)) +
@@ -614,7 +632,8 @@ def dpclause($n):
 	   else " None of waiting, transit or idle is most of it." end) +
 	  ppclause($n) + dpclause($n) end);
        "step_group"; $dom; $ce; ($COMM == null); (if $COMM == null then (if gap("no_comm_records") then "no_comm_records" else "no_communication_json" end)
-	 elif (($P.degraded // []) | index(["no_comm_tasks"])) != null then "no_comm_tasks" else null end); "COMM_EXPOSED_HEAVY")
+	 elif (($P.degraded // []) | index(["no_comm_tasks"])) != null then "no_comm_tasks" else null end); "COMM_EXPOSED_HEAVY") +
+       (if $COMM != null then {one_rank_group_wait_ms: ($onewait / $COMM.steps | r6)} else {} end)
    else empty end),
   ($WAITOPS | map(select(.wait_ms / $csteps >= ([0.1, 0.01 * $svcms] | max))) | .[0:3][] | . as $o |
      ($CGR | map(select(.group == $o.group)) | .[0] // null) as $g |
