@@ -376,6 +376,11 @@ srctext(const char *src)
 {
 	if (strcmp(src, "metadata_group") == 0)
 		return "the kernel's communication group in profiler_metadata.json parallel_group_info";
+	if (strcmp(src, "metadata_evidence") == 0)
+		return "profiler_metadata.json parallel_group_info: the named group (in the Role column) "
+		    "of the comm group's size, chosen by what its ops do as in asc-comm(1) (send/recv pp, "
+		    "reduce-scatter / all-gather dp, 1 rank tp, a size only one name has, an all-reduce "
+		    "of at least 1 MB per link embd); the role is that name's";
 	if (strcmp(src, "metadata_dims") == 0)
 		return "profiler_metadata.json parallel_group_info: the only parallel dimension of "
 		    "its kind with more than one rank";
@@ -1502,8 +1507,14 @@ s8_comm(void)
 		for (int i = 0; i < len(P.comms); i++) {
 			jv c = at(P.comms, i);
 
+			char rl[128];
+
+			if (gs(c, "parallel_group")[0])	/* the named group, then its role */
+				snprintf(rl, sizeof rl, "%s (%s)", gs(c, "parallel_group"), gs(c, "role"));
+			else
+				snprintf(rl, sizeof rl, "%s", gs(c, "role"));
 			row(9, code(gs(c, "op")), gs(c, "group")[0] ? code(gs(c, "group")) : "unknown",
-			    gs(c, "role"), gs(c, "role_source"), num(gi(c, "kernels")),
+			    rl, gs(c, "role_source"), num(gi(c, "kernels")),
 			    ms(gi(c, "kernel_sum_ns")), num(gi(c, "forward_kernels")),
 			    num(gi(c, "backward_kernels")), num(gi(c, "optimizer_kernels")));
 			if (src == NULL)
@@ -1517,7 +1528,8 @@ s8_comm(void)
 			pf("Where the roles come from: %s.", srctext(src));
 		else
 			pf("Where the roles come from: per row (metadata_group: the kernel's group in "
-			    "parallel_group_info; metadata_dims: the only parallel dimension with more than "
+			    "parallel_group_info; metadata_evidence: the named group of parallel_group_info its "
+			    "comm group matched by size and what its ops do; metadata_dims: the only parallel dimension with more than "
 			    "one rank; position: a collective after the gradient kernels; name: op names only, "
 			    "a fallback).");
 		if (src && strcmp(src, "metadata_dims") == 0 && !mixed)

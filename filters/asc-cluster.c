@@ -47,7 +47,7 @@ static const char *dimcause[ND] = {
 	"more compute on that rank (load imbalance or a slower device)",
 	"more exposed communication (it waits for peers or a slow link)",
 	"", "the device idles inside the step on that rank (host launch, syncs)",
-	"a longer preparing before the first kernel on that rank (dataloader or host work before the step)",
+	"a longer preparing before the first kernel on that rank (host work between the step's start and its first kernel: the dataloader's next batch, input copies)",
 	"", ""
 };
 
@@ -107,6 +107,10 @@ struct rgroup {
 	int	 rank;
 	char	*group;
 	int64_t	 size;
+	char	*role, *kind;		/* parallel_group_info name, ops_kind */
+	int64_t	 elapsed, exposed;	/* over the capture; exposed UNSET: no kernels */
+	int64_t	*peer;			/* peer_global_ranks */
+	int	 npeer;
 };
 
 static struct pwait *pws;
@@ -538,6 +542,10 @@ onpeer(struct rin *in, int ri)
 	struct pwait w = { ri, getstr(in, "group"), getstr(in, "step"),
 	    geti(in, "rank"), geti(in, "wait_ns"), geti(in, "exposed_wait_ns") };
 
+	/* the tasks' rank is local to the group: the global one when
+	 * parallel_group_info gives it */
+	if (geti(in, "global_rank") != UNSET)
+		w.peer = geti(in, "global_rank");
 	if (w.group == NULL || w.peer == UNSET || w.exposed == UNSET) {
 		free(w.group);
 		free(w.step);
@@ -550,10 +558,29 @@ onpeer(struct rin *in, int ri)
 static void
 ongroup(struct rin *in, int ri)
 {
-	struct rgroup g = { ri, getstr(in, "group"), geti(in, "size") };
+	struct rgroup g = { ri, getstr(in, "group"), geti(in, "size"), getstr(in, "role"),
+	    getstr(in, "ops_kind"), geti(in, "elapsed_ns"), geti(in, "exposed_ns"), NULL, 0 };
+	jv pr = getjv(in, "peer_global_ranks");
 
-	if (g.group == NULL)
+	if (g.group == NULL) {
+		free(g.role);
+		free(g.kind);
+		jv_free(pr);
 		return;
+	}
+	if (jv_get_kind(pr) == JV_KIND_ARRAY) {
+		int n = jv_array_length(jv_copy(pr));
+
+		g.peer = xcalloc((size_t)n + 1, sizeof *g.peer);
+		for (int i = 0; i < n; i++) {
+			jv x = jv_array_get(jv_copy(pr), i);
+
+			if (jv_get_kind(x) == JV_KIND_NUMBER)
+				g.peer[g.npeer++] = (int64_t)jv_number_value(x);
+			jv_free(x);
+		}
+	}
+	jv_free(pr);
 	rgs = xreallocarray(rgs, nrg + 1, sizeof *rgs);
 	rgs[nrg++] = g;
 }
@@ -1083,6 +1110,143 @@ captured(const struct job *j, const char *g, int64_t id)
 	return -1;
 }
 
+/* Rank index ri's exposed wait for peer of group g, mean per step; UNSET
+ * when its tasks name no such wait. */
+static int64_t
+meanpeerwait(int ri, const char *g, int64_t peer)
+{
+	int64_t sum = 0, steps = 0;
+
+	for (size_t b = 0; b < npw; b++)
+		if (pws[b].rank == ri && strcmp(pws[b].group, g) == 0 && pws[b].peer == peer) {
+			sum += pws[b].exposed;
+			steps++;
+		}
+	return steps ? sum / steps : UNSET;
+}
+
+/*
+ * The peer outside the input that holds back every captured rank of its
+ * group longest: the least of their exposed waits for it per step (what
+ * it costs each of them at least), in *least; its group in *g.  -1 when
+ * no captured rank waits for one at least cluster.skew_min_us.
+ */
+static int64_t
+uncaptured_worst(const struct job *j, const char **g, int64_t *least)
+{
+	int64_t best = -1;
+
+	*least = UNSET;
+	for (size_t a = 0; a < npw; a++) {
+		const struct pwait *w = &pws[a];
+		int64_t lo = UNSET;
+
+		if (!injob(j, w->rank) || captured(j, w->group, w->peer) >= 0)
+			continue;
+		for (size_t k = 0; k < nrg; k++) {	/* every captured member */
+			int64_t v;
+
+			if (!injob(j, rgs[k].rank) || strcmp(rgs[k].group, w->group) != 0)
+				continue;
+			v = meanpeerwait(rgs[k].rank, w->group, w->peer);
+			if (v == UNSET)
+				v = 0;
+			if (lo == UNSET || v < lo)
+				lo = v;
+		}
+		if (lo != UNSET && lo >= (int64_t)(rules_num("cluster.skew_min_us") * 1000) &&
+		    (*least == UNSET || lo > *least)) {
+			*least = lo;
+			*g = w->group;
+			best = w->peer;
+		}
+	}
+	return best;
+}
+
+/*
+ * A group whose ranks in the input have no HCCL tasks (no peer_wait) but
+ * whose parallel_group_info name gives its global ranks: the members the
+ * input does not hold, and the time each captured rank spends in the
+ * group's ops per step.  Without tasks the wait on them is not measured.
+ */
+static void
+nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl, int *head)
+{
+	const char *g = rgs[k].group;
+	struct buf out = {0}, who = {0};
+	int64_t least = UNSET;
+	int nout = 0, nr = 0;
+	char t1[64], t2[64], nm[64], t[256];
+
+	for (size_t a = 0; a < npw; a++)
+		if (injob(j, pws[a].rank) && strcmp(pws[a].group, g) == 0)
+			return;		/* the tasks measured it */
+	for (int p = 0; p < rgs[k].npeer; p++) {
+		int64_t id = rgs[k].peer[p];
+		int held = 0;
+
+		for (int i = 0; i < j->nr; i++)
+			held |= ranks[j->r[i]].rankid == id;
+		if (!held) {
+			snprintf(t, sizeof t, "%s%lld", nout++ ? ", " : "", (long long)id);
+			buf_adds(&out, t);
+		}
+	}
+	if (nout == 0) {
+		buf_free(&out);
+		return;
+	}
+	for (size_t q = k; q < nrg; q++) {
+		const struct rgroup *x = &rgs[q];
+		int64_t ns, steps;
+
+		if (!injob(j, x->rank) || strcmp(x->group, g) != 0 || x->elapsed == UNSET)
+			continue;
+		steps = ranks[x->rank].nstep > 0 ? ranks[x->rank].nstep : 1;
+		ns = (x->exposed != UNSET ? x->exposed : x->elapsed) / steps;
+		snprintf(t, sizeof t, "%s%s %s%s", nr++ ? ", " : "", rname(&ranks[x->rank], nm), hd(ns, t1),
+		    x->exposed != UNSET ? " not under compute" : " (no kernels: its elapsed time)");
+		buf_adds(&who, t);
+		if (least == UNSET || ns < least)
+			least = ns;
+	}
+	if (least == UNSET || least < (int64_t)(rules_num("cluster.skew_min_us") * 1000)) {
+		buf_free(&out);
+		buf_free(&who);
+		return;
+	}
+	rbegin("peer_wait", j);
+	out_cstr(&rb, "group", g);
+	out_null(&rb, "peer");
+	out_key(&rb, "peer_global_ranks");
+	buf_addc(&rb, '[');
+	buf_adds(&rb, out.p);
+	buf_addc(&rb, ']');
+	out_bool(&rb, "in_input", 0);
+	out_cstr(&rb, "role", rgs[k].role);
+	out_key(&rb, "waits");
+	buf_adds(&rb, "null");
+	put_ns(&rb, "time_at_stake", least);
+	out_cstr(&rb, "measured", "no HCCL tasks: the time in the group's ops, not the wait on the peer");
+	rput();
+	if (md && !*head)
+		fprintf(md, "\n## Waits for ranks not in this input\n\nFrom each rank's HCCL tasks: the time per step, not under compute, that it waits for a peer of its group (peer ranks as the tasks number them, local to the group, or global where parallel_group_info maps them).\n");
+	*head = 1;
+	if (md)
+		fprintf(md, "\nGroup `%s` (%s, %s) has %lld ranks, %d in this input (%s); parallel_group_info names its other member%s, global rank%s %s, which %s not in this input. "
+		    "The input holds no HCCL tasks, so the wait on %s is not measured; per step the ranks spend in the group's ops: %s.\n",
+		    g, rgs[k].role ? rgs[k].role : "no role", rgs[k].kind ? rgs[k].kind : "ops", (long long)size, in, rl,
+		    nout > 1 ? "s" : "", nout > 1 ? "s" : "", out.p, nout > 1 ? "are" : "is", nout > 1 ? "them" : "it", who.p);
+	addreco(least, "Group %s (%s) has members not in this input (global rank%s %s, by parallel_group_info): the ranks in this input spend %s per step in its %s; the input holds no HCCL tasks to measure the wait on %s: profile global rank%s %s (or all ranks)%s.",
+	    g, rgs[k].role ? rgs[k].role : "no role", nout > 1 ? "s" : "", out.p, hd(least, t2),
+	    rgs[k].kind ? rgs[k].kind : "ops", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p,
+	    rgs[k].role && strncmp(rgs[k].role, "pp", 2) == 0 ?
+	    "; in a pipeline this is also the schedule's bubble (more micro-batches, an interleaved schedule, balanced stages)" : "");
+	buf_free(&out);
+	buf_free(&who);
+}
+
 /*
  * Groups and the peers not in the input: per group, its size and the
  * job's ranks in it; per peer rank the input does not hold, the exposed
@@ -1148,18 +1312,11 @@ peerwaits(const struct job *j)
 			buf_addc(&rb, '[');
 			for (int i = 0; i < j->nr; i++) {
 				int ri = j->r[i];
-				int64_t sum = 0, steps = 0;
+				int64_t sum = meanpeerwait(ri, g, w->peer);
 				char t[160];
 
-				for (size_t b = 0; b < npw; b++)
-					if (pws[b].rank == ri && strcmp(pws[b].group, g) == 0 &&
-					    pws[b].peer == w->peer) {
-						sum += pws[b].exposed;
-						steps++;
-					}
-				if (steps == 0)
+				if (sum == UNSET)
 					continue;
-				sum /= steps;
 				if (nr++)
 					buf_addc(&rb, ',');
 				buf_adds(&rb, "{\"profile\":");
@@ -1184,7 +1341,7 @@ peerwaits(const struct job *j)
 				continue;
 			}
 			if (md && !head)
-				fprintf(md, "\n## Waits for ranks not in this input\n\nFrom each rank's HCCL tasks: the time per step, not under compute, that it waits for a peer of its group (peer ranks as the tasks number them, local to the group).\n");
+				fprintf(md, "\n## Waits for ranks not in this input\n\nFrom each rank's HCCL tasks: the time per step, not under compute, that it waits for a peer of its group (peer ranks as the tasks number them, local to the group, or global where parallel_group_info maps them).\n");
 			head = 1;
 			if (md) {
 				fprintf(md, "\nGroup `%s`", g);
@@ -1204,6 +1361,7 @@ peerwaits(const struct job *j)
 			}
 			buf_free(&who);
 		}
+		nometapeers(j, k, in, size, rl.p ? rl.p : "", &head);
 		buf_free(&rl);
 	}
 }
@@ -1213,6 +1371,8 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 {
 	char t1[64], t2[64], t3[64], t4[64], t5[64];
 	int nr = j->nr;
+	const char *upg = NULL;
+	int64_t up, upleast;
 	int64_t *vals = xcalloc((size_t)nr + 1, sizeof *vals);
 	int64_t med[ND], mstep;
 	int nkern = 0;
@@ -1580,6 +1740,7 @@ skip:
 	}
 
 	/* The rank late at most significant collectives, and why. */
+	up = uncaptured_worst(j, &upg, &upleast);
 	jsarray("late_ranks");
 	for (int i = 0; nsig && i < nr; i++) {
 		int ri = j->r[i];
@@ -1656,7 +1817,7 @@ skip:
 			if (dprep != UNSET && dprep > best)
 				best = dprep, cause = dimcause[D_PREP];
 			if (dstart != UNSET && dstart > best)
-				best = dstart, cause = "its step began later (host work before the step: the previous step, a checkpoint or the dataloader)";
+				best = dstart, cause = "its step began later: the delay comes from before this step (the previous step or work between steps, such as a checkpoint), outside what the step shows";
 			if (rest != UNSET && rest > best) {
 				best = rest;
 				cause = dfree != UNSET && dcomp != UNSET && dcomp > dfree ? dimcause[D_COMPUTE] : dimcause[D_FREE];
@@ -1684,9 +1845,33 @@ skip:
 		put_ns(&rb, "compute_delta", dcomp);
 		out_cstr(&rb, "cause", cause);
 		out_cstr(&rb, "chain", chain);
+		/* A peer outside the input that every captured rank waits for
+		 * longer: this rank is only the latest of those captured. */
+		out_key(&rb, "outweighed_by");
+		if (up >= 0 && upleast > w->delay) {
+			buf_adds(&rb, "{\"group\":");
+			out_esc(&rb, upg, strlen(upg));
+			out_i64(&rb, "peer", up);
+			out_bool(&rb, "in_input", 0);
+			put_ns(&rb, "least_exposed_wait_per_step", upleast);
+			buf_addc(&rb, '}');
+		} else
+			buf_adds(&rb, "null");
 		rput();
+		if (up >= 0 && upleast > w->delay) {
+			char t7[64];
+
+			if (md)
+				fprintf(md, "\n## Latest of the captured ranks: %s\n\n%s is the last of the ranks in this input to arrive at %d of %zu collectives with a skew of at least %g µs; its arrival skews there add up to %s (how much later than the earliest rank in this input it arrived). "
+				    "Every rank in this input waits longer for rank %lld of group `%s`, which is not in this input (at least %s per step, below): that peer arrives later still, so this skew is secondary.\n\n%s.\n\nCause of the skew: %s.\n",
+				    mdt(rname(r, nm), 0), mdt(rname(r, t5), 0), latecount[ri], nsig, skew_min / 1000, hd(tot, t1),
+				    (long long)up, upg, hd(upleast, t7), mdt(chain, 0), cause);
+			addreco(w->delay, "Secondary to the wait for rank %lld (not in this input): %s arrives %s late at its first late collective (%d of %zu) among the ranks in this input, which wait for it: %s.",
+			    (long long)up, rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, cause);
+			continue;
+		}
 		if (md)
-			fprintf(md, "\n## Late rank: %s\n\n%s is the last to arrive at %d of %zu collectives with a skew of at least %g µs; the others wait %s for it in all.\n\n%s.\n\nCause: %s.\n",
+			fprintf(md, "\n## Late rank: %s\n\n%s is the last to arrive at %d of %zu collectives with a skew of at least %g µs; its arrival skews there add up to %s (how much later than the earliest rank it arrived).\n\n%s.\n\nCause: %s.\n",
 			    mdt(rname(r, nm), 0), mdt(rname(r, t5), 0), latecount[ri], nsig, skew_min / 1000, hd(tot, t1),
 			    mdt(chain, 0), cause);
 		addreco(w->delay, "%s arrives %s late at its first late collective (%d of %zu): %s; every rank of its group waits for it.",
@@ -1811,9 +1996,9 @@ skip:
 			}
 		}
 		if (md && nl == 0)
-			fprintf(md, "\n## Slow links\n\nNo communication_matrix.json: links not judged.\n");
+			fprintf(md, "\n## Slow links\n\nNo communication_matrix.json or analysis.db CommAnalyzerMatrix: links not judged.\n");
 		else if (md && nslow == 0)
-			fprintf(md, "\n## Slow links\n\n%zu links read from communication_matrix.json; none below %g of its median.\n", nl, rules_num("cluster.slow_link_fraction"));
+			fprintf(md, "\n## Slow links\n\n%zu links read from communication_matrix.json or analysis.db CommAnalyzerMatrix; none below %g of its median.\n", nl, rules_num("cluster.slow_link_fraction"));
 	}
 
 	peerwaits(j);

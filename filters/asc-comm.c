@@ -61,9 +61,12 @@ struct iv {
 	int64_t		 s, e;
 };
 
-/* One peer's wait in one op (attributed, and the part not under compute). */
+/* One peer's wait in one op: attributed (the parts add up to the op's
+ * wait), and its own (any Notify_Wait on it running, whatever else runs:
+ * concurrent waits on several peers each count), with the parts of both
+ * not under compute. */
 struct pw {
-	int64_t		 peer, ns, exposed;
+	int64_t		 peer, ns, exposed, own, ownex;
 };
 
 static struct {
@@ -89,8 +92,42 @@ static struct {
 struct named {
 	char		*name;
 	int		 n;		/* its global ranks */
+	int64_t		*gr;		/* the global ranks, n of them */
 	int		 taken;
 };
+
+/* A comm group matched to a named group: its global ranks, in the
+ * group's own order (local rank k is gr[k]). */
+static struct gmap {
+	char		*group;
+	int64_t		*gr;
+	int		 n;
+} *GM;
+static size_t ngm, cgm;
+
+/* What an op does, by its name (and the comm record's kind). */
+static const char *const opkinds[] = { "send/recv", "reduce-scatter", "all-gather",
+	"all-reduce", "all-to-all", "broadcast", "other" };
+enum { NOPKIND = sizeof opkinds / sizeof opkinds[0] };
+
+static int
+opkind(const char *name, const char *kind)
+{
+	if ((kind && strcmp(kind, "p2p") == 0) || strcasestr(name, "send") || strcasestr(name, "receive") ||
+	    strcasestr(name, "recv"))
+		return 0;
+	if (strcasestr(name, "reducescatter"))
+		return 1;
+	if (strcasestr(name, "allgather"))
+		return 2;
+	if (strcasestr(name, "allreduce"))
+		return 3;
+	if (strcasestr(name, "alltoall"))
+		return 4;
+	if (strcasestr(name, "broadcast"))
+		return 5;
+	return 6;
+}
 
 /* What the capture says of a comm group, to find its role. */
 struct gev {
@@ -98,6 +135,7 @@ struct gev {
 	int64_t		 size;
 	int		 p2p, rs_ag, ar;	/* send/recv, reduce-scatter or
 					   all-gather, all-reduce ops */
+	long		 nk[NOPKIND];	/* comm records of each opkinds[] */
 	double		 maxmb;		/* largest link transfer (MB) */
 	char		*role;
 	const char	*from;
@@ -172,6 +210,9 @@ clear(void)
 		free(S.cr[i].name), free(S.cr[i].group), free(S.cr[i].kind);
 	for (size_t i = 0; i < S.nlk; i++)
 		free(S.lk[i].group);
+	for (size_t i = 0; i < ngm; i++)
+		free(GM[i].group), free(GM[i].gr);
+	ngm = 0;
 	free(S.profile);
 	free(S.tsrc);
 	free(S.path);
@@ -302,17 +343,15 @@ ownerop(const struct task *t)
 	return named >= 0 ? named : best;
 }
 
-static void
-addpw(struct pw **a, size_t *n, size_t *c, int64_t peer, int64_t ns, int64_t ex)
+static struct pw *
+getpw(struct pw **a, size_t *n, size_t *c, int64_t peer)
 {
 	for (size_t i = 0; i < *n; i++)
-		if ((*a)[i].peer == peer) {
-			(*a)[i].ns += ns;
-			(*a)[i].exposed += ex;
-			return;
-		}
+		if ((*a)[i].peer == peer)
+			return &(*a)[i];
 	PUSH(*a, *n, *c);
-	(*a)[(*n)++] = (struct pw){ peer, ns, ex };
+	(*a)[*n] = (struct pw){ peer, 0, 0, 0, 0 };
+	return &(*a)[(*n)++];
 }
 
 static int
@@ -322,6 +361,8 @@ pwcmp(const void *a, const void *b)
 
 	if (x->ns != y->ns)
 		return x->ns > y->ns ? -1 : 1;
+	if (x->own != y->own)
+		return x->own > y->own ? -1 : 1;
 	return x->peer < y->peer ? -1 : x->peer > y->peer;
 }
 
@@ -341,6 +382,8 @@ putpeers(struct buf *b, const char *k, struct pw *p, size_t n)
 			out_int(b, p[i].peer);
 		out_nsms(b, "wait", p[i].ns);
 		out_nsms(b, "exposed_wait", p[i].exposed);
+		out_nsms(b, "own_wait", p[i].own);
+		out_nsms(b, "own_exposed_wait", p[i].ownex);
 		buf_addc(b, '}');
 	}
 	buf_addc(b, ']');
@@ -402,12 +445,29 @@ splitop(const struct op *o, struct task **ts, size_t n, struct split *sp)
 		}
 		under = undercompute(a, b);
 		sp->exposed += b - a - under;
+		for (size_t j = 0; j < na; j++) {	/* each waited peer once */
+			size_t k;
+
+			if (act[j]->cls != C_WAIT)
+				continue;
+			for (k = 0; k < j && !(act[k]->cls == C_WAIT && act[k]->peer == act[j]->peer); k++)
+				;
+			if (k == j) {
+				struct pw *p = getpw(&sp->pw, &sp->npw, &sp->cpw, act[j]->peer);
+
+				p->own += b - a;
+				p->ownex += b - a - under;
+			}
+		}
 		if (move)
 			sp->move += b - a;
 		else if (w) {
+			struct pw *p = getpw(&sp->pw, &sp->npw, &sp->cpw, w->peer);
+
 			sp->wait += b - a;
 			sp->exwait += b - a - under;
-			addpw(&sp->pw, &sp->npw, &sp->cpw, w->peer, b - a, b - a - under);
+			p->ns += b - a;
+			p->exposed += b - a - under;
 		} else
 			sp->rest += b - a;
 	}
@@ -418,7 +478,7 @@ splitop(const struct op *o, struct task **ts, size_t n, struct split *sp)
 /* A step's waits per group and peer, for comm_peer. */
 struct sp {
 	const char	*step, *group;
-	int64_t		 peer, ns, exposed;
+	int64_t		 peer, ns, exposed, own, ownex;
 	long		 ops;
 };
 
@@ -550,16 +610,18 @@ spcmp(const void *a, const void *b)
 
 /* profiler_metadata.json's parallel_group_info: names and sizes. */
 static size_t
-readnamed(struct named *nm, size_t cap)
+readnamed(struct named *nm, size_t cap, int *nofile)
 {
 	struct buf pb = {0};
 	jv doc, pg;
 	size_t n = 0;
 
+	*nofile = 1;
 	if (S.path == NULL)
 		return 0;
 	buf_adds(&pb, S.path);
 	buf_adds(&pb, "/profiler_metadata.json");
+	*nofile = access(pb.p, F_OK) != 0;
 	doc = jv_load_file(pb.p, 0);	/* an array of the file's JSON texts */
 	buf_free(&pb);
 	if (jv_get_kind(doc) != JV_KIND_ARRAY || jv_array_length(jv_copy(doc)) != 1) {
@@ -582,6 +644,13 @@ readnamed(struct named *nm, size_t cap)
 		if (n < cap && jv_get_kind(gn) == JV_KIND_STRING && jv_get_kind(gr) == JV_KIND_ARRAY) {
 			nm[n].name = xstrdup(jv_string_value(gn));
 			nm[n].n = jv_array_length(jv_copy(gr));
+			nm[n].gr = xcalloc((size_t)nm[n].n + 1, sizeof *nm[n].gr);
+			for (int q = 0; q < nm[n].n; q++) {
+				jv x = jv_array_get(jv_copy(gr), q);
+
+				nm[n].gr[q] = jv_get_kind(x) == JV_KIND_NUMBER ? (int64_t)jv_number_value(x) : -1;
+				jv_free(x);
+			}
 			nm[n].taken = 0;
 			n++;
 		}
@@ -613,6 +682,21 @@ take(struct gev *g, struct named *nm, int i, const char *from)
 	nm[i].taken = 1;
 	g->role = xstrdup(nm[i].name);
 	g->from = from;
+	PUSH(GM, ngm, cgm);
+	GM[ngm].group = xstrdup(g->group);
+	GM[ngm].n = nm[i].n;
+	GM[ngm].gr = xcalloc((size_t)nm[i].n + 1, sizeof *GM[ngm].gr);
+	memcpy(GM[ngm].gr, nm[i].gr, (size_t)nm[i].n * sizeof *GM[ngm].gr);
+	ngm++;
+}
+
+static const struct gmap *
+findgm(const char *group)
+{
+	for (size_t i = 0; group && i < ngm; i++)
+		if (strcmp(GM[i].group, group) == 0)
+			return &GM[i];
+	return NULL;
 }
 
 /*
@@ -626,7 +710,8 @@ static void
 roles(struct gev *g, size_t ng)
 {
 	struct named nm[256];
-	size_t nn = readnamed(nm, sizeof nm / sizeof nm[0]);
+	int nofile;
+	size_t nn = readnamed(nm, sizeof nm / sizeof nm[0], &nofile);
 
 	for (size_t i = 0; i < ng; i++)
 		if (g[i].p2p)
@@ -658,10 +743,65 @@ roles(struct gev *g, size_t ng)
 		} else if (g[i].ar)
 			take(&g[i], nm, pick(nm, nn, g[i].size, "mp"), "all-reduce of under 1 MB per link (scalars) on a group of that size");
 	for (size_t i = 0; i < nn; i++)
-		free(nm[i].name);
+		free(nm[i].name), free(nm[i].gr);
 	if (nn == 0)
 		for (size_t i = 0; i < ng; i++)
-			g[i].from = "no parallel_group_info in profiler_metadata.json";
+			g[i].from = nofile ? "no profiler_metadata.json beside the profile: no parallel_group_info" :
+			    "no parallel_group_info in profiler_metadata.json";
+}
+
+/* The group's global ranks (parallel_group_info) and the others than
+ * this profile's rank: its peers; null when no named group matched. */
+static void
+putglobal(struct buf *b, const char *group)
+{
+	const struct gmap *m = findgm(group);
+
+	if (m == NULL) {
+		out_null(b, "global_ranks");
+		out_null(b, "peer_global_ranks");
+		return;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		int n = 0;
+
+		out_key(b, pass ? "peer_global_ranks" : "global_ranks");
+		buf_addc(b, '[');
+		for (int k = 0; k < m->n; k++) {
+			if (pass && m->gr[k] == S.rank)
+				continue;
+			if (n++)
+				buf_addc(b, ',');
+			out_int(b, m->gr[k]);
+		}
+		buf_addc(b, ']');
+	}
+}
+
+/* "ops_kind": what the group's comm records are, the most first
+ * ("3 all-reduce, 1 all-gather"). */
+static void
+putkinds(struct buf *b, const long *nk)
+{
+	struct buf t = {0};
+	int done[NOPKIND] = {0};
+
+	for (;;) {
+		int best = -1;
+		char n[32];
+
+		for (int k = 0; k < NOPKIND; k++)
+			if (!done[k] && nk[k] > 0 && (best < 0 || nk[k] > nk[best]))
+				best = k;
+		if (best < 0)
+			break;
+		done[best] = 1;
+		snprintf(n, sizeof n, "%s%ld ", t.len ? ", " : "", nk[best]);
+		buf_adds(&t, n);
+		buf_adds(&t, opkinds[best]);
+	}
+	out_cstr(b, "ops_kind", t.p ? t.p : "");
+	buf_free(&t);
 }
 
 static void
@@ -689,6 +829,7 @@ putgroups(void)
 					ge[ng].maxmb = S.lk[l].mb;
 			ng++;
 		}
+		ge[j].nk[opkind(c->name, c->kind)]++;
 		if (c->kind && strcmp(c->kind, "p2p") == 0)
 			ge[j].p2p = 1;
 		else if (strcasestr(c->name, "reducescatter") || strcasestr(c->name, "allgather"))
@@ -747,10 +888,10 @@ putgroups(void)
 		else
 			out_i64(&ob, "rank", S.rank);
 		out_i64(&ob, "ranks_in_input", 1);
+		putglobal(&ob, g);
 		out_cstr(&ob, "role", ge[i].role);
 		out_cstr(&ob, "role_from", ge[i].from);
-		out_cstr(&ob, "ops_kind", ge[i].p2p ? "send/recv" : ge[i].rs_ag ? "reduce-scatter / all-gather" :
-		    ge[i].ar ? "all-reduce" : "other");
+		putkinds(&ob, ge[i].nk);
 		out_i64(&ob, "ops", ge[i].ops);
 		out_nsms(&ob, "elapsed", ge[i].elapsed);
 		if (ge[i].exposed < 0) {
@@ -824,10 +965,12 @@ flush(void)
 					break;
 			if (j == nps) {
 				PUSH(ps, nps, cps);
-				ps[nps++] = (struct sp){ o->step, g, s.pw[k].peer, 0, 0, 0 };
+				ps[nps++] = (struct sp){ o->step, g, s.pw[k].peer, 0, 0, 0, 0, 0 };
 			}
 			ps[j].ns += s.pw[k].ns;
 			ps[j].exposed += s.pw[k].exposed;
+			ps[j].own += s.pw[k].own;
+			ps[j].ownex += s.pw[k].ownex;
 			ps[j].ops++;
 		}
 		free(s.pw);
@@ -835,7 +978,7 @@ flush(void)
 	if (nps)
 		sortv(ps, nps, sizeof *ps, spcmp);
 	for (size_t j = 0; j < nps; j++) {
-		int64_t m[4096];
+		int64_t m[4096], gl;
 		size_t n = members(ps[j].group, m, sizeof m / sizeof m[0]);
 
 		out_begin(&ob, "comm_peer");
@@ -848,13 +991,26 @@ flush(void)
 			out_i64(&ob, "rank", ps[j].peer);
 		out_nsms(&ob, "wait", ps[j].ns);
 		out_nsms(&ob, "exposed_wait", ps[j].exposed);
+		out_nsms(&ob, "own_wait", ps[j].own);
+		out_nsms(&ob, "own_exposed_wait", ps[j].ownex);
+		{	/* the tasks' rank is local to the group */
+			const struct gmap *gm = findgm(ps[j].group);
+
+			gl = -1;
+			if (gm && ps[j].peer >= 0 && ps[j].peer < gm->n)
+				gl = gm->gr[ps[j].peer];
+			if (gl >= 0)
+				out_i64(&ob, "global_rank", gl);
+			else
+				out_null(&ob, "global_rank");
+		}
 		out_i64(&ob, "ops", ps[j].ops);
 		if (n) {
 			out_i64(&ob, "group_size", (int64_t)n);
 		} else
 			out_null(&ob, "group_size");
 		/* a single profile holds one rank: its own */
-		out_bool(&ob, "in_input", ps[j].peer >= 0 && ps[j].peer == S.rank);
+		out_bool(&ob, "in_input", gl >= 0 ? gl == S.rank : ps[j].peer >= 0 && ps[j].peer == S.rank);
 		rec_put(&ob, stdout);
 	}
 	free(ps);

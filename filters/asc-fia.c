@@ -5,6 +5,7 @@
  * sub-structure, decode and communication pipeline, as "fia_*" records
  * written at the end of each profile's kernels.
  */
+#define _GNU_SOURCE		/* strcasestr */
 #include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
@@ -58,13 +59,13 @@ enum { T_DENSE, T_DFC, T_GMM, T_MOE, T_DECODE, T_BWD, NTYPE };
 enum { E_FIA, E_ATT, E_PER, NENG };
 enum { PH_FWD, PH_BWD, PH_OPT, NPH };
 /* Where a communication kernel's role comes from. */
-enum { RS_GROUP, RS_DIMS, RS_POS, RS_NAME, NRS };
+enum { RS_GROUP, RS_EVID, RS_DIMS, RS_POS, RS_NAME, NRS };
 
 static const char *tname[NTYPE] = { "dense", "moe_dfc", "moe_gmm", "moe", "decode", "backward" };
 static const char *fcname[] = { "none", "prefill", "decode", "ambiguous" };
 static const char *ename[NENG] = { "fia", "attention", "period" };
 static const char *phname[NPH] = { "forward", "backward", "optimizer" };
-static const char *rsname[NRS] = { "metadata_group", "metadata_dims", "position", "name" };
+static const char *rsname[NRS] = { "metadata_group", "metadata_evidence", "metadata_dims", "position", "name" };
 static const char *clname[] = { "compute", "comm", "ai_cpu" };
 
 /*
@@ -275,6 +276,25 @@ static struct {
 	int	 role[MAXGROUP], size[MAXGROUP];
 	int	 ppsize, epsize;
 } M;
+
+/*
+ * What the capture says of each comm group (communication.json's ops,
+ * communication_matrix.json's links), to match it to a named group of
+ * parallel_group_info as asc-comm does: its size (the ranks of its
+ * links) and what its ops do.
+ */
+#define MAXCG	256
+#define MAXCGR	64
+static struct cg {
+	int	 g;			/* names[] index of the group id */
+	int	 p2p, rsag, ar;		/* send/recv, reduce-scatter or
+					   all-gather, all-reduce */
+	double	 maxmb;			/* largest transfer on a link */
+	int64_t	 rk[MAXCGR];
+	int	 nrk;
+	int	 meta;			/* M index, -1 */
+} CG[MAXCG];
+static int ncg, cgdone;
 
 /*
  * communication.json: op name -> group + 1, by interned name, for the
@@ -1839,6 +1859,14 @@ unit_end(void)
 		out_i64(&ob, "forward_kernels", c->nph[PH_FWD]);
 		out_i64(&ob, "backward_kernels", c->nph[PH_BWD]);
 		out_i64(&ob, "optimizer_kernels", c->nph[PH_OPT]);
+		{	/* the named group its comm group matched */
+			const char *pg = NULL;
+
+			for (int k = 0; c->group >= 0 && k < ncg; k++)
+				if (CG[k].g == c->group && CG[k].meta >= 0)
+					pg = M.name[CG[k].meta];
+			out_cstr(&ob, "parallel_group", pg);
+		}
 		rec_put(&ob, stdout);
 	}
 	/* Summary. */
@@ -2211,6 +2239,116 @@ lossname(int name, int argmax)
 		G.lossn[G.nlossn++] = v;
 }
 
+
+static struct cg *
+cgget(int g)
+{
+	for (int i = 0; i < ncg; i++)
+		if (CG[i].g == g)
+			return &CG[i];
+	if (ncg == MAXCG)
+		return NULL;
+	memset(&CG[ncg], 0, sizeof CG[ncg]);
+	CG[ncg].g = g;
+	CG[ncg].meta = -1;
+	return &CG[ncg++];
+}
+
+/* The first named group of n ranks, not yet taken, whose name starts
+ * with pre ("" any); its M index or -1. */
+static int
+cgpick(const int *taken, int n, const char *pre)
+{
+	for (int i = 0; i < M.n; i++)
+		if (!taken[i] && M.size[i] == n && strncmp(M.name[i], pre, strlen(pre)) == 0)
+			return i;
+	return -1;
+}
+
+static void
+cgtake(struct cg *c, int *taken, int i)
+{
+	if (i < 0 || c->meta >= 0)
+		return;
+	taken[i] = 1;
+	c->meta = i;
+}
+
+/*
+ * Each comm group's named group, strongest evidence first (asc-comm(1)):
+ * send/recv is pp; reduce-scatter / all-gather dp*; 1 rank tp (or any
+ * 1-rank name); a size only one name has; an all-reduce of at least 1 MB
+ * on a link embd (else dp*), a smaller one mp.
+ */
+static void
+cgmatch(void)
+{
+	int taken[MAXGROUP] = {0};
+
+	cgdone = 1;
+	for (int i = 0; i < ncg; i++)
+		if (CG[i].p2p && CG[i].nrk)
+			cgtake(&CG[i], taken, cgpick(taken, CG[i].nrk, "pp"));
+	for (int i = 0; i < ncg; i++)
+		if (CG[i].rsag && CG[i].nrk)
+			cgtake(&CG[i], taken, cgpick(taken, CG[i].nrk, "dp"));
+	for (int i = 0; i < ncg; i++)
+		if (CG[i].nrk == 1) {
+			int k = cgpick(taken, 1, "tp");
+
+			cgtake(&CG[i], taken, k >= 0 ? k : cgpick(taken, 1, ""));
+		}
+	for (int i = 0; i < ncg; i++) {
+		int k = CG[i].nrk ? cgpick(taken, CG[i].nrk, "") : -1, two = 0;
+
+		for (int j = 0; k >= 0 && j < M.n; j++)
+			two |= j != k && !taken[j] && M.size[j] == CG[i].nrk;
+		if (k >= 0 && !two)
+			cgtake(&CG[i], taken, k);
+	}
+	for (int i = 0; i < ncg; i++)
+		if (CG[i].ar && CG[i].nrk && CG[i].maxmb >= 1) {
+			int k = cgpick(taken, CG[i].nrk, "embd");
+
+			cgtake(&CG[i], taken, k >= 0 ? k : cgpick(taken, CG[i].nrk, "dp"));
+		} else if (CG[i].ar && CG[i].nrk)
+			cgtake(&CG[i], taken, cgpick(taken, CG[i].nrk, "mp"));
+}
+
+/* A comm_link record: a rank of its group and the size it moved. */
+static void
+linkrec(struct rin *r)
+{
+	struct cg *c;
+	const char *key[2] = { "src_rank", "dst_rank" };
+	int64_t v[2];
+	double mb = 0;
+	const struct rfield *f;
+
+	if (rin_scan(r) != 0 || rin_str(r, "group", &tmp) != 0 ||
+	    (c = cgget(intern(tmp.p, tmp.len))) == NULL)
+		return;
+	for (int j = 0; j < 2; j++) {
+		v[j] = -1;
+		if (rin_str(r, key[j], &tmp) == 0 && tmp.len > 0 && tmp.len < 20)
+			v[j] = strtoll(tmp.p, NULL, 10);
+		else if (rin_i64(r, key[j], &v[j]) != 0)
+			v[j] = -1;
+		if (v[j] >= 0) {
+			int k;
+
+			for (k = 0; k < c->nrk && c->rk[k] != v[j]; k++)
+				;
+			if (k == c->nrk && c->nrk < MAXCGR)
+				c->rk[c->nrk++] = v[j];
+		}
+	}
+	if ((f = rin_get(r, "size_mb")) != NULL && !rf_isnull(f))
+		mb = strtod(f->v, NULL);
+	if (v[0] != v[1] && mb > c->maxmb)
+		c->maxmb = mb;
+}
+
 /*
  * The role of a communication kernel: its group in the parallel-group
  * metadata; else the only parallel dimension with more than one rank;
@@ -2227,6 +2365,16 @@ commrole(const char *raw, size_t n, int fl, int namerole, int ph, int *group, in
 		if (M.role[i] >= 0 && strcmp(M.key[i], names[*group].s) == 0) {
 			*src = RS_GROUP;
 			return M.role[i];
+		}
+	/* The named group its comm group matched: that name's role, or
+	 * "other" for a name without one (default_group, mp): the
+	 * parallel_group field names it. */
+	if (!cgdone && M.have)
+		cgmatch();
+	for (int i = 0; *group >= 0 && i < ncg; i++)
+		if (CG[i].g == *group && CG[i].meta >= 0) {
+			*src = RS_EVID;
+			return M.role[CG[i].meta] >= 0 ? M.role[CG[i].meta] : rother;
 		}
 	if ((fl & F_P2P) && r_pp >= 0) {
 		*src = M.ppsize > 1 ? RS_DIMS : RS_NAME;
@@ -2354,6 +2502,7 @@ static void
 commrec(struct rin *r)
 {
 	struct buf ob2 = {0};
+	struct cg *c;
 	int op;
 
 	if (nopg >= OPGCAP || rin_scan(r) != 0 || rin_str(r, "op", &tmp) != 0)
@@ -2372,6 +2521,17 @@ commrec(struct rin *r)
 		if (opg[op] == 0)
 			nopg++;
 		opg[op] = g + 1;
+		if ((c = cgget(g)) != NULL) {
+			const char *on = names[op].s;
+
+			if ((rin_str(r, "kind", &ob2) == 0 && strcmp(ob2.p, "p2p") == 0) ||
+			    strcasestr(on, "send") || strcasestr(on, "recv") || strcasestr(on, "receive"))
+				c->p2p = 1;
+			else if (strcasestr(on, "reducescatter") || strcasestr(on, "allgather"))
+				c->rsag = 1;
+			else if (strcasestr(on, "allreduce"))
+				c->ar = 1;
+		}
 	}
 	buf_free(&ob2);
 }
@@ -2525,6 +2685,8 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		return opstatrec(r);
 	if (sr_is(t, n, "comm") && G.sect.active && G.sect.sec == SR_BEFORE)
 		commrec(r);
+	if (sr_is(t, n, "comm_link") && G.sect.active && G.sect.sec == SR_BEFORE)
+		linkrec(r);
 	if (sr_is(t, n, "profile")) {
 		if (rin_scan(r) != 0)
 			return -1;
@@ -2538,6 +2700,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		if (opg)
 			memset(opg, 0, capopg * sizeof *opg);
 		nopg = 0;
+		ncg = cgdone = 0;
 		tmp.len = 0;
 		if ((f = rin_get(r, "path")) != NULL && rf_str(f, &tmp) == 0 && tmp.len > 0)
 			readmeta(tmp.p, tmp.len);

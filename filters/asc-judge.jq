@@ -349,18 +349,22 @@ def gap($c): $gaps | index([$c]) != null;
 # stripped: hcom_allReduce__586_0_1 is hcom_allReduce), with the
 # wait / transit / idle split and bandwidth per transport.
 ($R.comm) as $CR |
-# Transit: the larger of the op's Transit Time and its transfer time per
-# transport (some exports write Transit Time 0 beside megabytes moved;
-# SDMA sums the on-chip links, RDMA is apart); idle is what remains.
+# Transit, wait and idle are the file's own (Transit Time, Wait Time, Idle
+# Time; idle what remains when the file has none).  link_time_ms is apart:
+# the transfer time of its links summed per transport (HCCS, PCIE, SIO,
+# RDMA; SDMA only without them, as it repeats their sum), which is not
+# wall time (some exports write Transit Time 0 beside megabytes moved).
 ([ $C[] | select(.op != null) |
-   ((.bandwidth // {}) | [ ((.SDMA.time_ms // 0) | [., 0] | max),
-      ((.HCCS.time_ms // 0) + (.PCIE.time_ms // 0) + (.SIO.time_ms // 0)) ] | max) as $bt |
-   ([(.transit_ms // 0), ($bt + (.bandwidth.RDMA.time_ms // 0))] | max) as $tr |
-   . + {transit_ms: $tr, idle_ms: ([((.elapse_ms // 0) - $tr - (.wait_ms // 0)), 0] | max)} ]
+   ((.bandwidth // {}) | ((.HCCS.time_ms // 0) + (.PCIE.time_ms // 0) + (.SIO.time_ms // 0)) as $on |
+      (if $on > 0 then $on else (.SDMA.time_ms // 0) end) + (.RDMA.time_ms // 0)) as $lt |
+   . + {transit_ms: (.transit_ms // 0), link_time_ms: $lt,
+	bandwidth: ((.bandwidth // {}) | if ((.HCCS.size_mb // 0) + (.PCIE.size_mb // 0) + (.SIO.size_mb // 0)) > 0 then del(.SDMA) else . end),
+	idle_ms: (.idle_ms // ([((.elapse_ms // 0) - (.transit_ms // 0) - (.wait_ms // 0)), 0] | max))} ]
  | group_by([.kind, (.op | sub("__?[0-9_]+$"; "")), .group]) | map(
    (.[0].op | sub("__?[0-9_]+$"; "")) as $key |
    (map(.elapse_ms // 0) | add) as $el |
    (map(.transit_ms // 0) | add) as $tr |
+   (map(.link_time_ms // 0) | add) as $lt |
    (map(.wait_ms // 0) | add) as $wa |
    (map(.sync_ms // 0) | add) as $sy |
    (map(.idle_ms // 0) | add) as $id |
@@ -377,7 +381,7 @@ def gap($c): $gaps | index([$c]) != null;
 	.value.bandwidth_gbps < $CR.bandwidth_low_gbps[.key]) | .key ]) as $slow |
    { op: $key, kind: .[0].kind, group: .[0].group, calls: length,
      ops: (map(.op) | uniq | .[0:5]),
-     elapse_ms: ($el | r6), transit_ms: ($tr | r6), wait_ms: ($wa | r6),
+     elapse_ms: ($el | r6), transit_ms: ($tr | r6), link_time_ms: ($lt | r6), wait_ms: ($wa | r6),
      sync_ms: ($sy | r6), idle_ms: ($id | r6), wait_ratio: $wr,
      bandwidth: $bw, slow_transports: $slow,
      tags: ([ (if $wr != null and $wr >= $CR.wait_dominant_ratio then "COMM_WAIT_DOMINANT" else empty end),
@@ -390,12 +394,16 @@ def gap($c): $gaps | index([$c]) != null;
    steps: $csteps,
    elapse_ms: ($COPS | map(.elapse_ms) | add | r6),
    transit_ms: ($COPS | map(.transit_ms) | add | r6),
+   link_time_ms: ($COPS | map(.link_time_ms) | add | r6),
    wait_ms: ($COPS | map(.wait_ms) | add | r6),
    sync_ms: ($COPS | map(.sync_ms) | add | r6),
    idle_ms: ($COPS | map(.idle_ms) | add | r6),
    p2p_elapse_ms: ($COPS | map(select(.kind == "p2p") | .elapse_ms) | add // 0 | r6),
    p2p_wait_ms: ($COPS | map(select(.kind == "p2p") | .wait_ms) | add // 0 | r6),
    collective_elapse_ms: ($COPS | map(select(.kind == "collective") | .elapse_ms) | add // 0 | r6),
+   # each send/recv op as the file gives it (the pipeline's, in order)
+   p2p_ops: ([ $C[] | select(.kind == "p2p" and .op != null) ] | sort_by(.start_ns) |
+     map({op, group, step, elapse_ms, wait_ms, transit_ms, idle_ms})),
    ops: $COPS
  } end) as $COMM |
 
@@ -418,10 +426,11 @@ def gap($c): $gaps | index([$c]) != null;
      rest_ms: ($CO | map(.rest_ns) | per),
      transfer_bytes: ($CO | map(.transfer_bytes) | add // 0),
      peers: ((.comm_peer // []) | group_by([.group, .rank]) | map({
-	group: .[0].group, rank: .[0].rank, group_size: .[0].group_size,
+	group: .[0].group, rank: .[0].rank, global_rank: .[0].global_rank, group_size: .[0].group_size,
 	in_input: .[0].in_input, ops: (map(.ops) | add),
-	wait_ms: (map(.wait_ns) | per), exposed_wait_ms: (map(.exposed_wait_ns) | per) })
-       | sort_by(-.exposed_wait_ms)),
+	wait_ms: (map(.wait_ns) | per), exposed_wait_ms: (map(.exposed_wait_ns) | per),
+	own_wait_ms: (map(.own_wait_ns // 0) | per), own_exposed_wait_ms: (map(.own_exposed_wait_ns // 0) | per) })
+       | sort_by(-.own_exposed_wait_ms, -.exposed_wait_ms)),
      groups: ((.comm_group // []) | map(del(.type, .profile))),
      comm_json_wait_ms: (if ($CJ | length) == 0 then null else $CJ | map(.comm_json.wait_ns // 0) | per end),
      comm_json_transit_ms: (if ($CJ | length) == 0 then null else $CJ | map(.comm_json.transit_ns // 0) | per end) }
@@ -499,7 +508,7 @@ def pcs: "\(. * 1000 | round / 10)%";
 # The groups' roles and times per step, as one clause.
 def roleclause($n): map(select((.ops // 0) > 0)) |
 	if length == 0 or all(.[]; .role == null) then ""
-	else " By group role (" + (if .[0].role_from | test("^no parallel") then "no parallel_group_info: groups by id" else "parallel_group_info and what each group does" end) + "), per step: " +
+	else " By group role (" + (if .[0].role_from | test("no parallel_group_info") then "no parallel_group_info: groups by id" else "parallel_group_info and what each group does" end) + "), per step: " +
 	  (map("\(.role // "group \(.group | tostring | .[0:8])…") (\(.size // "?") rank\(if .size == 1 then "" else "s" end)) \(.ops_kind) \(.elapsed_ms / $n | fmt)" +
 	    (if .exposed_ms != null then ", \(.exposed_ms / $n | fmt) not under compute" else "" end) +
 	    (if .size == 1 then ", moving nothing between ranks" else "" end)) | join("; ")) + "." end;
@@ -546,6 +555,37 @@ def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .
 	else " In \($c.bubble_id) (\($c.window_ms | fmt)) it holds \($c.ms | fmt); its longest call chain there: \($c.chain | join(" → "))" +
 	  (if $c.frame != null then " at \($c.frame)" else "" end) +
 	  (if $c.overlap_ms != null then ", whose last call overlaps the window \($c.overlap_ms | fmt)" else "" end) + "." end;
+# Why a capture has no HCCL tasks: Level0 collects none; at Level1 and
+# above they are in trace_view.json (or the SQLite export).
+(($P.config.level // "") | test("level0"; "i")) as $LEVEL0 |
+(if $LEVEL0 then "a Level0 capture collects none"
+ elif (($P.degraded // []) | index(["no_trace_view"])) != null then
+   "trace_view.json, which holds them" + (if ($P.config.level // null) != null then " at \($P.config.level)" else "" end) + ", is not in this copy"
+ else "none in trace_view.json or the SQLite export" end) as $NOTASKS |
+# Pipeline send/recv per pp group of parallel_group_info: the peer stage
+# by global rank, each op of the first step in order, the first the
+# warm-up and the last the flush (the comm records' wait and idle beside).
+def ppclause($n):
+	[ $CGR[] | select((.role // "") | startswith("pp")) | . as $g |
+	  ($C | map(select(.group == $g.group and .kind == "p2p")) | group_by(.step) | .[0] // [] | sort_by(.start_ns)) as $ops |
+	  select(($ops | length) > 0) |
+	  " Pipeline send/recv on group \($g.group) (\($g.role), \($g.size // "?") ranks" +
+	  (if ($g.peer_global_ranks // null) != null then ", with global rank\(if ($g.peer_global_ranks | length) == 1 then "" else "s" end) \($g.peer_global_ranks | map(tostring) | join(", ")) by parallel_group_info, not in this profile" else "" end) +
+	  "): \($ops | length) op\(if ($ops | length) == 1 then "" else "s" end) in step \($ops[0].step), " +
+	  ($ops | to_entries | map("\(.value.op) \(.value.elapse_ms | fmt)" +
+	     (if (($ops | length) > 1 and .key == 0) then " (the first: pipeline warm-up)"
+	      elif (($ops | length) > 2 and .key == ($ops | length) - 1) then " (the last: pipeline flush)" else "" end) +
+	     " (wait \(.value.wait_ms // 0 | fmt), idle \(.value.idle_ms // 0 | fmt))") | join(", ")) +
+	  ". With a single peer, all of it is this stage waiting for " +
+	  (if ($g.peer_global_ranks // [] | length) == 1 then "global rank \($g.peer_global_ranks[0])" else "its peer stage" end) +
+	  " or exchanging with it: the pipeline bubble (more micro-batches, an interleaved schedule, balanced stages)" +
+	  (if ($g.peer_global_ranks // [] | length) == 1 then "; profile global rank \($g.peer_global_ranks[0]) to see its stage time" else "" end) + "." ] | join("");
+# Data-parallel reduce-scatter / all-gather not under compute: overlap.
+def dpclause($n):
+	[ $CGR[] | select(((.role // "") | startswith("dp")) and (.ops_kind | test("reduce-scatter|all-gather"))) |
+	  if .exposed_ms == null then " Whether the \(.role) \(.ops_kind) (\(.elapsed_ms / $n | fmt) per step) overlaps compute is unknown here (no kernel table)."
+	  elif .exposed_ms >= 0.9 * .elapsed_ms then " The \(.role) \(.ops_kind) (\(.elapsed_ms / $n | fmt) per step, \(.exposed_ms / $n | fmt) not under compute) is not overlapped: overlap it with the backward and forward (Megatron overlap_grad_reduce / overlap_param_gather, DDP buckets)."
+	  else "" end ] | join("");
 (.attribution_summary[0] // {}) as $ASUM |
 (([$ASUM.steps // 1, 1] | max)) as $asteps |
 ($ASUM.dispatch_ops // [] | map({name, ms_per_step: (.ns / $asteps | ms)})) as $DISP |
@@ -624,12 +664,21 @@ def stakeclause($idle; $ab; $how):
      ($CT.peers | map(select(.rank != null and .exposed_wait_ms >= ([$R.comm.straggler_min_ms, $R.comm.straggler_share * $ce] | max))) | .[0] // null) as $late |
      ($CT.groups | map(select(.group == ($late.group // null))) | .[0] // null) as $lg |
      ([$ce, ($BD.compute // 0)] | min) as $hide |
+     # the ops where the late peer holds this rank at least 1 ms
+     (if $late == null then [] else
+	[ $CO[] | select(.group == $late.group) | . as $o | .peers[] |
+	  select(.rank == $late.rank and .wait_ns >= 1000000) | {op: $o.op, step: $o.step, wait_ms: (.wait_ns | ms)} ] end) as $LOPS |
      rec("Communication is not hidden behind compute: \($ce | fmt) per step (\(share($ce; $svcms) | pcs) of the \($svcms | fmt) step) in \($dom). " +
        "Its HCCL tasks (\($CT.source)) split the \($CT.elapsed_ms | fmt) of communication ops per step into waiting for peers \($CT.wait_ms | fmt), moving data \($CT.transfer_ms | fmt) and the rest \($CT.rest_ms | fmt)." +
        ($CGR | roleclause($CT.steps)) +
        (if $late != null then
+	  ($LOPS | map("\(.op) \(.wait_ms | fmt)")) as $lops |
+	  ([ $CT.peers[] | select(.group == $late.group and .rank != $late.rank and .own_exposed_wait_ms >= $R.comm.straggler_min_ms) ]) as $under |
 	  " \($late.exposed_wait_ms | fmt) of the \($ce | fmt) of exposed communication per step waits for rank \($late.rank)" +
+	  (if $late.global_rank != null and $late.global_rank != $late.rank then " (global rank \($late.global_rank))" else "" end) +
 	  (if $late.in_input then "" else ", which is not in this input" end) +
+	  (if ($lops | length) > 0 then " (in \($lops | length) of the \($CO | map(select(.group == $late.group)) | length) ops of the capture: \($lops | join(", ")))" else "" end) +
+	  (if ($under | length) > 0 then "; under that wait it also waits on rank\(if ($under | length) == 1 then "" else "s" end) \($under | map("\(.rank) (\(.own_exposed_wait_ms | fmt) not under compute)") | join(", ")), which the longer wait covers" else "" end) +
 	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this input holds \($lg.ranks_in_input)" else "" end) +
 	  (if $lg != null and $lg.role == null then " (ranks as the HCCL tasks number them, within the group: no parallel_group_info maps them to global ranks)" else "" end) +
 	  ": profile rank \($late.rank) (or all ranks) to see why it is late. The time is at stake on that rank, not here."
@@ -638,30 +687,44 @@ def stakeclause($idle; $ab; $how):
        (if $CT.comm_json_wait_ms != null then
 	  " The comm records (\($COMM.source // "communication.json")) give wait \($CT.comm_json_wait_ms | fmt) and transit \($CT.comm_json_transit_ms | fmt) per step for the same ops; they split an op's time by rules of their own (most of a wait for a late peer is idle time there), so they are a cross-check only, not the cause." else "" end);
        "step_group"; $dom; (if $late != null then $late.exposed_wait_ms else $hide end); ($late != null); null; "COMM_EXPOSED_HEAVY") +
-       {stake_on: (if $late != null then "rank \($late.rank)" + (if $late.in_input then "" else " (not in this input)" end) else "overlap with compute" end)}
+       {stake_on: (if $late != null then "rank \($late.rank)" + (if $late.in_input then "" else " (not in this input)" end) else "overlap with compute" end),
+	late_peer_ops: $LOPS}
    else empty end),
   # Exposed communication without its tasks: communication.json's figures (R2.2).
   (if $DG != null and $DG.comm_exposed_heavy and $CT == null then
      ($BD.comm_exposed // 0) as $ce |
+     # what the file counts as waiting in 1-rank groups, which have no peer
+     ($CGR | map(select(.size == 1) | .group)) as $one |
+     ([ $C[] | select(.group as $g | $one | index([$g]) != null) | .wait_ms // 0 ] | add // 0) as $onewait |
      rec("Communication is not hidden behind compute: \($ce | fmt) per step (\(share($ce; $svcms) | pcs) of the \($svcms | fmt) step) in \($dom)." +
-       (if $COMM == null then " Without communication.json (or COMMUNICATION_OP) the wait / transit split cannot be judged: export it to tell a late peer from a slow link."
-	else " The capture holds no HCCL tasks, so the ops' time cannot be split exactly; the comm records (\($COMM.source)) give per step \($COMM.elapse_ms / $COMM.steps | fmt) of communication, waiting for peers \($COMM.wait_ms / $COMM.steps | fmt) and transit \($COMM.transit_ms / $COMM.steps | fmt) (transit is summed over links: the figures need not add up)" +
-	  (if $COMM.p2p_elapse_ms > 0 then "; point-to-point (pipeline send/recv) \($COMM.p2p_elapse_ms / $COMM.steps | fmt), collectives \($COMM.collective_elapse_ms / $COMM.steps | fmt)" else "" end) + "." +
-	  ($CGR | roleclause($COMM.steps)) +
-	  (if $COMM.wait_ms >= $COMM.transit_ms and $COMM.wait_ms >= $COMM.idle_ms then
-	     " Most of it is waiting: this rank waits for its peers" +
-	     (if $COMM.p2p_elapse_ms >= 0.5 * $COMM.elapse_ms then " (in pipeline parallelism the send/recv wait is the pipeline bubble: more micro-batches, an interleaved schedule, balanced stages)" else "" end) +
-	     ". Compare the ranks (asc-cluster over all ranks' outputs) to find the late one and where it lost the time."
-	   elif $COMM.idle_ms >= $COMM.transit_ms then
-	     " Neither the wait nor the transit of the comm records accounts for most of it, and they do not say what the rest is (export the HCCL tasks, Level1 or higher, to split it)" +
-	     (if $COMM.p2p_elapse_ms >= 0.5 * $COMM.elapse_ms then ": in pipeline parallelism this is the pipeline bubble, the stage waiting for its neighbour (more micro-batches, an interleaved schedule, balanced stages)" else ": look at what this rank's host and compute do meanwhile (the idle windows and host causes below)" end) +
-	     ", and compare the ranks (asc-cluster) to find the one that holds the others back."
-	   else " Most of it is data moving: overlap it with compute (gradient bucketing and reduce overlap, e.g. DDP bucket_cap_mb) or reduce its volume." end) end);
+       (if $COMM == null then
+	  (if $LEVEL0 then " The capture is Level0, which collects neither HCCL tasks nor communication.json: re-capture at Level1 or higher to split the ops' time and name the peer each op waits for."
+	   else " Without communication.json (or COMMUNICATION_OP) the wait / transit split cannot be judged: export it to tell a late peer from a slow link." end)
+	else
+	  ($COMM.steps) as $n |
+	  " The capture holds no HCCL tasks (\($NOTASKS)), so the ops' time cannot be split by task; the comm records (\($COMM.source)) give per step \($COMM.elapse_ms / $n | fmt) of communication, of which they count \($COMM.wait_ms / $n | fmt) as waiting" +
+	  (if $onewait > 0 then " (\($onewait / $n | fmt) of it in 1-rank groups, which have no peer to wait for)" else "" end) +
+	  ", \($COMM.transit_ms / $n | fmt) as transit and \($COMM.idle_ms / $n | fmt) as idle" +
+	  (if $COMM.link_time_ms > 0 then "; their links move data for \($COMM.link_time_ms / $n | fmt) (summed over links, not wall time)" else "" end) +
+	  (if $COMM.p2p_elapse_ms > 0 then "; point-to-point (send/recv) \($COMM.p2p_elapse_ms / $n | fmt), collectives \($COMM.collective_elapse_ms / $n | fmt)" else "" end) + "." +
+	  ($CGR | roleclause($n)) +
+	  (if $COMM.wait_ms >= 0.5 * $COMM.elapse_ms then " Most of it is what they count as waiting for peers."
+	   elif $COMM.idle_ms >= 0.5 * $COMM.elapse_ms then " Most of it is what they count as idle (neither waiting nor moving data); without the tasks it cannot be split further."
+	   elif $COMM.transit_ms >= 0.5 * $COMM.elapse_ms then " Most of it is data moving: overlap it with compute (gradient bucketing and reduce overlap, e.g. DDP bucket_cap_mb) or reduce its volume."
+	   else " None of waiting, transit or idle is most of it." end) +
+	  ppclause($n) + dpclause($n) end);
        "step_group"; $dom; $ce; ($COMM == null); (if $COMM == null then (if gap("no_comm_records") then "no_comm_records" else "no_communication_json" end)
-	 elif (($P.degraded // []) | index(["no_comm_tasks"])) != null then "no_comm_tasks" else null end); "COMM_EXPOSED_HEAVY")
+	 elif (($P.degraded // []) | index(["no_comm_tasks"])) != null then "no_comm_tasks" else null end); "COMM_EXPOSED_HEAVY") +
+       (if $COMM != null then {one_rank_group_wait_ms: ($onewait / $COMM.steps | r6)} else {} end)
    else empty end),
   ($WAITOPS | map(select(.wait_ms / $csteps >= ([0.1, 0.01 * $svcms] | max))) | .[0:3][] | . as $o |
-     rec("\(.op) on group \(.group | tostring) waits for a late peer: wait \(.wait_ms / $csteps | fmt) per step against transit \(.transit_ms / $csteps | fmt) (wait ratio \(.wait_ratio)). The cause is on another rank or in load imbalance: run asc-cluster over all ranks of this group to name the late rank.";
+     ($CGR | map(select(.group == $o.group)) | .[0] // null) as $g |
+     (if $g != null and ($g.peer_global_ranks // [] | length) == 1 then $g.peer_global_ranks[0] else null end) as $peer |
+     rec("\(.op) on group \(.group | tostring)" + (if $g.role != null then " (\($g.role))" else "" end) +
+       " waits for a peer: the comm records count \(.wait_ms / $csteps | fmt) per step as waiting against \(.transit_ms / $csteps | fmt) of transit (wait ratio \(.wait_ratio))." +
+       (if $peer != null then " The group's only peer is global rank \($peer) (parallel_group_info), not in this profile: profile it (or all ranks) to see why it is late" +
+	  (if ($g.role // "") | startswith("pp") then "; in a pipeline the wait is also the bubble of the schedule (see the send/recv ops named above)" else "" end) + "."
+	else " The cause is on another rank or in load imbalance: run asc-cluster over all ranks of this group to name the late rank." end);
        "op"; .op; ([.wait_ms / $csteps, ($BD.comm_exposed // 0)] | min); true; null; "COMM_WAIT_DOMINANT") + {group: .group}),
   ($SLOWOPS[0:3][] | . as $o | (.slow_transports[0]) as $t |
      rec("\(.op) on group \(.group | tostring) moves data slowly: \($t) \(.bandwidth[$t].bandwidth_gbps) GB/s for \(.bandwidth[$t].size_mb | r6) MB (floor \($CR.bandwidth_low_gbps[$t]) GB/s in the rules). Check the link's health and contention with overlapping traffic, and the message sizes (bucket sizes).";

@@ -70,9 +70,10 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 ($A.communication_groups // []) as $CG |
 # The groups with their size and role, as a table (or nothing).
 (if ($CG | map(select((.ops // 0) > 0)) | length) == 0 then "" else
- table(["group", "role", "ranks", "ops", "elapsed", "not under compute", "role from"];
-   ($CG | map(select((.ops // 0) > 0)) | .[0:8] | map([(.group | tostring | .[0:12] | code), (.role // "—" | md), (.size // "?" | tostring),
-     "\(.ops) \(.ops_kind)", (.elapsed_ms | dur), (if .exposed_ms == null then "n/a" else .exposed_ms | dur end), (.role_from // "—" | md)]))) +
+ table(["group", "role", "ranks", "global ranks", "ops", "elapsed", "not under compute", "role from"];
+   ($CG | map(select((.ops // 0) > 0)) | .[0:8] | map([(.group | tostring | code), (.role // "—" | md), (.size // "?" | tostring),
+     (.global_ranks // null | if . == null then "—" else map(tostring) | join(", ") end),
+     (.ops_kind // "\(.ops)" | md), (.elapsed_ms | dur), (if .exposed_ms == null then "n/a" else .exposed_ms | dur end), (.role_from // "—" | md)]))) +
  "\n\nTimes are totals over the capture's steps; each profile holds one rank of each group.\n" end) as $GROUPS |
 (($S | length) > 0 and $S[0].breakdown_source == "step_trace") as $STONLY |
 ($rules.verdict.report_max_steps) as $MAXSTEPS |
@@ -134,20 +135,21 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  "## Communication\n\n" + $GROUPS + "\n" +
  "From the HCCL tasks (\($CT.source | md)): \($CT.ops) op instance(s) over \($CT.steps) step(s). Each op's elapsed time is split into moving data (any transfer task running), waiting (a Notify_Wait running, given to the peer whose wait ends last) and the rest; the parts add up to the op's elapsed time. Per step: ops \($CT.elapsed_ms | dur), moving data \($CT.transfer_ms | dur), waiting \($CT.wait_ms | dur), rest \($CT.rest_ms | dur); not under compute \($CT.exposed_ms | dur), of which waiting \($CT.exposed_wait_ms | dur).\n\n" +
  ($CT.groups | map("Group \(.group | tostring | code): \(if .size == null then "size unknown" else "\(.size) ranks (from \(.size_from | md))" end), this input holds \(.ranks_in_input) (rank \(.rank // "?")).") | join("\n")) + "\n\n" +
- table(["peer rank", "group", "waited per step", "not under compute", "in this input"];
-   ($CT.peers[0:5] | map([(.rank | tostring), (.group | tostring | .[0:12] | code), (.wait_ms | dur), (.exposed_wait_ms | dur), (if .in_input then "yes" else "no" end)]))) +
- (if ($CT.peers | length) > 5 then "\n\n(the 5 longest waits of \($CT.peers | length); all are in the JSON)" else "" end) +
+ "Per peer: \"waits on it\" is the time a Notify_Wait on that peer runs (waits on several peers at once each count); \"holds the op\" is the part given to it alone (its wait ends last), which adds up to the waiting above.\n\n" +
+ table(["peer rank", "group", "waits on it per step", "not under compute", "holds the op per step", "not under compute", "this profile's rank"];
+   ($CT.peers[0:5] | map([(.rank | tostring), (.group | tostring | code), (.own_wait_ms | dur), (.own_exposed_wait_ms | dur), (.wait_ms | dur), (.exposed_wait_ms | dur), (if .in_input then "yes" else "no" end)]))) +
+ (if ($CT.peers | length) > 5 then "\n\n(the 5 longest of \($CT.peers | length); all are in the JSON)" else "" end) +
  (if $CT.comm_json_wait_ms != null then "\n\nCross-check: the comm records (\($COMM.source // "communication.json" | md)) count \($CT.comm_json_wait_ms | dur) of wait and \($CT.comm_json_transit_ms | dur) of transit per step for the same ops; the figures above are the tasks'." else "" end) + "\n"
  elif $COMM == null then
    (if ($A.evidence_gaps | index(["no_comm_records"])) then "## Communication\n\nThe capture has communication but no communication.json or COMMUNICATION_OP: the wait / transit split and bandwidth cannot be judged.\n" else "" end)
  else
  "## Communication\n\n" + $GROUPS + "\n" +
- "From \($COMM.source | md), \($COMM.records) records over \($COMM.steps) step(s); the capture holds no HCCL tasks, so the ops' time is not split exactly. Per step: waiting for peers \($COMM.wait_ms / $COMM.steps | dur), transit \($COMM.transit_ms / $COMM.steps | dur) (summed over links: the two need not add up to the ops' time).\n\n" +
- table(["op (kind)", "group", "calls", "elapse", "wait", "transit", "bandwidth", "tags"];
+ "From \($COMM.source | md), \($COMM.records) records over \($COMM.steps) step(s); the capture holds no HCCL tasks, so the ops' time is not split by task. Per step, as the file counts them: elapse \($COMM.elapse_ms / $COMM.steps | dur), waiting for peers \($COMM.wait_ms / $COMM.steps | dur), transit \($COMM.transit_ms / $COMM.steps | dur), idle \($COMM.idle_ms / $COMM.steps | dur); its links move data for \($COMM.link_time_ms // 0 | . / $COMM.steps | dur) (summed over links, not wall time).\n\n" +
+ table(["op (kind)", "group", "calls", "elapse", "wait", "transit", "idle", "bandwidth", "tags"];
    ($COMM.ops[0:4] | map([
-     "\(.op | code) (\(.kind | md))", (.group | tostring | .[0:12] | code), .calls,
-     (.elapse_ms | dur), "\(.wait_ms | dur) (ratio \(.wait_ratio // "n/a" | if type == "number" then (. * 100 | round) / 100 else . end))", (.transit_ms | dur),
-     (.bandwidth | to_entries | map(select(.key != "SDMA" or (.value.size_mb > 0 and length == 1))) |
+     "\(.op | code) (\(.kind | md))", (.group | tostring | code), .calls,
+     (.elapse_ms | dur), "\(.wait_ms | dur) (ratio \(.wait_ratio // "n/a" | if type == "number" then (. * 100 | round) / 100 else . end))", (.transit_ms | dur), (.idle_ms | dur),
+     (.bandwidth | to_entries |
        map("\(.key | md) \(.value.bandwidth_gbps // 0 | sig3) GB/s") | .[0:2] | join(", ") | if . == "" then "n/a" else . end),
      (.tags | join(", "))]))) +
  (if ($COMM.ops | length) > 4 then "\n\n(the 4 longest of \($COMM.ops | length) op groups; all are in the JSON)" else "" end) + "\n"

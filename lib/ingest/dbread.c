@@ -2315,13 +2315,120 @@ putcommop(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 	return r == SQLITE_ROW ? -1 : 0;
 }
 
+/* A text column as a JSON string, or null. */
+static void
+putcoltext(struct buf *b, const char *key, sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+
+	if (s == NULL)
+		out_null(b, key);
+	else
+		out_str(b, key, s, (size_t)sqlite3_column_bytes(st, i));
+}
+
+/* A number column as a JSON number, or null. */
+static void
+putcolnum(struct buf *b, const char *key, sqlite3_stmt *st, int i)
+{
+	char t[40];
+
+	if (sqlite3_column_type(st, i) == SQLITE_INTEGER)
+		out_i64(b, key, sqlite3_column_int64(st, i));
+	else if (sqlite3_column_type(st, i) == SQLITE_FLOAT && isfinite(sqlite3_column_double(st, i))) {
+		snprintf(t, sizeof t, "%.17g", sqlite3_column_double(st, i));
+		out_key(b, key);
+		buf_adds(b, t);
+	} else
+		out_null(b, key);
+}
+
+/*
+ * analysis.db's CommAnalyzerMatrix: the links of communication_matrix.json
+ * (one row per op class, group and src-dst link), as comm_link records
+ * of the same fields.  Absent table or columns: nothing.
+ */
+static int
+putmatrix(struct dbread *d, FILE *fp, const char *profile)
+{
+	static const char *const col[] = { "hccl_op_name", "group_name", "src_rank", "dst_rank",
+		"transport_type", "transit_size", "transit_time", "bandwidth", "step", "type", "op_name" };
+	sqlite3 *a = openanalysis(d);
+	sqlite3_stmt *st = NULL;
+	struct buf q = {0}, b = {0};
+	int r, ret = 0;
+
+	if (a == NULL)
+		return 0;
+	for (size_t i = 0; i < sizeof col / sizeof col[0]; i++)
+		if (!ahascol(a, "CommAnalyzerMatrix", col[i])) {
+			sqlite3_close(a);
+			return 0;
+		}
+	buf_adds(&q, "SELECT rowid");
+	for (size_t i = 0; i < sizeof col / sizeof col[0]; i++) {
+		buf_adds(&q, ", ");
+		buf_adds(&q, col[i]);
+	}
+	buf_adds(&q, " FROM CommAnalyzerMatrix ORDER BY rowid");
+	if (sqlite3_prepare_v2(a, q.p, -1, &st, NULL) != SQLITE_OK) {
+		snprintf(d->err, sizeof d->err, "analysis.db: CommAnalyzerMatrix: %s", sqlite3_errmsg(a));
+		ret = -1;
+	}
+	while (ret == 0 && (r = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *step = (const char *)sqlite3_column_text(st, 9);
+		const char *s = (const char *)sqlite3_column_text(st, 3), *t = (const char *)sqlite3_column_text(st, 4);
+		char src[64];
+
+		b.len = 0;
+		out_begin(&b, "comm_link");
+		out_cstr(&b, "profile", profile);
+		snprintf(src, sizeof src, "analysis.db:CommAnalyzerMatrix:%lld", (long long)sqlite3_column_int64(st, 0));
+		out_cstr(&b, "src", src);
+		if (step && strncmp(step, "step", 4) == 0 && step[4])
+			out_cstr(&b, "step", step + 4);
+		else
+			out_null(&b, "step");
+		putcoltext(&b, "kind", st, 10);
+		putcoltext(&b, "op_class", st, 1);
+		putcoltext(&b, "group", st, 2);
+		if (s && t) {
+			struct buf l = {0};
+
+			buf_adds(&l, s);
+			buf_addc(&l, '-');
+			buf_adds(&l, t);
+			out_str(&b, "link", l.p, l.len);
+			buf_free(&l);
+		} else
+			out_null(&b, "link");
+		putcoltext(&b, "src_rank", st, 3);
+		putcoltext(&b, "dst_rank", st, 4);
+		putcoltext(&b, "transport", st, 5);
+		putcolnum(&b, "size_mb", st, 6);
+		putcolnum(&b, "time_ms", st, 7);
+		putcolnum(&b, "bandwidth_gbps", st, 8);
+		putcoltext(&b, "op", st, 11);
+		rec_put(&b, fp);
+	}
+	if (ret == 0 && r != SQLITE_DONE) {
+		snprintf(d->err, sizeof d->err, "analysis.db: CommAnalyzerMatrix: %s", sqlite3_errmsg(a));
+		ret = -1;
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(a);
+	buf_free(&q);
+	buf_free(&b);
+	return ret;
+}
+
 int
 db_put_comm(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 {
 	if (d->c.comm_records == 0)
 		return 0;
 	if (d->c.comm_analysis)
-		return putanalysis(d, fp, profile, origin);
+		return putanalysis(d, fp, profile, origin) != 0 ? -1 : putmatrix(d, fp, profile);
 	return putcommop(d, fp, profile, origin);
 }
 
