@@ -137,7 +137,7 @@ def dursum: map(.dur_ns) | add // 0;
    "no_stacks", "no_communication_json", "no_pmu", "level0",
    "db_export_only", "rows_rejected", "no_kernel_table", "pseudo_step",
    "step_id_windows", "unsorted_input", "file_unusable", "counts_mismatch",
-   "few_steps", "no_comm_records", "kernels_outside_trace" ]) as $codes |
+   "few_steps", "no_comm_records", "no_comm_tasks", "kernels_outside_trace" ]) as $codes |
 # Is there communication at all (comm kernels or torch_npu's comm time)?
 (any($M[]; (.comm_exposed_ns // 0) + (.comm_overlapped_ns // 0) > 0) or
  any($ST0[]; (.comm_ns // 0) > 0)) as $hascomm |
@@ -490,6 +490,7 @@ def gap($c): $gaps | index([$c]) != null;
    (if gap("no_kernel_table") then {reason: "no_kernel_table", weight: 1} else empty end),
    (if gap("level0") then {reason: "level0", weight: 0.5} else empty end),
    (if gap("no_comm_records") or gap("no_communication_json") then {reason: "no_comm_records", weight: 0.5} else empty end),
+   (if gap("no_comm_tasks") then {reason: "no_comm_tasks", weight: 0.5} else empty end),
    (if gap("no_stacks") then {reason: "no_stacks", weight: 0.5} else empty end),
    (if gap("rows_rejected") then {reason: "rows_rejected", weight: 0.5} else empty end),
    (if gap("counts_mismatch") then {reason: "counts_mismatch", weight: 1} else empty end),
