@@ -389,7 +389,9 @@ def gap($c): $gaps | index([$c]) != null;
  ) | sort_by(-.elapse_ms)) as $COPS |
 ([ $C[] | .step ] | uniq | length | if . == 0 then 1 else . end) as $csteps |
 (if ($C | length) == 0 then null else {
-   source: ($C[0].src | tostring | if test("^analysis\\.db|\\.db:") then "sqlite" else "communication.json" end),
+   # The file and table the comm records come from: "communication.json",
+   # "analysis.db CommAnalyzerTime".
+   source: ($C[0].src | tostring | if test("\\.db:") then split(":") | .[0:2] | join(" ") else "communication.json" end),
    records: ($C | length),
    steps: $csteps,
    elapse_ms: ($COPS | map(.elapse_ms) | add | r6),
