@@ -1556,7 +1556,8 @@ s8_comm(void)
 			jv_free(g);
 		}
 		if (gb(P.summary, "parallel_metadata") != 1)
-			pf(" There is no parallel_group_info in profiler_metadata.json beside the profile, so "
+			pf(" No parallel_group_info was found beside the profile (no profiler_metadata.json, "
+			    "or none in it), so "
 			    "the roles are %s.", mixed || strcmp(src, "name") != 0 ?
 			    "inferred from names and position, not measured" : "inferred from op names only");
 		pf("\n\n");
