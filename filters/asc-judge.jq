@@ -621,6 +621,9 @@ def inflight($s; $e): [ $CO[] | select(.start_ns < $e and .end_ns > $s) ] as $o 
 	     in_input: (($CT.peers // []) | map(select(.group == $pk.group and .rank == $pk.rank)) | if length == 0 then null else .[0].in_input end)} end) };
 ($ASUM.serialisation_points // [] | map({family, step_id, start_ns, end_ns, offset_ms: (.offset_ns | ms),
    dur_ms: (.dur_ns | ms), blocked_ms: (.blocked_ns | ms), device_idle_ms: (.device_idle_ns | ms),
+   blocked_offset_ms: (.blocked_offset_ns // .offset_ns | ms),
+   before_block_ms: (((.blocked_offset_ns // .offset_ns) - .offset_ns) | ms),
+   before_block_dequeue_ms: (.before_block_dequeue_ns // 0 | ms),
    device_busy_ms: ((.dur_ns - .device_idle_ns) | ms),
    to_step_end_ms: (.step_id as $sid | ($M | map(select((.step_id | tostring) == $sid)) | .[0].service_ns) as $svc |
      if $svc == null then null else ($svc - .offset_ns - .dur_ns | ms) end),
@@ -763,7 +766,15 @@ def stakeclause($idle; $ab; $how):
   # points, not bubble causes; what removing one wins is not measured.
   ($SERIAL[0:3][] | .in_flight as $f |
      rec("Serialisation point: \(.chain | join(" → "))" + (if .frame != null then " at \(.frame)" else "" end) +
-       " blocks the host for \(.blocked_ms | fmt), from \(.offset_ms | fmt) into step \(.step_id), until the device has done the work queued before it: the device is busy for \(.device_busy_ms | fmt) of the \(.dur_ms | fmt) call (\(.device_idle_ms | fmt) idle). " +
+       # The blocking call may start well into the outer call: before
+       # it, the host waits for the task queue to launch what it holds;
+       # under 1 ms that is not worth a clause.
+       (if .before_block_ms >= 1 then
+	  " is called \(.offset_ms | fmt) into step \(.step_id) and holds the host \(.dur_ms | fmt): for the first \(.before_block_ms | fmt) it has not yet reached its synchronising call" +
+	  (if .before_block_dequeue_ms > 0 then " (the task queue's thread runs Dequeue@ events for \(.before_block_dequeue_ms | fmt) of it: it is still launching the work queued before the call)" else "" end) +
+	  "; then \(.chain[-1]) blocks it for \(.blocked_ms | fmt), from \(.blocked_offset_ms | fmt)"
+	else " blocks the host for \(.blocked_ms | fmt), from \(.blocked_offset_ms | fmt) into step \(.step_id)" end) +
+       ", until the device has done the work queued before it: the device is busy for \(.device_busy_ms | fmt) of the \(.dur_ms | fmt) call (\(.device_idle_ms | fmt) idle). " +
        (if $f == null then "The capture holds no HCCL tasks, so what that work waited on (a collective waiting for a peer, say) cannot be told; \($TASKSWHERE). "
 	elif $f.comm_ops == 0 then "No communication op runs in it: the host waited on compute. "
 	else "Communication runs for \($f.comm_ms | fmt) of it (\($f.comm_ops) op(s): \($f.comm_op_names | join(", ")), \($f.comm_elapsed_ms | fmt) in all)" +
@@ -773,7 +784,10 @@ def stakeclause($idle; $ab; $how):
        "Meanwhile the host queues nothing, so the work after it cannot be queued ahead" +
        (if .to_step_end_ms != null and .to_step_end_ms >= 0 then
 	  "; it ends \(.to_step_end_ms | fmt) before the step does, with the device's queue drained, so the next step's work (its input copy included) starts from an empty queue" else "" end) +
-       "; it is not the cause of an idle window. " +
+       # No idle window of its own, but the host cannot prepare the next
+       # step while it blocks: that step's preparing stays exposed.
+       "; it creates no idle window of its own, but it keeps the next step's preparing fully exposed, since the host cannot run ahead while it blocks" +
+       (if ($BD.preparing // 0) > 0 then " (this step's preparing: \($BD.preparing | fmt))" else "" end) + ". " +
        (if .family == "h2d_copy" then "Use pinned memory and non_blocking=True copies."
 	elif .family == "item_sync" then "Keep the value on the device and read it every N steps, so the host can run ahead."
 	else "Remove the synchronisation from the step, so the host can run ahead." end) + $caveat;
