@@ -652,6 +652,17 @@ def inflight($s; $e): [ $CO[] | select(.start_ns < $e and .end_ns > $s) ] as $o 
 def absorbed($f): $HWA | map((.causes[$f] // 0) * .af) | add // 0 | . / $gn | ms;
 (($HWA | map(.dur) | add // 0) as $d | if $d > 0 then ($HWA | map(.dur * .af) | add) / $d else 0 end) as $AFALL |
 (if $LATE == null then "" else "rank \($LATE.rank)" + (if $LATE.in_input then "" else " (not in this input)" end) end) as $LATEN |
+# What the host risk rests on: the device idle time under named host
+# work, and how much of that is at stake on this rank (the family's time
+# less what only lengthens a wait for the late peer).
+(if ($hosted | not) or $DG == null then null else
+   ($HC | to_entries | map(select(.key != "other" and (.value // 0) > 0)) | sort_by(-.value)) as $fs |
+   {idle_ms_per_step: ((($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) | r6),
+    under_named_host_ms_per_step: ($fs | map(.value) | add // 0 | r6),
+    families_ms_per_step: ($fs | map({key, value: (.value | r6)}) | from_entries),
+    at_stake_ms_per_step: ($fs | map([.value - absorbed(.key), 0] | max) | add // 0 | r6),
+    at_stake_on_late_peer: (if $LATE == null then null else $LATEN end),
+    at_stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null)} end) as $HRB |
 def stakeclause($idle; $ab; $how):
 	if $ab <= 0 and $DG.comm_exposed_heavy and $CT == null then
 	  " Whether removing it would only lengthen a wait for a late peer in the \($BD.comm_exposed | fmt) per step of exposed communication cannot be told without the HCCL tasks (\($TASKSWHERE)): this is what could be won at most."
@@ -687,7 +698,7 @@ def stakeclause($idle; $ab; $how):
 	  (if ($under | length) > 0 then "; under that wait it also waits on rank\(if ($under | length) == 1 then "" else "s" end) \($under | map("\(.rank) (\(.own_exposed_wait_ms | fmt) not under compute)") | join(", ")), which the longer wait covers" else "" end) +
 	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this input holds \($lg.ranks_in_input)" else "" end) +
 	  (if $lg != null and $lg.role == null then " (ranks as the HCCL tasks number them, within the group: no parallel_group_info maps them to global ranks)" else "" end) +
-	  ": profile rank \($late.rank) (or all ranks) to see why it is late. The time is at stake on that rank, not here."
+	  ": profile rank \($late.rank) (or all ranks) to see why it is late. The \($late.exposed_wait_ms | fmt) per step is lost on this rank, but it is won back by fixing rank \($late.rank), not by any change here."
 	else
 	  " No peer holds it back: overlap it with compute (gradient bucketing, DDP bucket_cap_mb) or reduce its volume; overlap can hide at most the \($hide | fmt) of compute per step." end) +
        (if $CT.comm_json_wait_ms != null then
@@ -903,6 +914,7 @@ def stakeclause($idle; $ab; $how):
   severity: $severity,
   host_risk_level: $hostrisk,
   host_risk_assessed: $hosted,
+  host_risk_basis: $HRB,
   confidence: $confidence,
   confidence_basis: {score: $score, lowered_by: $CONFWHY},
   requires_host_followup: $hostfollow,
