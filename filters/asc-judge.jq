@@ -917,7 +917,10 @@ def stakeclause($idle; $ab; $how):
   host_risk_basis: $HRB,
   confidence: $confidence,
   confidence_basis: {score: $score, lowered_by: $CONFWHY},
-  requires_host_followup: $hostfollow,
+  # A host finding that asks for a follow-up sets it too; a
+  # communication finding's follow-up (profile the late peer) does not.
+  requires_host_followup: ($hostfollow or any($recs[];
+    .followup_required and (.finding // "" | test("^(host_cause:|DEVICE_IDLE$|HOST_SERIALISATION$)")))),
   dominant_group_id: $dom,
   evidence_gaps: $gaps,
   global_device_gap_analysis: {
