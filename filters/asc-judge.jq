@@ -665,7 +665,7 @@ def absorbed($f): $HWA | map((.causes[$f] // 0) * .af) | add // 0 | . / $gn | ms
     at_stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null)} end) as $HRB |
 def stakeclause($idle; $ab; $how):
 	if $ab <= 0 and $DG.comm_exposed_heavy and $CT == null then
-	  " Whether removing it would only lengthen a wait for a late peer in the \($BD.comm_exposed | fmt) per step of exposed communication cannot be told without the HCCL tasks (\($TASKSWHERE)): this is what could be won at most."
+	  " Whether removing it would only lengthen a wait for a late peer in the \($BD.comm_exposed | fmt) per step of exposed communication cannot be told without the HCCL tasks (\($TASKSWHERE)): this is what could be won at most, an upper bound; the exposed communication may itself be a wait on a peer, and then little of it is at stake here."
 	elif $ab <= 0 then "" else
 	" \($ab | fmt) per step of it lies before communication that waits for \($LATEN)\($how) and would only lengthen that wait: " +
 	(if $idle - $ab > 0 then "\($idle - $ab | fmt) per step is" else "nothing is" end) +
@@ -753,7 +753,14 @@ def stakeclause($idle; $ab; $how):
      ("\($t | fmt) per step of device idle time in \($dom) lies under host \($f) work (\(share($t; $HB) | pcs) of the \($HB | fmt) of significant idle time per step): ") as $lead |
      rec($lead + (
        if $f == "op_compile" then "operators are compiled at run time: \($OCE.compiles) compile call(s) of at least \($A.compile_min_us) µs in the capture (opCompile, aclopCompile)." + chaintext($f) + " Set torch_npu.npu.set_compile_mode(jit_compile=False) and keep input shapes static so compiled operators are reused."
-       elif $f == "h2d_copy" then "the host blocks in copies to the device (a synchronisation under aten::to / _to_copy / copy_, or a memcpy)." + chaintext($f) + " A copy from pageable memory makes the host wait for it: use DataLoader(pin_memory=True) and .to(device, non_blocking=True) so the copy overlaps, or move the copies off the critical path."
+       elif $f == "h2d_copy" then
+	 # Name the sync only when the chain shows one: a Level0 capture
+	 # records no AscendCL calls, so only the copy's length is seen.
+	 ($DG.host_cause_chains // [] | map(select(.family == $f)) | .[0].chain // []) as $ch |
+	 (if any($ch[]; test("^(AscendCL@|acl)")) or ($LEVEL0 | not) then
+	    "the host blocks in copies to the device (a synchronisation under aten::to / _to_copy / copy_, or a memcpy)." + chaintext($f)
+	  else "the host is in copies to the device (aten::to / _to_copy / copy_)." + chaintext($f) +
+	    " A copy that long is likely a blocking one, but the synchronisation itself cannot be seen: a Level0 capture records no AscendCL calls (capture Level1 to see it)." end) + " A copy from pageable memory makes the host wait for it: use DataLoader(pin_memory=True) and .to(device, non_blocking=True) so the copy overlaps, or move the copies off the critical path."
        elif $f == "item_sync" then ".item() waits for the device inside the step (aten::item / _local_scalar_dense)." + chaintext($f) + " Keep the value on the device (accumulate metrics as tensors) and read it every N steps."
        elif $f == "sync" then "the host synchronises with the device outside any copy or .item() (an explicit stream or device synchronisation)." + chaintext($f) + " Remove torch.npu.synchronize() and other explicit synchronisations from the step."
        elif $f == "dataloader" then "the data loader is on the critical path (DataLoader __next__)." + chaintext($f) + " Raise num_workers and prefetch_factor, use persistent_workers=True, or move preprocessing to the device."
@@ -873,12 +880,12 @@ def stakeclause($idle; $ab; $how):
       elif .finding == "COMM_WAIT_DOMINANT" then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) waits for a late peer: \($t)."
       elif .finding == "COMM_BANDWIDTH_LOW" then "\(.target_id) moves data below the bandwidth floor: \($t)."
       elif (.finding | startswith("host_cause:")) then
-	({op_compile: "compiles operators", h2d_copy: "blocks in copies to the device", item_sync: "waits in .item()",
+	({op_compile: "compiles operators", h2d_copy: (if $LEVEL0 then "copies to the device" else "blocks in copies to the device" end), item_sync: "waits in .item()",
 	  sync: "synchronises with the device", dataloader: "waits for the data loader", gc: "collects garbage",
 	  launch: "dispatches ops (dispatch-bound)", python: "runs Python code"}[.finding[11:]] // "does \(.finding[11:])") as $what |
 	(if (.figures.absorbed_by_late_peer_ms // 0) > 0 then
 	   "Device idle while the host \($what): \(.figures.family_ms_per_step | fmt) per step, of which \(.time_at_stake_ms | fmt) at stake on this rank (the rest lies before the wait for \($LATEN))."
-	 elif .stake_upper_bound then "Device idle while the host \($what): at most \($t)."
+	 elif .stake_upper_bound then "Device idle while the host \($what): at most \($t), an upper bound (without HCCL tasks it cannot be told whether it only lengthens a wait on a peer)."
 	 else "Device idle while the host \($what): \($t)." end)
       elif .finding == "DEVICE_IDLE" and (.figures.absorbed_by_late_peer_ms // 0) > 0 then "Device idle without a named host cause: \(.figures.rest_ms | fmt) per step, of which \(.time_at_stake_ms | fmt) at stake on this rank (the rest lies before the wait for \($LATEN))."
       elif .finding == "DEVICE_IDLE" then "Device idle without a named host cause: \($t)."
