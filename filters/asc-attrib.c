@@ -189,10 +189,11 @@ struct span {
 /*
  * A long host synchronisation (a sync family's outermost event of at
  * least attribution.serial_min_us): where it lies, how long the deepest
- * synchronising call in it blocked, and its chain down to that call.
+ * synchronising call in it blocked (from bs), and its chain down to
+ * that call.
  */
 struct serial {
-	int64_t		 s, e, blocked;
+	int64_t		 s, e, bs, blocked;
 	uint32_t	 step, frame;
 	unsigned char	 fam;
 	int		 point;		/* a serialisation point, not a bubble cause */
@@ -265,6 +266,8 @@ static struct {
 	/* Events named as op_compile: all, those that compile (compile_min_us). */
 	int64_t		 ncomp, compns, complong, ncompiles;
 	int64_t		 ndequeue;	/* task queue: Dequeue@ events */
+	struct span	*dq;		/* the Dequeue@ events */
+	size_t		 capdq;
 	size_t		 capops;
 	uint64_t	 serialno;
 } P;
@@ -1038,6 +1041,7 @@ serialnew(const struct qev *h)
 	c = &P.sr[P.nsr];
 	c->s = h->s;
 	c->e = h->e;
+	c->bs = h->s;
 	c->blocked = h->e - h->s;
 	c->frame = h->cframe;
 	c->fam = h->fam;
@@ -1087,6 +1091,7 @@ chainof(struct qev *h, int python)
 		cand = serialnew(h);
 	else if (cand >= 0 && (h->cls & 1) && 2 * (h->e - h->s) >= P.sr[cand].e - P.sr[cand].s) {
 		/* a deeper synchronising call: how long the host was blocked */
+		P.sr[cand].bs = h->s;
 		P.sr[cand].blocked = h->e - h->s;
 		P.sr[cand].ch = h->ch;
 	}
@@ -1215,8 +1220,14 @@ hostrec(struct rin *r)
 		else
 			P.ncompiles++;
 	}
-	if (hr.namelen > 9 && memcmp(hr.name, "\"Dequeue@", 9) == 0)
-		P.ndequeue++;
+	if (hr.namelen > 9 && memcmp(hr.name, "\"Dequeue@", 9) == 0) {
+		if ((size_t)P.ndequeue == P.capdq) {
+			P.capdq = P.capdq ? 2 * P.capdq : 64;
+			P.dq = xreallocarray(P.dq, P.capdq, sizeof *P.dq);
+		}
+		P.dq[P.ndequeue].s = hr.s;
+		P.dq[P.ndequeue++].e = hr.e;
+	}
 	if (hr.cat) {
 		uint32_t c = intern(hr.cat, hr.catlen);
 
@@ -1677,6 +1688,26 @@ serialprep(void)
 	srcur = 0;
 }
 
+/*
+ * Task-queue time in [s, e): the queue's thread dequeues one op at a
+ * time, so its Dequeue@ events do not overlap and their clipped lengths
+ * add up.
+ */
+static int64_t
+dequeueov(int64_t s, int64_t e)
+{
+	int64_t t = 0;
+
+	for (int64_t i = 0; i < P.ndequeue; i++) {
+		int64_t a = P.dq[i].s > s ? P.dq[i].s : s;
+		int64_t b = P.dq[i].e < e ? P.dq[i].e : e;
+
+		if (b > a)
+			t += b - a;
+	}
+	return t;
+}
+
 static void
 pointout(const struct serial *c, int withstep)
 {
@@ -1689,6 +1720,9 @@ pointout(const struct serial *c, int withstep)
 	out_i64(&ob, "offset_ns", c->s - P.st[c->step].s0);
 	out_i64(&ob, "dur_ns", c->e - c->s);
 	out_i64(&ob, "blocked_ns", c->blocked);
+	/* Before the blocking call: the host waits for the task queue. */
+	out_i64(&ob, "blocked_offset_ns", c->bs - P.st[c->step].s0);
+	out_i64(&ob, "before_block_dequeue_ns", dequeueov(c->s, c->bs));
 	out_i64(&ob, "device_idle_ns", idleov(c->s, c->e));
 	out_key(&ob, "chain");
 	chainout(&c->ch);

@@ -621,6 +621,9 @@ def inflight($s; $e): [ $CO[] | select(.start_ns < $e and .end_ns > $s) ] as $o 
 	     in_input: (($CT.peers // []) | map(select(.group == $pk.group and .rank == $pk.rank)) | if length == 0 then null else .[0].in_input end)} end) };
 ($ASUM.serialisation_points // [] | map({family, step_id, start_ns, end_ns, offset_ms: (.offset_ns | ms),
    dur_ms: (.dur_ns | ms), blocked_ms: (.blocked_ns | ms), device_idle_ms: (.device_idle_ns | ms),
+   blocked_offset_ms: (.blocked_offset_ns // .offset_ns | ms),
+   before_block_ms: (((.blocked_offset_ns // .offset_ns) - .offset_ns) | ms),
+   before_block_dequeue_ms: (.before_block_dequeue_ns // 0 | ms),
    device_busy_ms: ((.dur_ns - .device_idle_ns) | ms),
    to_step_end_ms: (.step_id as $sid | ($M | map(select((.step_id | tostring) == $sid)) | .[0].service_ns) as $svc |
      if $svc == null then null else ($svc - .offset_ns - .dur_ns | ms) end),
@@ -649,9 +652,20 @@ def inflight($s; $e): [ $CO[] | select(.start_ns < $e and .end_ns > $s) ] as $o 
 def absorbed($f): $HWA | map((.causes[$f] // 0) * .af) | add // 0 | . / $gn | ms;
 (($HWA | map(.dur) | add // 0) as $d | if $d > 0 then ($HWA | map(.dur * .af) | add) / $d else 0 end) as $AFALL |
 (if $LATE == null then "" else "rank \($LATE.rank)" + (if $LATE.in_input then "" else " (not in this input)" end) end) as $LATEN |
+# What the host risk rests on: the device idle time under named host
+# work, and how much of that is at stake on this rank (the family's time
+# less what only lengthens a wait for the late peer).
+(if ($hosted | not) or $DG == null then null else
+   ($HC | to_entries | map(select(.key != "other" and (.value // 0) > 0)) | sort_by(-.value)) as $fs |
+   {idle_ms_per_step: ((($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) | r6),
+    under_named_host_ms_per_step: ($fs | map(.value) | add // 0 | r6),
+    families_ms_per_step: ($fs | map({key, value: (.value | r6)}) | from_entries),
+    at_stake_ms_per_step: ($fs | map([.value - absorbed(.key), 0] | max) | add // 0 | r6),
+    at_stake_on_late_peer: (if $LATE == null then null else $LATEN end),
+    at_stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null)} end) as $HRB |
 def stakeclause($idle; $ab; $how):
 	if $ab <= 0 and $DG.comm_exposed_heavy and $CT == null then
-	  " Whether removing it would only lengthen a wait for a late peer in the \($BD.comm_exposed | fmt) per step of exposed communication cannot be told without the HCCL tasks (\($TASKSWHERE)): this is what could be won at most."
+	  " Whether removing it would only lengthen a wait for a late peer in the \($BD.comm_exposed | fmt) per step of exposed communication cannot be told without the HCCL tasks (\($TASKSWHERE)): this is what could be won at most, an upper bound; the exposed communication may itself be a wait on a peer, and then little of it is at stake here."
 	elif $ab <= 0 then "" else
 	" \($ab | fmt) per step of it lies before communication that waits for \($LATEN)\($how) and would only lengthen that wait: " +
 	(if $idle - $ab > 0 then "\($idle - $ab | fmt) per step is" else "nothing is" end) +
@@ -684,7 +698,7 @@ def stakeclause($idle; $ab; $how):
 	  (if ($under | length) > 0 then "; under that wait it also waits on rank\(if ($under | length) == 1 then "" else "s" end) \($under | map("\(.rank) (\(.own_exposed_wait_ms | fmt) not under compute)") | join(", ")), which the longer wait covers" else "" end) +
 	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this input holds \($lg.ranks_in_input)" else "" end) +
 	  (if $lg != null and $lg.role == null then " (ranks as the HCCL tasks number them, within the group: no parallel_group_info maps them to global ranks)" else "" end) +
-	  ": profile rank \($late.rank) (or all ranks) to see why it is late. The time is at stake on that rank, not here."
+	  ": profile rank \($late.rank) (or all ranks) to see why it is late. The \($late.exposed_wait_ms | fmt) per step is lost on this rank, but it is won back by fixing rank \($late.rank), not by any change here."
 	else
 	  " No peer holds it back: overlap it with compute (gradient bucketing, DDP bucket_cap_mb) or reduce its volume; overlap can hide at most the \($hide | fmt) of compute per step." end) +
        (if $CT.comm_json_wait_ms != null then
@@ -739,7 +753,14 @@ def stakeclause($idle; $ab; $how):
      ("\($t | fmt) per step of device idle time in \($dom) lies under host \($f) work (\(share($t; $HB) | pcs) of the \($HB | fmt) of significant idle time per step): ") as $lead |
      rec($lead + (
        if $f == "op_compile" then "operators are compiled at run time: \($OCE.compiles) compile call(s) of at least \($A.compile_min_us) µs in the capture (opCompile, aclopCompile)." + chaintext($f) + " Set torch_npu.npu.set_compile_mode(jit_compile=False) and keep input shapes static so compiled operators are reused."
-       elif $f == "h2d_copy" then "the host blocks in copies to the device (a synchronisation under aten::to / _to_copy / copy_, or a memcpy)." + chaintext($f) + " A copy from pageable memory makes the host wait for it: use DataLoader(pin_memory=True) and .to(device, non_blocking=True) so the copy overlaps, or move the copies off the critical path."
+       elif $f == "h2d_copy" then
+	 # Name the sync only when the chain shows one: a Level0 capture
+	 # records no AscendCL calls, so only the copy's length is seen.
+	 ($DG.host_cause_chains // [] | map(select(.family == $f)) | .[0].chain // []) as $ch |
+	 (if any($ch[]; test("^(AscendCL@|acl)")) or ($LEVEL0 | not) then
+	    "the host blocks in copies to the device (a synchronisation under aten::to / _to_copy / copy_, or a memcpy)." + chaintext($f)
+	  else "the host is in copies to the device (aten::to / _to_copy / copy_)." + chaintext($f) +
+	    " A copy that long is likely a blocking one, but the synchronisation itself cannot be seen: a Level0 capture records no AscendCL calls (capture Level1 to see it)." end) + " A copy from pageable memory makes the host wait for it: use DataLoader(pin_memory=True) and .to(device, non_blocking=True) so the copy overlaps, or move the copies off the critical path."
        elif $f == "item_sync" then ".item() waits for the device inside the step (aten::item / _local_scalar_dense)." + chaintext($f) + " Keep the value on the device (accumulate metrics as tensors) and read it every N steps."
        elif $f == "sync" then "the host synchronises with the device outside any copy or .item() (an explicit stream or device synchronisation)." + chaintext($f) + " Remove torch.npu.synchronize() and other explicit synchronisations from the step."
        elif $f == "dataloader" then "the data loader is on the critical path (DataLoader __next__)." + chaintext($f) + " Raise num_workers and prefetch_factor, use persistent_workers=True, or move preprocessing to the device."
@@ -763,7 +784,15 @@ def stakeclause($idle; $ab; $how):
   # points, not bubble causes; what removing one wins is not measured.
   ($SERIAL[0:3][] | .in_flight as $f |
      rec("Serialisation point: \(.chain | join(" → "))" + (if .frame != null then " at \(.frame)" else "" end) +
-       " blocks the host for \(.blocked_ms | fmt), from \(.offset_ms | fmt) into step \(.step_id), until the device has done the work queued before it: the device is busy for \(.device_busy_ms | fmt) of the \(.dur_ms | fmt) call (\(.device_idle_ms | fmt) idle). " +
+       # The blocking call may start well into the outer call: before
+       # it, the host waits for the task queue to launch what it holds;
+       # under 1 ms that is not worth a clause.
+       (if .before_block_ms >= 1 then
+	  " is called \(.offset_ms | fmt) into step \(.step_id) and holds the host \(.dur_ms | fmt): for the first \(.before_block_ms | fmt) it has not yet reached its synchronising call" +
+	  (if .before_block_dequeue_ms > 0 then " (the task queue's thread runs Dequeue@ events for \(.before_block_dequeue_ms | fmt) of it: it is still launching the work queued before the call)" else "" end) +
+	  "; then \(.chain[-1]) blocks it for \(.blocked_ms | fmt), from \(.blocked_offset_ms | fmt)"
+	else " blocks the host for \(.blocked_ms | fmt), from \(.blocked_offset_ms | fmt) into step \(.step_id)" end) +
+       ", until the device has done the work queued before it: the device is busy for \(.device_busy_ms | fmt) of the \(.dur_ms | fmt) call (\(.device_idle_ms | fmt) idle). " +
        (if $f == null then "The capture holds no HCCL tasks, so what that work waited on (a collective waiting for a peer, say) cannot be told; \($TASKSWHERE). "
 	elif $f.comm_ops == 0 then "No communication op runs in it: the host waited on compute. "
 	else "Communication runs for \($f.comm_ms | fmt) of it (\($f.comm_ops) op(s): \($f.comm_op_names | join(", ")), \($f.comm_elapsed_ms | fmt) in all)" +
@@ -773,7 +802,10 @@ def stakeclause($idle; $ab; $how):
        "Meanwhile the host queues nothing, so the work after it cannot be queued ahead" +
        (if .to_step_end_ms != null and .to_step_end_ms >= 0 then
 	  "; it ends \(.to_step_end_ms | fmt) before the step does, with the device's queue drained, so the next step's work (its input copy included) starts from an empty queue" else "" end) +
-       "; it is not the cause of an idle window. " +
+       # No idle window of its own, but the host cannot prepare the next
+       # step while it blocks: that step's preparing stays exposed.
+       "; it creates no idle window of its own, but it keeps the next step's preparing fully exposed, since the host cannot run ahead while it blocks" +
+       (if ($BD.preparing // 0) > 0 then " (this step's preparing: \($BD.preparing | fmt))" else "" end) + ". " +
        (if .family == "h2d_copy" then "Use pinned memory and non_blocking=True copies."
 	elif .family == "item_sync" then "Keep the value on the device and read it every N steps, so the host can run ahead."
 	else "Remove the synchronisation from the step, so the host can run ahead." end) + $caveat;
@@ -848,12 +880,12 @@ def stakeclause($idle; $ab; $how):
       elif .finding == "COMM_WAIT_DOMINANT" then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) waits for a late peer: \($t)."
       elif .finding == "COMM_BANDWIDTH_LOW" then "\(.target_id) moves data below the bandwidth floor: \($t)."
       elif (.finding | startswith("host_cause:")) then
-	({op_compile: "compiles operators", h2d_copy: "blocks in copies to the device", item_sync: "waits in .item()",
+	({op_compile: "compiles operators", h2d_copy: (if $LEVEL0 then "copies to the device" else "blocks in copies to the device" end), item_sync: "waits in .item()",
 	  sync: "synchronises with the device", dataloader: "waits for the data loader", gc: "collects garbage",
 	  launch: "dispatches ops (dispatch-bound)", python: "runs Python code"}[.finding[11:]] // "does \(.finding[11:])") as $what |
 	(if (.figures.absorbed_by_late_peer_ms // 0) > 0 then
 	   "Device idle while the host \($what): \(.figures.family_ms_per_step | fmt) per step, of which \(.time_at_stake_ms | fmt) at stake on this rank (the rest lies before the wait for \($LATEN))."
-	 elif .stake_upper_bound then "Device idle while the host \($what): at most \($t)."
+	 elif .stake_upper_bound then "Device idle while the host \($what): at most \($t), an upper bound (without HCCL tasks it cannot be told whether it only lengthens a wait on a peer)."
 	 else "Device idle while the host \($what): \($t)." end)
       elif .finding == "DEVICE_IDLE" and (.figures.absorbed_by_late_peer_ms // 0) > 0 then "Device idle without a named host cause: \(.figures.rest_ms | fmt) per step, of which \(.time_at_stake_ms | fmt) at stake on this rank (the rest lies before the wait for \($LATEN))."
       elif .finding == "DEVICE_IDLE" then "Device idle without a named host cause: \($t)."
@@ -889,9 +921,13 @@ def stakeclause($idle; $ab; $how):
   severity: $severity,
   host_risk_level: $hostrisk,
   host_risk_assessed: $hosted,
+  host_risk_basis: $HRB,
   confidence: $confidence,
   confidence_basis: {score: $score, lowered_by: $CONFWHY},
-  requires_host_followup: $hostfollow,
+  # A host finding that asks for a follow-up sets it too; a
+  # communication finding's follow-up (profile the late peer) does not.
+  requires_host_followup: ($hostfollow or any($recs[];
+    .followup_required and (.finding // "" | test("^(host_cause:|DEVICE_IDLE$|HOST_SERIALISATION$)")))),
   dominant_group_id: $dom,
   evidence_gaps: $gaps,
   global_device_gap_analysis: {

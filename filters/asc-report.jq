@@ -99,6 +99,13 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  else "**No hidden issue.** The device is fed (underfeed \($DG.underfeed_ratio_avg | pctx)) and communication is hidden behind compute." end),
 "",
 "Host risk: " + (if $A.host_risk_assessed == false then "not assessed (no host events in the capture)" else "**\($A.host_risk_level)**" end) +
+# What the level rests on, and how much of it could be won here.
+($A.host_risk_basis // null | if . == null or .under_named_host_ms_per_step <= 0 then "" else
+   ": \(.under_named_host_ms_per_step | dur) of the \(.idle_ms_per_step | dur) of device idle per step lie under named host work (" +
+   (.families_ms_per_step | to_entries | map("\(.key | code) \(.value | dur)") | join(", ")) + "); " +
+   (if .at_stake_upper_bound then "at most \(.at_stake_ms_per_step | dur) of it is at stake on this rank: without HCCL tasks, whether it only lengthens a wait for a late peer cannot be told"
+    elif .at_stake_on_late_peer != null then "\(.at_stake_ms_per_step | dur) per step of it is at stake on this rank while \(.at_stake_on_late_peer) is late (the rest only lengthens the wait for it)"
+    else "all of it is at stake on this rank" end) end) +
 (if $STONLY then ". The figures are torch_npu's own (step_trace_time.csv): there is no kernel table, so no bubble window can be shown." else "." end),
 "",
 "## Where the step's time goes",
