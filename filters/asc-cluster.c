@@ -967,6 +967,17 @@ median(int64_t *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Does a step of r from kernels take its preparing from step_trace_time.csv? */
+static int
+prepfromst(const struct rank *r)
+{
+	for (int i = 0; i < r->nstep; i++)
+		if (r->steps[i].from_kernels && r->steps[i].v[D_PREP] == UNSET &&
+		    r->steps[i].st[D_PREP] != UNSET)
+			return 1;
+	return 0;
+}
+
 /* Mean of a rank's value of d over its steps; UNSET if none measurable. */
 static int64_t
 rmean(const struct rank *r, enum dim d)
@@ -977,6 +988,10 @@ rmean(const struct rank *r, enum dim d)
 	for (int i = 0; i < r->nstep; i++) {
 		int64_t v = r->steps[i].from_kernels ? r->steps[i].v[d] : r->steps[i].st[d];
 
+		/* No step start in the kernels (no trace): torch_npu's
+		 * Preparing from step_trace_time.csv, when the rank has it. */
+		if (v == UNSET && d == D_PREP)
+			v = r->steps[i].st[d];
 		if (v != UNSET) {
 			s += v;
 			n++;
@@ -1609,10 +1624,11 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 			else
 				fprintf(md, "| %s ", mdt(n, 1));
 			free(rel);
-			fprintf(md, "| %s | %s | %s | %s | %s | %s | %s |\n",
+			fprintf(md, "| %s | %s | %s | %s | %s | %s%s | %s |\n",
 			    hd(rmean(r, D_SERVICE), t1), hd(rmean(r, D_COMPUTE), t2),
 			    hd(rmean(r, D_EXPOSED), t3), hd(rmean(r, D_OVERLAP), t4),
 			    hd(rmean(r, D_FREE), t5), hd(rmean(r, D_PREP), n),
+			    prepfromst(r) ? " (step_trace_time.csv)" : "",
 			    r->nstep && r->steps[0].from_kernels ? "kernels" : "step_trace_time.csv");
 		}
 		fprintf(md, "\n## Slow ranks\n\nA rank is slow in a dimension when its mean per step exceeds the median rank's by more than %g %% of the median step (%s). msprof-analyze's rule, (max − min) / mean > %g, is shown beside it.\n\n",
