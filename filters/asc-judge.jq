@@ -723,6 +723,12 @@ def stakeclause($idle; $ab; $how):
 	  (if $COMM.p2p_elapse_ms > 0 then "; point-to-point (send/recv) \($COMM.p2p_elapse_ms / $n | fmt), collectives \($COMM.collective_elapse_ms / $n | fmt)" else "" end) + "." +
 	  ($CGR | roleclause($n)) +
 	  (if $COMM.wait_ms >= 0.5 * $COMM.elapse_ms then " Most of it is what they count as waiting for peers."
+	   elif $COMM.idle_ms >= 0.5 * $COMM.elapse_ms and $COMM.transit_ms < 0.5 * $COMM.link_time_ms then
+	     # Transit Time 0 beside bytes moved: the bandwidth table's
+	     # transfer lies in what the file calls idle.
+	     ([$COMM.link_time_ms, $COMM.idle_ms] | min) as $mv |
+	     " Most of it is what they count as idle, but their Transit Time leaves out the transfer their bandwidth table gives: up to \($mv / $n | fmt) per step of that idle is data moving, and \(($COMM.idle_ms - $mv) / $n | fmt) is neither by their counts" +
+	     (if $COMM.p2p_elapse_ms > 0 then " (they book much of a send/recv's wait for its peer stage as idle: see the send/recv ops below)." else "." end)
 	   elif $COMM.idle_ms >= 0.5 * $COMM.elapse_ms then " Most of it is what they count as idle (neither waiting nor moving data); without the tasks it cannot be split further."
 	   elif $COMM.transit_ms >= 0.5 * $COMM.elapse_ms then " Most of it is data moving: overlap it with compute (gradient bucketing and reduce overlap, e.g. DDP bucket_cap_mb) or reduce its volume."
 	   else " None of waiting, transit or idle is most of it." end) +
