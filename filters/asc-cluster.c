@@ -1286,8 +1286,9 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 	put_ns(&rb, "time_at_stake", least);
 	out_cstr(&rb, "measured", "no HCCL tasks: the time in the group's ops, not the wait on the peer");
 	rput();
+	/* No HCCL tasks here: the figures are the ops' time, not waits. */
 	if (md && !*head)
-		fprintf(md, "\n## Waits for ranks not in this input\n\nFrom each rank's HCCL tasks: the time per step, not under compute, that it waits for a peer of its group (peer ranks as the tasks number them, local to the group, or global where parallel_group_info maps them).\n");
+		fprintf(md, "\n## Waits for ranks not in this input\n\nThe ranks here hold no HCCL tasks for these groups: the figures are the time per step each rank spends in the group's ops (their kernels, or communication.json's elapsed time), not a measured wait on the peer; global ranks are parallel_group_info's.\n");
 	*head = 1;
 	if (md)
 		fprintf(md, "\nGroup `%s` (%s, %s) has %lld ranks, %d in this input (%s); parallel_group_info names its other member%s, global rank%s %s, which %s not in this input. "
