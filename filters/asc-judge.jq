@@ -736,7 +736,12 @@ def stakeclause($idle; $ab; $how):
 	  (if $PPST > 0 then " \($PPST | fmt) per step of it is that pipeline bubble, at stake in its own finding; \([$ce - $PPST, 0] | max | fmt) is at stake here." else "" end) end);
        "step_group"; $dom; ([$ce - $PPST, 0] | max); ($COMM == null); (if $COMM == null then (if gap("no_comm_records") then "no_comm_records" else "no_communication_json" end)
 	 elif (($P.degraded // []) | index(["no_comm_tasks"])) != null then "no_comm_tasks" else null end); "COMM_EXPOSED_HEAVY") +
-       (if $COMM != null then {one_rank_group_wait_ms: ($onewait / $COMM.steps | r6)} else {} end)
+       (if $COMM != null then {one_rank_group_wait_ms: ($onewait / $COMM.steps | r6)} +
+	  # the comm records' idle split by their bandwidth table, as the text says
+	  (if $COMM.idle_ms >= 0.5 * $COMM.elapse_ms and $COMM.transit_ms < 0.5 * $COMM.link_time_ms then
+	     ([$COMM.link_time_ms, $COMM.idle_ms] | min) as $mv |
+	     {idle_moving_ms: ($mv / $COMM.steps | r6), idle_rest_ms: (($COMM.idle_ms - $mv) / $COMM.steps | r6)} else {} end)
+	else {} end)
    else empty end),
   ($WAITOPS | map(select(.wait_ms / $csteps >= ([0.1, 0.01 * $svcms] | max))) | .[0:3][] | . as $o |
      ($CGR | map(select(.group == $o.group)) | .[0] // null) as $g |
