@@ -967,6 +967,17 @@ median(int64_t *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Does a step of r from kernels take its preparing from step_trace_time.csv? */
+static int
+prepfromst(const struct rank *r)
+{
+	for (int i = 0; i < r->nstep; i++)
+		if (r->steps[i].from_kernels && r->steps[i].v[D_PREP] == UNSET &&
+		    r->steps[i].st[D_PREP] != UNSET)
+			return 1;
+	return 0;
+}
+
 /* Mean of a rank's value of d over its steps; UNSET if none measurable. */
 static int64_t
 rmean(const struct rank *r, enum dim d)
@@ -977,6 +988,10 @@ rmean(const struct rank *r, enum dim d)
 	for (int i = 0; i < r->nstep; i++) {
 		int64_t v = r->steps[i].from_kernels ? r->steps[i].v[d] : r->steps[i].st[d];
 
+		/* No step start in the kernels (no trace): torch_npu's
+		 * Preparing from step_trace_time.csv, when the rank has it. */
+		if (v == UNSET && d == D_PREP)
+			v = r->steps[i].st[d];
 		if (v != UNSET) {
 			s += v;
 			n++;
@@ -1110,6 +1125,47 @@ captured(const struct job *j, const char *g, int64_t id)
 	return -1;
 }
 
+/* What lowers a job's confidence, each one level (high, medium, low):
+ * one step (a single sample of every skew), a group with members the
+ * input does not hold (a wait on them is only bounded), and a rank
+ * without HCCL tasks (its waits are not split by peer).  A rank held
+ * twice makes it low.  Writes the reasons as a JSON array into b. */
+static const char *
+jobconf(const struct job *j, struct buf *b)
+{
+	int n = 0, steps = 0, partial = 0, notasks = 0;
+
+	for (int i = 0; i < j->nr; i++) {
+		int ri = j->r[i], tasks = 0;
+
+		if (ranks[ri].nstep > steps)
+			steps = ranks[ri].nstep;
+		for (size_t a = 0; a < npw && !tasks; a++)
+			tasks = pws[a].rank == ri;
+		notasks |= !tasks;
+		for (size_t k = 0; k < nrg; k++) {
+			int64_t in = 0;
+
+			if (rgs[k].rank != ri || rgs[k].size == UNSET || rgs[k].elapsed <= 0)
+				continue;
+			for (size_t q = 0; q < nrg; q++)
+				in += injob(j, rgs[q].rank) && strcmp(rgs[q].group, rgs[k].group) == 0;
+			partial |= rgs[k].size > in;
+		}
+	}
+	buf_addc(b, '[');
+	if (steps < 2)
+		buf_adds(b, n++ ? ",\"one_step\"" : "\"one_step\"");
+	if (partial)
+		buf_adds(b, n++ ? ",\"uncaptured_group_members\"" : "\"uncaptured_group_members\"");
+	if (notasks)
+		buf_adds(b, n++ ? ",\"no_comm_tasks\"" : "\"no_comm_tasks\"");
+	if (j->nwarn)
+		buf_adds(b, n++ ? ",\"duplicate_ranks\"" : "\"duplicate_ranks\"");
+	buf_addc(b, ']');
+	return j->nwarn || n >= 2 ? "low" : n == 1 ? "medium" : "high";
+}
+
 /* Rank index ri's exposed wait for peer of group g, mean per step; UNSET
  * when its tasks name no such wait. */
 static int64_t
@@ -1230,8 +1286,9 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 	put_ns(&rb, "time_at_stake", least);
 	out_cstr(&rb, "measured", "no HCCL tasks: the time in the group's ops, not the wait on the peer");
 	rput();
+	/* No HCCL tasks here: the figures are the ops' time, not waits. */
 	if (md && !*head)
-		fprintf(md, "\n## Waits for ranks not in this input\n\nFrom each rank's HCCL tasks: the time per step, not under compute, that it waits for a peer of its group (peer ranks as the tasks number them, local to the group, or global where parallel_group_info maps them).\n");
+		fprintf(md, "\n## Waits for ranks not in this input\n\nThe ranks here hold no HCCL tasks for these groups: the figures are the time per step each rank spends in the group's ops (their kernels, or communication.json's elapsed time), not a measured wait on the peer; global ranks are parallel_group_info's.\n");
 	*head = 1;
 	if (md)
 		fprintf(md, "\nGroup `%s` (%s, %s) has %lld ranks, %d in this input (%s); parallel_group_info names its other member%s, global rank%s %s, which %s not in this input. "
@@ -1402,8 +1459,14 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 	out_i64(&rb, "ranks_from_kernels", nkern);
 	out_i64(&rb, "ranks_from_step_trace", nr - nkern);
 	out_i64(&rb, "jobs_in_input", njob);
-	/* A rank held twice: which profile is the rank is not known. */
-	out_cstr(&rb, "confidence", j->nwarn ? "low" : "high");
+	{
+		struct buf why = {0};
+
+		out_cstr(&rb, "confidence", jobconf(j, &why));
+		out_key(&rb, "confidence_reasons");
+		buf_add(&rb, why.p, why.len);
+		free(why.p);
+	}
 	out_i64(&rb, "warnings", j->nwarn);
 	rput();
 	jsarray("warnings");
@@ -1562,10 +1625,11 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 			else
 				fprintf(md, "| %s ", mdt(n, 1));
 			free(rel);
-			fprintf(md, "| %s | %s | %s | %s | %s | %s | %s |\n",
+			fprintf(md, "| %s | %s | %s | %s | %s | %s%s | %s |\n",
 			    hd(rmean(r, D_SERVICE), t1), hd(rmean(r, D_COMPUTE), t2),
 			    hd(rmean(r, D_EXPOSED), t3), hd(rmean(r, D_OVERLAP), t4),
 			    hd(rmean(r, D_FREE), t5), hd(rmean(r, D_PREP), n),
+			    prepfromst(r) ? " (step_trace_time.csv)" : "",
 			    r->nstep && r->steps[0].from_kernels ? "kernels" : "step_trace_time.csv");
 		}
 		fprintf(md, "\n## Slow ranks\n\nA rank is slow in a dimension when its mean per step exceeds the median rank's by more than %g %% of the median step (%s). msprof-analyze's rule, (max − min) / mean > %g, is shown beside it.\n\n",
@@ -1866,16 +1930,54 @@ skip:
 				    "Every rank in this input waits longer for rank %lld of group `%s`, which is not in this input (at least %s per step, below): that peer arrives later still, so this skew is secondary.\n\n%s.\n\nCause of the skew: %s.\n",
 				    mdt(rname(r, nm), 0), mdt(rname(r, t5), 0), latecount[ri], nsig, skew_min / 1000, hd(tot, t1),
 				    (long long)up, upg, hd(upleast, t7), mdt(chain, 0), cause);
-			addreco(w->delay, "Secondary to the wait for rank %lld (not in this input): %s arrives %s late at its first late collective (%d of %zu) among the ranks in this input, which wait for it: %s.",
-			    (long long)up, rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, cause);
+			/* The longer wait covers this one: nothing is won
+			 * here while that peer is late. */
+			addreco(0, "Secondary to the wait for rank %lld (not in this input), which covers it: %s arrives %s late at its first late collective (%d of %zu) among the ranks in this input; nothing is at stake while rank %lld is late, up to %s once it is fixed. Cause: %s.",
+			    (long long)up, rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, (long long)up, hd(w->delay, t6), cause);
 			continue;
 		}
-		if (md)
-			fprintf(md, "\n## Late rank: %s\n\n%s is the last to arrive at %d of %zu collectives with a skew of at least %g µs; its arrival skews there add up to %s (how much later than the earliest rank it arrived).\n\n%s.\n\nCause: %s.\n",
-			    mdt(rname(r, nm), 0), mdt(rname(r, t5), 0), latecount[ri], nsig, skew_min / 1000, hd(tot, t1),
-			    mdt(chain, 0), cause);
-		addreco(w->delay, "%s arrives %s late at its first late collective (%d of %zu): %s; every rank of its group waits for it.",
-		    rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, cause);
+		{
+			/* Only the captured ranks are seen: the late rank's
+			 * own wait in those collectives (comm records) means a
+			 * rank not in this input came later still, and a group
+			 * larger than the ranks seen has members not seen. */
+			double selfw = 0;
+			const char *selfop = NULL;
+			int partial = 0;
+			char t7[64], who[160];
+
+			for (size_t k = 0; k < ncl; k++) {
+				if (cl[k].late != ri || (double)cl[k].skew < skew_min)
+					continue;
+				for (size_t m = 0; m < cl[k].n; m++) {
+					struct cinst *ci = &cis[cl[k].first + m];
+
+					if (ci->rank == ri && ci->wait_ms > selfw)
+						selfw = ci->wait_ms, selfop = ci->op;
+				}
+				for (size_t g = 0; g < nrg; g++)
+					if (rgs[g].rank == ri && rgs[g].size > (int64_t)cl[k].n &&
+					    strcmp(rgs[g].group, cis[cl[k].first].group) == 0)
+						partial = 1;
+			}
+			/* a tenth of the skew floor: above the few µs of
+			 * handshake a wait holds when no peer is late */
+			if (selfw * 1e6 < skew_min / 10)
+				selfop = NULL;
+			if (selfop)
+				snprintf(who, sizeof who, "; in %s it itself waits %s (comm records), so a rank of that group not in this input arrives later still",
+				    selfop, hd((int64_t)(selfw * 1e6), t7));
+			else
+				snprintf(who, sizeof who, "%s", partial ? " (a group of these collectives has ranks not in this input, which are not seen here)" : "");
+			if (md)
+				fprintf(md, "\n## %s: %s\n\n%s is the last %sto arrive at %d of %zu collectives with a skew of at least %g µs; its arrival skews there add up to %s (how much later than the earliest rank %sit arrived)%s.\n\n%s.\n\nCause: %s.\n",
+				    partial || selfop ? "Latest of the captured ranks" : "Late rank",
+				    mdt(rname(r, nm), 0), mdt(rname(r, t5), 0), partial || selfop ? "of the ranks in this input " : "",
+				    latecount[ri], nsig, skew_min / 1000, hd(tot, t1), partial || selfop ? "in this input " : "",
+				    mdt(who, 0), mdt(chain, 0), cause);
+			addreco(w->delay, "%s arrives %s late at its first late collective (%d of %zu): %s; the ranks in this input that arrive before it wait for it%s.",
+			    rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, cause, who);
+		}
 	}
 
 	/* The worst collectives. */

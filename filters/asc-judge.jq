@@ -566,27 +566,38 @@ def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .
    "trace_view.json, which holds them" + (if ($P.config.level // null) != null then " at \($P.config.level)" else "" end) + ", is not in this copy"
  else "none in trace_view.json or the SQLite export" end) as $NOTASKS |
 # Pipeline send/recv per pp group of parallel_group_info: the peer stage
-# by global rank, each op of the first step in order, the first the
-# warm-up and the last the flush (the comm records' wait and idle beside).
+# by global rank, each op of the first step in order with the comm
+# records' wait and idle, and the op that holds the longest of them.  No
+# warm-up / flush label: which op is which depends on the schedule, not
+# on the op's position.
 def ppclause($n):
 	[ $CGR[] | select((.role // "") | startswith("pp")) | . as $g |
 	  ($C | map(select(.group == $g.group and .kind == "p2p")) | group_by(.step) | .[0] // [] | sort_by(.start_ns)) as $ops |
 	  select(($ops | length) > 0) |
+	  ($ops | max_by((.wait_ms // 0) + (.idle_ms // 0))) as $lo |
 	  " Pipeline send/recv on group \($g.group) (\($g.role), \($g.size // "?") ranks" +
 	  (if ($g.peer_global_ranks // null) != null then ", with global rank\(if ($g.peer_global_ranks | length) == 1 then "" else "s" end) \($g.peer_global_ranks | map(tostring) | join(", ")) by parallel_group_info, not in this profile" else "" end) +
 	  "): \($ops | length) op\(if ($ops | length) == 1 then "" else "s" end) in step \($ops[0].step), " +
-	  ($ops | to_entries | map("\(.value.op) \(.value.elapse_ms | fmt)" +
-	     (if (($ops | length) > 1 and .key == 0) then " (the first: pipeline warm-up)"
-	      elif (($ops | length) > 2 and .key == ($ops | length) - 1) then " (the last: pipeline flush)" else "" end) +
-	     " (wait \(.value.wait_ms // 0 | fmt), idle \(.value.idle_ms // 0 | fmt))") | join(", ")) +
+	  ($ops | map("\(.op) \(.elapse_ms | fmt) (wait \(.wait_ms // 0 | fmt), idle \(.idle_ms // 0 | fmt))") | join(", ")) +
+	  (if ($ops | length) > 1 then "; the longest wait and idle is in \($lo.op)" else "" end) +
 	  ". With a single peer, all of it is this stage waiting for " +
 	  (if ($g.peer_global_ranks // [] | length) == 1 then "global rank \($g.peer_global_ranks[0])" else "its peer stage" end) +
 	  " or exchanging with it: the pipeline bubble (more micro-batches, an interleaved schedule, balanced stages)" +
 	  (if ($g.peer_global_ranks // [] | length) == 1 then "; profile global rank \($g.peer_global_ranks[0]) to see its stage time" else "" end) + "." ] | join("");
+# The send/recv ops of a pp group with most waiting (COMM_WAIT_DOMINANT):
+# their whole time, wait and idle of every op, is the pipeline bubble, at
+# stake on its own and not again in the exposed-communication finding.
+def ppgroup($grp): $CGR | map(select(.group == $grp and ((.role // "") | startswith("pp")))) | .[0] // null;
+[ $WAITOPS | map(select(.wait_ms / $csteps >= ([0.1, 0.01 * $svcms] | max))) | .[0:3][] |
+  select(.kind == "p2p" and ppgroup(.group) != null) |
+  {op, group, ms: ([(.wait_ms + .idle_ms) / $csteps, ($BD.comm_exposed // 0)] | min)} ] as $PPW |
+($PPW | map(.ms) | add // 0) as $PPST |
 # Data-parallel reduce-scatter / all-gather not under compute: overlap.
 def dpclause($n):
 	[ $CGR[] | select(((.role // "") | startswith("dp")) and (.ops_kind | test("reduce-scatter|all-gather"))) |
-	  if .exposed_ms == null then " Whether the \(.role) \(.ops_kind) (\(.elapsed_ms / $n | fmt) per step) overlaps compute is unknown here (no kernel table)."
+	  # step_trace_time.csv's Overlapped 0: no communication overlaps compute
+	  if .exposed_ms == null and ($BD.comm_overlapped // null) == 0 and ($M | all(.window_source == "step_trace")) then " None of the \(.role) \(.ops_kind) (\(.elapsed_ms / $n | fmt) per step) overlaps compute (step_trace_time.csv: Overlapped 0): overlap it with the backward and forward (Megatron overlap_grad_reduce / overlap_param_gather, DDP buckets)."
+	  elif .exposed_ms == null then " Whether the \(.role) \(.ops_kind) (\(.elapsed_ms / $n | fmt) per step) overlaps compute is unknown here (no kernel table)."
 	  elif .exposed_ms >= 0.9 * .elapsed_ms then " The \(.role) \(.ops_kind) (\(.elapsed_ms / $n | fmt) per step, \(.exposed_ms / $n | fmt) not under compute) is not overlapped: overlap it with the backward and forward (Megatron overlap_grad_reduce / overlap_param_gather, DDP buckets)."
 	  else "" end ] | join("");
 (.attribution_summary[0] // {}) as $ASUM |
@@ -726,23 +737,45 @@ def stakeclause($idle; $ab; $how):
 	  (if $COMM.p2p_elapse_ms > 0 then "; point-to-point (send/recv) \($COMM.p2p_elapse_ms / $n | fmt), collectives \($COMM.collective_elapse_ms / $n | fmt)" else "" end) + "." +
 	  ($CGR | roleclause($n)) +
 	  (if $COMM.wait_ms >= 0.5 * $COMM.elapse_ms then " Most of it is what they count as waiting for peers."
+	   elif $COMM.idle_ms >= 0.5 * $COMM.elapse_ms and $COMM.transit_ms < 0.5 * $COMM.link_time_ms then
+	     # Transit Time 0 beside bytes moved: the bandwidth table's
+	     # transfer lies in what the file calls idle.
+	     ([$COMM.link_time_ms, $COMM.idle_ms] | min) as $mv |
+	     " Most of it is what they count as idle, but their Transit Time leaves out the transfer their bandwidth table gives: up to \($mv / $n | fmt) per step of that idle is data moving, and \(($COMM.idle_ms - $mv) / $n | fmt) is neither by their counts" +
+	     (if $COMM.p2p_elapse_ms > 0 then " (they book much of a send/recv's wait for its peer stage as idle: see the send/recv ops below)." else "." end)
 	   elif $COMM.idle_ms >= 0.5 * $COMM.elapse_ms then " Most of it is what they count as idle (neither waiting nor moving data); without the tasks it cannot be split further."
 	   elif $COMM.transit_ms >= 0.5 * $COMM.elapse_ms then " Most of it is data moving: overlap it with compute (gradient bucketing and reduce overlap, e.g. DDP bucket_cap_mb) or reduce its volume."
 	   else " None of waiting, transit or idle is most of it." end) +
-	  ppclause($n) + dpclause($n) end);
-       "step_group"; $dom; $ce; ($COMM == null); (if $COMM == null then (if gap("no_comm_records") then "no_comm_records" else "no_communication_json" end)
+	  ppclause($n) + dpclause($n) +
+	  (if $PPST > 0 then " \($PPST | fmt) per step of it is that pipeline bubble, at stake in its own finding; \([$ce - $PPST, 0] | max | fmt) is at stake here." else "" end) end);
+       "step_group"; $dom; ([$ce - $PPST, 0] | max); ($COMM == null); (if $COMM == null then (if gap("no_comm_records") then "no_comm_records" else "no_communication_json" end)
 	 elif (($P.degraded // []) | index(["no_comm_tasks"])) != null then "no_comm_tasks" else null end); "COMM_EXPOSED_HEAVY") +
-       (if $COMM != null then {one_rank_group_wait_ms: ($onewait / $COMM.steps | r6)} else {} end)
+       (if $COMM != null then {one_rank_group_wait_ms: ($onewait / $COMM.steps | r6)} +
+	  # the comm records' idle split by their bandwidth table, as the text says
+	  (if $COMM.idle_ms >= 0.5 * $COMM.elapse_ms and $COMM.transit_ms < 0.5 * $COMM.link_time_ms then
+	     ([$COMM.link_time_ms, $COMM.idle_ms] | min) as $mv |
+	     {idle_moving_ms: ($mv / $COMM.steps | r6), idle_rest_ms: (($COMM.idle_ms - $mv) / $COMM.steps | r6)} else {} end)
+	else {} end)
    else empty end),
   ($WAITOPS | map(select(.wait_ms / $csteps >= ([0.1, 0.01 * $svcms] | max))) | .[0:3][] | . as $o |
      ($CGR | map(select(.group == $o.group)) | .[0] // null) as $g |
      (if $g != null and ($g.peer_global_ranks // [] | length) == 1 then $g.peer_global_ranks[0] else null end) as $peer |
+     ($PPW | map(select(.op == $o.op and .group == $o.group)) | .[0] // null) as $pp |
+     if $pp != null then
+       # A pp group's send/recv: this stage waits for its peer stage by
+       # the schedule, which is the bubble, not lateness.
+       ($C | map(select(.group == $o.group and .kind == "p2p")) | max_by((.wait_ms // 0) + (.idle_ms // 0))) as $lo |
+       rec("\(.op) on group \(.group | tostring) (\($g.role)) is the pipeline bubble: \((.wait_ms + .idle_ms) / $csteps | fmt) per step in its \(.calls / $csteps | round) send/recv op\(if .calls / $csteps > 1 then "s" else "" end) (the comm records' wait \(.wait_ms / $csteps | fmt) plus idle \(.idle_ms / $csteps | fmt); transit \(.transit_ms / $csteps | fmt)), this stage waiting for its peer stage, " +
+	 (if $peer != null then "global rank \($peer) (parallel_group_info, not in this profile)" else "the other ranks of the group" end) +
+	 ", or exchanging with it; the longest is \($lo.op) (\(($lo.wait_ms // 0) + ($lo.idle_ms // 0) | fmt)). A pipeline stage waits for its peer by the schedule, so this is not a late rank: shorten the bubble with more micro-batches, an interleaved schedule or balanced stages" +
+	 (if $peer != null then ", and profile global rank \($peer) to see its stage time." else "." end);
+	 "op"; .op; $pp.ms; true; null; "COMM_WAIT_DOMINANT") + {group: .group, pipeline_bubble: true, peer_global_rank: $peer}
+     else
      rec("\(.op) on group \(.group | tostring)" + (if $g.role != null then " (\($g.role))" else "" end) +
        " waits for a peer: the comm records count \(.wait_ms / $csteps | fmt) per step as waiting against \(.transit_ms / $csteps | fmt) of transit (wait ratio \(.wait_ratio))." +
-       (if $peer != null then " The group's only peer is global rank \($peer) (parallel_group_info), not in this profile: profile it (or all ranks) to see why it is late" +
-	  (if ($g.role // "") | startswith("pp") then "; in a pipeline the wait is also the bubble of the schedule (see the send/recv ops named above)" else "" end) + "."
+       (if $peer != null then " The group's only peer is global rank \($peer) (parallel_group_info), not in this profile: profile it (or all ranks) to see why it is late."
 	else " The cause is on another rank or in load imbalance: run asc-cluster over all ranks of this group to name the late rank." end);
-       "op"; .op; ([.wait_ms / $csteps, ($BD.comm_exposed // 0)] | min); true; null; "COMM_WAIT_DOMINANT") + {group: .group}),
+       "op"; .op; ([.wait_ms / $csteps, ($BD.comm_exposed // 0)] | min); true; null; "COMM_WAIT_DOMINANT") + {group: .group} end),
   ($SLOWOPS[0:3][] | . as $o | (.slow_transports[0]) as $t |
      rec("\(.op) on group \(.group | tostring) moves data slowly: \($t) \(.bandwidth[$t].bandwidth_gbps) GB/s for \(.bandwidth[$t].size_mb | r6) MB (floor \($CR.bandwidth_low_gbps[$t]) GB/s in the rules). Check the link's health and contention with overlapping traffic, and the message sizes (bucket sizes).";
        "op"; .op; (.bandwidth[$t].time_ms * (1 - .bandwidth[$t].bandwidth_gbps / $CR.bandwidth_low_gbps[$t]) / $csteps); false; null; "COMM_BANDWIDTH_LOW")),
@@ -877,6 +910,7 @@ def stakeclause($idle; $ab; $how):
       (if .time_at_stake_ms == null then "" else "\(.time_at_stake_ms | fmt) per step (\(.share_of_step | pcs))" end) as $t |
       if .finding == "COMM_EXPOSED_HEAVY" and ((.stake_on // "") | startswith("rank ")) then "Exposed communication waiting for \(.stake_on): \($t)."
       elif .finding == "COMM_EXPOSED_HEAVY" then "Communication not hidden behind compute: \($t)."
+      elif .finding == "COMM_WAIT_DOMINANT" and .pipeline_bubble == true then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) is the pipeline bubble" + (if .peer_global_rank != null then " with global rank \(.peer_global_rank)" else "" end) + ": \($t)."
       elif .finding == "COMM_WAIT_DOMINANT" then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) waits for a late peer: \($t)."
       elif .finding == "COMM_BANDWIDTH_LOW" then "\(.target_id) moves data below the bandwidth floor: \($t)."
       elif (.finding | startswith("host_cause:")) then

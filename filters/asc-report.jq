@@ -151,11 +151,14 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
    (if ($A.evidence_gaps | index(["no_comm_records"])) then "## Communication\n\nThe capture has communication but no communication.json or COMMUNICATION_OP: the wait / transit split and bandwidth cannot be judged.\n" else "" end)
  else
  "## Communication\n\n" + $GROUPS + "\n" +
- "From \($COMM.source | md), \($COMM.records) records over \($COMM.steps) step(s); the capture holds no HCCL tasks, so the ops' time is not split by task. Per step, as the file counts them: elapse \($COMM.elapse_ms / $COMM.steps | dur), waiting for peers \($COMM.wait_ms / $COMM.steps | dur), transit \($COMM.transit_ms / $COMM.steps | dur), idle \($COMM.idle_ms / $COMM.steps | dur); its links move data for \($COMM.link_time_ms // 0 | . / $COMM.steps | dur) (summed over links, not wall time).\n\n" +
+ "From \($COMM.source | md), \($COMM.records) records over \($COMM.steps) step(s); the capture holds no HCCL tasks, so the ops' time is not split by task. Per step, as the file counts them: elapse \($COMM.elapse_ms / $COMM.steps | dur), waiting for peers \($COMM.wait_ms / $COMM.steps | dur), transit \($COMM.transit_ms / $COMM.steps | dur), idle \($COMM.idle_ms / $COMM.steps | dur); its links move data for \($COMM.link_time_ms // 0 | . / $COMM.steps | dur) (summed over links, not wall time)" +
+ (if $COMM.transit_ms < 0.5 * ($COMM.link_time_ms // 0) then ": the file's Transit Time leaves that transfer out, so its idle holds it" else "" end) + ".\n\n" +
  table(["op (kind)", "group", "calls", "elapse", "wait", "transit", "idle", "bandwidth", "tags"];
    ($COMM.ops[0:4] | map([
      "\(.op | code) (\(.kind | md))", (.group | tostring | code), .calls,
-     (.elapse_ms | dur), "\(.wait_ms | dur) (ratio \(.wait_ratio // "n/a" | if type == "number" then (. * 100 | round) / 100 else . end))", (.transit_ms | dur), (.idle_ms | dur),
+     (.elapse_ms | dur), "\(.wait_ms | dur) (ratio \(.wait_ratio // "n/a" | if type == "number" then (. * 100 | round) / 100 else . end))", # a Transit Time of 0 beside bytes moved: the bandwidth table's time
+     (if .transit_ms == 0 and (.link_time_ms // 0) > 0 then "0 in Transit Time; \(.link_time_ms | dur) by the bandwidth table" else (.transit_ms | dur) end),
+     (if .transit_ms == 0 and (.link_time_ms // 0) > 0 then "\(.idle_ms | dur), with the transfer" else (.idle_ms | dur) end),
      (.bandwidth | to_entries |
        map("\(.key | md) \(.value.bandwidth_gbps // 0 | sig3) GB/s") | .[0:2] | join(", ") | if . == "" then "n/a" else . end),
      (.tags | join(", "))]))) +
