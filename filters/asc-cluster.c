@@ -92,6 +92,7 @@ struct link {
 	int	 rank;
 	char	*group, *cls, *link, *transport, *op;
 	double	 size_mb, time_ms, bw;
+	int	 fromdb;		/* src analysis.db CommAnalyzerMatrix */
 };
 
 /* A rank's wait for one peer of a group in one step, from its HCCL
@@ -528,6 +529,7 @@ onlink(struct rin *in, int ri)
 	l->size_mb = (f = rin_get(in, "size_mb")) && !rf_isnull(f) ? strtod(f->v, NULL) : 0;
 	l->time_ms = (f = rin_get(in, "time_ms")) && !rf_isnull(f) ? strtod(f->v, NULL) : 0;
 	l->bw = (f = rin_get(in, "bandwidth_gbps")) && !rf_isnull(f) ? strtod(f->v, NULL) : 0;
+	l->fromdb = (f = rin_get(in, "src")) && !rf_isnull(f) && strstr(f->v, "CommAnalyzerMatrix") != NULL;
 	if (l->group == NULL)
 		l->group = xstrdup("");
 	if (l->cls == NULL)
@@ -2099,8 +2101,17 @@ skip:
 		}
 		if (md && nl == 0)
 			fprintf(md, "\n## Slow links\n\nNo communication_matrix.json or analysis.db CommAnalyzerMatrix: links not judged.\n");
-		else if (md && nslow == 0)
-			fprintf(md, "\n## Slow links\n\n%zu links read from communication_matrix.json or analysis.db CommAnalyzerMatrix; none below %g of its median.\n", nl, rules_num("cluster.slow_link_fraction"));
+		else if (md && nslow == 0) {
+			/* Name the source actually read, and what was left out. */
+			size_t ndb = 0;
+
+			for (size_t a = 0; a < nlink; a++)
+				ndb += ranks[links[a].rank].job == (int)(j - jobs) && links[a].fromdb;
+			fprintf(md, "\n## Slow links\n\n%zu links read from %s (of at least %g MB, transports not ignored by the rules); none below %g of its median.\n",
+			    nl, ndb == 0 ? "communication_matrix.json" : ndb == nl ? "analysis.db CommAnalyzerMatrix" :
+			    "communication_matrix.json and analysis.db CommAnalyzerMatrix",
+			    rules_num("cluster.link_min_size_mb"), rules_num("cluster.slow_link_fraction"));
+		}
 	}
 
 	peerwaits(j);
