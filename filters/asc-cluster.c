@@ -2009,12 +2009,14 @@ skip:
 	 * the same transport and op class in the job. */
 	jsarray("slow_links");
 	{
-		size_t nl = 0, nslow = 0;
+		size_t nl = 0, ndb = 0, nslow = 0;
 		int head = 0;
 
 		for (size_t a = 0; a < nlink; a++)
-			if (ranks[links[a].rank].job == (int)(j - jobs))
+			if (ranks[links[a].rank].job == (int)(j - jobs)) {
 				nl++;
+				ndb += links[a].fromdb;
+			}
 		for (size_t a = 0; a < nlink; a++) {
 			struct link *l = &links[a];
 			double *bw, m, lbw, lloss;
@@ -2103,10 +2105,6 @@ skip:
 			fprintf(md, "\n## Slow links\n\nNo communication_matrix.json or analysis.db CommAnalyzerMatrix: links not judged.\n");
 		else if (md && nslow == 0) {
 			/* Name the source actually read, and what was left out. */
-			size_t ndb = 0;
-
-			for (size_t a = 0; a < nlink; a++)
-				ndb += ranks[links[a].rank].job == (int)(j - jobs) && links[a].fromdb;
 			fprintf(md, "\n## Slow links\n\n%zu links read from %s (of at least %g MB, transports not ignored by the rules); none below %g of its median.\n",
 			    nl, ndb == 0 ? "communication_matrix.json" : ndb == nl ? "analysis.db CommAnalyzerMatrix" :
 			    "communication_matrix.json and analysis.db CommAnalyzerMatrix",
