@@ -58,6 +58,11 @@ struct rstep {
 	int64_t	 start_abs;		/* step window start, UNSET if unknown */
 	int	 have_st;
 	int64_t	 st[ND];		/* torch_npu's figures of the same step */
+	/* host time in the preparing window by cause family (asc-attrib's
+	 * prelaunch attribution); untraced UNSET: no such record */
+	int	 nhc;
+	struct hcause { char *fam, *head; int64_t ns; } *hc;
+	int64_t	 untraced;
 };
 
 struct tbw {
@@ -166,6 +171,7 @@ findstep(struct rank *r, const char *step)
 	for (int d = 0; d < ND; d++)
 		r->steps[r->nstep].v[d] = r->steps[r->nstep].st[d] = UNSET;
 	r->steps[r->nstep].start_abs = UNSET;
+	r->steps[r->nstep].untraced = UNSET;
 	return &r->steps[r->nstep++];
 }
 
@@ -327,6 +333,76 @@ onsteptrace(struct rin *in, struct rank *r)
 			s->st[D_SERVICE] += s->st[d];
 	if (r->device < 0 && geti(in, "device") != UNSET)
 		r->device = (int)geti(in, "device");
+}
+
+/* The preparing window's host time by family: what the ranks' preparing
+ * differ in, when one rank prepares its step longer. */
+static void
+onattrib(struct rin *in, struct rank *r)
+{
+	char *scope = getstr(in, "scope"), *step = getstr(in, "step_id");
+	jv hc, ch;
+	struct rstep *s;
+
+	if (scope == NULL || step == NULL || strcmp(scope, "prelaunch") != 0 ||
+	    (hc = getjv(in, "host_causes"), jv_get_kind(hc) != JV_KIND_OBJECT)) {
+		if (scope && step && strcmp(scope, "prelaunch") == 0)
+			jv_free(hc);
+		free(scope);
+		free(step);
+		return;
+	}
+	/* only for a step the metrics gave (they come first) */
+	s = NULL;
+	for (int i = 0; i < r->nstep; i++)
+		if (strcmp(r->steps[i].step, step) == 0)
+			s = &r->steps[i];
+	if (s == NULL) {
+		jv_free(hc);
+		free(scope);
+		free(step);
+		return;
+	}
+	s->untraced = geti(in, "untraced_ns");
+	if (s->untraced == UNSET)
+		s->untraced = 0;
+	ch = getjv(in, "host_chains");
+	jv_object_foreach(hc, k, v) {
+		if (jv_get_kind(v) == JV_KIND_NUMBER) {
+			struct hcause *h;
+
+			s->hc = xreallocarray(s->hc, (size_t)s->nhc + 1, sizeof *s->hc);
+			h = &s->hc[s->nhc++];
+			h->fam = xstrdup(jv_string_value(k));
+			h->ns = (int64_t)jv_number_value(v);
+			h->head = NULL;
+			/* the family's first call chain names its top call */
+			if (jv_get_kind(ch) == JV_KIND_ARRAY)
+				jv_array_foreach(ch, i, c) {
+					jv f = jv_object_get(jv_copy(c), jv_string("family"));
+					jv cc = jv_object_get(jv_copy(c), jv_string("chain"));
+
+					if (h->head == NULL && jv_get_kind(f) == JV_KIND_STRING &&
+					    strcmp(jv_string_value(f), h->fam) == 0 &&
+					    jv_get_kind(cc) == JV_KIND_ARRAY && jv_array_length(jv_copy(cc)) > 0) {
+						jv x = jv_array_get(jv_copy(cc), 0);
+
+						if (jv_get_kind(x) == JV_KIND_STRING)
+							h->head = xstrdup(jv_string_value(x));
+						jv_free(x);
+					}
+					jv_free(f);
+					jv_free(cc);
+					jv_free(c);
+				}
+		}
+		jv_free(k);
+		jv_free(v);
+	}
+	jv_free(hc);
+	jv_free(ch);
+	free(scope);
+	free(step);
 }
 
 static struct cinst *
@@ -626,7 +702,7 @@ readinput(const char *path, int file)
 		if (r < 0 || rin_type(&in, &t, &tn) != 0)
 			goto bad;
 		if (istype(t, tn, "host") || istype(t, tn, "op") ||
-		    istype(t, tn, "bubble") || istype(t, tn, "attribution") ||
+		    istype(t, tn, "bubble") ||
 		    istype(t, tn, "segment") || istype(t, tn, "marker")) {
 			char ty[32];
 
@@ -637,7 +713,8 @@ readinput(const char *path, int file)
 		if (!istype(t, tn, "profile") && !istype(t, tn, "step_metrics") &&
 		    !istype(t, tn, "step_trace") && !istype(t, tn, "comm") &&
 		    !istype(t, tn, "comm_link") && !istype(t, tn, "kernel") &&
-		    !istype(t, tn, "comm_peer") && !istype(t, tn, "comm_group"))
+		    !istype(t, tn, "comm_peer") && !istype(t, tn, "comm_group") &&
+		    !istype(t, tn, "attribution"))
 			continue;
 		if (rin_scan(&in) != 0)
 			goto bad;
@@ -701,6 +778,8 @@ readinput(const char *path, int file)
 			onpeer(&in, (int)(rk - ranks));
 		else if (istype(t, tn, "comm_group"))
 			ongroup(&in, (int)(rk - ranks));
+		else if (istype(t, tn, "attribution"))
+			onattrib(&in, rk);
 		else
 			oncommkernel(&in, rk, (int)(rk - ranks));
 		continue;
@@ -1425,6 +1504,151 @@ peerwaits(const struct job *j)
 	}
 }
 
+/* A step's value of d from its own source; preparing from
+ * step_trace_time.csv when the kernels give none (as rmean does). */
+static int64_t
+stepv(const struct rstep *s, enum dim d)
+{
+	int64_t v = s->from_kernels ? s->v[d] : s->st[d];
+
+	return v == UNSET && d == D_PREP ? s->st[d] : v;
+}
+
+/* "2.1 ms later" / "540 µs shorter": a signed difference in words. */
+static const char *
+moreless(int64_t d, const char *more, const char *less, char *t)
+{
+	char h[64];
+
+	snprintf(t, 64, "%s %s", hd(d < 0 ? -d : d, h), d < 0 ? less : more);
+	return t;
+}
+
+/*
+ * What the late rank's preparing holds more host time in than the
+ * others' same step (asc-attrib's prelaunch windows): the families and
+ * the untraced host time that grew, largest first.  Empty when a rank
+ * has no such record.
+ */
+static void
+prepdiff(const struct job *j, int ri, const struct rstep *ls, struct buf *b)
+{
+	int64_t *o = xcalloc((size_t)j->nr + 1, sizeof *o);
+	int64_t d[33];
+	const char *nm[33], *head[33];
+	int nd = 0, n;
+
+	if (ls->untraced == UNSET)
+		goto out;
+	for (int f = -1; f < ls->nhc && nd < 32; f++) {
+		n = 0;
+		for (int k = 0; k < j->nr; k++) {
+			const struct rank *q = &ranks[j->r[k]];
+
+			if (j->r[k] == ri)
+				continue;
+			for (int s = 0; s < q->nstep; s++) {
+				const struct rstep *qs = &q->steps[s];
+				int64_t v = 0;
+
+				if (strcmp(qs->step, ls->step) != 0)
+					continue;
+				if (qs->untraced == UNSET)
+					goto out;
+				if (f < 0)
+					v = qs->untraced;
+				else
+					for (int h = 0; h < qs->nhc; h++)
+						if (strcmp(qs->hc[h].fam, ls->hc[f].fam) == 0)
+							v = qs->hc[h].ns;
+				o[n++] = v;
+			}
+		}
+		if (n == 0)
+			goto out;
+		d[nd] = (f < 0 ? ls->untraced : ls->hc[f].ns) - median(o, n);
+		nm[nd] = f < 0 ? "untraced host time" : ls->hc[f].fam;
+		head[nd] = f < 0 ? NULL : ls->hc[f].head;
+		if (d[nd] > 0)
+			nd++;
+	}
+	/* largest first; a few entries */
+	for (int x = 1; x < nd; x++)
+		for (int y = x; y > 0 && d[y - 1] < d[y]; y--) {
+			int64_t t = d[y];
+			const char *a = nm[y], *c = head[y];
+
+			d[y] = d[y - 1], nm[y] = nm[y - 1], head[y] = head[y - 1];
+			d[y - 1] = t, nm[y - 1] = a, head[y - 1] = c;
+		}
+	for (int x = 0; x < nd && x < 3; x++) {
+		char t[256], h[64];
+
+		snprintf(t, sizeof t, "%s%s +%s%s%s%s", x ? ", " : "", nm[x], hd(d[x], h),
+		    head[x] ? " (" : "", head[x] ? head[x] : "", head[x] ? ")" : "");
+		buf_adds(b, t);
+	}
+out:
+	free(o);
+}
+
+/*
+ * Why the rank is late, from the split of its delay against the others'
+ * same step.  With the step start known: the parts before the step, in
+ * its preparing and inside the step before the collective, each named.
+ * Without it: extra free time (or compute) over the step that covers the
+ * delay is the cause; else the breakdown does not explain it.
+ */
+static const char *
+latecause(const struct job *j, int ri, const struct rstep *ls, int64_t delay,
+    const char *op, const char *against, int64_t dstart, int64_t dprep, int64_t rest,
+    int64_t dfree, int64_t dcomp, char *out, size_t n)
+{
+	char t1[64], t2[64], t3[64];
+
+	if (dstart != UNSET && dprep != UNSET && rest != UNSET) {
+		struct buf b = {0}, h = {0};
+		int np = 0;
+
+		if (dstart > 0) {
+			snprintf(out, n, "%s before its step (its step began later: the previous step or work between steps, not in the capture)", hd(dstart, t1));
+			buf_adds(&b, out);
+			np++;
+		}
+		if (dprep > 0) {
+			prepdiff(j, ri, ls, &h);
+			snprintf(out, n, "%s%s longer preparing before its first kernel (%s%s)", np ? "; " : "", hd(dprep, t1),
+			    h.len ? "its host time there grows most in " : "which host work grows there is not in the records: no host attribution for every rank",
+			    h.len ? h.p : "");
+			buf_adds(&b, out);
+			np++;
+		}
+		if (rest > 0) {
+			snprintf(out, n, "%s%s inside the step before the collective", np ? "; " : "", hd(rest, t1));
+			buf_adds(&b, out);
+			np++;
+		}
+		if (np)
+			snprintf(out, n, "%s%s", np > 1 ? "the delay splits into " : "", b.p);
+		else
+			snprintf(out, n, "not explained by its breakdown");
+		buf_free(&b);
+		buf_free(&h);
+		return out;
+	}
+	if (dfree != UNSET && dfree >= delay && (dcomp == UNSET || dfree > dcomp)) {
+		snprintf(out, n, "its extra idle time: over the step it has %s more free time than %s (device idle outside communication; compute %s), which covers the %s delay and holds back its %s",
+		    hd(dfree, t1), against, dcomp == UNSET ? "unknown" : moreless(dcomp, "more", "less", t2), hd(delay, t3), op);
+		return out;
+	}
+	if (dcomp != UNSET && dcomp >= delay) {
+		snprintf(out, n, "more compute: over the step it has %s more compute than %s, which covers the %s delay of its %s",
+		    hd(dcomp, t1), against, hd(delay, t2), op);
+		return out;
+	}
+	return "not explained by its breakdown (the delay is inside the step before the collective)";
+}
+
 static void
 analyse(struct job *j, size_t cfirst, size_t cend)
 {
@@ -1815,8 +2039,10 @@ skip:
 		struct rstep *ls = NULL;
 		int64_t dstart = UNSET, dprep = UNSET, dfree = UNSET, dcomp = UNSET, rest = UNSET;
 		int64_t tot = 0;
-		char nm[64], t6[64], chain[512];
+		char nm[64], t6[64], t8[64], chain[1024], against[64], causebuf[1024];
 		const char *cause;
+		const struct rank *other = NULL;
+		int nother = 0;
 
 		if ((double)latecount[ri] <= rules_num("cluster.late_share") * (double)nsig)
 			continue;
@@ -1835,11 +2061,10 @@ skip:
 		if (ls) {
 			int64_t *o[4];
 			int n[4] = {0};
+			const enum dim dd[3] = { D_PREP, D_FREE, D_COMPUTE };
 
 			for (int x = 0; x < 4; x++)
 				o[x] = xcalloc((size_t)nr * 4 + 1, sizeof *o[x]);
-			const enum dim dd[3] = { D_PREP, D_FREE, D_COMPUTE };
-
 			for (int k = 0; k < nr; k++) {
 				struct rank *q = &ranks[j->r[k]];
 
@@ -1847,55 +2072,48 @@ skip:
 					continue;
 				for (int s = 0; s < q->nstep; s++) {
 					struct rstep *qs = &q->steps[s];
-					int64_t *qv = qs->from_kernels ? qs->v : qs->st;
 
 					if (strcmp(qs->step, ls->step) != 0)
 						continue;
+					if (nother++ == 0)
+						other = q;
 					if (qs->start_abs != UNSET)
 						o[0][n[0]++] = qs->start_abs;
 					for (int x = 0; x < 3; x++)
-						if (qv[dd[x]] != UNSET)
-							o[x + 1][n[x + 1]++] = qv[dd[x]];
+						if (stepv(qs, dd[x]) != UNSET)
+							o[x + 1][n[x + 1]++] = stepv(qs, dd[x]);
 				}
 			}
-			{
-				int64_t *lv = ls->from_kernels ? ls->v : ls->st;
-
-				if (ls->start_abs != UNSET && n[0])
-					dstart = ls->start_abs - median(o[0], n[0]);
-				if (lv[D_PREP] != UNSET && n[1])
-					dprep = lv[D_PREP] - median(o[1], n[1]);
-				if (lv[D_FREE] != UNSET && n[2])
-					dfree = lv[D_FREE] - median(o[2], n[2]);
-				if (lv[D_COMPUTE] != UNSET && n[3])
-					dcomp = lv[D_COMPUTE] - median(o[3], n[3]);
-			}
+			if (ls->start_abs != UNSET && n[0])
+				dstart = ls->start_abs - median(o[0], n[0]);
+			if (stepv(ls, D_PREP) != UNSET && n[1])
+				dprep = stepv(ls, D_PREP) - median(o[1], n[1]);
+			if (stepv(ls, D_FREE) != UNSET && n[2])
+				dfree = stepv(ls, D_FREE) - median(o[2], n[2]);
+			if (stepv(ls, D_COMPUTE) != UNSET && n[3])
+				dcomp = stepv(ls, D_COMPUTE) - median(o[3], n[3]);
 			if (dstart != UNSET && dprep != UNSET)
 				rest = w->delay - dstart - dprep;
 			for (int x = 0; x < 4; x++)
 				free(o[x]);
 		}
-		/* The largest part of the delay names the cause. */
-		cause = "not explained by its breakdown (the delay is inside the step before the collective)";
-		{
-			int64_t best = 0;
-
-			if (dprep != UNSET && dprep > best)
-				best = dprep, cause = dimcause[D_PREP];
-			if (dstart != UNSET && dstart > best)
-				best = dstart, cause = "its step began later: the delay comes from before this step (the previous step or work between steps, such as a checkpoint), outside what the step shows";
-			if (rest != UNSET && rest > best) {
-				best = rest;
-				cause = dfree != UNSET && dcomp != UNSET && dcomp > dfree ? dimcause[D_COMPUTE] : dimcause[D_FREE];
-			}
-		}
-		snprintf(chain, sizeof chain, "%s arrives %s late at %s (step %s): step start %s, preparing %s, in the step before the collective %s (over the whole step: free %s, compute %s)",
-		    rname(r, nm), hd(w->delay, t1), cis[w->first].op, cis[w->first].step,
-		    dstart == UNSET ? "unknown" : hd(dstart, t2),
-		    dprep == UNSET ? "unknown" : hd(dprep, t3),
-		    rest == UNSET ? "unknown" : hd(rest, t4),
-		    dfree == UNSET ? "unknown" : hd(dfree, t5),
-		    dcomp == UNSET ? "unknown" : hd(dcomp, t6));
+		if (nother == 1)
+			rname(other, against);
+		else
+			snprintf(against, sizeof against, "the median of the other ranks");
+		cause = latecause(j, ri, ls, w->delay, cis[w->first].op, against,
+		    dstart, dprep, rest, dfree, dcomp, causebuf, sizeof causebuf);
+		/* Differences to the others, never the rank's own values. */
+		snprintf(chain, sizeof chain, "%s arrives %s late at %s (step %s), against %s: step start %s, preparing %s%s, in the step before the collective %s; over the whole step %s has %s and %s than %s",
+		    rname(r, nm), hd(w->delay, t1), cis[w->first].op, cis[w->first].step, against,
+		    dstart == UNSET ? "unknown" : moreless(dstart, "later", "earlier", t2),
+		    dprep == UNSET ? "unknown" : moreless(dprep, "longer", "shorter", t3),
+		    dprep != UNSET && ls && ls->v[D_PREP] == UNSET ? " (step_trace_time.csv)" : "",
+		    rest == UNSET ? "unknown" : moreless(rest, "later", "earlier", t4),
+		    rname(r, t8),
+		    dfree == UNSET ? "an unknown free time" : moreless(dfree, "more free time", "less free time", t5),
+		    dcomp == UNSET ? "an unknown compute" : moreless(dcomp, "more compute", "less compute", t6),
+		    against);
 		rbegin("late_rank", j);
 		put_rank(r);
 		out_i64(&rb, "late_at", latecount[ri]);
