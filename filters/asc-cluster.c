@@ -81,6 +81,7 @@ struct rank {
 	int	 nbw;
 	struct tbw *bw;
 	int	 seen;			/* its profile record was read */
+	int	 active;		/* profiler_info schedule active steps, -1 unknown */
 };
 
 struct cinst {
@@ -91,6 +92,8 @@ struct cinst {
 	int64_t	 start_abs;
 	int	 from_kernel;
 	double	 wait_ms;		/* -1: unknown */
+	double	 elapse_ms;		/* communication.json's; -1: unknown */
+	double	 xfer_ms, xfer_mb;	/* its busiest transport's bandwidth row */
 };
 
 struct link {
@@ -107,6 +110,7 @@ struct pwait {
 	int	 rank;
 	char	*group, *step;
 	int64_t	 peer, wait, exposed;
+	int64_t	 own;			/* all of its waits on that peer, UNSET unknown */
 };
 
 struct rgroup {
@@ -121,6 +125,15 @@ struct rgroup {
 
 static struct pwait *pws;
 static size_t npw;
+
+/* A long Notify_Wait of a rank's HCCL tasks: on which peer (the tasks'
+ * number) and when it ends, absolute. */
+struct lwait {
+	int	 rank;
+	int64_t	 peer, end, dur;
+};
+static struct lwait *lws;
+static size_t nlw;
 static struct rgroup *rgs;
 static size_t nrg;
 
@@ -156,6 +169,7 @@ findrank(int file, const char *profile, int make)
 	ranks[nrank].rankid = -1;
 	ranks[nrank].device = -1;
 	ranks[nrank].origin = UNSET;
+	ranks[nrank].active = -1;
 	return &ranks[nrank++];
 }
 
@@ -250,6 +264,18 @@ onprofile(struct rin *in, struct rank *r)
 		    jv_number_value(rk) <= INT_MAX && jv_number_value(rk) == (int)jv_number_value(rk))
 			r->rankid = (int)jv_number_value(rk);
 		jv_free(rk);
+		{
+			jv sc = jv_object_get(jv_copy(cfg), jv_string("schedule"));
+
+			if (jv_get_kind(sc) == JV_KIND_OBJECT) {
+				jv a = jv_object_get(jv_copy(sc), jv_string("active"));
+
+				if (jv_get_kind(a) == JV_KIND_NUMBER)
+					r->active = (int)jv_number_value(a);
+				jv_free(a);
+			}
+			jv_free(sc);
+		}
 		jvs(cfg, "level", t[0], sizeof t[0]);
 		jvs(cfg, "schedule", t[1], sizeof t[1]);
 		jvs(cfg, "torch_npu_version", t[2], sizeof t[2]);
@@ -405,6 +431,24 @@ onattrib(struct rin *in, struct rank *r)
 	free(step);
 }
 
+/* A Notify_Wait task long enough to be a peer's lateness. */
+static void
+ontask(struct rin *in, struct rank *r, int ri)
+{
+	char *ty = getstr(in, "task_type");
+	int64_t end = geti(in, "end_ns"), dur = geti(in, "dur_ns"), peer = geti(in, "dst_rank");
+
+	if (ty && strcmp(ty, "Notify_Wait") == 0 && end != UNSET && dur != UNSET && peer != UNSET &&
+	    r->origin != UNSET && (double)dur >= rules_num("cluster.skew_min_us") * 1000) {
+		lws = xreallocarray(lws, nlw + 1, sizeof *lws);
+		lws[nlw].rank = ri;
+		lws[nlw].peer = peer;
+		lws[nlw].end = r->origin + end;
+		lws[nlw++].dur = dur;
+	}
+	free(ty);
+}
+
 static struct cinst *
 newci(int rank)
 {
@@ -413,6 +457,7 @@ newci(int rank)
 	memset(&cis[ncis], 0, sizeof cis[0]);
 	cis[ncis].rank = rank;
 	cis[ncis].wait_ms = -1;
+	cis[ncis].elapse_ms = -1;
 	return &cis[ncis++];
 }
 
@@ -516,6 +561,8 @@ oncomm(struct rin *in, struct rank *r, int ri)
 	c->start_abs = st == UNSET ? UNSET : r->origin + st;
 	if (w && !rf_isnull(w))
 		c->wait_ms = strtod(w->v, NULL);
+	if ((w = rin_get(in, "elapse_ms")) != NULL && !rf_isnull(w))
+		c->elapse_ms = strtod(w->v, NULL);
 	free(kind);
 	/* Bandwidth per transport, summed over the rank's ops. */
 	bw = getjv(in, "bandwidth");
@@ -525,6 +572,10 @@ oncomm(struct rin *in, struct rank *r, int ri)
 			double ms = numof(jv_object_get(jv_copy(v), jv_string("time_ms")));
 			int i;
 
+			/* transports repeat one transfer (HCCS and SDMA):
+			 * the op's transfer time is its longest row */
+			if (ms > c->xfer_ms)
+				c->xfer_ms = ms, c->xfer_mb = mb;
 			if (mb > 0 && ms > 0) {
 				for (i = 0; i < r->nbw; i++)
 					if (strcmp(r->bw[i].name, jv_string_value(k)) == 0)
@@ -618,7 +669,7 @@ static void
 onpeer(struct rin *in, int ri)
 {
 	struct pwait w = { ri, getstr(in, "group"), getstr(in, "step"),
-	    geti(in, "rank"), geti(in, "wait_ns"), geti(in, "exposed_wait_ns") };
+	    geti(in, "rank"), geti(in, "wait_ns"), geti(in, "exposed_wait_ns"), geti(in, "own_wait_ns") };
 
 	/* the tasks' rank is local to the group: the global one when
 	 * parallel_group_info gives it */
@@ -714,7 +765,7 @@ readinput(const char *path, int file)
 		    !istype(t, tn, "step_trace") && !istype(t, tn, "comm") &&
 		    !istype(t, tn, "comm_link") && !istype(t, tn, "kernel") &&
 		    !istype(t, tn, "comm_peer") && !istype(t, tn, "comm_group") &&
-		    !istype(t, tn, "attribution"))
+		    !istype(t, tn, "attribution") && !istype(t, tn, "comm_task"))
 			continue;
 		if (rin_scan(&in) != 0)
 			goto bad;
@@ -780,6 +831,8 @@ readinput(const char *path, int file)
 			ongroup(&in, (int)(rk - ranks));
 		else if (istype(t, tn, "attribution"))
 			onattrib(&in, rk);
+		else if (istype(t, tn, "comm_task"))
+			ontask(&in, rk, (int)(rk - ranks));
 		else
 			oncommkernel(&in, rk, (int)(rk - ranks));
 		continue;
@@ -1106,6 +1159,8 @@ struct coll {
 	int64_t	 skew, caused, delay;	/* delay: late start - median of others */
 	int64_t	 at;			/* the late rank's start, absolute */
 	double	 waited_ms;		/* measured wait of the others, -1 unknown */
+	int64_t	 fixed;			/* the wait it causes once no uncaptured peer covers it */
+	int	 covered;		/* a longer wait on an uncaptured peer covers it */
 };
 
 /* Where the starts of a collective come from: n ranks, kern of them
@@ -1121,8 +1176,8 @@ bycaused(const void *a, const void *b)
 {
 	const struct coll *x = a, *y = b;
 
-	if (x->caused != y->caused)
-		return x->caused > y->caused ? -1 : 1;
+	if (x->fixed != y->fixed)
+		return x->fixed > y->fixed ? -1 : 1;
 	return x->first < y->first ? -1 : 1;
 }
 
@@ -1311,10 +1366,10 @@ static void
 nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl, int *head)
 {
 	const char *g = rgs[k].group;
-	struct buf out = {0}, who = {0};
-	int64_t least = UNSET;
-	int nout = 0, nr = 0;
-	char t1[64], t2[64], nm[64], t[256];
+	struct buf out = {0}, who = {0}, bound = {0};
+	int64_t least = UNSET, mostwait = UNSET;
+	int nout = 0, nr = 0, nbound = 0;
+	char t1[64], t2[64], t3[64], nm[64], t[256];
 
 	for (size_t a = 0; a < npw; a++)
 		if (injob(j, pws[a].rank) && strcmp(pws[a].group, g) == 0)
@@ -1353,6 +1408,33 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 		buf_free(&who);
 		return;
 	}
+	/* The bandwidth table covering most of the ops' elapsed time on
+	 * every captured rank: moving data, at most the rest a wait. */
+	for (size_t q = k; q < nrg; q++) {
+		const struct rgroup *x = &rgs[q];
+		double el = 0, xm = 0, mb = 0;
+		int64_t steps;
+
+		if (!injob(j, x->rank) || strcmp(x->group, g) != 0 || x->elapsed == UNSET)
+			continue;
+		for (size_t c = 0; c < ncis; c++)
+			if (cis[c].rank == x->rank && strcmp(cis[c].group, g) == 0 && cis[c].elapse_ms >= 0) {
+				el += cis[c].elapse_ms;
+				xm += cis[c].xfer_ms;
+				mb += cis[c].xfer_mb;
+			}
+		if (el <= 0 || xm <= el / 2) {
+			nbound = 0;
+			break;
+		}
+		steps = ranks[x->rank].nstep > 0 ? ranks[x->rank].nstep : 1;
+		snprintf(t, sizeof t, "%s%s %.4g MB in %s of %s (%.3g GB/s)", nbound++ ? ", " : "",
+		    rname(&ranks[x->rank], nm), mb / (double)steps, hd((int64_t)(xm * 1e6) / steps, t1),
+		    hd((int64_t)(el * 1e6) / steps, t3), mb / xm);
+		buf_adds(&bound, t);
+		if (mostwait == UNSET || (int64_t)((el - xm) * 1e6) / steps > mostwait)
+			mostwait = (int64_t)((el - xm) * 1e6) / steps;
+	}
 	rbegin("peer_wait", j);
 	out_cstr(&rb, "group", g);
 	out_null(&rb, "peer");
@@ -1366,6 +1448,8 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 	buf_adds(&rb, "null");
 	put_ns(&rb, "time_at_stake", least);
 	out_cstr(&rb, "measured", "no HCCL tasks: the time in the group's ops, not the wait on the peer");
+	out_bool(&rb, "transfer_bound", nbound > 0);
+	put_ns(&rb, "wait_at_most", nbound ? mostwait : UNSET);
 	rput();
 	/* No HCCL tasks here: the figures are the ops' time, not waits. */
 	if (md && !*head)
@@ -1376,13 +1460,176 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 		    "The input holds no HCCL tasks, so the wait on %s is not measured; per step the ranks spend in the group's ops: %s.\n",
 		    g, rgs[k].role ? rgs[k].role : "no role", rgs[k].kind ? rgs[k].kind : "ops", (long long)size, in, rl,
 		    nout > 1 ? "s" : "", nout > 1 ? "s" : "", out.p, nout > 1 ? "are" : "is", nout > 1 ? "them" : "it", who.p);
+	if (nbound) {
+		if (md)
+			fprintf(md, "Its ops are transfer-bound: by the bandwidth table they move, per step, %s; at most %s per step can be a wait on global rank%s %s.\n",
+			    bound.p, hd(mostwait, t1), nout > 1 ? "s" : "", out.p);
+		addreco(least, "Group %s (%s) spends %s per step in its %s, transfer-bound: by the bandwidth table %s; at most %s per step can be a wait on global rank%s %s (not in this input): overlap it with compute.",
+		    g, rgs[k].role ? rgs[k].role : "no role", hd(least, t2), rgs[k].kind ? rgs[k].kind : "ops",
+		    bound.p, hd(mostwait, t1), nout > 1 ? "s" : "", out.p);
+		goto done;
+	}
 	addreco(least, "Group %s (%s) has members not in this input (global rank%s %s, by parallel_group_info): the ranks in this input spend %s per step in its %s; the input holds no HCCL tasks to measure the wait on %s: profile global rank%s %s (or all ranks)%s.",
 	    g, rgs[k].role ? rgs[k].role : "no role", nout > 1 ? "s" : "", out.p, hd(least, t2),
 	    rgs[k].kind ? rgs[k].kind : "ops", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p,
 	    rgs[k].role && strncmp(rgs[k].role, "pp", 2) == 0 ?
 	    "; in a pipeline this is also the schedule's bubble (more micro-batches, an interleaved schedule, balanced stages)" : "");
+done:
 	buf_free(&out);
 	buf_free(&who);
+	buf_free(&bound);
+}
+
+/*
+ * A group whose every member is in the input, with ops not under compute
+ * on each of them (kernels, or step_trace_time.csv's Overlapped 0 for a
+ * rank without kernels): the least of their exposed time per step is
+ * communication no peer can explain (the others' excess is their wait
+ * for the latest of them): overlap it with compute.
+ */
+static void
+exposedgroup(const struct job *j, size_t k, int in, int64_t size)
+{
+	const char *g = rgs[k].group;
+	int64_t least = UNSET;
+	struct buf who = {0};
+	int n = 0;
+	char t1[64], t2[64], nm[64], t[256];
+
+	if (size == UNSET || size < 2 || in < size)
+		return;
+	for (size_t q = k; q < nrg; q++) {
+		const struct rgroup *x = &rgs[q];
+		int64_t ns, steps;
+		int st = 0;
+
+		if (!injob(j, x->rank) || strcmp(x->group, g) != 0 || x->elapsed == UNSET)
+			continue;
+		steps = ranks[x->rank].nstep > 0 ? ranks[x->rank].nstep : 1;
+		if (x->exposed != UNSET)
+			ns = x->exposed / steps;
+		else if (rmean(&ranks[x->rank], D_OVERLAP) == 0)
+			ns = x->elapsed / steps, st = 1;
+		else
+			goto out;	/* part may be under compute: not told */
+		snprintf(t, sizeof t, "%s%s %s%s", n++ ? ", " : "", rname(&ranks[x->rank], nm), hd(ns, t1),
+		    st ? " (elapsed; step_trace_time.csv Overlapped 0)" : "");
+		buf_adds(&who, t);
+		if (least == UNSET || ns < least)
+			least = ns;
+	}
+	if (n < 2 || least < (int64_t)(rules_num("cluster.skew_min_us") * 1000))
+		goto out;
+	addreco(least, "Group %s (%s, %s) has all its %lld ranks in this input and none of its ops overlap compute (per step not under compute: %s): at least %s per step of it is exposed on every rank (what a rank has beyond that is its wait for the latest one): overlap it with compute%s.",
+	    g, rgs[k].role ? rgs[k].role : "no role", rgs[k].kind ? rgs[k].kind : "ops", (long long)size,
+	    who.p, hd(least, t2),
+	    rgs[k].role && strncmp(rgs[k].role, "dp", 2) == 0 ?
+	    " (data-parallel gradients: the reduce-scatter under the backward, the all-gather under the next forward, e.g. Megatron's overlap_grad_reduce / overlap_param_gather)" : "");
+out:
+	buf_free(&who);
+}
+
+/*
+ * Do the captured ranks' long waits on the peer end together?  Each long
+ * Notify_Wait of the first rank against the nearest-ending one of every
+ * other rank of the group: the largest gap in *spread, the first rank's
+ * waits in *nw.  Only for ranks whose tasks belong to this group alone
+ * (the tasks carry no group).  Returns 0 when it cannot be told.
+ */
+static int
+sameend(const struct job *j, const char *g, int64_t peer, int64_t *spread, int *nw)
+{
+	int first = -1, others = 0;
+
+	*spread = 0;
+	*nw = 0;
+	for (int i = 0; i < j->nr; i++) {
+		int ri = j->r[i], ng = 0, ing = 0;
+
+		for (size_t k = 0; k < nrg; k++)
+			if (rgs[k].rank == ri) {
+				ng++;
+				ing |= strcmp(rgs[k].group, g) == 0;
+			}
+		if (!ing)
+			continue;
+		if (ng != 1)
+			return 0;
+		if (first < 0) {
+			first = ri;
+			continue;
+		}
+		others++;
+		for (size_t a = 0; a < nlw; a++) {
+			int64_t best = INT64_MAX;
+
+			if (lws[a].rank != first || lws[a].peer != peer)
+				continue;
+			for (size_t b = 0; b < nlw; b++)
+				if (lws[b].rank == ri && lws[b].peer == peer && llabs(lws[b].end - lws[a].end) < best)
+					best = llabs(lws[b].end - lws[a].end);
+			if (best == INT64_MAX)
+				return 0;
+			if (best > *spread)
+				*spread = best;
+		}
+	}
+	for (size_t a = 0; a < nlw; a++)
+		*nw += lws[a].rank == first && lws[a].peer == peer;
+	return first >= 0 && others > 0 && *nw > 0;
+}
+
+/*
+ * After the peer `first`, the peers rank ri waits for longest (its own
+ * waits on each, mean per step, at least cluster.skew_min_us), largest
+ * first, into *b; returns how many, and in *top the longest.
+ */
+static int
+nextpeers(int ri, const char *g, int64_t first, struct buf *b, int64_t *top, int64_t *topw)
+{
+	int64_t pe[64], pw[64];
+	int n = 0;
+
+	*top = -1;
+	*topw = UNSET;
+	for (size_t a = 0; a < npw && n < 64; a++) {
+		const struct pwait *w = &pws[a];
+		int64_t sum = 0, steps = 0;
+		int dup = 0;
+
+		if (w->rank != ri || strcmp(w->group, g) != 0 || w->peer == first || w->own == UNSET)
+			continue;
+		for (int x = 0; x < n; x++)
+			dup |= pe[x] == w->peer;
+		if (dup)
+			continue;
+		for (size_t c = a; c < npw; c++)
+			if (pws[c].rank == ri && strcmp(pws[c].group, g) == 0 && pws[c].peer == w->peer &&
+			    pws[c].own != UNSET)
+				sum += pws[c].own, steps++;
+		if (sum / steps < (int64_t)(rules_num("cluster.skew_min_us") * 1000))
+			continue;
+		pe[n] = w->peer;
+		pw[n++] = sum / steps;
+	}
+	for (int x = 1; x < n; x++)
+		for (int y = x; y > 0 && pw[y - 1] < pw[y]; y--) {
+			int64_t t = pw[y], u = pe[y];
+
+			pw[y] = pw[y - 1], pe[y] = pe[y - 1];
+			pw[y - 1] = t, pe[y - 1] = u;
+		}
+	for (int x = 0; x < n; x++) {
+		char t[96], h[64];
+
+		snprintf(t, sizeof t, "%srank %lld %s", x ? ", " : "", (long long)pe[x], hd(pw[x], h));
+		buf_adds(b, t);
+	}
+	if (n) {
+		*top = pe[0];
+		*topw = pw[0];
+	}
+	return n;
 }
 
 /*
@@ -1489,17 +1736,88 @@ peerwaits(const struct job *j)
 				    nr == j->nr && nr > 1 ? (nr == 2 ? "Both ranks" : "All ranks") : nr == 1 ? "One rank" : "Ranks",
 				    nr == 1 ? "s" : "", (long long)w->peer, who.p ? who.p : "");
 			}
+			/* Waits that end together are released by the peer's
+			 * arrival: it is late, the links are not slow. */
 			{
-				char sz[96] = "";
+				int64_t spread;
+				int nw, steps = 0;
 
-				if (size != UNSET)
-					snprintf(sz, sizeof sz, "; the input holds %d of the group's %lld ranks", in, (long long)size);
-				addreco(least, "Rank %lld of group %s, which is not in this input, holds back the ranks that are (exposed wait per step: %s)%s: profile rank %lld (or all ranks) to see why it is late.",
-				    (long long)w->peer, g, who.p ? who.p : "", sz, (long long)w->peer);
+				for (int i = 0; i < j->nr; i++)
+					if (ranks[j->r[i]].nstep > steps)
+						steps = ranks[j->r[i]].nstep;
+				if (sameend(j, g, w->peer, &spread, &nw) && md) {
+					char h[64];
+
+					if ((double)spread <= rules_num("cluster.skew_min_us") * 100)
+						fprintf(md, "\nTheir HCCL tasks show the waits for rank %lld ending at the same instant (%d wait%s of at least %g µs on each rank, ends within %s of each other): the peer's arrival releases them together, so rank %lld arrives late; a slow link would not end them together.",
+						    (long long)w->peer, nw, nw == 1 ? "" : "s", rules_num("cluster.skew_min_us"), hd(spread, h), (long long)w->peer);
+					else
+						fprintf(md, "\nTheir HCCL tasks show the waits for rank %lld ending up to %s apart (%d wait%s of at least %g µs on each rank).",
+						    (long long)w->peer, hd(spread, h), nw, nw == 1 ? "" : "s", rules_num("cluster.skew_min_us"));
+					if (steps == 1)
+						fprintf(md, " The capture holds one step%s: one occurrence, not a pattern.",
+						    ranks[j->r[0]].active == 1 ? " (profiler_info schedule active 1)" : "");
+					fprintf(md, "\n");
+				}
+			}
+			/* The peers each captured rank waits for next: fixing
+			 * the latest one leaves them; all of them late is a
+			 * group-wide skew. */
+			{
+				struct buf nx = {0}, rx = {0};
+				int wide = 0;
+				char widen[64];
+
+				for (int i = 0; i < j->nr; i++) {
+					struct buf b = {0};
+					int64_t top, topw;
+					int n = nextpeers(j->r[i], g, w->peer, &b, &top, &topw);
+					char t[256], h[64];
+
+					if (n == 0)
+						continue;
+					if (size != UNSET && n == size - 2) {
+						if (!wide)
+							rname(&ranks[j->r[i]], widen);
+						wide = 1;
+						snprintf(t, sizeof t, "%s%s waits for every other peer too (its own waits per step: ", nx.len ? " " : "", rname(&ranks[j->r[i]], nm));
+					} else
+						snprintf(t, sizeof t, "%s%s waits next for ", nx.len ? " " : "", rname(&ranks[j->r[i]], nm));
+					buf_adds(&nx, t);
+					buf_adds(&nx, b.p);
+					buf_adds(&nx, n == size - 2 ? ")." : " per step.");
+					if (rx.len == 0) {
+						snprintf(t, sizeof t, "; fixing it leaves the next-latest peer (rank %lld, %s per step on %s)",
+						    (long long)top, hd(topw, h), rname(&ranks[j->r[i]], nm));
+						buf_adds(&rx, t);
+					}
+					buf_free(&b);
+				}
+				if (md && nx.len)
+					fprintf(md, "\nAfter rank %lld: %s%s%s%s\n", (long long)w->peer, nx.p,
+					    wide ? " Every peer of the group arrives after " : "", wide ? widen : "",
+					    wide ? ": the skew is group-wide, and fixing one peer at a time leaves the next." : "");
+				if (wide)
+					buf_adds(&rx, ": every peer arrives late, the skew is group-wide");
+				{
+					char sz[96] = "";
+
+					if (size != UNSET)
+						snprintf(sz, sizeof sz, "; the input holds %d of the group's %lld ranks", in, (long long)size);
+					if (wide)
+						addreco(least, "Rank %lld of group %s, which is not in this input, holds back the ranks that are (exposed wait per step: %s)%s%s: profile all ranks to see why they are late.",
+						    (long long)w->peer, g, who.p ? who.p : "", sz, rx.p);
+					else
+						addreco(least, "Rank %lld of group %s, which is not in this input, holds back the ranks that are (exposed wait per step: %s)%s%s: profile rank %lld (or all ranks) to see why it is late.",
+						    (long long)w->peer, g, who.p ? who.p : "", sz, rx.len ? rx.p : "", (long long)w->peer);
+				}
+				buf_free(&nx);
+				buf_free(&rx);
 			}
 			buf_free(&who);
 		}
 		nometapeers(j, k, in, size, rl.p ? rl.p : "", &head);
+		exposedgroup(j, k, in, size);
 		buf_free(&rl);
 	}
 }
@@ -1647,6 +1965,90 @@ latecause(const struct job *j, int ri, const struct rstep *ls, int64_t delay,
 		return out;
 	}
 	return "not explained by its breakdown (the delay is inside the step before the collective)";
+}
+
+/*
+ * How much longer the ranks that arrive before the late rank ri spend in
+ * its significant collectives than it does (communication.json's
+ * elapsed times): their wait for it, per step, and the part of it
+ * communication.json books as idle rather than wait (no task waits on a
+ * peer there).  Text in *t ("rank 1 12.47 ms per step (...)"), one
+ * object per rank in *js; returns the most of any rank, UNSET if none.
+ */
+static int64_t
+othersextra(const struct job *j, int ri, const struct coll *cl, size_t ncl, double skew_min,
+    struct buf *t, struct buf *jo)
+{
+	int64_t most = UNSET;
+	int nlist = 0;
+
+	buf_addc(jo, '[');
+	for (int k = 0; k < j->nr; k++) {
+		int oi = j->r[k];
+		double ext = 0, idle = 0;
+		int nop = 0, steps = ranks[oi].nstep > 0 ? ranks[oi].nstep : 1;
+		struct buf ops = {0};
+		char h1[64], h2[64], h3[64], nm[64], x[512];
+
+		if (oi == ri)
+			continue;
+		for (size_t c = 0; c < ncl; c++) {
+			const struct cinst *me = NULL, *ot = NULL;
+			double e;
+
+			if (cl[c].late != ri || (double)cl[c].skew < skew_min)
+				continue;
+			for (size_t m = 0; m < cl[c].n; m++) {
+				const struct cinst *ci = &cis[cl[c].first + m];
+
+				if (ci->rank == ri)
+					me = ci;
+				else if (ci->rank == oi)
+					ot = ci;
+			}
+			if (me == NULL || ot == NULL || me->elapse_ms < 0 || ot->elapse_ms < 0 ||
+			    (e = ot->elapse_ms - me->elapse_ms) <= 0)
+				continue;
+			ext += e;
+			/* the part not booked as wait */
+			if (ot->wait_ms >= 0 && me->wait_ms >= 0) {
+				double wd = ot->wait_ms - me->wait_ms;
+
+				if (e - (wd > 0 ? wd : 0) > 0)
+					idle += e - (wd > 0 ? wd : 0);
+			}
+			snprintf(x, sizeof x, "%s%s %s vs %s", nop++ ? ", " : "", ot->op,
+			    hd((int64_t)(ot->elapse_ms * 1e6), h1), hd((int64_t)(me->elapse_ms * 1e6), h2));
+			buf_adds(&ops, x);
+		}
+		if (nop == 0) {
+			buf_free(&ops);
+			continue;
+		}
+		{
+			int64_t en = (int64_t)(ext * 1e6) / steps, in = (int64_t)(idle * 1e6) / steps;
+
+			if (most == UNSET || en > most)
+				most = en;
+			if (nlist)
+				buf_addc(jo, ',');
+			buf_adds(jo, "{\"profile\":");
+			out_esc(jo, ranks[oi].profile, strlen(ranks[oi].profile));
+			if (ranks[oi].rankid >= 0)
+				out_i64(jo, "rank", ranks[oi].rankid);
+			else
+				out_null(jo, "rank");
+			put_ns(jo, "extra_elapsed_per_step", en);
+			put_ns(jo, "booked_idle_per_step", in);
+			buf_addc(jo, '}');
+			snprintf(x, sizeof x, "%s%s %s per step longer (%s); %s of it booked as idle, not wait, in communication.json",
+			    nlist++ ? "; " : "", rname(&ranks[oi], nm), hd(en, h1), ops.p, hd(in, h3));
+			buf_adds(t, x);
+		}
+		buf_free(&ops);
+	}
+	buf_addc(jo, ']');
+	return most;
 }
 
 static void
@@ -1954,10 +2356,12 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 		buf_free(&slow);
 	}
 
+	/* A peer outside the input that every captured rank waits for. */
+	up = uncaptured_worst(j, &upg, &upleast);
 	/* Collectives: the same op of a group in the same step on several
 	 * ranks. */
 	for (size_t a = cfirst, b; a < cend; a = b) {
-		struct coll c = { a, 0, -1, -1, 0, 0, 0, 0, -1 };
+		struct coll c = { a, 0, -1, -1, 0, 0, 0, 0, -1, 0, 0 };
 		int64_t mx = INT64_MIN, mn = INT64_MAX;
 
 		for (b = a; b < cend && strcmp(cis[b].group, cis[a].group) == 0 &&
@@ -1986,6 +2390,14 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 			}
 		}
 		c.delay = mx - median(vals, (int)c.n - 1);
+		/* Every captured rank of the group waits longer for a peer
+		 * outside the input: while it is late, this skew costs
+		 * nothing; what it causes shows once that peer is fixed. */
+		c.fixed = c.caused;
+		if (up >= 0 && strcmp(cis[a].group, upg) == 0 && upleast > c.skew) {
+			c.covered = 1;
+			c.caused = 0;
+		}
 		if ((double)c.skew >= skew_min) {
 			nsig++;
 			latecount[c.late]++;
@@ -2018,6 +2430,11 @@ skip:
 		out_cstr(&rb, "first_profile", ranks[c->early].profile);
 		put_ns(&rb, "late_delay", c->delay);
 		put_ns(&rb, "wait_caused", c->caused);
+		put_ns(&rb, "wait_once_peer_fixed", c->fixed);
+		if (c->covered)
+			out_i64(&rb, "covered_by_peer", up);
+		else
+			out_null(&rb, "covered_by_peer");
 		if (c->waited_ms >= 0) {
 			char t[32];
 
@@ -2030,7 +2447,6 @@ skip:
 	}
 
 	/* The rank late at most significant collectives, and why. */
-	up = uncaptured_worst(j, &upg, &upleast);
 	jsarray("late_ranks");
 	for (int i = 0; nsig && i < nr; i++) {
 		int ri = j->r[i];
@@ -2038,11 +2454,13 @@ skip:
 		struct coll *w = NULL;
 		struct rstep *ls = NULL;
 		int64_t dstart = UNSET, dprep = UNSET, dfree = UNSET, dcomp = UNSET, rest = UNSET;
-		int64_t tot = 0;
+		int64_t tot = 0, totc = 0;
 		char nm[64], t6[64], t8[64], chain[1024], against[64], causebuf[1024];
 		const char *cause;
 		const struct rank *other = NULL;
 		int nother = 0;
+		struct buf xt = {0}, xj = {0};
+		int64_t extra = UNSET;
 
 		if ((double)latecount[ri] <= rules_num("cluster.late_share") * (double)nsig)
 			continue;
@@ -2050,7 +2468,8 @@ skip:
 		 * carry the drift of the steps before (the others waited). */
 		for (size_t k = 0; k < ncl; k++)
 			if (cl[k].late == ri && (double)cl[k].skew >= skew_min) {
-				tot += cl[k].caused;
+				tot += cl[k].fixed;
+				totc += cl[k].caused;
 				if (w == NULL || cl[k].at < w->at)
 					w = &cl[k];
 			}
@@ -2114,6 +2533,9 @@ skip:
 		    dfree == UNSET ? "an unknown free time" : moreless(dfree, "more free time", "less free time", t5),
 		    dcomp == UNSET ? "an unknown compute" : moreless(dcomp, "more compute", "less compute", t6),
 		    against);
+		/* the ranks before it wait for it inside these collectives */
+		if (!(up >= 0 && upleast > w->delay))
+			extra = othersextra(j, ri, cl, ncl, skew_min, &xt, &xj);
 		rbegin("late_rank", j);
 		put_rank(r);
 		out_i64(&rb, "late_at", latecount[ri]);
@@ -2121,7 +2543,7 @@ skip:
 		out_cstr(&rb, "first_late_op", cis[w->first].op);
 		out_cstr(&rb, "first_late_step", cis[w->first].step);
 		put_ns(&rb, "delay", w->delay);
-		put_ns(&rb, "wait_caused_total", tot);
+		put_ns(&rb, "wait_caused_total", totc);
 		put_ns(&rb, "step_start_delta", dstart);
 		put_ns(&rb, "preparing_delta", dprep);
 		put_ns(&rb, "in_step_delta", rest);
@@ -2129,6 +2551,11 @@ skip:
 		put_ns(&rb, "compute_delta", dcomp);
 		out_cstr(&rb, "cause", cause);
 		out_cstr(&rb, "chain", chain);
+		out_key(&rb, "waited_by");
+		if (xj.len)
+			buf_add(&rb, xj.p, xj.len);
+		else
+			buf_adds(&rb, "null");
 		/* A peer outside the input that every captured rank waits for
 		 * longer: this rank is only the latest of those captured. */
 		out_key(&rb, "outweighed_by");
@@ -2195,9 +2622,16 @@ skip:
 				    mdt(rname(r, nm), 0), mdt(rname(r, t5), 0), partial || selfop ? "of the ranks in this input " : "",
 				    latecount[ri], nsig, skew_min / 1000, hd(tot, t1), partial || selfop ? "in this input " : "",
 				    mdt(who, 0), mdt(chain, 0), cause);
-			addreco(w->delay, "%s arrives %s late at its first late collective (%d of %zu): %s; the ranks in this input that arrive before it wait for it%s.",
-			    rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, cause, who);
+			if (md && xt.len)
+				fprintf(md, "\nThe ranks that arrive before it wait for it inside these collectives: %s. Fixing %s's delay recovers that time on them.\n",
+				    mdt(xt.p, 0), mdt(rname(r, t5), 0));
+			addreco(w->delay, "%s arrives %s late at its first late collective (%d of %zu): %s; the ranks in this input that arrive before it wait for it%s%s%s%s.",
+			    rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, cause,
+			    extra != UNSET ? " (up to " : "", extra != UNSET ? hd(extra, t7) : "",
+			    extra != UNSET ? " per step longer in these collectives: fixing its delay recovers it on them)" : "", who);
 		}
+		buf_free(&xt);
+		buf_free(&xj);
 	}
 
 	/* The worst collectives. */
@@ -2207,8 +2641,17 @@ skip:
 
 		memcpy(sorted, cl, ncl * sizeof *sorted);
 		qsort(sorted, ncl, sizeof *sorted, bycaused);
-		fprintf(md, "\n## Collectives by wait caused\n\n%zu collectives seen on two ranks or more, %zu with an arrival skew of at least %g µs.\n\n| op | step | ranks | skew | late rank | wait caused | start from |\n|---|---|---|---|---|---|---|\n",
+		int ncov = 0;
+
+		for (size_t k = 0; k < ncl; k++)
+			ncov += cl[k].covered;
+		fprintf(md, "\n## Collectives by wait caused\n\n%zu collectives seen on two ranks or more, %zu with an arrival skew of at least %g µs.",
 		    ncl, nsig, skew_min / 1000);
+		if (ncov)
+			fprintf(md, " In %d of them every rank in this input waits longer for rank %lld (not in this input): while it is late they cause no wait; the last column gives the wait once it is fixed.",
+			    ncov, (long long)up);
+		fprintf(md, "\n\n| op | step | ranks | skew | late rank | wait caused |%s start from |\n|---|---|---|---|---|---|%s---|\n",
+		    ncov ? " once the peer is fixed |" : "", ncov ? "---|" : "");
 		for (size_t k = 0; k < ncl && k < top; k++) {
 			struct cinst *ci = &cis[sorted[k].first];
 			size_t kern = 0;
@@ -2216,9 +2659,12 @@ skip:
 
 			for (size_t i = 0; i < sorted[k].n; i++)
 				kern += (size_t)ci[i].from_kernel;
-			fprintf(md, "| %s | %s | %zu | %s | %s | %s | %s |\n", mdt(ci->op, 1), mdt(ci->step, 1),
+			fprintf(md, "| %s | %s | %zu | %s | %s | %s |", mdt(ci->op, 1), mdt(ci->step, 1),
 			    sorted[k].n, hd(sorted[k].skew, t1), mdt(rname(&ranks[sorted[k].late], nm), 1),
-			    hd(sorted[k].caused, t2), srcname(kern, sorted[k].n));
+			    hd(sorted[k].caused, t2));
+			if (ncov)
+				fprintf(md, " %s |", hd(sorted[k].fixed, t3));
+			fprintf(md, " %s |\n", srcname(kern, sorted[k].n));
 		}
 		free(sorted);
 	}
