@@ -1923,17 +1923,19 @@ latecause(const struct job *j, int ri, const struct rstep *ls, int64_t delay,
     int64_t dfree, int64_t dcomp, char *out, size_t n)
 {
 	char t1[64], t2[64], t3[64];
+	/* parts under a tenth of the skew floor are clock jitter */
+	int64_t jitter = (int64_t)(rules_num("cluster.skew_min_us") * 100);
 
 	if (dstart != UNSET && dprep != UNSET && rest != UNSET) {
 		struct buf b = {0}, h = {0};
 		int np = 0;
 
-		if (dstart > 0) {
+		if (dstart >= jitter) {
 			snprintf(out, n, "%s before its step (its step began later: the previous step or work between steps, not in the capture)", hd(dstart, t1));
 			buf_adds(&b, out);
 			np++;
 		}
-		if (dprep > 0) {
+		if (dprep >= jitter) {
 			prepdiff(j, ri, ls, &h);
 			snprintf(out, n, "%s%s longer preparing before its first kernel (%s%s)", np ? "; " : "", hd(dprep, t1),
 			    h.len ? "its host time there grows most in " : "which host work grows there is not in the records: no host attribution for every rank",
@@ -1941,7 +1943,7 @@ latecause(const struct job *j, int ri, const struct rstep *ls, int64_t delay,
 			buf_adds(&b, out);
 			np++;
 		}
-		if (rest > 0) {
+		if (rest >= jitter) {
 			snprintf(out, n, "%s%s inside the step before the collective", np ? "; " : "", hd(rest, t1));
 			buf_adds(&b, out);
 			np++;
