@@ -1797,8 +1797,11 @@ peerwaits(const struct job *j)
 					fprintf(md, "\nAfter rank %lld: %s%s%s%s\n", (long long)w->peer, nx.p,
 					    wide ? " Every peer of the group arrives after " : "", wide ? widen : "",
 					    wide ? ": the skew is group-wide, and fixing one peer at a time leaves the next." : "");
-				if (wide)
-					buf_adds(&rx, ": every peer arrives late, the skew is group-wide");
+				if (wide) {
+					buf_adds(&rx, ": every other peer arrives after ");
+					buf_adds(&rx, widen);
+					buf_adds(&rx, " too, the skew is group-wide");
+				}
 				{
 					char sz[96] = "";
 
