@@ -134,6 +134,14 @@ struct lwait {
 };
 static struct lwait *lws;
 static size_t nlw;
+
+/* A device idle window of a rank (asc-gaps' bubble), absolute ns. */
+struct idle {
+	int	 rank;
+	int64_t	 start, end;
+};
+static struct idle *ids;
+static size_t nid;
 static struct rgroup *rgs;
 static size_t nrg;
 
@@ -753,7 +761,7 @@ readinput(const char *path, int file)
 		if (r < 0 || rin_type(&in, &t, &tn) != 0)
 			goto bad;
 		if (istype(t, tn, "host") || istype(t, tn, "op") ||
-		    istype(t, tn, "bubble") ||
+		    0 ||
 		    istype(t, tn, "segment") || istype(t, tn, "marker")) {
 			char ty[32];
 
@@ -765,7 +773,8 @@ readinput(const char *path, int file)
 		    !istype(t, tn, "step_trace") && !istype(t, tn, "comm") &&
 		    !istype(t, tn, "comm_link") && !istype(t, tn, "kernel") &&
 		    !istype(t, tn, "comm_peer") && !istype(t, tn, "comm_group") &&
-		    !istype(t, tn, "attribution") && !istype(t, tn, "comm_task"))
+		    !istype(t, tn, "attribution") && !istype(t, tn, "comm_task") &&
+		    !istype(t, tn, "bubble"))
 			continue;
 		if (rin_scan(&in) != 0)
 			goto bad;
@@ -833,6 +842,16 @@ readinput(const char *path, int file)
 			onattrib(&in, rk);
 		else if (istype(t, tn, "comm_task"))
 			ontask(&in, rk, (int)(rk - ranks));
+		else if (istype(t, tn, "bubble")) {
+			int64_t a = geti(&in, "start_ns"), b = geti(&in, "end_ns");
+
+			if (a != UNSET && b != UNSET && rk->origin != UNSET) {
+				ids = xreallocarray(ids, nid + 1, sizeof *ids);
+				ids[nid].rank = (int)(rk - ranks);
+				ids[nid].start = rk->origin + a;
+				ids[nid++].end = rk->origin + b;
+			}
+		}
 		else
 			oncommkernel(&in, rk, (int)(rk - ranks));
 		continue;
@@ -1914,6 +1933,50 @@ out:
 }
 
 /*
+ * Where the late rank idles before its late collective: the device idle
+ * (bubbles) between the end of its previous comm op of the step and the
+ * collective's start.  Text into out; 0 when the records do not tell.
+ */
+static int
+idlebefore(int ri, const struct cinst *me, char *out, size_t n)
+{
+	const struct cinst *prev = NULL;
+	int64_t pend = UNSET, idle = 0;
+	char h1[64], h2[64];
+
+	if (me == NULL || me->start_abs == UNSET)
+		return 0;
+	for (size_t c = 0; c < ncis; c++) {
+		const struct cinst *x = &cis[c];
+		int64_t e;
+
+		if (x->rank != ri || x == me || strcmp(x->step, me->step) != 0 ||
+		    x->start_abs == UNSET || x->elapse_ms < 0)
+			continue;
+		e = x->start_abs + (int64_t)(x->elapse_ms * 1e6);
+		if (e <= me->start_abs && (pend == UNSET || e > pend))
+			pend = e, prev = x;
+	}
+	if (prev == NULL)
+		return 0;
+	for (size_t b = 0; b < nid; b++) {
+		int64_t a, z;
+
+		if (ids[b].rank != ri)
+			continue;
+		a = ids[b].start > pend ? ids[b].start : pend;
+		z = ids[b].end < me->start_abs ? ids[b].end : me->start_abs;
+		if (z > a)
+			idle += z - a;
+	}
+	if (idle == 0)
+		return 0;
+	snprintf(out, n, "%s of its device idle (its bubbles, short gaps left out) lies between the end of %s and the start of %s (a %s stretch)",
+	    hd(idle, h1), prev->op, me->op, hd(me->start_abs - pend, h2));
+	return 1;
+}
+
+/*
  * Why the rank is late, from the split of its delay against the others'
  * same step.  With the step start known: the parts before the step, in
  * its preparing and inside the step before the collective, each named.
@@ -1923,7 +1986,7 @@ out:
 static const char *
 latecause(const struct job *j, int ri, const struct rstep *ls, int64_t delay,
     const char *op, const char *against, int64_t dstart, int64_t dprep, int64_t rest,
-    int64_t dfree, int64_t dcomp, char *out, size_t n)
+    int64_t dfree, int64_t dcomp, const char *where, char *out, size_t n)
 {
 	char t1[64], t2[64], t3[64];
 	/* parts under a tenth of the skew floor are clock jitter */
@@ -1960,8 +2023,9 @@ latecause(const struct job *j, int ri, const struct rstep *ls, int64_t delay,
 		return out;
 	}
 	if (dfree != UNSET && dfree >= delay && (dcomp == UNSET || dfree > dcomp)) {
-		snprintf(out, n, "its extra idle time: over the step it has %s more free time than %s (device idle outside communication; compute %s), which covers the %s delay and holds back its %s",
-		    hd(dfree, t1), against, dcomp == UNSET ? "unknown" : moreless(dcomp, "more", "less", t2), hd(delay, t3), op);
+		snprintf(out, n, "its extra idle time: over the step it has %s more free time than %s (device idle outside communication; compute %s), which covers the %s delay and holds back its %s%s%s",
+		    hd(dfree, t1), against, dcomp == UNSET ? "unknown" : moreless(dcomp, "more", "less", t2), hd(delay, t3), op,
+		    where ? "; " : "", where ? where : "");
 		return out;
 	}
 	if (dcomp != UNSET && dcomp >= delay) {
@@ -2466,6 +2530,8 @@ skip:
 		int nother = 0;
 		struct buf xt = {0}, xj = {0};
 		int64_t extra = UNSET;
+		char where[384];
+		int hasw = 0;
 
 		if ((double)latecount[ri] <= rules_num("cluster.late_share") * (double)nsig)
 			continue;
@@ -2525,8 +2591,16 @@ skip:
 			rname(other, against);
 		else
 			snprintf(against, sizeof against, "the median of the other ranks");
+		{
+			const struct cinst *me = NULL;
+
+			for (size_t m = 0; m < w->n; m++)
+				if (cis[w->first + m].rank == ri)
+					me = &cis[w->first + m];
+			hasw = idlebefore(ri, me, where, sizeof where);
+		}
 		cause = latecause(j, ri, ls, w->delay, cis[w->first].op, against,
-		    dstart, dprep, rest, dfree, dcomp, causebuf, sizeof causebuf);
+		    dstart, dprep, rest, dfree, dcomp, hasw ? where : NULL, causebuf, sizeof causebuf);
 		/* Differences to the others, never the rank's own values. */
 		snprintf(chain, sizeof chain, "%s arrives %s late at %s (step %s), against %s: step start %s, preparing %s%s, in the step before the collective %s; over the whole step %s has %s and %s than %s",
 		    rname(r, nm), hd(w->delay, t1), cis[w->first].op, cis[w->first].step, against,
