@@ -11,8 +11,9 @@
  *
  * Ranks are compared on absolute time: each rank's origin is exact decimal
  * text, so origin + start_ns is integer ns arithmetic, never a double.
- * Memory is per rank, per step and per collective: kernels other than
- * communication ones and host events are skipped unread.
+ * Memory is per rank, per step, per collective, per idle window and per
+ * long Notify_Wait: kernels other than communication ones and host
+ * events are skipped unread.
  */
 #include <errno.h>
 #include <fcntl.h>
