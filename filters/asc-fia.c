@@ -321,7 +321,7 @@ static char *grname[MAXGROUP];		/* fia.group_roles: role of a group name */
 static const char *const *grglob[MAXGROUP];
 static int ngr;
 /* Roles the code assigns itself (-1: not in the rules). */
-static int r_samp = -1, r_pp = -1, r_dp = -1, r_ep = -1;
+static int r_samp = -1, r_pp = -1, r_dp = -1, r_ep = -1, r_embd = -1;
 static int minbwd, minrep;
 static size_t maxpk;
 static int64_t prefill_min, decode_max, pass_gap, small_ns;
@@ -412,6 +412,7 @@ loadroles(void)
 	r_pp = roleidx("pp_comm");
 	r_dp = roleidx("dp_comm");
 	r_ep = roleidx("ep_comm");
+	r_embd = roleidx("embd_comm");
 	minbwd = (int)rules_num("fia.training_min_backward");
 	minrep = (int)rules_num("fia.period_min_repeats");
 	if (minrep < 2)
@@ -2479,7 +2480,7 @@ readmeta(const char *dir, size_t n)
 	jv_free(pg);
 	/* The collective dimensions with more than one rank. */
 	for (int i = 0, many = 0; i < M.n; i++) {
-		if (M.role[i] < 0 || M.size[i] < 2)
+		if (M.role[i] < 0 || M.size[i] < 2 || M.role[i] == r_embd)
 			continue;
 		if (M.role[i] == r_pp) {
 			if (M.size[i] > M.ppsize)
