@@ -933,6 +933,39 @@ phasetable(void)
 	jv_free(opt);
 }
 
+/* What each part of the work between passes is (asc-fia between_passes). */
+static const char *const bparts[][2] = {
+	{ "pipeline_send_receive", "pipeline send/receive (the wait for the other stage and the transfer)" },
+	{ "gradient_sync", "gradient sync (dp collectives after the last gradient kernel)" },
+	{ "embd_gradient_allreduce", "embedding-gradient all-reduce (embd group)" },
+	{ "optimizer", "optimizer step (its kernels and collectives)" },
+	{ "other_comm", "other collectives" },
+	{ "other_compute", "compute outside the layers (after a pass's last layer, before the next pass's first)" },
+};
+
+/* The work between passes as a sentence ("" none); its kernel sum in *sum. */
+static void
+betweentext(struct buf *b, int64_t *sum)
+{
+	jv bp = get(P.summary, "between_passes");
+
+	*sum = 0;
+	for (size_t i = 0; i < sizeof bparts / sizeof bparts[0]; i++) {
+		jv x = get(bp, bparts[i][0]);
+		char t[256];
+
+		if (jv_get_kind(x) == JV_KIND_OBJECT) {
+			snprintf(t, sizeof t, "%s%s %s, %lld kernel%s", b->len ? "; " : "",
+			    ms(gi(x, "kernel_sum_ns")), bparts[i][1], (long long)gi(x, "kernels"),
+			    gi(x, "kernels") == 1 ? "" : "s");
+			buf_adds(b, t);
+			*sum += gi(x, "kernel_sum_ns");
+		}
+		jv_free(x);
+	}
+	jv_free(bp);
+}
+
 static void
 s3_passes(void)
 {
@@ -1003,6 +1036,16 @@ s3_passes(void)
 	if (O.n)
 		pf("Only the first %d passes and the last are listed (%lld passes in all); the %lld "
 		    "between are summarised in one row.\n\n", onpass, (long long)npasses(), (long long)O.n);
+	{
+		int64_t sum;
+
+		tb.len = 0;
+		betweentext(&tb, &sum);
+		if (tb.len)
+			pf("**Between passes, not layer time** (kernel sums, %s in all): %s. A layer's "
+			    "wall ends at its last kernel before this work, a pass's at its last layer's "
+			    "end.\n\n", ms(sum), tb.p);
+	}
 	if (train) {
 		tb.len = 0;
 		for (int i = 0; i < len(P.passes); i++) {
@@ -1852,6 +1895,14 @@ s10_summary(void)
 		tb.len = 0;
 		commtext(&tb, 0);
 		pf("- Communication roles: %s.\n", tb.p);
+	}
+	{
+		int64_t sum;
+
+		tb.len = 0;
+		betweentext(&tb, &sum);
+		if (tb.len)
+			pf("- Between passes, not in the layer or pass walls: %s.\n", tb.p);
 	}
 	pf("\n");
 }

@@ -58,6 +58,15 @@ enum { FC_NONE, FC_PREFILL, FC_DECODE, FC_AMBIG };
 enum { T_DENSE, T_DFC, T_GMM, T_MOE, T_DECODE, T_BWD, NTYPE };
 enum { E_FIA, E_ATT, E_PER, NENG };
 enum { PH_FWD, PH_BWD, PH_OPT, NPH };
+/*
+ * Work between passes, not layer time: pipeline send/receive, gradient
+ * sync (dp collectives after the last gradient kernel), the embedding
+ * gradient all-reduce, the optimizer step, and the rest (other
+ * collectives, compute before the next pass's first layer).
+ */
+enum { BP_PIPE, BP_GRAD, BP_EMBD, BP_OPT, BP_COMM, BP_COMP, NBP };
+static const char *bpname[NBP] = { "pipeline_send_receive", "gradient_sync",
+    "embd_gradient_allreduce", "optimizer", "other_comm", "other_compute" };
 /* Where a communication kernel's role comes from. */
 enum { RS_GROUP, RS_EVID, RS_DIMS, RS_POS, RS_NAME, NRS };
 
@@ -107,7 +116,7 @@ struct stream {
 
 /* A kernel of the current layer (name: the normalised name). */
 struct lk {
-	int	 name, flags, stream, role, cls;
+	int	 name, flags, stream, role, cls, ph;
 	int64_t	 s, e;
 };
 
@@ -222,6 +231,20 @@ struct eng {
 	int		 prevdir, p2p;	/* of the last layer; a send / receive since */
 	struct chain	 on;		/* passes from gaps, transitions, steps */
 	struct chain	 pat;		/* passes from the layer-type period */
+	/*
+	 * Between passes: once the open layer meets a send/receive or an
+	 * optimizer kernel (hard) or a gradient sync (soft: undone by a later
+	 * gradient kernel or a next layer of the same pass), its figures
+	 * before that kernel are kept in s*, and the kernels from it on are
+	 * tallied in p* for the parts b* if the layer is cut back.
+	 */
+	int		 seal;		/* 0 none, 1 soft, 2 hard */
+	struct layer	 scur;
+	struct acc	 sra[MAXROLE];
+	int64_t		 srn[MAXROLE], srsum[MAXROLE];
+	uint64_t	 srst[MAXROLE];
+	size_t		 snbuf, sndn;
+	int64_t		 pn[NBP], psum[NBP], bn[NBP], bsum[NBP];
 	size_t		 per;		/* shortest period so far; 0: none <= PATMAX */
 	/* Totals over the layers. */
 	int64_t		 nfia[4], fsum[4], tc[NTYPE], cnt[6], samp;
@@ -650,6 +673,9 @@ eng_reset(struct eng *e)
 	memset(e->cnt, 0, sizeof e->cnt);
 	e->samp = 0;
 	e->anymoe = e->mis = e->decbad = 0;
+	e->seal = 0;
+	memset(e->bn, 0, sizeof e->bn);
+	memset(e->bsum, 0, sizeof e->bsum);
 }
 
 static void
@@ -1170,17 +1196,96 @@ layer_close(struct eng *e, int ei)
 	e->nbuf = 0;
 }
 
+/* The part between passes that a kernel outside every layer belongs to. */
+static int
+bpart(const struct lk *k)
+{
+	if (k->flags & F_P2P)
+		return BP_PIPE;
+	if (k->ph == PH_OPT)
+		return BP_OPT;
+	if (k->cls == C_COMM && k->role >= 0 && k->role == r_dp)
+		return BP_GRAD;
+	if (k->cls == C_COMM && k->role >= 0 && k->role == r_embd)
+		return BP_EMBD;
+	return k->cls == C_COMM ? BP_COMM : BP_COMP;
+}
+
+/*
+ * How a kernel ends the open layer: 2 surely (a send / receive, the
+ * optimizer step); 1 unless the pass goes on after it (a gradient sync
+ * in the backward phase: overlapped with the backward it is layer time);
+ * 0 not.
+ */
+static int
+sealof(const struct lk *k)
+{
+	if ((k->flags & F_P2P) || k->ph == PH_OPT)
+		return 2;
+	if (k->ph == PH_BWD && k->cls == C_COMM && k->role >= 0 &&
+	    (k->role == r_dp || k->role == r_embd))
+		return 1;
+	return 0;
+}
+
+/* Keep the open layer's figures before its first kernel between passes. */
+static void
+seal_open(struct eng *e, int how)
+{
+	if (e->seal == 0) {
+		e->scur = e->cur;
+		memcpy(e->sra, e->ra, sizeof e->ra);
+		memcpy(e->srn, e->rn, sizeof e->rn);
+		memcpy(e->srsum, e->rsum, sizeof e->rsum);
+		memcpy(e->srst, e->rst, sizeof e->rst);
+		e->snbuf = e->nbuf;
+		e->sndn = e->ndn;
+		memset(e->pn, 0, sizeof e->pn);
+		memset(e->psum, 0, sizeof e->psum);
+	}
+	if (how > e->seal)
+		e->seal = how;
+}
+
+/*
+ * Close the open layer; cut it back to its last kernel before the work
+ * between passes when that is sure or a new pass follows (cut), and
+ * count that work in its parts.
+ */
+static void
+layer_end(struct eng *e, int ei, int cut)
+{
+	if (e->seal == 2 || (e->seal == 1 && cut)) {
+		e->cur = e->scur;
+		memcpy(e->ra, e->sra, sizeof e->ra);
+		memcpy(e->rn, e->srn, sizeof e->rn);
+		memcpy(e->rsum, e->srsum, sizeof e->rsum);
+		memcpy(e->rst, e->srst, sizeof e->rst);
+		e->nbuf = e->snbuf;
+		e->ndn = e->sndn;
+		for (int j = 0; j < NBP; j++) {
+			e->bn[j] += e->pn[j];
+			e->bsum[j] += e->psum[j];
+		}
+	}
+	e->seal = 0;
+	layer_close(e, ei);
+}
+
 static void
 eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
     const struct rfield *step, int64_t gap)
 {
-	if (k->flags & F_P2P)
-		e->p2p = 1;
-	if (anchor) {
-		int prev = e->open;
+	int sl = sealof(k);
 
+	if (anchor) {
+		int prev = e->open, dir = ei != E_PER && (k->flags & F_BWD);
+		int stepchg = prev && e->lstepk && step && !samestep(&e->lstep, 1, step);
+
+		/* As layer_pass cuts passes. */
 		if (e->open)
-			layer_close(e, ei);
+			layer_end(e, ei, (gap >= pass_gap && gap >= 0) || stepchg ||
+			    dir != e->cur.dir || e->p2p);
 		memset(&e->cur, 0, sizeof e->cur);
 		memset(e->ra, 0, sizeof e->ra);
 		memset(e->rn, 0, sizeof e->rn);
@@ -1191,7 +1296,7 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 			memset(e->stamp, 0, e->capst * sizeof *e->stamp);
 			e->serial = 1;
 		}
-		e->cur.stepchg = prev && e->lstepk && step && !samestep(&e->lstep, 1, step);
+		e->cur.stepchg = stepchg;
 		keepstep(&e->lstep, &e->lstepk, step);
 		e->open = 1;
 		e->nanch++;
@@ -1199,12 +1304,19 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 		e->cur.end = k->e;
 		e->cur.fiadur = dur;
 		e->cur.gap = gap;
-		e->cur.dir = ei != E_PER && (k->flags & F_BWD);
+		e->cur.dir = dir;
 		e->cur.p2p = e->p2p;
 		e->p2p = 0;
 		if (ei == E_FIA)
 			e->cur.fcls = dur > prefill_min ? FC_PREFILL :
 			    dur < decode_max ? FC_DECODE : FC_AMBIG;
+	}
+	if (k->flags & F_P2P)
+		e->p2p = 1;
+	if (!e->open && sl == 2) {	/* before the first layer: not the prologue's */
+		e->bn[bpart(k)]++;
+		e->bsum[bpart(k)] += k->e - k->s;
+		return;
 	}
 	if (!e->open) {
 		if (e->pro_n == 0)
@@ -1214,6 +1326,17 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 		e->pro_n++;
 		e->pro_sum += k->e - k->s;
 		return;
+	}
+	/* A gradient kernel after a gradient sync: the sync overlaps the pass. */
+	if (e->seal == 1 && (k->flags & F_BWD))
+		e->seal = 0;
+	if (sl)
+		seal_open(e, sl);
+	if (e->seal) {
+		e->pn[bpart(k)]++;
+		e->psum[bpart(k)] += k->e - k->s;
+		if (e->seal == 2)
+			return;
 	}
 	/* The kernel, into the open layer. */
 	struct layer *L = &e->cur;
@@ -1563,7 +1686,7 @@ unit_end(void)
 	}
 	e = &G.e[ei];
 	if (e->open)
-		layer_close(e, ei);
+		layer_end(e, ei, 1);
 	fia = ei == E_FIA;
 	/* The passes: the repeated pattern only when nothing else cuts. */
 	ch = &e->on;
@@ -2053,6 +2176,22 @@ unit_end(void)
 	else
 		out_null(&ob, "layers_agree");
 	out_bool(&ob, "layers_determinable", e->nl > 0);
+	/* The work between passes, left out of the layer and pass walls. */
+	out_key(&ob, "between_passes");
+	buf_addc(&ob, '{');
+	for (int j = 0, any = 0; j < NBP; j++) {
+		if (e->bn[j] == 0)
+			continue;
+		if (any++)
+			buf_addc(&ob, ',');
+		out_esc(&ob, bpname[j], strlen(bpname[j]));
+		buf_adds(&ob, ":{\"kernels\":");
+		out_int(&ob, e->bn[j]);
+		buf_adds(&ob, ",\"kernel_sum_ns\":");
+		out_int(&ob, e->bsum[j]);
+		buf_addc(&ob, '}');
+	}
+	buf_addc(&ob, '}');
 	if (G.opt_first >= 0) {
 		out_key(&ob, "optimizer");
 		buf_addc(&ob, '{');
@@ -2586,6 +2725,7 @@ kernelrec(struct rin *r)
 		G.nopt++;
 	} else if (ph != PH_FWD && ((fl & (F_FIA | F_ANCH)) || (ph == PH_OPT && newstep)))
 		ph = PH_FWD;
+	x.ph = ph;
 	if (!(fl & F_BWD) && (fl & (F_LOSS | F_SAMP))) {
 		G.nloss += !!(fl & F_LOSS);
 		G.nargm += !(fl & F_LOSS);
