@@ -3,6 +3,7 @@
  * architecture report, model_architecture_report_<profiling_dir_name>.md,
  * one per profile (phases A8-A9).
  */
+#define _GNU_SOURCE		/* strcasestr */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -465,6 +466,8 @@ npasses(void)
 	return len(P.passes) + O.n;
 }
 
+static int commgrad(void);
+
 static void
 s1_config(void)
 {
@@ -525,7 +528,9 @@ s1_config(void)
 		/* Nothing to judge from: no phase, no span (the pipeline's
 		 * communication records alone do not make a model). */
 		row(2, "Kernels", "0 (no device kernel table in the profile)");
-		row(2, "Phase", "unknown: no device kernels (training or inference cannot be told)");
+		row(2, "Phase", commgrad() ? "unknown from kernels (none); the comm records hold "
+		    "gradient traffic, so a training step (section 8)" :
+		    "unknown: no device kernels (training or inference cannot be told)");
 	} else if (has(P.summary, "span_ns")) {
 		row(2, "Capture span (first kernel start to last kernel end)", ms(gi(P.summary, "span_ns")));
 		row(2, "Kernels", num(gi(P.summary, "kernels")));
@@ -583,6 +588,23 @@ methodtext(void)
 	return "none";
 }
 
+/*
+ * Layers of a type in a training step of M micro-batches: "14 layers x 2
+ * micro-batches" when they split evenly, else "28 layers".
+ */
+static const char *
+permb(int64_t n)
+{
+	static char s[64];
+	int64_t m = train && isnum(P.summary, "micro_batches") ? gi(P.summary, "micro_batches") : 0;
+
+	if (m > 1 && n % m == 0)
+		snprintf(s, sizeof s, "%lld layers x %lld micro-batches", (long long)(n / m), (long long)m);
+	else
+		snprintf(s, sizeof s, "%lld layers", (long long)n);
+	return s;
+}
+
 static void
 typecounts(struct buf *b, jv obj)
 {
@@ -593,8 +615,16 @@ typecounts(struct buf *b, jv obj)
 	jv_object_foreach(obj, k, v) {
 		char s[96];
 
-		snprintf(s, sizeof s, "%s%s %lld", n++ ? ", " : "", tdisplay(jv_string_value(k)),
-		    (long long)jv_number_value(v));
+		int64_t c = (int64_t)jv_number_value(v);
+		const char *pm = permb(c);
+
+		/* "Dense 14 x 2 micro-batches" in training, "Dense 28" else */
+		if (strstr(pm, " x "))
+			snprintf(s, sizeof s, "%s%s %lld x %s", n++ ? ", " : "", tdisplay(jv_string_value(k)),
+			    (long long)c / gi(P.summary, "micro_batches"), strstr(pm, " x ") + 3);
+		else
+			snprintf(s, sizeof s, "%s%s %lld", n++ ? ", " : "", tdisplay(jv_string_value(k)),
+			    (long long)c);
 		buf_adds(b, s);
 		jv_free(k);
 		jv_free(v);
@@ -1154,11 +1184,11 @@ s4_layers(void)
 	sep("llrl");
 	for (int i = 0; i < len(P.types); i++) {
 		jv t = at(P.types, i);
-		char c[32];
+		char c[64];
 
 		tb.len = 0;
 		characteristics(&tb, t);
-		snprintf(c, sizeof c, "%lld layers", (long long)gi(t, "layers"));
+		snprintf(c, sizeof c, "%s", permb(gi(t, "layers")));
 		row(4, tdisplay(gs(t, "layer_type")), gs(t, "layer_ranges"), c, tb.p);
 		jv_free(t);
 	}
@@ -1367,8 +1397,8 @@ s6_sub(void)
 	for (int i = 0; i < len(P.types); i++) {
 		jv t = at(P.types, i), an = get(t, "anomalies");
 
-		pf("### 6.%d %s — %lld layers (%s)\n\n", i + 1, tdisplay(gs(t, "layer_type")),
-		    (long long)gi(t, "layers"), gs(t, "layer_ranges"));
+		pf("### 6.%d %s — %s (%s)\n\n", i + 1, tdisplay(gs(t, "layer_type")),
+		    permb(gi(t, "layers")), gs(t, "layer_ranges"));
 		pf("%lld of %lld layers match the template kernel sequence; %lld deviate%s.\n\n",
 		    (long long)gi(t, "matched_layers"), (long long)gi(t, "layers"),
 		    (long long)gi(t, "deviating_layers"),
@@ -1514,6 +1544,68 @@ diagram(jv best)
 	jv_free(tpl);
 }
 
+/* Is a comm op gradient traffic: a dp reduce-scatter / all-gather, an embd all-reduce? */
+static int
+isgrad(const char *role, const char *op)
+{
+	return strcmp(role, "embd_comm") == 0 || (strcmp(role, "dp_comm") == 0 &&
+	    (strcasestr(op, "reducescatter") || strcasestr(op, "allgather")));
+}
+
+/* Do the comm records of a profile without kernels hold gradient traffic? */
+static int
+commgrad(void)
+{
+	jv ops = get(P.summary, "comm_ops");
+	int grad = 0;
+
+	for (int i = 0; i < len(ops); i++) {
+		jv c = at(ops, i);
+
+		grad |= isgrad(gs(c, "role"), gs(c, "op"));
+		jv_free(c);
+	}
+	jv_free(ops);
+	return grad;
+}
+
+/* No device kernels: what communication.json says this rank communicated. */
+static void
+s8_commops(void)
+{
+	jv ops = get(P.summary, "comm_ops");
+	int grad = commgrad();
+
+	if (len(ops) == 0) {
+		pf("Not available: no device kernels.\n\n");
+		jv_free(ops);
+		return;
+	}
+	pf("No device kernels, so no stream, overlap or pipeline can be shown. The comm records "
+	    "(communication.json) show what this rank communicated:\n\n");
+	row(6, "Op", "Group", "Role", "Role from", "Ops", "Elapsed (sum)");
+	sep("llllrr");
+	for (int i = 0; i < len(ops); i++) {
+		jv c = at(ops, i);
+		char r[160];
+		const char *role = gs(c, "role"), *op = gs(c, "op");
+
+		if (has(c, "parallel_group"))
+			snprintf(r, sizeof r, "%s (%s)", gs(c, "parallel_group"), role);
+		else
+			snprintf(r, sizeof r, "%s", role);
+		row(6, code(op), code(gs(c, "group")), r, gs(c, "role_source"), num(gi(c, "ops")),
+		    ms(gi(c, "elapse_ns")));
+		jv_free(c);
+	}
+	pf("\n");
+	if (grad)
+		pf("A data-parallel reduce-scatter / all-gather or an embedding-gradient all-reduce is "
+		    "gradient traffic: the comm records show a training step, whose layers the missing "
+		    "kernels would show.\n\n");
+	jv_free(ops);
+}
+
 static void
 s8_comm(void)
 {
@@ -1521,7 +1613,7 @@ s8_comm(void)
 
 	pf("## 8. Communication Pipeline Structure\n\n");
 	if (len(P.streams) == 0) {
-		pf("Not available: no device kernels.\n\n");
+		s8_commops();
 		return;
 	}
 	row(8, "Stream", "Role", "Kernels", "Kernel sum", "Busy (union)",
@@ -1787,7 +1879,7 @@ s10_summary(void)
 			char line[256];
 
 			snprintf(line, sizeof line, "%-16s %-18s x%-4lld%s", t, tdisplay(ty),
-			    (long long)(j - i), samp ? " + sampling" : "");
+			    (long long)(j - i), !samp ? "" : train ? " + loss" : " + sampling");
 			boxline(line);
 			if (j <= lr)
 				boxline("        │");

@@ -320,6 +320,17 @@ static struct cg {
 static int ncg, cgdone;
 
 /*
+ * communication.json's ops by op name and group, for a profile without
+ * device kernels: what the rank communicated is still known.
+ */
+#define MAXCR	64
+static struct cr {
+	int	 name, raw, group;	/* raw: the first op's full name */
+	int64_t	 n, elapse;		/* ops, their elapsed time (ns) */
+} CR[MAXCR];
+static int ncr;
+
+/*
  * communication.json: op name -> group + 1, by interned name, for the
  * kernels' groups; at most OPGCAP ops are kept.
  */
@@ -1661,6 +1672,47 @@ period_replay(void)
 	free(ix);
 }
 
+static int commrole(const char *, size_t, int, int, int, int *, int *);
+
+/* Without kernels: communication.json's ops by name and group, with roles. */
+static void
+put_comm_ops(void)
+{
+	out_key(&ob, "comm_ops");
+	buf_addc(&ob, '[');
+	for (int i = 0; i < ncr; i++) {
+		const struct rawname *kn = kname(names[CR[i].raw].s, names[CR[i].raw].n);
+		const char *pg = NULL;
+		int group, src, role;
+
+		role = commrole(names[CR[i].raw].s, names[CR[i].raw].n, kn->flags,
+		    kn->role >= 0 ? kn->role : rother, PH_FWD, &group, &src);
+		for (int k = 0; k < ncg; k++)
+			if (CG[k].g == CR[i].group && CG[k].meta >= 0)
+				pg = M.name[CG[k].meta];
+		buf_adds(&ob, i ? ",{" : "{");
+		buf_adds(&ob, "\"op\":");
+		out_esc(&ob, names[CR[i].name].s, names[CR[i].name].n);
+		buf_adds(&ob, ",\"group\":");
+		out_esc(&ob, names[CR[i].group].s, names[CR[i].group].n);
+		buf_adds(&ob, ",\"parallel_group\":");
+		if (pg)
+			out_esc(&ob, pg, strlen(pg));
+		else
+			buf_adds(&ob, "null");
+		buf_adds(&ob, ",\"role\":");
+		out_esc(&ob, rolename(role), strlen(rolename(role)));
+		buf_adds(&ob, ",\"role_source\":");
+		out_esc(&ob, rsname[src], strlen(rsname[src]));
+		buf_adds(&ob, ",\"ops\":");
+		out_int(&ob, CR[i].n);
+		buf_adds(&ob, ",\"elapse_ns\":");
+		out_int(&ob, CR[i].elapse);
+		buf_addc(&ob, '}');
+	}
+	buf_addc(&ob, ']');
+}
+
 static void
 unit_end(void)
 {
@@ -2176,6 +2228,8 @@ unit_end(void)
 	else
 		out_null(&ob, "layers_agree");
 	out_bool(&ob, "layers_determinable", e->nl > 0);
+	if (G.nk == 0 && ncr > 0)
+		put_comm_ops();
 	/* The work between passes, left out of the layer and pass walls. */
 	out_key(&ob, "between_passes");
 	buf_addc(&ob, '{');
@@ -2637,6 +2691,26 @@ readmeta(const char *dir, size_t n)
 	}
 }
 
+/* Tally a comm record's op by name and group (MAXCR at most). */
+static void
+cr_add(struct rin *r, int op, int g)
+{
+	const struct rfield *f = rin_get(r, "elapse_ms");
+	int nm = kname(names[op].s, names[op].n)->norm, i;
+	int64_t ns = 0;
+
+	for (i = 0; i < ncr && (CR[i].name != nm || CR[i].group != g); i++)
+		;
+	if (i == ncr) {
+		if (ncr == MAXCR)
+			return;
+		CR[ncr++] = (struct cr){ nm, op, g, 0, 0 };
+	}
+	CR[i].n++;
+	if (f != NULL && !rf_isnull(f) && dec_parse(f->v, f->vlen, 6, &ns) == 0)
+		CR[i].elapse += ns;
+}
+
 /* A comm record (communication.json): op -> group. */
 static void
 commrec(struct rin *r)
@@ -2661,6 +2735,7 @@ commrec(struct rin *r)
 		if (opg[op] == 0)
 			nopg++;
 		opg[op] = g + 1;
+		cr_add(r, op, g);
 		if ((c = cgget(g)) != NULL) {
 			const char *on = names[op].s;
 
@@ -2841,7 +2916,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		if (opg)
 			memset(opg, 0, capopg * sizeof *opg);
 		nopg = 0;
-		ncg = cgdone = 0;
+		ncg = cgdone = ncr = 0;
 		tmp.len = 0;
 		if ((f = rin_get(r, "path")) != NULL && rf_str(f, &tmp) == 0 && tmp.len > 0)
 			readmeta(tmp.p, tmp.len);
