@@ -572,11 +572,26 @@ s1_config(void)
 	jv_free(deg);
 }
 
+/* The FIA markers: FusedInferAttentionScore, or prompt / incremental flash attention by name. */
+static const char *
+fiatext(void)
+{
+	int64_t named = gi(P.summary, "prefill_attention_kernels") +
+	    gi(P.summary, "decode_attention_kernels");
+
+	if (named == 0)
+		return "`FusedInferAttentionScore` (FIA) kernels";
+	if (named == gi(P.summary, "fia"))
+		return "`PromptFlashAttention` (prefill) and `IncreFlashAttention` (decode) kernels, "
+		    "FIA by name";
+	return "`FusedInferAttentionScore` (FIA), `PromptFlashAttention` and `IncreFlashAttention` kernels";
+}
+
 static const char *
 methodtext(void)
 {
 	if (strcmp(method, "fia") == 0)
-		return "`FusedInferAttentionScore` (FIA) kernels";
+		return fiatext();
 	if (strcmp(method, "attention") == 0)
 		return "other attention kernels (fallback: repeating attention pattern)";
 	if (strcmp(method, "communication") == 0)
@@ -776,14 +791,16 @@ s2_evidence(void)
 	sep("lrl");
 	if (fia) {
 		snprintf(s, sizeof s, "%lld kernels", (long long)gi(S, "fia"));
-		row(3, "`FusedInferAttentionScore` (FIA) kernels", s,
-		    "one FIA per attention layer: one layer starts at each FIA");
+		row(3, fiatext(), s, "one FIA per attention layer: one layer starts at each FIA");
 		snprintf(s, sizeof s, "%lld, mean %s", (long long)gi(S, "fia_prefill"),
 		    has(S, "fia_prefill_mean_ns") ? ms(gi(S, "fia_prefill_mean_ns")) : "n/a");
-		row(3, "Prefill FIA (duration > threshold)", s, "attention over the whole prompt");
+		row(3, gi(S, "prefill_attention_kernels") ? "Prefill FIA (`PromptFlashAttention` by name, "
+		    "else duration > threshold)" : "Prefill FIA (duration > threshold)", s,
+		    "attention over the whole prompt");
 		snprintf(s, sizeof s, "%lld, mean %s", (long long)gi(S, "fia_decode"),
 		    has(S, "fia_decode_mean_ns") ? ms(gi(S, "fia_decode_mean_ns")) : "n/a");
-		row(3, "Decode FIA (duration < threshold)", s, gi(S, "fia_decode") ?
+		row(3, gi(S, "decode_attention_kernels") ? "Decode FIA (`IncreFlashAttention` by name, "
+		    "else duration < threshold)" : "Decode FIA (duration < threshold)", s, gi(S, "fia_decode") ?
 		    "one new token per layer against the KV cache" : "no decode in the capture");
 		snprintf(s, sizeof s, "%lld", (long long)gi(S, "fia_ambiguous"));
 		row(3, "Ambiguous FIA (between the thresholds)", s, gi(S, "fia_ambiguous") ?

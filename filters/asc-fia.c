@@ -52,6 +52,8 @@
 #define F_OPT	0x200	/* optimizer kernel */
 #define F_LOSS	0x400	/* loss kernel */
 #define F_P2P	0x800	/* point-to-point send / receive */
+#define F_PFA	0x1000	/* prefill attention by name (PromptFlashAttention) */
+#define F_IFA	0x2000	/* decode attention by name (IncreFlashAttention) */
 
 enum { C_COMPUTE, C_COMM, C_AICPU };
 enum { FC_NONE, FC_PREFILL, FC_DECODE, FC_AMBIG };
@@ -276,6 +278,7 @@ static struct {
 	struct prun	 lastrun;	/* the open run, or the last one */
 	/* Loss kernels: by name, and ArgMax-like ones (loss in training). */
 	int64_t		 nloss, nargm;
+	int64_t		 npfa, nifa;	/* FIA markers by name */
 	int		 lossn[4], nlossn;
 	/* Op families per phase, communication by op and role, stages. */
 	int64_t		 famn[MAXFAM + 1][NPH], famsum[MAXFAM + 1][NPH];
@@ -456,6 +459,8 @@ loadroles(void)
 	rules_list("fia.optimizer");
 	rules_list("fia.loss");
 	rules_list("fia.p2p");
+	rules_list("fia.prefill_attention");
+	rules_list("fia.decode_attention");
 	rsmall = nroles;
 	roles[nroles++] = xstrdup("small_op_overhead");
 	rother = nroles;
@@ -566,6 +571,14 @@ kname(const char *s, size_t n)
 	c->flags |= rules_match("fia.optimizer", c->s) ? F_OPT : 0;
 	c->flags |= rules_match("fia.loss", c->s) ? F_LOSS : 0;
 	c->flags |= rules_match("fia.p2p", c->s) ? F_P2P : 0;
+	/* Prompt / incremental flash attention are prefill / decode FIA by
+	 * definition: FIA markers whose class is their name. */
+	if (!(c->flags & F_FIA)) {
+		c->flags |= rules_match("fia.prefill_attention", c->s) ? F_PFA : 0;
+		c->flags |= rules_match("fia.decode_attention", c->s) ? F_IFA : 0;
+		if (c->flags & (F_PFA | F_IFA))
+			c->flags |= F_FIA;
+	}
 	/* A gradient kernel is never a forward marker. */
 	if (c->flags & F_BWD)
 		c->flags &= ~(F_FIA | F_SAMP | F_LOSS | F_OPT);
@@ -713,7 +726,7 @@ unit_begin(const char *dev, size_t n)
 	memset(G.nph, 0, sizeof G.nph);
 	memset(G.phsum, 0, sizeof G.phsum);
 	G.nbwd = G.nopt = G.nruns = 0;
-	G.nloss = G.nargm = 0;
+	G.nloss = G.nargm = G.npfa = G.nifa = 0;
 	G.nlossn = 0;
 	memset(G.famn, 0, sizeof G.famn);
 	memset(G.famsum, 0, sizeof G.famsum);
@@ -1319,8 +1332,8 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 		e->cur.p2p = e->p2p;
 		e->p2p = 0;
 		if (ei == E_FIA)
-			e->cur.fcls = dur > prefill_min ? FC_PREFILL :
-			    dur < decode_max ? FC_DECODE : FC_AMBIG;
+			e->cur.fcls = (k->flags & F_PFA) ? FC_PREFILL : (k->flags & F_IFA) ? FC_DECODE :
+			    dur > prefill_min ? FC_PREFILL : dur < decode_max ? FC_DECODE : FC_AMBIG;
 	}
 	if (k->flags & F_P2P)
 		e->p2p = 1;
@@ -2230,6 +2243,8 @@ unit_end(void)
 	out_bool(&ob, "layers_determinable", e->nl > 0);
 	if (G.nk == 0 && ncr > 0)
 		put_comm_ops();
+	out_i64(&ob, "prefill_attention_kernels", G.npfa);
+	out_i64(&ob, "decode_attention_kernels", G.nifa);
 	/* The work between passes, left out of the layer and pass walls. */
 	out_key(&ob, "between_passes");
 	buf_addc(&ob, '{');
@@ -2801,6 +2816,8 @@ kernelrec(struct rin *r)
 	} else if (ph != PH_FWD && ((fl & (F_FIA | F_ANCH)) || (ph == PH_OPT && newstep)))
 		ph = PH_FWD;
 	x.ph = ph;
+	G.npfa += !!(fl & F_PFA);
+	G.nifa += !!(fl & F_IFA);
 	if (!(fl & F_BWD) && (fl & (F_LOSS | F_SAMP))) {
 		G.nloss += !!(fl & F_LOSS);
 		G.nargm += !(fl & F_LOSS);
