@@ -3,6 +3,7 @@
  * architecture report, model_architecture_report_<profiling_dir_name>.md,
  * one per profile (phases A8-A9).
  */
+#define _GNU_SOURCE		/* strcasestr */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -465,6 +466,8 @@ npasses(void)
 	return len(P.passes) + O.n;
 }
 
+static int commgrad(void);
+
 static void
 s1_config(void)
 {
@@ -525,7 +528,9 @@ s1_config(void)
 		/* Nothing to judge from: no phase, no span (the pipeline's
 		 * communication records alone do not make a model). */
 		row(2, "Kernels", "0 (no device kernel table in the profile)");
-		row(2, "Phase", "unknown: no device kernels (training or inference cannot be told)");
+		row(2, "Phase", commgrad() ? "unknown from kernels (none); the comm records hold "
+		    "gradient traffic, so a training step (section 8)" :
+		    "unknown: no device kernels (training or inference cannot be told)");
 	} else if (has(P.summary, "span_ns")) {
 		row(2, "Capture span (first kernel start to last kernel end)", ms(gi(P.summary, "span_ns")));
 		row(2, "Kernels", num(gi(P.summary, "kernels")));
@@ -567,11 +572,26 @@ s1_config(void)
 	jv_free(deg);
 }
 
+/* The FIA markers: FusedInferAttentionScore, or prompt / incremental flash attention by name. */
+static const char *
+fiatext(void)
+{
+	int64_t named = gi(P.summary, "prefill_attention_kernels") +
+	    gi(P.summary, "decode_attention_kernels");
+
+	if (named == 0)
+		return "`FusedInferAttentionScore` (FIA) kernels";
+	if (named == gi(P.summary, "fia"))
+		return "`PromptFlashAttention` (prefill) and `IncreFlashAttention` (decode) kernels, "
+		    "FIA by name";
+	return "`FusedInferAttentionScore` (FIA), `PromptFlashAttention` and `IncreFlashAttention` kernels";
+}
+
 static const char *
 methodtext(void)
 {
 	if (strcmp(method, "fia") == 0)
-		return "`FusedInferAttentionScore` (FIA) kernels";
+		return fiatext();
 	if (strcmp(method, "attention") == 0)
 		return "other attention kernels (fallback: repeating attention pattern)";
 	if (strcmp(method, "communication") == 0)
@@ -581,6 +601,23 @@ methodtext(void)
 	if (strcmp(method, "period") == 0)
 		return "a repeating block of kernels (fallback: no attention kernel)";
 	return "none";
+}
+
+/*
+ * Layers of a type in a training step of M micro-batches: "14 layers x 2
+ * micro-batches" when they split evenly, else "28 layers".
+ */
+static const char *
+permb(int64_t n)
+{
+	static char s[64];
+	int64_t m = train && isnum(P.summary, "micro_batches") ? gi(P.summary, "micro_batches") : 0;
+
+	if (m > 1 && n % m == 0)
+		snprintf(s, sizeof s, "%lld layers x %lld micro-batches", (long long)(n / m), (long long)m);
+	else
+		snprintf(s, sizeof s, "%lld layers", (long long)n);
+	return s;
 }
 
 static void
@@ -593,8 +630,16 @@ typecounts(struct buf *b, jv obj)
 	jv_object_foreach(obj, k, v) {
 		char s[96];
 
-		snprintf(s, sizeof s, "%s%s %lld", n++ ? ", " : "", tdisplay(jv_string_value(k)),
-		    (long long)jv_number_value(v));
+		int64_t c = (int64_t)jv_number_value(v);
+		const char *pm = permb(c);
+
+		/* "Dense 14 x 2 micro-batches" in training, "Dense 28" else */
+		if (strstr(pm, " x "))
+			snprintf(s, sizeof s, "%s%s %lld x %s", n++ ? ", " : "", tdisplay(jv_string_value(k)),
+			    (long long)c / gi(P.summary, "micro_batches"), strstr(pm, " x ") + 3);
+		else
+			snprintf(s, sizeof s, "%s%s %lld", n++ ? ", " : "", tdisplay(jv_string_value(k)),
+			    (long long)c);
 		buf_adds(b, s);
 		jv_free(k);
 		jv_free(v);
@@ -746,14 +791,16 @@ s2_evidence(void)
 	sep("lrl");
 	if (fia) {
 		snprintf(s, sizeof s, "%lld kernels", (long long)gi(S, "fia"));
-		row(3, "`FusedInferAttentionScore` (FIA) kernels", s,
-		    "one FIA per attention layer: one layer starts at each FIA");
+		row(3, fiatext(), s, "one FIA per attention layer: one layer starts at each FIA");
 		snprintf(s, sizeof s, "%lld, mean %s", (long long)gi(S, "fia_prefill"),
 		    has(S, "fia_prefill_mean_ns") ? ms(gi(S, "fia_prefill_mean_ns")) : "n/a");
-		row(3, "Prefill FIA (duration > threshold)", s, "attention over the whole prompt");
+		row(3, gi(S, "prefill_attention_kernels") ? "Prefill FIA (`PromptFlashAttention` by name, "
+		    "else duration > threshold)" : "Prefill FIA (duration > threshold)", s,
+		    "attention over the whole prompt");
 		snprintf(s, sizeof s, "%lld, mean %s", (long long)gi(S, "fia_decode"),
 		    has(S, "fia_decode_mean_ns") ? ms(gi(S, "fia_decode_mean_ns")) : "n/a");
-		row(3, "Decode FIA (duration < threshold)", s, gi(S, "fia_decode") ?
+		row(3, gi(S, "decode_attention_kernels") ? "Decode FIA (`IncreFlashAttention` by name, "
+		    "else duration < threshold)" : "Decode FIA (duration < threshold)", s, gi(S, "fia_decode") ?
 		    "one new token per layer against the KV cache" : "no decode in the capture");
 		snprintf(s, sizeof s, "%lld", (long long)gi(S, "fia_ambiguous"));
 		row(3, "Ambiguous FIA (between the thresholds)", s, gi(S, "fia_ambiguous") ?
@@ -933,6 +980,39 @@ phasetable(void)
 	jv_free(opt);
 }
 
+/* What each part of the work between passes is (asc-fia between_passes). */
+static const char *const bparts[][2] = {
+	{ "pipeline_send_receive", "pipeline send/receive (the wait for the other stage and the transfer)" },
+	{ "gradient_sync", "gradient sync (dp collectives after the last gradient kernel)" },
+	{ "embd_gradient_allreduce", "embedding-gradient all-reduce (embd group)" },
+	{ "optimizer", "optimizer step (its kernels and collectives)" },
+	{ "other_comm", "other collectives" },
+	{ "other_compute", "compute outside the layers (after a pass's last layer, before the next pass's first)" },
+};
+
+/* The work between passes as a sentence ("" none); its kernel sum in *sum. */
+static void
+betweentext(struct buf *b, int64_t *sum)
+{
+	jv bp = get(P.summary, "between_passes");
+
+	*sum = 0;
+	for (size_t i = 0; i < sizeof bparts / sizeof bparts[0]; i++) {
+		jv x = get(bp, bparts[i][0]);
+		char t[256];
+
+		if (jv_get_kind(x) == JV_KIND_OBJECT) {
+			snprintf(t, sizeof t, "%s%s %s, %lld kernel%s", b->len ? "; " : "",
+			    ms(gi(x, "kernel_sum_ns")), bparts[i][1], (long long)gi(x, "kernels"),
+			    gi(x, "kernels") == 1 ? "" : "s");
+			buf_adds(b, t);
+			*sum += gi(x, "kernel_sum_ns");
+		}
+		jv_free(x);
+	}
+	jv_free(bp);
+}
+
 static void
 s3_passes(void)
 {
@@ -1003,6 +1083,16 @@ s3_passes(void)
 	if (O.n)
 		pf("Only the first %d passes and the last are listed (%lld passes in all); the %lld "
 		    "between are summarised in one row.\n\n", onpass, (long long)npasses(), (long long)O.n);
+	{
+		int64_t sum;
+
+		tb.len = 0;
+		betweentext(&tb, &sum);
+		if (tb.len)
+			pf("**Between passes, not layer time** (kernel sums, %s in all): %s. A layer's "
+			    "wall ends at its last kernel before this work, a pass's at its last layer's "
+			    "end.\n\n", ms(sum), tb.p);
+	}
 	if (train) {
 		tb.len = 0;
 		for (int i = 0; i < len(P.passes); i++) {
@@ -1111,11 +1201,11 @@ s4_layers(void)
 	sep("llrl");
 	for (int i = 0; i < len(P.types); i++) {
 		jv t = at(P.types, i);
-		char c[32];
+		char c[64];
 
 		tb.len = 0;
 		characteristics(&tb, t);
-		snprintf(c, sizeof c, "%lld layers", (long long)gi(t, "layers"));
+		snprintf(c, sizeof c, "%s", permb(gi(t, "layers")));
 		row(4, tdisplay(gs(t, "layer_type")), gs(t, "layer_ranges"), c, tb.p);
 		jv_free(t);
 	}
@@ -1324,8 +1414,8 @@ s6_sub(void)
 	for (int i = 0; i < len(P.types); i++) {
 		jv t = at(P.types, i), an = get(t, "anomalies");
 
-		pf("### 6.%d %s — %lld layers (%s)\n\n", i + 1, tdisplay(gs(t, "layer_type")),
-		    (long long)gi(t, "layers"), gs(t, "layer_ranges"));
+		pf("### 6.%d %s — %s (%s)\n\n", i + 1, tdisplay(gs(t, "layer_type")),
+		    permb(gi(t, "layers")), gs(t, "layer_ranges"));
 		pf("%lld of %lld layers match the template kernel sequence; %lld deviate%s.\n\n",
 		    (long long)gi(t, "matched_layers"), (long long)gi(t, "layers"),
 		    (long long)gi(t, "deviating_layers"),
@@ -1471,6 +1561,68 @@ diagram(jv best)
 	jv_free(tpl);
 }
 
+/* Is a comm op gradient traffic: a dp reduce-scatter / all-gather, an embd all-reduce? */
+static int
+isgrad(const char *role, const char *op)
+{
+	return strcmp(role, "embd_comm") == 0 || (strcmp(role, "dp_comm") == 0 &&
+	    (strcasestr(op, "reducescatter") || strcasestr(op, "allgather")));
+}
+
+/* Do the comm records of a profile without kernels hold gradient traffic? */
+static int
+commgrad(void)
+{
+	jv ops = get(P.summary, "comm_ops");
+	int grad = 0;
+
+	for (int i = 0; i < len(ops); i++) {
+		jv c = at(ops, i);
+
+		grad |= isgrad(gs(c, "role"), gs(c, "op"));
+		jv_free(c);
+	}
+	jv_free(ops);
+	return grad;
+}
+
+/* No device kernels: what communication.json says this rank communicated. */
+static void
+s8_commops(void)
+{
+	jv ops = get(P.summary, "comm_ops");
+	int grad = commgrad();
+
+	if (len(ops) == 0) {
+		pf("Not available: no device kernels.\n\n");
+		jv_free(ops);
+		return;
+	}
+	pf("No device kernels, so no stream, overlap or pipeline can be shown. The comm records "
+	    "(communication.json) show what this rank communicated:\n\n");
+	row(6, "Op", "Group", "Role", "Role from", "Ops", "Elapsed (sum)");
+	sep("llllrr");
+	for (int i = 0; i < len(ops); i++) {
+		jv c = at(ops, i);
+		char r[160];
+		const char *role = gs(c, "role"), *op = gs(c, "op");
+
+		if (has(c, "parallel_group"))
+			snprintf(r, sizeof r, "%s (%s)", gs(c, "parallel_group"), role);
+		else
+			snprintf(r, sizeof r, "%s", role);
+		row(6, code(op), code(gs(c, "group")), r, gs(c, "role_source"), num(gi(c, "ops")),
+		    ms(gi(c, "elapse_ns")));
+		jv_free(c);
+	}
+	pf("\n");
+	if (grad)
+		pf("A data-parallel reduce-scatter / all-gather or an embedding-gradient all-reduce is "
+		    "gradient traffic: the comm records show a training step, whose layers the missing "
+		    "kernels would show.\n\n");
+	jv_free(ops);
+}
+
 static void
 s8_comm(void)
 {
@@ -1478,7 +1630,7 @@ s8_comm(void)
 
 	pf("## 8. Communication Pipeline Structure\n\n");
 	if (len(P.streams) == 0) {
-		pf("Not available: no device kernels.\n\n");
+		s8_commops();
 		return;
 	}
 	row(8, "Stream", "Role", "Kernels", "Kernel sum", "Busy (union)",
@@ -1744,7 +1896,7 @@ s10_summary(void)
 			char line[256];
 
 			snprintf(line, sizeof line, "%-16s %-18s x%-4lld%s", t, tdisplay(ty),
-			    (long long)(j - i), samp ? " + sampling" : "");
+			    (long long)(j - i), !samp ? "" : train ? " + loss" : " + sampling");
 			boxline(line);
 			if (j <= lr)
 				boxline("        │");
@@ -1852,6 +2004,14 @@ s10_summary(void)
 		tb.len = 0;
 		commtext(&tb, 0);
 		pf("- Communication roles: %s.\n", tb.p);
+	}
+	{
+		int64_t sum;
+
+		tb.len = 0;
+		betweentext(&tb, &sum);
+		if (tb.len)
+			pf("- Between passes, not in the layer or pass walls: %s.\n", tb.p);
 	}
 	pf("\n");
 }

@@ -52,12 +52,23 @@
 #define F_OPT	0x200	/* optimizer kernel */
 #define F_LOSS	0x400	/* loss kernel */
 #define F_P2P	0x800	/* point-to-point send / receive */
+#define F_PFA	0x1000	/* prefill attention by name (PromptFlashAttention) */
+#define F_IFA	0x2000	/* decode attention by name (IncreFlashAttention) */
 
 enum { C_COMPUTE, C_COMM, C_AICPU };
 enum { FC_NONE, FC_PREFILL, FC_DECODE, FC_AMBIG };
 enum { T_DENSE, T_DFC, T_GMM, T_MOE, T_DECODE, T_BWD, NTYPE };
 enum { E_FIA, E_ATT, E_PER, NENG };
 enum { PH_FWD, PH_BWD, PH_OPT, NPH };
+/*
+ * Work between passes, not layer time: pipeline send/receive, gradient
+ * sync (dp collectives after the last gradient kernel), the embedding
+ * gradient all-reduce, the optimizer step, and the rest (other
+ * collectives, compute before the next pass's first layer).
+ */
+enum { BP_PIPE, BP_GRAD, BP_EMBD, BP_OPT, BP_COMM, BP_COMP, NBP };
+static const char *bpname[NBP] = { "pipeline_send_receive", "gradient_sync",
+    "embd_gradient_allreduce", "optimizer", "other_comm", "other_compute" };
 /* Where a communication kernel's role comes from. */
 enum { RS_GROUP, RS_EVID, RS_DIMS, RS_POS, RS_NAME, NRS };
 
@@ -107,7 +118,7 @@ struct stream {
 
 /* A kernel of the current layer (name: the normalised name). */
 struct lk {
-	int	 name, flags, stream, role, cls;
+	int	 name, flags, stream, role, cls, ph;
 	int64_t	 s, e;
 };
 
@@ -222,6 +233,20 @@ struct eng {
 	int		 prevdir, p2p;	/* of the last layer; a send / receive since */
 	struct chain	 on;		/* passes from gaps, transitions, steps */
 	struct chain	 pat;		/* passes from the layer-type period */
+	/*
+	 * Between passes: once the open layer meets a send/receive or an
+	 * optimizer kernel (hard) or a gradient sync (soft: undone by a later
+	 * gradient kernel or a next layer of the same pass), its figures
+	 * before that kernel are kept in s*, and the kernels from it on are
+	 * tallied in p* for the parts b* if the layer is cut back.
+	 */
+	int		 seal;		/* 0 none, 1 soft, 2 hard */
+	struct layer	 scur;
+	struct acc	 sra[MAXROLE];
+	int64_t		 srn[MAXROLE], srsum[MAXROLE];
+	uint64_t	 srst[MAXROLE];
+	size_t		 snbuf, sndn;
+	int64_t		 pn[NBP], psum[NBP], bn[NBP], bsum[NBP];
 	size_t		 per;		/* shortest period so far; 0: none <= PATMAX */
 	/* Totals over the layers. */
 	int64_t		 nfia[4], fsum[4], tc[NTYPE], cnt[6], samp;
@@ -253,6 +278,7 @@ static struct {
 	struct prun	 lastrun;	/* the open run, or the last one */
 	/* Loss kernels: by name, and ArgMax-like ones (loss in training). */
 	int64_t		 nloss, nargm;
+	int64_t		 npfa, nifa;	/* FIA markers by name */
 	int		 lossn[4], nlossn;
 	/* Op families per phase, communication by op and role, stages. */
 	int64_t		 famn[MAXFAM + 1][NPH], famsum[MAXFAM + 1][NPH];
@@ -297,6 +323,17 @@ static struct cg {
 static int ncg, cgdone;
 
 /*
+ * communication.json's ops by op name and group, for a profile without
+ * device kernels: what the rank communicated is still known.
+ */
+#define MAXCR	64
+static struct cr {
+	int	 name, raw, group;	/* raw: the first op's full name */
+	int64_t	 n, elapse;		/* ops, their elapsed time (ns) */
+} CR[MAXCR];
+static int ncr;
+
+/*
  * communication.json: op name -> group + 1, by interned name, for the
  * kernels' groups; at most OPGCAP ops are kept.
  */
@@ -321,7 +358,7 @@ static char *grname[MAXGROUP];		/* fia.group_roles: role of a group name */
 static const char *const *grglob[MAXGROUP];
 static int ngr;
 /* Roles the code assigns itself (-1: not in the rules). */
-static int r_samp = -1, r_pp = -1, r_dp = -1, r_ep = -1;
+static int r_samp = -1, r_pp = -1, r_dp = -1, r_ep = -1, r_embd = -1;
 static int minbwd, minrep;
 static size_t maxpk;
 static int64_t prefill_min, decode_max, pass_gap, small_ns;
@@ -412,6 +449,7 @@ loadroles(void)
 	r_pp = roleidx("pp_comm");
 	r_dp = roleidx("dp_comm");
 	r_ep = roleidx("ep_comm");
+	r_embd = roleidx("embd_comm");
 	minbwd = (int)rules_num("fia.training_min_backward");
 	minrep = (int)rules_num("fia.period_min_repeats");
 	if (minrep < 2)
@@ -421,6 +459,8 @@ loadroles(void)
 	rules_list("fia.optimizer");
 	rules_list("fia.loss");
 	rules_list("fia.p2p");
+	rules_list("fia.prefill_attention");
+	rules_list("fia.decode_attention");
 	rsmall = nroles;
 	roles[nroles++] = xstrdup("small_op_overhead");
 	rother = nroles;
@@ -531,6 +571,14 @@ kname(const char *s, size_t n)
 	c->flags |= rules_match("fia.optimizer", c->s) ? F_OPT : 0;
 	c->flags |= rules_match("fia.loss", c->s) ? F_LOSS : 0;
 	c->flags |= rules_match("fia.p2p", c->s) ? F_P2P : 0;
+	/* Prompt / incremental flash attention are prefill / decode FIA by
+	 * definition: FIA markers whose class is their name. */
+	if (!(c->flags & F_FIA)) {
+		c->flags |= rules_match("fia.prefill_attention", c->s) ? F_PFA : 0;
+		c->flags |= rules_match("fia.decode_attention", c->s) ? F_IFA : 0;
+		if (c->flags & (F_PFA | F_IFA))
+			c->flags |= F_FIA;
+	}
 	/* A gradient kernel is never a forward marker. */
 	if (c->flags & F_BWD)
 		c->flags &= ~(F_FIA | F_SAMP | F_LOSS | F_OPT);
@@ -649,6 +697,9 @@ eng_reset(struct eng *e)
 	memset(e->cnt, 0, sizeof e->cnt);
 	e->samp = 0;
 	e->anymoe = e->mis = e->decbad = 0;
+	e->seal = 0;
+	memset(e->bn, 0, sizeof e->bn);
+	memset(e->bsum, 0, sizeof e->bsum);
 }
 
 static void
@@ -675,7 +726,7 @@ unit_begin(const char *dev, size_t n)
 	memset(G.nph, 0, sizeof G.nph);
 	memset(G.phsum, 0, sizeof G.phsum);
 	G.nbwd = G.nopt = G.nruns = 0;
-	G.nloss = G.nargm = 0;
+	G.nloss = G.nargm = G.npfa = G.nifa = 0;
 	G.nlossn = 0;
 	memset(G.famn, 0, sizeof G.famn);
 	memset(G.famsum, 0, sizeof G.famsum);
@@ -1169,17 +1220,96 @@ layer_close(struct eng *e, int ei)
 	e->nbuf = 0;
 }
 
+/* The part between passes that a kernel outside every layer belongs to. */
+static int
+bpart(const struct lk *k)
+{
+	if (k->flags & F_P2P)
+		return BP_PIPE;
+	if (k->ph == PH_OPT)
+		return BP_OPT;
+	if (k->cls == C_COMM && k->role >= 0 && k->role == r_dp)
+		return BP_GRAD;
+	if (k->cls == C_COMM && k->role >= 0 && k->role == r_embd)
+		return BP_EMBD;
+	return k->cls == C_COMM ? BP_COMM : BP_COMP;
+}
+
+/*
+ * How a kernel ends the open layer: 2 surely (a send / receive, the
+ * optimizer step); 1 unless the pass goes on after it (a gradient sync
+ * in the backward phase: overlapped with the backward it is layer time);
+ * 0 not.
+ */
+static int
+sealof(const struct lk *k)
+{
+	if ((k->flags & F_P2P) || k->ph == PH_OPT)
+		return 2;
+	if (k->ph == PH_BWD && k->cls == C_COMM && k->role >= 0 &&
+	    (k->role == r_dp || k->role == r_embd))
+		return 1;
+	return 0;
+}
+
+/* Keep the open layer's figures before its first kernel between passes. */
+static void
+seal_open(struct eng *e, int how)
+{
+	if (e->seal == 0) {
+		e->scur = e->cur;
+		memcpy(e->sra, e->ra, sizeof e->ra);
+		memcpy(e->srn, e->rn, sizeof e->rn);
+		memcpy(e->srsum, e->rsum, sizeof e->rsum);
+		memcpy(e->srst, e->rst, sizeof e->rst);
+		e->snbuf = e->nbuf;
+		e->sndn = e->ndn;
+		memset(e->pn, 0, sizeof e->pn);
+		memset(e->psum, 0, sizeof e->psum);
+	}
+	if (how > e->seal)
+		e->seal = how;
+}
+
+/*
+ * Close the open layer; cut it back to its last kernel before the work
+ * between passes when that is sure or a new pass follows (cut), and
+ * count that work in its parts.
+ */
+static void
+layer_end(struct eng *e, int ei, int cut)
+{
+	if (e->seal == 2 || (e->seal == 1 && cut)) {
+		e->cur = e->scur;
+		memcpy(e->ra, e->sra, sizeof e->ra);
+		memcpy(e->rn, e->srn, sizeof e->rn);
+		memcpy(e->rsum, e->srsum, sizeof e->rsum);
+		memcpy(e->rst, e->srst, sizeof e->rst);
+		e->nbuf = e->snbuf;
+		e->ndn = e->sndn;
+		for (int j = 0; j < NBP; j++) {
+			e->bn[j] += e->pn[j];
+			e->bsum[j] += e->psum[j];
+		}
+	}
+	e->seal = 0;
+	layer_close(e, ei);
+}
+
 static void
 eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
     const struct rfield *step, int64_t gap)
 {
-	if (k->flags & F_P2P)
-		e->p2p = 1;
-	if (anchor) {
-		int prev = e->open;
+	int sl = sealof(k);
 
+	if (anchor) {
+		int prev = e->open, dir = ei != E_PER && (k->flags & F_BWD);
+		int stepchg = prev && e->lstepk && step && !samestep(&e->lstep, 1, step);
+
+		/* As layer_pass cuts passes. */
 		if (e->open)
-			layer_close(e, ei);
+			layer_end(e, ei, (gap >= pass_gap && gap >= 0) || stepchg ||
+			    dir != e->cur.dir || e->p2p);
 		memset(&e->cur, 0, sizeof e->cur);
 		memset(e->ra, 0, sizeof e->ra);
 		memset(e->rn, 0, sizeof e->rn);
@@ -1190,7 +1320,7 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 			memset(e->stamp, 0, e->capst * sizeof *e->stamp);
 			e->serial = 1;
 		}
-		e->cur.stepchg = prev && e->lstepk && step && !samestep(&e->lstep, 1, step);
+		e->cur.stepchg = stepchg;
 		keepstep(&e->lstep, &e->lstepk, step);
 		e->open = 1;
 		e->nanch++;
@@ -1198,12 +1328,19 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 		e->cur.end = k->e;
 		e->cur.fiadur = dur;
 		e->cur.gap = gap;
-		e->cur.dir = ei != E_PER && (k->flags & F_BWD);
+		e->cur.dir = dir;
 		e->cur.p2p = e->p2p;
 		e->p2p = 0;
 		if (ei == E_FIA)
-			e->cur.fcls = dur > prefill_min ? FC_PREFILL :
-			    dur < decode_max ? FC_DECODE : FC_AMBIG;
+			e->cur.fcls = (k->flags & F_PFA) ? FC_PREFILL : (k->flags & F_IFA) ? FC_DECODE :
+			    dur > prefill_min ? FC_PREFILL : dur < decode_max ? FC_DECODE : FC_AMBIG;
+	}
+	if (k->flags & F_P2P)
+		e->p2p = 1;
+	if (!e->open && sl == 2) {	/* before the first layer: not the prologue's */
+		e->bn[bpart(k)]++;
+		e->bsum[bpart(k)] += k->e - k->s;
+		return;
 	}
 	if (!e->open) {
 		if (e->pro_n == 0)
@@ -1213,6 +1350,17 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 		e->pro_n++;
 		e->pro_sum += k->e - k->s;
 		return;
+	}
+	/* A gradient kernel after a gradient sync: the sync overlaps the pass. */
+	if (e->seal == 1 && (k->flags & F_BWD))
+		e->seal = 0;
+	if (sl)
+		seal_open(e, sl);
+	if (e->seal) {
+		e->pn[bpart(k)]++;
+		e->psum[bpart(k)] += k->e - k->s;
+		if (e->seal == 2)
+			return;
 	}
 	/* The kernel, into the open layer. */
 	struct layer *L = &e->cur;
@@ -1537,6 +1685,47 @@ period_replay(void)
 	free(ix);
 }
 
+static int commrole(const char *, size_t, int, int, int, int *, int *);
+
+/* Without kernels: communication.json's ops by name and group, with roles. */
+static void
+put_comm_ops(void)
+{
+	out_key(&ob, "comm_ops");
+	buf_addc(&ob, '[');
+	for (int i = 0; i < ncr; i++) {
+		const struct rawname *kn = kname(names[CR[i].raw].s, names[CR[i].raw].n);
+		const char *pg = NULL;
+		int group, src, role;
+
+		role = commrole(names[CR[i].raw].s, names[CR[i].raw].n, kn->flags,
+		    kn->role >= 0 ? kn->role : rother, PH_FWD, &group, &src);
+		for (int k = 0; k < ncg; k++)
+			if (CG[k].g == CR[i].group && CG[k].meta >= 0)
+				pg = M.name[CG[k].meta];
+		buf_adds(&ob, i ? ",{" : "{");
+		buf_adds(&ob, "\"op\":");
+		out_esc(&ob, names[CR[i].name].s, names[CR[i].name].n);
+		buf_adds(&ob, ",\"group\":");
+		out_esc(&ob, names[CR[i].group].s, names[CR[i].group].n);
+		buf_adds(&ob, ",\"parallel_group\":");
+		if (pg)
+			out_esc(&ob, pg, strlen(pg));
+		else
+			buf_adds(&ob, "null");
+		buf_adds(&ob, ",\"role\":");
+		out_esc(&ob, rolename(role), strlen(rolename(role)));
+		buf_adds(&ob, ",\"role_source\":");
+		out_esc(&ob, rsname[src], strlen(rsname[src]));
+		buf_adds(&ob, ",\"ops\":");
+		out_int(&ob, CR[i].n);
+		buf_adds(&ob, ",\"elapse_ns\":");
+		out_int(&ob, CR[i].elapse);
+		buf_addc(&ob, '}');
+	}
+	buf_addc(&ob, ']');
+}
+
 static void
 unit_end(void)
 {
@@ -1562,7 +1751,7 @@ unit_end(void)
 	}
 	e = &G.e[ei];
 	if (e->open)
-		layer_close(e, ei);
+		layer_end(e, ei, 1);
 	fia = ei == E_FIA;
 	/* The passes: the repeated pattern only when nothing else cuts. */
 	ch = &e->on;
@@ -2052,6 +2241,26 @@ unit_end(void)
 	else
 		out_null(&ob, "layers_agree");
 	out_bool(&ob, "layers_determinable", e->nl > 0);
+	if (G.nk == 0 && ncr > 0)
+		put_comm_ops();
+	out_i64(&ob, "prefill_attention_kernels", G.npfa);
+	out_i64(&ob, "decode_attention_kernels", G.nifa);
+	/* The work between passes, left out of the layer and pass walls. */
+	out_key(&ob, "between_passes");
+	buf_addc(&ob, '{');
+	for (int j = 0, any = 0; j < NBP; j++) {
+		if (e->bn[j] == 0)
+			continue;
+		if (any++)
+			buf_addc(&ob, ',');
+		out_esc(&ob, bpname[j], strlen(bpname[j]));
+		buf_adds(&ob, ":{\"kernels\":");
+		out_int(&ob, e->bn[j]);
+		buf_adds(&ob, ",\"kernel_sum_ns\":");
+		out_int(&ob, e->bsum[j]);
+		buf_addc(&ob, '}');
+	}
+	buf_addc(&ob, '}');
 	if (G.opt_first >= 0) {
 		out_key(&ob, "optimizer");
 		buf_addc(&ob, '{');
@@ -2479,7 +2688,7 @@ readmeta(const char *dir, size_t n)
 	jv_free(pg);
 	/* The collective dimensions with more than one rank. */
 	for (int i = 0, many = 0; i < M.n; i++) {
-		if (M.role[i] < 0 || M.size[i] < 2)
+		if (M.role[i] < 0 || M.size[i] < 2 || M.role[i] == r_embd)
 			continue;
 		if (M.role[i] == r_pp) {
 			if (M.size[i] > M.ppsize)
@@ -2495,6 +2704,26 @@ readmeta(const char *dir, size_t n)
 			many = 1;
 		}
 	}
+}
+
+/* Tally a comm record's op by name and group (MAXCR at most). */
+static void
+cr_add(struct rin *r, int op, int g)
+{
+	const struct rfield *f = rin_get(r, "elapse_ms");
+	int nm = kname(names[op].s, names[op].n)->norm, i;
+	int64_t ns = 0;
+
+	for (i = 0; i < ncr && (CR[i].name != nm || CR[i].group != g); i++)
+		;
+	if (i == ncr) {
+		if (ncr == MAXCR)
+			return;
+		CR[ncr++] = (struct cr){ nm, op, g, 0, 0 };
+	}
+	CR[i].n++;
+	if (f != NULL && !rf_isnull(f) && dec_parse(f->v, f->vlen, 6, &ns) == 0)
+		CR[i].elapse += ns;
 }
 
 /* A comm record (communication.json): op -> group. */
@@ -2521,6 +2750,7 @@ commrec(struct rin *r)
 		if (opg[op] == 0)
 			nopg++;
 		opg[op] = g + 1;
+		cr_add(r, op, g);
 		if ((c = cgget(g)) != NULL) {
 			const char *on = names[op].s;
 
@@ -2585,6 +2815,9 @@ kernelrec(struct rin *r)
 		G.nopt++;
 	} else if (ph != PH_FWD && ((fl & (F_FIA | F_ANCH)) || (ph == PH_OPT && newstep)))
 		ph = PH_FWD;
+	x.ph = ph;
+	G.npfa += !!(fl & F_PFA);
+	G.nifa += !!(fl & F_IFA);
 	if (!(fl & F_BWD) && (fl & (F_LOSS | F_SAMP))) {
 		G.nloss += !!(fl & F_LOSS);
 		G.nargm += !(fl & F_LOSS);
@@ -2700,7 +2933,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		if (opg)
 			memset(opg, 0, capopg * sizeof *opg);
 		nopg = 0;
-		ncg = cgdone = 0;
+		ncg = cgdone = ncr = 0;
 		tmp.len = 0;
 		if ((f = rin_get(r, "path")) != NULL && rf_str(f, &tmp) == 0 && tmp.len > 0)
 			readmeta(tmp.p, tmp.len);

@@ -78,6 +78,13 @@ def moe_k(kname, optype, core, lo, hi, shapes='128,7168'):
 # names of lib/rules.json "fia.roles" that the kernel names match.
 MOE_FIA = moe_k('FusedInferAttentionScore', 'FusedInferAttentionScore', 'MIX_AIC', 10500, 13000)
 MOE_FIA_DEC = moe_k('FusedInferAttentionScore', 'FusedInferAttentionScore', 'MIX_AIC', 150, 400)
+# --pfa-ifa: prefill and decode attention as PromptFlashAttention (between
+# the FIA duration thresholds: only its name makes it prefill) and
+# IncreFlashAttention (aclnn name), without FusedInferAttentionScore.
+MOE_PFA = moe_k('PromptFlashAttention', 'PromptFlashAttention', 'MIX_AIC', 2000, 5000)
+MOE_IFA = moe_k('aclnnIncreFlashAttentionV4_IncreFlashAttention_IncreFlashAttention',
+                'IncreFlashAttention', 'MIX_AIC', 150, 400)
+PFA_IFA = False
 MOE_AR = ('c10d::allreduce_', 'hcom_allReduce_', 'hcom_allReduce__512_%d_1', 'hcom_allReduce_',
           'COMMUNICATION', 0, '', '', '', '', '', '', 400, 900, '[[917504]];\r\n[]',
           'GenericList;\r\nScalar', 'AllReduce')
@@ -93,6 +100,8 @@ def moe_ops(kind, decode_last):
     def m(name, optype, core, lo, hi, dlo, dhi, role):
         return (moe_k(name, optype, core, lo, hi), role, 'm', dlo if dec else lo, dhi if dec else hi)
     fia = (MOE_FIA_DEC if dec else MOE_FIA, 'attention', 'm', 150 if dec else 10500, 400 if dec else 13000)
+    if PFA_IFA:
+        fia = (MOE_IFA if dec else MOE_PFA, 'attention', 'm', 150 if dec else 2000, 400 if dec else 5000)
     oproj = m('aclnnMatmul_MatMulCommon_MatMulV2', 'MatMulV2', 'AI_CORE', 300, 600, 30, 60, 'projection')
     ar = (MOE_AR, 'tp_comm', 'c', 50 if dec else 400, 120 if dec else 900)
     norm = m('RmsNorm', 'RmsNorm', 'AI_VECTOR_CORE', 60, 120, 15, 30, 'norm')
@@ -271,12 +280,19 @@ def parse_args(argv):
                         'TRANS MoE+GMM transition layers (the last holds sampling), DECODE decode layers')
     p.add_argument('--passes', type=int, metavar='N',
                    help='with --moe: forward passes (one ProfilerStep each; default 1)')
+    p.add_argument('--pfa-ifa', action='store_true',
+                   help='with --moe: PromptFlashAttention (prefill, 2-5 ms) and IncreFlashAttention '
+                        '(decode) instead of FusedInferAttentionScore')
     a = p.parse_args(argv)
     if a.db and (a.no_trace or a.mindspore):
         die('--db needs the trace and torch_npu (no --no-trace, no --mindspore)')
     a.moe_shape = None
     if a.passes is not None and not a.moe:
         die('--passes needs --moe')
+    if a.pfa_ifa and not a.moe:
+        die('--pfa-ifa needs --moe')
+    global PFA_IFA
+    PFA_IFA = a.pfa_ifa
     if a.moe:
         try:
             a.moe_shape = [int(x) for x in a.moe.split(':')]
@@ -649,6 +665,8 @@ class Generator:
                 'per_pass': [], 'layers_by_type': {}, 'kernels_by_type': {},
                 'role_dur_sum_ns': {}, 'role_kernels': {},
                 'fia_prefill_dur_sum_ns': 0, 'fia_decode_dur_sum_ns': 0}
+            if PFA_IFA:
+                tr['pfa_ifa'] = True
         pp = {'pass': si, 'layers': len(kinds), 'fia': len(kinds), 'fia_prefill': nd + nm + nt,
               'fia_decode': ndec, 'layers_by_type': {}, 'dfc': 0, 'grouped_matmul': 0,
               'gating': 0, 'alltoallv': 0, 'sampling_layers': 0, 'kernels': 0}
@@ -665,10 +683,10 @@ class Generator:
                 d = rr(lo * US, hi * US)
                 if si == 0 and j == 0 and lo >= 50:
                     d = d * 3 // 2                      # warm-up: the first layer is slower
-                if e is MOE_FIA:
+                if e is MOE_FIA or e is MOE_PFA:
                     d = d * (100 + 3 * si) // 100       # drift: FIA grows with the KV cache
                     tr['fia_prefill_dur_sum_ns'] += d
-                elif e is MOE_FIA_DEC:
+                elif e is MOE_FIA_DEC or e is MOE_IFA:
                     tr['fia_decode_dur_sum_ns'] += d
                 kindn = 2 if how in 'cw' else (1 if how == 'a' else 0)
                 ks.append([t, d, -1 if kindn == 2 else (5 if kindn == 1 else 2), e, j, kindn, m])
