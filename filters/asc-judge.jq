@@ -248,7 +248,7 @@ def dursum: map(.dur_ns) | add // 0;
     serial_wait_ms_per_step: ($swait / $g.n | ms),
     # Per family, the chain of the window where the family has most time.
     host_cause_chains: ([ $hw[] | . as $w | .chains[] | . + {bubble_id: $w.bubble_id, window_ms: $w.duration_ms} ]
-      | group_by(.family) | map(max_by(.ns) | {family, bubble_id, window_ms, ms: (.ns | ms), chain, frame, overlap_ms: (.overlap_ns | ms)})
+      | group_by(.family) | map(max_by(.ns) | {family, bubble_id, window_ms, ms: (.ns | ms), chain, frame, overlap_ms: (.overlap_ns | ms), call_ms: (.call_ns | ms), copy_start_ms: (.copy_start_ns | ms)})
       | sort_by(-.ms)),
     comm_exposed_heavy: $commheavy,
     recurring_assessable: ($g.n >= $R.verdict.recurring_min_steps)
@@ -558,6 +558,16 @@ def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .
 	else " In \($c.bubble_id) (\($c.window_ms | fmt)) it holds \($c.ms | fmt); its longest call chain there: \($c.chain | join(" → "))" +
 	  (if $c.frame != null then " at \($c.frame)" else "" end) +
 	  (if $c.overlap_ms != null then ", whose last call overlaps the window \($c.overlap_ms | fmt)" else "" end) + "." end;
+# The device side of a copy chain: when the copy's device task (linked
+# to its memcpy call) starts inside the chain's deepest call, the time
+# before it is host work (staging a pageable batch), not the transfer.
+def copytext: ($DG.host_cause_chains // [] | map(select(.family == "h2d_copy")) | .[0]) as $c |
+	if $c == null or $c.copy_start_ms == null or $c.call_ms == null then ""
+	else ($c.chain | last) as $call | ($c.call_ms - $c.copy_start_ms) as $rest |
+	  " The copy's device transfer (the task its memcpy call is linked to) starts \($c.copy_start_ms | fmt) into the \($c.call_ms | fmt) of \($call), which returns \($rest | fmt) after that: " +
+	  (if $c.copy_start_ms * 2 >= $c.call_ms then
+	     "the host waits \($c.copy_start_ms | fmt) before the transfer even starts (most likely staging a pageable batch on the host), and at most \($rest | fmt) is the transfer itself: pinned memory removes that wait."
+	   else "most of the call is the transfer itself; non_blocking=True lets it overlap." end) end;
 # Why a capture has no HCCL tasks: Level0 collects none; at Level1 and
 # above they are in trace_view.json (or the SQLite export).
 (($P.config.level // "") | test("level0"; "i")) as $LEVEL0 |
@@ -791,8 +801,8 @@ def stakeclause($idle; $ab; $how):
 	 # records no AscendCL calls, so only the copy's length is seen.
 	 ($DG.host_cause_chains // [] | map(select(.family == $f)) | .[0].chain // []) as $ch |
 	 (if any($ch[]; test("^(AscendCL@|acl)")) or ($LEVEL0 | not) then
-	    "the host blocks in copies to the device (a synchronisation under aten::to / _to_copy / copy_, or a memcpy)." + chaintext($f)
-	  else "the host is in copies to the device (aten::to / _to_copy / copy_)." + chaintext($f) +
+	    "the host blocks in copies to the device (a synchronisation under aten::to / _to_copy / copy_, or a memcpy)." + chaintext($f) + copytext
+	  else "the host is in copies to the device (aten::to / _to_copy / copy_)." + chaintext($f) + copytext +
 	    " A copy that long is likely a blocking one, but the synchronisation itself cannot be seen: a Level0 capture records no AscendCL calls (capture Level1 to see it)." end) + " A copy from pageable memory makes the host wait for it: use DataLoader(pin_memory=True) and .to(device, non_blocking=True) so the copy overlaps, or move the copies off the critical path."
        elif $f == "item_sync" then ".item() waits for the device inside the step (aten::item / _local_scalar_dense)." + chaintext($f) + " Keep the value on the device (accumulate metrics as tensors) and read it every N steps."
        elif $f == "sync" then "the host synchronises with the device outside any copy or .item() (an explicit stream or device synchronisation)." + chaintext($f) + " Remove torch.npu.synchronize() and other explicit synchronisations from the step."
@@ -1004,7 +1014,7 @@ def stakeclause($idle; $ab; $how):
       if type == "object" then (.name // empty) elif type == "string" then . else empty end ] | uniq | .[0:5]),
     top_host_op: .top_host_op,
     host_causes: (.causes | map_values(ms) | gcnull),
-    host_chains: (.chains | map(.ms = (.ns | ms) | del(.ns, .overlap_ns))),
+    host_chains: (.chains | map(.ms = (.ns | ms) | del(.ns, .overlap_ns, .call_ns, .copy_start_ns))),
     capture_artefact: .boundary,
     before: .before,
     after: .after
