@@ -682,6 +682,8 @@ def absorbed($f): $HWA | map((.causes[$f] // 0) * .af) | add // 0 | . / $gn | ms
     under_named_host_ms_per_step: ($fs | map(.value) | add // 0 | r6),
     families_ms_per_step: ($fs | map({key, value: (.value | r6)}) | from_entries),
     at_stake_ms_per_step: ($fs | map([.value - absorbed(.key), 0] | max) | add // 0 | r6),
+    # each family's part of it, so that the sum can be traced
+    at_stake_by_family_ms_per_step: ($fs | map({key, value: ([.value - absorbed(.key), 0] | max | r6)}) | from_entries),
     at_stake_on_late_peer: (if $LATE == null then null else $LATEN end),
     at_stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null)} end) as $HRB |
 def stakeclause($idle; $ab; $how):
