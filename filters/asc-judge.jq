@@ -656,11 +656,31 @@ def inflight($s; $e): [ $CO[] | select(.start_ns < $e and .end_ns > $s) ] as $o 
 # last op waiting for it give up to the step's exposed wait for it, each
 # the same fraction (af), on the assumption that the peer arrives when it
 # does whatever this rank does.
+# Without HCCL tasks or comm records (Level0): per step, one group's
+# ops (the same name but for its last two numbers), at least 3, the
+# longest at least comm.late_op_ratio times the median of the others, is
+# the late-peer pattern: that op most likely waits for a peer, its time
+# over that median (excess) the estimated wait.
+(if $DG != null and $DG.comm_exposed_heavy and $CT == null and $COMM == null then
+   [.comm_kernel // [] | .[] | select(.step_id != null and .dur_ns != null and .start_ns != null)] |
+   group_by([(.step_id | tostring), (.name | sub("_[0-9]+_[0-9]+$"; ""))]) |
+   map(select(length >= 3) | sort_by(.start_ns) | . as $ops | max_by(.dur_ns) as $l |
+     ($ops | map(select(. != $l) | .dur_ns) | median) as $m |
+     select($m > 0 and $l.dur_ns >= $R.comm.late_op_ratio * $m) |
+     {step: ($l.step_id | tostring), op: $l.name, group: ($l.name | sub("_[0-9]+_[0-9]+$"; "")),
+      ops: ($ops | length), first: ($ops[0] == $l), dur_ms: ($l.dur_ns | ms), others_median_ms: ($m | ms),
+      others_min_ms: ($ops | map(select(. != $l) | .dur_ns) | min | ms),
+      others_max_ms: ($ops | map(select(. != $l) | .dur_ns) | max | ms),
+      excess_ns: ($l.dur_ns - $m), end_ns: $l.end_ns}) | sort_by(-.excess_ns)
+ else [] end) as $OPW |
 (if $DG != null and $DG.comm_exposed_heavy and $CT != null then
    ($BD.comm_exposed // 0) as $ce |
    ($CT.peers | map(select(.rank != null and .exposed_wait_ms >= ([$R.comm.straggler_min_ms, $R.comm.straggler_share * $ce] | max))) | .[0] // null)
  else null end) as $LATE |
-(if $LATE == null then {} else
+(if $LATE == null then
+   # the late-peer pattern of op durations: its estimated wait
+   reduce $OPW[] as $o ({}; .[$o.step] |= {w: ((.w // 0) + $o.excess_ns), t: ([(.t // $o.end_ns), $o.end_ns] | max)})
+ else
    reduce ($CO[] | select(.group == $LATE.group)) as $o ({};
      ([$o.peers[]? | select(.rank == $LATE.rank) | .exposed_wait_ns // 0] | add // 0) as $w |
      if $w > 0 then .[$o.step | tostring] |= {w: ((.w // 0) + $w), t: ([(.t // $o.end_ns), $o.end_ns] | max)} else . end)
@@ -673,6 +693,12 @@ def inflight($s; $e): [ $CO[] | select(.start_ns < $e and .end_ns > $s) ] as $o 
 def absorbed($f): $HWA | map((.causes[$f] // 0) * .af) | add // 0 | . / $gn | ms;
 (($HWA | map(.dur) | add // 0) as $d | if $d > 0 then ($HWA | map(.dur * .af) | add) / $d else 0 end) as $AFALL |
 (if $LATE == null then "" else "rank \($LATE.rank)" + (if $LATE.in_input then "" else " (not in this input)" end) end) as $LATEN |
+(if ($OPW | length) == 0 then null else "the peer that \($OPW[0].op) most likely waits for" end) as $OPWN |
+# The communication finding's sentence on that pattern (the longest case).
+def opwtext: if ($OPW | length) == 0 then "" else $OPW[0] as $o |
+	" Its ops' durations point to a late peer: in step \($o.step) \($o.op) takes \($o.dur_ms | fmt) against a median \($o.others_median_ms | fmt) for the group's \($o.ops - 1) other ops (\(if $o.others_min_ms == $o.others_max_ms then "each \($o.others_min_ms | fmt)" else "\($o.others_min_ms | fmt) to \($o.others_max_ms | fmt)" end))" +
+	(if $o.first then ", and it is the group's first op in the step: the first op waits until the last peer arrives, the later ones find it there" else "" end) +
+	". So most of it is most likely a wait for a late peer (about \(($OPW | map(.excess_ns) | add) / ([$DG.group_size // 1, 1] | max) | ms | fmt) per step over the other ops' median), not data moving; a Level1 capture names the peer and measures the wait." end;
 # What the host risk rests on: the device idle time under named host
 # work, and how much of that is at stake on this rank (the family's time
 # less what only lengthens a wait for the late peer).
@@ -684,10 +710,14 @@ def absorbed($f): $HWA | map((.causes[$f] // 0) * .af) | add // 0 | . / $gn | ms
     at_stake_ms_per_step: ($fs | map([.value - absorbed(.key), 0] | max) | add // 0 | r6),
     # each family's part of it, so that the sum can be traced
     at_stake_by_family_ms_per_step: ($fs | map({key, value: ([.value - absorbed(.key), 0] | max | r6)}) | from_entries),
-    at_stake_on_late_peer: (if $LATE == null then null else $LATEN end),
-    at_stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null)} end) as $HRB |
+    at_stake_on_late_peer: (if $LATE != null then $LATEN elif ($OPW | length) > 0 then $OPWN else null end),
+    at_stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0)} end) as $HRB |
 def stakeclause($idle; $ab; $how):
-	if $ab <= 0 and $DG.comm_exposed_heavy and $CT == null then
+	if $ab > 0 and $LATE == null and ($OPW | length) > 0 then
+	  " \($ab | fmt) per step of it lies before \($OPW[0].op), which most likely waits for a late peer (see the communication finding), and would then only lengthen that wait: " +
+	  (if $idle - $ab > 0 then "\($idle - $ab | fmt) per step is" else "nothing is" end) +
+	  " at stake on this rank while that peer is late (an estimate from the op durations: re-capture at Level1 or higher to name the peer and measure its wait)."
+	elif $ab <= 0 and $DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0 then
 	  " Whether removing it would only lengthen a wait for a late peer in the \($BD.comm_exposed | fmt) per step of exposed communication cannot be told without the HCCL tasks (\($TASKSWHERE)): this is what could be won at most, an upper bound; the exposed communication may itself be a wait on a peer, and then little of it is at stake here."
 	elif $ab <= 0 then "" else
 	" \($ab | fmt) per step of it lies before communication that waits for \($LATEN)\($how) and would only lengthen that wait: " +
@@ -738,7 +768,7 @@ def stakeclause($idle; $ab; $how):
      ([ $C[] | select(.group as $g | $one | index([$g]) != null) | .wait_ms // 0 ] | add // 0) as $onewait |
      rec("Communication is not hidden behind compute: \($ce | fmt) per step (\(share($ce; $svcms) | pcs) of the \($svcms | fmt) step) in \($dom)." +
        (if $COMM == null then
-	  (if $LEVEL0 then " The capture is Level0, which collects neither HCCL tasks nor communication.json: re-capture at Level1 or higher to split the ops' time and name the peer each op waits for."
+	  (if $LEVEL0 then " The capture is Level0, which collects neither HCCL tasks nor communication.json: re-capture at Level1 or higher to split the ops' time and name the peer each op waits for." + opwtext
 	   else " Without communication.json (or COMMUNICATION_OP) the wait / transit split cannot be judged: export it to tell a late peer from a slow link." end)
 	else
 	  ($COMM.steps) as $n |
@@ -821,7 +851,7 @@ def stakeclause($idle; $ab; $how):
        else "Python code runs while the device waits, launching nothing." + chaintext($f) + " Profile the Python side during the bubbles (py-spy) at the frames the report names." end) +
        stakeclause($t; absorbed($f); "") + $caveat;
        "step_group"; $dom; ([$t - absorbed($f), 0] | max); ($f == "python" or absorbed($f) > 0); null; "host_cause:" + $f)
-     + {stake_on: "this rank", stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null),
+     + {stake_on: "this rank", stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0),
 	figures: {share_of_idle: share($t; $HB), idle_ms_per_step: $HB, family_ms_per_step: $t,
 	 absorbed_by_late_peer_ms: absorbed($f)}}),
 
