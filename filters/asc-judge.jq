@@ -248,7 +248,8 @@ def dursum: map(.dur_ns) | add // 0;
     serial_wait_ms_per_step: ($swait / $g.n | ms),
     # Per family, the chain of the window where the family has most time.
     host_cause_chains: ([ $hw[] | . as $w | .chains[] | . + {bubble_id: $w.bubble_id, window_ms: $w.duration_ms} ]
-      | group_by(.family) | map(max_by(.ns) | {family, bubble_id, window_ms, ms: (.ns | ms), chain, frame, overlap_ms: (.overlap_ns | ms), call_ms: (.call_ns | ms), copy_start_ms: (.copy_start_ns | ms)})
+      | group_by(.family) | map(max_by(.ns) | {family, bubble_id, window_ms, ms: (.ns | ms), chain, frame, overlap_ms: (.overlap_ns | ms), call_ms: (.call_ns | ms), copy_start_ms: (.copy_start_ns | ms),
+        copy_after_ms: (if .copy_start_ns == null or .call_ns == null then null else (.call_ns - .copy_start_ns | ms) end)})
       | sort_by(-.ms)),
     comm_exposed_heavy: $commheavy,
     recurring_assessable: ($g.n >= $R.verdict.recurring_min_steps)
@@ -563,7 +564,7 @@ def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .
 # before it is host work (staging a pageable batch), not the transfer.
 def copytext: ($DG.host_cause_chains // [] | map(select(.family == "h2d_copy")) | .[0]) as $c |
 	if $c == null or $c.copy_start_ms == null or $c.call_ms == null then ""
-	else ($c.chain | last) as $call | ($c.call_ms - $c.copy_start_ms) as $rest |
+	else ($c.chain | last) as $call | $c.copy_after_ms as $rest |
 	  " The copy's device transfer (the task its memcpy call is linked to) starts \($c.copy_start_ms | fmt) into the \($c.call_ms | fmt) of \($call), which returns \($rest | fmt) after that: " +
 	  (if $c.copy_start_ms * 2 >= $c.call_ms then
 	     "the host waits \($c.copy_start_ms | fmt) before the transfer even starts (most likely staging a pageable batch on the host), and at most \($rest | fmt) is the transfer itself: pinned memory removes that wait."
@@ -998,6 +999,10 @@ def stakeclause($idle; $ab; $how):
   host_risk_level: $hostrisk,
   host_risk_assessed: $hosted,
   host_risk_basis: $HRB,
+  # the late-peer pattern of op durations (no HCCL tasks), as the text gives it
+  late_op_pattern: (if ($OPW | length) == 0 then null else
+    {ops: ($OPW | map({step, op, group, ops, first, dur_ms, others_median_ms, others_min_ms, others_max_ms, excess_ms: (.excess_ns | ms)})),
+     excess_ms_per_step: (($OPW | map(.excess_ns) | add) / ([$DG.group_size // 1, 1] | max) | ms)} end),
   confidence: $confidence,
   confidence_basis: {score: $score, lowered_by: $CONFWHY},
   # A host finding that asks for a follow-up sets it too; a
