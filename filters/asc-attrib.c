@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "dec.h"
@@ -126,6 +127,7 @@ struct hop {
 struct fbest {
 	uint64_t	 ser;
 	int64_t		 treeov, ov;
+	int64_t		 s, e;		/* the deepest event's span */
 	struct chain	 ch;
 	uint32_t	 frame;
 };
@@ -268,6 +270,11 @@ static struct {
 	int64_t		 ndequeue;	/* task queue: Dequeue@ events */
 	struct span	*dq;		/* the Dequeue@ events */
 	size_t		 capdq;
+	/* Device starts of host-to-device copies (a memcpy host event
+	 * linked to its device task, "kernel_ns"), sorted when first read. */
+	int64_t		*cp;
+	size_t		 ncp, capcp;
+	int		 cpsorted;
 	size_t		 capops;
 	uint64_t	 serialno;
 } P;
@@ -286,6 +293,7 @@ static int64_t serialmin;
  */
 static int64_t compilemin;
 static int famcompile = -1;
+static int famh2d = -1;		/* h2d_copy's index, -1 when the rules have none */
 static const char *const *stepmarks, *const *syncmarks, *const *commmarks;
 static const char *const *dispops;
 static unsigned char famsync[MAXFAM + 1];	/* attribution.serial_families */
@@ -456,6 +464,8 @@ reset(void)
 		memset(P.opns, 0, P.capops * sizeof *P.opns);
 	P.nhost = P.nleaf = 0;
 	P.ncomp = P.compns = P.complong = P.ncompiles = P.ndequeue = 0;
+	P.ncp = 0;
+	P.cpsorted = 0;
 	P.qhead = P.qtail = 0;
 	for (size_t i = 0; i < P.nth; i++)
 		free(P.th[i].open);
@@ -725,6 +735,8 @@ fbestadd(struct wst *st, const struct qev *h, int64_t ov)
 		b->treeov = ov;
 	b->ser = h->ser;
 	b->ov = ov;
+	b->s = h->s;
+	b->e = h->e;
 	b->ch = h->ch;
 	b->frame = h->cframe;
 }
@@ -831,6 +843,8 @@ struct hraw {
 	const struct rfield	*frame;		/* NULL: none */
 	struct rfield		 fr;		/* the fast path's frame */
 	int64_t			 pid, tid, s, e;
+	int64_t			 kns;		/* linked device task's start */
+	int			 hask;
 };
 
 static const char *
@@ -917,8 +931,11 @@ hostfast(const struct rin *r, struct hraw *h)
 			p = q;
 		}
 	}
-	if (p < e)
-		CINT(",\"kernel_ns\":", &x);
+	h->hask = 0;
+	if (p < e) {
+		CINT(",\"kernel_ns\":", &h->kns);
+		h->hask = 1;
+	}
 	return p == e ? 0 : -1;
 }
 
@@ -968,6 +985,18 @@ hostgeneral(struct rin *r, struct hraw *h)
 	if (rin_i64(r, "pid", &h->pid) != 0)
 		h->pid = 0;
 	h->frame = rin_get(r, "frame");
+	h->hask = rin_i64(r, "kernel_ns", &h->kns) == 0;
+	return 0;
+}
+
+/* A copy call by its name: "memcpy" in any case (aclrtMemcpyAsync,
+ * acl_memcpy_host_to_device). */
+static int
+hasmemcpy(const char *s, size_t n)
+{
+	for (size_t i = 0; i + 6 <= n; i++)
+		if (strncasecmp(s + i, "memcpy", 6) == 0)
+			return 1;
 	return 0;
 }
 
@@ -1228,6 +1257,13 @@ hostrec(struct rin *r)
 		P.dq[P.ndequeue].s = hr.s;
 		P.dq[P.ndequeue++].e = hr.e;
 	}
+	if (hr.hask && hasmemcpy(hr.name, hr.namelen)) {
+		if (P.ncp == P.capcp) {
+			P.capcp = P.capcp ? 2 * P.capcp : 64;
+			P.cp = xreallocarray(P.cp, P.capcp, sizeof *P.cp);
+		}
+		P.cp[P.ncp++] = hr.kns;
+	}
 	if (hr.cat) {
 		uint32_t c = intern(hr.cat, hr.catlen);
 
@@ -1387,6 +1423,54 @@ chainout(const struct chain *c)
 	buf_addc(&ob, ']');
 }
 
+static int
+i64cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * A copy chain's device side: its deepest event's duration (the
+ * synchronising call, or at Level0 aten::copy_) and the time from that
+ * event's start to the start of the latest device copy starting inside
+ * it (null: none).  A long time before the transfer starts is host work
+ * (staging pageable memory), not the transfer.
+ */
+static void
+copystart(const struct fbest *b)
+{
+	size_t lo = 0, hi;
+
+	out_i64(&ob, "call_ns", b->e - b->s);
+	if (P.ncp == 0) {
+		out_key(&ob, "copy_start_ns");
+		buf_adds(&ob, "null");
+		return;
+	}
+	if (!P.cpsorted) {
+		sortv(P.cp, P.ncp, sizeof *P.cp, i64cmp);
+		P.cpsorted = 1;
+	}
+	/* the first copy starting at or after the event's end */
+	hi = P.ncp;
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (P.cp[m] < b->e)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (lo == 0 || P.cp[lo - 1] < b->s) {
+		out_key(&ob, "copy_start_ns");
+		buf_adds(&ob, "null");
+		return;
+	}
+	out_i64(&ob, "copy_start_ns", P.cp[lo - 1] - b->s);
+}
+
 /* Each family's chain in the window, the family with most time first. */
 static void
 chains(const struct wst *st, const struct fig *f, int hosts)
@@ -1420,6 +1504,8 @@ chains(const struct wst *st, const struct fig *f, int hosts)
 		out_key(&ob, "frame");
 		putistr(b->frame);
 		out_i64(&ob, "overlap_ns", b->ov);
+		if (ord[k] == famh2d)
+			copystart(b);
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, ']');
@@ -2070,6 +2156,8 @@ famrules(void)
 	for (int i = 0; i < nfam; i++)
 		if (strcmp(famname[i], "op_compile") == 0)
 			famcompile = i;
+		else if (strcmp(famname[i], "h2d_copy") == 0)
+			famh2d = i;
 }
 
 static int64_t

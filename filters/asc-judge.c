@@ -4,6 +4,7 @@
  * write one "anomaly_discovery" record per profile, after its records.
  * The decision tables are the jq program asc-judge.jq, built in.
  */
+#define _GNU_SOURCE		/* memmem */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,10 @@ static struct gather_type kept[] = {
 	{ "capture_gaps", 1, GATHER_FIRST, 0 },
 	{ "op", 0, GATHER_FIRST, 0 },
 	{ "op_summary", 1, GATHER_FIRST, 0 },
+	/* communication kernels (task_type COMMUNICATION), gathered from the
+	 * kernel records: their per-op durations show a late peer when
+	 * the capture has no HCCL tasks */
+	{ "comm_kernel", 20000, GATHER_FIRST, 0 },
 };
 #define NKEPT	(int)(sizeof kept / sizeof kept[0])
 
@@ -198,13 +203,22 @@ flush(void)
 	free(name);
 }
 
+/* A communication kernel: its line holds "task_type":"COMMUNICATION". */
+static int
+commkernel(const struct rin *r)
+{
+	static const char key[] = "\"task_type\":\"COMMUNICATION\"";
+
+	return memmem(r->line, r->len, key, sizeof key - 1) != NULL;
+}
+
 static void
 run(const char *path)
 {
 	struct rin r;
 	const char *t;
 	size_t tn;
-	int k;
+	int k, iskernel;
 
 	if (rin_open(&r, path, 0) != 0)
 		dieerr("%s", path);
@@ -224,6 +238,9 @@ run(const char *path)
 		if (tn == 17 && memcmp(t, "anomaly_discovery", 17) == 0)
 			continue;
 		k = gather_index(g, t, tn);
+		iskernel = tn == 6 && memcmp(t, "kernel", 6) == 0;
+		if (iskernel && commkernel(&r))
+			k = gather_index(g, "comm_kernel", 11);
 		if (k == 0) {
 			flush();	/* the previous profile's verdict */
 			have = 1;
@@ -244,7 +261,7 @@ run(const char *path)
 		}
 		/* Pass through: the record is not changed. */
 		sr_pass(&r);
-		if (k < 0)
+		if (k < 0 && !iskernel)
 			rin_bulk(&r, t, tn, stdout);	/* not gathered: the run passes */
 		if (k < 0 || !have)
 			continue;	/* records before any profile: ignored */

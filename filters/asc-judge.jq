@@ -248,7 +248,8 @@ def dursum: map(.dur_ns) | add // 0;
     serial_wait_ms_per_step: ($swait / $g.n | ms),
     # Per family, the chain of the window where the family has most time.
     host_cause_chains: ([ $hw[] | . as $w | .chains[] | . + {bubble_id: $w.bubble_id, window_ms: $w.duration_ms} ]
-      | group_by(.family) | map(max_by(.ns) | {family, bubble_id, window_ms, ms: (.ns | ms), chain, frame, overlap_ms: (.overlap_ns | ms)})
+      | group_by(.family) | map(max_by(.ns) | {family, bubble_id, window_ms, ms: (.ns | ms), chain, frame, overlap_ms: (.overlap_ns | ms), call_ms: (.call_ns | ms), copy_start_ms: (.copy_start_ns | ms),
+        copy_after_ms: (if .copy_start_ns == null or .call_ns == null then null else (.call_ns - .copy_start_ns | ms) end)})
       | sort_by(-.ms)),
     comm_exposed_heavy: $commheavy,
     recurring_assessable: ($g.n >= $R.verdict.recurring_min_steps)
@@ -558,6 +559,16 @@ def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .
 	else " In \($c.bubble_id) (\($c.window_ms | fmt)) it holds \($c.ms | fmt); its longest call chain there: \($c.chain | join(" → "))" +
 	  (if $c.frame != null then " at \($c.frame)" else "" end) +
 	  (if $c.overlap_ms != null then ", whose last call overlaps the window \($c.overlap_ms | fmt)" else "" end) + "." end;
+# The device side of a copy chain: when the copy's device task (linked
+# to its memcpy call) starts inside the chain's deepest call, the time
+# before it is host work (staging a pageable batch), not the transfer.
+def copytext: ($DG.host_cause_chains // [] | map(select(.family == "h2d_copy")) | .[0]) as $c |
+	if $c == null or $c.copy_start_ms == null or $c.call_ms == null then ""
+	else ($c.chain | last) as $call | $c.copy_after_ms as $rest |
+	  " The copy's device transfer (the task its memcpy call is linked to) starts \($c.copy_start_ms | fmt) into the \($c.call_ms | fmt) of \($call), which returns \($rest | fmt) after that: " +
+	  (if $c.copy_start_ms * 2 >= $c.call_ms then
+	     "the host waits \($c.copy_start_ms | fmt) before the transfer even starts (most likely staging a pageable batch on the host), and at most \($rest | fmt) is the transfer itself: pinned memory removes that wait."
+	   else "most of the call is the transfer itself; non_blocking=True lets it overlap." end) end;
 # Why a capture has no HCCL tasks: Level0 collects none; at Level1 and
 # above they are in trace_view.json (or the SQLite export).
 (($P.config.level // "") | test("level0"; "i")) as $LEVEL0 |
@@ -646,11 +657,31 @@ def inflight($s; $e): [ $CO[] | select(.start_ns < $e and .end_ns > $s) ] as $o 
 # last op waiting for it give up to the step's exposed wait for it, each
 # the same fraction (af), on the assumption that the peer arrives when it
 # does whatever this rank does.
+# Without HCCL tasks or comm records (Level0): per step, one group's
+# ops (the same name but for its last two numbers), at least 3, the
+# longest at least comm.late_op_ratio times the median of the others, is
+# the late-peer pattern: that op most likely waits for a peer, its time
+# over that median (excess) the estimated wait.
+(if $DG != null and $DG.comm_exposed_heavy and $CT == null and $COMM == null then
+   [.comm_kernel // [] | .[] | select(.step_id != null and .dur_ns != null and .start_ns != null)] |
+   group_by([(.step_id | tostring), (.name | sub("_[0-9]+_[0-9]+$"; ""))]) |
+   map(select(length >= 3) | sort_by(.start_ns) | . as $ops | max_by(.dur_ns) as $l |
+     ($ops | map(select(. != $l) | .dur_ns) | median) as $m |
+     select($m > 0 and $l.dur_ns >= $R.comm.late_op_ratio * $m) |
+     {step: ($l.step_id | tostring), op: $l.name, group: ($l.name | sub("_[0-9]+_[0-9]+$"; "")),
+      ops: ($ops | length), first: ($ops[0] == $l), dur_ms: ($l.dur_ns | ms), others_median_ms: ($m | ms),
+      others_min_ms: ($ops | map(select(. != $l) | .dur_ns) | min | ms),
+      others_max_ms: ($ops | map(select(. != $l) | .dur_ns) | max | ms),
+      excess_ns: ($l.dur_ns - $m), end_ns: $l.end_ns}) | sort_by(-.excess_ns)
+ else [] end) as $OPW |
 (if $DG != null and $DG.comm_exposed_heavy and $CT != null then
    ($BD.comm_exposed // 0) as $ce |
    ($CT.peers | map(select(.rank != null and .exposed_wait_ms >= ([$R.comm.straggler_min_ms, $R.comm.straggler_share * $ce] | max))) | .[0] // null)
  else null end) as $LATE |
-(if $LATE == null then {} else
+(if $LATE == null then
+   # the late-peer pattern of op durations: its estimated wait
+   reduce $OPW[] as $o ({}; .[$o.step] |= {w: ((.w // 0) + $o.excess_ns), t: ([(.t // $o.end_ns), $o.end_ns] | max)})
+ else
    reduce ($CO[] | select(.group == $LATE.group)) as $o ({};
      ([$o.peers[]? | select(.rank == $LATE.rank) | .exposed_wait_ns // 0] | add // 0) as $w |
      if $w > 0 then .[$o.step | tostring] |= {w: ((.w // 0) + $w), t: ([(.t // $o.end_ns), $o.end_ns] | max)} else . end)
@@ -663,6 +694,12 @@ def inflight($s; $e): [ $CO[] | select(.start_ns < $e and .end_ns > $s) ] as $o 
 def absorbed($f): $HWA | map((.causes[$f] // 0) * .af) | add // 0 | . / $gn | ms;
 (($HWA | map(.dur) | add // 0) as $d | if $d > 0 then ($HWA | map(.dur * .af) | add) / $d else 0 end) as $AFALL |
 (if $LATE == null then "" else "rank \($LATE.rank)" + (if $LATE.in_input then "" else " (not in this input)" end) end) as $LATEN |
+(if ($OPW | length) == 0 then null else "the peer that \($OPW[0].op) most likely waits for" end) as $OPWN |
+# The communication finding's sentence on that pattern (the longest case).
+def opwtext: if ($OPW | length) == 0 then "" else $OPW[0] as $o |
+	" Its ops' durations point to a late peer: in step \($o.step) \($o.op) takes \($o.dur_ms | fmt) against a median \($o.others_median_ms | fmt) for the group's \($o.ops - 1) other ops (\(if $o.others_min_ms == $o.others_max_ms then "each \($o.others_min_ms | fmt)" else "\($o.others_min_ms | fmt) to \($o.others_max_ms | fmt)" end))" +
+	(if $o.first then ", and it is the group's first op in the step: the first op waits until the last peer arrives, the later ones find it there" else "" end) +
+	". So most of it is most likely a wait for a late peer (about \(($OPW | map(.excess_ns) | add) / ([$DG.group_size // 1, 1] | max) | ms | fmt) per step over the other ops' median), not data moving; a Level1 capture names the peer and measures the wait." end;
 # What the host risk rests on: the device idle time under named host
 # work, and how much of that is at stake on this rank (the family's time
 # less what only lengthens a wait for the late peer).
@@ -672,10 +709,16 @@ def absorbed($f): $HWA | map((.causes[$f] // 0) * .af) | add // 0 | . / $gn | ms
     under_named_host_ms_per_step: ($fs | map(.value) | add // 0 | r6),
     families_ms_per_step: ($fs | map({key, value: (.value | r6)}) | from_entries),
     at_stake_ms_per_step: ($fs | map([.value - absorbed(.key), 0] | max) | add // 0 | r6),
-    at_stake_on_late_peer: (if $LATE == null then null else $LATEN end),
-    at_stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null)} end) as $HRB |
+    # each family's part of it, so that the sum can be traced
+    at_stake_by_family_ms_per_step: ($fs | map({key, value: ([.value - absorbed(.key), 0] | max | r6)}) | from_entries),
+    at_stake_on_late_peer: (if $LATE != null then $LATEN elif ($OPW | length) > 0 then $OPWN else null end),
+    at_stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0)} end) as $HRB |
 def stakeclause($idle; $ab; $how):
-	if $ab <= 0 and $DG.comm_exposed_heavy and $CT == null then
+	if $ab > 0 and $LATE == null and ($OPW | length) > 0 then
+	  " \($ab | fmt) per step of it lies before \($OPW[0].op), which most likely waits for a late peer (see the communication finding), and would then only lengthen that wait: " +
+	  (if $idle - $ab > 0 then "\($idle - $ab | fmt) per step is" else "nothing is" end) +
+	  " at stake on this rank while that peer is late (an estimate from the op durations: re-capture at Level1 or higher to name the peer and measure its wait)."
+	elif $ab <= 0 and $DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0 then
 	  " Whether removing it would only lengthen a wait for a late peer in the \($BD.comm_exposed | fmt) per step of exposed communication cannot be told without the HCCL tasks (\($TASKSWHERE)): this is what could be won at most, an upper bound; the exposed communication may itself be a wait on a peer, and then little of it is at stake here."
 	elif $ab <= 0 then "" else
 	" \($ab | fmt) per step of it lies before communication that waits for \($LATEN)\($how) and would only lengthen that wait: " +
@@ -726,7 +769,7 @@ def stakeclause($idle; $ab; $how):
      ([ $C[] | select(.group as $g | $one | index([$g]) != null) | .wait_ms // 0 ] | add // 0) as $onewait |
      rec("Communication is not hidden behind compute: \($ce | fmt) per step (\(share($ce; $svcms) | pcs) of the \($svcms | fmt) step) in \($dom)." +
        (if $COMM == null then
-	  (if $LEVEL0 then " The capture is Level0, which collects neither HCCL tasks nor communication.json: re-capture at Level1 or higher to split the ops' time and name the peer each op waits for."
+	  (if $LEVEL0 then " The capture is Level0, which collects neither HCCL tasks nor communication.json: re-capture at Level1 or higher to split the ops' time and name the peer each op waits for." + opwtext
 	   else " Without communication.json (or COMMUNICATION_OP) the wait / transit split cannot be judged: export it to tell a late peer from a slow link." end)
 	else
 	  ($COMM.steps) as $n |
@@ -791,8 +834,8 @@ def stakeclause($idle; $ab; $how):
 	 # records no AscendCL calls, so only the copy's length is seen.
 	 ($DG.host_cause_chains // [] | map(select(.family == $f)) | .[0].chain // []) as $ch |
 	 (if any($ch[]; test("^(AscendCL@|acl)")) or ($LEVEL0 | not) then
-	    "the host blocks in copies to the device (a synchronisation under aten::to / _to_copy / copy_, or a memcpy)." + chaintext($f)
-	  else "the host is in copies to the device (aten::to / _to_copy / copy_)." + chaintext($f) +
+	    "the host blocks in copies to the device (a synchronisation under aten::to / _to_copy / copy_, or a memcpy)." + chaintext($f) + copytext
+	  else "the host is in copies to the device (aten::to / _to_copy / copy_)." + chaintext($f) + copytext +
 	    " A copy that long is likely a blocking one, but the synchronisation itself cannot be seen: a Level0 capture records no AscendCL calls (capture Level1 to see it)." end) + " A copy from pageable memory makes the host wait for it: use DataLoader(pin_memory=True) and .to(device, non_blocking=True) so the copy overlaps, or move the copies off the critical path."
        elif $f == "item_sync" then ".item() waits for the device inside the step (aten::item / _local_scalar_dense)." + chaintext($f) + " Keep the value on the device (accumulate metrics as tensors) and read it every N steps."
        elif $f == "sync" then "the host synchronises with the device outside any copy or .item() (an explicit stream or device synchronisation)." + chaintext($f) + " Remove torch.npu.synchronize() and other explicit synchronisations from the step."
@@ -809,7 +852,7 @@ def stakeclause($idle; $ab; $how):
        else "Python code runs while the device waits, launching nothing." + chaintext($f) + " Profile the Python side during the bubbles (py-spy) at the frames the report names." end) +
        stakeclause($t; absorbed($f); "") + $caveat;
        "step_group"; $dom; ([$t - absorbed($f), 0] | max); ($f == "python" or absorbed($f) > 0); null; "host_cause:" + $f)
-     + {stake_on: "this rank", stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null),
+     + {stake_on: "this rank", stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0),
 	figures: {share_of_idle: share($t; $HB), idle_ms_per_step: $HB, family_ms_per_step: $t,
 	 absorbed_by_late_peer_ms: absorbed($f)}}),
 
@@ -956,6 +999,10 @@ def stakeclause($idle; $ab; $how):
   host_risk_level: $hostrisk,
   host_risk_assessed: $hosted,
   host_risk_basis: $HRB,
+  # the late-peer pattern of op durations (no HCCL tasks), as the text gives it
+  late_op_pattern: (if ($OPW | length) == 0 then null else
+    {ops: ($OPW | map({step, op, group, ops, first, dur_ms, others_median_ms, others_min_ms, others_max_ms, excess_ms: (.excess_ns | ms)})),
+     excess_ms_per_step: (($OPW | map(.excess_ns) | add) / ([$DG.group_size // 1, 1] | max) | ms)} end),
   confidence: $confidence,
   confidence_basis: {score: $score, lowered_by: $CONFWHY},
   # A host finding that asks for a follow-up sets it too; a
@@ -1004,7 +1051,7 @@ def stakeclause($idle; $ab; $how):
       if type == "object" then (.name // empty) elif type == "string" then . else empty end ] | uniq | .[0:5]),
     top_host_op: .top_host_op,
     host_causes: (.causes | map_values(ms) | gcnull),
-    host_chains: (.chains | map(.ms = (.ns | ms) | del(.ns, .overlap_ns))),
+    host_chains: (.chains | map(.ms = (.ns | ms) | del(.ns, .overlap_ns, .call_ns, .copy_start_ns))),
     capture_artefact: .boundary,
     before: .before,
     after: .after

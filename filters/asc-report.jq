@@ -104,7 +104,11 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
    ": \(.under_named_host_ms_per_step | dur) of the \(.idle_ms_per_step | dur) of device idle per step lie under named host work (" +
    (.families_ms_per_step | to_entries | map("\(.key | code) \(.value | dur)") | join(", ")) + "); " +
    (if .at_stake_upper_bound then "at most \(.at_stake_ms_per_step | dur) of it is at stake on this rank: without HCCL tasks, whether it only lengthens a wait for a late peer cannot be told"
-    elif .at_stake_on_late_peer != null then "\(.at_stake_ms_per_step | dur) per step of it is at stake on this rank while \(.at_stake_on_late_peer) is late (the rest only lengthens the wait for it)"
+    elif .at_stake_on_late_peer != null then "\(.at_stake_ms_per_step | dur) per step of it is at stake on this rank while \(.at_stake_on_late_peer) is late (" +
+      (.at_stake_by_family_ms_per_step // {} | to_entries | sort_by(-.value) | map("\(.key | code) \(.value | dur)") | join(", ")) +
+      ([$A.recommendations[]?.finding] as $rf | .families_ms_per_step | keys_unsorted | map(select(. as $f | $rf | index(["host_cause:" + $f]) | not)) |
+       if length > 0 then "; no recommendation of their own: \(map(code) | join(", "))" else "" end) +
+      "; the rest only lengthens the wait for it): the level rates how much of the idle the host causes, not what acting here could win"
     else "all of it is at stake on this rank" end) end) +
 (if $STONLY then ". The figures are torch_npu's own (step_trace_time.csv): there is no kernel table, so no bubble window can be shown." else "." end),
 "",

@@ -191,6 +191,7 @@ static const struct {
 	{ "comm.wait_dominant_ratio", R_SHARE, 0 },
 	{ "comm.straggler_min_ms", R_MS, 0 },
 	{ "comm.straggler_share", R_SHARE, 0 },
+	{ "comm.late_op_ratio", R_RATIO, 0 },
 	{ "comm.bandwidth_min_size_mb", R_MB, 0 },
 	{ "comm.bandwidth_low_gbps.*", R_GBPS, 0 },
 	{ "attribution.*_ratio", R_SHARE, 0 },
