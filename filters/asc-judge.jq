@@ -132,6 +132,41 @@ def hostwins: map(select(.boundary | not) | select(.scope != "global"));
 def labelled($l): map(select(.labels | index([$l]) != null));
 def dursum: map(.dur_ns) | add // 0;
 
+# Periodicity (seed Phase 9): a bubble's position in its step is its scope,
+# its rank among the step's gaps of that scope (the n of its bubble_id)
+# and the kernels before and after it: the same place in steps that run
+# the same kernels.  A position recurs when at least verdict.recurring_min_steps steps and
+# bubbles.recurring_step_share of the group's steps hold it.  Its period is
+# the mean distance between its first bubble in consecutive steps holding
+# it.  Input: the group's significant windows; $g: the group.
+def periodicity($g):
+  (reduce $g.steps[] as $s ({}; .[$s.step_id | tostring] = $s.start_ns)) as $st |
+  if $g.n < $R.verdict.recurring_min_steps then
+    {assessable: false, steps: $g.n, min_steps: $R.verdict.recurring_min_steps, recurring: []}
+  else
+    map(select(.scope != "global") | . + {pos: "\(.scope)\u0001\(.bubble_id | split(":")[-1])\u0001\(.before.name // "")\u0001\(.after.name // "")"}) |
+    group_by(.pos) |
+    map(. as $p | ($p | group_by(.step_id | tostring) | map(min_by(.start_ns).start_ns) | sort) as $first |
+      ($first | length) as $ns |
+      { scope: $p[0].scope, before: ($p[0].before.name // null), after: ($p[0].after.name // null),
+	steps_with: $ns, bubbles: ($p | length),
+	offset_ms: ($p | map(.start_ns - ($st[.step_id | tostring] // .start_ns) | ms) | {min: min, max: max}),
+	duration_ms: ($p | map(.dur_ns | ms) | {avg: avg, min: min, max: max}),
+	period_ms: (if $ns > 1 then (($first[-1] - $first[0]) / ($ns - 1) | ms) else null end),
+	idle_ms_per_step: ($p | dursum / $g.n | ms),
+	recurs: ($ns >= $R.verdict.recurring_min_steps and $ns >= $B.recurring_step_share * $g.n) }) as $pos |
+    ($pos | map(select(.recurs))) as $rec |
+    ($pos | map(select(.recurs | not))) as $iso |
+    {assessable: true, steps: $g.n, min_steps: $R.verdict.recurring_min_steps,
+     min_step_share: $B.recurring_step_share,
+     positions: ($pos | length),
+     recurring_positions: ($rec | length),
+     recurring_idle_ms_per_step: ($rec | map(.idle_ms_per_step) | add // 0 | r6),
+     isolated_positions: ($iso | length),
+     isolated_idle_ms_per_step: ($iso | map(.idle_ms_per_step) | add // 0 | r6),
+     recurring: ($rec | sort_by(-.idle_ms_per_step) | .[0:$B.top_n] | map(del(.recurs)))}
+  end;
+
 # Evidence gaps: the fixed code list of the schema.
 ([ "no_trace_view", "no_step_markers", "no_host_events", "no_shapes",
    "no_stacks", "no_communication_json", "no_pmu", "level0",
@@ -252,7 +287,8 @@ def dursum: map(.dur_ns) | add // 0;
         copy_after_ms: (if .copy_start_ns == null or .call_ns == null then null else (.call_ns - .copy_start_ns | ms) end)})
       | sort_by(-.ms)),
     comm_exposed_heavy: $commheavy,
-    recurring_assessable: ($g.n >= $R.verdict.recurring_min_steps)
+    recurring_assessable: ($g.n >= $R.verdict.recurring_min_steps),
+    bubble_periodicity: ($WBG[$g.id // "null"] // [] | periodicity($g))
   })) as $groups |
 
 (($G.dominant_group_id) // ($groups | max_by(.service_ms_avg * .group_size) | .group_id) // null) as $dom |
@@ -984,6 +1020,43 @@ def stakeclause($idle; $ab; $how):
    (if $DG != null and ($DG.recurring_assessable | not) then {text: "\($DG.group_size) step(s) in \($dom): whether the bubbles recur cannot be assessed (it needs \($R.verdict.recurring_min_steps)); capture more active steps.", scope: "step_group", target_id: $dom} else empty end)
  ]) as $notes |
 
+# Follow-up sampling (seed Phase 9): what to capture next, each item from
+# a gap in this capture's evidence, with the figure that makes it matter.
+(($P.counts.kernel // 0) > 0) as $kerneled |
+([ (if gap("no_trace_view") or gap("no_host_events") then
+     {capture: "the host side: trace_view.json (export_type text, or the SQLite export with its host tables)",
+      why: "no host event was read, so no idle window can be given a host cause", gap: (if gap("no_trace_view") then "no_trace_view" else "no_host_events" end)} else empty end),
+   (if gap("level0") then
+     {capture: "a Level1 capture of the same job",
+      why: "Level0 records no CANN / AscendCL calls (synchronisations, copies, compilation) and no HCCL tasks (the wait of each communication op per peer)", gap: "level0"}
+    elif gap("no_comm_tasks") and (($M | map(.comm_exposed_ns // 0) | add // 0) > 0) then
+     {capture: "the HCCL tasks (trace_view.json's HCCL process, or COMMUNICATION_TASK_INFO in the SQLite export; Level1 or higher)",
+      why: "\($DG.breakdown_ms_avg.comm_exposed // 0 | fmt) of communication per step is exposed and cannot be split into waiting per peer and moving data", gap: "no_comm_tasks"} else empty end),
+   ([($CT.peers // [])[] | select(.in_input == false and (.own_exposed_wait_ms // 0) >= $B.comm_exposed_min_ms)] | sort_by(-.own_exposed_wait_ms) | .[0:3]) as $late |
+   (if ($late | length) > 0 then
+     {capture: "rank(s) \($late | map(.global_rank // .rank | tostring) | join(", ")) of the same step (or all ranks)",
+      why: ("this rank waits for them, not under compute: " + ($late | map("rank \(.global_rank // .rank) \(.own_exposed_wait_ms | fmt) per step") | join(", "))), gap: null} else empty end),
+   (if $hosted and $DG != null and ($DG.untraced_ms_per_step // 0) > 0 and ($DG.untraced_share // 0) >= $B.evidence_time_share then
+     {capture: "host samples during the step (py-spy dump --native, perf record -g) of the process that launches the kernels",
+      why: ("\($DG.untraced_ms_per_step | fmt) of idle time per step has no host event of any depth" +
+	(if $ULONG != null then "; the longest stretch: \($ULONG.dur_ms | fmt) in \($ULONG.bubble_id)" else "" end)), gap: null} else empty end),
+   (if gap("no_stacks") and $hosted and ($DG.host_bubble_ms_per_step // 0) > 0 then
+     {capture: "a short capture with with_stack=True",
+      why: "the host chains in the idle windows have no Python source line", gap: "no_stacks"} else empty end),
+   (if ($INFL | length) > 0 and $hosted and ($DG.host_bubble_ms_per_step // 0) > 0 then
+     {capture: "a capture with \($INFL | join(", ")) off",
+      why: "these options inflate host times, so the host's share of each idle window is an upper bound here", gap: null} else empty end),
+   (if $GC.recorded == false and $hosted and ($DG.host_bubble_ms_per_step // 0) > 0 then
+     {capture: "a capture with the profiler's GC detection on (torch_npu: gc_detect_threshold)",
+      why: "garbage-collection pauses are not recorded, so their share of the idle time is unknown", gap: null} else empty end),
+   (if gap("no_pmu") and $kerneled and (gap("level0") | not) then
+     {capture: "AI Core metrics (aic_metrics PipeUtilization, Level1)",
+      why: "without them the top ops cannot be judged compute- or memory-bound", gap: "no_pmu"} else empty end),
+   (if gap("few_steps") then
+     {capture: "at least \($R.verdict.recurring_min_steps) active steps (the profiler schedule's active count)",
+      why: "\($DG.group_size // 0) step(s) in the dominant group: whether bubbles recur cannot be assessed", gap: "few_steps"} else empty end)
+ ]) as $SAMPLE |
+
 # Severity follows the time at stake: high when the largest finding takes
 # a quarter of the step, or bubbles recur in an underfed group.
 (if $hidden | not then "none"
@@ -1067,6 +1140,7 @@ def stakeclause($idle; $ab; $how):
   communication_groups: $CGR,
   recommendations: $recs,
   notes: $notes,
+  followup_sampling: $SAMPLE,
   asc_version: .asc.version,
   rules_file: .asc.rules_file
 }

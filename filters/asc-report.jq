@@ -49,6 +49,13 @@ def row: "| " + (map(cell) | join(" | ")) + " |";
 def table($head; $rows): ([$head | row, ($head | map("---") | row)] + ($rows | map(row))) | join("\n");
 def kern: if . == null then "(capture edge)"
 	else "\(.name | code) \(.dur_ns / 1000000 | dur)" end;
+# A neighbouring kernel's name, and its task type, duration and stream.
+def kname: if . == null then "(capture edge)" else .name | code end;
+def kwhat: if . == null then "—"
+	else "\(.task_type // "n/a" | md), \(.dur_ns / 1000000 | dur), stream \(.stream // "n/a")" end;
+def idlepattern: {internal_bubble: "internal (between kernels inside the step)", prelaunch: "prelaunch (before the step's first kernel)",
+	tail: "tail (after the step's last kernel)", inter_step: "inter-step (the tail of one step and the prelaunch of the next)",
+	mixed: "mixed (no scope dominates)", none: "none large enough to name"}[.] // (. | md);
 def certainty($share): if $share >= 0.7 then "probable" elif $share >= 0.2 then "possible" else "insufficient evidence" end;
 # The mean of numbers, null when any is missing.
 def mean: if length == 0 or any(.[]; . == null) then null else add / length end;
@@ -59,7 +66,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 (.anomaly_discovery[0]) as $A |
 ($A.step_group_anomalies | map(select(.group_id == $A.dominant_group_id)) | .[0]) as $DG |
 ($A.bubble_windows | map(select(.significant != false))) as $W |
-($W[0:3]) as $TOP |
+($W[0:($rules.bubbles.top_n // 5)]) as $TOP |
 ($A.step_results) as $S |
 ($S | map(select(.torch_npu_step_trace != null))) as $TN |
 ($DG.breakdown_ms_avg // {}) as $BD |
@@ -112,6 +119,28 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
     else "all of it is at stake on this rank" end) end) +
 (if $STONLY then ". The figures are torch_npu's own (step_trace_time.csv): there is no kernel table, so no bubble window can be shown." else "." end),
 "",
+# The seed's fixed five questions, one line each, with the JSON's figures.
+(if $DG == null then "" else
+ "## Bubble-first summary\n\n" +
+ "1. Significant device idle bubbles: " +
+   (if $STONLY then "not measurable window by window (no kernel table); torch_npu's Free and Preparing give \(($BD.free // 0) + ($BD.preparing // 0) | dur) per step."
+    elif ($W | length) == 0 then "no: no idle window of at least \($rules.bubbles.min_bubble_us) µs; the device idles \($DG.stats.underfeed_ms.avg | dur) per step (\($DG.underfeed_ratio_avg | pctx) of the step)."
+    else "yes: \($W | length) windows of at least \($rules.bubbles.min_bubble_us) µs; the device idles \($DG.stats.underfeed_ms.avg | dur) per step (\($DG.underfeed_ratio_avg | pctx) of the step) in group \($DG.group_id | code)." end) + "\n" +
+ "2. Where they concentrate: group \($DG.group_id | code), \($DG.group_size) of \($S | length) step(s), \($DG.steps_with_significant_bubbles) with significant bubbles" +
+   ($A.step_group_anomalies | map(select(.group_id != $DG.group_id)) | if length == 0 then "; it is the only group." else
+     "; other groups: " + (map("\(.group_id | code) (\(.group_size) step(s), \(.steps_with_significant_bubbles) with significant bubbles, underfeed \(.underfeed_ratio_avg | pctx))") | join(", ")) + "." end) + "\n" +
+ "3. Scope: \($DG.dominant_idle_pattern | idlepattern); per step free \($BD.free | dur), preparing \($BD.preparing | dur), tail \($BD.tail | dur).\n" +
+ "4. Host-originated risk: " + (if $A.host_risk_assessed == false then "not assessed (no host events)."
+    else "\($A.host_risk_level)" + ($A.host_risk_basis // null | if . == null or .under_named_host_ms_per_step <= 0 then "." else
+      ": \(.under_named_host_ms_per_step | dur) of the \(.idle_ms_per_step | dur) of idle per step lies under named host work (see above)." end) end) + "\n" +
+ "5. Evidence sufficient for a root cause: " +
+   (if $A.confidence == "high" and ($A.requires_host_followup | not) then "yes (confidence high)."
+    elif $A.confidence == "low" then "no: confidence low"
+    else "not for every cause: confidence \($A.confidence)" end) +
+   (if $A.confidence == "high" and ($A.requires_host_followup | not) then "" else
+     (if ($A.evidence_gaps | length) > 0 then "; missing: \($A.evidence_gaps | map(code) | join(", "))" else "" end) +
+     (if $A.requires_host_followup then "; the host causes need a follow-up" else "" end) +
+     (if ($A.followup_sampling // [] | length) > 0 then "; capture next: \($A.followup_sampling[0].capture | md) (see Follow-up sampling)." else "." end) end) + "\n" end),
 "## Where the step's time goes",
 "",
 (if $DG == null then "No step." else
@@ -185,20 +214,42 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
    (if $A.gc_recorded.recorded == false then "\n\nGC not recorded: \($A.gc_recorded.from | md); its time is unknown, not zero." else "" end)
   end) + "\n\n" +
  (if ($TOP | length) == 0 then "No significant bubble (≥ \($rules.bubbles.min_bubble_us) µs)." else
-  "The \($TOP | length) longest of \($W | length) significant windows (absolute times in the JSON):\n\n" +
-  table(["bubble", "duration", "labels", "host causes", "host op", "kernel before", "kernel after"];
+  "The \($TOP | length) longest of \($W | length) significant windows (start: the capture's own clock, µs; every window is in the JSON):\n\n" +
+  table(["bubble", "scope", "start", "duration", "labels", "host causes", "host op"];
     ($TOP | map(. as $b | [
-      ($b.bubble_id | code), ($b.duration_ms | dur),
+      ($b.bubble_id | code), ($b.scope | md), ($b.start_abs_us // "n/a" | code), ($b.duration_ms | dur),
       ($b.candidate_labels | join(", ")) + (if $b.capture_artefact then " (capture edge)" else "" end),
       (($b.host_causes // {}) | to_entries | map(select(.value != null and .value > 0)) | sort_by(-.value) | .[0:2] | map("\(.key | md) \(.value | dur)") | join(", ") | if . == "" then "—" else . end),
       # the chain of the window's main cause, else its top host op
       (($b.host_chains // []) | map(select((.chain | length) > 0)) | .[0]) as $c |
       (if $c != null then ($c.chain | join(" → ") | code) + (if $c.frame then " at \($c.frame | code)" else "" end)
-       elif $b.top_host_op == null then "none" else ($b.top_host_op.name | code) + (if $b.top_host_op.frame then " at \($b.top_host_op.frame | code)" else "" end) end),
-      ($b.before | kern), ($b.after | kern)
-    ])))
- end) + "\n"
+       elif $b.top_host_op == null then "none" else ($b.top_host_op.name | code) + (if $b.top_host_op.frame then " at \($b.top_host_op.frame | code)" else "" end) end)
+    ]))) +
+  "\n\nThe kernels around them (raw evidence, to find each spot in the timeline):\n\n" +
+  table(["bubble", "kernel before", "task type, duration, stream", "kernel after", "task type, duration, stream"];
+    ($TOP | map([(.bubble_id | code), (.before | kname), (.before | kwhat), (.after | kname), (.after | kwhat)])))
+ end) + "\n\n" +
+ # Periodicity of the dominant group (asc-judge: bubble_periodicity).
+ ($DG.bubble_periodicity // null | if . == null then "" elif .assessable | not then
+   "Periodicity: \(.steps) step(s) in \($DG.group_id | code): whether the bubbles recur at the same place cannot be assessed (it needs \(.min_steps) steps).\n"
+  else
+   "Periodicity over the \(.steps) steps of \($DG.group_id | code) (a position: the scope, the gap's rank in the step and the kernels around it): \(.recurring_positions) of \(.positions) positions recur in at least \(.min_step_share | pctx) of the steps, \(.recurring_idle_ms_per_step | dur) of idle per step; \(.isolated_positions) occur in fewer steps, \(.isolated_idle_ms_per_step | dur) per step." +
+   (if (.recurring | length) == 0 then "\n" else "\n\n" +
+    table(["scope", "between", "in steps", "bubbles", "from step start", "duration (min–max)", "period", "idle per step"];
+      (.recurring | map([(.scope | md), "\(.before // "(edge)" | code) → \(.after // "(edge)" | code)", .steps_with, .bubbles,
+	"\(.offset_ms.min | dur)–\(.offset_ms.max | dur)", "\(.duration_ms.avg | dur) (\(.duration_ms.min | dur)–\(.duration_ms.max | dur))",
+	(.period_ms | dur), (.idle_ms_per_step | dur)]))) + "\n" end) end) + "\n" +
+ # How much of the idle time the host evidence covers, and what is missing.
+ "Host evidence coverage: " +
+ (if $A.host_risk_assessed == false then "no host events in the capture, so none of the idle time is covered."
+  else "of the \($DG.host_bubble_ms_per_step | dur) of significant idle time per step inside steps (windows at a capture edge left out), \($DG.host_covered_share | pctx) lies under a host event of any depth and \($DG.untraced_share | pctx) under none" +
+   ([ (if ($A.evidence_gaps | index(["no_stacks"])) then "Python source lines (no stacks)" else empty end),
+      (if ($A.evidence_gaps | index(["level0"])) then "CANN / AscendCL calls (Level0)" else empty end),
+      (if $A.gc_recorded.recorded == false then "GC pauses (not recorded)" else empty end) ] |
+    if length == 0 then "." else "; missing: \(join(", "))." end) end) + "\n"
  end),
+(if ($A.followup_sampling // [] | length) == 0 then "" else
+ "## Follow-up sampling\n\n" + ($A.followup_sampling | map("- \(.capture | md): \(.why | md).") | join("\n")) + "\n" end),
 (if ($A.serialisation_points // [] | length) == 0 then "" else
  "## Host synchronisations while the device is busy\n\n" +
  "Serialisation points: the host blocks on the device while the device works, so it queues nothing meanwhile; they are not causes of idle windows" +
