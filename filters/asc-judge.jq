@@ -64,6 +64,7 @@ $R.attribution as $A |
      bubble_count: 0, significant_bubble_count: 0, kernels: 0,
      tags: [] } ] end) as $M |
 (.comm // []) as $C |
+(.comm_pipeline // []) as $CP0 |
 (.step // []) as $S |
 (.bubble // []) as $BUB |
 (.attribution // []) as $ATT |
@@ -565,6 +566,78 @@ def chaintext($f): ($DG.host_cause_chains // [] | map(select(.family == $f)) | .
  elif (($P.degraded // []) | index(["no_trace_view"])) != null then
    "trace_view.json, which holds them" + (if ($P.config.level // null) != null then " at \($P.config.level)" else "" end) + ", is not in this copy"
  else "none in trace_view.json or the SQLite export" end) as $NOTASKS |
+# A pp group's stages compared, from its send/recv ops in the first step
+# (comm records' start and elapse).  From the end of one op to the end of
+# the next, the peer stage took this rank's data and answered: when this
+# stage waited in the later op (its elapse at least a tenth of that
+# span), the span is the peer's time for one micro-batch (its forward and
+# backward on a first / last stage pair).  This stage's own time per
+# micro-batch: its time outside the ops from the step's start to the
+# first op of another multi-rank group after the last send/recv, over
+# the number of spans; unknown without the step's start (kernel table).
+# Stages are imbalanced when one side's time per micro-batch is at least
+# 10% above the other's.
+def ppstage($g):
+	($C | map(select(.group == $g.group and .kind == "p2p" and .start_ns != null and .elapse_ms != null)) |
+	  group_by(.step) | .[0] // [] | sort_by(.start_ns) |
+	  map({op, step, start_ns, end_ns: (.start_ns + (.elapse_ms * 1000000 | round)), elapse_ms})) as $o |
+	if ($o | length) < 2 then null else
+	($o[0].step) as $st |
+	([ $CGR[] | select((.size // 0) > 1 and .group != $g.group) | .group ]) as $multi |
+	([ $C[] | select(.step == $st and .start_ns != null and .start_ns >= $o[-1].end_ns and
+	    (.group as $x | $multi | index([$x]) != null)) ] | min_by(.start_ns) // null) as $next |
+	($M | map(select((.step_id | tostring) == ($st | tostring) and .start_ns != null and .window_source != "step_trace")) | .[0].start_ns // null) as $s0 |
+	[ range(1; $o | length) | {ms: (($o[.].end_ns - $o[. - 1].end_ns) / 1000000 | r6), waited: ($o[.].elapse_ms >= 0.1 * ($o[.].end_ns - $o[. - 1].end_ns) / 1000000)} ] as $turn |
+	([ range(1; $o | length) | ($o[.].start_ns - $o[. - 1].end_ns) / 1000000 | r6 ]) as $between |
+	(if $next == null then null else ($next.start_ns - $o[-1].end_ns) / 1000000 | r6 end) as $after |
+	(if $s0 == null then null else ($o[0].start_ns - $s0) / 1000000 | r6 end) as $before |
+	($turn | map(select(.waited) | .ms)) as $pt |
+	(if $before == null or $after == null then null else (($before + ($between | add) + $after) / ($turn | length) | r6) end) as $here |
+	(if ($pt | length) == 0 then null else ($pt | add / length | r6) end) as $peer |
+	{ group: $g.group, step: $st, ops: ($o | map(.op)), spans_ms: ($turn | map(.ms)), peer_ms: $peer,
+	  before_ms: $before, between_ms: $between, after_ms: $after, next_op: ($next.op // null), here_ms: $here,
+	  imbalance: (if $here == null or $peer == null then null
+	    elif $peer >= 1.1 * $here then "peer" elif $here >= 1.1 * $peer then "here" else "none" end),
+	  imbalance_ms_per_step: (if $here == null or $peer == null or $peer < 1.1 * $here then null
+	    else (($peer - $here) * ($pt | length)) | r6 end) } end;
+# Where the step's idle lies around a pp group's send/recv ops
+# (asc-comm's comm_pipeline stretches, which need the kernel table): idle
+# in a stretch that ends at an op is hidden under the peer stage's work up
+# to that op's elapse (the peer kept this stage waiting there anyway);
+# the rest of it, and all idle after the last op, is on the pipeline's
+# critical path.  Per step: the mean over the group's steps.
+($CP0 | map(select(.group as $x | $CGR | any(.group == $x and ((.role // "") | startswith("pp")))))) as $CPP |
+(if ($CPP | length) == 0 then null else
+   ($CPP | map(.group) | uniq | .[0]) as $pg |
+   [ $CPP[] | select(.group == $pg) | .step as $st |
+     [ .segments[] | . as $sg |
+       (if .before == null then 0 else ($C | map(select(.op == $sg.before and .step == $st)) | .[0].elapse_ms // 0) * 1000000 | round end) as $oe |
+       . + {hidden_ns: ([.idle_ns, $oe] | min)} ] as $segs |
+     {step, segments: $segs, hidden_ns: ($segs | map(.hidden_ns) | add), idle_ns: ($segs | map(.idle_ns) | add)} ] as $ps |
+   ($ps | length) as $n |
+   { group: $pg, step: $ps[0].step, segments: ($ps[0].segments | map({after, before, wall_ms, idle_ms, hidden_ms: (.hidden_ns | ms)})),
+     idle_ms: ($ps | map(.idle_ns) | add / $n | ms),
+     hidden_ms: ($ps | map(.hidden_ns) | add / $n | ms),
+     critical_ms: ($ps | map(.idle_ns - .hidden_ns) | add / $n | ms) } end) as $PIPE |
+# What a pp group's bubble calls for, by ppstage's comparison.
+def ppadvice($g):
+	ppstage($g) as $s |
+	(if ($g.peer_global_ranks // [] | length) == 1 then "global rank \($g.peer_global_ranks[0])" else "the peer stage" end) as $pn |
+	if $s == null then " Shorten the bubble with more micro-batches, an interleaved schedule or balanced stages; one send/recv op does not show the peer stage's time, so which of them cannot be told."
+	else
+	  (if $s.peer_ms == null then " The send/recv ops end \($s.spans_ms | map(fmt) | join(" and ")) apart with this stage hardly waiting in them: those spans are this stage's own work, and \($pn) is not the slower stage"
+	   else " From the end of one send/recv op to the end of the next, \($pn) answered in \($s.spans_ms | map(fmt) | join(" and ")) (this stage waiting in the later op): about \($s.peer_ms | fmt) per micro-batch on its stage" end) +
+	  (if $s.here_ms == null then
+	     "; this stage works \($s.between_ms | map(fmt) | join(", ")) between the ops" +
+	     (if $s.after_ms != null then " and \($s.after_ms | fmt) from the last to \($s.next_op)" else "" end) +
+	     ", but its time before the first op is unknown (no kernel table: the step's start is not in the comm records), so whether the stages are balanced cannot be told; the kernel table of this rank would tell."
+	   else
+	     "; this stage's own time per micro-batch is \($s.here_ms | fmt) (\($s.before_ms | fmt) before the first op, \($s.between_ms | map(fmt) | join(", ")) between the ops, \($s.after_ms | fmt) from the last to \($s.next_op), over \($s.spans_ms | length) micro-batches)" +
+	     (if $s.imbalance == "peer" then
+		". The stages are imbalanced: \($pn)'s stage takes \($s.peer_ms / $s.here_ms * 100 - 100 | round)% longer per micro-batch, about \($s.imbalance_ms_per_step | fmt) per step of the bubble; rebalance the layers first (fewer on \($pn)'s stage), then raise the micro-batch count; profile \($pn) to see where its stage spends the time."
+	      elif $s.imbalance == "here" then ". This stage is the slower one (by \($s.here_ms / $s.peer_ms * 100 - 100 | round)% per micro-batch): move layers off it, then raise the micro-batch count."
+	      elif $s.imbalance == "none" then ". The stages are balanced within 10%: the bubble is the schedule's own; raise the micro-batch count or use an interleaved schedule."
+	      else "." end) end) end;
 # Pipeline send/recv per pp group of parallel_group_info: the peer stage
 # by global rank, each op of the first step in order with the comm
 # records' wait and idle, and the op that holds the longest of them.  No
@@ -582,8 +655,9 @@ def ppclause($n):
 	  (if ($ops | length) > 1 then "; the longest wait and idle is in \($lo.op)" else "" end) +
 	  ". With a single peer, all of it is this stage waiting for " +
 	  (if ($g.peer_global_ranks // [] | length) == 1 then "global rank \($g.peer_global_ranks[0])" else "its peer stage" end) +
-	  " or exchanging with it: the pipeline bubble (more micro-batches, an interleaved schedule, balanced stages)" +
-	  (if ($g.peer_global_ranks // [] | length) == 1 then "; profile global rank \($g.peer_global_ranks[0]) to see its stage time" else "" end) + "." ] | join("");
+	  " or exchanging with it: the pipeline bubble" +
+	  (if ($WAITOPS | map(select(.wait_ms / $csteps >= ([0.1, 0.01 * $svcms] | max))) | .[0:3] | any(.group == $g.group and .kind == "p2p"))
+	   then ", whose own finding compares the stages." else "." + ppadvice($g) end) ] | join("");
 # The send/recv ops of a pp group with most waiting (COMM_WAIT_DOMINANT):
 # their whole time, wait and idle of every op, is the pipeline bubble, at
 # stake on its own and not again in the exposed-communication finding.
@@ -674,8 +748,18 @@ def absorbed($f): $HWA | map((.causes[$f] // 0) * .af) | add // 0 | . / $gn | ms
     at_stake_ms_per_step: ($fs | map([.value - absorbed(.key), 0] | max) | add // 0 | r6),
     at_stake_on_late_peer: (if $LATE == null then null else $LATEN end),
     at_stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null)} end) as $HRB |
+# The step's idle around the pp send/recv ops ($PIPE), as a sentence.
+def pipeidle:
+	($CGR | map(select(.group == $PIPE.group)) | .[0] // {}) as $g |
+	(if ($g.peer_global_ranks // [] | length) == 1 then "global rank \($g.peer_global_ranks[0])" else "the peer stage" end) as $pn |
+	($PIPE.segments | map(select(.wall_ms > 0 and .idle_ms >= 0.5 * .wall_ms))) as $hb |
+	" The send/recv ops of the pp group cut the step's idle (step \($PIPE.step)): " +
+	($PIPE.segments | map("\(.idle_ms | fmt) of \(.wall_ms | fmt) " + (if .before != null then "before \(.before)" else "after the last op" end)) | join(", ")) +
+	". Idle before an op in which this stage then waits for \($pn) is hidden under that stage's work, up to the op's time (removing it only lengthens the wait): \($PIPE.hidden_ms | fmt) per step; idle before an op \($pn) waits for, and after the last op, delays the peer stage or the step's end: \($PIPE.critical_ms | fmt) per step is on the pipeline's critical path." +
+	(if ($hb | length) > 0 then " The device idles over half the time " + ($hb | map(if .before != null then "before \(.before)" else "after the last op" end) | join(" and ")) + ": it waits for the host there (host- or launch-bound); the host trace would name the cause." else "" end);
 def stakeclause($idle; $ab; $how):
-	if $ab <= 0 and $DG.comm_exposed_heavy and $CT == null then
+	if $ab <= 0 and $PIPE != null then pipeidle
+	elif $ab <= 0 and $DG.comm_exposed_heavy and $CT == null then
 	  " Whether removing it would only lengthen a wait for a late peer in the \($BD.comm_exposed | fmt) per step of exposed communication cannot be told without the HCCL tasks (\($TASKSWHERE)): this is what could be won at most, an upper bound; the exposed communication may itself be a wait on a peer, and then little of it is at stake here."
 	elif $ab <= 0 then "" else
 	" \($ab | fmt) per step of it lies before communication that waits for \($LATEN)\($how) and would only lengthen that wait: " +
@@ -767,9 +851,8 @@ def stakeclause($idle; $ab; $how):
        ($C | map(select(.group == $o.group and .kind == "p2p")) | max_by((.wait_ms // 0) + (.idle_ms // 0))) as $lo |
        rec("\(.op) on group \(.group | tostring) (\($g.role)) is the pipeline bubble: \((.wait_ms + .idle_ms) / $csteps | fmt) per step in its \(.calls / $csteps | round) send/recv op\(if .calls / $csteps > 1 then "s" else "" end) (the comm records' wait \(.wait_ms / $csteps | fmt) plus idle \(.idle_ms / $csteps | fmt); transit \(.transit_ms / $csteps | fmt)), this stage waiting for its peer stage, " +
 	 (if $peer != null then "global rank \($peer) (parallel_group_info, not in this profile)" else "the other ranks of the group" end) +
-	 ", or exchanging with it; the longest is \($lo.op) (\(($lo.wait_ms // 0) + ($lo.idle_ms // 0) | fmt)). A pipeline stage waits for its peer by the schedule, so this is not a late rank: shorten the bubble with more micro-batches, an interleaved schedule or balanced stages" +
-	 (if $peer != null then ", and profile global rank \($peer) to see its stage time." else "." end);
-	 "op"; .op; $pp.ms; true; null; "COMM_WAIT_DOMINANT") + {group: .group, pipeline_bubble: true, peer_global_rank: $peer}
+	 ", or exchanging with it; the longest is \($lo.op) (\(($lo.wait_ms // 0) + ($lo.idle_ms // 0) | fmt)). A pipeline stage waits for its peer by the schedule, so this is not a late rank." + ppadvice($g);
+	 "op"; .op; $pp.ms; true; null; "COMM_WAIT_DOMINANT") + {group: .group, pipeline_bubble: true, peer_global_rank: $peer, pipeline_stages: ppstage($g), pipeline_idle: $PIPE}
      else
      rec("\(.op) on group \(.group | tostring)" + (if $g.role != null then " (\($g.role))" else "" end) +
        " waits for a peer: the comm records count \(.wait_ms / $csteps | fmt) per step as waiting against \(.transit_ms / $csteps | fmt) of transit (wait ratio \(.wait_ratio))." +
