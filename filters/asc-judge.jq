@@ -674,6 +674,27 @@ def dpclause($n):
 	  elif .exposed_ms == null then " Whether the \(.role) \(.ops_kind) (\(.elapsed_ms / $n | fmt) per step) overlaps compute is unknown here (no kernel table)."
 	  elif .exposed_ms >= 0.9 * .elapsed_ms then " The \(.role) \(.ops_kind) (\(.elapsed_ms / $n | fmt) per step, \(.exposed_ms / $n | fmt) not under compute) is not overlapped: overlap it with the backward and forward (Megatron overlap_grad_reduce / overlap_param_gather, DDP buckets)."
 	  else "" end ] | join("");
+# A collective group (not pp, not a dp reduce-scatter / all-gather) whose
+# ops move data for at least 80% of their elapse by the comm records'
+# bandwidth table is transfer-bound: at most the rest of the elapse can be
+# a wait on a peer, so overlap is the advice, not profiling the peer.
+def xferclause($n):
+	[ $CGR[] | select((.size // 0) > 1 and ((.role // "") | startswith("pp") | not) and
+	    ((((.role // "") | startswith("dp")) and (.ops_kind | test("reduce-scatter|all-gather"))) | not)) | . as $g |
+	  [ $C[] | select(.group == $g.group and .op != null and .elapse_ms != null) |
+	    ((.bandwidth // {}) | ((.HCCS.time_ms // 0) + (.PCIE.time_ms // 0) + (.SIO.time_ms // 0)) as $on |
+	      (if $on > 0 then $on else (.SDMA.time_ms // 0) end) + (.RDMA.time_ms // 0)) as $lt |
+	    ((.bandwidth // {}) | ((.HCCS.size_mb // 0) + (.PCIE.size_mb // 0) + (.SIO.size_mb // 0)) as $onm |
+	      (if $onm > 0 then $onm else (.SDMA.size_mb // 0) end) + (.RDMA.size_mb // 0)) as $mb |
+	    {el: .elapse_ms, lt: ([$lt, .elapse_ms] | min), mb: $mb} ] as $o |
+	  ($o | map(.el) | add // 0) as $el | ($o | map(.lt) | add // 0) as $lt | ($o | map(.mb) | add // 0) as $mb |
+	  select($el > 0 and $lt >= 0.8 * $el and $el / $n >= 1) |
+	  (if ($g.peer_global_ranks // [] | length) > 0 then " on global rank\(if ($g.peer_global_ranks | length) == 1 then "" else "s" end) \($g.peer_global_ranks | map(tostring) | join(", "))" else " on a peer" end) as $on |
+	  " The \($g.role // "group \($g.group)") \($g.ops_kind) moves \($mb / $n | r6 | . * 100 | round / 100) MB in \($lt / $n | fmt) of its \($el / $n | fmt) per step by the comm records' bandwidth table (\($mb / $lt | . * 100 | round / 100) GB/s): it is transfer-bound, so at most \(($el - $lt) / $n | fmt) of it can be a wait\($on)" +
+	  (if $g.exposed_ms != null then ", and \($g.exposed_ms / $n | fmt) of it is not under compute"
+	   elif ($BD.comm_overlapped // null) == 0 and ($M | all(.window_source == "step_trace")) then ", and none of it overlaps compute (step_trace_time.csv: Overlapped 0)"
+	   else "" end) +
+	  ": overlap it with compute (issue it as soon as its gradients are ready, under the rest of the backward) or shrink it; profiling the peer would not shorten it." ] | join("");
 (.attribution_summary[0] // {}) as $ASUM |
 (([$ASUM.steps // 1, 1] | max)) as $asteps |
 ($ASUM.dispatch_ops // [] | map({name, ms_per_step: (.ns / $asteps | ms)})) as $DISP |
@@ -830,7 +851,7 @@ def stakeclause($idle; $ab; $how):
 	   elif $COMM.idle_ms >= 0.5 * $COMM.elapse_ms then " Most of it is what they count as idle (neither waiting nor moving data); without the tasks it cannot be split further."
 	   elif $COMM.transit_ms >= 0.5 * $COMM.elapse_ms then " Most of it is data moving: overlap it with compute (gradient bucketing and reduce overlap, e.g. DDP bucket_cap_mb) or reduce its volume."
 	   else " None of waiting, transit or idle is most of it." end) +
-	  ppclause($n) + dpclause($n) +
+	  ppclause($n) + dpclause($n) + xferclause($n) +
 	  (if $PPST > 0 then " \($PPST | fmt) per step of it is that pipeline bubble, at stake in its own finding; \([$ce - $PPST, 0] | max | fmt) is at stake here." else "" end) end);
        "step_group"; $dom; ([$ce - $PPST, 0] | max); ($COMM == null); (if $COMM == null then (if gap("no_comm_records") then "no_comm_records" else "no_communication_json" end)
 	 elif (($P.degraded // []) | index(["no_comm_tasks"])) != null then "no_comm_tasks" else null end); "COMM_EXPOSED_HEAVY") +
