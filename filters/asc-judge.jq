@@ -814,7 +814,17 @@ def stakeclause($idle; $ab; $how):
 	  (if ($under | length) > 0 then "; under that wait it also waits on rank\(if ($under | length) == 1 then "" else "s" end) \($under | map("\(.rank) (\(.own_exposed_wait_ms | fmt) not under compute)") | join(", ")), which the longer wait covers" else "" end) +
 	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this input holds \($lg.ranks_in_input)" else "" end) +
 	  (if $lg != null and $lg.role == null then " (ranks as the HCCL tasks number them, within the group: no parallel_group_info maps them to global ranks)" else "" end) +
-	  ": profile rank \($late.rank) (or all ranks) to see why it is late. The \($late.exposed_wait_ms | fmt) per step is lost on this rank, but it is won back by fixing rank \($late.rank), not by any change here."
+	  # Fixing the latest peer leaves, in each op, the wait on the next
+	  # latest (its own wait not under compute, at most the latest's).
+	  ([ $CO[] | select(.group == $late.group) |
+	     ([.peers[]? | select(.rank == $late.rank) | .exposed_wait_ns // 0] | add // 0) as $lw |
+	     ([.peers[]? | select(.rank != null and .rank != $late.rank) | .own_exposed_wait_ns // 0] | max // 0) as $nx |
+	     ([$lw, $nx] | min) ] | add // 0 | . / ([$CT.steps, 1] | max) | ms) as $remain |
+	  ([ $CT.peers[] | select(.group == $late.group and .rank != null and .rank != $late.rank and (.own_exposed_wait_ms // 0) >= $R.comm.straggler_min_ms) ]) as $also |
+	  ": profile rank \($late.rank) (or all ranks) to see why it is late." +
+	  (if $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then
+	     " Fixing rank \($late.rank) wins back about \($late.exposed_wait_ms - $remain | fmt) per step on this rank, not the whole \($late.exposed_wait_ms | fmt): in the same ops the waits on the next-latest peers remain (\($remain | fmt) per step; rank \($also | max_by(.own_exposed_wait_ms) | .rank) the longest), and \($also | length) of the group's other ranks also keep this rank waiting at least \($R.comm.straggler_min_ms | fmt) not under compute: the skew is not rank \($late.rank)'s alone; profile all ranks, not only rank \($late.rank)."
+	   else " The \($late.exposed_wait_ms | fmt) per step is lost on this rank, but it is won back by fixing rank \($late.rank), not by any change here." end)
 	else
 	  " No peer holds it back: overlap it with compute (gradient bucketing, DDP bucket_cap_mb) or reduce its volume; overlap can hide at most the \($hide | fmt) of compute per step." end) +
        (if $CT.comm_json_wait_ms != null then
