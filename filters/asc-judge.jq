@@ -42,12 +42,14 @@ $R.attribution as $A |
 (.profile[0] // {}) as $P |
 ($P.origin_us // "0") as $origin |
 # Steps measured from kernels; without a kernel table, torch_npu's own
-# step_trace rows are the step results (R2.8), labelled as such.
+# step_trace rows are the step results (R2.8), labelled as such.  The
+# step is Stage, the span of its kernels as with a kernel table; Preparing
+# lies before it and is reported beside it, not added.
 ((.step_metrics // []) | map(. + {breakdown_source: "kernels"})) as $MK |
 (.step_trace // []) as $ST0 |
 (if ($MK | length) > 0 then $MK
  else [ $ST0[] | select(.stage_ns != null) |
-   ((.stage_ns // 0) + (.preparing_ns // 0)) as $svc |
+   (.stage_ns // 0) as $svc |
    ((.computing_ns // 0) + (.comm_not_overlapped_ns // 0)) as $busy |
    { step_id: (.step // "?"), group_id: "g0", window_source: "step_trace",
      breakdown_source: "step_trace",
@@ -57,7 +59,7 @@ $R.attribution as $A |
      underfeed_ratio: (if $svc > 0 then (($svc - $busy) / $svc * 1000000 | round) / 1000000 else 0 end),
      compute_ns: .computing_ns, comm_exposed_ns: .comm_not_overlapped_ns,
      comm_overlapped_ns: .overlapped_ns,
-     prelaunch_gap_ns: .preparing_ns, prelaunch_gap_ms: (.preparing_ns | if . == null then null else . / 1000000 end),
+     prelaunch_gap_ns: null, prelaunch_gap_ms: null,
      tail_gap_ns: null, tail_gap_ms: null,
      internal_bubble_total_ns: (.free_ns // 0), internal_bubble_total_ms: ((.free_ns // 0) / 1000000),
      largest_internal_bubble_ns: 0, largest_internal_bubble_ms: 0,

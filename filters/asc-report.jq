@@ -125,7 +125,10 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
    [ ["compute", "compute"], ["comm_exposed", "communication not overlapped"],
      ["free", "free (bubbles between kernels)"], ["preparing", "preparing (before the first kernel)"],
      ["tail", "tail (after the last kernel)"] ] | map(. as [$k, $what] |
-     [$what, ($BD[$k] | dur), (share($BD[$k]; $SVC) | pctx)] +
+     # torch_npu's Preparing lies before its Stage, the step: beside it
+     (if $STONLY and $k == "preparing" and $BD[$k] == null and ($T.preparing // null) != null
+      then [$what, "\($T.preparing | dur) before the step (step_trace_time.csv), not in it", "—"]
+      else [$what, ($BD[$k] | dur), (share($BD[$k]; $SVC) | pctx)] end) +
      (if $T != null and ($STONLY | not) then [($T[$k] // null) | dur] else [] end)) +
    [["(communication overlapped with compute)", ($BD.comm_overlapped | dur), (share($BD.comm_overlapped; $SVC) | pctx)] +
      (if $T != null and ($STONLY | not) then [($T.comm_overlapped // null) | dur] else [] end)]) end),
