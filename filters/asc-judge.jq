@@ -601,19 +601,23 @@ def ppstage($g):
 	  imbalance: (if $here == null or $peer == null then null
 	    elif $peer >= 1.1 * $here then "peer" elif $here >= 1.1 * $peer then "here" else "none" end),
 	  imbalance_ms_per_step: (if $here == null or $peer == null or $peer < 1.1 * $here then null
-	    else (($peer - $here) * ($pt | length)) | r6 end) } end;
+	    else (($peer - $here) * ($pt | length)) | r6 end),
+	  slower_by_ratio: (if $here == null or $peer == null or $here == 0 or $peer == 0 then null
+	    else ([$peer / $here, $here / $peer] | max) - 1 | r6 end) } end;
 # Where the step's idle lies around a pp group's send/recv ops
 # (asc-comm's comm_pipeline stretches, which need the kernel table): idle
 # in a stretch that ends at an op is hidden under the peer stage's work up
-# to that op's elapse (the peer kept this stage waiting there anyway);
-# the rest of it, and all idle after the last op, is on the pipeline's
-# critical path.  Per step: the mean over the group's steps.
+# to that op's time, from the stretch's end to the next one's start (the
+# peer kept this stage waiting there anyway); the rest of it, and all
+# idle after the last op, is on the pipeline's critical path.  Per step:
+# the mean over the group's steps.
 ($CP0 | map(select(.group as $x | $CGR | any(.group == $x and ((.role // "") | startswith("pp")))))) as $CPP |
 (if ($CPP | length) == 0 then null else
    ($CPP | map(.group) | uniq | .[0]) as $pg |
-   [ $CPP[] | select(.group == $pg) | .step as $st |
-     [ .segments[] | . as $sg |
-       (if .before == null then 0 else ($C | map(select(.op == $sg.before and .step == $st)) | .[0].elapse_ms // 0) * 1000000 | round end) as $oe |
+   [ $CPP[] | select(.group == $pg) | .segments as $sv |
+     # the op ending a stretch runs from its end to the next one's start
+     [ range(0; $sv | length) as $i | $sv[$i] |
+       (if .before == null or $i + 1 >= ($sv | length) then 0 else $sv[$i + 1].start_ns - .end_ns end) as $oe |
        . + {hidden_ns: ([.idle_ns, $oe] | min)} ] as $segs |
      {step, segments: $segs, hidden_ns: ($segs | map(.hidden_ns) | add), idle_ns: ($segs | map(.idle_ns) | add)} ] as $ps |
    ($ps | length) as $n |
@@ -636,8 +640,8 @@ def ppadvice($g):
 	   else
 	     "; this stage's own time per micro-batch is \($s.here_ms | fmt) (\($s.before_ms | fmt) before the first op, \($s.between_ms | map(fmt) | join(", ")) between the ops, \($s.after_ms | fmt) from the last to \($s.next_op), over \($s.spans_ms | length) micro-batches)" +
 	     (if $s.imbalance == "peer" then
-		". The stages are imbalanced: \($pn)'s stage takes \($s.peer_ms / $s.here_ms * 100 - 100 | round)% longer per micro-batch, about \($s.imbalance_ms_per_step | fmt) per step of the bubble; rebalance the layers first (fewer on \($pn)'s stage), then raise the micro-batch count; profile \($pn) to see where its stage spends the time."
-	      elif $s.imbalance == "here" then ". This stage is the slower one (by \($s.here_ms / $s.peer_ms * 100 - 100 | round)% per micro-batch): move layers off it, then raise the micro-batch count."
+		". The stages are imbalanced: \($pn)'s stage takes \($s.slower_by_ratio * 100 | round)% longer per micro-batch, about \($s.imbalance_ms_per_step | fmt) per step of the bubble; rebalance the layers first (fewer on \($pn)'s stage), then raise the micro-batch count; profile \($pn) to see where its stage spends the time."
+	      elif $s.imbalance == "here" then ". This stage is the slower one (by \($s.slower_by_ratio * 100 | round)% per micro-batch): move layers off it, then raise the micro-batch count."
 	      elif $s.imbalance == "none" then ". The stages are balanced within 10%: the bubble is the schedule's own; raise the micro-batch count or use an interleaved schedule."
 	      else "." end) end) end;
 # Pipeline send/recv per pp group of parallel_group_info: the peer stage
@@ -680,7 +684,7 @@ def dpclause($n):
 # ops move data for at least 80% of their elapse by the comm records'
 # bandwidth table is transfer-bound: at most the rest of the elapse can be
 # a wait on a peer, so overlap is the advice, not profiling the peer.
-def xferclause($n):
+def xferlist($n):
 	[ $CGR[] | select((.size // 0) > 1 and ((.role // "") | startswith("pp") | not) and
 	    ((((.role // "") | startswith("dp")) and (.ops_kind | test("reduce-scatter|all-gather"))) | not)) | . as $g |
 	  [ $C[] | select(.group == $g.group and .op != null and .elapse_ms != null) |
@@ -691,8 +695,13 @@ def xferclause($n):
 	    {el: .elapse_ms, lt: ([$lt, .elapse_ms] | min), mb: $mb} ] as $o |
 	  ($o | map(.el) | add // 0) as $el | ($o | map(.lt) | add // 0) as $lt | ($o | map(.mb) | add // 0) as $mb |
 	  select($el > 0 and $lt >= 0.8 * $el and $el / $n >= 1) |
+	  {group: $g.group, role: $g.role, ops_kind: $g.ops_kind, peer_global_ranks: $g.peer_global_ranks, exposed_ms: $g.exposed_ms,
+	   mb: ($mb / $n | r6), transfer_ms: ($lt / $n | r6), elapsed_ms: ($el / $n | r6), gbps: ($mb / $lt | r6),
+	   wait_at_most_ms: (($el - $lt) / $n | r6)} ];
+def xferclause($n):
+	[ xferlist($n)[] | . as $g | $g.mb as $mb | $g.transfer_ms as $lt | $g.elapsed_ms as $el |
 	  (if ($g.peer_global_ranks // [] | length) > 0 then " on global rank\(if ($g.peer_global_ranks | length) == 1 then "" else "s" end) \($g.peer_global_ranks | map(tostring) | join(", "))" else " on a peer" end) as $on |
-	  " The \($g.role // "group \($g.group)") \($g.ops_kind) moves \($mb / $n | r6 | . * 100 | round / 100) MB in \($lt / $n | fmt) of its \($el / $n | fmt) per step by the comm records' bandwidth table (\($mb / $lt | . * 100 | round / 100) GB/s): it is transfer-bound, so at most \(($el - $lt) / $n | fmt) of it can be a wait\($on)" +
+	  " The \($g.role // "group \($g.group)") \($g.ops_kind) moves \($mb | . * 100 | round / 100) MB in \($lt | fmt) of its \($el | fmt) per step by the comm records' bandwidth table (\($g.gbps | . * 100 | round / 100) GB/s): it is transfer-bound, so at most \($g.wait_at_most_ms | fmt) of it can be a wait\($on)" +
 	  (if $g.exposed_ms != null then ", and \($g.exposed_ms / $n | fmt) of it is not under compute"
 	   elif ($BD.comm_overlapped // null) == 0 and ($M | all(.window_source == "step_trace")) then ", and none of it overlaps compute (step_trace_time.csv: Overlapped 0)"
 	   else "" end) +
@@ -803,6 +812,15 @@ def stakeclause($idle; $ab; $how):
      (if $late == null then [] else
 	[ $CO[] | select(.group == $late.group) | . as $o | .peers[] |
 	  select(.rank == $late.rank and .wait_ns >= 1000000) | {op: $o.op, step: $o.step, wait_ms: (.wait_ns | ms)} ] end) as $LOPS |
+     # Fixing the latest peer leaves, in each op, the wait on the next
+     # latest (its own wait not under compute, at most the latest's).
+     (if $late == null then 0 else
+	[ $CO[] | select(.group == $late.group) |
+	  ([.peers[]? | select(.rank == $late.rank) | .exposed_wait_ns // 0] | add // 0) as $lw |
+	  ([.peers[]? | select(.rank != null and .rank != $late.rank) | .own_exposed_wait_ns // 0] | max // 0) as $nx |
+	  ([$lw, $nx] | min) ] | add // 0 | . / ([$CT.steps, 1] | max) | ms end) as $remain |
+     (if $late == null then [] else
+	[ $CT.peers[] | select(.group == $late.group and .rank != null and .rank != $late.rank and (.own_exposed_wait_ms // 0) >= $R.comm.straggler_min_ms) ] end) as $also |
      rec("Communication is not hidden behind compute: \($ce | fmt) per step (\(share($ce; $svcms) | pcs) of the \($svcms | fmt) step) in \($dom). " +
        "Its HCCL tasks (\($CT.source)) split the \($CT.elapsed_ms | fmt) of communication ops per step into waiting for peers \($CT.wait_ms | fmt), moving data \($CT.transfer_ms | fmt) and the rest \($CT.rest_ms | fmt)." +
        ($CGR | roleclause($CT.steps)) +
@@ -816,13 +834,6 @@ def stakeclause($idle; $ab; $how):
 	  (if ($under | length) > 0 then "; under that wait it also waits on rank\(if ($under | length) == 1 then "" else "s" end) \($under | map("\(.rank) (\(.own_exposed_wait_ms | fmt) not under compute)") | join(", ")), which the longer wait covers" else "" end) +
 	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this input holds \($lg.ranks_in_input)" else "" end) +
 	  (if $lg != null and $lg.role == null then " (ranks as the HCCL tasks number them, within the group: no parallel_group_info maps them to global ranks)" else "" end) +
-	  # Fixing the latest peer leaves, in each op, the wait on the next
-	  # latest (its own wait not under compute, at most the latest's).
-	  ([ $CO[] | select(.group == $late.group) |
-	     ([.peers[]? | select(.rank == $late.rank) | .exposed_wait_ns // 0] | add // 0) as $lw |
-	     ([.peers[]? | select(.rank != null and .rank != $late.rank) | .own_exposed_wait_ns // 0] | max // 0) as $nx |
-	     ([$lw, $nx] | min) ] | add // 0 | . / ([$CT.steps, 1] | max) | ms) as $remain |
-	  ([ $CT.peers[] | select(.group == $late.group and .rank != null and .rank != $late.rank and (.own_exposed_wait_ms // 0) >= $R.comm.straggler_min_ms) ]) as $also |
 	  ": profile rank \($late.rank) (or all ranks) to see why it is late." +
 	  (if $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then
 	     " Fixing rank \($late.rank) wins back about \($late.exposed_wait_ms - $remain | fmt) per step on this rank, not the whole \($late.exposed_wait_ms | fmt): in the same ops the waits on the next-latest peers remain (\($remain | fmt) per step; rank \($also | max_by(.own_exposed_wait_ms) | .rank) the longest), and \($also | length) of the group's other ranks also keep this rank waiting at least \($R.comm.straggler_min_ms | fmt) not under compute: the skew is not rank \($late.rank)'s alone; profile all ranks, not only rank \($late.rank)."
@@ -833,7 +844,9 @@ def stakeclause($idle; $ab; $how):
 	  " The comm records (\($COMM.source // "communication.json")) give wait \($CT.comm_json_wait_ms | fmt) and transit \($CT.comm_json_transit_ms | fmt) per step for the same ops; they split an op's time by rules of their own (most of a wait for a late peer is idle time there), so they are a cross-check only, not the cause." else "" end);
        "step_group"; $dom; (if $late != null then $late.exposed_wait_ms else $hide end); ($late != null); null; "COMM_EXPOSED_HEAVY") +
        {stake_on: (if $late != null then "rank \($late.rank)" + (if $late.in_input then "" else " (not in this input)" end) else "overlap with compute" end),
-	late_peer_ops: $LOPS}
+	late_peer_ops: $LOPS,
+	late_peer_remainder_ms: (if $late != null and $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then $remain | r6 else null end),
+	won_back_by_fixing_ms: (if $late != null and $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then ($late.exposed_wait_ms - $remain) | r6 else null end)}
    else empty end),
   # Exposed communication without its tasks: communication.json's figures (R2.2).
   (if $DG != null and $DG.comm_exposed_heavy and $CT == null then
@@ -867,7 +880,7 @@ def stakeclause($idle; $ab; $how):
 	  (if $PPST > 0 then " \($PPST | fmt) per step of it is that pipeline bubble, at stake in its own finding; \([$ce - $PPST, 0] | max | fmt) is at stake here." else "" end) end);
        "step_group"; $dom; ([$ce - $PPST, 0] | max); ($COMM == null); (if $COMM == null then (if gap("no_comm_records") then "no_comm_records" else "no_communication_json" end)
 	 elif (($P.degraded // []) | index(["no_comm_tasks"])) != null then "no_comm_tasks" else null end); "COMM_EXPOSED_HEAVY") +
-       (if $COMM != null then {one_rank_group_wait_ms: ($onewait / $COMM.steps | r6)} +
+       (if $COMM != null then {one_rank_group_wait_ms: ($onewait / $COMM.steps | r6), transfer_bound: xferlist($COMM.steps)} +
 	  # the comm records' idle split by their bandwidth table, as the text says
 	  (if $COMM.idle_ms >= 0.5 * $COMM.elapse_ms and $COMM.transit_ms < 0.5 * $COMM.link_time_ms then
 	     ([$COMM.link_time_ms, $COMM.idle_ms] | min) as $mv |
