@@ -61,6 +61,12 @@ struct iv {
 	int64_t		 s, e;
 };
 
+/* A step's span: from its first kernel's start to its last one's end. */
+struct stb {
+	char		*step;
+	int64_t		 s, e;
+};
+
 /* One peer's wait in one op: attributed (the parts add up to the op's
  * wait), and its own (any Notify_Wait on it running, whatever else runs:
  * concurrent waits on several peers each count), with the parts of both
@@ -83,6 +89,8 @@ static struct {
 	size_t		 nlk, clk;
 	struct iv	*cu;		/* compute kernel intervals */
 	size_t		 ncu, ccu;
+	struct stb	*sb;		/* each step's first and last kernel */
+	size_t		 nsb, csb;
 	char		*tsrc;		/* where the tasks came from */
 	char		*path;		/* the profile's directory */
 	int64_t		 maxop;		/* the longest op */
@@ -210,6 +218,9 @@ clear(void)
 		free(S.cr[i].name), free(S.cr[i].group), free(S.cr[i].kind);
 	for (size_t i = 0; i < S.nlk; i++)
 		free(S.lk[i].group);
+	for (size_t i = 0; i < S.nsb; i++)
+		free(S.sb[i].step);
+	S.nsb = 0;
 	for (size_t i = 0; i < ngm; i++)
 		free(GM[i].group), free(GM[i].gr);
 	ngm = 0;
@@ -259,46 +270,59 @@ taskcmp(const void *a, const void *b)
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
-/* Sort and merge the compute intervals into a disjoint union. */
-static void
-mergecu(void)
+/* Sort and merge intervals into a disjoint union; returns its count. */
+static size_t
+mergeiv(struct iv *v, size_t n)
 {
 	size_t k = 0;
 
-	sortv(S.cu, S.ncu, sizeof *S.cu, ivcmp);
-	for (size_t i = 0; i < S.ncu; i++) {
-		if (k && S.cu[i].s <= S.cu[k - 1].e) {
-			if (S.cu[i].e > S.cu[k - 1].e)
-				S.cu[k - 1].e = S.cu[i].e;
+	sortv(v, n, sizeof *v, ivcmp);
+	for (size_t i = 0; i < n; i++) {
+		if (k && v[i].s <= v[k - 1].e) {
+			if (v[i].e > v[k - 1].e)
+				v[k - 1].e = v[i].e;
 		} else
-			S.cu[k++] = S.cu[i];
+			v[k++] = v[i];
 	}
-	S.ncu = k;
+	return k;
+}
+
+static void
+mergecu(void)
+{
+	S.ncu = mergeiv(S.cu, S.ncu);
+}
+
+/* Nanoseconds of [s, e) covered by the disjoint sorted intervals v. */
+static int64_t
+covered(const struct iv *v, size_t nv, int64_t s, int64_t e)
+{
+	size_t lo = 0, hi = nv;
+	int64_t n = 0;
+
+	while (lo < hi) {	/* the first interval ending after s */
+		size_t m = (lo + hi) / 2;
+
+		if (v[m].e <= s)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	for (size_t i = lo; i < nv && v[i].s < e; i++) {
+		int64_t a = v[i].s > s ? v[i].s : s;
+		int64_t b = v[i].e < e ? v[i].e : e;
+
+		if (b > a)
+			n += b - a;
+	}
+	return n;
 }
 
 /* Nanoseconds of [s, e) under compute. */
 static int64_t
 undercompute(int64_t s, int64_t e)
 {
-	size_t lo = 0, hi = S.ncu;
-	int64_t n = 0;
-
-	while (lo < hi) {	/* the first interval ending after s */
-		size_t m = (lo + hi) / 2;
-
-		if (S.cu[m].e <= s)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	for (size_t i = lo; i < S.ncu && S.cu[i].s < e; i++) {
-		int64_t a = S.cu[i].s > s ? S.cu[i].s : s;
-		int64_t b = S.cu[i].e < e ? S.cu[i].e : e;
-
-		if (b > a)
-			n += b - a;
-	}
-	return n;
+	return covered(S.cu, S.ncu, s, e);
 }
 
 static const struct cop *
@@ -905,6 +929,91 @@ putgroups(void)
 	free(ge);
 }
 
+/* Whether op o is a send/recv of group g in step st. */
+static int
+ppop(const struct op *o, const char *g, const char *st)
+{
+	return o->rec && o->rec->kind && strcmp(o->rec->kind, "p2p") == 0 && o->rec->group &&
+	    strcmp(o->rec->group, g) == 0 && o->step && strcmp(o->step, st) == 0;
+}
+
+/* One stretch of the step around a group's send/recv ops: its wall time
+ * and the part of it no kernel covers (the device idle). */
+static void
+putseg(const char *after, const char *before, int64_t s, int64_t e, const struct iv *al, size_t nal)
+{
+	buf_adds(&ob, "{\"after\":");
+	if (after)
+		out_esc(&ob, after, strlen(after));
+	else
+		buf_adds(&ob, "null");
+	out_cstr(&ob, "before", before);
+	out_i64(&ob, "start_ns", s);
+	out_i64(&ob, "end_ns", e);
+	out_nsms(&ob, "wall", e - s);
+	out_nsms(&ob, "idle", e - s - covered(al, nal, s, e));
+	buf_addc(&ob, '}');
+}
+
+/*
+ * "comm_pipeline": per group with send/recv ops and per step, the step cut
+ * at those ops (from the step's first kernel to the first op, between
+ * ops, from the last op to the step's last kernel) with each stretch's
+ * device idle time, to tell idle that the peer stage's work hides from
+ * idle it waits for.  S.op sorted by start, their records found.
+ */
+static void
+putpipeline(void)
+{
+	struct iv *al = xcalloc(S.ncu + S.nop + 1, sizeof *al);
+	size_t nal = 0;
+
+	for (size_t i = 0; i < S.ncu; i++)
+		al[nal++] = S.cu[i];
+	for (size_t i = 0; i < S.nop; i++)
+		al[nal++] = (struct iv){ S.op[i].start, S.op[i].end };
+	nal = mergeiv(al, nal);
+	for (size_t b = 0; b < S.nsb; b++)
+		for (size_t i = 0; i < S.nop; i++) {
+			const char *g = S.op[i].rec ? S.op[i].rec->group : NULL;
+			const char *prev = NULL;
+			int64_t t;
+			size_t j, n = 0;
+
+			if (g == NULL || !ppop(&S.op[i], g, S.sb[b].step))
+				continue;
+			for (j = 0; j < i && !ppop(&S.op[j], g, S.sb[b].step); j++)
+				;
+			if (j < i)	/* not the group's first op in the step */
+				continue;
+			out_begin(&ob, "comm_pipeline");
+			out_raw(&ob, "profile", S.profile, strlen(S.profile));
+			out_cstr(&ob, "group", g);
+			out_cstr(&ob, "step", S.sb[b].step);
+			out_i64(&ob, "start_ns", S.sb[b].s);
+			out_i64(&ob, "end_ns", S.sb[b].e);
+			out_key(&ob, "segments");
+			buf_addc(&ob, '[');
+			t = S.sb[b].s;
+			for (j = i; j < S.nop; j++) {
+				if (!ppop(&S.op[j], g, S.sb[b].step))
+					continue;
+				if (n++)
+					buf_addc(&ob, ',');
+				putseg(prev, S.op[j].name, t, S.op[j].start > t ? S.op[j].start : t, al, nal);
+				prev = S.op[j].name;
+				if (S.op[j].end > t)
+					t = S.op[j].end;
+			}
+			buf_addc(&ob, ',');
+			putseg(prev, NULL, t, S.sb[b].e > t ? S.sb[b].e : t, al, nal);
+			buf_addc(&ob, ']');
+			out_i64(&ob, "ops", (int64_t)n);
+			rec_put(&ob, stdout);
+		}
+	free(al);
+}
+
 static void
 flush(void)
 {
@@ -933,6 +1042,7 @@ flush(void)
 		if (S.t[i].oi >= 0)
 			ts[first[S.t[i].oi] + cnt[S.t[i].oi]++] = &S.t[i];
 	putgroups();
+	putpipeline();
 	for (size_t i = 0; i < S.nop; i++) {
 		const struct op *o = &S.op[i];
 		struct split s = { 0 };
@@ -1083,6 +1193,26 @@ taskrec(struct rin *r)
 	return 0;
 }
 
+/* Widen the span of the step named s to hold [a, b). */
+static void
+stepspan(const char *s, int64_t a, int64_t b)
+{
+	size_t i;
+
+	for (i = S.nsb; i-- > 0;)
+		if (strcmp(S.sb[i].step, s) == 0)
+			break;
+	if (i == (size_t)-1) {
+		PUSH(S.sb, S.nsb, S.csb);
+		i = S.nsb++;
+		S.sb[i] = (struct stb){ xstrdup(s), a, b };
+	}
+	if (a < S.sb[i].s)
+		S.sb[i].s = a;
+	if (b > S.sb[i].e)
+		S.sb[i].e = b;
+}
+
 static int
 kernelrec(struct rin *r)
 {
@@ -1091,12 +1221,14 @@ kernelrec(struct rin *r)
 
 	if (sr_kernel(r, &k) != 0)
 		return -1;
+	sid = k.step_id ? k.step_id : k.step;
+	if (sid && rf_str(sid, &tmp) == 0 && k.end >= k.start)
+		stepspan(tmp.p, k.start, k.end);
 	if (k.task_type && rf_str(k.task_type, &tmp) == 0 &&
 	    (strcmp(tmp.p, "COMMUNICATION") == 0 || strcmp(tmp.p, "HCCL") == 0)) {
 		struct op o = { 0 };
 
 		o.name = k.name && rf_str(k.name, &tmp) == 0 ? xstrndup(tmp.p, tmp.len) : xstrndup("", 0);
-		sid = k.step_id ? k.step_id : k.step;
 		o.step = sid && rf_str(sid, &tmp) == 0 ? xstrndup(tmp.p, tmp.len) : NULL;
 		o.start = k.start;
 		o.end = k.end;

@@ -38,6 +38,7 @@ static struct gather_type kept[] = {
 	{ "comm_op", 20000, GATHER_FIRST, 0 },
 	{ "comm_peer", 20000, GATHER_FIRST, 0 },
 	{ "comm_group", 1000, GATHER_FIRST, 0 },
+	{ "comm_pipeline", 1000, GATHER_FIRST, 0 },
 	{ "step_metrics", 0, GATHER_FIRST, 0 },
 	{ "bubble", 2000, GATHER_LONGEST, 1 },
 	{ "attribution", 2000, GATHER_LONGEST, 1 },

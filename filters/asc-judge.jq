@@ -42,12 +42,14 @@ $R.attribution as $A |
 (.profile[0] // {}) as $P |
 ($P.origin_us // "0") as $origin |
 # Steps measured from kernels; without a kernel table, torch_npu's own
-# step_trace rows are the step results (R2.8), labelled as such.
+# step_trace rows are the step results (R2.8), labelled as such.  The
+# step is Stage, the span of its kernels as with a kernel table; Preparing
+# lies before it and is reported beside it, not added.
 ((.step_metrics // []) | map(. + {breakdown_source: "kernels"})) as $MK |
 (.step_trace // []) as $ST0 |
 (if ($MK | length) > 0 then $MK
  else [ $ST0[] | select(.stage_ns != null) |
-   ((.stage_ns // 0) + (.preparing_ns // 0)) as $svc |
+   (.stage_ns // 0) as $svc |
    ((.computing_ns // 0) + (.comm_not_overlapped_ns // 0)) as $busy |
    { step_id: (.step // "?"), group_id: "g0", window_source: "step_trace",
      breakdown_source: "step_trace",
@@ -57,13 +59,14 @@ $R.attribution as $A |
      underfeed_ratio: (if $svc > 0 then (($svc - $busy) / $svc * 1000000 | round) / 1000000 else 0 end),
      compute_ns: .computing_ns, comm_exposed_ns: .comm_not_overlapped_ns,
      comm_overlapped_ns: .overlapped_ns,
-     prelaunch_gap_ns: .preparing_ns, prelaunch_gap_ms: (.preparing_ns | if . == null then null else . / 1000000 end),
+     prelaunch_gap_ns: null, prelaunch_gap_ms: null,
      tail_gap_ns: null, tail_gap_ms: null,
      internal_bubble_total_ns: (.free_ns // 0), internal_bubble_total_ms: ((.free_ns // 0) / 1000000),
      largest_internal_bubble_ns: 0, largest_internal_bubble_ms: 0,
      bubble_count: 0, significant_bubble_count: 0, kernels: 0,
      tags: [] } ] end) as $M |
 (.comm // []) as $C |
+(.comm_pipeline // []) as $CP0 |
 (.step // []) as $S |
 (.bubble // []) as $BUB |
 (.attribution // []) as $ATT |
@@ -612,6 +615,82 @@ def copytext: ($DG.host_cause_chains // [] | map(select(.family == "h2d_copy")) 
  elif (($P.degraded // []) | index(["no_trace_view"])) != null then
    "trace_view.json, which holds them" + (if ($P.config.level // null) != null then " at \($P.config.level)" else "" end) + ", is not in this copy"
  else "none in trace_view.json or the SQLite export" end) as $NOTASKS |
+# A pp group's stages compared, from its send/recv ops in the first step
+# (comm records' start and elapse).  From the end of one op to the end of
+# the next, the peer stage took this rank's data and answered: when this
+# stage waited in the later op (its elapse at least a tenth of that
+# span), the span is the peer's time for one micro-batch (its forward and
+# backward on a first / last stage pair).  This stage's own time per
+# micro-batch: its time outside the ops from the step's start to the
+# first op of another multi-rank group after the last send/recv, over
+# the number of spans; unknown without the step's start (kernel table).
+# Stages are imbalanced when one side's time per micro-batch is at least
+# 10% above the other's.
+def ppstage($g):
+	($C | map(select(.group == $g.group and .kind == "p2p" and .start_ns != null and .elapse_ms != null)) |
+	  group_by(.step) | .[0] // [] | sort_by(.start_ns) |
+	  map({op, step, start_ns, end_ns: (.start_ns + (.elapse_ms * 1000000 | round)), elapse_ms})) as $o |
+	if ($o | length) < 2 then null else
+	($o[0].step) as $st |
+	([ $CGR[] | select((.size // 0) > 1 and .group != $g.group) | .group ]) as $multi |
+	([ $C[] | select(.step == $st and .start_ns != null and .start_ns >= $o[-1].end_ns and
+	    (.group as $x | $multi | index([$x]) != null)) ] | min_by(.start_ns) // null) as $next |
+	($M | map(select((.step_id | tostring) == ($st | tostring) and .start_ns != null and .window_source != "step_trace")) | .[0].start_ns // null) as $s0 |
+	[ range(1; $o | length) | {ms: (($o[.].end_ns - $o[. - 1].end_ns) / 1000000 | r6), waited: ($o[.].elapse_ms >= 0.1 * ($o[.].end_ns - $o[. - 1].end_ns) / 1000000)} ] as $turn |
+	([ range(1; $o | length) | ($o[.].start_ns - $o[. - 1].end_ns) / 1000000 | r6 ]) as $between |
+	(if $next == null then null else ($next.start_ns - $o[-1].end_ns) / 1000000 | r6 end) as $after |
+	(if $s0 == null then null else ($o[0].start_ns - $s0) / 1000000 | r6 end) as $before |
+	($turn | map(select(.waited) | .ms)) as $pt |
+	(if $before == null or $after == null then null else (($before + ($between | add) + $after) / ($turn | length) | r6) end) as $here |
+	(if ($pt | length) == 0 then null else ($pt | add / length | r6) end) as $peer |
+	{ group: $g.group, step: $st, ops: ($o | map(.op)), spans_ms: ($turn | map(.ms)), peer_ms: $peer,
+	  before_ms: $before, between_ms: $between, after_ms: $after, next_op: ($next.op // null), here_ms: $here,
+	  imbalance: (if $here == null or $peer == null then null
+	    elif $peer >= 1.1 * $here then "peer" elif $here >= 1.1 * $peer then "here" else "none" end),
+	  imbalance_ms_per_step: (if $here == null or $peer == null or $peer < 1.1 * $here then null
+	    else (($peer - $here) * ($pt | length)) | r6 end),
+	  slower_by_ratio: (if $here == null or $peer == null or $here == 0 or $peer == 0 then null
+	    else ([$peer / $here, $here / $peer] | max) - 1 | r6 end) } end;
+# Where the step's idle lies around a pp group's send/recv ops
+# (asc-comm's comm_pipeline stretches, which need the kernel table): idle
+# in a stretch that ends at an op is hidden under the peer stage's work up
+# to that op's time, from the stretch's end to the next one's start (the
+# peer kept this stage waiting there anyway); the rest of it, and all
+# idle after the last op, is on the pipeline's critical path.  Per step:
+# the mean over the group's steps.
+($CP0 | map(select(.group as $x | $CGR | any(.group == $x and ((.role // "") | startswith("pp")))))) as $CPP |
+(if ($CPP | length) == 0 then null else
+   ($CPP | map(.group) | uniq | .[0]) as $pg |
+   [ $CPP[] | select(.group == $pg) | .segments as $sv |
+     # the op ending a stretch runs from its end to the next one's start
+     [ range(0; $sv | length) as $i | $sv[$i] |
+       (if .before == null or $i + 1 >= ($sv | length) then 0 else $sv[$i + 1].start_ns - .end_ns end) as $oe |
+       . + {hidden_ns: ([.idle_ns, $oe] | min)} ] as $segs |
+     {step, segments: $segs, hidden_ns: ($segs | map(.hidden_ns) | add), idle_ns: ($segs | map(.idle_ns) | add)} ] as $ps |
+   ($ps | length) as $n |
+   { group: $pg, step: $ps[0].step, segments: ($ps[0].segments | map({after, before, wall_ms, idle_ms, hidden_ms: (.hidden_ns | ms)})),
+     idle_ms: ($ps | map(.idle_ns) | add / $n | ms),
+     hidden_ms: ($ps | map(.hidden_ns) | add / $n | ms),
+     critical_ms: ($ps | map(.idle_ns - .hidden_ns) | add / $n | ms) } end) as $PIPE |
+# What a pp group's bubble calls for, by ppstage's comparison.
+def ppadvice($g):
+	ppstage($g) as $s |
+	(if ($g.peer_global_ranks // [] | length) == 1 then "global rank \($g.peer_global_ranks[0])" else "the peer stage" end) as $pn |
+	if $s == null then " Shorten the bubble with more micro-batches, an interleaved schedule or balanced stages; one send/recv op does not show the peer stage's time, so which of them cannot be told."
+	else
+	  (if $s.peer_ms == null then " The send/recv ops end \($s.spans_ms | map(fmt) | join(" and ")) apart with this stage hardly waiting in them: those spans are this stage's own work, and \($pn) is not the slower stage"
+	   else " From the end of one send/recv op to the end of the next, \($pn) answered in \($s.spans_ms | map(fmt) | join(" and ")) (this stage waiting in the later op): about \($s.peer_ms | fmt) per micro-batch on its stage" end) +
+	  (if $s.here_ms == null then
+	     "; this stage works \($s.between_ms | map(fmt) | join(", ")) between the ops" +
+	     (if $s.after_ms != null then " and \($s.after_ms | fmt) from the last to \($s.next_op)" else "" end) +
+	     ", but its time before the first op is unknown (no kernel table: the step's start is not in the comm records), so whether the stages are balanced cannot be told; the kernel table of this rank would tell."
+	   else
+	     "; this stage's own time per micro-batch is \($s.here_ms | fmt) (\($s.before_ms | fmt) before the first op, \($s.between_ms | map(fmt) | join(", ")) between the ops, \($s.after_ms | fmt) from the last to \($s.next_op), over \($s.spans_ms | length) micro-batches)" +
+	     (if $s.imbalance == "peer" then
+		". The stages are imbalanced: \($pn)'s stage takes \($s.slower_by_ratio * 100 | round)% longer per micro-batch, about \($s.imbalance_ms_per_step | fmt) per step of the bubble; rebalance the layers first (fewer on \($pn)'s stage), then raise the micro-batch count; profile \($pn) to see where its stage spends the time."
+	      elif $s.imbalance == "here" then ". This stage is the slower one (by \($s.slower_by_ratio * 100 | round)% per micro-batch): move layers off it, then raise the micro-batch count."
+	      elif $s.imbalance == "none" then ". The stages are balanced within 10%: the bubble is the schedule's own; raise the micro-batch count or use an interleaved schedule."
+	      else "." end) end) end;
 # Pipeline send/recv per pp group of parallel_group_info: the peer stage
 # by global rank, each op of the first step in order with the comm
 # records' wait and idle, and the op that holds the longest of them.  No
@@ -629,8 +708,9 @@ def ppclause($n):
 	  (if ($ops | length) > 1 then "; the longest wait and idle is in \($lo.op)" else "" end) +
 	  ". With a single peer, all of it is this stage waiting for " +
 	  (if ($g.peer_global_ranks // [] | length) == 1 then "global rank \($g.peer_global_ranks[0])" else "its peer stage" end) +
-	  " or exchanging with it: the pipeline bubble (more micro-batches, an interleaved schedule, balanced stages)" +
-	  (if ($g.peer_global_ranks // [] | length) == 1 then "; profile global rank \($g.peer_global_ranks[0]) to see its stage time" else "" end) + "." ] | join("");
+	  " or exchanging with it: the pipeline bubble" +
+	  (if ($WAITOPS | map(select(.wait_ms / $csteps >= ([0.1, 0.01 * $svcms] | max))) | .[0:3] | any(.group == $g.group and .kind == "p2p"))
+	   then ", whose own finding compares the stages." else "." + ppadvice($g) end) ] | join("");
 # The send/recv ops of a pp group with most waiting (COMM_WAIT_DOMINANT):
 # their whole time, wait and idle of every op, is the pipeline bubble, at
 # stake on its own and not again in the exposed-communication finding.
@@ -647,6 +727,32 @@ def dpclause($n):
 	  elif .exposed_ms == null then " Whether the \(.role) \(.ops_kind) (\(.elapsed_ms / $n | fmt) per step) overlaps compute is unknown here (no kernel table)."
 	  elif .exposed_ms >= 0.9 * .elapsed_ms then " The \(.role) \(.ops_kind) (\(.elapsed_ms / $n | fmt) per step, \(.exposed_ms / $n | fmt) not under compute) is not overlapped: overlap it with the backward and forward (Megatron overlap_grad_reduce / overlap_param_gather, DDP buckets)."
 	  else "" end ] | join("");
+# A collective group (not pp, not a dp reduce-scatter / all-gather) whose
+# ops move data for at least 80% of their elapse by the comm records'
+# bandwidth table is transfer-bound: at most the rest of the elapse can be
+# a wait on a peer, so overlap is the advice, not profiling the peer.
+def xferlist($n):
+	[ $CGR[] | select((.size // 0) > 1 and ((.role // "") | startswith("pp") | not) and
+	    ((((.role // "") | startswith("dp")) and (.ops_kind | test("reduce-scatter|all-gather"))) | not)) | . as $g |
+	  [ $C[] | select(.group == $g.group and .op != null and .elapse_ms != null) |
+	    ((.bandwidth // {}) | ((.HCCS.time_ms // 0) + (.PCIE.time_ms // 0) + (.SIO.time_ms // 0)) as $on |
+	      (if $on > 0 then $on else (.SDMA.time_ms // 0) end) + (.RDMA.time_ms // 0)) as $lt |
+	    ((.bandwidth // {}) | ((.HCCS.size_mb // 0) + (.PCIE.size_mb // 0) + (.SIO.size_mb // 0)) as $onm |
+	      (if $onm > 0 then $onm else (.SDMA.size_mb // 0) end) + (.RDMA.size_mb // 0)) as $mb |
+	    {el: .elapse_ms, lt: ([$lt, .elapse_ms] | min), mb: $mb} ] as $o |
+	  ($o | map(.el) | add // 0) as $el | ($o | map(.lt) | add // 0) as $lt | ($o | map(.mb) | add // 0) as $mb |
+	  select($el > 0 and $lt >= 0.8 * $el and $el / $n >= 1) |
+	  {group: $g.group, role: $g.role, ops_kind: $g.ops_kind, peer_global_ranks: $g.peer_global_ranks, exposed_ms: $g.exposed_ms,
+	   mb: ($mb / $n | r6), transfer_ms: ($lt / $n | r6), elapsed_ms: ($el / $n | r6), gbps: ($mb / $lt | r6),
+	   wait_at_most_ms: (($el - $lt) / $n | r6)} ];
+def xferclause($n):
+	[ xferlist($n)[] | . as $g | $g.mb as $mb | $g.transfer_ms as $lt | $g.elapsed_ms as $el |
+	  (if ($g.peer_global_ranks // [] | length) > 0 then " on global rank\(if ($g.peer_global_ranks | length) == 1 then "" else "s" end) \($g.peer_global_ranks | map(tostring) | join(", "))" else " on a peer" end) as $on |
+	  " The \($g.role // "group \($g.group)") \($g.ops_kind) moves \($mb | . * 100 | round / 100) MB in \($lt | fmt) of its \($el | fmt) per step by the comm records' bandwidth table (\($g.gbps | . * 100 | round / 100) GB/s): it is transfer-bound, so at most \($g.wait_at_most_ms | fmt) of it can be a wait\($on)" +
+	  (if $g.exposed_ms != null then ", and \($g.exposed_ms / $n | fmt) of it is not under compute"
+	   elif ($BD.comm_overlapped // null) == 0 and ($M | all(.window_source == "step_trace")) then ", and none of it overlaps compute (step_trace_time.csv: Overlapped 0)"
+	   else "" end) +
+	  ": overlap it with compute (issue it as soon as its gradients are ready, under the rest of the backward) or shrink it; profiling the peer would not shorten it." ] | join("");
 (.attribution_summary[0] // {}) as $ASUM |
 (([$ASUM.steps // 1, 1] | max)) as $asteps |
 ($ASUM.dispatch_ops // [] | map({name, ms_per_step: (.ns / $asteps | ms)})) as $DISP |
@@ -749,11 +855,21 @@ def opwtext: if ($OPW | length) == 0 then "" else $OPW[0] as $o |
     at_stake_by_family_ms_per_step: ($fs | map({key, value: ([.value - absorbed(.key), 0] | max | r6)}) | from_entries),
     at_stake_on_late_peer: (if $LATE != null then $LATEN elif ($OPW | length) > 0 then $OPWN else null end),
     at_stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0)} end) as $HRB |
+# The step's idle around the pp send/recv ops ($PIPE), as a sentence.
+def pipeidle:
+	($CGR | map(select(.group == $PIPE.group)) | .[0] // {}) as $g |
+	(if ($g.peer_global_ranks // [] | length) == 1 then "global rank \($g.peer_global_ranks[0])" else "the peer stage" end) as $pn |
+	($PIPE.segments | map(select(.wall_ms > 0 and .idle_ms >= 0.5 * .wall_ms))) as $hb |
+	" The send/recv ops of the pp group cut the step's idle (step \($PIPE.step)): " +
+	($PIPE.segments | map("\(.idle_ms | fmt) of \(.wall_ms | fmt) " + (if .before != null then "before \(.before)" else "after the last op" end)) | join(", ")) +
+	". Idle before an op in which this stage then waits for \($pn) is hidden under that stage's work, up to the op's time (removing it only lengthens the wait): \($PIPE.hidden_ms | fmt) per step; idle before an op \($pn) waits for, and after the last op, delays the peer stage or the step's end: \($PIPE.critical_ms | fmt) per step is on the pipeline's critical path." +
+	(if ($hb | length) > 0 then " The device idles over half the time " + ($hb | map(if .before != null then "before \(.before)" else "after the last op" end) | join(" and ")) + ": it waits for the host there (host- or launch-bound); the host trace would name the cause." else "" end);
 def stakeclause($idle; $ab; $how):
 	if $ab > 0 and $LATE == null and ($OPW | length) > 0 then
 	  " \($ab | fmt) per step of it lies before \($OPW[0].op), which most likely waits for a late peer (see the communication finding), and would then only lengthen that wait: " +
 	  (if $idle - $ab > 0 then "\($idle - $ab | fmt) per step is" else "nothing is" end) +
 	  " at stake on this rank while that peer is late (an estimate from the op durations: re-capture at Level1 or higher to name the peer and measure its wait)."
+	elif $ab <= 0 and $PIPE != null then pipeidle
 	elif $ab <= 0 and $DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0 then
 	  " Whether removing it would only lengthen a wait for a late peer in the \($BD.comm_exposed | fmt) per step of exposed communication cannot be told without the HCCL tasks (\($TASKSWHERE)): this is what could be won at most, an upper bound; the exposed communication may itself be a wait on a peer, and then little of it is at stake here."
 	elif $ab <= 0 then "" else
@@ -775,6 +891,15 @@ def stakeclause($idle; $ab; $how):
      (if $late == null then [] else
 	[ $CO[] | select(.group == $late.group) | . as $o | .peers[] |
 	  select(.rank == $late.rank and .wait_ns >= 1000000) | {op: $o.op, step: $o.step, wait_ms: (.wait_ns | ms)} ] end) as $LOPS |
+     # Fixing the latest peer leaves, in each op, the wait on the next
+     # latest (its own wait not under compute, at most the latest's).
+     (if $late == null then 0 else
+	[ $CO[] | select(.group == $late.group) |
+	  ([.peers[]? | select(.rank == $late.rank) | .exposed_wait_ns // 0] | add // 0) as $lw |
+	  ([.peers[]? | select(.rank != null and .rank != $late.rank) | .own_exposed_wait_ns // 0] | max // 0) as $nx |
+	  ([$lw, $nx] | min) ] | add // 0 | . / ([$CT.steps, 1] | max) | ms end) as $remain |
+     (if $late == null then [] else
+	[ $CT.peers[] | select(.group == $late.group and .rank != null and .rank != $late.rank and (.own_exposed_wait_ms // 0) >= $R.comm.straggler_min_ms) ] end) as $also |
      rec("Communication is not hidden behind compute: \($ce | fmt) per step (\(share($ce; $svcms) | pcs) of the \($svcms | fmt) step) in \($dom). " +
        "Its HCCL tasks (\($CT.source)) split the \($CT.elapsed_ms | fmt) of communication ops per step into waiting for peers \($CT.wait_ms | fmt), moving data \($CT.transfer_ms | fmt) and the rest \($CT.rest_ms | fmt)." +
        ($CGR | roleclause($CT.steps)) +
@@ -788,14 +913,19 @@ def stakeclause($idle; $ab; $how):
 	  (if ($under | length) > 0 then "; under that wait it also waits on rank\(if ($under | length) == 1 then "" else "s" end) \($under | map("\(.rank) (\(.own_exposed_wait_ms | fmt) not under compute)") | join(", ")), which the longer wait covers" else "" end) +
 	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this input holds \($lg.ranks_in_input)" else "" end) +
 	  (if $lg != null and $lg.role == null then " (ranks as the HCCL tasks number them, within the group: no parallel_group_info maps them to global ranks)" else "" end) +
-	  ": profile rank \($late.rank) (or all ranks) to see why it is late. The \($late.exposed_wait_ms | fmt) per step is lost on this rank, but it is won back by fixing rank \($late.rank), not by any change here."
+	  ": profile rank \($late.rank) (or all ranks) to see why it is late." +
+	  (if $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then
+	     " Fixing rank \($late.rank) wins back about \($late.exposed_wait_ms - $remain | fmt) per step on this rank, not the whole \($late.exposed_wait_ms | fmt): in the same ops the waits on the next-latest peers remain (\($remain | fmt) per step; rank \($also | max_by(.own_exposed_wait_ms) | .rank) the longest), and \($also | length) of the group's other ranks also keep this rank waiting at least \($R.comm.straggler_min_ms | fmt) not under compute: the skew is not rank \($late.rank)'s alone; profile all ranks, not only rank \($late.rank)."
+	   else " The \($late.exposed_wait_ms | fmt) per step is lost on this rank, but it is won back by fixing rank \($late.rank), not by any change here." end)
 	else
 	  " No peer holds it back: overlap it with compute (gradient bucketing, DDP bucket_cap_mb) or reduce its volume; overlap can hide at most the \($hide | fmt) of compute per step." end) +
        (if $CT.comm_json_wait_ms != null then
 	  " The comm records (\($COMM.source // "communication.json")) give wait \($CT.comm_json_wait_ms | fmt) and transit \($CT.comm_json_transit_ms | fmt) per step for the same ops; they split an op's time by rules of their own (most of a wait for a late peer is idle time there), so they are a cross-check only, not the cause." else "" end);
        "step_group"; $dom; (if $late != null then $late.exposed_wait_ms else $hide end); ($late != null); null; "COMM_EXPOSED_HEAVY") +
        {stake_on: (if $late != null then "rank \($late.rank)" + (if $late.in_input then "" else " (not in this input)" end) else "overlap with compute" end),
-	late_peer_ops: $LOPS}
+	late_peer_ops: $LOPS,
+	late_peer_remainder_ms: (if $late != null and $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then $remain | r6 else null end),
+	won_back_by_fixing_ms: (if $late != null and $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then ($late.exposed_wait_ms - $remain) | r6 else null end)}
    else empty end),
   # Exposed communication without its tasks: communication.json's figures (R2.2).
   (if $DG != null and $DG.comm_exposed_heavy and $CT == null then
@@ -825,11 +955,11 @@ def stakeclause($idle; $ab; $how):
 	   elif $COMM.idle_ms >= 0.5 * $COMM.elapse_ms then " Most of it is what they count as idle (neither waiting nor moving data); without the tasks it cannot be split further."
 	   elif $COMM.transit_ms >= 0.5 * $COMM.elapse_ms then " Most of it is data moving: overlap it with compute (gradient bucketing and reduce overlap, e.g. DDP bucket_cap_mb) or reduce its volume."
 	   else " None of waiting, transit or idle is most of it." end) +
-	  ppclause($n) + dpclause($n) +
+	  ppclause($n) + dpclause($n) + xferclause($n) +
 	  (if $PPST > 0 then " \($PPST | fmt) per step of it is that pipeline bubble, at stake in its own finding; \([$ce - $PPST, 0] | max | fmt) is at stake here." else "" end) end);
        "step_group"; $dom; ([$ce - $PPST, 0] | max); ($COMM == null); (if $COMM == null then (if gap("no_comm_records") then "no_comm_records" else "no_communication_json" end)
 	 elif (($P.degraded // []) | index(["no_comm_tasks"])) != null then "no_comm_tasks" else null end); "COMM_EXPOSED_HEAVY") +
-       (if $COMM != null then {one_rank_group_wait_ms: ($onewait / $COMM.steps | r6)} +
+       (if $COMM != null then {one_rank_group_wait_ms: ($onewait / $COMM.steps | r6), transfer_bound: xferlist($COMM.steps)} +
 	  # the comm records' idle split by their bandwidth table, as the text says
 	  (if $COMM.idle_ms >= 0.5 * $COMM.elapse_ms and $COMM.transit_ms < 0.5 * $COMM.link_time_ms then
 	     ([$COMM.link_time_ms, $COMM.idle_ms] | min) as $mv |
@@ -846,9 +976,8 @@ def stakeclause($idle; $ab; $how):
        ($C | map(select(.group == $o.group and .kind == "p2p")) | max_by((.wait_ms // 0) + (.idle_ms // 0))) as $lo |
        rec("\(.op) on group \(.group | tostring) (\($g.role)) is the pipeline bubble: \((.wait_ms + .idle_ms) / $csteps | fmt) per step in its \(.calls / $csteps | round) send/recv op\(if .calls / $csteps > 1 then "s" else "" end) (the comm records' wait \(.wait_ms / $csteps | fmt) plus idle \(.idle_ms / $csteps | fmt); transit \(.transit_ms / $csteps | fmt)), this stage waiting for its peer stage, " +
 	 (if $peer != null then "global rank \($peer) (parallel_group_info, not in this profile)" else "the other ranks of the group" end) +
-	 ", or exchanging with it; the longest is \($lo.op) (\(($lo.wait_ms // 0) + ($lo.idle_ms // 0) | fmt)). A pipeline stage waits for its peer by the schedule, so this is not a late rank: shorten the bubble with more micro-batches, an interleaved schedule or balanced stages" +
-	 (if $peer != null then ", and profile global rank \($peer) to see its stage time." else "." end);
-	 "op"; .op; $pp.ms; true; null; "COMM_WAIT_DOMINANT") + {group: .group, pipeline_bubble: true, peer_global_rank: $peer}
+	 ", or exchanging with it; the longest is \($lo.op) (\(($lo.wait_ms // 0) + ($lo.idle_ms // 0) | fmt)). A pipeline stage waits for its peer by the schedule, so this is not a late rank." + ppadvice($g);
+	 "op"; .op; $pp.ms; true; null; "COMM_WAIT_DOMINANT") + {group: .group, pipeline_bubble: true, peer_global_rank: $peer, pipeline_stages: ppstage($g), pipeline_idle: $PIPE}
      else
      rec("\(.op) on group \(.group | tostring)" + (if $g.role != null then " (\($g.role))" else "" end) +
        " waits for a peer: the comm records count \(.wait_ms / $csteps | fmt) per step as waiting against \(.transit_ms / $csteps | fmt) of transit (wait ratio \(.wait_ratio))." +

@@ -75,13 +75,17 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 ($A.communication // null) as $COMM |
 ($A.communication_tasks // null) as $CT |
 ($A.communication_groups // []) as $CG |
+# Without a kernel table the groups' time under compute is not measured,
+# but step_trace_time.csv's Overlapped 0 in every step says none is.
+(($S | length) > 0 and all($S[]; .breakdown_source == "step_trace" and .comm_overlapped_ms == 0)) as $NOOV |
 # The groups with their size and role, as a table (or nothing).
 (if ($CG | map(select((.ops // 0) > 0)) | length) == 0 then "" else
  table(["group", "role", "ranks", "global ranks", "ops", "elapsed", "not under compute", "role from"];
    ($CG | map(select((.ops // 0) > 0)) | .[0:8] | map([(.group | tostring | code), (.role // "—" | md), (.size // "?" | tostring),
      (.global_ranks // null | if . == null then "—" else map(tostring) | join(", ") end),
-     (.ops_kind // "\(.ops)" | md), (.elapsed_ms | dur), (if .exposed_ms == null then "n/a" else .exposed_ms | dur end), (.role_from // "—" | md)]))) +
- "\n\nTimes are totals over the capture's steps; each profile holds one rank of each group.\n" end) as $GROUPS |
+     (.ops_kind // "\(.ops)" | md), (.elapsed_ms | dur), (if .exposed_ms != null then .exposed_ms | dur elif $NOOV then .elapsed_ms | dur else "n/a" end), (.role_from // "—" | md)]))) +
+ "\n\nTimes are totals over the capture's steps; each profile holds one rank of each group." +
+ (if $NOOV and any($CG[]; (.ops // 0) > 0 and .exposed_ms == null) then " Without a kernel table, \"not under compute\" is the whole elapsed time: step_trace_time.csv's Overlapped is 0 in every step." else "" end) + "\n" end) as $GROUPS |
 (($S | length) > 0 and $S[0].breakdown_source == "step_trace") as $STONLY |
 ($rules.verdict.report_max_steps) as $MAXSTEPS |
 
@@ -154,7 +158,10 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
    [ ["compute", "compute"], ["comm_exposed", "communication not overlapped"],
      ["free", "free (bubbles between kernels)"], ["preparing", "preparing (before the first kernel)"],
      ["tail", "tail (after the last kernel)"] ] | map(. as [$k, $what] |
-     [$what, ($BD[$k] | dur), (share($BD[$k]; $SVC) | pctx)] +
+     # torch_npu's Preparing lies before its Stage, the step: beside it
+     (if $STONLY and $k == "preparing" and $BD[$k] == null and ($T.preparing // null) != null
+      then [$what, "\($T.preparing | dur) before the step (step_trace_time.csv), not in it", "—"]
+      else [$what, ($BD[$k] | dur), (share($BD[$k]; $SVC) | pctx)] end) +
      (if $T != null and ($STONLY | not) then [($T[$k] // null) | dur] else [] end)) +
    [["(communication overlapped with compute)", ($BD.comm_overlapped | dur), (share($BD.comm_overlapped; $SVC) | pctx)] +
      (if $T != null and ($STONLY | not) then [($T.comm_overlapped // null) | dur] else [] end)]) end),
