@@ -378,7 +378,9 @@ def gap($c): $gaps | index([$c]) != null;
    (index(["INTERNAL_BUBBLE_HEAVY"]) != null or index(["PRELAUNCH_GAP_HEAVY"]) != null or
     index(["TAIL_GAP_HEAVY"]) != null)))) as $hidden |
 ($DG.dominant_anomaly_tags // []) as $dtags |
-(if ($hosted | not) or $DG == null or (($hidden | not) and ($DG.high_underfeed | not)) then "low"
+# Without host events the risk is not assessed: null, not "low".
+(if ($hosted | not) then null
+ elif $DG == null or (($hidden | not) and ($DG.high_underfeed | not)) then "low"
  elif ($dtags | index(["HOST_ORIGINATED_RISK"])) != null then "high"
  elif ($DG.comm_sync_share // 0) >= $B.evidence_time_share then "high"
  elif ($dtags | index(["UNTRACED_HOST_BLOCKING_RISK"])) != null then "medium"
@@ -1117,6 +1119,8 @@ def stakeclause($idle; $ab; $how):
   | map(. + {headline: (
       (if .time_at_stake_ms == null then "" else "\(.time_at_stake_ms | fmt) per step (\(.share_of_step | pcs))" end) as $t |
       if .finding == "COMM_EXPOSED_HEAVY" and ((.stake_on // "") | startswith("rank ")) then "Exposed communication waiting for \(.stake_on): \($t)."
+      elif .finding == "COMM_EXPOSED_HEAVY" and ($OPW | length) > 0 then
+	"Exposed communication, most likely waiting for a late peer (\($OPW[0].op) takes \($OPW[0].dur_ms | fmt) against \($OPW[0].others_median_ms | fmt) for the group's other ops): \($t)."
       elif .finding == "COMM_EXPOSED_HEAVY" then "Communication not hidden behind compute: \($t)."
       elif .finding == "COMM_WAIT_DOMINANT" and .pipeline_bubble == true then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) is the pipeline bubble" + (if .peer_global_rank != null then " with global rank \(.peer_global_rank)" else "" end) + ": \($t)."
       elif .finding == "COMM_WAIT_DOMINANT" then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) waits for a late peer: \($t)."
@@ -1161,10 +1165,11 @@ def stakeclause($idle; $ab; $how):
     elif gap("no_comm_tasks") and (($M | map(.comm_exposed_ns // 0) | add // 0) > 0) then
      {capture: "the HCCL tasks (trace_view.json's HCCL process, or COMMUNICATION_TASK_INFO in the SQLite export; Level1 or higher)",
       why: "\($DG.breakdown_ms_avg.comm_exposed // 0 | fmt) of communication per step is exposed and cannot be split into waiting per peer and moving data", gap: "no_comm_tasks"} else empty end),
-   ([($CT.peers // [])[] | select(.in_input == false and (.own_exposed_wait_ms // 0) >= $B.comm_exposed_min_ms)] | sort_by(-.own_exposed_wait_ms) | .[0:3]) as $late |
+   ([($CT.peers // [])[] | select(.in_input == false and (.own_exposed_wait_ms // 0) >= $B.comm_exposed_min_ms)] | (max_by(.exposed_wait_ms) // null) as $h | if $h == null then [] else [$h] + (map(select(. != $h)) | sort_by(-.own_exposed_wait_ms)) end | .[0:3]) as $late |
    (if ($late | length) > 0 then
      {capture: "rank(s) \($late | map(.global_rank // .rank | tostring) | join(", ")) of the same step (or all ranks)",
-      why: ("this rank waits for them, not under compute: " + ($late | map("rank \(.global_rank // .rank) \(.own_exposed_wait_ms | fmt) per step") | join(", "))), gap: null} else empty end),
+      why: ("this rank waits for them, not under compute: rank \($late[0].global_rank // $late[0].rank) \($late[0].exposed_wait_ms | fmt) per step" +
+	(if ($late | length) > 1 then "; under that wait also " + ($late[1:] | map("rank \(.global_rank // .rank) \(.own_exposed_wait_ms | fmt)") | join(", ")) else "" end)), gap: null} else empty end),
    (if $hosted and $DG != null and ($DG.untraced_ms_per_step // 0) > 0 and ($DG.untraced_share // 0) >= $B.evidence_time_share then
      {capture: "host samples during the step (py-spy dump --native, perf record -g) of the process that launches the kernels",
       why: ("\($DG.untraced_ms_per_step | fmt) of idle time per step has no host event of any depth" +

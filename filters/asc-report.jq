@@ -117,7 +117,10 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
    (if .at_stake_upper_bound then "at most \(.at_stake_ms_per_step | dur) of it is at stake on this rank: without HCCL tasks, whether it only lengthens a wait for a late peer cannot be told"
     elif .at_stake_on_late_peer != null then "\(.at_stake_ms_per_step | dur) per step of it is at stake on this rank while \(.at_stake_on_late_peer) is late (" +
       (.at_stake_by_family_ms_per_step // {} | to_entries | sort_by(-.value) | map("\(.key | code) \(.value | dur)") | join(", ")) +
-      ([$A.recommendations[]?.finding] as $rf | .families_ms_per_step | keys_unsorted | map(select(. as $f | $rf | index(["host_cause:" + $f]) | not)) |
+      # a serialisation point's recommendation speaks for its family too
+      (([$A.recommendations[]?.finding] + (if any($A.recommendations[]?; .finding == "HOST_SERIALISATION")
+	 then [$A.serialisation_points[]?.family | "host_cause:" + .] else [] end)) as $rf |
+       .families_ms_per_step | keys_unsorted | map(select(. as $f | $rf | index(["host_cause:" + $f]) | not)) |
        if length > 0 then "; no recommendation of their own: \(map(code) | join(", "))" else "" end) +
       "; the rest only lengthens the wait for it): the level rates how much of the idle the host causes, not what acting here could win"
     else "all of it is at stake on this rank" end) end) +
@@ -249,7 +252,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  # How much of the idle time the host evidence covers, and what is missing.
  "Host evidence coverage: " +
  (if $A.host_risk_assessed == false then "no host events in the capture, so none of the idle time is covered."
-  else "of the \($DG.host_bubble_ms_per_step | dur) of significant idle time per step inside steps (windows at a capture edge left out), \($DG.host_covered_share | pctx) lies under a host event of any depth and \($DG.untraced_share | pctx) under none" +
+  else "of the \($DG.host_bubble_ms_per_step | dur) of significant idle time per step that the host could explain (edge windows the capture does not cover left out), \($DG.host_covered_share | pctx) lies under a host event of any depth and \($DG.untraced_share | pctx) under none" +
    ([ (if ($A.evidence_gaps | index(["no_stacks"])) then "Python source lines (no stacks)" else empty end),
       (if ($A.evidence_gaps | index(["level0"])) then "CANN / AscendCL calls (Level0)" else empty end),
       (if $A.gc_recorded.recorded == false then "GC pauses (not recorded)" else empty end) ] |
@@ -261,8 +264,8 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  "## Host synchronisations while the device is busy\n\n" +
  "Serialisation points: the host blocks on the device while the device works, so it queues nothing meanwhile; they are not causes of idle windows" +
  (if ($A.host_time_inflated_by // [] | length) > 0 then " (host times inflated by \($A.host_time_inflated_by | join(", ")))" else "" end) + ".\n\n" +
- table(["step", "from step start", "host blocked", "device idle meanwhile", "family", "chain", "at"];
-   ($A.serialisation_points[0:5] | map([.step_id, (.offset_ms | dur), (.blocked_ms | dur), (.device_idle_ms | dur), (.family | code),
+ table(["step", "blocked from (into the step)", "host blocked", "device idle meanwhile", "family", "chain", "at"];
+   ($A.serialisation_points[0:5] | map([.step_id, (.blocked_offset_ms // .offset_ms | dur), (.blocked_ms | dur), (.device_idle_ms | dur), (.family | code),
      (.chain | join(" → ") | code), (.frame // "n/a" | code)]))) + "\n" end),
 (if ($S | length) <= 1 then "" else
  "## Steps\n\n" +
