@@ -677,7 +677,7 @@ phasetext(struct buf *b)
 		jv_free(r);
 	}
 	for (int k = 0, m = 0; k < 3; k++) {
-		char t[256];
+		char t[320];
 
 		if (!runs[k])
 			continue;
@@ -693,9 +693,9 @@ phasetext(struct buf *b)
 		buf_addc(b, ')');
 		if (k == 1 && sn > 0) {
 			snprintf(t, sizeof t, "; then gradient sync, from the first dp collective no "
-			    "gradient kernel follows: %lld kernels (%s wall; %lld collective%s %s, other "
-			    "kernels %s), not backward time", (long long)sn, ms(sw), (long long)scn,
-			    scn == 1 ? "" : "s", ms(scs), ms(sks - scs));
+			    "gradient kernel follows, to the end of the phase: %lld kernels (%s wall; "
+			    "%lld collective%s %s, other kernels %s), not backward time", (long long)sn,
+			    ms(sw), (long long)scn, scn == 1 ? "" : "s", ms(scs), ms(sks - scs));
 			buf_adds(b, t);
 		}
 	}
@@ -998,7 +998,7 @@ phasetable(void)
 		    num(gi(r, "kernels")), code(gs(r, "first_kernel")));
 		/* The dp collectives no gradient kernel follows: a row of their own. */
 		if (jv_get_kind(g) == JV_KIND_OBJECT)
-			row(8, "", "gradient sync", ms(gi(g, "start_ns")), ms(gi(g, "wall_ns")),
+			row(8, "", "gradient sync onwards", ms(gi(g, "start_ns")), ms(gi(g, "wall_ns")),
 			    ms(gi(g, "kernel_sum_ns") - gi(g, "comm_kernel_sum_ns")),
 			    ms(gi(g, "comm_kernel_sum_ns")), num(gi(g, "kernels")), "");
 		jv_free(g);
