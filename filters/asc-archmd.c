@@ -651,7 +651,8 @@ static void
 phasetext(struct buf *b)
 {
 	static const char *ph[3] = { "forward", "backward", "optimizer" };
-	int64_t n[3] = { 0 }, w[3] = { 0 }, runs[3] = { 0 };
+	int64_t n[3] = { 0 }, w[3] = { 0 }, runs[3] = { 0 }, cs[3] = { 0 }, co[3] = { 0 };
+	int64_t sn = 0, sw = 0, scn = 0, scs = 0, sks = 0;
 
 	for (int i = 0; i < len(P.phases); i++) {
 		jv r = at(P.phases, i);
@@ -660,18 +661,43 @@ phasetext(struct buf *b)
 			if (strcmp(gs(r, "phase"), ph[k]) == 0) {
 				n[k] += gi(r, "kernels");
 				w[k] += gi(r, "wall_ns");
+				cs[k] += gi(r, "compute_kernel_sum_ns");
+				co[k] += gi(r, "comm_kernel_sum_ns");
 				runs[k]++;
 			}
+		jv g = get(r, "gradient_sync");
+		if (jv_get_kind(g) == JV_KIND_OBJECT) {
+			sn += gi(g, "kernels");
+			sw += gi(g, "wall_ns");
+			scn += gi(g, "comm_kernels");
+			scs += gi(g, "comm_kernel_sum_ns");
+			sks += gi(g, "kernel_sum_ns");
+		}
+		jv_free(g);
 		jv_free(r);
 	}
 	for (int k = 0, m = 0; k < 3; k++) {
-		char t[160];
+		char t[320];
 
 		if (!runs[k])
 			continue;
-		snprintf(t, sizeof t, "%s%s %lld kernels in %lld run%s (%s wall)", m++ ? "; " : "", ph[k],
+		snprintf(t, sizeof t, "%s%s %lld kernels in %lld run%s (%s wall", m++ ? "; " : "", ph[k],
 		    (long long)n[k], (long long)runs[k], runs[k] == 1 ? "" : "s", ms(w[k]));
 		buf_adds(b, t);
+		/* Communication under the phase: the wall holds it, not compute alone. */
+		if (co[k] > 0) {
+			snprintf(t, sizeof t, ", which includes communication: %s of "
+			    "communication kernels beside %s of compute kernels", ms(co[k]), ms(cs[k]));
+			buf_adds(b, t);
+		}
+		buf_addc(b, ')');
+		if (k == 1 && sn > 0) {
+			snprintf(t, sizeof t, "; then gradient sync, from the first dp collective no "
+			    "gradient kernel follows, to the end of the phase: %lld kernels (%s wall; "
+			    "%lld collective%s %s, other kernels %s), not backward time", (long long)sn,
+			    ms(sw), (long long)scn, scn == 1 ? "" : "s", ms(scs), ms(sks - scs));
+			buf_adds(b, t);
+		}
 	}
 }
 
@@ -961,13 +987,21 @@ phasetable(void)
 
 	pf("Phases in kernel order (a gradient kernel starts backward, an optimizer kernel the "
 	    "optimizer step):\n\n");
-	row(6, "Run", "Phase", "Start", "Wall time", "Kernels", "First kernel");
-	sep("rlrrrl");
+	row(8, "Run", "Phase", "Start", "Wall time", "Compute kernels", "Communication kernels",
+	    "Kernels", "First kernel");
+	sep("rlrrrrrl");
 	for (int i = 0; i < len(P.phases); i++) {
-		jv r = at(P.phases, i);
+		jv r = at(P.phases, i), g = get(r, "gradient_sync");
 
-		row(6, num(gi(r, "run")), gs(r, "phase"), ms(gi(r, "start_ns")), ms(gi(r, "wall_ns")),
+		row(8, num(gi(r, "run")), gs(r, "phase"), ms(gi(r, "start_ns")), ms(gi(r, "wall_ns")),
+		    ms(gi(r, "compute_kernel_sum_ns")), ms(gi(r, "comm_kernel_sum_ns")),
 		    num(gi(r, "kernels")), code(gs(r, "first_kernel")));
+		/* The dp collectives no gradient kernel follows: a row of their own. */
+		if (jv_get_kind(g) == JV_KIND_OBJECT)
+			row(8, "", "gradient sync onwards", ms(gi(g, "start_ns")), ms(gi(g, "wall_ns")),
+			    ms(gi(g, "kernel_sum_ns") - gi(g, "comm_kernel_sum_ns")),
+			    ms(gi(g, "comm_kernel_sum_ns")), num(gi(g, "kernels")), "");
+		jv_free(g);
 		jv_free(r);
 	}
 	pf("\n");

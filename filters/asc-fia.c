@@ -164,10 +164,16 @@ struct chain {
 #define NSTAGE	32
 #define MAXGROUP 32
 
-/* A run of kernels of one phase. */
+/*
+ * A run of kernels of one phase.  A backward run whose dp (or embedding)
+ * collective no gradient kernel follows ends before it: from that
+ * collective on is gradient sync (w*: the run before it; t*: the sync).
+ */
 struct prun {
 	int	 ph, first;	/* first: the name of its first kernel */
-	int64_t	 s, e, n, sum;
+	int64_t	 s, e, n, sum, cn, csum;	/* c*: communication kernels */
+	int	 sync;
+	int64_t	 we, wn, wsum, wcn, wcsum, ts;
 };
 
 /* Communication kernels of one op, group and role. */
@@ -2020,15 +2026,33 @@ unit_end(void)
 			u = &G.lastrun;
 		else
 			continue;
+		int64_t end = u->sync ? u->we : u->e, n = u->sync ? u->wn : u->n;
+		int64_t sum = u->sync ? u->wsum : u->sum, csum = u->sync ? u->wcsum : u->csum;
+
 		head("fia_phase");
 		out_i64(&ob, "run", i);
 		out_cstr(&ob, "phase", phname[u->ph]);
 		out_i64(&ob, "start_ns", u->s);
-		out_i64(&ob, "end_ns", u->e);
-		out_nsms(&ob, "wall", u->e - u->s);
-		out_nsms(&ob, "kernel_sum", u->sum);
-		out_i64(&ob, "kernels", u->n);
+		out_i64(&ob, "end_ns", end);
+		out_nsms(&ob, "wall", end - u->s);
+		out_nsms(&ob, "kernel_sum", sum);
+		out_nsms(&ob, "compute_kernel_sum", sum - csum);
+		out_nsms(&ob, "comm_kernel_sum", csum);
+		out_i64(&ob, "kernels", n);
 		out_cstr(&ob, "first_kernel", names[u->first].s);
+		out_key(&ob, "gradient_sync");
+		if (u->sync) {
+			buf_adds(&ob, "{\"start_ns\":");
+			out_int(&ob, u->ts);
+			out_i64(&ob, "end_ns", u->e);
+			out_nsms(&ob, "wall", u->e - u->ts);
+			out_i64(&ob, "kernels", u->n - u->wn);
+			out_i64(&ob, "comm_kernels", u->cn - u->wcn);
+			out_nsms(&ob, "comm_kernel_sum", u->csum - u->wcsum);
+			out_nsms(&ob, "kernel_sum", u->sum - u->wsum);
+			buf_addc(&ob, '}');
+		} else
+			buf_adds(&ob, "null");
 		rec_put(&ob, stdout);
 	}
 	/* Communication: by op, group and role, with where the role came from. */
@@ -2390,6 +2414,30 @@ classof(const struct rfield *f, int flags)
 
 /* Training ------------------------------------------------------------ */
 
+/*
+ * Before x joins the backward run u: a dp or embedding collective starts
+ * the run's gradient sync; a later gradient kernel undoes it (the
+ * collective overlapped the backward and stays in its wall).
+ */
+static void
+run_sync(struct prun *u, const struct lk *x)
+{
+	if (u->ph != PH_BWD)
+		return;
+	if (u->sync && (x->flags & F_BWD))
+		u->sync = 0;
+	else if (!u->sync && x->cls == C_COMM && x->role >= 0 &&
+	    (x->role == r_dp || x->role == r_embd)) {
+		u->sync = 1;
+		u->we = u->e;
+		u->wn = u->n;
+		u->wsum = u->sum;
+		u->wcn = u->cn;
+		u->wcsum = u->csum;
+		u->ts = x->s;
+	}
+}
+
 /* The kernel x, of phase ph: phase runs, families, stages, loss ops. */
 static void
 phase_kernel(int ph, const struct lk *x, int fam, int64_t dur)
@@ -2404,8 +2452,13 @@ phase_kernel(int ph, const struct lk *x, int fam, int64_t dur)
 		G.lastrun.s = x->s;
 	}
 	G.ph = ph;
+	run_sync(&G.lastrun, x);
 	G.lastrun.n++;
 	G.lastrun.sum += dur;
+	if (x->cls == C_COMM) {
+		G.lastrun.cn++;
+		G.lastrun.csum += dur;
+	}
 	if (x->e > G.lastrun.e)
 		G.lastrun.e = x->e;
 	G.nph[ph]++;
