@@ -1218,7 +1218,18 @@ struct coll {
 	double	 waited_ms;		/* measured wait of the others, -1 unknown */
 	int64_t	 fixed;			/* the wait it causes once no uncaptured peer covers it */
 	int	 covered;		/* a longer wait on an uncaptured peer covers it */
+	int	 selfwait;		/* the late rank itself waits: one not captured is later */
 };
+
+/* Does rank index ri's group g have more members than the n seen? */
+static int
+grouppartial(int ri, const char *g, size_t n)
+{
+	for (size_t k = 0; k < nrg; k++)
+		if (rgs[k].rank == ri && rgs[k].size > (int64_t)n && strcmp(rgs[k].group, g) == 0)
+			return 1;
+	return 0;
+}
 
 /* Where the starts of a collective come from: n ranks, kern of them
  * with an exact kernel start. */
@@ -2091,7 +2102,8 @@ othersextra(const struct job *j, int ri, const struct coll *cl, size_t ncl, doub
 			const struct cinst *me = NULL, *ot = NULL;
 			double e;
 
-			if (cl[c].late != ri || (double)cl[c].skew < skew_min)
+			/* a later uncaptured rank holds them there, not ri */
+			if (cl[c].late != ri || (double)cl[c].skew < skew_min || cl[c].selfwait)
 				continue;
 			for (size_t m = 0; m < cl[c].n; m++) {
 				const struct cinst *ci = &cis[cl[c].first + m];
@@ -2453,7 +2465,7 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 	/* Collectives: the same op of a group in the same step on several
 	 * ranks. */
 	for (size_t a = cfirst, b; a < cend; a = b) {
-		struct coll c = { a, 0, -1, -1, 0, 0, 0, 0, -1, 0, 0 };
+		struct coll c = { a, 0, -1, -1, 0, 0, 0, 0, -1, 0, 0, 0 };
 		int64_t mx = INT64_MIN, mn = INT64_MAX;
 
 		for (b = a; b < cend && strcmp(cis[b].group, cis[a].group) == 0 &&
@@ -2490,6 +2502,16 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 			c.covered = 1;
 			c.caused = 0;
 		}
+		/* The latest captured rank itself waits (comm records, above
+		 * the few µs of handshake) in a group with members not in
+		 * the input: one of those arrives later still, every wait
+		 * ends at its arrival, and this rank causes none of it. */
+		for (size_t i = a; i < b; i++)
+			if (cis[i].rank == c.late && cis[i].wait_ms * 1e6 >= skew_min / 10 &&
+			    grouppartial(c.late, cis[a].group, c.n)) {
+				c.selfwait = 1;
+				c.caused = 0;
+			}
 		if ((double)c.skew >= skew_min) {
 			nsig++;
 			latecount[c.late]++;
@@ -2527,6 +2549,7 @@ skip:
 			out_i64(&rb, "covered_by_peer", up);
 		else
 			out_null(&rb, "covered_by_peer");
+		out_bool(&rb, "covered_by_uncaptured", c->selfwait);
 		if (c->waited_ms >= 0) {
 			char t[32];
 
@@ -2756,15 +2779,22 @@ skip:
 		qsort(sorted, ncl, sizeof *sorted, bycaused);
 		int ncov = 0;
 
-		for (size_t k = 0; k < ncl; k++)
+		int nself = 0;
+
+		for (size_t k = 0; k < ncl; k++) {
 			ncov += cl[k].covered;
+			nself += cl[k].selfwait && !cl[k].covered;
+		}
 		fprintf(md, "\n## Collectives by wait caused\n\n%zu collectives seen on two ranks or more, %zu with an arrival skew of at least %g µs.",
 		    ncl, nsig, skew_min / 1000);
 		if (ncov)
 			fprintf(md, " In %d of them every rank in this input waits longer for rank %lld (not in this input): while it is late they cause no wait; the last column gives the wait once it is fixed.",
 			    ncov, (long long)up);
+		if (nself)
+			fprintf(md, " In %d of them the latest rank in this input itself waits (comm records) for a rank of its group not in this input, which arrives later still: the wait caused is 0 there%s.",
+			    nself, ncov ? "" : "; the last column gives the wait once that rank is on time");
 		fprintf(md, "\n\n| op | step | ranks | skew | late rank | wait caused |%s start from |\n|---|---|---|---|---|---|%s---|\n",
-		    ncov ? " once the peer is fixed |" : "", ncov ? "---|" : "");
+		    ncov || nself ? " once the peer is fixed |" : "", ncov || nself ? "---|" : "");
 		for (size_t k = 0; k < ncl && k < top; k++) {
 			struct cinst *ci = &cis[sorted[k].first];
 			size_t kern = 0;
@@ -2775,7 +2805,7 @@ skip:
 			fprintf(md, "| %s | %s | %zu | %s | %s | %s |", mdt(ci->op, 1), mdt(ci->step, 1),
 			    sorted[k].n, hd(sorted[k].skew, t1), mdt(rname(&ranks[sorted[k].late], nm), 1),
 			    hd(sorted[k].caused, t2));
-			if (ncov)
+			if (ncov || nself)
 				fprintf(md, " %s |", hd(sorted[k].fixed, t3));
 			fprintf(md, " %s |\n", srcname(kern, sorted[k].n));
 		}
