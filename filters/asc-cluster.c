@@ -2051,6 +2051,20 @@ latecause(const struct job *j, int ri, const struct rstep *ls, int64_t delay,
 			bprintf(&b, "%s%s inside the step before the collective", np ? "; " : "", hd(rest, t1));
 			np++;
 		}
+		/* Parts the other way take off the delay: said too, so the
+		 * parts add up to it. */
+		if (np && dstart <= -jitter) {
+			bprintf(&b, "; −%s before its step (its step began earlier)", hd(-dstart, t1));
+			np++;
+		}
+		if (np && dprep <= -jitter) {
+			bprintf(&b, "; −%s in preparing (its preparing is shorter)", hd(-dprep, t1));
+			np++;
+		}
+		if (np && rest <= -jitter) {
+			bprintf(&b, "; −%s inside the step (it reaches the collective sooner after its first kernel)", hd(-rest, t1));
+			np++;
+		}
 		if (np)
 			bprintf(out, "%s%s", np > 1 ? "the delay splits into " : "", b.p);
 		else
