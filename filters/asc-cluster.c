@@ -112,6 +112,7 @@ struct pwait {
 	char	*group, *step;
 	int64_t	 peer, wait, exposed;
 	int64_t	 own;			/* all of its waits on that peer, UNSET unknown */
+	int64_t	 ownex;			/* the part of own not under compute */
 };
 
 struct rgroup {
@@ -683,7 +684,8 @@ static void
 onpeer(struct rin *in, int ri)
 {
 	struct pwait w = { ri, getstr(in, "group"), getstr(in, "step"),
-	    geti(in, "rank"), geti(in, "wait_ns"), geti(in, "exposed_wait_ns"), geti(in, "own_wait_ns") };
+	    geti(in, "rank"), geti(in, "wait_ns"), geti(in, "exposed_wait_ns"), geti(in, "own_wait_ns"),
+	    geti(in, "own_exposed_wait_ns") };
 
 	/* the tasks' rank is local to the group: the global one when
 	 * parallel_group_info gives it */
@@ -1539,7 +1541,7 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 	    g, rgs[k].role ? rgs[k].role : "no role", nout > 1 ? "s" : "", out.p, hd(least, t2),
 	    rgs[k].kind ? rgs[k].kind : "ops", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p,
 	    rgs[k].role && strncmp(rgs[k].role, "pp", 2) == 0 ?
-	    "; in a pipeline this is also the schedule's bubble (more micro-batches, an interleaved schedule, balanced stages)" : "");
+	    "; in a pipeline this time is also the bubble: each rank's report gives the stage imbalance where its comm records tell it (the peer stage's time per micro-batch against this stage's, asc-comm's comm_pipeline); rebalance the stages before adding micro-batches or an interleaved schedule" : "");
 done:
 	buf_free(&out);
 	buf_free(&who);
@@ -1646,7 +1648,8 @@ sameend(const struct job *j, const char *g, int64_t peer, int64_t *spread, int *
 
 /*
  * After the peer `first`, the peers rank ri waits for longest (its own
- * waits on each, mean per step, at least cluster.skew_min_us), largest
+ * waits on each not under compute, as the rank reports give them, mean
+ * per step, at least cluster.skew_min_us), largest
  * first, into *b; returns how many, and in *top the longest.
  */
 static int
@@ -1662,7 +1665,7 @@ nextpeers(int ri, const char *g, int64_t first, struct buf *b, int64_t *top, int
 		int64_t sum = 0, steps = 0;
 		int dup = 0;
 
-		if (w->rank != ri || strcmp(w->group, g) != 0 || w->peer == first || w->own == UNSET)
+		if (w->rank != ri || strcmp(w->group, g) != 0 || w->peer == first || w->ownex == UNSET)
 			continue;
 		for (int x = 0; x < n; x++)
 			dup |= pe[x] == w->peer;
@@ -1670,8 +1673,8 @@ nextpeers(int ri, const char *g, int64_t first, struct buf *b, int64_t *top, int
 			continue;
 		for (size_t c = a; c < npw; c++)
 			if (pws[c].rank == ri && strcmp(pws[c].group, g) == 0 && pws[c].peer == w->peer &&
-			    pws[c].own != UNSET)
-				sum += pws[c].own, steps++;
+			    pws[c].ownex != UNSET)
+				sum += pws[c].ownex, steps++;
 		if (sum / steps < (int64_t)(rules_num("cluster.skew_min_us") * 1000))
 			continue;
 		pe[n] = w->peer;
@@ -1842,13 +1845,13 @@ peerwaits(const struct job *j)
 						if (!wide)
 							widen = rname(&ranks[j->r[i]], wnm);
 						wide = 1;
-						bprintf(&nx, "%s%s waits for every other peer too (its own waits per step: ", nx.len ? " " : "", rname(&ranks[j->r[i]], nm));
+						bprintf(&nx, "%s%s waits for every other peer too (its own waits per step, not under compute: ", nx.len ? " " : "", rname(&ranks[j->r[i]], nm));
 					} else
 						bprintf(&nx, "%s%s waits next for ", nx.len ? " " : "", rname(&ranks[j->r[i]], nm));
 					buf_adds(&nx, b.p);
-					buf_adds(&nx, n == size - 2 ? ")." : " per step.");
+					buf_adds(&nx, n == size - 2 ? ")." : " per step, not under compute.");
 					if (rx.len == 0) {
-						bprintf(&rx, "; fixing it leaves the next-latest peer (rank %lld, %s per step on %s)",
+						bprintf(&rx, "; fixing it leaves the next-latest peer (rank %lld, %s per step not under compute on %s)",
 						    (long long)top, hd(topw, h), rname(&ranks[j->r[i]], nm));
 					}
 					buf_free(&b);
