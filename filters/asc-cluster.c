@@ -112,6 +112,7 @@ struct pwait {
 	char	*group, *step;
 	int64_t	 peer, wait, exposed;
 	int64_t	 own;			/* all of its waits on that peer, UNSET unknown */
+	int64_t	 ownex;			/* the part of own not under compute */
 };
 
 struct rgroup {
@@ -683,7 +684,8 @@ static void
 onpeer(struct rin *in, int ri)
 {
 	struct pwait w = { ri, getstr(in, "group"), getstr(in, "step"),
-	    geti(in, "rank"), geti(in, "wait_ns"), geti(in, "exposed_wait_ns"), geti(in, "own_wait_ns") };
+	    geti(in, "rank"), geti(in, "wait_ns"), geti(in, "exposed_wait_ns"), geti(in, "own_wait_ns"),
+	    geti(in, "own_exposed_wait_ns") };
 
 	/* the tasks' rank is local to the group: the global one when
 	 * parallel_group_info gives it */
@@ -947,6 +949,39 @@ byprofile(const void *a, const void *b)
 
 static int quiet;		/* -q: the records and the report say it, stderr does not */
 
+/*
+ * Formatted text appended to a growing buffer: sentences are never cut
+ * at a fixed length.
+ */
+static void
+bvprintf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		dieerr("vsnprintf");
+	buf_grow(b, (size_t)n + 1);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+static void
+bprintf(struct buf *, const char *, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+bprintf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	bvprintf(b, fmt, ap);
+	va_end(ap);
+}
+
 static void
 jwarn(struct job *j, const char *code, int a, int b, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
@@ -954,15 +989,15 @@ static void
 jwarn(struct job *j, const char *code, int a, int b, const char *fmt, ...)
 {
 	va_list ap;
-	char m[1024];
+	struct buf m = {0};
 
 	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
+	bvprintf(&m, fmt, ap);
 	va_end(ap);
 	if (!quiet)
-		warnmsg("%s", m);
+		warnmsg("%s", m.p);
 	j->warn = xreallocarray(j->warn, (size_t)j->nwarn + 1, sizeof *j->warn);
-	j->warn[j->nwarn++] = (struct jwarn){ code, xstrdup(m), a, b };
+	j->warn[j->nwarn++] = (struct jwarn){ code, m.p, a, b };
 }
 
 /*
@@ -1100,10 +1135,9 @@ hd(int64_t ns, char *t)
 static const char *
 rname(const struct rank *r, char *t)
 {
-	if (r->rankid >= 0)
-		snprintf(t, 64, "rank %d", r->rankid);
-	else
-		snprintf(t, 64, "%s", r->profile);
+	if (r->rankid < 0)
+		return r->profile;	/* any length: never copied */
+	snprintf(t, 64, "rank %d", r->rankid);
 	return t;
 }
 
@@ -1186,7 +1220,18 @@ struct coll {
 	double	 waited_ms;		/* measured wait of the others, -1 unknown */
 	int64_t	 fixed;			/* the wait it causes once no uncaptured peer covers it */
 	int	 covered;		/* a longer wait on an uncaptured peer covers it */
+	int	 selfwait;		/* the late rank itself waits: one not captured is later */
 };
+
+/* Does rank index ri's group g have more members than the n seen? */
+static int
+grouppartial(int ri, const char *g, size_t n)
+{
+	for (size_t k = 0; k < nrg; k++)
+		if (rgs[k].rank == ri && rgs[k].size > (int64_t)n && strcmp(rgs[k].group, g) == 0)
+			return 1;
+	return 0;
+}
 
 /* Where the starts of a collective come from: n ranks, kern of them
  * with an exact kernel start. */
@@ -1208,7 +1253,7 @@ bycaused(const void *a, const void *b)
 
 struct reco {
 	int64_t	 stake;
-	char	 text[640];
+	char	*text;
 };
 static struct reco *recos;
 static int nreco;
@@ -1220,13 +1265,14 @@ static void
 addreco(int64_t stake, const char *fmt, ...)
 {
 	va_list ap;
+	struct buf b = {0};
 
 	recos = xreallocarray(recos, (size_t)nreco + 1, sizeof *recos);
 	recos[nreco].stake = stake;
 	va_start(ap, fmt);
-	vsnprintf(recos[nreco].text, sizeof recos[nreco].text, fmt, ap);
+	bvprintf(&b, fmt, ap);
 	va_end(ap);
-	nreco++;
+	recos[nreco++].text = b.p;
 }
 
 static int
@@ -1394,7 +1440,7 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 	struct buf out = {0}, who = {0}, bound = {0};
 	int64_t least = UNSET, mostwait = UNSET;
 	int nout = 0, nr = 0, nbound = 0;
-	char t1[64], t2[64], t3[64], nm[64], t[256];
+	char t1[64], t2[64], t3[64], nm[64];
 
 	for (size_t a = 0; a < npw; a++)
 		if (injob(j, pws[a].rank) && strcmp(pws[a].group, g) == 0)
@@ -1406,8 +1452,7 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 		for (int i = 0; i < j->nr; i++)
 			held |= ranks[j->r[i]].rankid == id;
 		if (!held) {
-			snprintf(t, sizeof t, "%s%lld", nout++ ? ", " : "", (long long)id);
-			buf_adds(&out, t);
+			bprintf(&out, "%s%lld", nout++ ? ", " : "", (long long)id);
 		}
 	}
 	if (nout == 0) {
@@ -1422,9 +1467,8 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 			continue;
 		steps = ranks[x->rank].nstep > 0 ? ranks[x->rank].nstep : 1;
 		ns = (x->exposed != UNSET ? x->exposed : x->elapsed) / steps;
-		snprintf(t, sizeof t, "%s%s %s%s", nr++ ? ", " : "", rname(&ranks[x->rank], nm), hd(ns, t1),
+		bprintf(&who, "%s%s %s%s", nr++ ? ", " : "", rname(&ranks[x->rank], nm), hd(ns, t1),
 		    x->exposed != UNSET ? " not under compute" : " (no kernels: its elapsed time)");
-		buf_adds(&who, t);
 		if (least == UNSET || ns < least)
 			least = ns;
 	}
@@ -1453,10 +1497,9 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 			break;
 		}
 		steps = ranks[x->rank].nstep > 0 ? ranks[x->rank].nstep : 1;
-		snprintf(t, sizeof t, "%s%s %.4g MB in %s of %s (%.3g GB/s)", nbound++ ? ", " : "",
+		bprintf(&bound, "%s%s %.4g MB in %s of %s (%.3g GB/s)", nbound++ ? ", " : "",
 		    rname(&ranks[x->rank], nm), mb / (double)steps, hd((int64_t)(xm * 1e6) / steps, t1),
 		    hd((int64_t)(el * 1e6) / steps, t3), mb / xm);
-		buf_adds(&bound, t);
 		if (mostwait == UNSET || (int64_t)((el - xm) * 1e6) / steps > mostwait)
 			mostwait = (int64_t)((el - xm) * 1e6) / steps;
 	}
@@ -1498,7 +1541,7 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 	    g, rgs[k].role ? rgs[k].role : "no role", nout > 1 ? "s" : "", out.p, hd(least, t2),
 	    rgs[k].kind ? rgs[k].kind : "ops", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p,
 	    rgs[k].role && strncmp(rgs[k].role, "pp", 2) == 0 ?
-	    "; in a pipeline this is also the schedule's bubble (more micro-batches, an interleaved schedule, balanced stages)" : "");
+	    "; in a pipeline this time is also the bubble: each rank's report gives the stage imbalance where its comm records tell it (the peer stage's time per micro-batch against this stage's, asc-comm's comm_pipeline); rebalance the stages before adding micro-batches or an interleaved schedule" : "");
 done:
 	buf_free(&out);
 	buf_free(&who);
@@ -1519,7 +1562,7 @@ exposedgroup(const struct job *j, size_t k, int in, int64_t size)
 	int64_t least = UNSET;
 	struct buf who = {0};
 	int n = 0;
-	char t1[64], t2[64], nm[64], t[256];
+	char t1[64], t2[64], nm[64];
 
 	if (size == UNSET || size < 2 || in < size)
 		return;
@@ -1537,9 +1580,8 @@ exposedgroup(const struct job *j, size_t k, int in, int64_t size)
 			ns = x->elapsed / steps, st = 1;
 		else
 			goto out;	/* part may be under compute: not told */
-		snprintf(t, sizeof t, "%s%s %s%s", n++ ? ", " : "", rname(&ranks[x->rank], nm), hd(ns, t1),
+		bprintf(&who, "%s%s %s%s", n++ ? ", " : "", rname(&ranks[x->rank], nm), hd(ns, t1),
 		    st ? " (elapsed; step_trace_time.csv Overlapped 0)" : "");
-		buf_adds(&who, t);
 		if (least == UNSET || ns < least)
 			least = ns;
 	}
@@ -1606,7 +1648,8 @@ sameend(const struct job *j, const char *g, int64_t peer, int64_t *spread, int *
 
 /*
  * After the peer `first`, the peers rank ri waits for longest (its own
- * waits on each, mean per step, at least cluster.skew_min_us), largest
+ * waits on each not under compute, as the rank reports give them, mean
+ * per step, at least cluster.skew_min_us), largest
  * first, into *b; returns how many, and in *top the longest.
  */
 static int
@@ -1622,7 +1665,7 @@ nextpeers(int ri, const char *g, int64_t first, struct buf *b, int64_t *top, int
 		int64_t sum = 0, steps = 0;
 		int dup = 0;
 
-		if (w->rank != ri || strcmp(w->group, g) != 0 || w->peer == first || w->own == UNSET)
+		if (w->rank != ri || strcmp(w->group, g) != 0 || w->peer == first || w->ownex == UNSET)
 			continue;
 		for (int x = 0; x < n; x++)
 			dup |= pe[x] == w->peer;
@@ -1630,8 +1673,8 @@ nextpeers(int ri, const char *g, int64_t first, struct buf *b, int64_t *top, int
 			continue;
 		for (size_t c = a; c < npw; c++)
 			if (pws[c].rank == ri && strcmp(pws[c].group, g) == 0 && pws[c].peer == w->peer &&
-			    pws[c].own != UNSET)
-				sum += pws[c].own, steps++;
+			    pws[c].ownex != UNSET)
+				sum += pws[c].ownex, steps++;
 		if (sum / steps < (int64_t)(rules_num("cluster.skew_min_us") * 1000))
 			continue;
 		pe[n] = w->peer;
@@ -1645,10 +1688,9 @@ nextpeers(int ri, const char *g, int64_t first, struct buf *b, int64_t *top, int
 			pw[y - 1] = t, pe[y - 1] = u;
 		}
 	for (int x = 0; x < n; x++) {
-		char t[96], h[64];
+		char h[64];
 
-		snprintf(t, sizeof t, "%srank %lld %s", x ? ", " : "", (long long)pe[x], hd(pw[x], h));
-		buf_adds(b, t);
+		bprintf(b, "%srank %lld %s", x ? ", " : "", (long long)pe[x], hd(pw[x], h));
 	}
 	if (n) {
 		*top = pe[0];
@@ -1723,8 +1765,6 @@ peerwaits(const struct job *j)
 			for (int i = 0; i < j->nr; i++) {
 				int ri = j->r[i];
 				int64_t sum = meanpeerwait(ri, g, w->peer);
-				char t[160];
-
 				if (sum == UNSET)
 					continue;
 				if (nr++)
@@ -1740,8 +1780,7 @@ peerwaits(const struct job *j)
 				if (least == UNSET || sum < least)
 					least = sum;
 				buf_adds(&who, nr > 1 ? ", " : "");
-				snprintf(t, sizeof t, "%s %s", rname(&ranks[ri], nm), hd(sum, t1));
-				buf_adds(&who, t);
+				bprintf(&who, "%s %s", rname(&ranks[ri], nm), hd(sum, t1));
 			}
 			buf_addc(&rb, ']');
 			put_ns(&rb, "time_at_stake", least);
@@ -1791,30 +1830,29 @@ peerwaits(const struct job *j)
 			{
 				struct buf nx = {0}, rx = {0};
 				int wide = 0;
-				char widen[64];
+				const char *widen = "";
+				char wnm[64];
 
 				for (int i = 0; i < j->nr; i++) {
 					struct buf b = {0};
 					int64_t top, topw;
 					int n = nextpeers(j->r[i], g, w->peer, &b, &top, &topw);
-					char t[256], h[64];
+					char h[64];
 
 					if (n == 0)
 						continue;
 					if (size != UNSET && n == size - 2) {
 						if (!wide)
-							rname(&ranks[j->r[i]], widen);
+							widen = rname(&ranks[j->r[i]], wnm);
 						wide = 1;
-						snprintf(t, sizeof t, "%s%s waits for every other peer too (its own waits per step: ", nx.len ? " " : "", rname(&ranks[j->r[i]], nm));
+						bprintf(&nx, "%s%s waits for every other peer too (its own waits per step, not under compute: ", nx.len ? " " : "", rname(&ranks[j->r[i]], nm));
 					} else
-						snprintf(t, sizeof t, "%s%s waits next for ", nx.len ? " " : "", rname(&ranks[j->r[i]], nm));
-					buf_adds(&nx, t);
+						bprintf(&nx, "%s%s waits next for ", nx.len ? " " : "", rname(&ranks[j->r[i]], nm));
 					buf_adds(&nx, b.p);
-					buf_adds(&nx, n == size - 2 ? ")." : " per step.");
+					buf_adds(&nx, n == size - 2 ? ")." : " per step, not under compute.");
 					if (rx.len == 0) {
-						snprintf(t, sizeof t, "; fixing it leaves the next-latest peer (rank %lld, %s per step on %s)",
+						bprintf(&rx, "; fixing it leaves the next-latest peer (rank %lld, %s per step not under compute on %s)",
 						    (long long)top, hd(topw, h), rname(&ranks[j->r[i]], nm));
-						buf_adds(&rx, t);
 					}
 					buf_free(&b);
 				}
@@ -1928,11 +1966,10 @@ prepdiff(const struct job *j, int ri, const struct rstep *ls, struct buf *b)
 			d[y - 1] = t, nm[y - 1] = a, head[y - 1] = c;
 		}
 	for (int x = 0; x < nd && x < 3; x++) {
-		char t[256], h[64];
+		char h[64];
 
-		snprintf(t, sizeof t, "%s%s +%s%s%s%s", x ? ", " : "", nm[x], hd(d[x], h),
+		bprintf(b, "%s%s +%s%s%s%s", x ? ", " : "", nm[x], hd(d[x], h),
 		    head[x] ? " (" : "", head[x] ? head[x] : "", head[x] ? ")" : "");
-		buf_adds(b, t);
 	}
 out:
 	free(o);
@@ -1944,7 +1981,7 @@ out:
  * collective's start.  Text into out; 0 when the records do not tell.
  */
 static int
-idlebefore(int ri, const struct cinst *me, char *out, size_t n)
+idlebefore(int ri, const struct cinst *me, struct buf *out)
 {
 	const struct cinst *prev = NULL;
 	int64_t pend = UNSET, idle = 0;
@@ -1977,7 +2014,7 @@ idlebefore(int ri, const struct cinst *me, char *out, size_t n)
 	}
 	if (idle == 0)
 		return 0;
-	snprintf(out, n, "%s of its device idle (its bubbles, short gaps left out) lies between the end of %s and the start of %s (a %s stretch)",
+	bprintf(out, "%s of its device idle (its bubbles, short gaps left out) lies between the end of %s and the start of %s (a %s stretch)",
 	    hd(idle, h1), prev->op, me->op, hd(me->start_abs - pend, h2));
 	return 1;
 }
@@ -1992,7 +2029,7 @@ idlebefore(int ri, const struct cinst *me, char *out, size_t n)
 static const char *
 latecause(const struct job *j, int ri, const struct rstep *ls, int64_t delay,
     const char *op, const char *against, int64_t dstart, int64_t dprep, int64_t rest,
-    int64_t dfree, int64_t dcomp, const char *where, char *out, size_t n)
+    int64_t dfree, int64_t dcomp, const char *where, struct buf *out)
 {
 	char t1[64], t2[64], t3[64];
 	/* parts under a tenth of the skew floor are clock jitter */
@@ -2003,41 +2040,52 @@ latecause(const struct job *j, int ri, const struct rstep *ls, int64_t delay,
 		int np = 0;
 
 		if (dstart >= jitter) {
-			snprintf(out, n, "%s before its step (its step began later: the previous step or work between steps, not in the capture)", hd(dstart, t1));
-			buf_adds(&b, out);
+			bprintf(&b, "%s before its step (its step began later: the previous step or work between steps, not in the capture)", hd(dstart, t1));
 			np++;
 		}
 		if (dprep >= jitter) {
 			prepdiff(j, ri, ls, &h);
-			snprintf(out, n, "%s%s longer preparing before its first kernel (%s%s)", np ? "; " : "", hd(dprep, t1),
+			bprintf(&b, "%s%s longer preparing before its first kernel (%s%s)", np ? "; " : "", hd(dprep, t1),
 			    h.len ? "its host time there grows most in " : "which host work grows there is not in the records: no host attribution for every rank",
 			    h.len ? h.p : "");
-			buf_adds(&b, out);
 			np++;
 		}
 		if (rest >= jitter) {
-			snprintf(out, n, "%s%s inside the step before the collective", np ? "; " : "", hd(rest, t1));
-			buf_adds(&b, out);
+			bprintf(&b, "%s%s inside the step before the collective", np ? "; " : "", hd(rest, t1));
+			np++;
+		}
+		/* Parts the other way take off the delay: said too, so the
+		 * parts add up to it. */
+		if (np && dstart <= -jitter) {
+			bprintf(&b, "; −%s before its step (its step began earlier)", hd(-dstart, t1));
+			np++;
+		}
+		if (np && dprep <= -jitter) {
+			bprintf(&b, "; −%s in preparing (its preparing is shorter)", hd(-dprep, t1));
+			np++;
+		}
+		if (np && rest <= -jitter) {
+			bprintf(&b, "; −%s inside the step (it reaches the collective sooner after its first kernel)", hd(-rest, t1));
 			np++;
 		}
 		if (np)
-			snprintf(out, n, "%s%s", np > 1 ? "the delay splits into " : "", b.p);
+			bprintf(out, "%s%s", np > 1 ? "the delay splits into " : "", b.p);
 		else
-			snprintf(out, n, "not explained by its breakdown");
+			bprintf(out, "not explained by its breakdown");
 		buf_free(&b);
 		buf_free(&h);
-		return out;
+		return out->p;
 	}
 	if (dfree != UNSET && dfree >= delay && (dcomp == UNSET || dfree > dcomp)) {
-		snprintf(out, n, "its extra idle time: over the step it has %s more free time than %s (device idle outside communication; compute %s), which covers the %s delay and holds back its %s%s%s",
+		bprintf(out, "its extra idle time: over the step it has %s more free time than %s (device idle outside communication; compute %s), which covers the %s delay and holds back its %s%s%s",
 		    hd(dfree, t1), against, dcomp == UNSET ? "unknown" : moreless(dcomp, "more", "less", t2), hd(delay, t3), op,
 		    where ? "; " : "", where ? where : "");
-		return out;
+		return out->p;
 	}
 	if (dcomp != UNSET && dcomp >= delay) {
-		snprintf(out, n, "more compute: over the step it has %s more compute than %s, which covers the %s delay of its %s",
+		bprintf(out, "more compute: over the step it has %s more compute than %s, which covers the %s delay of its %s",
 		    hd(dcomp, t1), against, hd(delay, t2), op);
-		return out;
+		return out->p;
 	}
 	return "not explained by its breakdown (the delay is inside the step before the collective)";
 }
@@ -2063,7 +2111,7 @@ othersextra(const struct job *j, int ri, const struct coll *cl, size_t ncl, doub
 		double ext = 0, idle = 0;
 		int nop = 0, steps = ranks[oi].nstep > 0 ? ranks[oi].nstep : 1;
 		struct buf ops = {0};
-		char h1[64], h2[64], h3[64], nm[64], x[512];
+		char h1[64], h2[64], h3[64], nm[64];
 
 		if (oi == ri)
 			continue;
@@ -2071,7 +2119,8 @@ othersextra(const struct job *j, int ri, const struct coll *cl, size_t ncl, doub
 			const struct cinst *me = NULL, *ot = NULL;
 			double e;
 
-			if (cl[c].late != ri || (double)cl[c].skew < skew_min)
+			/* a later uncaptured rank holds them there, not ri */
+			if (cl[c].late != ri || (double)cl[c].skew < skew_min || cl[c].selfwait)
 				continue;
 			for (size_t m = 0; m < cl[c].n; m++) {
 				const struct cinst *ci = &cis[cl[c].first + m];
@@ -2092,9 +2141,8 @@ othersextra(const struct job *j, int ri, const struct coll *cl, size_t ncl, doub
 				if (e - (wd > 0 ? wd : 0) > 0)
 					idle += e - (wd > 0 ? wd : 0);
 			}
-			snprintf(x, sizeof x, "%s%s %s vs %s", nop++ ? ", " : "", ot->op,
+			bprintf(&ops, "%s%s %s vs %s", nop++ ? ", " : "", ot->op,
 			    hd((int64_t)(ot->elapse_ms * 1e6), h1), hd((int64_t)(me->elapse_ms * 1e6), h2));
-			buf_adds(&ops, x);
 		}
 		if (nop == 0) {
 			buf_free(&ops);
@@ -2116,9 +2164,8 @@ othersextra(const struct job *j, int ri, const struct coll *cl, size_t ncl, doub
 			put_ns(jo, "extra_elapsed_per_step", en);
 			put_ns(jo, "booked_idle_per_step", in);
 			buf_addc(jo, '}');
-			snprintf(x, sizeof x, "%s%s %s per step longer (%s); %s of it booked as idle, not wait, in communication.json",
+			bprintf(t, "%s%s %s per step longer (%s); %s of it booked as idle, not wait, in communication.json",
 			    nlist++ ? "; " : "", rname(&ranks[oi], nm), hd(en, h1), ops.p, hd(in, h3));
-			buf_adds(t, x);
 		}
 		buf_free(&ops);
 	}
@@ -2322,11 +2369,10 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 					rel = relpath(outdir, rep);
 				free(d);
 			}
-			rname(r, n);
 			if (rel)
-				fprintf(md, "| [%s](%s) ", mdt(n, 1), mdu(rel));
+				fprintf(md, "| [%s](%s) ", mdt(rname(r, n), 1), mdu(rel));
 			else
-				fprintf(md, "| %s ", mdt(n, 1));
+				fprintf(md, "| %s ", mdt(rname(r, n), 1));
 			free(rel);
 			fprintf(md, "| %s | %s | %s | %s | %s | %s%s | %s |\n",
 			    hd(rmean(r, D_SERVICE), t1), hd(rmean(r, D_COMPUTE), t2),
@@ -2436,7 +2482,7 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 	/* Collectives: the same op of a group in the same step on several
 	 * ranks. */
 	for (size_t a = cfirst, b; a < cend; a = b) {
-		struct coll c = { a, 0, -1, -1, 0, 0, 0, 0, -1, 0, 0 };
+		struct coll c = { a, 0, -1, -1, 0, 0, 0, 0, -1, 0, 0, 0 };
 		int64_t mx = INT64_MIN, mn = INT64_MAX;
 
 		for (b = a; b < cend && strcmp(cis[b].group, cis[a].group) == 0 &&
@@ -2473,6 +2519,16 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 			c.covered = 1;
 			c.caused = 0;
 		}
+		/* The latest captured rank itself waits (comm records, above
+		 * the few µs of handshake) in a group with members not in
+		 * the input: one of those arrives later still, every wait
+		 * ends at its arrival, and this rank causes none of it. */
+		for (size_t i = a; i < b; i++)
+			if (cis[i].rank == c.late && cis[i].wait_ms * 1e6 >= skew_min / 10 &&
+			    grouppartial(c.late, cis[a].group, c.n)) {
+				c.selfwait = 1;
+				c.caused = 0;
+			}
 		if ((double)c.skew >= skew_min) {
 			nsig++;
 			latecount[c.late]++;
@@ -2510,6 +2566,7 @@ skip:
 			out_i64(&rb, "covered_by_peer", up);
 		else
 			out_null(&rb, "covered_by_peer");
+		out_bool(&rb, "covered_by_uncaptured", c->selfwait);
 		if (c->waited_ms >= 0) {
 			char t[32];
 
@@ -2530,13 +2587,14 @@ skip:
 		struct rstep *ls = NULL;
 		int64_t dstart = UNSET, dprep = UNSET, dfree = UNSET, dcomp = UNSET, rest = UNSET;
 		int64_t tot = 0, totc = 0;
-		char nm[64], t6[64], t8[64], chain[1024], against[64], causebuf[1024];
+		char nm[64], t6[64], t8[64], onm[64];
+		const char *against;
+		struct buf chain = {0}, causebuf = {0}, where = {0};
 		const char *cause;
 		const struct rank *other = NULL;
 		int nother = 0;
 		struct buf xt = {0}, xj = {0};
 		int64_t extra = UNSET;
-		char where[384];
 		int hasw = 0;
 
 		if ((double)latecount[ri] <= rules_num("cluster.late_share") * (double)nsig)
@@ -2594,21 +2652,21 @@ skip:
 				free(o[x]);
 		}
 		if (nother == 1)
-			rname(other, against);
+			against = rname(other, onm);
 		else
-			snprintf(against, sizeof against, "the median of the other ranks");
+			against = "the median of the other ranks";
 		{
 			const struct cinst *me = NULL;
 
 			for (size_t m = 0; m < w->n; m++)
 				if (cis[w->first + m].rank == ri)
 					me = &cis[w->first + m];
-			hasw = idlebefore(ri, me, where, sizeof where);
+			hasw = idlebefore(ri, me, &where);
 		}
 		cause = latecause(j, ri, ls, w->delay, cis[w->first].op, against,
-		    dstart, dprep, rest, dfree, dcomp, hasw ? where : NULL, causebuf, sizeof causebuf);
+		    dstart, dprep, rest, dfree, dcomp, hasw ? where.p : NULL, &causebuf);
 		/* Differences to the others, never the rank's own values. */
-		snprintf(chain, sizeof chain, "%s arrives %s late at %s (step %s), against %s: step start %s, preparing %s%s, in the step before the collective %s; over the whole step %s has %s and %s than %s",
+		bprintf(&chain, "%s arrives %s late at %s (step %s), against %s: step start %s, preparing %s%s, in the step before the collective %s; over the whole step %s has %s and %s than %s",
 		    rname(r, nm), hd(w->delay, t1), cis[w->first].op, cis[w->first].step, against,
 		    dstart == UNSET ? "unknown" : moreless(dstart, "later", "earlier", t2),
 		    dprep == UNSET ? "unknown" : moreless(dprep, "longer", "shorter", t3),
@@ -2635,7 +2693,7 @@ skip:
 		put_ns(&rb, "free_delta", dfree);
 		put_ns(&rb, "compute_delta", dcomp);
 		out_cstr(&rb, "cause", cause);
-		out_cstr(&rb, "chain", chain);
+		out_cstr(&rb, "chain", chain.p);
 		out_key(&rb, "waited_by");
 		if (xj.len)
 			buf_add(&rb, xj.p, xj.len);
@@ -2661,11 +2719,16 @@ skip:
 				fprintf(md, "\n## Latest of the captured ranks: %s\n\n%s is the last of the ranks in this input to arrive at %d of %zu collectives with a skew of at least %g µs; its arrival skews there add up to %s (how much later than the earliest rank in this input it arrived). "
 				    "Every rank in this input waits longer for rank %lld of group `%s`, which is not in this input (at least %s per step, below): that peer arrives later still, so this skew is secondary.\n\n%s.\n\nCause of the skew: %s.\n",
 				    mdt(rname(r, nm), 0), mdt(rname(r, t5), 0), latecount[ri], nsig, skew_min / 1000, hd(tot, t1),
-				    (long long)up, upg, hd(upleast, t7), mdt(chain, 0), cause);
+				    (long long)up, upg, hd(upleast, t7), mdt(chain.p, 0), cause);
 			/* The longer wait covers this one: nothing is won
 			 * here while that peer is late. */
 			addreco(0, "Secondary to the wait for rank %lld (not in this input), which covers it: %s arrives %s late at its first late collective (%d of %zu) among the ranks in this input; nothing is at stake while rank %lld is late, up to %s once it is fixed. Cause: %s.",
 			    (long long)up, rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, (long long)up, hd(w->delay, t6), cause);
+			buf_free(&xt);
+			buf_free(&xj);
+			buf_free(&chain);
+			buf_free(&causebuf);
+			buf_free(&where);
 			continue;
 		}
 		{
@@ -2676,7 +2739,8 @@ skip:
 			double selfw = 0;
 			const char *selfop = NULL;
 			int partial = 0;
-			char t7[64], who[160];
+			char t7[64];
+			struct buf who = {0};
 
 			for (size_t k = 0; k < ncl; k++) {
 				if (cl[k].late != ri || (double)cl[k].skew < skew_min)
@@ -2697,26 +2761,30 @@ skip:
 			if (selfw * 1e6 < skew_min / 10)
 				selfop = NULL;
 			if (selfop)
-				snprintf(who, sizeof who, "; in %s it itself waits %s (comm records), so a rank of that group not in this input arrives later still",
+				bprintf(&who, "; in %s it itself waits %s (comm records), so a rank of that group not in this input arrives later still",
 				    selfop, hd((int64_t)(selfw * 1e6), t7));
 			else
-				snprintf(who, sizeof who, "%s", partial ? " (a group of these collectives has ranks not in this input, which are not seen here)" : "");
+				bprintf(&who, "%s", partial ? " (a group of these collectives has ranks not in this input, which are not seen here)" : "");
 			if (md)
 				fprintf(md, "\n## %s: %s\n\n%s is the last %sto arrive at %d of %zu collectives with a skew of at least %g µs; its arrival skews there add up to %s (how much later than the earliest rank %sit arrived)%s.\n\n%s.\n\nCause: %s.\n",
 				    partial || selfop ? "Latest of the captured ranks" : "Late rank",
 				    mdt(rname(r, nm), 0), mdt(rname(r, t5), 0), partial || selfop ? "of the ranks in this input " : "",
 				    latecount[ri], nsig, skew_min / 1000, hd(tot, t1), partial || selfop ? "in this input " : "",
-				    mdt(who, 0), mdt(chain, 0), cause);
+				    mdt(who.p, 0), mdt(chain.p, 0), cause);
 			if (md && xt.len)
 				fprintf(md, "\nThe ranks that arrive before it wait for it inside these collectives: %s. Fixing %s's delay recovers that time on them.\n",
 				    mdt(xt.p, 0), mdt(rname(r, t5), 0));
 			addreco(w->delay, "%s arrives %s late at its first late collective (%d of %zu): %s; the ranks in this input that arrive before it wait for it%s%s%s%s.",
 			    rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, cause,
 			    extra != UNSET ? " (up to " : "", extra != UNSET ? hd(extra, t7) : "",
-			    extra != UNSET ? " per step longer in these collectives: fixing its delay recovers it on them)" : "", who);
+			    extra != UNSET ? " per step longer in these collectives: fixing its delay recovers it on them)" : "", who.p);
+			buf_free(&who);
 		}
 		buf_free(&xt);
 		buf_free(&xj);
+		buf_free(&chain);
+		buf_free(&causebuf);
+		buf_free(&where);
 	}
 
 	/* The worst collectives. */
@@ -2728,15 +2796,22 @@ skip:
 		qsort(sorted, ncl, sizeof *sorted, bycaused);
 		int ncov = 0;
 
-		for (size_t k = 0; k < ncl; k++)
+		int nself = 0;
+
+		for (size_t k = 0; k < ncl; k++) {
 			ncov += cl[k].covered;
+			nself += cl[k].selfwait && !cl[k].covered;
+		}
 		fprintf(md, "\n## Collectives by wait caused\n\n%zu collectives seen on two ranks or more, %zu with an arrival skew of at least %g µs.",
 		    ncl, nsig, skew_min / 1000);
 		if (ncov)
 			fprintf(md, " In %d of them every rank in this input waits longer for rank %lld (not in this input): while it is late they cause no wait; the last column gives the wait once it is fixed.",
 			    ncov, (long long)up);
+		if (nself)
+			fprintf(md, " In %d of them the latest rank in this input itself waits (comm records) for a rank of its group not in this input, which arrives later still: the wait caused is 0 there%s.",
+			    nself, ncov ? "" : "; the last column gives the wait once that rank is on time");
 		fprintf(md, "\n\n| op | step | ranks | skew | late rank | wait caused |%s start from |\n|---|---|---|---|---|---|%s---|\n",
-		    ncov ? " once the peer is fixed |" : "", ncov ? "---|" : "");
+		    ncov || nself ? " once the peer is fixed |" : "", ncov || nself ? "---|" : "");
 		for (size_t k = 0; k < ncl && k < top; k++) {
 			struct cinst *ci = &cis[sorted[k].first];
 			size_t kern = 0;
@@ -2747,7 +2822,7 @@ skip:
 			fprintf(md, "| %s | %s | %zu | %s | %s | %s |", mdt(ci->op, 1), mdt(ci->step, 1),
 			    sorted[k].n, hd(sorted[k].skew, t1), mdt(rname(&ranks[sorted[k].late], nm), 1),
 			    hd(sorted[k].caused, t2));
-			if (ncov)
+			if (ncov || nself)
 				fprintf(md, " %s |", hd(sorted[k].fixed, t3));
 			fprintf(md, " %s |\n", srcname(kern, sorted[k].n));
 		}
