@@ -641,10 +641,20 @@ def ppstage($g):
 	(if $next == null then null else ($next.start_ns - $o[-1].end_ns) / 1000000 | r6 end) as $after |
 	(if $s0 == null then null else ($o[0].start_ns - $s0) / 1000000 | r6 end) as $before |
 	($turn | map(select(.waited) | .ms)) as $pt |
-	(if $before == null or $after == null then null else (($before + ($between | add) + $after) / ($turn | length) | r6) end) as $here |
+	# Without the step's start the first forward is taken as long as the
+	# stretch after the first op (the next forward), said as an estimate.
+	(if $after == null then null elif $before != null then $before
+	 elif ($between | length) > 0 then $between[0] else null end) as $first |
+	(if $first == null then null else (($first + ($between | add) + $after) / ($turn | length) | r6) end) as $here |
+	# 1F1B with batched send/recv: m + p - 1 ops per step on a stage.
+	($g.size // null) as $p |
+	(if $p == null or $p < 2 then null else ($o | length) - $p + 1 end) as $m |
 	(if ($pt | length) == 0 then null else ($pt | add / length | r6) end) as $peer |
 	{ group: $g.group, step: $st, ops: ($o | map(.op)), spans_ms: ($turn | map(.ms)), peer_ms: $peer,
 	  before_ms: $before, between_ms: $between, after_ms: $after, next_op: ($next.op // null), here_ms: $here,
+	  here_estimated: ($before == null and $here != null), stages: $p,
+	  microbatches: (if $m != null and $m >= 1 then $m else null end),
+	  schedule_share: (if $m != null and $m >= 1 then ($p - 1) / ($m + $p - 1) | r6 else null end),
 	  imbalance: (if $here == null or $peer == null then null
 	    elif $peer >= 1.1 * $here then "peer" elif $here >= 1.1 * $peer then "here" else "none" end),
 	  imbalance_ms_per_step: (if $here == null or $peer == null or $peer < 1.1 * $here then null
@@ -672,8 +682,20 @@ def ppstage($g):
      idle_ms: ($ps | map(.idle_ns) | add / $n | ms),
      hidden_ms: ($ps | map(.hidden_ns) | add / $n | ms),
      critical_ms: ($ps | map(.idle_ns - .hidden_ns) | add / $n | ms) } end) as $PIPE |
-# What a pp group's bubble calls for, by ppstage's comparison.
-def ppadvice($g):
+# What a pp group's bubble calls for, by ppstage's comparison; $bms is
+# the bubble per step (null where not known), split into the imbalance
+# and the 1F1B schedule's own warm-up / flush, (p-1)/(m+p-1) of a step.
+def ppsched($s; $bms):
+	if $s.microbatches == null then "" else
+	  ($s.stages - 1) as $q | ($s.microbatches * 4) as $m4 |
+	  (if $bms == null then "" else
+	     ([$bms - ($s.imbalance_ms_per_step // 0), 0] | max) as $own |
+	     (if ($s.imbalance_ms_per_step // 0) == 0 then " All of the bubble, \($bms | fmt) per step,"
+	      else " The rest of the bubble, \($own | fmt) per step of the \($bms | fmt)," end) +
+	     " is the 1F1B schedule's own warm-up and flush:" end) +
+	  (if $bms == null then " The 1F1B schedule's own warm-up and flush:" else "" end) +
+	  " with p = \($s.stages) stages (parallel_group_info's pp group) and m = \($s.microbatches) micro-batches (\($s.ops | length) send/recv ops in the step, m + p - 1 under 1F1B) a stage idles \($q)/\($s.microbatches + $q) of an ideal step even with balanced stages; m = \($m4) would cut that to \($q)/\($m4 + $q)." end;
+def ppadvice($g; $bms):
 	ppstage($g) as $s |
 	(if ($g.peer_global_ranks // [] | length) == 1 then "global rank \($g.peer_global_ranks[0])" else "the peer stage" end) as $pn |
 	if $s == null then " Shorten the bubble with more micro-batches, an interleaved schedule or balanced stages; one send/recv op does not show the peer stage's time, so which of them cannot be told."
@@ -684,13 +706,16 @@ def ppadvice($g):
 	     "; this stage works \($s.between_ms | map(fmt) | join(", ")) between the ops" +
 	     (if $s.after_ms != null then " and \($s.after_ms | fmt) from the last to \($s.next_op)" else "" end) +
 	     ", but its time before the first op is unknown (no kernel table: the step's start is not in the comm records), so whether the stages are balanced cannot be told; the kernel table of this rank would tell."
+	   elif $s.here_estimated then
+	     "; from the op times alone, this stage works \($s.between_ms | map(fmt) | join(", ")) between the ops and \($s.after_ms | fmt) from the last to \($s.next_op); its first forward, before the first op, is not in the comm records (no kernel table), so taking it as long as the stretch after the first op (\($s.between_ms[0] | fmt)), its own time per micro-batch is about \($s.here_ms | fmt)"
 	   else
-	     "; this stage's own time per micro-batch is \($s.here_ms | fmt) (\($s.before_ms | fmt) before the first op, \($s.between_ms | map(fmt) | join(", ")) between the ops, \($s.after_ms | fmt) from the last to \($s.next_op), over \($s.spans_ms | length) micro-batches)" +
-	     (if $s.imbalance == "peer" then
-		". The stages are imbalanced: \($pn)'s stage takes \($s.slower_by_ratio * 100 | round)% longer per micro-batch, about \($s.imbalance_ms_per_step | fmt) per step of the bubble; rebalance the layers first (fewer on \($pn)'s stage), then raise the micro-batch count; profile \($pn) to see where its stage spends the time."
-	      elif $s.imbalance == "here" then ". This stage is the slower one (by \($s.slower_by_ratio * 100 | round)% per micro-batch): move layers off it, then raise the micro-batch count."
-	      elif $s.imbalance == "none" then ". The stages are balanced within 10%: the bubble is the schedule's own; raise the micro-batch count or use an interleaved schedule."
-	      else "." end) end) end;
+	     "; this stage's own time per micro-batch is \($s.here_ms | fmt) (\($s.before_ms | fmt) before the first op, \($s.between_ms | map(fmt) | join(", ")) between the ops, \($s.after_ms | fmt) from the last to \($s.next_op), over \($s.spans_ms | length) micro-batches)" end) +
+	  (if $s.here_ms == null then ""
+	   elif $s.imbalance == "peer" then
+		". The stages are imbalanced: \($pn)'s stage takes \($s.slower_by_ratio * 100 | round)% longer per micro-batch, about \($s.imbalance_ms_per_step | fmt) per step of the bubble. What takes its time (its layers, the output layer and loss, or host idle as on this stage) is not in this profile: profile \($pn) first to see it, then rebalance the stages and raise the micro-batch count." + ppsched($s; $bms)
+	   elif $s.imbalance == "here" then ". This stage is the slower one (by \($s.slower_by_ratio * 100 | round)% per micro-batch): see what takes its time here (its idle and its kernels), then move layers off it and raise the micro-batch count." + ppsched($s; null)
+	   elif $s.imbalance == "none" then ". The stages are balanced within 10%: the bubble is the schedule's own; raise the micro-batch count or use an interleaved schedule." + ppsched($s; $bms)
+	   else "." end) end;
 # Pipeline send/recv per pp group of parallel_group_info: the peer stage
 # by global rank, each op of the first step in order with the comm
 # records' wait and idle, and the op that holds the longest of them.  No
@@ -710,7 +735,7 @@ def ppclause($n):
 	  (if ($g.peer_global_ranks // [] | length) == 1 then "global rank \($g.peer_global_ranks[0])" else "its peer stage" end) +
 	  " or exchanging with it: the pipeline bubble" +
 	  (if ($WAITOPS | map(select(.wait_ms / $csteps >= ([0.1, 0.01 * $svcms] | max))) | .[0:3] | any(.group == $g.group and .kind == "p2p"))
-	   then ", whose own finding compares the stages." else "." + ppadvice($g) end) ] | join("");
+	   then ", whose own finding compares the stages." else "." + ppadvice($g; null) end) ] | join("");
 # The send/recv ops of a pp group with most waiting (COMM_WAIT_DOMINANT):
 # their whole time, wait and idle of every op, is the pipeline bubble, at
 # stake on its own and not again in the exposed-communication finding.
@@ -864,12 +889,23 @@ def pipeidle:
 	($PIPE.segments | map("\(.idle_ms | fmt) of \(.wall_ms | fmt) " + (if .before != null then "before \(.before)" else "after the last op" end)) | join(", ")) +
 	". Idle before an op in which this stage then waits for \($pn) is hidden under that stage's work, up to the op's time (removing it only lengthens the wait): \($PIPE.hidden_ms | fmt) per step; idle before an op \($pn) waits for, and after the last op, delays the peer stage or the step's end: \($PIPE.critical_ms | fmt) per step is on the pipeline's critical path." +
 	(if ($hb | length) > 0 then " The device idles over half the time " + ($hb | map(if .before != null then "before \(.before)" else "after the last op" end) | join(" and ")) + ": it waits for the host there (host- or launch-bound); the host trace would name the cause." else "" end);
+# Without a kernel table the idle cannot be placed, but a pp group's op
+# times bound it: a stretch that ends in a send/recv op where this stage
+# then waits is hidden under the peer's work up to that wait.
+def nokpp:
+	([ $CGR[] | select((.role // "") | startswith("pp")) | ppstage(.) | select(. != null) ] | .[0] // null) as $s |
+	if $s == null then null else
+	  ($C | map(select(.group == $s.group and .kind == "p2p" and .step == $s.step)) | sort_by(.start_ns) | .[1:]) as $w |
+	  " Without this rank's kernel table its idle cannot be placed in the step (what is missing is the kernel table, not the HCCL tasks). The op times (communication.json) bound it: the stretches between the pp send/recv ops end in " +
+	  ($w | map("\(.op) (\(.elapse_ms | fmt), this stage waiting for its peer stage)") | join(" and ")) +
+	  ", so idle in them is hidden under the peer stage's work up to those waits; only idle before the first op (the first forward) and after the last one can be on the critical path." end;
 def stakeclause($idle; $ab; $how):
 	if $ab > 0 and $LATE == null and ($OPW | length) > 0 then
 	  " \($ab | fmt) per step of it lies before \($OPW[0].op), which most likely waits for a late peer (see the communication finding), and would then only lengthen that wait: " +
 	  (if $idle - $ab > 0 then "\($idle - $ab | fmt) per step is" else "nothing is" end) +
 	  " at stake on this rank while that peer is late (an estimate from the op durations: re-capture at Level1 or higher to name the peer and measure its wait)."
 	elif $ab <= 0 and $PIPE != null then pipeidle
+	elif $ab <= 0 and gap("no_kernel_table") and nokpp != null then nokpp
 	elif $ab <= 0 and $DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0 then
 	  " Whether removing it would only lengthen a wait for a late peer in the \($BD.comm_exposed | fmt) per step of exposed communication cannot be told without the HCCL tasks (\($TASKSWHERE)): this is what could be won at most, an upper bound; the exposed communication may itself be a wait on a peer, and then little of it is at stake here."
 	elif $ab <= 0 then "" else
@@ -976,7 +1012,7 @@ def stakeclause($idle; $ab; $how):
        ($C | map(select(.group == $o.group and .kind == "p2p")) | max_by((.wait_ms // 0) + (.idle_ms // 0))) as $lo |
        rec("\(.op) on group \(.group | tostring) (\($g.role)) is the pipeline bubble: \((.wait_ms + .idle_ms) / $csteps | fmt) per step in its \(.calls / $csteps | round) send/recv op\(if .calls / $csteps > 1 then "s" else "" end) (the comm records' wait \(.wait_ms / $csteps | fmt) plus idle \(.idle_ms / $csteps | fmt); transit \(.transit_ms / $csteps | fmt)), this stage waiting for its peer stage, " +
 	 (if $peer != null then "global rank \($peer) (parallel_group_info, not in this profile)" else "the other ranks of the group" end) +
-	 ", or exchanging with it; the longest is \($lo.op) (\(($lo.wait_ms // 0) + ($lo.idle_ms // 0) | fmt)). A pipeline stage waits for its peer by the schedule, so this is not a late rank." + ppadvice($g);
+	 ", or exchanging with it; the longest is \($lo.op) (\(($lo.wait_ms // 0) + ($lo.idle_ms // 0) | fmt)). A pipeline stage waits for its peer by the schedule, so this is not a late rank." + ppadvice($g; (.wait_ms + .idle_ms) / $csteps);
 	 "op"; .op; $pp.ms; true; null; "COMM_WAIT_DOMINANT") + {group: .group, pipeline_bubble: true, peer_global_rank: $peer, pipeline_stages: ppstage($g), pipeline_idle: $PIPE}
      else
      rec("\(.op) on group \(.group | tostring)" + (if $g.role != null then " (\($g.role))" else "" end) +
