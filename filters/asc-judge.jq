@@ -1188,19 +1188,34 @@ def stakeclause($idle; $ab; $how):
 # Follow-up sampling (seed Phase 9): what to capture next, each item from
 # a gap in this capture's evidence, with the figure that makes it matter.
 (($P.counts.kernel // 0) > 0) as $kerneled |
-([ (if gap("no_trace_view") or gap("no_host_events") then
+# A Level1+ capture whose comm records exist recorded trace_view.json:
+# this copy lacks it, so it is recovered from the run, not captured anew.
+(gap("no_trace_view") and ($LEVEL0 | not) and (($P.config.level // "") | test("level[12]"; "i")) and $COMM != null) as $TVLOST |
+([ (if $TVLOST then
+     {capture: "trace_view.json of this run: recorded at \($P.config.level) (communication.json is here) but not in this copy; recover it from the run",
+      why: "it holds the host side and the HCCL tasks: no host event was read, so no idle window can be given a host cause", gap: "no_trace_view"}
+    elif gap("no_trace_view") or gap("no_host_events") then
      {capture: "the host side: trace_view.json (export_type text, or the SQLite export with its host tables)",
       why: "no host event was read, so no idle window can be given a host cause", gap: (if gap("no_trace_view") then "no_trace_view" else "no_host_events" end)} else empty end),
    (if gap("level0") then
      {capture: "a Level1 capture of the same job",
       why: "Level0 records no CANN / AscendCL calls (synchronisations, copies, compilation) and no HCCL tasks (the wait of each communication op per peer)", gap: "level0"}
     elif gap("no_comm_tasks") and (($M | map(.comm_exposed_ns // 0) | add // 0) > 0) then
-     {capture: "the HCCL tasks (trace_view.json's HCCL process, or COMMUNICATION_TASK_INFO in the SQLite export; Level1 or higher)",
+     {capture: (if $TVLOST then "the HCCL tasks: in that trace_view.json's HCCL process (recorded, not in this copy)"
+		else "the HCCL tasks (trace_view.json's HCCL process, or COMMUNICATION_TASK_INFO in the SQLite export; Level1 or higher)" end),
       why: "\($DG.breakdown_ms_avg.comm_exposed // 0 | fmt) of communication per step is exposed and cannot be split into waiting per peer and moving data", gap: "no_comm_tasks"} else empty end),
    ([($CT.peers // [])[] | select(.in_input == false and (.own_exposed_wait_ms // 0) >= $B.comm_exposed_min_ms)] | sort_by(-.own_exposed_wait_ms) | .[0:3]) as $late |
    (if ($late | length) > 0 then
      {capture: "rank(s) \($late | map(.global_rank // .rank | tostring) | join(", ")) of the same step (or all ranks)",
       why: ("this rank waits for them, not under compute: " + ($late | map("rank \(.global_rank // .rank) \(.own_exposed_wait_ms | fmt) per step") | join(", "))), gap: null} else empty end),
+   # The peer pipeline stage that the pp bubble waits for.
+   ([ $CGR[] | select(((.role // "") | startswith("pp")) and (.peer_global_ranks // [] | length) > 0) | . as $g |
+      ppstage($g) | select(. != null and .peer_ms != null) | . + {peers: $g.peer_global_ranks} ] | .[0] // null) as $pps |
+   (if $pps != null then
+     {capture: "global rank \($pps.peers | map(tostring) | join(", ")), the peer pipeline stage, in the same step",
+      why: ("this stage waits for it in the pp send/recv ops: about \($pps.peer_ms | fmt) per micro-batch on its stage" +
+	(if $pps.here_ms != null then " against \($pps.here_ms | fmt) here" else "" end) +
+	"; what takes that time (its layers, the output layer and loss, or host idle) is not in this profile"), gap: null} else empty end),
    (if $hosted and $DG != null and ($DG.untraced_ms_per_step // 0) > 0 and ($DG.untraced_share // 0) >= $B.evidence_time_share then
      {capture: "host samples during the step (py-spy dump --native, perf record -g) of the process that launches the kernels",
       why: ("\($DG.untraced_ms_per_step | fmt) of idle time per step has no host event of any depth" +
