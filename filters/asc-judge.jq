@@ -1002,6 +1002,18 @@ def stakeclause($idle; $ab; $how):
 	     {idle_moving_ms: ($mv / $COMM.steps | r6), idle_rest_ms: (($COMM.idle_ms - $mv) / $COMM.steps | r6)} else {} end)
 	else {} end)
    else empty end),
+  # Collectives on a 1-rank group move nothing between ranks: their whole
+  # time is overhead that skipping them wins (its priority by its share).
+  ([ $CGR[] | select(.size == 1 and (.elapsed_ms // 0) > 0) ] as $g1 |
+   (($g1 | map(.elapsed_ms) | add // 0) / $csteps) as $e1 |
+   if ($g1 | length) == 0 or $e1 < $B.comm_exposed_min_ms then empty else
+     (([ $C[] | select(.group as $x | $g1 | any(.group == $x)) | .wait_ms // 0 ] | add // 0) / $csteps) as $w1 |
+     rec("Collectives on 1-rank groups move nothing between ranks: " +
+	 ($g1 | map("\(.role // "group \(.group)") (group \(.group)) \(.ops_kind) \(.elapsed_ms / $csteps | fmt)") | join(", ")) +
+	 " per step" +
+	 (if $w1 > 0 then ", of which the comm records count \($w1 | fmt) as waiting although there is no peer" else "" end) +
+	 ". Skip collectives on groups of one rank (a size check before the call), or find what that time is; it wins up to \($e1 | fmt) per step.";
+	 "step_group"; $dom; $e1; false; null; "COMM_ONE_RANK_GROUP") end),
   ($WAITOPS | map(select(.wait_ms / $csteps >= ([0.1, 0.01 * $svcms] | max))) | .[0:3][] | . as $o |
      ($CGR | map(select(.group == $o.group)) | .[0] // null) as $g |
      (if $g != null and ($g.peer_global_ranks // [] | length) == 1 then $g.peer_global_ranks[0] else null end) as $peer |
