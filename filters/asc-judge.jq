@@ -768,6 +768,8 @@ def xferlist($n):
 	  ($o | map(.el) | add // 0) as $el | ($o | map(.lt) | add // 0) as $lt | ($o | map(.mb) | add // 0) as $mb |
 	  select($el > 0 and $lt >= 0.8 * $el and $el / $n >= 1) |
 	  {group: $g.group, role: $g.role, ops_kind: $g.ops_kind, peer_global_ranks: $g.peer_global_ranks, exposed_ms: $g.exposed_ms,
+	   after_grad_ms: (if $g.after_grad_ms == null then null else $g.after_grad_ms / $n | r6 end),
+	   after_grad_compute_ms: (if $g.after_grad_compute_ms == null then null else $g.after_grad_compute_ms / $n | r6 end),
 	   mb: ($mb / $n | r6), transfer_ms: ($lt / $n | r6), elapsed_ms: ($el / $n | r6), gbps: ($mb / $lt | r6),
 	   wait_at_most_ms: (($el - $lt) / $n | r6)} ];
 def xferclause($n):
@@ -777,7 +779,18 @@ def xferclause($n):
 	  (if $g.exposed_ms != null then ", and \($g.exposed_ms / $n | fmt) of it is not under compute"
 	   elif ($BD.comm_overlapped // null) == 0 and ($M | all(.window_source == "step_trace")) then ", and none of it overlaps compute (step_trace_time.csv: Overlapped 0)"
 	   else "" end) +
-	  ": overlap it with compute (issue it as soon as its gradients are ready, under the rest of the backward) or shrink it; profiling the peer would not shorten it." ] | join("");
+	  # The embedding gradient computed last (a first stage): no backward
+	  # left after it to hide the all-reduce under.
+	  ([ $CGR[] | select(((.role // "") | startswith("dp")) and ((.ops_kind // "") | test("reduce-scatter"))) ] | .[0] // null) as $dp |
+	  (if $g.after_grad_compute_ms != null and $g.after_grad_compute_ms < $el then
+	     ": only \($g.after_grad_compute_ms | fmt) of compute per step runs between the embedding gradient (its last EmbeddingDenseBackward kernel) and it, \($g.after_grad_ms | fmt) later, so there is no backward left to hide it under on this stage; " +
+	     (if $dp != null then "run it concurrently with the \($dp.role) reduce-scatter (a different group and peer) or " else "" end) +
+	     "shrink it (an FP32 gradient reduced in BF16 moves half the \($mb | . * 100 | round / 100) MB); profiling the peer would not shorten it."
+	   elif gap("no_kernel_table") then
+	     ": whether any backward is left to hide it under after its gradients are ready cannot be told without the kernel table (on a first pipeline stage the embedding gradient is computed last); overlap it with that compute if there is some, else " +
+	     (if $dp != null then "run it concurrently with the \($dp.role) reduce-scatter (a different group and peer) or " else "" end) +
+	     "shrink it (reduce the gradient in a lower precision); profiling the peer would not shorten it."
+	   else ": overlap it with compute (issue it as soon as its gradients are ready, under the rest of the backward) or shrink it; profiling the peer would not shorten it." end) ] | join("");
 (.attribution_summary[0] // {}) as $ASUM |
 (([$ASUM.steps // 1, 1] | max)) as $asteps |
 ($ASUM.dispatch_ops // [] | map({name, ms_per_step: (.ns / $asteps | ms)})) as $DISP |
