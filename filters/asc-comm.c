@@ -91,6 +91,8 @@ static struct {
 	size_t		 ncu, ccu;
 	struct stb	*sb;		/* each step's first and last kernel */
 	size_t		 nsb, csb;
+	struct iv	*eg;		/* embedding-gradient kernels */
+	size_t		 neg, ceg;
 	char		*tsrc;		/* where the tasks came from */
 	char		*path;		/* the profile's directory */
 	int64_t		 maxop;		/* the longest op */
@@ -149,7 +151,21 @@ struct gev {
 	const char	*from;
 	int64_t		 elapsed, exposed;	/* exposed -1: no kernels */
 	long		 ops;
+	int64_t		 gradgap, gradcu;	/* -1: no embedding gradient
+						   before its ops */
 };
+
+/* The last embedding-gradient kernel's end before t, or -1. */
+static int64_t
+gradend(int64_t t)
+{
+	int64_t e = -1;
+
+	for (size_t i = 0; i < S.neg; i++)
+		if (S.eg[i].e <= t && S.eg[i].e > e)
+			e = S.eg[i].e;
+	return e;
+}
 
 static struct buf ob, tmp;
 
@@ -847,6 +863,7 @@ putgroups(void)
 		if (j == ng) {
 			ge[ng].group = c->group;
 			ge[ng].size = (int64_t)members(c->group, m, sizeof m / sizeof m[0]);
+			ge[ng].gradgap = ge[ng].gradcu = -1;
 			for (size_t l = 0; l < S.nlk; l++)
 				if (S.lk[l].group && strcmp(S.lk[l].group, c->group) == 0 &&
 				    S.lk[l].a != S.lk[l].b && S.lk[l].mb > ge[ng].maxmb)
@@ -866,6 +883,16 @@ putgroups(void)
 
 		for (size_t j = 0; c && c->group && j < ng; j++)
 			if (strcmp(ge[j].group, c->group) == 0) {
+				int64_t g0 = gradend(S.op[i].start);
+
+				/* from the embedding gradient to the op: the
+				 * compute left to hide the op under */
+				if (g0 >= 0 && ge[j].ar) {
+					if (ge[j].gradgap < 0)
+						ge[j].gradgap = ge[j].gradcu = 0;
+					ge[j].gradgap += S.op[i].start - g0;
+					ge[j].gradcu += undercompute(g0, S.op[i].start);
+				}
 				ge[j].elapsed += S.op[i].end - S.op[i].start;
 				ge[j].exposed += S.op[i].end - S.op[i].start -
 				    undercompute(S.op[i].start, S.op[i].end);
@@ -923,6 +950,10 @@ putgroups(void)
 			out_null(&ob, "exposed_ms");
 		} else
 			out_nsms(&ob, "exposed", ge[i].exposed);
+		if (ge[i].gradgap >= 0 && ge[i].role && strncmp(ge[i].role, "embd", 4) == 0) {
+			out_nsms(&ob, "after_grad", ge[i].gradgap);
+			out_nsms(&ob, "after_grad_compute", ge[i].gradcu);
+		}
 		rec_put(&ob, stdout);
 		free(ge[i].role);
 	}
@@ -1239,6 +1270,12 @@ kernelrec(struct rin *r)
 	} else if (k.end > k.start) {
 		PUSH(S.cu, S.ncu, S.ccu);
 		S.cu[S.ncu++] = (struct iv){ k.start, k.end };
+		/* the word embedding's gradient (torch_npu's aclnn kernel):
+		 * what the embd all-reduce waits for */
+		if (k.name && rf_str(k.name, &tmp) == 0 && strstr(tmp.p, "EmbeddingDenseBackward")) {
+			PUSH(S.eg, S.neg, S.ceg);
+			S.eg[S.neg++] = (struct iv){ k.start, k.end };
+		}
 	}
 	return 0;
 }

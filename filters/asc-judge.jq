@@ -643,10 +643,20 @@ def ppstage($g):
 	(if $next == null then null else ($next.start_ns - $o[-1].end_ns) / 1000000 | r6 end) as $after |
 	(if $s0 == null then null else ($o[0].start_ns - $s0) / 1000000 | r6 end) as $before |
 	($turn | map(select(.waited) | .ms)) as $pt |
-	(if $before == null or $after == null then null else (($before + ($between | add) + $after) / ($turn | length) | r6) end) as $here |
+	# Without the step's start the first forward is taken as long as the
+	# stretch after the first op (the next forward), said as an estimate.
+	(if $after == null then null elif $before != null then $before
+	 elif ($between | length) > 0 then $between[0] else null end) as $first |
+	(if $first == null then null else (($first + ($between | add) + $after) / ($turn | length) | r6) end) as $here |
+	# 1F1B with batched send/recv: m + p - 1 ops per step on a stage.
+	($g.size // null) as $p |
+	(if $p == null or $p < 2 then null else ($o | length) - $p + 1 end) as $m |
 	(if ($pt | length) == 0 then null else ($pt | add / length | r6) end) as $peer |
 	{ group: $g.group, step: $st, ops: ($o | map(.op)), spans_ms: ($turn | map(.ms)), peer_ms: $peer,
 	  before_ms: $before, between_ms: $between, after_ms: $after, next_op: ($next.op // null), here_ms: $here,
+	  here_estimated: ($before == null and $here != null), stages: $p,
+	  microbatches: (if $m != null and $m >= 1 then $m else null end),
+	  schedule_share: (if $m != null and $m >= 1 then ($p - 1) / ($m + $p - 1) | r6 else null end),
 	  imbalance: (if $here == null or $peer == null then null
 	    elif $peer >= 1.1 * $here then "peer" elif $here >= 1.1 * $peer then "here" else "none" end),
 	  imbalance_ms_per_step: (if $here == null or $peer == null or $peer < 1.1 * $here then null
@@ -674,8 +684,20 @@ def ppstage($g):
      idle_ms: ($ps | map(.idle_ns) | add / $n | ms),
      hidden_ms: ($ps | map(.hidden_ns) | add / $n | ms),
      critical_ms: ($ps | map(.idle_ns - .hidden_ns) | add / $n | ms) } end) as $PIPE |
-# What a pp group's bubble calls for, by ppstage's comparison.
-def ppadvice($g):
+# What a pp group's bubble calls for, by ppstage's comparison; $bms is
+# the bubble per step (null where not known), split into the imbalance
+# and the 1F1B schedule's own warm-up / flush, (p-1)/(m+p-1) of a step.
+def ppsched($s; $bms):
+	if $s.microbatches == null then "" else
+	  ($s.stages - 1) as $q | ($s.microbatches * 4) as $m4 |
+	  (if $bms == null then "" else
+	     ([$bms - ($s.imbalance_ms_per_step // 0), 0] | max) as $own |
+	     (if ($s.imbalance_ms_per_step // 0) == 0 then " All of the bubble, \($bms | fmt) per step,"
+	      else " The rest of the bubble, \($own | fmt) per step of the \($bms | fmt)," end) +
+	     " is the 1F1B schedule's own warm-up and flush:" end) +
+	  (if $bms == null then " The 1F1B schedule's own warm-up and flush:" else "" end) +
+	  " with p = \($s.stages) stages (parallel_group_info's pp group) and m = \($s.microbatches) micro-batches (\($s.ops | length) send/recv ops in the step, m + p - 1 under 1F1B) a stage idles \($q)/\($s.microbatches + $q) of an ideal step even with balanced stages; m = \($m4) would cut that to \($q)/\($m4 + $q)." end;
+def ppadvice($g; $bms):
 	ppstage($g) as $s |
 	(if ($g.peer_global_ranks // [] | length) == 1 then "global rank \($g.peer_global_ranks[0])" else "the peer stage" end) as $pn |
 	if $s == null then " Shorten the bubble with more micro-batches, an interleaved schedule or balanced stages; one send/recv op does not show the peer stage's time, so which of them cannot be told."
@@ -686,13 +708,16 @@ def ppadvice($g):
 	     "; this stage works \($s.between_ms | map(fmt) | join(", ")) between the ops" +
 	     (if $s.after_ms != null then " and \($s.after_ms | fmt) from the last to \($s.next_op)" else "" end) +
 	     ", but its time before the first op is unknown (no kernel table: the step's start is not in the comm records), so whether the stages are balanced cannot be told; the kernel table of this rank would tell."
+	   elif $s.here_estimated then
+	     "; from the op times alone, this stage works \($s.between_ms | map(fmt) | join(", ")) between the ops and \($s.after_ms | fmt) from the last to \($s.next_op); its first forward, before the first op, is not in the comm records (no kernel table), so taking it as long as the stretch after the first op (\($s.between_ms[0] | fmt)), its own time per micro-batch is about \($s.here_ms | fmt)"
 	   else
-	     "; this stage's own time per micro-batch is \($s.here_ms | fmt) (\($s.before_ms | fmt) before the first op, \($s.between_ms | map(fmt) | join(", ")) between the ops, \($s.after_ms | fmt) from the last to \($s.next_op), over \($s.spans_ms | length) micro-batches)" +
-	     (if $s.imbalance == "peer" then
-		". The stages are imbalanced: \($pn)'s stage takes \($s.slower_by_ratio * 100 | round)% longer per micro-batch, about \($s.imbalance_ms_per_step | fmt) per step of the bubble; rebalance the layers first (fewer on \($pn)'s stage), then raise the micro-batch count; profile \($pn) to see where its stage spends the time."
-	      elif $s.imbalance == "here" then ". This stage is the slower one (by \($s.slower_by_ratio * 100 | round)% per micro-batch): move layers off it, then raise the micro-batch count."
-	      elif $s.imbalance == "none" then ". The stages are balanced within 10%: the bubble is the schedule's own; raise the micro-batch count or use an interleaved schedule."
-	      else "." end) end) end;
+	     "; this stage's own time per micro-batch is \($s.here_ms | fmt) (\($s.before_ms | fmt) before the first op, \($s.between_ms | map(fmt) | join(", ")) between the ops, \($s.after_ms | fmt) from the last to \($s.next_op), over \($s.spans_ms | length) micro-batches)" end) +
+	  (if $s.here_ms == null then ""
+	   elif $s.imbalance == "peer" then
+		". The stages are imbalanced: \($pn)'s stage takes \($s.slower_by_ratio * 100 | round)% longer per micro-batch, about \($s.imbalance_ms_per_step | fmt) per step of the bubble. What takes its time (its layers, the output layer and loss, or host idle as on this stage) is not in this profile: profile \($pn) first to see it, then rebalance the stages and raise the micro-batch count." + ppsched($s; $bms)
+	   elif $s.imbalance == "here" then ". This stage is the slower one (by \($s.slower_by_ratio * 100 | round)% per micro-batch): see what takes its time here (its idle and its kernels), then move layers off it and raise the micro-batch count." + ppsched($s; null)
+	   elif $s.imbalance == "none" then ". The stages are balanced within 10%: the bubble is the schedule's own; raise the micro-batch count or use an interleaved schedule." + ppsched($s; $bms)
+	   else "." end) end;
 # Pipeline send/recv per pp group of parallel_group_info: the peer stage
 # by global rank, each op of the first step in order with the comm
 # records' wait and idle, and the op that holds the longest of them.  No
@@ -712,7 +737,7 @@ def ppclause($n):
 	  (if ($g.peer_global_ranks // [] | length) == 1 then "global rank \($g.peer_global_ranks[0])" else "its peer stage" end) +
 	  " or exchanging with it: the pipeline bubble" +
 	  (if ($WAITOPS | map(select(.wait_ms / $csteps >= ([0.1, 0.01 * $svcms] | max))) | .[0:3] | any(.group == $g.group and .kind == "p2p"))
-	   then ", whose own finding compares the stages." else "." + ppadvice($g) end) ] | join("");
+	   then ", whose own finding compares the stages." else "." + ppadvice($g; null) end) ] | join("");
 # The send/recv ops of a pp group with most waiting (COMM_WAIT_DOMINANT):
 # their whole time, wait and idle of every op, is the pipeline bubble, at
 # stake on its own and not again in the exposed-communication finding.
@@ -745,6 +770,8 @@ def xferlist($n):
 	  ($o | map(.el) | add // 0) as $el | ($o | map(.lt) | add // 0) as $lt | ($o | map(.mb) | add // 0) as $mb |
 	  select($el > 0 and $lt >= 0.8 * $el and $el / $n >= 1) |
 	  {group: $g.group, role: $g.role, ops_kind: $g.ops_kind, peer_global_ranks: $g.peer_global_ranks, exposed_ms: $g.exposed_ms,
+	   after_grad_ms: (if $g.after_grad_ms == null then null else $g.after_grad_ms / $n | r6 end),
+	   after_grad_compute_ms: (if $g.after_grad_compute_ms == null then null else $g.after_grad_compute_ms / $n | r6 end),
 	   mb: ($mb / $n | r6), transfer_ms: ($lt / $n | r6), elapsed_ms: ($el / $n | r6), gbps: ($mb / $lt | r6),
 	   wait_at_most_ms: (($el - $lt) / $n | r6)} ];
 def xferclause($n):
@@ -754,7 +781,18 @@ def xferclause($n):
 	  (if $g.exposed_ms != null then ", and \($g.exposed_ms / $n | fmt) of it is not under compute"
 	   elif ($BD.comm_overlapped // null) == 0 and ($M | all(.window_source == "step_trace")) then ", and none of it overlaps compute (step_trace_time.csv: Overlapped 0)"
 	   else "" end) +
-	  ": overlap it with compute (issue it as soon as its gradients are ready, under the rest of the backward) or shrink it; profiling the peer would not shorten it." ] | join("");
+	  # The embedding gradient computed last (a first stage): no backward
+	  # left after it to hide the all-reduce under.
+	  ([ $CGR[] | select(((.role // "") | startswith("dp")) and ((.ops_kind // "") | test("reduce-scatter"))) ] | .[0] // null) as $dp |
+	  (if $g.after_grad_compute_ms != null and $g.after_grad_compute_ms < $el then
+	     ": only \($g.after_grad_compute_ms | fmt) of compute per step runs between the embedding gradient (its last EmbeddingDenseBackward kernel) and it, \($g.after_grad_ms | fmt) later, so there is no backward left to hide it under on this stage; " +
+	     (if $dp != null then "run it concurrently with the \($dp.role) reduce-scatter (a different group and peer) or " else "" end) +
+	     "shrink it (an FP32 gradient reduced in BF16 moves half the \($mb | . * 100 | round / 100) MB); profiling the peer would not shorten it."
+	   elif gap("no_kernel_table") then
+	     ": whether any backward is left to hide it under after its gradients are ready cannot be told without the kernel table (on a first pipeline stage the embedding gradient is computed last); overlap it with that compute if there is some, else " +
+	     (if $dp != null then "run it concurrently with the \($dp.role) reduce-scatter (a different group and peer) or " else "" end) +
+	     "shrink it (reduce the gradient in a lower precision); profiling the peer would not shorten it."
+	   else ": overlap it with compute (issue it as soon as its gradients are ready, under the rest of the backward) or shrink it; profiling the peer would not shorten it." end) ] | join("");
 (.attribution_summary[0] // {}) as $ASUM |
 (([$ASUM.steps // 1, 1] | max)) as $asteps |
 ($ASUM.dispatch_ops // [] | map({name, ms_per_step: (.ns / $asteps | ms)})) as $DISP |
@@ -866,12 +904,23 @@ def pipeidle:
 	($PIPE.segments | map("\(.idle_ms | fmt) of \(.wall_ms | fmt) " + (if .before != null then "before \(.before)" else "after the last op" end)) | join(", ")) +
 	". Idle before an op in which this stage then waits for \($pn) is hidden under that stage's work, up to the op's time (removing it only lengthens the wait): \($PIPE.hidden_ms | fmt) per step; idle before an op \($pn) waits for, and after the last op, delays the peer stage or the step's end: \($PIPE.critical_ms | fmt) per step is on the pipeline's critical path." +
 	(if ($hb | length) > 0 then " The device idles over half the time " + ($hb | map(if .before != null then "before \(.before)" else "after the last op" end) | join(" and ")) + ": it waits for the host there (host- or launch-bound); the host trace would name the cause." else "" end);
+# Without a kernel table the idle cannot be placed, but a pp group's op
+# times bound it: a stretch that ends in a send/recv op where this stage
+# then waits is hidden under the peer's work up to that wait.
+def nokpp:
+	([ $CGR[] | select((.role // "") | startswith("pp")) | ppstage(.) | select(. != null) ] | .[0] // null) as $s |
+	if $s == null then null else
+	  ($C | map(select(.group == $s.group and .kind == "p2p" and .step == $s.step)) | sort_by(.start_ns) | .[1:]) as $w |
+	  " Without this rank's kernel table its idle cannot be placed in the step (what is missing is the kernel table, not the HCCL tasks). The op times (communication.json) bound it: the stretches between the pp send/recv ops end in " +
+	  ($w | map("\(.op) (\(.elapse_ms | fmt), this stage waiting for its peer stage)") | join(" and ")) +
+	  ", so idle in them is hidden under the peer stage's work up to those waits; only idle before the first op (the first forward) and after the last one can be on the critical path." end;
 def stakeclause($idle; $ab; $how):
 	if $ab > 0 and $LATE == null and ($OPW | length) > 0 then
 	  " \($ab | fmt) per step of it lies before \($OPW[0].op), which most likely waits for a late peer (see the communication finding), and would then only lengthen that wait: " +
 	  (if $idle - $ab > 0 then "\($idle - $ab | fmt) per step is" else "nothing is" end) +
 	  " at stake on this rank while that peer is late (an estimate from the op durations: re-capture at Level1 or higher to name the peer and measure its wait)."
 	elif $ab <= 0 and $PIPE != null then pipeidle
+	elif $ab <= 0 and gap("no_kernel_table") and nokpp != null then nokpp
 	elif $ab <= 0 and $DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0 then
 	  " Whether removing it would only lengthen a wait for a late peer in the \($BD.comm_exposed | fmt) per step of exposed communication cannot be told without the HCCL tasks (\($TASKSWHERE)): this is what could be won at most, an upper bound; the exposed communication may itself be a wait on a peer, and then little of it is at stake here."
 	elif $ab <= 0 then "" else
@@ -968,6 +1017,18 @@ def stakeclause($idle; $ab; $how):
 	     {idle_moving_ms: ($mv / $COMM.steps | r6), idle_rest_ms: (($COMM.idle_ms - $mv) / $COMM.steps | r6)} else {} end)
 	else {} end)
    else empty end),
+  # Collectives on a 1-rank group move nothing between ranks: their whole
+  # time is overhead that skipping them wins (its priority by its share).
+  ([ $CGR[] | select(.size == 1 and (.elapsed_ms // 0) > 0) ] as $g1 |
+   (($g1 | map(.elapsed_ms) | add // 0) / $csteps) as $e1 |
+   if ($g1 | length) == 0 or $e1 < $B.comm_exposed_min_ms then empty else
+     (([ $C[] | select(.group as $x | $g1 | any(.group == $x)) | .wait_ms // 0 ] | add // 0) / $csteps) as $w1 |
+     rec("Collectives on 1-rank groups move nothing between ranks: " +
+	 ($g1 | map("\(.role // "group \(.group)") (group \(.group)) \(.ops_kind) \(.elapsed_ms / $csteps | fmt)") | join(", ")) +
+	 " per step" +
+	 (if $w1 > 0 then ", of which the comm records count \($w1 | fmt) as waiting although there is no peer" else "" end) +
+	 ". Skip collectives on groups of one rank (a size check before the call), or find what that time is; it wins up to \($e1 | fmt) per step.";
+	 "step_group"; $dom; $e1; false; null; "COMM_ONE_RANK_GROUP") end),
   ($WAITOPS | map(select(.wait_ms / $csteps >= ([0.1, 0.01 * $svcms] | max))) | .[0:3][] | . as $o |
      ($CGR | map(select(.group == $o.group)) | .[0] // null) as $g |
      (if $g != null and ($g.peer_global_ranks // [] | length) == 1 then $g.peer_global_ranks[0] else null end) as $peer |
@@ -978,8 +1039,11 @@ def stakeclause($idle; $ab; $how):
        ($C | map(select(.group == $o.group and .kind == "p2p")) | max_by((.wait_ms // 0) + (.idle_ms // 0))) as $lo |
        rec("\(.op) on group \(.group | tostring) (\($g.role)) is the pipeline bubble: \((.wait_ms + .idle_ms) / $csteps | fmt) per step in its \(.calls / $csteps | round) send/recv op\(if .calls / $csteps > 1 then "s" else "" end) (the comm records' wait \(.wait_ms / $csteps | fmt) plus idle \(.idle_ms / $csteps | fmt); transit \(.transit_ms / $csteps | fmt)), this stage waiting for its peer stage, " +
 	 (if $peer != null then "global rank \($peer) (parallel_group_info, not in this profile)" else "the other ranks of the group" end) +
-	 ", or exchanging with it; the longest is \($lo.op) (\(($lo.wait_ms // 0) + ($lo.idle_ms // 0) | fmt)). A pipeline stage waits for its peer by the schedule, so this is not a late rank." + ppadvice($g);
-	 "op"; .op; $pp.ms; true; null; "COMM_WAIT_DOMINANT") + {group: .group, pipeline_bubble: true, peer_global_rank: $peer, pipeline_stages: ppstage($g), pipeline_idle: $PIPE}
+	 ", or exchanging with it; the longest is \($lo.op) (\(($lo.wait_ms // 0) + ($lo.idle_ms // 0) | fmt)). A pipeline stage waits for its peer by the schedule, so this is not a late rank." + ppadvice($g; (.wait_ms + .idle_ms) / $csteps);
+	 "op"; .op; $pp.ms; true; null; "COMM_WAIT_DOMINANT") + {group: .group, pipeline_bubble: true, peer_global_rank: $peer, pipeline_stages: ppstage($g), pipeline_idle: $PIPE,
+	 # the bubble less the stages' imbalance: the 1F1B schedule's own
+	 schedule_bubble_ms: (ppstage($g) as $s | if $s == null or $s.microbatches == null then null
+	   else ([(.wait_ms + .idle_ms) / $csteps - ($s.imbalance_ms_per_step // 0), 0] | max | r6) end)}
      else
      rec("\(.op) on group \(.group | tostring)" + (if $g.role != null then " (\($g.role))" else "" end) +
        " waits for a peer: the comm records count \(.wait_ms / $csteps | fmt) per step as waiting against \(.transit_ms / $csteps | fmt) of transit (wait ratio \(.wait_ratio))." +
@@ -1156,20 +1220,35 @@ def stakeclause($idle; $ab; $how):
 # Follow-up sampling (seed Phase 9): what to capture next, each item from
 # a gap in this capture's evidence, with the figure that makes it matter.
 (($P.counts.kernel // 0) > 0) as $kerneled |
-([ (if gap("no_trace_view") or gap("no_host_events") then
+# A Level1+ capture whose comm records exist recorded trace_view.json:
+# this copy lacks it, so it is recovered from the run, not captured anew.
+(gap("no_trace_view") and ($LEVEL0 | not) and (($P.config.level // "") | test("level[12]"; "i")) and $COMM != null) as $TVLOST |
+([ (if $TVLOST then
+     {capture: "trace_view.json of this run: recorded at \($P.config.level) (communication.json is here) but not in this copy; recover it from the run",
+      why: "it holds the host side and the HCCL tasks: no host event was read, so no idle window can be given a host cause", gap: "no_trace_view"}
+    elif gap("no_trace_view") or gap("no_host_events") then
      {capture: "the host side: trace_view.json (export_type text, or the SQLite export with its host tables)",
       why: "no host event was read, so no idle window can be given a host cause", gap: (if gap("no_trace_view") then "no_trace_view" else "no_host_events" end)} else empty end),
    (if gap("level0") then
      {capture: "a Level1 capture of the same job",
       why: "Level0 records no CANN / AscendCL calls (synchronisations, copies, compilation) and no HCCL tasks (the wait of each communication op per peer)", gap: "level0"}
     elif gap("no_comm_tasks") and (($M | map(.comm_exposed_ns // 0) | add // 0) > 0) then
-     {capture: "the HCCL tasks (trace_view.json's HCCL process, or COMMUNICATION_TASK_INFO in the SQLite export; Level1 or higher)",
+     {capture: (if $TVLOST then "the HCCL tasks: in that trace_view.json's HCCL process (recorded, not in this copy)"
+		else "the HCCL tasks (trace_view.json's HCCL process, or COMMUNICATION_TASK_INFO in the SQLite export; Level1 or higher)" end),
       why: "\($DG.breakdown_ms_avg.comm_exposed // 0 | fmt) of communication per step is exposed and cannot be split into waiting per peer and moving data", gap: "no_comm_tasks"} else empty end),
    ([($CT.peers // [])[] | select(.in_input == false and (.own_exposed_wait_ms // 0) >= $B.comm_exposed_min_ms)] | (max_by(.exposed_wait_ms) // null) as $h | if $h == null then [] else [$h] + (map(select(. != $h)) | sort_by(-.own_exposed_wait_ms)) end | .[0:3]) as $late |
    (if ($late | length) > 0 then
      {capture: "rank(s) \($late | map(.global_rank // .rank | tostring) | join(", ")) of the same step (or all ranks)",
       why: ("this rank waits for them, not under compute: rank \($late[0].global_rank // $late[0].rank) \($late[0].exposed_wait_ms | fmt) per step" +
 	(if ($late | length) > 1 then "; under that wait also " + ($late[1:] | map("rank \(.global_rank // .rank) \(.own_exposed_wait_ms | fmt)") | join(", ")) else "" end)), gap: null} else empty end),
+   # The peer pipeline stage that the pp bubble waits for.
+   ([ $CGR[] | select(((.role // "") | startswith("pp")) and (.peer_global_ranks // [] | length) > 0) | . as $g |
+      ppstage($g) | select(. != null and .peer_ms != null) | . + {peers: $g.peer_global_ranks} ] | .[0] // null) as $pps |
+   (if $pps != null then
+     {capture: "global rank \($pps.peers | map(tostring) | join(", ")), the peer pipeline stage, in the same step",
+      why: ("this stage waits for it in the pp send/recv ops: about \($pps.peer_ms | fmt) per micro-batch on its stage" +
+	(if $pps.here_ms != null then " against \($pps.here_ms | fmt) here" else "" end) +
+	"; what takes that time (its layers, the output layer and loss, or host idle) is not in this profile"), gap: null} else empty end),
    (if $hosted and $DG != null and ($DG.untraced_ms_per_step // 0) > 0 and ($DG.untraced_share // 0) >= $B.evidence_time_share then
      {capture: "host samples during the step (py-spy dump --native, perf record -g) of the process that launches the kernels",
       why: ("\($DG.untraced_ms_per_step | fmt) of idle time per step has no host event of any depth" +

@@ -130,13 +130,23 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 (if $DG == null then "" else
  "## Bubble-first summary\n\n" +
  "1. Significant device idle bubbles: " +
-   (if $STONLY then "not measurable window by window (no kernel table); torch_npu's Free and Preparing give \(($BD.free // 0) + ($BD.preparing // 0) | dur) per step."
+   (if $STONLY then "not measurable window by window (no kernel table); torch_npu's Free and Preparing give \(($BD.free // 0) + ($BD.preparing // 0) | dur) per step; " +
+      "service \($SVC | dur), busy union \($DG.stats.device_busy_union_ms.avg | dur) (compute and communication not overlapped), underfeed \($DG.underfeed_ratio_avg | pctx) of the step."
     elif ($W | length) == 0 then "no: no idle window of at least \($rules.bubbles.min_bubble_us) µs; the device idles \($DG.stats.underfeed_ms.avg | dur) per step (\($DG.underfeed_ratio_avg | pctx) of the step)."
     else "yes: \($W | length) windows of at least \($rules.bubbles.min_bubble_us) µs; the device idles \($DG.stats.underfeed_ms.avg | dur) per step (\($DG.underfeed_ratio_avg | pctx) of the step) in group \($DG.group_id | code)." end) + "\n" +
+# Without a kernel table there are no windows: how many steps have
+# significant ones, and where in the step the idle lies, is unknown.
+ (if $STONLY then
+   "2. Where they concentrate: unknown (no kernel table); group \($DG.group_id | code), \($DG.group_size) of \($S | length) step(s), where torch_npu's Free gives \($BD.free // 0 | dur) per step (\($DG.underfeed_ratio_avg | pctx))" +
+   ($A.step_group_anomalies | map(select(.group_id != $DG.group_id)) | if length == 0 then "; it is the only group.\n" else "; other groups: " + (map("\(.group_id | code) (\(.group_size) step(s))") | join(", ")) + ".\n" end) +
+   "3. Scope: unknown (torch_npu's Free is the whole step less compute and communication, not a place in it); per step free \($BD.free | dur), preparing " +
+   ($TN | map(.torch_npu_step_trace.preparing_ms) | if length == 0 or any(. == null) then "n/a" else "\(add / length | dur) by torch_npu (step_trace_time.csv, before the step; no step marker of our own)" end) +
+   ", tail n/a.\n"
+  else
  "2. Where they concentrate: group \($DG.group_id | code), \($DG.group_size) of \($S | length) step(s), \($DG.steps_with_significant_bubbles) with significant bubbles" +
    ($A.step_group_anomalies | map(select(.group_id != $DG.group_id)) | if length == 0 then "; it is the only group." else
      "; other groups: " + (map("\(.group_id | code) (\(.group_size) step(s), \(.steps_with_significant_bubbles) with significant bubbles, underfeed \(.underfeed_ratio_avg | pctx))") | join(", ")) + "." end) + "\n" +
- "3. Scope: \($DG.dominant_idle_pattern | idlepattern); per step free \($BD.free | dur), preparing \($BD.preparing | dur), tail \($BD.tail | dur).\n" +
+ "3. Scope: \($DG.dominant_idle_pattern | idlepattern); per step free \($BD.free | dur), preparing \($BD.preparing | dur), tail \($BD.tail | dur).\n" end) +
  "4. Host-originated risk: " + (if $A.host_risk_assessed == false then "not assessed (no host events)."
     else "\($A.host_risk_level)" + ($A.host_risk_basis // null | if . == null or .under_named_host_ms_per_step <= 0 then "." else
       ": \(.under_named_host_ms_per_step | dur) of the \(.idle_ms_per_step | dur) of idle per step lies under named host work (see above)." end) end) + "\n" +
@@ -147,7 +157,8 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
    (if $A.confidence == "high" and ($A.requires_host_followup | not) then "" else
      (if ($A.evidence_gaps | length) > 0 then "; missing: \($A.evidence_gaps | map(code) | join(", "))" else "" end) +
      (if $A.requires_host_followup then "; the host causes need a follow-up" else "" end) +
-     (if ($A.followup_sampling // [] | length) > 0 then "; capture next: \($A.followup_sampling[0].capture | md) (see Follow-up sampling)." else "." end) end) + "\n" end),
+     (if ($A.followup_sampling // [] | length) > 0 then "; capture next: \($A.followup_sampling[0].capture | md) (see Follow-up sampling)." else "." end) end) + "\n" +
+ (if $STONLY then "\nNot shown, as they need a kernel table: the longest idle windows, the kernels around them, their periodicity and the host evidence coverage.\n" else "" end) end),
 "## Where the step's time goes",
 "",
 (if $DG == null then "No step." else
