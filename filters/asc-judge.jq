@@ -1130,7 +1130,14 @@ def stakeclause($idle; $ab; $how):
      ($DG.untraced_ms_per_step // 0) as $untraced |
      ($DG.serial_wait_ms_per_step // 0) as $swait |
      ([$idle - $HB, 0] | max) as $short |
-     rec("The device idles \($idle | fmt) per step in \($dom) (free \($BD.free | fmt), preparing \($BD.preparing | fmt), tail \($BD.tail | fmt)); \($rest | fmt) of it has no named host cause" +
+     # Without step markers the window is the kernels' span: no edge gap
+     # is measured; torch_npu's own Preparing is said beside it.
+     ([($ST[]?, ($STBY | .[]?)) | .preparing_ns // empty] | if length > 0 then add / length / 1000000 else null end) as $tnprep |
+     (if $BD.preparing == null and $BD.tail == null then
+	"preparing and tail not measured: without step markers the window is the kernels' span" +
+	(if $tnprep != null then "; torch_npu's Preparing before it: \($tnprep | fmt)" else "" end)
+      else "preparing \($BD.preparing | fmt), tail \($BD.tail | fmt)" end) as $edges |
+     rec("The device idles \($idle | fmt) per step in \($dom) (free \($BD.free | fmt), \($edges)); \($rest | fmt) of it has no named host cause" +
        (if ($MINOR | length) > 0 then " (smaller named causes: \($MINOR | map("\(.family) \(.ms | fmt)") | join(", ")))" else "" end) +
        (if ($hosted | not) then (if gap("no_trace_view") then
 	   (if ($P.framework // "") == "msprof" then ": the msprof timeline (msprof_*.json) is missing, so the host side cannot be seen; export it (msprof --export=on) from a capture that collected the AscendCL API"
