@@ -2188,6 +2188,9 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 	double skew_min = rules_num("cluster.skew_min_us") * 1000;
 	int *latecount = xcalloc((size_t)nrank, sizeof *latecount);
 
+	/* The previous job's recommendations are written: free them. */
+	for (int k = 0; k < nreco; k++)
+		free(recos[k].text);
 	nreco = 0;
 	for (int i = 0; i < nr; i++)
 		if (ranks[j->r[i]].nstep && ranks[j->r[i]].steps[0].from_kernels)
