@@ -372,16 +372,33 @@ isnum(jv o, const char *k)
 	return r;
 }
 
+static const char *stagetext(int64_t);
+
+/* A comm row's "Role from": the source, and an inference's evidence. */
+static const char *
+rolefrom(jv c)
+{
+	static char t[320];
+
+	if (has(c, "role_evidence"))
+		snprintf(t, sizeof t, "%s: %s", gs(c, "role_source"), gs(c, "role_evidence"));
+	else
+		snprintf(t, sizeof t, "%s", gs(c, "role_source"));
+	return t;
+}
+
 static const char *
 srctext(const char *src)
 {
 	if (strcmp(src, "metadata_group") == 0)
 		return "the kernel's communication group in profiler_metadata.json parallel_group_info";
-	if (strcmp(src, "metadata_evidence") == 0)
-		return "profiler_metadata.json parallel_group_info: the named group (in the Role column) "
-		    "of the comm group's size, chosen by what its ops do as in asc-comm(1) (send/recv pp, "
-		    "reduce-scatter / all-gather dp, 1 rank tp, a size only one name has, an all-reduce "
-		    "of at least 1 MB per link embd); the role is that name's";
+	if (strcmp(src, "inferred") == 0)
+		return "inferred, not read: the groups of profiler_metadata.json parallel_group_info "
+		    "carry no HCCL group ids, so each comm group gets the named group (in the Role "
+		    "column) of its size that what its ops do points to, as in asc-comm(1) (send/recv "
+		    "pp, reduce-scatter / all-gather dp, 1 rank tp, a size only one name has, an "
+		    "all-reduce of at least 1 MB per link embd); the Role from column gives each row's "
+		    "evidence; the role is that name's";
 	if (strcmp(src, "metadata_dims") == 0)
 		return "profiler_metadata.json parallel_group_info: the only parallel dimension of "
 		    "its kind with more than one rank";
@@ -520,6 +537,14 @@ s1_config(void)
 		buf_adds(&tb, " (profiler_metadata.json parallel_group_info)");
 		row(2, "Parallel groups", tb.p);
 		jv_free(g);
+		if (has(P.summary, "pipeline_stages")) {
+			char t[160];
+
+			snprintf(t, sizeof t, "%lld of %lld (group_rank in the pp group of "
+			    "parallel_group_info)", (long long)gi(P.summary, "pipeline_stage"),
+			    (long long)gi(P.summary, "pipeline_stages"));
+			row(2, "Pipeline stage", t);
+		}
 	} else
 		row(2, "Parallelism", np ? par : "not derivable from the directory name or metadata");
 	row(2, "Sequence lengths", "not recorded in the kernel records");
@@ -539,7 +564,7 @@ s1_config(void)
 			row(2, "Phase", train ? "training (gradient or optimizer kernels)" :
 			    "inference (no gradient or optimizer kernels)");
 		if (!determ)
-			row(2, "Layers", "not determinable (no attention kernel, no repeating kernel block)");
+			row(2, "Layers", "not determinable (no attention kernel, no block of forward kernels repeated 3 times; backward kernels are not searched)");
 		else if (train) {
 			char t[160];
 
@@ -652,7 +677,10 @@ phasetext(struct buf *b)
 {
 	static const char *ph[3] = { "forward", "backward", "optimizer" };
 	int64_t n[3] = { 0 }, w[3] = { 0 }, runs[3] = { 0 }, cs[3] = { 0 }, co[3] = { 0 };
-	int64_t sn = 0, sw = 0, scn = 0, scs = 0, sks = 0;
+	int64_t ccn[3] = { 0 };
+	int64_t sn = 0, sw = 0, scn = 0, scs = 0, sks = 0, past = 0, pastn = 0;
+	int64_t wt = 0, nw = 0;
+	char won[256] = "";
 
 	for (int i = 0; i < len(P.phases); i++) {
 		jv r = at(P.phases, i);
@@ -663,6 +691,7 @@ phasetext(struct buf *b)
 				w[k] += gi(r, "wall_ns");
 				cs[k] += gi(r, "compute_kernel_sum_ns");
 				co[k] += gi(r, "comm_kernel_sum_ns");
+				ccn[k] += gi(r, "comm_kernels");
 				runs[k]++;
 			}
 		jv g = get(r, "gradient_sync");
@@ -672,12 +701,23 @@ phasetext(struct buf *b)
 			scn += gi(g, "comm_kernels");
 			scs += gi(g, "comm_kernel_sum_ns");
 			sks += gi(g, "kernel_sum_ns");
+			/* a collective of the backward still running when it ended */
+			if (gi(g, "backward_comm_end_ns") > gi(r, "end_ns")) {
+				pastn++;
+				if (gi(g, "backward_comm_end_ns") > past)
+					past = gi(g, "backward_comm_end_ns");
+			}
+			if (has(g, "wait_ns")) {
+				wt += gi(g, "wait_ns");
+				if (nw++ == 0)
+					snprintf(won, sizeof won, "%s", code(gs(g, "wait_on")));
+			}
 		}
 		jv_free(g);
 		jv_free(r);
 	}
 	for (int k = 0, m = 0; k < 3; k++) {
-		char t[320];
+		char t[480];
 
 		if (!runs[k])
 			continue;
@@ -685,18 +725,31 @@ phasetext(struct buf *b)
 		    (long long)n[k], (long long)runs[k], runs[k] == 1 ? "" : "s", ms(w[k]));
 		buf_adds(b, t);
 		/* Communication under the phase: the wall holds it, not compute alone. */
-		if (co[k] > 0) {
+		if (co[k] > 0 && k == 1 && pastn) {
+			snprintf(t, sizeof t, ", to its last compute kernel: %s of compute kernels; "
+			    "%lld collective%s started in it (%s of communication kernels) still "
+			    "running at its end, to %s, into the gradient sync", ms(cs[k]),
+			    (long long)ccn[k], ccn[k] == 1 ? "" : "s", ms(co[k]), ms(past));
+			buf_adds(b, t);
+		} else if (co[k] > 0) {
 			snprintf(t, sizeof t, ", which includes communication: %s of "
 			    "communication kernels beside %s of compute kernels", ms(co[k]), ms(cs[k]));
 			buf_adds(b, t);
 		}
 		buf_addc(b, ')');
 		if (k == 1 && sn > 0) {
-			snprintf(t, sizeof t, "; then gradient sync, from the first dp collective no "
-			    "gradient kernel follows, to the end of the phase: %lld kernels (%s wall; "
-			    "%lld collective%s %s, other kernels %s), not backward time", (long long)sn,
-			    ms(sw), (long long)scn, scn == 1 ? "" : "s", ms(scs), ms(sks - scs));
+			snprintf(t, sizeof t, "; then gradient sync, from the end of the backward's last "
+			    "compute kernel to the end of the phase: %lld kernels (%s wall; %lld collective%s %s, other "
+			    "kernels %s), not backward time", (long long)sn, ms(sw), (long long)scn,
+			    scn == 1 ? "" : "s", ms(scs), ms(sks - scs));
 			buf_adds(b, t);
+			if (nw) {
+				snprintf(t, sizeof t, "; in it the device waited %s with no kernel to run, "
+				    "from the backward's last compute kernel to the next kernel, which "
+				    "started after %s ended%s (gradient-sync time on the critical path)",
+				    ms(wt), won, nw > 1 ? " (first of several runs)" : "");
+				buf_adds(b, t);
+			}
 		}
 	}
 }
@@ -709,10 +762,10 @@ commtext(struct buf *b, int bucketsonly)
 		jv c = at(P.comms, i);
 		char t[160];
 
-		snprintf(t, sizeof t, " (%s; %lld forward, %lld backward, %lld optimizer)",
+		snprintf(t, sizeof t, " (%s; %lld forward, %lld backward, %lld gradient sync, %lld optimizer)",
 		    gs(c, "role"), (long long)gi(c, "forward_kernels"), (long long)gi(c, "backward_kernels"),
-		    (long long)gi(c, "optimizer_kernels"));
-		if (!bucketsonly || gi(c, "backward_kernels")) {
+		    (long long)gi(c, "gradient_sync_kernels"), (long long)gi(c, "optimizer_kernels"));
+		if (!bucketsonly || gi(c, "backward_kernels") || gi(c, "gradient_sync_kernels")) {
 			char k[32];
 
 			snprintf(k, sizeof k, "%s%lld ", b->len ? "; " : "", (long long)gi(c, "kernels"));
@@ -733,7 +786,8 @@ s2_describe(void)
 
 	pf("The layer structure **could not be determined**: no `FusedInferAttentionScore`, no "
 	    "other attention kernel, and no block of forward kernels repeated 3 times or more "
-	    "(rules fia.fallback_anchors, fia.period_min_repeats). No layers or passes are claimed "
+	    "(rules fia.fallback_anchors, fia.period_min_repeats; backward kernels are not "
+	    "searched, so a backward block that repeats does not make layers). No layers or passes are claimed "
 	    "and no transformer structure is assumed. What the capture shows instead:\n\n");
 	row(5, "Op family", "Forward kernels", "Backward kernels", "Optimizer kernels", "Kernel sum");
 	sep("lrrrr");
@@ -746,7 +800,10 @@ s2_describe(void)
 	}
 	pf("\n");
 	if (train)
-		pf("- Phase: training: %lld gradient (backward) kernels, %lld optimizer kernels.\n",
+		pf("- Phase: training: %lld kernels are named as gradients (`*Grad*`, `*Backprop*`, "
+		    "`*Backward*`) and %lld as optimizer kernels (`*Adam*`, `*ForeachAdd*`, ...); a "
+		    "named kernel starts its phase, and the phases below also hold the unnamed kernels "
+		    "that follow it, so they count more.\n",
 		    (long long)gi(S, "backward_kernels"), (long long)gi(S, "optimizer_kernels"));
 	else
 		pf("- Phase: no gradient or optimizer kernels (inference, or a forward-only capture).\n");
@@ -760,7 +817,8 @@ s2_describe(void)
 	commtext(&tb, 0);
 	if (tb.len)
 		pf("- Communication: %s. %s\n", tb.p, train && gi(S, "backward_kernels") ?
-		    "Collectives inside the backward phase are gradient buckets, not layers." : "");
+		    "Collectives of the backward phase and of its gradient sync are gradient buckets, "
+		    "not layers." : "");
 	tb.len = 0;
 	joincode(&tb, S, "loss_ops");
 	if (tb.len)
@@ -850,10 +908,12 @@ s2_evidence(void)
 		char t[160];
 
 		snprintf(s, sizeof s, "%lld kernels", (long long)gi(S, "backward_kernels"));
-		row(3, "Gradient kernels (`*Grad*`, `*Backprop*`, `*Backward*`)", s, "backward pass: a training capture");
+		row(3, "Gradient kernels (`*Grad*`, `*Backprop*`, `*Backward*`)", s, "backward pass: a "
+		    "training capture (kernels so named; the backward phase holds more)");
 		snprintf(s, sizeof s, "%lld kernels", (long long)gi(S, "optimizer_kernels"));
 		row(3, "Optimizer kernels (`*Adam*`, `*ForeachAdd*`)", s, gi(S, "optimizer_kernels") ?
-		    "the optimizer step (section 3)" : "no optimizer step in the capture");
+		    "the optimizer step (section 3; kernels so named, the step may hold more)" :
+		    "no optimizer step in the capture");
 		snprintf(s, sizeof s, "%lld forward, %lld backward", (long long)gi(S, "forward_layers"),
 		    (long long)gi(S, "backward_layers"));
 		row(3, "Layers by direction", s, gi(S, "forward_layers") == gi(S, "backward_layers") ?
@@ -904,7 +964,20 @@ s2_evidence(void)
 		snprintf(s, sizeof s, "%lld kernels", (long long)gi(S, "loss_kernels"));
 		row(3, "Loss ops (`*NLLLoss*`, `*CrossEntropy*`; `ArgMax*` in training)", s, tb.len ? tb.p :
 		    "no loss op on this rank (under pipeline parallelism the loss runs on the last stage)");
-	} else {
+	}
+	/* The embedding is a part of its own: never a layer's anomaly. */
+	if (gi(S, "embedding_forward_kernels") + gi(S, "embedding_backward_kernels") > 0) {
+		snprintf(s, sizeof s, "%lld forward, %lld gradient kernels (%s)",
+		    (long long)gi(S, "embedding_forward_kernels"),
+		    (long long)gi(S, "embedding_backward_kernels"), ms(gi(S, "embedding_kernel_sum_ns")));
+		row(3, "Embedding (`aclnnEmbedding*`, `*EmbeddingDenseGrad*`, `*EmbeddingBag*`)", s,
+		    has(S, "pipeline_stages") && gi(S, "pipeline_stage") == 0 ?
+		    "the input embedding, held by this first pipeline stage: the embedding part, not a "
+		    "layer (section 6 names a layer whose span holds its gradient kernels)" :
+		    "the embedding part, not a layer (section 6 names a layer whose span holds its "
+		    "gradient kernels)");
+	}
+	if (!train) {
 		snprintf(s, sizeof s, "%lld layers", (long long)gi(S, "sampling_layers"));
 		row(3, "Sampling ops (`ArgMax`, `rejection_*`)", s, gi(S, "sampling_layers") ? "token sampling: end of a prefill or decode step" : "no sampling in the capture");
 	}
@@ -929,9 +1002,10 @@ types:
 	}
 	if (train) {
 		if (gb(S, "layers_agree") == 1)
-			pf("**a training step of %lld micro-batch%s, %lld layers each**: %lld forward and "
+			pf("**a training step of %lld micro-batch%s, %lld layers each**%s: %lld forward and "
 			    "%lld backward layers, which agree", (long long)gi(S, "micro_batches"),
 			    gi(S, "micro_batches") == 1 ? "" : "es", (long long)gi(S, "layers_per_micro_batch"),
+			    stagetext(gi(S, "layers_per_micro_batch")),
 			    (long long)gi(S, "forward_layers"), (long long)gi(S, "backward_layers"));
 		else
 			pf("a training step with %lld forward and %lld backward layers in %lld forward and "
@@ -953,9 +1027,9 @@ types:
 
 		tb.len = 0;
 		typecounts(&tb, plt);
-		pf("**%lld forward pass%s of %lld layers each (%s)**, %lld layers in all",
+		pf("**%lld forward pass%s of %lld layers each (%s)**, %lld layers in all%s",
 		    (long long)passes, passes == 1 ? "" : "es", (long long)lpp, tb.p ? tb.p : "",
-		    (long long)gi(S, "layers"));
+		    (long long)gi(S, "layers"), stagetext(lpp));
 		jv_free(plt);
 		jv_free(p0);
 	} else
@@ -970,12 +1044,28 @@ types:
 	jv_free(why);
 }
 
+/* Under pipeline parallelism the layers found are this stage's share. */
+static const char *
+stagetext(int64_t layers)
+{
+	static char t[256];
+	int64_t p = gi(P.summary, "pipeline_stages");
+
+	if (!has(P.summary, "pipeline_stages") || p < 2 || layers <= 0)
+		return "";
+	snprintf(t, sizeof t, " (this rank is pipeline stage %lld of %lld, numbered from 0 in parallel_group_info: "
+	    "these are this stage's layers, so the model has about %lld x %lld = %lld)",
+	    (long long)gi(P.summary, "pipeline_stage"), (long long)p, (long long)p,
+	    (long long)layers, (long long)(p * layers));
+	return t;
+}
+
 /* Why there are no layers. */
 static const char *
 nolayer(void)
 {
 	if (!determ && gi(P.summary, "kernels"))
-		return "no layer structure was determined (no attention kernel, no repeating kernel block)";
+		return "no layer structure was determined (no attention kernel, no block of forward kernels repeated 3 times; backward kernels are not searched)";
 	return "no layer was found";
 }
 
@@ -998,13 +1088,37 @@ phasetable(void)
 		    num(gi(r, "kernels")), code(gs(r, "first_kernel")));
 		/* The dp collectives no gradient kernel follows: a row of their own. */
 		if (jv_get_kind(g) == JV_KIND_OBJECT)
-			row(8, "", "gradient sync onwards", ms(gi(g, "start_ns")), ms(gi(g, "wall_ns")),
+			row(8, "", "gradient sync", ms(gi(g, "start_ns")), ms(gi(g, "wall_ns")),
 			    ms(gi(g, "kernel_sum_ns") - gi(g, "comm_kernel_sum_ns")),
 			    ms(gi(g, "comm_kernel_sum_ns")), num(gi(g, "kernels")), "");
 		jv_free(g);
 		jv_free(r);
 	}
 	pf("\n");
+	/* The backward ends with its last compute kernel; a wait after it is sync. */
+	for (int i = 0, m = 0; i < len(P.phases); i++) {
+		jv r = at(P.phases, i), g = get(r, "gradient_sync");
+
+		if (jv_get_kind(g) == JV_KIND_OBJECT && m++ == 0)
+			pf("A backward run's wall ends with its last compute kernel before the first dp "
+			    "collective no gradient kernel follows, or before the device waited for the "
+			    "backward's dp collectives to end (a non-gradient kernel, such as a bucket "
+			    "copy, that started only after them); the gradient sync starts there.");
+		if (jv_get_kind(g) == JV_KIND_OBJECT && gi(g, "backward_comm_end_ns") > gi(r, "end_ns"))
+			pf(" Run %lld: collectives started in the backward run on to %s, into the "
+			    "gradient sync (their kernel time is in the backward row).",
+			    (long long)gi(r, "run"), ms(gi(g, "backward_comm_end_ns")));
+		if (jv_get_kind(g) == JV_KIND_OBJECT && has(g, "wait_ns"))
+			pf(" Run %lld: from %s to %s (%s) the device had no kernel to run: the next "
+			    "kernel started after %s ended. That wait is gradient-sync time on the "
+			    "critical path, not backward compute.", (long long)gi(r, "run"),
+			    ms(gi(g, "wait_start_ns")), ms(gi(g, "wait_end_ns")), ms(gi(g, "wait_ns")),
+			    code(gs(g, "wait_on")));
+		if (i == len(P.phases) - 1 && m)
+			pf("\n\n");
+		jv_free(g);
+		jv_free(r);
+	}
 	if (jv_get_kind(opt) == JV_KIND_OBJECT)
 		pf("Optimizer step: from %s at %s to %s, %s wall, %lld kernels (%s kernel time).\n\n",
 		    code(gs(opt, "first_kernel")), ms(gi(opt, "start_ns")), ms(gi(opt, "end_ns")),
@@ -1645,7 +1759,7 @@ s8_commops(void)
 			snprintf(r, sizeof r, "%s (%s)", gs(c, "parallel_group"), role);
 		else
 			snprintf(r, sizeof r, "%s", role);
-		row(6, code(op), code(gs(c, "group")), r, gs(c, "role_source"), num(gi(c, "ops")),
+		row(6, code(op), code(gs(c, "group")), r, rolefrom(c), num(gi(c, "ops")),
 		    ms(gi(c, "elapse_ns")));
 		jv_free(c);
 	}
@@ -1687,9 +1801,9 @@ s8_comm(void)
 		int mixed = 0;
 
 		pf("Communication roles (dp / tp / pp / ep / cp), by op and group:\n\n");
-		row(9, "Op", "Group", "Role", "Role from", "Kernels", "Kernel sum", "Forward",
-		    "Backward", "Optimizer");
-		sep("llllrrrrr");
+		row(10, "Op", "Group", "Role", "Role from", "Kernels", "Kernel sum", "Forward",
+		    "Backward", "Gradient sync", "Optimizer");
+		sep("llllrrrrrr");
 		for (int i = 0; i < len(P.comms); i++) {
 			jv c = at(P.comms, i);
 
@@ -1699,10 +1813,11 @@ s8_comm(void)
 				snprintf(rl, sizeof rl, "%s (%s)", gs(c, "parallel_group"), gs(c, "role"));
 			else
 				snprintf(rl, sizeof rl, "%s", gs(c, "role"));
-			row(9, code(gs(c, "op")), gs(c, "group")[0] ? code(gs(c, "group")) : "unknown",
-			    rl, gs(c, "role_source"), num(gi(c, "kernels")),
+			row(10, code(gs(c, "op")), gs(c, "group")[0] ? code(gs(c, "group")) : "unknown",
+			    rl, rolefrom(c), num(gi(c, "kernels")),
 			    ms(gi(c, "kernel_sum_ns")), num(gi(c, "forward_kernels")),
-			    num(gi(c, "backward_kernels")), num(gi(c, "optimizer_kernels")));
+			    num(gi(c, "backward_kernels")), num(gi(c, "gradient_sync_kernels")),
+			    num(gi(c, "optimizer_kernels")));
 			if (src == NULL)
 				src = xstrdup(gs(c, "role_source"));
 			else
@@ -1714,8 +1829,8 @@ s8_comm(void)
 			pf("Where the roles come from: %s.", srctext(src));
 		else
 			pf("Where the roles come from: per row (metadata_group: the kernel's group in "
-			    "parallel_group_info; metadata_evidence: the named group of parallel_group_info its "
-			    "comm group matched by size and what its ops do; metadata_dims: the only parallel dimension with more than "
+			    "parallel_group_info; inferred: the named group of parallel_group_info its "
+			    "comm group matched by size and what its ops do, not read; metadata_dims: the only parallel dimension with more than "
 			    "one rank; position: a collective after the gradient kernels; name: op names only, "
 			    "a fallback).");
 		if (src && strcmp(src, "metadata_dims") == 0 && !mixed)
@@ -1877,7 +1992,7 @@ s10_summary(void)
 	pf("## 10. Model Architecture Summary\n\n");
 	if (P.nl == 0) {
 		pf("Not available: %s.\n\n", !determ && gi(S, "kernels") ?
-		    "no layer structure was determined (no attention kernel, no repeating kernel block); "
+		    "no layer structure was determined (no attention kernel, no block of forward kernels repeated 3 times; backward kernels are not searched); "
 		    "section 2 describes the capture's op families and phases" : "no layer was found");
 		if (!determ && gi(S, "kernels")) {
 			tb.len = 0;
@@ -1999,10 +2114,11 @@ s10_summary(void)
 		jv opt = get(S, "optimizer");
 
 		if (gb(S, "layers_agree") == 1)
-			pf("- Training step: **%lld micro-batch%s x %lld layers** (%lld forward, %lld backward "
+			pf("- Training step: **%lld micro-batch%s x %lld layers**%s (%lld forward, %lld backward "
 			    "layers, which agree), found by %s; confidence %s.\n",
 			    (long long)gi(S, "micro_batches"), gi(S, "micro_batches") == 1 ? "" : "es",
-			    (long long)gi(S, "layers_per_micro_batch"), (long long)gi(S, "forward_layers"),
+			    (long long)gi(S, "layers_per_micro_batch"),
+			    stagetext(gi(S, "layers_per_micro_batch")), (long long)gi(S, "forward_layers"),
 			    (long long)gi(S, "backward_layers"), methodtext(), gs(S, "confidence"));
 		else
 			pf("- Training step: %lld forward and %lld backward layers that do not pair up; "
@@ -2083,7 +2199,7 @@ headline(void)
 	pf("**In short:** ");
 	if (!determ)
 		pf("a%s capture whose layer structure **could not be determined** (no attention kernel, "
-		    "no kernel block repeated 3 times); section 2 describes its op families, stages "
+		    "no block of forward kernels repeated 3 times; backward kernels are not searched); section 2 describes its op families, stages "
 		    "and phases instead", train ? " training" : "n inference");
 	else if (strcmp(method, "period") == 0) {
 		jv pd = get(S, "period");
@@ -2101,9 +2217,10 @@ headline(void)
 		jv_free(pd);
 	}
 	else if (gb(S, "layers_agree") == 1)
-		pf("a training step: **%lld micro-batch%s of %lld layers**, %lld forward and %lld "
+		pf("a training step: **%lld micro-batch%s of %lld layers**%s, %lld forward and %lld "
 		    "backward layers that agree", (long long)gi(S, "micro_batches"),
 		    gi(S, "micro_batches") == 1 ? "" : "es", (long long)gi(S, "layers_per_micro_batch"),
+		    stagetext(gi(S, "layers_per_micro_batch")),
 		    (long long)gi(S, "forward_layers"), (long long)gi(S, "backward_layers"));
 	else
 		pf("a training step with %lld forward and %lld backward layers that do not pair up: "
@@ -2165,7 +2282,7 @@ render(void)
 			else if (strcmp(c, "period_search_capped") == 0)
 				t = "The repeating block was searched in the first kernels only (fia.period_max_kernels): later kernels are in no layer.";
 			else if (strcmp(c, "layers_not_determinable") == 0)
-				t = "**No layer structure**: no attention kernel and no repeating kernel block; sections 2 and 8 describe what the capture holds instead.";
+				t = "**No layer structure**: no attention kernel and no block of forward kernels repeated 3 times (backward kernels are not searched for repeats); sections 2 and 8 describe what the capture holds instead.";
 			else if (strcmp(c, "no_fia_fallback_step") == 0)
 				t = "**No FIA kernels** and no other structural marker: each step is one block (fallback); the layer count is unknown.";
 			else if (strcmp(c, "single_pass") == 0)

@@ -54,6 +54,7 @@
 #define F_P2P	0x800	/* point-to-point send / receive */
 #define F_PFA	0x1000	/* prefill attention by name (PromptFlashAttention) */
 #define F_IFA	0x2000	/* decode attention by name (IncreFlashAttention) */
+#define F_EMB	0x4000	/* the embedding's lookup or gradient */
 
 enum { C_COMPUTE, C_COMM, C_AICPU };
 enum { FC_NONE, FC_PREFILL, FC_DECODE, FC_AMBIG };
@@ -70,13 +71,13 @@ enum { BP_PIPE, BP_GRAD, BP_EMBD, BP_OPT, BP_COMM, BP_COMP, NBP };
 static const char *bpname[NBP] = { "pipeline_send_receive", "gradient_sync",
     "embd_gradient_allreduce", "optimizer", "other_comm", "other_compute" };
 /* Where a communication kernel's role comes from. */
-enum { RS_GROUP, RS_EVID, RS_DIMS, RS_POS, RS_NAME, NRS };
+enum { RS_GROUP, RS_INF, RS_DIMS, RS_POS, RS_NAME, NRS };
 
 static const char *tname[NTYPE] = { "dense", "moe_dfc", "moe_gmm", "moe", "decode", "backward" };
 static const char *fcname[] = { "none", "prefill", "decode", "ambiguous" };
 static const char *ename[NENG] = { "fia", "attention", "period" };
 static const char *phname[NPH] = { "forward", "backward", "optimizer" };
-static const char *rsname[NRS] = { "metadata_group", "metadata_evidence", "metadata_dims", "position", "name" };
+static const char *rsname[NRS] = { "metadata_group", "inferred", "metadata_dims", "position", "name" };
 static const char *clname[] = { "compute", "comm", "ai_cpu" };
 
 /*
@@ -166,20 +167,30 @@ struct chain {
 
 /*
  * A run of kernels of one phase.  A backward run whose dp (or embedding)
- * collective no gradient kernel follows ends before it: from that
- * collective on is gradient sync (w*: the run before it; t*: the sync).
+ * collective no gradient kernel follows ends with its last compute kernel
+ * before it: from there on is gradient sync (w*: the backward; ts: the
+ * sync's start).  When a non-gradient compute kernel had to wait for the
+ * run's dp collectives to end (a bucket copy behind the previous bucket),
+ * the backward ends before that wait (p*: the run before the wait; x*: the
+ * wait, on the collective xc), and the wait is gradient-sync time.
  */
 struct prun {
 	int	 ph, first;	/* first: the name of its first kernel */
 	int64_t	 s, e, n, sum, cn, csum;	/* c*: communication kernels */
 	int	 sync;
-	int64_t	 we, wn, wsum, wcn, wcsum, ts;
+	int64_t	 we, wn, wsum, wcn, wcsum, ts, wme;
+	int64_t	 ce, me;	/* last end of compute, of communication kernels */
+	int	 mec, mer;	/* the collective ending last: name, role */
+	int	 pw, xc;	/* a wait since the last gradient kernel; its collective */
+	int64_t	 pn, psum, pcn, pcsum, pme, xs, xe;
+	char	 mecraw[96], xcraw[96];	/* mec, xc as the kernel names them */
 };
 
 /* Communication kernels of one op, group and role. */
 struct cb {
 	int	 name, group, role, src;	/* group: -1 unknown */
 	int64_t	 n, sum, nph[NPH];
+	int64_t	 nsync, mark, wmark;	/* gradient sync; nph[PH_BWD] at its start */
 };
 
 /* A kept kernel, for the period search and its replay. */
@@ -285,11 +296,12 @@ static struct {
 	/* Loss kernels: by name, and ArgMax-like ones (loss in training). */
 	int64_t		 nloss, nargm;
 	int64_t		 npfa, nifa;	/* FIA markers by name */
+	int64_t		 nemb[2], embsum;	/* embedding kernels: forward, gradient */
 	int		 lossn[4], nlossn;
 	/* Op families per phase, communication by op and role, stages. */
 	int64_t		 famn[MAXFAM + 1][NPH], famsum[MAXFAM + 1][NPH];
 	struct cb	 cb[MAXCB];
-	int		 ncb;
+	int		 ncb, lastcb;	/* lastcb: the last comm kernel's */
 	int		 stage[NSTAGE], nstage;
 	int64_t		 stagen[NSTAGE];
 	/* The first kernels, kept for the period search. */
@@ -307,6 +319,7 @@ static struct {
 	char	*key[MAXGROUP], *name[MAXGROUP];
 	int	 role[MAXGROUP], size[MAXGROUP];
 	int	 ppsize, epsize;
+	int	 ppstage, ppstages;	/* this rank's pp group: group_rank, size; -1 */
 } M;
 
 /*
@@ -325,6 +338,7 @@ static struct cg {
 	int64_t	 rk[MAXCGR];
 	int	 nrk;
 	int	 meta;			/* M index, -1 */
+	const char *why;		/* what inferred meta (as asc-comm) */
 } CG[MAXCG];
 static int ncg, cgdone;
 
@@ -464,6 +478,7 @@ loadroles(void)
 	rules_list("fia.backward");
 	rules_list("fia.optimizer");
 	rules_list("fia.loss");
+	rules_list("fia.embedding");
 	rules_list("fia.p2p");
 	rules_list("fia.prefill_attention");
 	rules_list("fia.decode_attention");
@@ -577,6 +592,7 @@ kname(const char *s, size_t n)
 	c->flags |= rules_match("fia.optimizer", c->s) ? F_OPT : 0;
 	c->flags |= rules_match("fia.loss", c->s) ? F_LOSS : 0;
 	c->flags |= rules_match("fia.p2p", c->s) ? F_P2P : 0;
+	c->flags |= rules_match("fia.embedding", c->s) ? F_EMB : 0;
 	/* Prompt / incremental flash attention are prefill / decode FIA by
 	 * definition: FIA markers whose class is their name. */
 	if (!(c->flags & F_FIA)) {
@@ -733,6 +749,7 @@ unit_begin(const char *dev, size_t n)
 	memset(G.phsum, 0, sizeof G.phsum);
 	G.nbwd = G.nopt = G.nruns = 0;
 	G.nloss = G.nargm = G.npfa = G.nifa = 0;
+	G.nemb[0] = G.nemb[1] = G.embsum = 0;
 	G.nlossn = 0;
 	memset(G.famn, 0, sizeof G.famn);
 	memset(G.famsum, 0, sizeof G.famsum);
@@ -1204,18 +1221,22 @@ layer_close(struct eng *e, int ei)
 					    t->first, t->ntpl);
 					buf_adds(&tb, s);
 				}
-				/* Names in this layer that the template lacks. */
-				for (size_t i = 0; i < e->ndn && shown < 4; i++) {
-					int in = 0;
+				/* Names in this layer that the template lacks; the
+				 * embedding's (its lookup or gradient) apart. */
+				for (int emb = 0; emb < 2; emb++, shown = 0)
+					for (size_t i = 0; i < e->ndn && shown < 4; i++) {
+						int in = 0;
 
-					for (int j = 0; j < t->ntpl && !in; j++)
-						in = t->tpl[j].name == e->dn[i];
-					if (in)
-						continue;
-					buf_adds(&tb, shown ? ", " : "; not in the template: ");
-					buf_adds(&tb, names[e->dn[i]].s);
-					shown++;
-				}
+						for (int j = 0; j < t->ntpl && !in; j++)
+							in = t->tpl[j].name == e->dn[i];
+						if (in || !!rules_match("fia.embedding", names[e->dn[i]].s) != emb)
+							continue;
+						buf_adds(&tb, shown ? ", " : emb ? "; in its span, the "
+						    "embedding's kernels (the embedding part, not this "
+						    "layer's): " : "; not in the template: ");
+						buf_adds(&tb, names[e->dn[i]].s);
+						shown++;
+					}
 				anomaly(t, &tb);
 			}
 		}
@@ -1692,6 +1713,8 @@ period_replay(void)
 }
 
 static int commrole(const char *, size_t, int, int, int, int *, int *);
+static void run_commit(const struct prun *);
+static const char *cgwhy(int);
 
 /* Without kernels: communication.json's ops by name and group, with roles. */
 static void
@@ -1723,6 +1746,7 @@ put_comm_ops(void)
 		out_esc(&ob, rolename(role), strlen(rolename(role)));
 		buf_adds(&ob, ",\"role_source\":");
 		out_esc(&ob, rsname[src], strlen(rsname[src]));
+		out_cstr(&ob, "role_evidence", src == RS_INF ? cgwhy(group) : NULL);
 		buf_adds(&ob, ",\"ops\":");
 		out_int(&ob, CR[i].n);
 		buf_adds(&ob, ",\"elapse_ns\":");
@@ -2015,6 +2039,8 @@ unit_end(void)
 		rec_put(&ob, stdout);
 	}
 	/* Phases: the runs of one phase, the first NPREC and the last. */
+	if (G.nruns > 0)
+		run_commit(&G.lastrun);
 	if (G.nruns > 0 && G.nruns <= NPREC)
 		G.runs[G.nruns - 1] = G.lastrun;
 	for (int64_t i = 0; i < G.nruns; i++) {
@@ -2028,6 +2054,7 @@ unit_end(void)
 			continue;
 		int64_t end = u->sync ? u->we : u->e, n = u->sync ? u->wn : u->n;
 		int64_t sum = u->sync ? u->wsum : u->sum, csum = u->sync ? u->wcsum : u->csum;
+		int64_t cn = u->sync ? u->wcn : u->cn;
 
 		head("fia_phase");
 		out_i64(&ob, "run", i);
@@ -2038,6 +2065,7 @@ unit_end(void)
 		out_nsms(&ob, "kernel_sum", sum);
 		out_nsms(&ob, "compute_kernel_sum", sum - csum);
 		out_nsms(&ob, "comm_kernel_sum", csum);
+		out_i64(&ob, "comm_kernels", cn);
 		out_i64(&ob, "kernels", n);
 		out_cstr(&ob, "first_kernel", names[u->first].s);
 		out_key(&ob, "gradient_sync");
@@ -2050,6 +2078,20 @@ unit_end(void)
 			out_i64(&ob, "comm_kernels", u->cn - u->wcn);
 			out_nsms(&ob, "comm_kernel_sum", u->csum - u->wcsum);
 			out_nsms(&ob, "kernel_sum", u->sum - u->wsum);
+			/* the backward's collectives running on into the sync */
+			out_i64(&ob, "backward_comm_end_ns", u->wme > u->we ? u->wme : u->we);
+			if (u->xc >= 0) {
+				out_i64(&ob, "wait_start_ns", u->xs);
+				out_i64(&ob, "wait_end_ns", u->xe);
+				out_nsms(&ob, "wait", u->xe - u->xs);
+				out_cstr(&ob, "wait_on", u->xcraw[0] ? u->xcraw : names[u->xc].s);
+			} else {
+				out_null(&ob, "wait_start_ns");
+				out_null(&ob, "wait_end_ns");
+				out_null(&ob, "wait_ns");
+				out_null(&ob, "wait_ms");
+				out_null(&ob, "wait_on");
+			}
 			buf_addc(&ob, '}');
 		} else
 			buf_adds(&ob, "null");
@@ -2067,10 +2109,12 @@ unit_end(void)
 			out_null(&ob, "group");
 		out_cstr(&ob, "role", rolename(c->role));
 		out_cstr(&ob, "role_source", rsname[c->src]);
+		out_cstr(&ob, "role_evidence", c->src == RS_INF ? cgwhy(c->group) : NULL);
 		out_i64(&ob, "kernels", c->n);
 		out_nsms(&ob, "kernel_sum", c->sum);
 		out_i64(&ob, "forward_kernels", c->nph[PH_FWD]);
 		out_i64(&ob, "backward_kernels", c->nph[PH_BWD]);
+		out_i64(&ob, "gradient_sync_kernels", c->nsync);
 		out_i64(&ob, "optimizer_kernels", c->nph[PH_OPT]);
 		{	/* the named group its comm group matched */
 			const char *pg = NULL;
@@ -2352,7 +2396,17 @@ unit_end(void)
 		buf_adds(&tb, st);
 	}
 	out_str(&ob, "forward_stages", tb.p ? tb.p : "", tb.len);
+	out_i64(&ob, "embedding_forward_kernels", G.nemb[0]);
+	out_i64(&ob, "embedding_backward_kernels", G.nemb[1]);
+	out_nsms(&ob, "embedding_kernel_sum", G.embsum);
 	out_bool(&ob, "parallel_metadata", M.have);
+	if (M.ppstages > 0) {
+		out_i64(&ob, "pipeline_stage", M.ppstage);
+		out_i64(&ob, "pipeline_stages", M.ppstages);
+	} else {
+		out_null(&ob, "pipeline_stage");
+		out_null(&ob, "pipeline_stages");
+	}
 	out_key(&ob, "parallel_groups");
 	buf_addc(&ob, '[');
 	for (int i = 0; i < M.n; i++) {
@@ -2414,10 +2468,18 @@ classof(const struct rfield *f, int flags)
 
 /* Training ------------------------------------------------------------ */
 
+static int
+syncrole(int role)
+{
+	return role >= 0 && (role == r_dp || role == r_embd);
+}
+
 /*
  * Before x joins the backward run u: a dp or embedding collective starts
- * the run's gradient sync; a later gradient kernel undoes it (the
- * collective overlapped the backward and stays in its wall).
+ * the run's gradient sync at the end of the backward's last compute kernel
+ * (before a wait for the collectives, if one came since the last gradient
+ * kernel); a later gradient kernel undoes it (the collective overlapped
+ * the backward and stays in its wall).
  */
 static void
 run_sync(struct prun *u, const struct lk *x)
@@ -2426,15 +2488,61 @@ run_sync(struct prun *u, const struct lk *x)
 		return;
 	if (u->sync && (x->flags & F_BWD))
 		u->sync = 0;
-	else if (!u->sync && x->cls == C_COMM && x->role >= 0 &&
-	    (x->role == r_dp || x->role == r_embd)) {
+	else if (!u->sync && x->cls == C_COMM && syncrole(x->role)) {
 		u->sync = 1;
-		u->we = u->e;
-		u->wn = u->n;
-		u->wsum = u->sum;
-		u->wcn = u->cn;
-		u->wcsum = u->csum;
-		u->ts = x->s;
+		for (int i = 0; i < G.ncb; i++)
+			G.cb[i].mark = u->pw ? G.cb[i].wmark : G.cb[i].nph[PH_BWD] - (i == G.lastcb);
+		if (u->pw) {
+			u->we = u->xs;
+			u->wn = u->pn;
+			u->wsum = u->psum;
+			u->wcn = u->pcn;
+			u->wcsum = u->pcsum;
+			u->wme = u->pme;
+		} else {
+			u->xc = -1;
+			u->we = u->ce ? u->ce : u->e;
+			u->wn = u->n;
+			u->wsum = u->sum;
+			u->wcn = u->cn;
+			u->wcsum = u->csum;
+			u->wme = u->me;
+		}
+		u->ts = u->we;
+	}
+	if (u->sync)
+		return;
+	if (x->flags & F_BWD)
+		u->pw = 0;
+	else if (!u->pw && x->cls != C_COMM && u->ce && u->me > u->ce && x->s >= u->me &&
+	    syncrole(u->mer)) {
+		/* x waited for the collectives: the backward's compute ended at ce */
+		u->pw = 1;
+		u->pn = u->n;
+		u->psum = u->sum;
+		u->pcn = u->cn;
+		u->pcsum = u->csum;
+		u->pme = u->me;
+		u->xs = u->ce;
+		u->xe = x->s;
+		u->xc = u->mec;
+		memcpy(u->xcraw, u->mecraw, sizeof u->xcraw);
+		for (int i = 0; i < G.ncb; i++)
+			G.cb[i].wmark = G.cb[i].nph[PH_BWD];
+	}
+}
+
+/* A closed run: the collectives of its gradient sync leave the backward. */
+static void
+run_commit(const struct prun *u)
+{
+	if (u->ph != PH_BWD || !u->sync)
+		return;
+	for (int i = 0; i < G.ncb; i++) {
+		int64_t d = G.cb[i].nph[PH_BWD] - G.cb[i].mark;
+
+		G.cb[i].nsync += d;
+		G.cb[i].nph[PH_BWD] -= d;
 	}
 }
 
@@ -2443,11 +2551,14 @@ static void
 phase_kernel(int ph, const struct lk *x, int fam, int64_t dur)
 {
 	if (G.nruns == 0 || G.lastrun.ph != ph) {
+		if (G.nruns > 0)
+			run_commit(&G.lastrun);
 		if (G.nruns > 0 && G.nruns <= NPREC)
 			G.runs[G.nruns - 1] = G.lastrun;
 		G.nruns++;
 		memset(&G.lastrun, 0, sizeof G.lastrun);
 		G.lastrun.ph = ph;
+		G.lastrun.xc = -1;
 		G.lastrun.first = x->name;
 		G.lastrun.s = x->s;
 	}
@@ -2461,6 +2572,15 @@ phase_kernel(int ph, const struct lk *x, int fam, int64_t dur)
 	}
 	if (x->e > G.lastrun.e)
 		G.lastrun.e = x->e;
+	if (x->cls != C_COMM && x->e > G.lastrun.ce)
+		G.lastrun.ce = x->e;
+	else if (x->cls == C_COMM && x->e > G.lastrun.me) {
+		G.lastrun.me = x->e;
+		G.lastrun.mec = x->name;
+		G.lastrun.mer = x->role;
+		snprintf(G.lastrun.mecraw, sizeof G.lastrun.mecraw, "%.*s",
+		    nmb.len < sizeof G.lastrun.mecraw ? (int)nmb.len : 0, nmb.p);
+	}
 	G.nph[ph]++;
 	G.phsum[ph] += dur;
 	if (ph == PH_OPT) {
@@ -2528,12 +2648,23 @@ cgpick(const int *taken, int n, const char *pre)
 }
 
 static void
-cgtake(struct cg *c, int *taken, int i)
+cgtake(struct cg *c, int *taken, int i, const char *why)
 {
 	if (i < 0 || c->meta >= 0)
 		return;
 	taken[i] = 1;
 	c->meta = i;
+	c->why = why;
+}
+
+/* What inferred the named group of the comm group g; NULL: none. */
+static const char *
+cgwhy(int g)
+{
+	for (int k = 0; g >= 0 && k < ncg; k++)
+		if (CG[k].g == g && CG[k].meta >= 0)
+			return CG[k].why;
+	return NULL;
 }
 
 /*
@@ -2550,15 +2681,18 @@ cgmatch(void)
 	cgdone = 1;
 	for (int i = 0; i < ncg; i++)
 		if (CG[i].p2p && CG[i].nrk)
-			cgtake(&CG[i], taken, cgpick(taken, CG[i].nrk, "pp"));
+			cgtake(&CG[i], taken, cgpick(taken, CG[i].nrk, "pp"),
+			    "send/recv on a group of the size of parallel_group_info's pp");
 	for (int i = 0; i < ncg; i++)
 		if (CG[i].rsag && CG[i].nrk)
-			cgtake(&CG[i], taken, cgpick(taken, CG[i].nrk, "dp"));
+			cgtake(&CG[i], taken, cgpick(taken, CG[i].nrk, "dp"),
+			    "reduce-scatter / all-gather on a group of the size of parallel_group_info's dp");
 	for (int i = 0; i < ncg; i++)
 		if (CG[i].nrk == 1) {
 			int k = cgpick(taken, 1, "tp");
 
-			cgtake(&CG[i], taken, k >= 0 ? k : cgpick(taken, 1, ""));
+			cgtake(&CG[i], taken, k >= 0 ? k : cgpick(taken, 1, ""),
+			    "1 rank: does nothing across ranks");
 		}
 	for (int i = 0; i < ncg; i++) {
 		int k = CG[i].nrk ? cgpick(taken, CG[i].nrk, "") : -1, two = 0;
@@ -2566,15 +2700,18 @@ cgmatch(void)
 		for (int j = 0; k >= 0 && j < M.n; j++)
 			two |= j != k && !taken[j] && M.size[j] == CG[i].nrk;
 		if (k >= 0 && !two)
-			cgtake(&CG[i], taken, k);
+			cgtake(&CG[i], taken, k,
+			    "the only name of parallel_group_info with this many ranks");
 	}
 	for (int i = 0; i < ncg; i++)
 		if (CG[i].ar && CG[i].nrk && CG[i].maxmb >= 1) {
 			int k = cgpick(taken, CG[i].nrk, "embd");
 
-			cgtake(&CG[i], taken, k >= 0 ? k : cgpick(taken, CG[i].nrk, "dp"));
+			cgtake(&CG[i], taken, k >= 0 ? k : cgpick(taken, CG[i].nrk, "dp"),
+			    "all-reduce of at least 1 MB per link (gradients) on a group of that size");
 		} else if (CG[i].ar && CG[i].nrk)
-			cgtake(&CG[i], taken, cgpick(taken, CG[i].nrk, "mp"));
+			cgtake(&CG[i], taken, cgpick(taken, CG[i].nrk, "mp"),
+			    "all-reduce of under 1 MB per link (scalars) on a group of that size");
 }
 
 /* A comm_link record: a rank of its group and the size it moved. */
@@ -2635,7 +2772,7 @@ commrole(const char *raw, size_t n, int fl, int namerole, int ph, int *group, in
 		cgmatch();
 	for (int i = 0; *group >= 0 && i < ncg; i++)
 		if (CG[i].g == *group && CG[i].meta >= 0) {
-			*src = RS_EVID;
+			*src = RS_INF;
 			return M.role[CG[i].meta] >= 0 ? M.role[CG[i].meta] : rother;
 		}
 	if ((fl & F_P2P) && r_pp >= 0) {
@@ -2677,6 +2814,7 @@ comm_tally(const struct lk *x, int group, int src, int ph, int64_t dur)
 		c->src = src;
 	} else if (c == NULL)
 		c = &G.cb[MAXCB - 1];	/* full: the last one takes the rest */
+	G.lastcb = (int)(c - G.cb);
 	c->n++;
 	c->sum += dur;
 	c->nph[ph]++;
@@ -2695,6 +2833,7 @@ readmeta(const char *dir, size_t n)
 	}
 	memset(&M, 0, sizeof M);
 	M.dims = -1;
+	M.ppstage = M.ppstages = -1;
 	if (dir == NULL)
 		return;
 	buf_add(&pb, dir, n);
@@ -2732,6 +2871,17 @@ readmeta(const char *dir, size_t n)
 						M.role[i] = roleidx(grname[g]);
 						break;
 					}
+			/* The pipeline stage: this rank's place in its pp group. */
+			if (M.role[i] == r_pp && M.role[i] >= 0 && M.ppstages < 0) {
+				jv rk = jv_object_get(jv_copy(v), jv_string("group_rank"));
+
+				if (jv_get_kind(rk) == JV_KIND_NUMBER && M.size[i] > 0 &&
+				    jv_number_value(rk) >= 0 && jv_number_value(rk) < M.size[i]) {
+					M.ppstage = (int)jv_number_value(rk);
+					M.ppstages = M.size[i];
+				}
+				jv_free(rk);
+			}
 		}
 		jv_free(gn);
 		jv_free(gr);
@@ -2869,6 +3019,10 @@ kernelrec(struct rin *r)
 	} else if (ph != PH_FWD && ((fl & (F_FIA | F_ANCH)) || (ph == PH_OPT && newstep)))
 		ph = PH_FWD;
 	x.ph = ph;
+	if (fl & F_EMB) {
+		G.nemb[!!(fl & F_BWD)]++;
+		G.embsum += k.dur;
+	}
 	G.npfa += !!(fl & F_PFA);
 	G.nifa += !!(fl & F_IFA);
 	if (!(fl & F_BWD) && (fl & (F_LOSS | F_SAMP))) {

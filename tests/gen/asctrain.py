@@ -245,7 +245,9 @@ class Rank:
             info = {}
             for i, (gn, ranks, gid) in enumerate(groups):
                 key = gid if a.meta == 'group' and gid else 'group_name_%d' % i
-                info[key] = {'group_name': gn, 'group_rank': 0, 'global_ranks': ranks}
+                # this rank's place in its group: its stage in the pp group
+                rk = a.stage if gn == 'pp' and a.pp > 1 else 0
+                info[key] = {'group_name': gn, 'group_rank': rk, 'global_ranks': ranks}
             meta['parallel_group_info'] = info
         with open(os.path.join(prof, 'profiler_metadata.json'), 'w', encoding='utf-8') as f:
             json.dump(meta, f)
@@ -281,6 +283,8 @@ def main(argv):
     srcs = {'group': 'metadata_group', 'dims': 'metadata_dims', 'none': 'position'}
     truth = {'train': {
         'phase': 'training',
+        # [stage, stages] as parallel_group_info's pp group tells them
+        'pipeline': [a.stage, a.pp] if a.pp > 1 and a.meta != 'none' else None,
         'layers_per_micro_batch': a.layers,
         'micro_batches': a.micro_batches,
         'steps': a.steps,
