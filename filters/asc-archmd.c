@@ -727,8 +727,8 @@ phasetext(struct buf *b)
 		/* Communication under the phase: the wall holds it, not compute alone. */
 		if (co[k] > 0 && k == 1 && pastn) {
 			snprintf(t, sizeof t, ", to its last compute kernel: %s of compute kernels; "
-			    "%lld collective%s started in it (%s of communication kernels) still "
-			    "running at its end, to %s, into the gradient sync", ms(cs[k]),
+			    "%lld collective%s started in it (%s of communication kernels), the "
+			    "last to end running on to %s, into the gradient sync", ms(cs[k]),
 			    (long long)ccn[k], ccn[k] == 1 ? "" : "s", ms(co[k]), ms(past));
 			buf_adds(b, t);
 		} else if (co[k] > 0) {
@@ -1105,7 +1105,7 @@ phasetable(void)
 			    "backward's dp collectives to end (a non-gradient kernel, such as a bucket "
 			    "copy, that started only after them); the gradient sync starts there.");
 		if (jv_get_kind(g) == JV_KIND_OBJECT && gi(g, "backward_comm_end_ns") > gi(r, "end_ns"))
-			pf(" Run %lld: collectives started in the backward run on to %s, into the "
+			pf(" Run %lld: collectives that started in the backward ran on to %s, into the "
 			    "gradient sync (their kernel time is in the backward row).",
 			    (long long)gi(r, "run"), ms(gi(g, "backward_comm_end_ns")));
 		if (jv_get_kind(g) == JV_KIND_OBJECT && has(g, "wait_ns"))
