@@ -400,6 +400,8 @@ main(int argc, char *argv[])
 	in = jv_object_set(in, jv_string("mode"), jv_string("diff"));
 	in = jv_object_set(in, jv_string("cluster"), jv_bool(cluster));
 	in = jv_object_set(in, jv_string("ranks"), jv_number(cluster ? na : 0));
+	in = jv_object_set(in, jv_string("a_input"), jv_string(cluster ? fa : argv[0]));
+	in = jv_object_set(in, jv_string("b_input"), jv_string(cluster ? fb : argv[1]));
 	in = jv_object_set(in, jv_string("a"), load(fa, 1));
 	in = jv_object_set(in, jv_string("b"), load(fb, 1));
 	recs = runprog(prog, in);

@@ -69,6 +69,9 @@ def oprows($A; $B; $view; $kind; $na; $nb):
      delta_per_step_ns: (($y.dur_total_ns // 0 | idiv($nb)) - ($x.dur_total_ns // 0 | idiv($na)))};
 
 # ---- bubbles
+# A kernel's name without the communication group's number, which differs
+# from run to run (hcom_allReduce__586_0_1).
+def kname: sub("__[0-9]+_"; "__");
 def bscope: if . == "step_internal" then "internal" else . end;
 def windows($g):
   (steps_of($g) | to_entries | map({key: (.value | stepid), value: {ord: (.key + 1), start: .value.start_ns}}) | from_entries) as $st
@@ -78,7 +81,7 @@ def windows($g):
         before: $w.before.name, after: $w.after.name, bubble_id,
         cause: $at[$w.bubble_id].host_cause_top, label: $at[$w.bubble_id].label,
         k0: ("step #" + ($s.ord // 0 | tostring) + " " + ($w.scope | bscope)
-	     + (if $w.scope == "step_internal" then " " + ($w.before.name // "start") + " > " + ($w.after.name // "end") else "" end))}]
+	     + (if $w.scope == "step_internal" then " " + ($w.before.name // "start" | kname) + " > " + ($w.after.name // "end" | kname) else "" end))}]
   | group_by(.k0) | map(to_entries | map(.value + {key: (.value.k0 + (if .key > 0 then " #" + (.key + 1 | tostring) else "" end))})) | add // [];
 def bubblerows($A; $B; $na; $nb):
   (["prelaunch", "internal", "tail"][] as $s
@@ -104,7 +107,7 @@ def bubblerows($A; $B; $na; $nb):
 
 # ---- communication: ops by name (the group's number left out) and
 # occurrence, groups by id
-def commkey: .op | sub("__[0-9]+_"; "__");
+def commkey: .op | kname;
 def commrows($A; $B; $na; $nb):
   def agg: {n: length, elapsed: ([.[].elapsed_ns] | sum), wait: ([.[].wait_ns] | sum),
 	    transfer: ([.[].transfer_ns] | sum), bytes: ([.[].transfer_bytes] | sum)}
@@ -207,12 +210,14 @@ def diff:
 	 | ([$A.step_trace[][$f]] | sum | idiv($A.step_trace | length)) as $x | ([$B.step_trace[][$f]] | sum | idiv($B.step_trace | length)) as $y
 	 | {kind: "step_trace", key: ($f | sub("_ns$"; "")), a_ns: $x, b_ns: $y, delta_ns: dlt($x; $y)}
        else empty end),
-      partrows($A; $B; $na; $nb),
-      oprows($A; $B; "name"; "op"; $na; $nb),
-      oprows($A; $B; "op_type"; "op_type"; $na; $nb),
-      bubblerows($A; $B; $na; $nb),
-      commrows($A; $B; $na; $nb),
-      findrows($A; $B),
+      # a section one side does not record is named by a caveat, not compared
+      (def both($w): chas($A; $w) and chas($B; $w);
+       (if both("model parts (asc-fia)") then partrows($A; $B; $na; $nb) else empty end),
+       oprows($A; $B; "name"; "op"; $na; $nb),
+       (if both("op types") then oprows($A; $B; "op_type"; "op_type"; $na; $nb) else empty end),
+       (bubblerows($A; $B; $na; $nb) | select(.kind != "bubble_cause" or both("host cause attribution"))),
+       (commrows($A; $B; $na; $nb) | select(if .kind == "comm_op" then both("communication ops (HCCL tasks)") else both("communication groups") end)),
+       (if both("findings (anomaly_discovery)") then findrows($A; $B) else empty end)),
       caveats($A; $B) ] as $rows
   # ranked: the rows of one thing each (not the sums by type or scope)
   | ([$rows[] | select((.kind == "op" or .kind == "part" or .kind == "bubble_window" or .kind == "comm_op")
@@ -221,7 +226,7 @@ def diff:
      | map({key: (.value.kind + " " + .value.key), value: (.key + 1)}) | from_entries) as $rank
   | ([$rows[] | select(.kind == "breakdown" and .scope == "mean")] | index_by(.part)) as $bm
   | ($h + {kind: "summary", key: "mean step", mode: (if .cluster then "cluster" else "pair" end),
-	   a_file: $A.file, b_file: $B.file,
+	   a_input: .a_input, b_input: .b_input, a_file: $A.file, b_file: $B.file,
 	   a_level: $A.profile[0].config.level, b_level: $B.profile[0].config.level,
 	   a_rank: $A.profile[0].config.rank, b_rank: $B.profile[0].config.rank,
 	   a_steps: $na, b_steps: $nb, a_step_ns: $ma.step, b_step_ns: $mb.step, delta_ns: dlt($ma.step; $mb.step),
@@ -251,8 +256,11 @@ def md:
 		  elif .kind == "bubble_window" then "\(.status) bubble \(.key)" + (if .cause then ", host cause \(.cause)" else "" end)
 		  else "\(.kind) \(.key)" end);
   "# asc-diff: \($s.a) → \($s.b)\n\n"
+  + "A: \($s.a_input) (\($s.a_level // "level unknown"), \($s.a_steps) step(s)); B: \($s.b_input) (\($s.b_level // "level unknown"), \($s.b_steps) step(s)).\n\n"
   + (if $s.mode == "cluster" then "Cluster of \($s.ranks) ranks: A is the median rank (\($s.a)), B the slowest (\($s.b)).\n\n" else "" end)
-  + "B's mean step is \($s.delta_ns | st) against A's (A \($s.a_step_ns | t) over \($s.a_steps) step(s), B \($s.b_step_ns | t) over \($s.b_steps)).\n"
+  + "B's mean step is " + (if $s.delta_ns == 0 then "as long as A's"
+			   else "\($s.delta_ns | abs | t) " + (if $s.delta_ns > 0 then "longer" else "shorter" end) + " than A's" end)
+  + " (A \($s.a_step_ns | t) over \($s.a_steps) step(s), B \($s.b_step_ns | t) over \($s.b_steps)).\n"
   + ([$r[] | select(.rank == 1)][0] as $top
      | if $top then "The biggest change: \($top | rowdesc), \($top.delta_per_step_ns | st) per step.\n" else "No op, part, bubble or communication op changed.\n" end)
   + "\n## Where the step time went\n\nThe parts of the mean step, largest change first; they sum to the change of the step.\n\n"
