@@ -25,16 +25,25 @@ def parts:
   else
     [(.fia_phase // [])[] | {src: "fia_phase", kind: .phase, pos: .run, ns: .wall_ns, kernel_ns: .kernel_sum_ns}] | numbered
   end;
-# Pairs [a, b] of parts: by kind and occurrence; what is left where the
-# models differ, by position; the rest alone (a or b null).
+# Pairs {align, a, b} of parts: the same kinds at the head and at the end
+# of the two sequences pair in order; between them (where the models
+# differ) by kind and occurrence, what is left by position, the rest alone
+# (a or b null).
 def align($pa; $pb):
-  ($pa | index_by(.key)) as $ma | ($pb | index_by(.key)) as $mb
-  | [$pa[] | select($mb[.key] == null)] as $ra
-  | [$pb[] | select($ma[.key] == null)] as $rb
-  | ($ra | index_by(.pos)) as $pra | ($rb | index_by(.pos)) as $prb
-  | [$pa[] | select($mb[.key] != null) | {align: "kind", a: ., b: $mb[.key]}]
-    + [$ra[] | {align: (if $prb[.pos | tostring] then "position" else "only_a" end), a: ., b: $prb[.pos | tostring]}]
-    + [$rb[] | select($pra[.pos | tostring] == null) | {align: "only_b", a: null, b: .}];
+  ($pa | length) as $na | ($pb | length) as $nb | ([$na, $nb] | min) as $m
+  | (first(range(0; $m) | select($pa[.].kind != $pb[.].kind)) // $m) as $p
+  | (first(range(0; $m - $p) | select($pa[$na - 1 - .].kind != $pb[$nb - 1 - .].kind)) // ($m - $p)) as $s
+  | $pa[$p:$na - $s] as $xa | $pb[$p:$nb - $s] as $xb
+  | ($xa | to_entries | map(.value + {n: ([$xa[:.key][] | select(.kind == $xa[.key].kind)] | length)})) as $xa
+  | ($xb | to_entries | map(.value + {n: ([$xb[:.key][] | select(.kind == $xb[.key].kind)] | length)})) as $xb
+  | ($xa | index_by([.kind, .n])) as $ka | ($xb | index_by([.kind, .n])) as $kb
+  | [$xa[] | select($kb[[.kind, .n] | tostring] == null)] as $ra
+  | [$xb[] | select($ka[[.kind, .n] | tostring] == null)] as $rb
+  | [range(0; $p) | {align: "kind", a: $pa[.], b: $pb[.]}]
+    + [$xa[] | select($kb[[.kind, .n] | tostring] != null) | {align: "kind", a: ., b: $kb[[.kind, .n] | tostring]}]
+    + [range(0; [$ra, $rb | length] | max) | {align: (if $ra[.] and $rb[.] then "position" elif $ra[.] then "only_a" else "only_b" end), a: $ra[.], b: $rb[.]}]
+    + [range(0; $s) | {align: "kind", a: $pa[$na - $s + .], b: $pb[$nb - $s + .]}]
+  | map(.a |= (if . then del(.n) else . end) | .b |= (if . then del(.n) else . end));
 
 # ---- the time breakdown of a set of steps: sums, and the mean step
 def bfield: {compute: "compute_ns", comm_exposed: "comm_exposed_ns", comm_overlapped: "comm_overlapped_ns",
@@ -144,7 +153,8 @@ def findrows($A; $B):
 def partrows($A; $B; $na; $nb):
   ($A | parts) as $pa | ($B | parts) as $pb
   | (align($pa; $pb)[]
-     | {kind: "part", key: (.a.key // .b.key), align, source: (.a.src // .b.src), a_kind: .a.kind, b_kind: .b.kind,
+     | {kind: "part", key: (if .align == "position" then "position \(.a.pos)" + (if .a.pos != .b.pos then "/\(.b.pos)" else "" end)
+			    elif .a and .b and .a.key != .b.key then .a.key + " / " + .b.key else .a.key // .b.key end), align, source: (.a.src // .b.src), a_kind: .a.kind, b_kind: .b.kind,
 	a_pos: .a.pos, b_pos: .b.pos, a_ns: .a.ns, b_ns: .b.ns, delta_ns: ((.b.ns // 0) - (.a.ns // 0)),
 	a_kernel_ns: .a.kernel_ns, b_kernel_ns: .b.kernel_ns,
 	delta_per_step_ns: ((.b.ns // 0 | idiv($nb)) - (.a.ns // 0 | idiv($na)))}),
@@ -181,7 +191,7 @@ def caveats($A; $B):
   (($A | parts | map(.kind)) as $ka | ($B | parts | map(.kind)) as $kb
    | if ($ka | length) > 0 and ($kb | length) > 0 and $ka != $kb then
        {kind: "caveat", key: "model", a: ($ka | length), b: ($kb | length),
-	text: "the models differ: A has \($ka | length) parts, B \($kb | length), of other kinds or order; parts are aligned by kind and occurrence, by position where the kinds differ"}
+	text: "the models differ: A has \($ka | length) parts, B \($kb | length), of other kinds or order; parts are aligned by kind, by position where the kinds differ"}
      else empty end),
   (["op types", "torch_npu step breakdown (step_trace_time.csv)", "communication ops (HCCL tasks)", "communication groups",
      "host cause attribution", "model parts (asc-fia)", "findings (anomaly_discovery)"][] as $what
@@ -294,7 +304,7 @@ def md:
      | if ($p | length) > 0 then "\n## Model parts\n\n" + row(["kind", "count A", "count B", "A", "B", "delta"]) + "\n" + row(["---", "---:", "---:", "---:", "---:", "---:"]) + "\n"
 	+ ($p | sort_by(-(.delta_ns | abs)) | map(row([.key, .a_count, .b_count, (.a_ns | t), (.b_ns | t), (.delta_ns | st)]) + "\n") | add)
 	+ ([$r[] | select(.kind == "part" and .align != "kind")] | if length > 0 then "\nWhere the models differ: "
-	   + (map(if .align == "position" then "position \(.a_pos): A \(.a_kind), B \(.b_kind)" elif .align == "only_a" then "\(.key) only in A" else "\(.key) only in B" end) | join("; ")) + ".\n" else "" end)
+	   + (map(if .align == "position" then "\(.key): A \(.a_kind), B \(.b_kind)" elif .align == "only_a" then "\(.key) only in A" else "\(.key) only in B" end) | join("; ")) + ".\n" else "" end)
        else "" end)
   + ([$r[] | select(.kind == "comm_op")] as $c
      | if ($c | length) > 0 then "\n## Communication\n\n" + row(["op", "elapsed A", "elapsed B", "delta", "wait delta", "transfer delta", "GB/s A", "GB/s B"]) + "\n"
