@@ -137,11 +137,12 @@ run_cmd(char *const argv[], const char *outpath)
 static int
 isfile(const char *dir, const char *name)
 {
-	char p[4096];
+	char *p = xfmt("%s/%s", dir, name);
 	struct stat st;
+	int ok = stat(p, &st) == 0 && S_ISREG(st.st_mode);
 
-	snprintf(p, sizeof p, "%s/%s", dir, name);
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	free(p);
+	return ok;
 }
 
 /* The records files of a result directory: its own, else one per
@@ -163,17 +164,77 @@ results(const char *dir, char ***out)
 		dieerr("%s", dir);
 	v = xcalloc((size_t)n + 1, sizeof *v);
 	for (int i = 0; i < n; i++) {
-		char sub[4096];
+		char *sub = xfmt("%s/%s", dir, ents[i]->d_name);
 
-		snprintf(sub, sizeof sub, "%s/%s", dir, ents[i]->d_name);
 		if (ents[i]->d_name[0] != '.' && strcmp(ents[i]->d_name, "cluster") != 0 &&
 		    isfile(sub, "records.ndjson"))
 			v[k++] = xfmt("%s/records.ndjson", sub);
+		free(sub);
 		free(ents[i]);
 	}
 	free(ents);
 	*out = v;
 	return k;
+}
+
+/* A records file of several profiles (the stream of one asc-ingest over
+ * a job) is split into one file per profile: the ranks of a cluster.
+ * The number of profiles; with one, nothing is written. */
+static int
+split(const char *path, char ***out)
+{
+	struct rin r;
+	const char *t;
+	size_t tn;
+	FILE *fp = NULL;
+	int n = 0, cap = 0;
+	char **v = NULL;
+
+	if (rin_open(&r, path, 0) != 0)
+		dieerr("%s", path);
+	for (int pass = 0; pass < 2; pass++) {
+		for (;;) {
+			int k = rin_next(&r);
+
+			if (k == 0)
+				break;
+			if (k < 0 || rin_type(&r, &t, &tn) != 0)
+				die("%s:%lu: %s", path, r.lineno, r.err);
+			if (tn == 7 && memcmp(t, "profile", 7) == 0) {
+				if (pass == 0) {
+					n++;
+					continue;
+				}
+				if (fp && fclose(fp) != 0)
+					dieerr("%s", v[cap - 1]);
+				if (cap == n)
+					die("%s: changed while read", path);
+				v[cap] = xfmt("%s/rank%d.ndjson", tmp(), cap);
+				if ((fp = fopen(v[cap++], "w")) == NULL)
+					dieerr("%s", v[cap - 1]);
+			}
+			if (pass == 0) {
+				rin_bulk(&r, t, tn, NULL);
+				continue;
+			}
+			if (fp) {
+				fprintf(fp, "%s\n", r.line);
+				rin_bulk(&r, t, tn, fp);
+			}
+		}
+		rin_close(&r);
+		if (pass == 0) {
+			if (n < 2)
+				return n;
+			v = xcalloc((size_t)n + 1, sizeof *v);
+			if (rin_open(&r, path, 0) != 0)
+				dieerr("%s", path);
+		}
+	}
+	if (fp && fclose(fp) != 0)
+		dieerr("%s", v[cap - 1]);
+	*out = v;
+	return cap;
 }
 
 /* The records files an operand stands for: a saved stream, a result
@@ -190,6 +251,8 @@ resolve(const char *path, char ***out)
 	if (S_ISREG(st.st_mode)) {
 		if (access(path, R_OK) != 0)
 			dieerr("%s", path);
+		if ((n = split(path, out)) > 1)
+			return n;
 		*out = xcalloc(1, sizeof **out);
 		(*out)[0] = xstrdup(path);
 		return 1;
@@ -299,14 +362,15 @@ static void
 writefile(const char *dir, const char *name, jv text)
 {
 	struct aside a;
-	char p[4096];
+	char *p = xfmt("%s/%s", dir, name);
 
-	snprintf(p, sizeof p, "%s/%s", dir, name);
 	if (aside_open(&a, p) != 0)
 		dieerr("%s", p);
 	fputs(jv_string_value(text), a.fp);
 	if (aside_commit(&a) != 0)
 		dieerr("%s", p);
+	free(p);
+	jv_free(text);
 }
 
 /* --cluster: the slowest rank's file and the median rank's, chosen by
@@ -400,8 +464,8 @@ main(int argc, char *argv[])
 	in = jv_object_set(in, jv_string("mode"), jv_string("diff"));
 	in = jv_object_set(in, jv_string("cluster"), jv_bool(cluster));
 	in = jv_object_set(in, jv_string("ranks"), jv_number(cluster ? na : 0));
-	in = jv_object_set(in, jv_string("a_input"), jv_string(cluster ? fa : argv[0]));
-	in = jv_object_set(in, jv_string("b_input"), jv_string(cluster ? fb : argv[1]));
+	in = jv_object_set(in, jv_string("a_input"), jv_string(argv[0]));
+	in = jv_object_set(in, jv_string("b_input"), jv_string(cluster ? argv[0] : argv[1]));
 	in = jv_object_set(in, jv_string("a"), load(fa, 1));
 	in = jv_object_set(in, jv_string("b"), load(fb, 1));
 	recs = runprog(prog, in);

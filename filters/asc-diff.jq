@@ -93,7 +93,9 @@ def windows($g):
 	     + (if $w.scope == "step_internal" then " " + ($w.before.name // "start" | kname) + " > " + ($w.after.name // "end" | kname) else "" end))}]
   | group_by(.k0) | map(to_entries | map(.value + {key: (.value.k0 + (if .key > 0 then " #" + (.key + 1 | tostring) else "" end))})) | add // [];
 def bubblerows($A; $B; $na; $nb):
-  (["prelaunch", "internal", "tail"][] as $s
+  # global windows (between busy segments across steps) cover the tail
+  # and prelaunch windows again: their own scope, never ranked
+  ((["prelaunch", "internal", "tail"] + ([$A.bubble[]?, $B.bubble[]? | select(.scope == "global")] | if length > 0 then ["global"] else [] end))[] as $s
     | [$A.bubble[]? | select((.scope | bscope) == $s)] as $x | [$B.bubble[]? | select((.scope | bscope) == $s)] as $y
     | {kind: "bubble_scope", key: $s, a_count: ($x | length), b_count: ($y | length), delta_count: (($y | length) - ($x | length)),
        a_idle_ns: ([$x[].dur_ns] | sum), b_idle_ns: ([$y[].dur_ns] | sum), delta_idle_ns: (([$y[].dur_ns] | sum) - ([$x[].dur_ns] | sum)),
@@ -230,7 +232,7 @@ def diff:
        (if both("findings (anomaly_discovery)") then findrows($A; $B) else empty end)),
       caveats($A; $B) ] as $rows
   # ranked: the rows of one thing each (not the sums by type or scope)
-  | ([$rows[] | select((.kind == "op" or .kind == "part" or .kind == "bubble_window" or .kind == "comm_op")
+  | ([$rows[] | select((.kind == "op" or .kind == "part" or (.kind == "bubble_window" and .scope != "global") or .kind == "comm_op")
 		       and (.delta_per_step_ns // 0) != 0)]
      | sort_by([-(.delta_per_step_ns | abs), .kind, .key]) | to_entries
      | map({key: (.value.kind + " " + .value.key), value: (.key + 1)}) | from_entries) as $rank
