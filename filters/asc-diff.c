@@ -134,6 +134,16 @@ run_cmd(char *const argv[], const char *outpath)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* A line that is not a record: bad data, status 1 as in every filter. */
+static void baddata(const char *, struct rin *) __attribute__((noreturn));
+
+static void
+baddata(const char *name, struct rin *r)
+{
+	warnmsg("%s:%lu: %s", name, r->lineno, r->err);
+	exit(EX_DATA);
+}
+
 static int
 isfile(const char *dir, const char *name)
 {
@@ -199,7 +209,7 @@ split(const char *path, char ***out)
 			if (k == 0)
 				break;
 			if (k < 0 || rin_type(&r, &t, &tn) != 0)
-				die("%s:%lu: %s", path, r.lineno, r.err);
+				baddata(path, &r);
 			if (tn == 7 && memcmp(t, "profile", 7) == 0) {
 				if (pass == 0) {
 					n++;
@@ -294,13 +304,13 @@ gather_file(struct gather *g, const char *path, const char *shown)
 		if (n == 0)
 			break;
 		if (n < 0 || rin_type(&r, &t, &tn) != 0)
-			die("%s:%lu: %s", shown, r.lineno, r.err);
+			baddata(shown, &r);
 		if ((k = gather_index(g, t, tn)) < 0) {
 			rin_bulk(&r, t, tn, NULL);
 			continue;
 		}
 		if (gather_add(g, k, &r) != 0)
-			die("%s:%lu: %s", shown, r.lineno, r.err);
+			baddata(shown, &r);
 	}
 	rin_close(&r);
 }
@@ -315,27 +325,34 @@ load(const char *path, int parts)
 	jv v, p;
 
 	gather_file(g, path, path);
+	v = gather_take(g);
+	p = jv_object_get(jv_copy(v), jv_string("profile"));
+	if (jv_array_length(p) == 0)
+		die("%s: not a records stream of asc (no profile record)", path);
+	p = jv_object_get(jv_copy(v), jv_string("step_metrics"));
+	if (jv_array_length(p) == 0)
+		die("%s: no step_metrics record: not the saved stream of asc-analyze (records.ndjson)", path);
 	if (parts) {
-		char *fo;
+		char *fo = xfmt("%s/fia%d.ndjson", tmp(), ntmp++);
+		char *argv[] = { "asc-fia", "-n", (char *)path, NULL };
 		int s;
 
-		fo = xfmt("%s/fia%d.ndjson", tmp(), ntmp++);
-		char *argv[] = { "asc-fia", "-n", (char *)path, NULL };
 		if ((s = run_cmd(argv, fo)) != 0)
 			die("%s: asc-fia failed (status %d)", path, s);
 		gather_file(g, fo, "asc-fia output");
 		unlink(fo);
 		free(fo);
+		/* only the fia_* keys: the profile's own are taken already */
+		jv_object_foreach(gather_take(g), k, a) {
+			if (strncmp(jv_string_value(k), "fia_", 4) == 0)
+				v = jv_object_set(v, k, a);
+			else {
+				jv_free(k);
+				jv_free(a);
+			}
+		}
 	}
-	v = gather_take(g);
 	gather_free(g);
-	p = jv_object_get(jv_copy(v), jv_string("profile"));
-	if (jv_array_length(jv_copy(p)) == 0)
-		die("%s: not a records stream of asc (no profile record)", path);
-	jv_free(p);
-	p = jv_object_get(jv_copy(v), jv_string("step_metrics"));
-	if (jv_array_length(p) == 0)
-		die("%s: no step_metrics record: not the saved stream of asc-analyze (records.ndjson)", path);
 	return jv_object_set(v, jv_string("file"), jv_string(path));
 }
 
@@ -449,7 +466,7 @@ main(int argc, char *argv[])
 		if (argc != 1)
 			usage();
 		if (na < 2)
-			die("%s: one rank; asc-diff compares two operands, or the ranks of a result directory of several", argv[0]);
+			die("%s: one profile: give two operands, or one that holds several ranks (a result directory of asc-analyze, a records stream)", argv[0]);
 		pick(prog, va, na, &fa, &fb);
 		cluster = 1;
 	} else {
