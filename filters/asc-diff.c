@@ -322,7 +322,7 @@ static jv
 load(const char *path, int parts)
 {
 	struct gather *g = gather_new(kept, NKEPT);
-	jv v, p;
+	jv v, p, f;
 
 	gather_file(g, path, path);
 	v = gather_take(g);
@@ -343,7 +343,8 @@ load(const char *path, int parts)
 		unlink(fo);
 		free(fo);
 		/* only the fia_* keys: the profile's own are taken already */
-		jv_object_foreach(gather_take(g), k, a) {
+		f = gather_take(g);
+		jv_object_foreach(f, k, a) {
 			if (strncmp(jv_string_value(k), "fia_", 4) == 0)
 				v = jv_object_set(v, k, a);
 			else {
@@ -351,6 +352,7 @@ load(const char *path, int parts)
 				jv_free(a);
 			}
 		}
+		jv_free(f);
 	}
 	gather_free(g);
 	return jv_object_set(v, jv_string("file"), jv_string(path));

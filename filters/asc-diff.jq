@@ -179,27 +179,27 @@ def caveats($A; $B):
   def cfg($g): $g.profile[0].config // {};
   def side($g; f): [$g | f] | length > 0;
   (if (cfg($A).level // null) != (cfg($B).level // null) then
-     {kind: "caveat", key: "level", a: cfg($A).level, b: cfg($B).level,
+     {kind: "caveat", key: "level", a_value: cfg($A).level, b_value: cfg($B).level,
       text: "the captures differ in profiler level (A \(cfg($A).level // "unknown"), B \(cfg($B).level // "unknown")): what only one level records is not compared (below)"}
    else empty end),
   (if (cfg($A).export_type // null) != (cfg($B).export_type // null) then
-     {kind: "caveat", key: "export_type", a: cfg($A).export_type, b: cfg($B).export_type,
+     {kind: "caveat", key: "export_type", a_value: cfg($A).export_type, b_value: cfg($B).export_type,
       text: "the captures differ in export type (A \(cfg($A).export_type // "unknown"), B \(cfg($B).export_type // "unknown"))"}
    else empty end),
   (if ($A.profile[0].framework) != ($B.profile[0].framework) then
-     {kind: "caveat", key: "framework", a: $A.profile[0].framework, b: $B.profile[0].framework,
+     {kind: "caveat", key: "framework", a_value: $A.profile[0].framework, b_value: $B.profile[0].framework,
       text: "the captures come from different frameworks"}
    else empty end),
   (($A | parts | map(.kind)) as $ka | ($B | parts | map(.kind)) as $kb
    | if ($ka | length) > 0 and ($kb | length) > 0 and $ka != $kb then
-       {kind: "caveat", key: "model", a: ($ka | length), b: ($kb | length),
+       {kind: "caveat", key: "model", a_value: ($ka | length), b_value: ($kb | length),
 	text: "the models differ: A has \($ka | length) parts, B \($kb | length), of other kinds or order; parts are aligned by kind, by position where the kinds differ"}
      else empty end),
   (["op types", "torch_npu step breakdown (step_trace_time.csv)", "communication ops (HCCL tasks)", "communication groups",
      "host cause attribution", "model parts (asc-fia)", "findings (anomaly_discovery)"][] as $what
   | chas($A; $what) as $x | chas($B; $what) as $y
   | select($x != $y)
-  | {kind: "caveat", key: $what, a: $x, b: $y,
+  | {kind: "caveat", key: $what, a_value: $x, b_value: $y,
      text: "\($what): only \(if $x then "A" else "B" end)'s records have them; not compared"});
 
 def plabel($g): $g.profile[0].profile;
