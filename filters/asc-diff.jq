@@ -2,7 +2,7 @@
 # choose the ranks of a cluster (mode "pick") and render the report
 # (mode "report").  Built into asc-diff; every time is integer ns.
 
-def abs: if . < 0 then -. else . end;
+def abs: if . == null then null elif . < 0 then -. else . end;
 def idiv($d): if . == null or $d == 0 then null else (. / $d | floor) end;
 def dlt($a; $b): if $a == null or $b == null then null else $b - $a end;
 def sum: reduce .[] as $x (0; . + ($x // 0));
@@ -29,13 +29,15 @@ def parts:
 # of the two sequences pair in order; between them (where the models
 # differ) by kind and occurrence, what is left by position, the rest alone
 # (a or b null).
+def occ:	# n: the occurrence of the part's kind in the list
+  to_entries | group_by(.value.kind)
+  | map(to_entries | map(.value.value + {n: .key, i: .value.key})) | add // [] | sort_by(.i) | map(del(.i));
 def align($pa; $pb):
   ($pa | length) as $na | ($pb | length) as $nb | ([$na, $nb] | min) as $m
   | (first(range(0; $m) | select($pa[.].kind != $pb[.].kind)) // $m) as $p
   | (first(range(0; $m - $p) | select($pa[$na - 1 - .].kind != $pb[$nb - 1 - .].kind)) // ($m - $p)) as $s
   | $pa[$p:$na - $s] as $xa | $pb[$p:$nb - $s] as $xb
-  | ($xa | to_entries | map(.value + {n: ([$xa[:.key][] | select(.kind == $xa[.key].kind)] | length)})) as $xa
-  | ($xb | to_entries | map(.value + {n: ([$xb[:.key][] | select(.kind == $xb[.key].kind)] | length)})) as $xb
+  | ($xa | occ) as $xa | ($xb | occ) as $xb
   | ($xa | index_by([.kind, .n])) as $ka | ($xb | index_by([.kind, .n])) as $kb
   | [$xa[] | select($kb[[.kind, .n] | tostring] == null)] as $ra
   | [$xb[] | select($ka[[.kind, .n] | tostring] == null)] as $rb
@@ -56,7 +58,7 @@ def brows($scope; $key; $A; $B; $extra):
       + {part: $p, additive: (additive | index($p) != null), a_ns: $A[$p], b_ns: $B[$p], delta_ns: dlt($A[$p]; $B[$p])}),
   ({kind: "breakdown", scope: $scope, key: $key} + $extra
     + {part: "unexplained", additive: true, a_ns: null, b_ns: null,
-       delta_ns: (dlt($A.step; $B.step) - ([additive[] as $p | dlt($A[$p]; $B[$p])] | sum))});
+       delta_ns: (dlt($A.step; $B.step) | if . == null then null else . - ([additive[] as $p | dlt($A[$p]; $B[$p])] | sum) end)});
 
 def stepid: .step_id | tostring;
 def steps_of($g): $g.step_metrics;
@@ -174,6 +176,7 @@ def chas($g; $what):
   elif $what == "communication groups" then $g.comm_group // []
   elif $what == "host cause attribution" then [$g.attribution[]? | select(.host_evidence)]
   elif $what | startswith("model parts") then ($g.fia_layer // []) + ($g.fia_phase // [])
+  elif $what | startswith("kernel table") then $g.step_metrics // []
   else $g.anomaly_discovery // [] end | length > 0;
 def caveats($A; $B):
   def cfg($g): $g.profile[0].config // {};
@@ -195,7 +198,7 @@ def caveats($A; $B):
        {kind: "caveat", key: "model", a_value: ($ka | length), b_value: ($kb | length),
 	text: "the models differ: A has \($ka | length) parts, B \($kb | length), of other kinds or order; parts are aligned by kind, by position where the kinds differ"}
      else empty end),
-  (["op types", "torch_npu step breakdown (step_trace_time.csv)", "communication ops (HCCL tasks)", "communication groups",
+  (["kernel table (step breakdown, ops, idle windows)", "op types", "torch_npu step breakdown (step_trace_time.csv)", "communication ops (HCCL tasks)", "communication groups",
      "host cause attribution", "model parts (asc-fia)", "findings (anomaly_discovery)"][] as $what
   | chas($A; $what) as $x | chas($B; $what) as $y
   | select($x != $y)
@@ -205,17 +208,19 @@ def caveats($A; $B):
 def plabel($g): $g.profile[0].profile;
 
 def diff:
-  .a as $A | .b as $B | ($A.step_metrics | length) as $na | ($B.step_metrics | length) as $nb
+  .a as $A | .b as $B
+  # per step: the totals of a capture without steps (no kernel table) count as one
+  | ([$A.step_metrics | length, 1] | max) as $na | ([$B.step_metrics | length, 1] | max) as $nb
   | ($A.step_metrics | bmean) as $ma | ($B.step_metrics | bmean) as $mb
   | {type: "diff", a: plabel($A), b: plabel($B)} as $h
   # per step: by id when both captures hold the same steps, else by position
   | ($A.step_metrics | map(stepid)) as $ia | ($B.step_metrics | map(stepid)) as $ib
   | ($ia == $ib) as $byid
-  | [ (brows("mean"; "mean"; $ma; $mb; {a_steps: $na, b_steps: $nb})),
-      (($A.step_metrics | map(.group_id) | unique) - (($A.step_metrics | map(.group_id) | unique) - ($B.step_metrics | map(.group_id) | unique)))[] as $gid
+  | [ (brows("mean"; "mean"; $ma; $mb; {a_steps: ($A.step_metrics | length), b_steps: ($B.step_metrics | length)})),
+      ((($A.step_metrics | map(.group_id) | unique) - (($A.step_metrics | map(.group_id) | unique) - ($B.step_metrics | map(.group_id) | unique)))[] as $gid
 	| brows("group"; $gid; ([$A.step_metrics[] | select(.group_id == $gid)] | bmean); ([$B.step_metrics[] | select(.group_id == $gid)] | bmean);
-		{a_steps: ([$A.step_metrics[] | select(.group_id == $gid)] | length), b_steps: ([$B.step_metrics[] | select(.group_id == $gid)] | length)}),
-      (range(0; [$na, $nb] | min) as $i | $A.step_metrics[$i] as $x | $B.step_metrics[$i] as $y
+		{a_steps: ([$A.step_metrics[] | select(.group_id == $gid)] | length), b_steps: ([$B.step_metrics[] | select(.group_id == $gid)] | length)})),
+      (range(0; [$A.step_metrics, $B.step_metrics | length] | min) as $i | $A.step_metrics[$i] as $x | $B.step_metrics[$i] as $y
 	| brows("step"; (if $byid then $ia[$i] else "#\($i + 1)" end); ([$x] | bmean); ([$y] | bmean); {a_step: $ia[$i], b_step: $ib[$i]})),
       (if ($A.step_trace // [] | length) > 0 and ($B.step_trace // [] | length) > 0 then
 	 ["computing_ns", "comm_not_overlapped_ns", "overlapped_ns", "free_ns", "preparing_ns", "stage_ns"][] as $f
@@ -225,9 +230,10 @@ def diff:
       # a section one side does not record is named by a caveat, not compared
       (def both($w): chas($A; $w) and chas($B; $w);
        (if both("model parts (asc-fia)") then partrows($A; $B; $na; $nb) else empty end),
-       oprows($A; $B; "name"; "op"; $na; $nb),
+       (if both("kernel table (step breakdown, ops, idle windows)") then oprows($A; $B; "name"; "op"; $na; $nb) else empty end),
        (if both("op types") then oprows($A; $B; "op_type"; "op_type"; $na; $nb) else empty end),
-       (bubblerows($A; $B; $na; $nb) | select(.kind != "bubble_cause" or both("host cause attribution"))),
+       (if both("kernel table (step breakdown, ops, idle windows)") then
+	  bubblerows($A; $B; $na; $nb) | select(.kind != "bubble_cause" or both("host cause attribution")) else empty end),
        (commrows($A; $B; $na; $nb) | select(if .kind == "comm_op" then both("communication ops (HCCL tasks)") else both("communication groups") end)),
        (if both("findings (anomaly_discovery)") then findrows($A; $B) else empty end)),
       caveats($A; $B) ] as $rows
@@ -241,8 +247,8 @@ def diff:
 	   a_input: .a_input, b_input: .b_input, a_file: $A.file, b_file: $B.file,
 	   a_level: $A.profile[0].config.level, b_level: $B.profile[0].config.level,
 	   a_rank: $A.profile[0].config.rank, b_rank: $B.profile[0].config.rank,
-	   a_steps: $na, b_steps: $nb, a_step_ns: $ma.step, b_step_ns: $mb.step, delta_ns: dlt($ma.step; $mb.step),
-	   explained_ns: ([additive[] as $p | $bm[$p].delta_ns] | sum), unexplained_ns: $bm.unexplained.delta_ns,
+	   a_steps: ($A.step_metrics | length), b_steps: ($B.step_metrics | length), a_step_ns: $ma.step, b_step_ns: $mb.step, delta_ns: dlt($ma.step; $mb.step),
+	   explained_ns: (if $bm.step.delta_ns == null then null else [additive[] as $p | $bm[$p].delta_ns] | sum end), unexplained_ns: $bm.unexplained.delta_ns,
 	   top: ([$rank | to_entries[] | select(.value == 1) | .key][0])}
      + (if .cluster then {ranks: .ranks, a_role: "median rank", b_role: "slowest rank"} else {} end)),
     ($rows[] | $h + . + (if $rank[.kind + " " + .key] then {rank: $rank[.kind + " " + .key]} else {} end));
@@ -270,24 +276,28 @@ def md:
   "# asc-diff: \($s.a) → \($s.b)\n\n"
   + "A: \($s.a_input) (\($s.a_level // "level unknown"), \($s.a_steps) step(s)); B: \($s.b_input) (\($s.b_level // "level unknown"), \($s.b_steps) step(s)).\n\n"
   + (if $s.mode == "cluster" then "Cluster of \($s.ranks) ranks: A is the median rank (\($s.a)), B the slowest (\($s.b)).\n\n" else "" end)
-  + "B's mean step is " + (if $s.delta_ns == 0 then "as long as A's"
+  + "B's mean step is " + (if $s.delta_ns == null then "not compared with A's (one of them has no step breakdown: below)"
+			   elif $s.delta_ns == 0 then "as long as A's"
 			   else "\($s.delta_ns | abs | t) " + (if $s.delta_ns > 0 then "longer" else "shorter" end) + " than A's" end)
   + " (A \($s.a_step_ns | t) over \($s.a_steps) step(s), B \($s.b_step_ns | t) over \($s.b_steps)).\n"
   + ([$r[] | select(.rank == 1)][0] as $top
-     | if $top then "The biggest change: \($top | rowdesc), \($top.delta_per_step_ns | st) per step.\n" else "No op, part, bubble or communication op changed.\n" end)
+     | if $top then "The biggest change: \($top | rowdesc), \($top.delta_per_step_ns | st) per step.\n" else "No op, part, idle window or communication op compared on both sides changed.\n" end)
   + "\n## Where the step time went\n\nThe parts of the mean step, largest change first; they sum to the change of the step.\n\n"
   + row(["part", "A", "B", "delta"]) + "\n" + row(["---", "---:", "---:", "---:"]) + "\n"
-  + ([$bm[] | select(.additive and .part != "unexplained")] | sort_by(-(.delta_ns | abs)) | map(row([.part, (.a_ns | t), (.b_ns | t), (.delta_ns | st)]) + "\n") | add // "")
+  + ([$bm[] | select(.additive and .part != "unexplained")] | sort_by(-(.delta_ns // 0 | abs)) | map(row([.part, (.a_ns | t), (.b_ns | t), (.delta_ns | st)]) + "\n") | add // "")
   + ([$bm[] | select(.part == "unexplained")][0] | row(["unexplained", "", "", (.delta_ns | st)]) + "\n")
   + ([$bm[] | select(.part == "step")][0] | row(["**step**", (.a_ns | t), (.b_ns | t), (.delta_ns | st)]) + "\n")
   + ([$bm[] | select(.part == "comm_overlapped")][0] | "\nCommunication overlapped by compute (not in the sum): A \(.a_ns | t), B \(.b_ns | t), \(.delta_ns | st).\n")
+  + ([$r[] | select(.kind == "step_trace")] as $c
+     | if ($c | length) > 0 then "\ntorch_npu's own breakdown (step_trace_time.csv, mean per step): "
+	+ ($c | map("\(.key) \(.delta_ns | st)") | join(", ")) + ".\n" else "" end)
   + "\n## Biggest changes (per step)\n\n"
   + row(["#", "what", "A", "B", "delta per step"]) + "\n" + row(["---:", "---", "---:", "---:", "---:"]) + "\n"
   + ([$r[] | select(.rank != null and .rank <= 20)] | sort_by(.rank)
      | map(row([.rank, rowdesc, ((.a_total_ns // .a_elapsed_ns // .a_ns) | t), ((.b_total_ns // .b_elapsed_ns // .b_ns) | t), (.delta_per_step_ns | st)]) + "\n") | add // "(none)\n")
   + ([$r[] | select(.kind == "caveat")] as $c
      | if ($c | length) > 0 then "\n## What cannot be compared\n\n" + ($c | map("- " + .text + "\n") | add) else "" end)
-  + ([$r[] | select(.kind == "op" and .status != "same")] | sort_by(-(.delta_total_ns | abs)) as $o
+  + ([$r[] | select(.kind == "op" and .status != "same")] | sort_by(-(.delta_total_ns // 0 | abs)) as $o
      | "\n## Ops\n\nBy name; totals over the capture.\n\n"
        + row(["op", "type", "status", "calls A", "calls B", "total A", "total B", "delta", "mean delta", "wait delta"]) + "\n"
        + row(["---", "---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]) + "\n"
@@ -297,21 +307,21 @@ def md:
   + ([$r[] | select(.kind == "bubble_scope")] | map(row([.key, .a_count, .b_count, (.a_idle_ns | t), (.b_idle_ns | t), (.delta_idle_ns | st)]) + "\n") | add // "")
   + ([$r[] | select(.kind == "bubble_cause" and .delta_ns != 0)] as $c
      | if ($c | length) > 0 then "\nIdle time under host work, by cause family (attribution): "
-	+ ($c | sort_by(-(.delta_ns | abs)) | map("\(.key) \(.delta_ns | st)") | join(", ")) + ".\n" else "" end)
-  + ([$r[] | select(.kind == "bubble_window")] | sort_by(-(.delta_ns | abs)) as $w
+	+ ($c | sort_by(-(.delta_ns // 0 | abs)) | map("\(.key) \(.delta_ns | st)") | join(", ")) + ".\n" else "" end)
+  + ([$r[] | select(.kind == "bubble_window")] | sort_by(-(.delta_ns // 0 | abs)) as $w
      | if ($w | length) > 0 then "\nWindows new, gone, grown or shrunk:\n\n"
 	+ ($w[:20] | map("- \(.status) \(.key): \(.delta_ns | st)" + (if .b_rel_ns != null then ", at \(.b_rel_ns | t) into B's step" else "" end)
 			 + (if .cause then ", host cause \(.cause)" else "" end) + "\n") | add) else "" end)
   + ([$r[] | select(.kind == "part_kind")] as $p
      | if ($p | length) > 0 then "\n## Model parts\n\n" + row(["kind", "count A", "count B", "A", "B", "delta"]) + "\n" + row(["---", "---:", "---:", "---:", "---:", "---:"]) + "\n"
-	+ ($p | sort_by(-(.delta_ns | abs)) | map(row([.key, .a_count, .b_count, (.a_ns | t), (.b_ns | t), (.delta_ns | st)]) + "\n") | add)
+	+ ($p | sort_by(-(.delta_ns // 0 | abs)) | map(row([.key, .a_count, .b_count, (.a_ns | t), (.b_ns | t), (.delta_ns | st)]) + "\n") | add)
 	+ ([$r[] | select(.kind == "part" and .align != "kind")] | if length > 0 then "\nWhere the models differ: "
 	   + (map(if .align == "position" then "\(.key): A \(.a_kind), B \(.b_kind)" elif .align == "only_a" then "\(.key) only in A" else "\(.key) only in B" end) | join("; ")) + ".\n" else "" end)
        else "" end)
   + ([$r[] | select(.kind == "comm_op")] as $c
      | if ($c | length) > 0 then "\n## Communication\n\n" + row(["op", "elapsed A", "elapsed B", "delta", "wait delta", "transfer delta", "GB/s A", "GB/s B"]) + "\n"
 	+ row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]) + "\n"
-	+ ($c | sort_by(-(.delta_elapsed_ns | abs)) | .[:20] | map(row([.key, (.a_elapsed_ns | t), (.b_elapsed_ns | t), (.delta_elapsed_ns | st), (.delta_wait_ns | st), (.delta_transfer_ns | st), (.a_gbps // "–"), (.b_gbps // "–")]) + "\n") | add)
+	+ ($c | sort_by(-(.delta_elapsed_ns // 0 | abs)) | .[:20] | map(row([.key, (.a_elapsed_ns | t), (.b_elapsed_ns | t), (.delta_elapsed_ns | st), (.delta_wait_ns | st), (.delta_transfer_ns | st), (.a_gbps // "–"), (.b_gbps // "–")]) + "\n") | add)
        else "" end)
   + ([$r[] | select(.kind == "finding" and .status != "same")] as $f
      | "\n## Findings\n\n" + (if ($f | length) == 0 then "The same findings, with the same time at stake.\n"
@@ -323,7 +333,10 @@ def svg:
   | [$r[] | select(.kind == "breakdown" and .scope == "mean")] as $bm
   | ([$bm[] | select(.part == "step")][0]) as $s
   | ([$bm[] | select(.additive)] | map(select(.delta_ns != 0))) as $d
-  | ([$s.a_ns, $s.b_ns] + ([foreach $d[] as $x ($s.a_ns; . + $x.delta_ns)]) | max) as $top
+  | if $s.a_ns == null or $s.b_ns == null then
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"400\" height=\"40\"><text x=\"10\" y=\"20\" font-size=\"12\">No step breakdown on one side (no kernel table): no waterfall.</text></svg>\n"
+    else
+    ([$s.a_ns, $s.b_ns] + ([foreach $d[] as $x ($s.a_ns; . + $x.delta_ns)]) | max) as $top
   | (if $top > 0 then 300 / $top else 0 end) as $k
   | 90 as $w | (($d | length) + 2) as $n
   | def bar($i; $y0; $y1; $fill; $name; $val):
@@ -336,7 +349,7 @@ def svg:
   + ([foreach range(0; $d | length) as $i ({y: $s.a_ns}; {i: $i, y0: .y, y: (.y + $d[$i].delta_ns)})
       | bar(.i + 1; .y0; .y; (if $d[.i].delta_ns > 0 then "#c0504d" else "#6aa84f" end); $d[.i].part; ($d[.i].delta_ns | st))] | add // "")
   + bar($n - 1; 0; $s.b_ns; "#4a78b5"; "B step"; ($s.b_ns | t))
-  + "</svg>\n";
+  + "</svg>\n" end;
 
 if .mode == "pick" then pick
 elif .mode == "report" then {file: "diff_report.md", text: md}, {file: "diff_waterfall.svg", text: svg}
