@@ -53,16 +53,17 @@ static char *tmpdir;		/* profiles analysed and asc-fia output */
 static int ntmp;
 
 static void usage(void) __attribute__((noreturn));
+static char *xfmt(const char *, ...) __attribute__((format(printf, 1, 2)));
 
 static char *
 xfmt(const char *fmt, ...)
 {
 	va_list ap;
-	char *p;
+	char *p, c;
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(&c, 1, fmt, ap);
 	va_end(ap);
 	p = xmalloc((size_t)n + 1);
 	va_start(ap, fmt);
@@ -90,6 +91,8 @@ cleanup(void)
 {
 	if (tmpdir)
 		nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(tmpdir);
+	tmpdir = NULL;
 }
 
 static const char *
@@ -358,6 +361,14 @@ load(const char *path, int parts)
 }
 
 static void
+freev(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void
 collect(jv o, void *arg)
 {
 	jv *acc = arg;
@@ -430,8 +441,8 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *outdir = NULL, *fa, *fb;
-	char **va, **vb;
-	int ch, cluster = 0, na, nb;
+	char **va, **vb = NULL, *pa = NULL, *pb = NULL;
+	int ch, cluster = 0, na, nb = 0;
 	struct jqprog *prog;
 	jv in, recs, rep;
 
@@ -469,6 +480,8 @@ main(int argc, char *argv[])
 		if (na < 2)
 			die("%s: one profile: give two operands, or one that holds several ranks (a result directory of asc-analyze, a records stream)", argv[0]);
 		pick(prog, va, na, &fa, &fb);
+		pa = (char *)fa;
+		pb = (char *)fb;
 		cluster = 1;
 	} else {
 		nb = resolve(argv[1], &vb);
@@ -507,6 +520,11 @@ main(int argc, char *argv[])
 	}
 	jv_free(recs);
 	jqprog_free(prog);
+	freev(va, na);
+	if (vb)
+		freev(vb, nb);
+	free(pa);
+	free(pb);
 	xclose_stdout();
 	return EX_OK;
 }
