@@ -327,29 +327,37 @@ def md:
      | "\n## Findings\n\n" + (if ($f | length) == 0 then "The same findings, with the same time at stake.\n"
 	else ($f | map("- \(.status): \(.finding) (\(.key))" + (if .status == "changed" then ", at stake \(.a_stake_ns | t) → \(.b_stake_ns | t)" else "" end) + "\n") | add) end));
 
-# A waterfall: A's step, each part's change, B's step.
+# A waterfall: A's step, each part's change (unexplained included), B's
+# step.  The bars start at a floor below the smallest running total, said
+# on the chart, so that a change of a few % is seen.
 def svg:
   .records as $r
   | [$r[] | select(.kind == "breakdown" and .scope == "mean")] as $bm
   | ([$bm[] | select(.part == "step")][0]) as $s
   | ([$bm[] | select(.additive)] | map(select(.delta_ns != 0))) as $d
-  | if $s.a_ns == null or $s.b_ns == null then
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"400\" height=\"40\"><text x=\"10\" y=\"20\" font-size=\"12\">No step breakdown on one side (no kernel table): no waterfall.</text></svg>\n"
-    else
-    ([$s.a_ns, $s.b_ns] + ([foreach $d[] as $x ($s.a_ns; . + $x.delta_ns)]) | max) as $top
-  | (if $top > 0 then 300 / $top else 0 end) as $k
-  | 90 as $w | (($d | length) + 2) as $n
-  | def bar($i; $y0; $y1; $fill; $name; $val):
-      "<rect x=\"\(40 + $i * $w)\" y=\"\(340 - ([$y0, $y1] | max) * $k)\" width=\"\($w - 20)\" height=\"\((([$y1 - $y0, $y0 - $y1] | max) * $k) + 0.5)\" fill=\"\($fill)\"/>"
-      + "<text x=\"\(40 + $i * $w)\" y=\"356\" font-size=\"10\">\($name)</text>"
-      + "<text x=\"\(40 + $i * $w)\" y=\"\(334 - ([$y0, $y1] | max) * $k)\" font-size=\"10\">\($val)</text>\n";
-  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(80 + $n * $w)\" height=\"380\">\n"
-  + "<text x=\"10\" y=\"16\" font-size=\"12\">Mean step, A → B: the change by part (waterfall)</text>\n"
-  + bar(0; 0; $s.a_ns; "#4a78b5"; "A step"; ($s.a_ns | t))
-  + ([foreach range(0; $d | length) as $i ({y: $s.a_ns}; {i: $i, y0: .y, y: (.y + $d[$i].delta_ns)})
-      | bar(.i + 1; .y0; .y; (if $d[.i].delta_ns > 0 then "#c0504d" else "#6aa84f" end); $d[.i].part; ($d[.i].delta_ns | st))] | add // "")
-  + bar($n - 1; 0; $s.b_ns; "#4a78b5"; "B step"; ($s.b_ns | t))
-  + "</svg>\n" end;
+  | def r1: . * 10 | round / 10;
+  if $s.a_ns == null or $s.b_ns == null then
+    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"400\" height=\"40\"><text x=\"10\" y=\"20\" font-size=\"12\">No step breakdown on one side (no kernel table): no waterfall.</text></svg>\n"
+  else
+    ([$s.a_ns] + [foreach $d[] as $x ($s.a_ns; . + $x.delta_ns)] + [$s.b_ns]) as $run
+    | ($run | max) as $top | ($run | min) as $low
+    | ([0, $low - ([($top - $low) * 2, $low / 10] | max)] | max | floor) as $lo
+    | (if $top > $lo then 280 / ($top - $lo) else 0 end) as $k
+    | 100 as $w | (($d | length) + 2) as $n
+    | def y($v): 340 - ($v - $lo) * $k;
+      def bar($i; $y0; $y1; $fill; $name; $val):
+	"<rect x=\"\(40 + $i * $w)\" y=\"\(y([$y0, $y1] | max) | r1)\" width=\"\($w - 20)\" height=\"\((([$y1 - $y0, $y0 - $y1] | max) * $k + 0.5) | r1)\" fill=\"\($fill)\"/>"
+	+ "<text x=\"\(40 + $i * $w)\" y=\"356\" font-size=\"10\">\($name)</text>"
+	+ "<text x=\"\(40 + $i * $w)\" y=\"\(y([$y0, $y1] | max) - 6 | r1)\" font-size=\"10\">\($val)</text>\n";
+    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(80 + $n * $w)\" height=\"380\">\n"
+    + "<text x=\"10\" y=\"16\" font-size=\"12\">Mean step, A → B: the change by part (waterfall)"
+    + (if $lo > 0 then "; the bars start at \($lo | t)" else "" end) + "</text>\n"
+    + bar(0; $lo; $s.a_ns; "#4a78b5"; "A step"; ($s.a_ns | t))
+    + ([foreach range(0; $d | length) as $i ({y: $s.a_ns}; {i: $i, y0: .y, y: (.y + $d[$i].delta_ns)})
+	| bar(.i + 1; .y0; .y; (if $d[.i].delta_ns > 0 then "#c0504d" else "#6aa84f" end); $d[.i].part; ($d[.i].delta_ns | st))] | add // "")
+    + bar($n - 1; $lo; $s.b_ns; "#4a78b5"; "B step"; ($s.b_ns | t))
+    + "</svg>\n"
+  end;
 
 if .mode == "pick" then pick
 elif .mode == "report" then {file: "diff_report.md", text: md}, {file: "diff_waterfall.svg", text: svg}
