@@ -275,7 +275,7 @@ def md:
 		  else "\(.kind) \(.key)" end);
   "# asc-diff: \($s.a) → \($s.b)\n\n"
   + "A: \($s.a_input) (\($s.a_level // "level unknown"), \($s.a_steps) step(s)); B: \($s.b_input) (\($s.b_level // "level unknown"), \($s.b_steps) step(s)).\n\n"
-  + (if $s.mode == "cluster" then "Cluster of \($s.ranks) ranks: A is the median rank (\($s.a)), B the slowest (\($s.b)).\n\n" else "" end)
+  + (if $s.mode == "cluster" then "Cluster of \($s.ranks) ranks, by mean step time: A is the median rank (\($s.a)), B the slowest (\($s.b)).\n\n" else "" end)
   + "B's mean step is " + (if $s.delta_ns == null then "not compared with A's (one of them has no step breakdown: below)"
 			   elif $s.delta_ns == 0 then "as long as A's"
 			   else "\($s.delta_ns | abs | t) " + (if $s.delta_ns > 0 then "longer" else "shorter" end) + " than A's" end)
@@ -291,7 +291,7 @@ def md:
   + ([$r[] | select(.kind == "step_trace")] as $c
      | if ($c | length) > 0 then "\ntorch_npu's own breakdown (step_trace_time.csv, mean per step): "
 	+ ($c | map("\(.key) \(.delta_ns | st)") | join(", ")) + ".\n" else "" end)
-  + "\n## Biggest changes (per step)\n\n"
+  + "\n## Biggest changes (per step)\n\nOps, model parts, idle windows and communication ops by the change of their time per step; A and B are over the whole capture.\n\n"
   + row(["#", "what", "A", "B", "delta per step"]) + "\n" + row(["---:", "---", "---:", "---:", "---:"]) + "\n"
   + ([$r[] | select(.rank != null and .rank <= 20)] | sort_by(.rank)
      | map(row([.rank, rowdesc, ((.a_total_ns // .a_elapsed_ns // .a_ns) | t), ((.b_total_ns // .b_elapsed_ns // .b_ns) | t), (.delta_per_step_ns | st)]) + "\n") | add // "(none)\n")
