@@ -323,6 +323,17 @@ def md:
 	+ row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]) + "\n"
 	+ ($c | sort_by(-(.delta_elapsed_ns // 0 | abs)) | .[:20] | map(row([.key, (.a_elapsed_ns | t), (.b_elapsed_ns | t), (.delta_elapsed_ns | st), (.delta_wait_ns | st), (.delta_transfer_ns | st), (.a_gbps // "–"), (.b_gbps // "–")]) + "\n") | add)
        else "" end)
+  # in the records' order: each group's, then each step's rows, one after the other
+  + ([$r[] | select(.kind == "breakdown" and (.scope == "step" or .scope == "group"))]
+     | (reduce .[] as $x ([]; if length > 0 and (last[0] | [.scope, .key]) == [$x.scope, $x.key]
+			      then (length - 1) as $l | .[$l] += [$x] else . + [[$x]] end)) as $g
+     | if ($g | length) > 2 then "\n## Per step group and per step\n\n"
+	+ row(["", "A", "B", "delta", "largest part change"]) + "\n" + row(["---", "---:", "---:", "---:", "---"]) + "\n"
+	+ ($g | map((index_by(.part)) as $p
+	    | ([.[] | select(.additive and .part != "unexplained")] | sort_by(-(.delta_ns // 0 | abs)) | .[0]) as $m
+	    | row(["\(.[0].scope) \(.[0].key)", ($p.step.a_ns | t), ($p.step.b_ns | t), ($p.step.delta_ns | st),
+		   (if ($m.delta_ns // 0) != 0 then "\($m.part) \($m.delta_ns | st)" else "–" end)]) + "\n") | add)
+       else "" end)
   + ([$r[] | select(.kind == "finding" and .status != "same")] as $f
      | "\n## Findings\n\n" + (if ($f | length) == 0 then "The same findings, with the same time at stake.\n"
 	else ($f | map("- \(.status): \(.finding) (\(.key))" + (if .status == "changed" then ", at stake \(.a_stake_ns | t) → \(.b_stake_ns | t)" else "" end) + "\n") | add) end));
