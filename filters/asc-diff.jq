@@ -328,7 +328,7 @@ def md:
      | (reduce .[] as $x ([]; if length > 0 and (last[0] | [.scope, .key]) == [$x.scope, $x.key]
 			      then (length - 1) as $l | .[$l] += [$x] else . + [[$x]] end)) as $g
      | if ($g | length) > 2 then "\n## Per step group and per step\n\n"
-	+ row(["", "A", "B", "delta", "largest part change"]) + "\n" + row(["---", "---:", "---:", "---:", "---"]) + "\n"
+	+ row(["group or step", "A", "B", "delta", "largest part change"]) + "\n" + row(["---", "---:", "---:", "---:", "---"]) + "\n"
 	+ ($g | map((index_by(.part)) as $p
 	    | ([.[] | select(.additive and .part != "unexplained")] | sort_by(-(.delta_ns // 0 | abs)) | .[0]) as $m
 	    | row(["\(.[0].scope) \(.[0].key)", ($p.step.a_ns | t), ($p.step.b_ns | t), ($p.step.delta_ns | st),
