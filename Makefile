@@ -13,7 +13,7 @@ WARN	 = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ilib -MMD -MP
 LDLIBS	 = -ljq -lcsv -lsqlite3 -lm -pthread
 
-FILTERS	 = asc-ingest asc-steps asc-merge asc-gaps asc-attrib asc-comm asc-judge asc-report asc-segment asc-ops asc-fia asc-archmd asc-trace asc-html asc-cluster asc-tee
+FILTERS	 = asc-ingest asc-steps asc-merge asc-gaps asc-attrib asc-comm asc-judge asc-report asc-segment asc-ops asc-fia asc-archmd asc-trace asc-html asc-cluster asc-tee asc-diff
 PIPES	 = asc-analyze
 BIN	 = $(FILTERS:%=bin/%)
 # lib/: what two or more filters share.  lib/ingest/: the readers of the
@@ -49,6 +49,7 @@ filters/%.jq.inc: filters/%.jq
 filters/asc-judge.o: filters/asc-judge.jq.inc
 filters/asc-report.o: filters/asc-report.jq.inc
 filters/asc-html.o: filters/asc-html.jq.inc
+filters/asc-diff.o: filters/asc-diff.jq.inc
 
 # Rewritten only when the version or the commit changes, so that a build
 # in a clean checkout says which commit it is without rebuilding the rest.
@@ -170,4 +171,4 @@ clean:
 
 -include $(OBJ:.o=.d) $(wildcard $(FUZZOBJ:.o=.d))
 .PHONY: all deps demo check check-portable asan ubsan-clang bench lint modules install uninstall clean fuzz fuzz-build fuzz-ci FORCE
-.SECONDARY: $(OBJ) $(FUZZOBJ) filters/asc-judge.jq.inc filters/asc-report.jq.inc filters/asc-html.jq.inc
+.SECONDARY: $(OBJ) $(FUZZOBJ) filters/asc-judge.jq.inc filters/asc-report.jq.inc filters/asc-html.jq.inc filters/asc-diff.jq.inc

@@ -280,6 +280,12 @@ def parse_args(argv):
                         'TRANS MoE+GMM transition layers (the last holds sampling), DECODE decode layers')
     p.add_argument('--passes', type=int, metavar='N',
                    help='with --moe: forward passes (one ProfilerStep each; default 1)')
+    p.add_argument('--slow-op', metavar='TYPE:FACTOR',
+                   help='every generic-layer kernel of op type TYPE lasts round(FACTOR x) its duration')
+    p.add_argument('--drop-op', metavar='TYPE',
+                   help='no generic-layer kernel of op type TYPE (later kernels start earlier)')
+    p.add_argument('--op-truth', action='store_true',
+                   help='write op_types {type: {calls, dur_ns}} in the truth')
     p.add_argument('--pfa-ifa', action='store_true',
                    help='with --moe: PromptFlashAttention (prefill, 2-5 ms) and IncreFlashAttention '
                         '(decode) instead of FusedInferAttentionScore')
@@ -312,6 +318,18 @@ def parse_args(argv):
         die('--prelaunch-us must be >= 60 (the host must launch the first kernel)')
     if a.comm_exposed_us is not None and (not a.comm or a.moe or a.comm_exposed_us <= 0):
         die('--comm-exposed-us needs --comm (no --moe) and N > 0')
+    a.slow = None
+    if a.slow_op:
+        t, _, f = a.slow_op.rpartition(':')
+        try:
+            a.slow = (t, float(f))
+        except ValueError:
+            t = ''
+        if not t or a.slow[1] <= 0 or a.moe:
+            die('bad --slow-op %r: want TYPE:FACTOR, FACTOR > 0, no --moe' % a.slow_op)
+    if a.drop_op and a.moe:
+        die('--drop-op does not combine with --moe')
+    a.op_truth = a.op_truth or a.slow is not None or a.drop_op is not None
     a.hccl = None
     if a.hccl_tasks:
         try:
@@ -420,6 +438,7 @@ class Generator:
         self.pyid = 10
         self.task_ids = {}
         self.stack_cache = {}
+        self.op_types = {}
         self.prev_end = None       # previous kernel end in sorted order (wait time)
         self.prev_busy_end = None  # for inter-step Free events
         self.first_row = True
@@ -595,6 +614,13 @@ class Generator:
             for m in range(M):
                 e = KCAT[m % len(KCAT)]
                 d = rr(e[12] * US, e[13] * US)
+                # --slow-op / --drop-op: the same draws, so that every
+                # other kernel keeps its duration and only shifts
+                if a.slow and e[3] == a.slow[0]:
+                    d = int(round(d * a.slow[1]))
+                if a.drop_op == e[3]:
+                    rr(1000, 5001)
+                    continue
                 k = [t, d, 2, e, j, 0, m]
                 ks.append(k)
                 last_main = k
@@ -1105,6 +1131,9 @@ class Generator:
                        % (stepc, k[9], stream, name, e[3], core, ts_str(st), fmt(d), wait, e[5],
                           e[6], e[7], e[8], e[9], e[10], e[11], self.pmu(kind, e, d)))
             rows.append(row)
+            ot = self.op_types.setdefault(e[3], {'calls': 0, 'dur_ns': 0})
+            ot['calls'] += 1
+            ot['dur_ns'] += d
             if level1 and kind != 2:
                 key = (e[3], e[4])
                 s = self.opstat.get(key)
@@ -1516,6 +1545,8 @@ class Generator:
             head['prelaunch_causes'] = self.prelaunch_truth
         if a.comm_exposed_us is not None:
             head['comm_exposed'] = self.comm_truth
+        if a.op_truth:
+            head['op_types'] = self.op_types
         if a.hccl:
             head['hccl_tasks'] = {'group_size': a.hccl[0], 'late_peer': a.hccl[1], 'ops': self.hccl_truth}
         with open(path, 'w', encoding='utf-8', newline='') as f:
