@@ -908,6 +908,12 @@ def inflight($s; $e): [ $CO[] | select(.start_ns < $e and .end_ns > $s) ] as $o 
 ($HWL | map(. + {af: (if .before then ([$LWS[.step].w, $BEF[.step]] | min) / $BEF[.step] else 0 end)})) as $HWA |
 (([$DG.group_size // 1, 1] | max)) as $gn |
 def absorbed($f): $HWA | map((.causes[$f] // 0) * .af) | add // 0 | . / $gn | ms;
+# A host family's time at stake ($t its idle per step): less what only
+# lengthens a wait for the late peer; with the pp ops placed and no such
+# peer, its share of the idle on the pipeline's critical path.
+def famstake($f; $t):
+	if absorbed($f) <= 0 and $PIPE != null and $PIPE.idle_ms > 0 then $t * ([$PIPE.critical_ms / $PIPE.idle_ms, 1] | min)
+	else [$t - absorbed($f), 0] | max end;
 (($HWA | map(.dur) | add // 0) as $d | if $d > 0 then ($HWA | map(.dur * .af) | add) / $d else 0 end) as $AFALL |
 (if $LATE == null then "" else "rank \($LATE.rank)" + (if $LATE.in_input then "" else " (not in this input)" end) end) as $LATEN |
 (if ($OPW | length) == 0 then null else "the peer that \($OPW[0].op) most likely waits for" end) as $OPWN |
@@ -924,9 +930,9 @@ def opwtext: if ($OPW | length) == 0 then "" else $OPW[0] as $o |
    {idle_ms_per_step: ((($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) | r6),
     under_named_host_ms_per_step: ($fs | map(.value) | add // 0 | r6),
     families_ms_per_step: ($fs | map({key, value: (.value | r6)}) | from_entries),
-    at_stake_ms_per_step: ($fs | map([.value - absorbed(.key), 0] | max) | add // 0 | r6),
+    at_stake_ms_per_step: ($fs | map(famstake(.key; .value)) | add // 0 | r6),
     # each family's part of it, so that the sum can be traced
-    at_stake_by_family_ms_per_step: ($fs | map({key, value: ([.value - absorbed(.key), 0] | max | r6)}) | from_entries),
+    at_stake_by_family_ms_per_step: ($fs | map({key, value: (famstake(.key; .value) | r6)}) | from_entries),
     at_stake_on_late_peer: (if $LATE != null then $LATEN elif ($OPW | length) > 0 then $OPWN else null end),
     at_stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0)} end) as $HRB0 |
 # R3.4: the host risk level rates what acting on the host causes could
@@ -1147,8 +1153,9 @@ def stakeclause($idle; $ab; $how):
 	 (if $DEQ > 0 then "; the task queue is on (\($DEQ) Dequeue@ events: operators are dequeued on a thread of their own), so the cost is in the framework's own dispatch (Python and aten ops)."
 	  else ", and check that the task queue is enabled (TASK_QUEUE_ENABLE): the capture shows no Dequeue@ event." end)
        else "Python code runs while the device waits, launching nothing." + chaintext($f) + " Profile the Python side during the bubbles (py-spy) at the frames the report names." end) +
-       stakeclause($t; absorbed($f); "") + $caveat;
-       "step_group"; $dom; ([$t - absorbed($f), 0] | max); ($f == "python" or absorbed($f) > 0); null; "host_cause:" + $f)
+       stakeclause($t; absorbed($f); "") +
+       (if absorbed($f) <= 0 and $PIPE != null and $PIPE.idle_ms > 0 then " Counted by its share of that idle, \(famstake($f; $t) | fmt) of the \($t | fmt) is at stake here." else "" end) + $caveat;
+       "step_group"; $dom; famstake($f; $t); ($f == "python" or absorbed($f) > 0); null; "host_cause:" + $f)
      + {stake_on: "this rank", stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0),
 	figures: {share_of_idle: share($t; $HB), idle_ms_per_step: $HB, family_ms_per_step: $t,
 	 absorbed_by_late_peer_ms: absorbed($f)}}),
