@@ -710,19 +710,19 @@ def ppsched($s; $bms):
 def ppwin($s; $bms; $xms):
 	([$bms - $xms, 0] | max) as $b |
 	if $s == null or $s.microbatches == null then
-	  {bubble_ms: ($bms | r6), imbalance_ms: null, schedule_ms: null, schedule_won_ms: null, transfer_ms: ($xms | r6), microbatches_advised: null, won_ms: ($b | r6)}
+	  {bubble_ms: ($bms | r6), imbalance_ms: null, schedule_ms: null, schedule_won_ms: null, schedule_left_ms: null, transfer_ms: ($xms | r6), microbatches_advised: null, won_ms: ($b | r6)}
 	else
 	  (if $s.imbalance == "peer" then [$s.imbalance_ms_per_step // 0, $b] | min else 0 end) as $i |
 	  ($b - $i) as $own | ($s.microbatches * 4) as $m4 |
 	  ($own * (1 - $s.microbatches / $m4)) as $sw |
-	  {bubble_ms: ($bms | r6), imbalance_ms: ($i | r6), schedule_ms: ($own | r6), schedule_won_ms: ($sw | r6), transfer_ms: ($xms | r6),
+	  {bubble_ms: ($bms | r6), imbalance_ms: ($i | r6), schedule_ms: ($own | r6), schedule_won_ms: ($sw | r6), schedule_left_ms: ($own - $sw | r6), transfer_ms: ($xms | r6),
 	   microbatches_advised: $m4, won_ms: ($i + $sw | r6)} end;
 # Its sentence.
 def ppwintext($w):
 	" At stake per step: at most \($w.won_ms | fmt), what the advice could win" +
 	(if $w.schedule_won_ms == null then " (the bubble less its transfer; which share rebalancing or more micro-batches would win cannot be told)"
 	 else ": " + (if $w.imbalance_ms > 0 then "the imbalance, \($w.imbalance_ms | fmt) (were the slower stage as fast as this one), and " else "" end) +
-	   "\($w.schedule_won_ms | fmt) of the schedule's share less the transfer, \($w.schedule_ms | fmt) (split into m = \($w.microbatches_advised) micro-batches, the same work leaves a warm-up and flush of \($w.schedule_ms - $w.schedule_won_ms | fmt))" end) +
+	   "\($w.schedule_won_ms | fmt) of the schedule's share less the transfer, \($w.schedule_ms | fmt) (split into m = \($w.microbatches_advised) micro-batches, the same work leaves a warm-up and flush of \($w.schedule_left_ms | fmt))" end) +
 	"; the \($w.transfer_ms | fmt) the send/recv moves data (the comm records' bandwidth table) stays." ;
 def ppadvice($g; $bms):
 	ppstage($g) as $s |
