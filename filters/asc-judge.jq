@@ -187,7 +187,10 @@ def periodicity($g):
   (if any($M[]; .window_source == "step_id_column") then ["step_id_windows", "no_step_markers"] else [] end) +
   (if any($W[]; .code == "kernels_unsorted") then ["unsorted_input"] else [] end) +
   (if any($W[]; .code == "counts_mismatch") then ["counts_mismatch"] else [] end) +
-  (if ($C | length) == 0 and $hascomm then ["no_comm_records"] else [] end)
+  (if ($C | length) == 0 and $hascomm then ["no_comm_records"] else [] end) +
+  # profiler_info says stacks were off: no host cause can reach a source
+  # line, even from a trace_view.json recovered later
+  (if $P.config.with_stack == false then ["no_stacks"] else [] end)
   | map(select(. as $c | $codes | index([$c]) != null)) | uniq) as $gaps0 |
 
 # Group of each step, and group aggregates.
@@ -251,7 +254,8 @@ def periodicity($g):
     prelaunch_gap_ms_avg: (if ($pre | length) > 0 then ($pre | avg | ms) else null end),
     tail_gap_ms_avg: (if ($tail | length) > 0 then ($tail | avg | ms) else null end),
     internal_bubble_total_ms_avg: ($int | ms),
-    largest_internal_bubble_ms_p95: ($g.steps | map(.largest_internal_bubble_ns) | pct(95) | ms),
+    # a percentile only where it can vary (R2.7: groups of >= 5 steps)
+    largest_internal_bubble_ms_p95: (if $g.n >= $R.verdict.percentile_min_steps then ($g.steps | map(.largest_internal_bubble_ns) | pct(95) | ms) else null end),
     recurring_bubble_pattern: $rec,
     steps_with_significant_bubbles: $withsig,
     dominant_idle_pattern: $pattern,
@@ -697,6 +701,29 @@ def ppsched($s; $bms):
 	     " is the 1F1B schedule's own warm-up and flush:" end) +
 	  (if $bms == null then " The 1F1B schedule's own warm-up and flush:" else "" end) +
 	  " with p = \($s.stages) stages (parallel_group_info's pp group) and m = \($s.microbatches) micro-batches (\($s.ops | length) send/recv ops in the step, m + p - 1 under 1F1B) a stage idles \($q)/\($s.microbatches + $q) of an ideal step even with balanced stages; m = \($m4) would cut that to \($q)/\($m4 + $q)." end;
+# What acting on a pp bubble's advice could win per step ($bms the
+# bubble, $xms the data its ops move by the comm records' bandwidth
+# table, which no schedule removes): the imbalance (were the slower peer
+# stage as fast as this one) and, of the schedule's own share, what m x 4
+# micro-batches of the same work would cut (that share scales with 1/m).
+# Without the stages compared, the bubble less the transfer, at most.
+def ppwin($s; $bms; $xms):
+	([$bms - $xms, 0] | max) as $b |
+	if $s == null or $s.microbatches == null then
+	  {bubble_ms: ($bms | r6), imbalance_ms: null, schedule_ms: null, schedule_won_ms: null, schedule_left_ms: null, transfer_ms: ($xms | r6), microbatches_advised: null, won_ms: ($b | r6)}
+	else
+	  (if $s.imbalance == "peer" then [$s.imbalance_ms_per_step // 0, $b] | min else 0 end) as $i |
+	  ($b - $i) as $own | ($s.microbatches * 4) as $m4 |
+	  ($own * (1 - $s.microbatches / $m4)) as $sw |
+	  {bubble_ms: ($bms | r6), imbalance_ms: ($i | r6), schedule_ms: ($own | r6), schedule_won_ms: ($sw | r6), schedule_left_ms: ($own - $sw | r6), transfer_ms: ($xms | r6),
+	   microbatches_advised: $m4, won_ms: ($i + $sw | r6)} end;
+# Its sentence.
+def ppwintext($w):
+	" At stake per step: at most \($w.won_ms | fmt), what the advice could win" +
+	(if $w.schedule_won_ms == null then " (the bubble less its transfer; which share rebalancing or more micro-batches would win cannot be told)"
+	 else ": " + (if $w.imbalance_ms > 0 then "the imbalance, \($w.imbalance_ms | fmt) (were the slower stage as fast as this one), and " else "" end) +
+	   "\($w.schedule_won_ms | fmt) of the schedule's share less the transfer, \($w.schedule_ms | fmt) (split into m = \($w.microbatches_advised) micro-batches, the same work leaves a warm-up and flush of \($w.schedule_left_ms | fmt))" end) +
+	"; the \($w.transfer_ms | fmt) the send/recv moves data (the comm records' bandwidth table) stays." ;
 def ppadvice($g; $bms):
 	ppstage($g) as $s |
 	(if ($g.peer_global_ranks // [] | length) == 1 then "global rank \($g.peer_global_ranks[0])" else "the peer stage" end) as $pn |
@@ -746,6 +773,13 @@ def ppgroup($grp): $CGR | map(select(.group == $grp and ((.role // "") | startsw
   select(.kind == "p2p" and ppgroup(.group) != null) |
   {op, group, ms: ([(.wait_ms + .idle_ms) / $csteps, ($BD.comm_exposed // 0)] | min)} ] as $PPW |
 ($PPW | map(.ms) | add // 0) as $PPST |
+# Collectives on 1-rank groups: their time not under compute (all of it
+# where that is not measured) is at stake in their own finding, when it
+# has one, and not again in the exposed-communication finding.
+([ $CGR[] | select(.size == 1 and (.elapsed_ms // 0) > 0) ] as $g1 |
+ (($g1 | map(.elapsed_ms) | add // 0) / $csteps) as $e1 |
+ if ($g1 | length) == 0 or $e1 < $B.comm_exposed_min_ms then 0
+ else ($g1 | map(.exposed_ms // .elapsed_ms) | add) / $csteps end) as $ONEST |
 # Data-parallel reduce-scatter / all-gather not under compute: overlap.
 def dpclause($n):
 	[ $CGR[] | select(((.role // "") | startswith("dp")) and (.ops_kind | test("reduce-scatter|all-gather"))) |
@@ -874,6 +908,12 @@ def inflight($s; $e): [ $CO[] | select(.start_ns < $e and .end_ns > $s) ] as $o 
 ($HWL | map(. + {af: (if .before then ([$LWS[.step].w, $BEF[.step]] | min) / $BEF[.step] else 0 end)})) as $HWA |
 (([$DG.group_size // 1, 1] | max)) as $gn |
 def absorbed($f): $HWA | map((.causes[$f] // 0) * .af) | add // 0 | . / $gn | ms;
+# A host family's time at stake ($t its idle per step): less what only
+# lengthens a wait for the late peer; with the pp ops placed and no such
+# peer, its share of the idle on the pipeline's critical path.
+def famstake($f; $t):
+	if absorbed($f) <= 0 and $PIPE != null and $PIPE.idle_ms > 0 then $t * ([$PIPE.critical_ms / $PIPE.idle_ms, 1] | min)
+	else [$t - absorbed($f), 0] | max end;
 (($HWA | map(.dur) | add // 0) as $d | if $d > 0 then ($HWA | map(.dur * .af) | add) / $d else 0 end) as $AFALL |
 (if $LATE == null then "" else "rank \($LATE.rank)" + (if $LATE.in_input then "" else " (not in this input)" end) end) as $LATEN |
 (if ($OPW | length) == 0 then null else "the peer that \($OPW[0].op) most likely waits for" end) as $OPWN |
@@ -890,11 +930,22 @@ def opwtext: if ($OPW | length) == 0 then "" else $OPW[0] as $o |
    {idle_ms_per_step: ((($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) | r6),
     under_named_host_ms_per_step: ($fs | map(.value) | add // 0 | r6),
     families_ms_per_step: ($fs | map({key, value: (.value | r6)}) | from_entries),
-    at_stake_ms_per_step: ($fs | map([.value - absorbed(.key), 0] | max) | add // 0 | r6),
+    at_stake_ms_per_step: ($fs | map(famstake(.key; .value)) | add // 0 | r6),
     # each family's part of it, so that the sum can be traced
-    at_stake_by_family_ms_per_step: ($fs | map({key, value: ([.value - absorbed(.key), 0] | max | r6)}) | from_entries),
+    at_stake_by_family_ms_per_step: ($fs | map({key, value: (famstake(.key; .value) | r6)}) | from_entries),
     at_stake_on_late_peer: (if $LATE != null then $LATEN elif ($OPW | length) > 0 then $OPWN else null end),
-    at_stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0)} end) as $HRB |
+    at_stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0)} end) as $HRB0 |
+# R3.4: the host risk level rates what acting on the host causes could
+# win on this rank, so the level the markers give (marker_level) is
+# capped by the share of the step at stake, at the priorities' limits:
+# under 2% low, under 10% at most medium.
+(if $HRB0 == null then null else
+   share($HRB0.at_stake_ms_per_step; $DG.service_ms_avg // 0) as $sh |
+   $HRB0 + {marker_level: $hostrisk, at_stake_share_of_step: $sh,
+	    level: (if $hostrisk == null then null elif $sh < 0.02 then "low"
+		    elif $sh < 0.10 and $hostrisk == "high" then "medium" else $hostrisk end)} end) as $HRB1 |
+($HRB1 | if . == null then null else del(.level) end) as $HRB |
+(if $HRB1 == null then $hostrisk else $HRB1.level end) as $hostrisk |
 # The step's idle around the pp send/recv ops ($PIPE), as a sentence.
 def pipeidle:
 	($CGR | map(select(.group == $PIPE.group)) | .[0] // {}) as $g |
@@ -903,7 +954,12 @@ def pipeidle:
 	" The send/recv ops of the pp group cut the step's idle (step \($PIPE.step)): " +
 	($PIPE.segments | map("\(.idle_ms | fmt) of \(.wall_ms | fmt) " + (if .before != null then "before \(.before)" else "after the last op" end)) | join(", ")) +
 	". Idle before an op in which this stage then waits for \($pn) is hidden under that stage's work, up to the op's time (removing it only lengthens the wait): \($PIPE.hidden_ms | fmt) per step; idle before an op \($pn) waits for, and after the last op, delays the peer stage or the step's end: \($PIPE.critical_ms | fmt) per step is on the pipeline's critical path." +
-	(if ($hb | length) > 0 then " The device idles over half the time " + ($hb | map(if .before != null then "before \(.before)" else "after the last op" end) | join(" and ")) + ": it waits for the host there (host- or launch-bound); the host trace would name the cause." else "" end);
+	(if ($hb | length) == 0 then ""
+	 else " The device idles over half the time " + ($hb | map(if .before != null then "before \(.before)" else "after the last op" end) | join(" and ")) +
+	   (if $hosted then ": the host causes of the idle windows there are in the windows' table."
+	    # kernel_details lists kernels only: copies and event waits on
+	    # the device's streams are in trace_view.json's device tasks
+	    else ": with no host data in this capture the cause cannot be named; possible causes are the host (launching too slowly, or blocked in a call) and device work that the kernel table does not list (memory copies, event waits). trace_view.json (its host events and the device tasks of its Ascend Hardware process) would tell them apart." end) end);
 # Without a kernel table the idle cannot be placed, but a pp group's op
 # times bound it: a stretch that ends in a send/recv op where this stage
 # then waits is hidden under the peer's work up to that wait.
@@ -972,8 +1028,13 @@ def stakeclause($idle; $ab; $how):
 	  " No peer holds it back: overlap it with compute (gradient bucketing, DDP bucket_cap_mb) or reduce its volume; overlap can hide at most the \($hide | fmt) of compute per step." end) +
        (if $CT.comm_json_wait_ms != null then
 	  " The comm records (\($COMM.source // "communication.json")) give wait \($CT.comm_json_wait_ms | fmt) and transit \($CT.comm_json_transit_ms | fmt) per step for the same ops; they split an op's time by rules of their own (most of a wait for a late peer is idle time there), so they are a cross-check only, not the cause." else "" end);
-       "step_group"; $dom; (if $late != null then $late.exposed_wait_ms else $hide end); ($late != null); null; "COMM_EXPOSED_HEAVY") +
+       # at stake: what fixing the late peer wins back (the waits on
+       # the next-latest peers in the same ops remain)
+       "step_group"; $dom; (if $late == null then $hide
+	 elif $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then $late.exposed_wait_ms - $remain
+	 else $late.exposed_wait_ms end); ($late != null); null; "COMM_EXPOSED_HEAVY") +
        {stake_on: (if $late != null then "rank \($late.rank)" + (if $late.in_input then "" else " (not in this input)" end) else "overlap with compute" end),
+	late_peer_wait_ms: (if $late != null then $late.exposed_wait_ms else null end),
 	late_peer_ops: $LOPS,
 	late_peer_remainder_ms: (if $late != null and $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then $remain | r6 else null end),
 	won_back_by_fixing_ms: (if $late != null and $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then ($late.exposed_wait_ms - $remain) | r6 else null end)}
@@ -1007,9 +1068,14 @@ def stakeclause($idle; $ab; $how):
 	   elif $COMM.transit_ms >= 0.5 * $COMM.elapse_ms then " Most of it is data moving: overlap it with compute (gradient bucketing and reduce overlap, e.g. DDP bucket_cap_mb) or reduce its volume."
 	   else " None of waiting, transit or idle is most of it." end) +
 	  ppclause($n) + dpclause($n) + xferclause($n) +
-	  (if $PPST > 0 then " \($PPST | fmt) per step of it is that pipeline bubble, at stake in its own finding; \([$ce - $PPST, 0] | max | fmt) is at stake here." else "" end) end);
-       "step_group"; $dom; ([$ce - $PPST, 0] | max); ($COMM == null); (if $COMM == null then (if gap("no_comm_records") then "no_comm_records" else "no_communication_json" end)
+	  ([$ONEST, ([$ce - $PPST, 0] | max)] | min) as $one |
+	  (if $PPST > 0 or $one > 0 then
+	     " " + ([ (if $PPST > 0 then "\($PPST | fmt) per step of it is that pipeline bubble" else empty end),
+		      (if $one > 0 then "\($one | fmt) the collectives on 1-rank groups" else empty end) ] | join(" and ")) +
+	     ", each at stake in its own finding; at most \([$ce - $PPST - $one, 0] | max | fmt) is at stake here (what overlapping or shrinking the other collectives could win)." else "" end) end);
+       "step_group"; $dom; ([$ce - $PPST - ([$ONEST, ([$ce - $PPST, 0] | max)] | min), 0] | max); ($COMM == null); (if $COMM == null then (if gap("no_comm_records") then "no_comm_records" else "no_communication_json" end)
 	 elif (($P.degraded // []) | index(["no_comm_tasks"])) != null then "no_comm_tasks" else null end); "COMM_EXPOSED_HEAVY") +
+       {exposed_ms: ($ce | r6), stake_excludes: {pipeline_bubble_ms: ($PPST | r6), one_rank_groups_ms: ([$ONEST, ([$ce - $PPST, 0] | max)] | min | r6)}} +
        (if $COMM != null then {one_rank_group_wait_ms: ($onewait / $COMM.steps | r6), transfer_bound: xferlist($COMM.steps)} +
 	  # the comm records' idle split by their bandwidth table, as the text says
 	  (if $COMM.idle_ms >= 0.5 * $COMM.elapse_ms and $COMM.transit_ms < 0.5 * $COMM.link_time_ms then
@@ -1027,8 +1093,9 @@ def stakeclause($idle; $ab; $how):
 	 ($g1 | map("\(.role // "group \(.group)") (group \(.group)) \(.ops_kind) \(.elapsed_ms / $csteps | fmt)") | join(", ")) +
 	 " per step" +
 	 (if $w1 > 0 then ", of which the comm records count \($w1 | fmt) as waiting although there is no peer" else "" end) +
-	 ". Skip collectives on groups of one rank (a size check before the call), or find what that time is; it wins up to \($e1 | fmt) per step.";
-	 "step_group"; $dom; $e1; false; null; "COMM_ONE_RANK_GROUP") end),
+	 ". Skip collectives on groups of one rank (a size check before the call), or find what that time is; it wins up to \($ONEST | fmt) per step" +
+	 (if $ONEST < $e1 - 0.0005 then " (their time not under compute)" else "" end) + ".";
+	 "step_group"; $dom; $ONEST; false; null; "COMM_ONE_RANK_GROUP") end),
   ($WAITOPS | map(select(.wait_ms / $csteps >= ([0.1, 0.01 * $svcms] | max))) | .[0:3][] | . as $o |
      ($CGR | map(select(.group == $o.group)) | .[0] // null) as $g |
      (if $g != null and ($g.peer_global_ranks // [] | length) == 1 then $g.peer_global_ranks[0] else null end) as $peer |
@@ -1037,10 +1104,15 @@ def stakeclause($idle; $ab; $how):
        # A pp group's send/recv: this stage waits for its peer stage by
        # the schedule, which is the bubble, not lateness.
        ($C | map(select(.group == $o.group and .kind == "p2p")) | max_by((.wait_ms // 0) + (.idle_ms // 0))) as $lo |
+       # the data moved, as xferlist counts it
+       ((.bandwidth // {}) | ((.HCCS.time_ms // 0) + (.PCIE.time_ms // 0) + (.SIO.time_ms // 0)) as $on |
+	 (if $on > 0 then $on else (.SDMA.time_ms // 0) end) + (.RDMA.time_ms // 0)) as $lt |
+       ppwin(ppstage($g); $pp.ms; ([$lt, .elapse_ms] | min) / $csteps) as $win |
        rec("\(.op) on group \(.group | tostring) (\($g.role)) is the pipeline bubble: \((.wait_ms + .idle_ms) / $csteps | fmt) per step in its \(.calls / $csteps | round) send/recv op\(if .calls / $csteps > 1 then "s" else "" end) (the comm records' wait \(.wait_ms / $csteps | fmt) plus idle \(.idle_ms / $csteps | fmt); transit \(.transit_ms / $csteps | fmt)), this stage waiting for its peer stage, " +
 	 (if $peer != null then "global rank \($peer) (parallel_group_info, not in this profile)" else "the other ranks of the group" end) +
-	 ", or exchanging with it; the longest is \($lo.op) (\(($lo.wait_ms // 0) + ($lo.idle_ms // 0) | fmt)). A pipeline stage waits for its peer by the schedule, so this is not a late rank." + ppadvice($g; (.wait_ms + .idle_ms) / $csteps);
-	 "op"; .op; $pp.ms; true; null; "COMM_WAIT_DOMINANT") + {group: .group, pipeline_bubble: true, peer_global_rank: $peer, pipeline_stages: ppstage($g), pipeline_idle: $PIPE,
+	 ", or exchanging with it; the longest is \($lo.op) (\(($lo.wait_ms // 0) + ($lo.idle_ms // 0) | fmt)). A pipeline stage waits for its peer by the schedule, so this is not a late rank." + ppadvice($g; (.wait_ms + .idle_ms) / $csteps) + ppwintext($win);
+	 "op"; .op; $win.won_ms; true; null; "COMM_WAIT_DOMINANT") + {group: .group, pipeline_bubble: true, peer_global_rank: $peer, pipeline_stages: ppstage($g), pipeline_idle: $PIPE,
+	 pipeline_stake: $win,
 	 # the bubble less the stages' imbalance: the 1F1B schedule's own
 	 schedule_bubble_ms: (ppstage($g) as $s | if $s == null or $s.microbatches == null then null
 	   else ([(.wait_ms + .idle_ms) / $csteps - ($s.imbalance_ms_per_step // 0), 0] | max | r6) end)}
@@ -1081,8 +1153,9 @@ def stakeclause($idle; $ab; $how):
 	 (if $DEQ > 0 then "; the task queue is on (\($DEQ) Dequeue@ events: operators are dequeued on a thread of their own), so the cost is in the framework's own dispatch (Python and aten ops)."
 	  else ", and check that the task queue is enabled (TASK_QUEUE_ENABLE): the capture shows no Dequeue@ event." end)
        else "Python code runs while the device waits, launching nothing." + chaintext($f) + " Profile the Python side during the bubbles (py-spy) at the frames the report names." end) +
-       stakeclause($t; absorbed($f); "") + $caveat;
-       "step_group"; $dom; ([$t - absorbed($f), 0] | max); ($f == "python" or absorbed($f) > 0); null; "host_cause:" + $f)
+       stakeclause($t; absorbed($f); "") +
+       (if absorbed($f) <= 0 and $PIPE != null and $PIPE.idle_ms > 0 then " Counted by its share of that idle, \(famstake($f; $t) | fmt) of the \($t | fmt) is at stake here." else "" end) + $caveat;
+       "step_group"; $dom; famstake($f; $t); ($f == "python" or absorbed($f) > 0); null; "host_cause:" + $f)
      + {stake_on: "this rank", stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0),
 	figures: {share_of_idle: share($t; $HB), idle_ms_per_step: $HB, family_ms_per_step: $t,
 	 absorbed_by_late_peer_ms: absorbed($f)}}),
@@ -1130,18 +1203,29 @@ def stakeclause($idle; $ab; $how):
      ($DG.untraced_ms_per_step // 0) as $untraced |
      ($DG.serial_wait_ms_per_step // 0) as $swait |
      ([$idle - $HB, 0] | max) as $short |
+     (if $PIPE == null or $PIPE.idle_ms <= 0 then null
+      elif $rest >= $PIPE.idle_ms - 0.001 then $PIPE.critical_ms
+      else $rest * $PIPE.critical_ms / $PIPE.idle_ms end) as $PST |
      # Without step markers the window is the kernels' span: no edge gap
      # is measured; torch_npu's own Preparing is said beside it.
      ([($ST[]?, ($STBY | .[]?)) | .preparing_ns // empty] | if length > 0 then add / length / 1000000 else null end) as $tnprep |
      (if $BD.preparing == null and $BD.tail == null then
-	"preparing and tail not measured: without step markers the window is the kernels' span" +
+	"preparing and tail not measured: " +
+	(if all($M[]; .window_source == "step_trace") then "without a kernel table the window is torch_npu's step (step_trace_time.csv's Stage), and no kernel marks where work starts or ends in it"
+	 else "without step markers the window is the kernels' span" end) +
 	(if $tnprep != null then "; torch_npu's Preparing before it: \($tnprep | fmt)" else "" end)
       else "preparing \($BD.preparing | fmt), tail \($BD.tail | fmt)" end) as $edges |
      rec("The device idles \($idle | fmt) per step in \($dom) (free \($BD.free | fmt), \($edges)); \($rest | fmt) of it has no named host cause" +
        (if ($MINOR | length) > 0 then " (smaller named causes: \($MINOR | map("\(.family) \(.ms | fmt)") | join(", ")))" else "" end) +
        (if ($hosted | not) then (if gap("no_trace_view") then
 	   (if ($P.framework // "") == "msprof" then ": the msprof timeline (msprof_*.json) is missing, so the host side cannot be seen; export it (msprof --export=on) from a capture that collected the AscendCL API"
-	    else ": trace_view.json is not in this input, so the host side cannot be seen; recover it from the run if it was exported, else export it (activities CPU and NPU)" end) + "."
+	    else ": trace_view.json is not in this input, so the host side cannot be seen; " +
+	      # ask only for the activities profiler_info shows were off
+	      (($P.config.activities // null) as $act |
+	       if $act == null then "recover it from the run if it was exported, else export it (activities CPU and NPU)"
+	       elif ($act | map(select(test("CPU|NPU"))) | length) >= 2 then "recover it from the run: the activities CPU and NPU were on (profiler_info), so the run should have written it"
+	       else "capture again with the activities CPU and NPU (profiler_info lists only \($act | join(", ")))" end) end) +
+	   (if gap("no_stacks") and $P.config.with_stack == false then "; with_stack was off (profiler_info), so even that trace would give no Python source line: capture with with_stack=True to reach them" else "" end) + "."
 	 else ": no host events were recorded, so the host side cannot be seen." end)
 	else ": other host ops \($other | fmt)" +
 	  (if $swait > 0 then ", the host blocked in a serialisation point \($swait | fmt)" else "" end) +
@@ -1157,11 +1241,21 @@ def stakeclause($idle; $ab; $how):
 	   else "Most of it is host ops without a named cause: look at the host ops around the top bubbles listed in the report" + (if gap("no_stacks") and $fw then "; re-capture with with_stack=True to get the Python line of each" else "" end) + "." end) + $caveat end) +
        (if ($hosted | not) and (all($M[]; .breakdown_source == "step_trace") | not) and $short > 0 then
 	  " \($short | fmt) per step of it lies in gaps under \($B.min_bubble_us) µs between kernels." else "" end) +
-       stakeclause($rest; $rest * $AFALL | r6; ", counted by its share of the idle windows that do,");
-       "step_group"; $dom; ($rest * (1 - $AFALL)); true; (if ($hosted | not) then (if gap("no_trace_view") then "no_trace_view" else "no_host_events" end) else null end); "DEVICE_IDLE")
+       stakeclause($rest; $rest * $AFALL | r6; ", counted by its share of the idle windows that do,") +
+       # With the pp ops placed, only idle on the pipeline's critical
+       # path is at stake ($PST: its share of the rest).
+       (if $AFALL <= 0 and $PIPE != null and $PIPE.idle_ms > 0 and $rest < $PIPE.idle_ms - 0.001 then
+	  " Counted by its share of that idle, \($PST | fmt) of the \($rest | fmt) is at stake here."
+	elif $AFALL <= 0 and $PIPE != null then " The \($PST | fmt) on the critical path is what is at stake here."
+	elif $AFALL <= 0 and gap("no_kernel_table") and nokpp != null then
+	  " So at most all of it, \($rest | fmt) per step, is at stake here: an upper bound, as how much of it lies on the critical path cannot be told without the kernel table."
+	else "" end);
+       "step_group"; $dom; (if $AFALL <= 0 and $PIPE != null then $PST else $rest * (1 - $AFALL) end); true; (if ($hosted | not) then (if gap("no_trace_view") then "no_trace_view" else "no_host_events" end) else null end); "DEVICE_IDLE")
        # without host events the split is not measured; without kernels
        # there are no windows to tell short gaps from
-       + {stake_on: "this rank", figures: {idle_ms: ($idle | r6), rest_ms: ($rest | r6), absorbed_by_late_peer_ms: ($rest * $AFALL | r6),
+       + {stake_on: "this rank", stake_upper_bound: ($AFALL <= 0 and $PIPE == null and gap("no_kernel_table") and nokpp != null),
+	  pipeline_critical: ($AFALL <= 0 and $PST != null),
+	  figures: {idle_ms: ($idle | r6), rest_ms: ($rest | r6), absorbed_by_late_peer_ms: ($rest * $AFALL | r6),
 	  other_ms: (if $hosted then $other | r6 else null end), serial_wait_ms: (if $hosted then $swait | r6 else null end),
 	  untraced_ms: (if $hosted then $untraced | r6 else null end),
 	  short_ms: (if all($M[]; .breakdown_source == "step_trace") then null else $short | r6 end), min_bubble_us: $B.min_bubble_us}}
@@ -1189,11 +1283,18 @@ def stakeclause($idle; $ab; $how):
 ] | map(. + {share_of_step: (if .time_at_stake_ms == null or $svcms <= 0 then null else share(.time_at_stake_ms; $svcms) end)})
   | map(. + {headline: (
       (if .time_at_stake_ms == null then "" else "\(.time_at_stake_ms | fmt) per step (\(.share_of_step | pcs))" end) as $t |
-      if .finding == "COMM_EXPOSED_HEAVY" and ((.stake_on // "") | startswith("rank ")) then "Exposed communication waiting for \(.stake_on): \($t)."
+      if .finding == "COMM_EXPOSED_HEAVY" and ((.stake_on // "") | startswith("rank ")) and .won_back_by_fixing_ms != null then
+	"Exposed communication waiting for \(.stake_on): \(.late_peer_wait_ms | fmt) per step, of which fixing it wins back about \($t)."
+      elif .finding == "COMM_EXPOSED_HEAVY" and ((.stake_on // "") | startswith("rank ")) then "Exposed communication waiting for \(.stake_on): \($t)."
       elif .finding == "COMM_EXPOSED_HEAVY" and ($OPW | length) > 0 then
 	"Exposed communication, most likely waiting for a late peer (\($OPW[0].op) takes \($OPW[0].dur_ms | fmt) against \($OPW[0].others_median_ms | fmt) for the group's other ops): \($t)."
+      elif .finding == "COMM_EXPOSED_HEAVY" and ((.stake_excludes.pipeline_bubble_ms // 0) + (.stake_excludes.one_rank_groups_ms // 0)) > 0 then
+	"Communication not hidden behind compute: \(.exposed_ms | fmt) per step; besides the " +
+	([ (if .stake_excludes.pipeline_bubble_ms > 0 then "pipeline bubble" else empty end), (if .stake_excludes.one_rank_groups_ms > 0 then "1-rank groups" else empty end) ] | join(" and ")) +
+	", at most \($t) at stake."
       elif .finding == "COMM_EXPOSED_HEAVY" then "Communication not hidden behind compute: \($t)."
-      elif .finding == "COMM_WAIT_DOMINANT" and .pipeline_bubble == true then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) is the pipeline bubble" + (if .peer_global_rank != null then " with global rank \(.peer_global_rank)" else "" end) + ": \($t)."
+      elif .finding == "COMM_WAIT_DOMINANT" and .pipeline_bubble == true then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) is the pipeline bubble" + (if .peer_global_rank != null then " with global rank \(.peer_global_rank)" else "" end) +
+	(if .pipeline_stake != null then ": \(.pipeline_stake.bubble_ms | fmt) per step, of which at most \($t) could be won." else ": \($t)." end)
       elif .finding == "COMM_WAIT_DOMINANT" then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) waits for a late peer: \($t)."
       elif .finding == "COMM_BANDWIDTH_LOW" then "\(.target_id) moves data below the bandwidth floor: \($t)."
       elif (.finding | startswith("host_cause:")) then
@@ -1205,6 +1306,8 @@ def stakeclause($idle; $ab; $how):
 	 elif .stake_upper_bound then "Device idle while the host \($what): at most \($t), an upper bound (without HCCL tasks it cannot be told whether it only lengthens a wait on a peer)."
 	 else "Device idle while the host \($what): \($t)." end)
       elif .finding == "DEVICE_IDLE" and (.figures.absorbed_by_late_peer_ms // 0) > 0 then "Device idle without a named host cause: \(.figures.rest_ms | fmt) per step, of which \(.time_at_stake_ms | fmt) at stake on this rank (the rest lies before the wait for \($LATEN))."
+      elif .finding == "DEVICE_IDLE" and .stake_upper_bound == true then "Device idle without a named host cause: at most \($t), an upper bound (without the kernel table it cannot be placed on or off the critical path)."
+      elif .finding == "DEVICE_IDLE" and .pipeline_critical == true then "Device idle without a named host cause: \(.figures.rest_ms | fmt) per step, of which \($t) on the pipeline's critical path."
       elif .finding == "DEVICE_IDLE" then "Device idle without a named host cause: \($t)."
       elif .finding == "AICPU_EXPOSED" then "AI CPU op \(.target_id) runs exposed: \($t)."
       elif .finding == "HOST_SERIALISATION" then "The host blocks on the device while it is busy (a serialisation point)."
@@ -1262,7 +1365,10 @@ def stakeclause($idle; $ab; $how):
 	(if $ULONG != null then "; the longest stretch: \($ULONG.dur_ms | fmt) in \($ULONG.bubble_id)" else "" end)), gap: null} else empty end),
    (if gap("no_stacks") and $hosted and ($DG.host_bubble_ms_per_step // 0) > 0 then
      {capture: "a short capture with with_stack=True",
-      why: "the host chains in the idle windows have no Python source line", gap: "no_stacks"} else empty end),
+      why: "the host chains in the idle windows have no Python source line", gap: "no_stacks"}
+    elif gap("no_stacks") and $fw and $DG != null and (($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) > 0 then
+     {capture: "a short capture with with_stack=True (profiler_info: with_stack false)",
+      why: "\((($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) | fmt) of device idle per step: without stacks, even a recovered trace_view.json names no Python source line for its host causes", gap: "no_stacks"} else empty end),
    (if ($INFL | length) > 0 and $hosted and ($DG.host_bubble_ms_per_step // 0) > 0 then
      {capture: "a capture with \($INFL | join(", ")) off",
       why: "these options inflate host times, so the host's share of each idle window is an upper bound here", gap: null} else empty end),
@@ -1318,7 +1424,13 @@ def stakeclause($idle; $ab; $how):
       end_abs_us: absus($origin; .end_ns)
     }))
   },
-  step_group_anomalies: $groups | map(del(.high_underfeed)),
+  # a group needs a follow-up by its own evidence, or when a
+  # recommendation about it asks for one (the dominant group: also the
+  # host follow-up), so that the group and the rest of the JSON agree
+  step_group_anomalies: (($hostfollow or any($recs[]; .followup_required and (.finding // "" | test("^(host_cause:|DEVICE_IDLE$|HOST_SERIALISATION$)")))) as $hf |
+    $groups | map(del(.high_underfeed) | .group_id as $gid |
+      .requires_followup = (.requires_followup or ($gid == $dom and $hf) or
+	any($recs[]; .followup_required and .scope == "step_group" and .target_id == $gid)))),
   host_time_inflated_by: $INFL,
   gc_recorded: $GC,
   dispatch_ops: $DISP,

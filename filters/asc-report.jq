@@ -69,6 +69,10 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 ($W[0:($rules.bubbles.top_n // 5)]) as $TOP |
 ($A.step_results) as $S |
 ($S | map(select(.torch_npu_step_trace != null))) as $TN |
+# torch_npu's step figures by the file they were read from: a SQLite
+# export has analysis.db's StepTraceTime table, not step_trace_time.csv.
+($TN[0].torch_npu_step_trace.src // "step_trace_time.csv" | split(":") |
+  if length >= 3 then "\(.[0]) \(.[1])" else .[0] end) as $STF |
 ($DG.breakdown_ms_avg // {}) as $BD |
 ($DG.service_ms_avg // null) as $SVC |
 ($A.recommendations // []) as $R |
@@ -85,7 +89,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
      (.global_ranks // null | if . == null then "—" else map(tostring) | join(", ") end),
      (.ops_kind // "\(.ops)" | md), (.elapsed_ms | dur), (if .exposed_ms != null then .exposed_ms | dur elif $NOOV then .elapsed_ms | dur else "n/a" end), (.role_from // "—" | md)]))) +
  "\n\nTimes are totals over the capture's steps; each profile holds one rank of each group." +
- (if $NOOV and any($CG[]; (.ops // 0) > 0 and .exposed_ms == null) then " Without a kernel table, \"not under compute\" is the whole elapsed time: step_trace_time.csv's Overlapped is 0 in every step." else "" end) + "\n" end) as $GROUPS |
+ (if $NOOV and any($CG[]; (.ops // 0) > 0 and .exposed_ms == null) then " Without a kernel table, \"not under compute\" is the whole elapsed time: \($STF)'s Overlapped is 0 in every step." else "" end) + "\n" end) as $GROUPS |
 (($S | length) > 0 and $S[0].breakdown_source == "step_trace") as $STONLY |
 ($rules.verdict.report_max_steps) as $MAXSTEPS |
 
@@ -109,7 +113,9 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
     else "The device idles or communicates where it should compute." end)
  else "**No hidden issue.** The device is fed (underfeed \($DG.underfeed_ratio_avg | pctx)) and communication is hidden behind compute." end),
 "",
-"Host risk: " + (if $A.host_risk_assessed == false then "not assessed (no host events in the capture)" else "**\($A.host_risk_level)**" end) +
+"Host risk: " + (if $A.host_risk_assessed == false then "not assessed (no host events in the capture)" else "**\($A.host_risk_level)**" +
+  ($A.host_risk_basis // null | if . == null or .marker_level == null or .marker_level == $A.host_risk_level then ""
+   else " on this rank (the host markers alone give \(.marker_level))" end) end) +
 # What the level rests on, and how much of it could be won here.
 ($A.host_risk_basis // null | if . == null or .under_named_host_ms_per_step <= 0 then "" else
    ": \(.under_named_host_ms_per_step | dur) of the \(.idle_ms_per_step | dur) of device idle per step lie under named host work (" +
@@ -122,9 +128,10 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 	 then [$A.serialisation_points[]?.family | "host_cause:" + .] else [] end)) as $rf |
        .families_ms_per_step | keys_unsorted | map(select(. as $f | $rf | index(["host_cause:" + $f]) | not)) |
        if length > 0 then "; no recommendation of their own: \(map(code) | join(", "))" else "" end) +
-      "; the rest only lengthens the wait for it): the level rates how much of the idle the host causes, not what acting here could win"
+      "; the rest only lengthens the wait for it): the level rates what acting on the host causes could win here, \(.at_stake_share_of_step // 0 | pctx) of the step" +
+      (if .marker_level != null and .marker_level != $A.host_risk_level then ", not how much of the idle lies under host work; the time to win is in the wait for \(.at_stake_on_late_peer)" else "" end)
     else "all of it is at stake on this rank" end) end) +
-(if $STONLY then ". The figures are torch_npu's own (step_trace_time.csv): there is no kernel table, so no bubble window can be shown." else "." end),
+(if $STONLY then ". The figures are torch_npu's own (\($STF)): there is no kernel table, so no bubble window can be shown." else "." end),
 "",
 # The seed's fixed five questions, one line each, with the JSON's figures.
 (if $DG == null then "" else
@@ -140,7 +147,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
    "2. Where they concentrate: unknown (no kernel table); group \($DG.group_id | code), \($DG.group_size) of \($S | length) step(s), where torch_npu's Free gives \($BD.free // 0 | dur) per step (\($DG.underfeed_ratio_avg | pctx))" +
    ($A.step_group_anomalies | map(select(.group_id != $DG.group_id)) | if length == 0 then "; it is the only group.\n" else "; other groups: " + (map("\(.group_id | code) (\(.group_size) step(s))") | join(", ")) + ".\n" end) +
    "3. Scope: unknown (torch_npu's Free is the whole step less compute and communication, not a place in it); per step free \($BD.free | dur), preparing " +
-   ($TN | map(.torch_npu_step_trace.preparing_ms) | if length == 0 or any(. == null) then "n/a" else "\(add / length | dur) by torch_npu (step_trace_time.csv, before the step; no step marker of our own)" end) +
+   ($TN | map(.torch_npu_step_trace.preparing_ms) | if length == 0 or any(. == null) then "n/a" else "\(add / length | dur) by torch_npu (\($STF), before the step; no step marker of our own)" end) +
    ", tail n/a.\n"
   else
  "2. Where they concentrate: group \($DG.group_id | code), \($DG.group_size) of \($S | length) step(s), \($DG.steps_with_significant_bubbles) with significant bubbles" +
@@ -149,7 +156,8 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  "3. Scope: \($DG.dominant_idle_pattern | idlepattern); per step free \($BD.free | dur), preparing \($BD.preparing | dur), tail \($BD.tail | dur).\n" end) +
  "4. Host-originated risk: " + (if $A.host_risk_assessed == false then "not assessed (no host events)."
     else "\($A.host_risk_level)" + ($A.host_risk_basis // null | if . == null or .under_named_host_ms_per_step <= 0 then "." else
-      ": \(.under_named_host_ms_per_step | dur) of the \(.idle_ms_per_step | dur) of idle per step lies under named host work (see above)." end) end) + "\n" +
+      (if .marker_level != null and .marker_level != $A.host_risk_level then " on this rank: \(.at_stake_ms_per_step | dur) per step (\(.at_stake_share_of_step | pctx) of the step) is at stake here, although " else ": " end) +
+      "\(.under_named_host_ms_per_step | dur) of the \(.idle_ms_per_step | dur) of idle per step lies under named host work (see above)." end) end) + "\n" +
  "5. Evidence sufficient for a root cause: " +
    (if $A.confidence == "high" and ($A.requires_host_followup | not) then "yes (confidence high)."
     elif $A.confidence == "low" then "no: confidence low"
@@ -174,7 +182,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
      ["tail", "tail (after the last kernel)"] ] | map(. as [$k, $what] |
      # torch_npu's Preparing lies before its Stage, the step: beside it
      (if $STONLY and $k == "preparing" and $BD[$k] == null and ($T.preparing // null) != null
-      then [$what, "\($T.preparing | dur) before the step (step_trace_time.csv), not in it", "—"]
+      then [$what, "\($T.preparing | dur) before the step (\($STF)), not in it", "—"]
       else [$what, ($BD[$k] | dur), (share($BD[$k]; $SVC) | pctx)] end) +
      (if $T != null and ($STONLY | not) then [($T[$k] // null) | dur] else [] end)) +
    [["(communication overlapped with compute)", ($BD.comm_overlapped | dur), (share($BD.comm_overlapped; $SVC) | pctx)] +
@@ -293,9 +301,9 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
    {step: $id, d: ., worst: (map(select(. != null) | fabs) | max // 0)})) as $X |
  ($X | map(.worst) | max) as $worst |
  if $worst <= 1 then
-   "Cross-check: every figure agrees with torch_npu's step_trace_time.csv within \($worst) µs (\($X | length) step(s); ours are exact unions of kernel intervals in integer ns).\n"
+   "Cross-check: every figure agrees with torch_npu's \($STF) within \($worst) µs (\($X | length) step(s); ours are exact unions of kernel intervals in integer ns).\n"
  else
-   "Cross-check with torch_npu's step_trace_time.csv, ours − theirs in µs, the steps that differ by more than 1 µs:\n\n" +
+   "Cross-check with torch_npu's \($STF), ours − theirs in µs, the steps that differ by more than 1 µs:\n\n" +
    table(["step", "compute", "comm not overlapped", "overlapped", "free", "preparing", "busy union"];
      ($X | map(select(.worst > 1)) | sort_by(-.worst) | .[0:10] | map([.step | md] + (.d | map(n))))) + "\n"
  end end),

@@ -774,6 +774,8 @@ tab_info(const struct tab_ctx *tc, struct src_file *pf, struct buf *cfg, char **
 	put_jv(&b, "record_shapes", jget(jv_copy(cc), "record_shapes"));
 	put_jv(&b, "with_stack", jget(jv_copy(cc), "with_stack"));
 	put_jv(&b, "with_modules", jget(jv_copy(cc), "with_modules"));
+	/* what was recorded, so that advice does not ask for it again */
+	put_jv(&b, "activities", jget(jv_copy(cc), "activities"));
 	put_jv(&b, "profile_memory", jget(jv_copy(cc), "profile_memory"));
 	put_jv(&b, "schedule", jget(jv_copy(cc), "schedule"));
 	put_jv(&b, "aic_metrics", jget(jv_copy(ec), "_aic_metrics"));
