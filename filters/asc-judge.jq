@@ -1098,8 +1098,11 @@ def stakeclause($idle; $ab; $how):
 	  " is called \(.offset_ms | fmt) into step \(.step_id) and holds the host \(.dur_ms | fmt): for the first \(.before_block_ms | fmt) it has not yet reached its synchronising call" +
 	  (if .before_block_dequeue_ms > 0 then " (the task queue's thread runs Dequeue@ events for \(.before_block_dequeue_ms | fmt) of it: it is still launching the work queued before the call)" else "" end) +
 	  "; then \(.chain[-1]) blocks it for \(.blocked_ms | fmt), from \(.blocked_offset_ms | fmt)"
-	else " blocks the host for \(.blocked_ms | fmt), from \(.blocked_offset_ms | fmt) into step \(.step_id)" end) +
-       ", until the device has done the work queued before it: the device is busy for \(.device_busy_ms | fmt) of the \(.dur_ms | fmt) call (\(.device_idle_ms | fmt) idle). " +
+	else ": \(.chain[-1]) blocks the host for \(.blocked_ms | fmt), from \(.blocked_offset_ms | fmt) into step \(.step_id)" end) +
+       # Two durations: the synchronising call's (blocked) and the
+       # outermost call's (dur); each is named.
+       ", until the device has done the work queued before it: the device is busy for \(.device_busy_ms | fmt) of the \(.dur_ms | fmt) that \(.chain[0])" +
+       (if (.chain | length) > 1 then " (the outermost call)" else "" end) + " lasts (\(.device_idle_ms | fmt) idle). " +
        (if $f == null then "The capture holds no HCCL tasks, so what that work waited on (a collective waiting for a peer, say) cannot be told; \($TASKSWHERE). "
 	elif $f.comm_ops == 0 then "No communication op runs in it: the host waited on compute. "
 	else "Communication runs for \($f.comm_ms | fmt) of it (\($f.comm_ops) op(s): \($f.comm_op_names | join(", ")), \($f.comm_elapsed_ms | fmt) in all)" +
