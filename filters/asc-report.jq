@@ -163,7 +163,10 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 "",
 (if $DG == null then "No step." else
  "Group \($DG.group_id | code): \($DG.group_size) of \($S | length) step(s), \($SVC | dur) per step on average" +
- (if $STONLY then " (torch_npu's figures)" else "" end) + ".\n\n" +
+ (if $STONLY then " (torch_npu's figures)" else "" end) + "." +
+ # The group's bubble metrics by their names (service, busy union, underfeed).
+ (if $STONLY or ($DG.stats.device_busy_union_ms.avg // null) == null then "" else
+   " Bubble metrics per step (average): service \($DG.stats.service_ms.avg | dur), device busy union \($DG.stats.device_busy_union_ms.avg | dur), underfeed \($DG.stats.underfeed_ms.avg | dur) (underfeed ratio \($DG.underfeed_ratio_avg | pctx))." end) + "\n\n" +
  ($TN | if length > 0 then (map(.torch_npu_step_trace) | {
      compute: (map(.computing_ms) | mean), comm_exposed: (map(.comm_not_overlapped_ms) | mean),
      comm_overlapped: (map(.overlapped_ms) | mean),
