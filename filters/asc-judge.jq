@@ -1196,7 +1196,7 @@ def stakeclause($idle; $ab; $how):
        + {stake_on: "this rank", figures: {idle_ms: ($idle | r6), rest_ms: ($rest | r6), absorbed_by_late_peer_ms: ($rest * $AFALL | r6),
 	  other_ms: (if $hosted then $other | r6 else null end), serial_wait_ms: (if $hosted then $swait | r6 else null end),
 	  untraced_ms: (if $hosted then $untraced | r6 else null end),
-	  frame_self_ms: (if $hosted then $fself | r6 else null end), frame_self: (if $hosted then $DG.frame_self else null end),
+	  frame_self_ms: (if $hosted then $fself | r6 else null end),
 	  short_ms: (if all($M[]; .breakdown_source == "step_trace") then null else $short | r6 end), min_bubble_us: $B.min_bubble_us}}
    else empty end),
 
