@@ -319,7 +319,13 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  "\($DD.structures) structures (\($DD.selection)); bubbles sit **\($DD.bubbles_at)** (at boundaries \($DD.boundary_bubble_total_ms | dur), inside structures \($DD.inside_bubble_total_ms | dur)).\n\n" +
  table(["structure", "type", "kernels", "wall", "busy union", "kernel sum", "total cost", "bubbles inside"];
    ($STR | map([(.structure_id | code), "\(.structure_type // "" | md) \(.kind // "" | md)", .kernels, (.wall_ms | dur), (.busy_union_ms | dur),
-     (.kernel_sum_ms | dur), (.total_cost_ms | dur), (.internal_bubble_total_ms | dur)]))) + "\n" end),
+     (.kernel_sum_ms | dur), (.total_cost_ms | dur), (.internal_bubble_total_ms | dur)]))) + "\n" +
+ # Phase 9: the kernels around the largest bubbles of the structures.
+ ([($DD.largest_bubbles // [])[] | . as $l |
+   ($W | map(select(.step_id == ($DD.step_id | tostring) and ((.start_us * 1000) | round) == $l.start_ns)) | .[0]) as $w |
+   select($w != null) |
+   "\($w.bubble_id | code) \($l.dur_ms | dur) \($l.at | md) \($l.structure_id // "no structure" | code), after \($w.before | kname) (\($w.before.task_type // "n/a" | md)) and before \($w.after | kname) (\($w.after.task_type // "n/a" | md))"] |
+  if length == 0 then "" else "\nThe largest bubbles there, with the kernels around them: \(join("; ")).\n" end) end),
 "## Top ops",
 "",
 (((.op // []) | map(select((.view // "name") == "name"))) as $OPS |
