@@ -23,7 +23,9 @@
  * Every event counts for the families and for the host-covered time,
  * whatever its depth, except the step's context: step markers and the
  * events around a marker or a step window (the training loop's frames),
- * which would cover every bubble.
+ * which would cover every bubble.  Time such a frame covers and no other
+ * event does is that frame's own code (frame_self), not untraced: only
+ * time no event of any depth covers (step markers aside) is untraced.
  */
 #include <fnmatch.h>
 #include <math.h>
@@ -153,6 +155,8 @@ struct gap {
 
 struct wst {
 	struct run	 any, sync, comm, ser, fam[MAXFAM + 1];
+	struct run	 all;		/* fam[nfam] and the loop's frames */
+	uint32_t	 cxname, cxframe;	/* the latest-starting loop frame in it */
 	struct gap	 gap;
 	uint32_t	 lastname;	/* the event reaching furthest so far */
 	int64_t		 lastend;
@@ -178,6 +182,8 @@ struct step {
 	uint32_t	 devn, sidn, gidn;
 	int		 real;			/* a step, not only a global window's holder */
 	int64_t		 sig, partial, commsync, covered, untraced, wait;
+	int64_t		 self, selfmax;		/* frame self time; the window's most */
+	uint32_t	 selfname;		/* that window's loop frame */
 	int64_t		 cause[MAXFAM + 1];
 	int64_t		 s0;			/* window start, from the step record */
 };
@@ -202,6 +208,17 @@ struct serial {
 	struct chain	 ch;
 };
 
+/*
+ * A device task that is no kernel (attribution.device_tasks: an input
+ * copy, an event wait): the kernel table leaves it out, so a window
+ * between kernels may hold it.  Names are interned raw JSON; tt NOID:
+ * no task type.
+ */
+struct dtask {
+	int64_t		 s, e, stream;
+	uint32_t	 name, tt;
+};
+
 /* A host event waiting for its leafness. */
 enum { Q_PENDING, Q_LEAF, Q_CONTEXT };
 struct qev {
@@ -212,6 +229,7 @@ struct qev {
 	uint64_t	 ser, pser;	/* its serial number, its parent's (0: none) */
 	int		 cls, state, depth, tally;
 	int		 serial;	/* inside a serialisation point */
+	int		 ctx;		/* a frame of the step's context */
 	unsigned char	 fam;
 	struct chain	 ch;		/* the chain down to this event */
 };
@@ -270,6 +288,13 @@ static struct {
 	int64_t		 ndequeue;	/* task queue: Dequeue@ events */
 	struct span	*dq;		/* the Dequeue@ events */
 	size_t		 capdq;
+	/* The step's context frames (not markers): step = name id. */
+	struct span	*cx;
+	size_t		 ncx, capcx;
+	/* Device tasks by start; dtmax[i]: the latest end of dt[0..i]. */
+	struct dtask	*dt;
+	int64_t		*dtmax;
+	size_t		 ndt, capdt;
 	/* Device starts of host-to-device copies (a memcpy host event
 	 * linked to its device task, "kernel_ns"), sorted when first read. */
 	int64_t		*cp;
@@ -459,7 +484,7 @@ reset(void)
 		P.ct[i].n = P.ct[i].cap = 0;
 	}
 	P.nct = P.lastct = 0;
-	P.nsw = P.nmk = P.nsr = 0;
+	P.nsw = P.nmk = P.nsr = P.ncx = P.ndt = 0;
 	if (P.capops)
 		memset(P.opns, 0, P.capops * sizeof *P.opns);
 	P.nhost = P.nleaf = 0;
@@ -600,6 +625,132 @@ markrec(struct rin *r)
 		spanadd(&P.mk, &P.nmk, &P.capmk, s, e, tid, NOID);
 	}
 	return 0;
+}
+
+/* A "device_task" record (asc-ingest): kept for the windows it lies in. */
+static int
+dtaskrec(struct rin *r)
+{
+	const struct rfield *nm, *tt;
+	struct dtask *d;
+	int64_t s, e, st;
+
+	if (rin_scan(r) != 0)
+		return -1;
+	if ((nm = rin_get(r, "name")) == NULL || nm->v[0] != '"' ||
+	    rin_i64(r, "start_ns", &s) != 0 || rin_i64(r, "end_ns", &e) != 0 || e < s) {
+		snprintf(r->err, sizeof r->err, "device_task has no string \"name\" or no integer \"start_ns\" <= \"end_ns\"");
+		return -1;
+	}
+	if (P.ndt == P.capdt) {
+		P.capdt = P.capdt ? 2 * P.capdt : 64;
+		P.dt = xreallocarray(P.dt, P.capdt, sizeof *P.dt);
+		P.dtmax = xreallocarray(P.dtmax, P.capdt, sizeof *P.dtmax);
+	}
+	d = &P.dt[P.ndt++];
+	d->s = s;
+	d->e = e;
+	d->stream = rin_i64(r, "stream", &st) == 0 ? st : -1;
+	d->name = intern(nm->v, nm->vlen);
+	tt = rin_get(r, "task_type");
+	d->tt = tt && tt->v[0] == '"' ? intern(tt->v, tt->vlen) : NOID;
+	return 0;
+}
+
+static int
+dtcmp(const void *a, const void *b)
+{
+	const struct dtask *x = a, *y = b;
+
+	if (x->s != y->s)
+		return x->s < y->s ? -1 : 1;
+	return (x->e > y->e) - (x->e < y->e);
+}
+
+/* Sort the device tasks and make their running latest end, once. */
+static void
+dtprep(void)
+{
+	sortv(P.dt, P.ndt, sizeof *P.dt, dtcmp);
+	for (size_t i = 0; i < P.ndt; i++)
+		P.dtmax[i] = i && P.dtmax[i - 1] > P.dt[i].e ? P.dtmax[i - 1] : P.dt[i].e;
+}
+
+/*
+ * The device tasks in window w: their union ("device_task_ns") and the
+ * five that overlap it most, longest first.  Only tasks starting before
+ * the window's end whose run of latest ends still reaches its start are
+ * looked at.
+ */
+static void
+dtaskout(const struct win *w)
+{
+	size_t lo = 0, hi = P.ndt, top[EVN];
+	int64_t ov[EVN], tot = 0, cs = 0, ce = 0;
+	int n = 0, have = 0;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (P.dt[m].s < w->e)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	/* [0, lo) start before the window's end; walk back while one can reach it */
+	size_t first = lo;
+	while (first > 0 && P.dtmax[first - 1] > w->s)
+		first--;
+	for (size_t i = first; i < lo; i++) {
+		const struct dtask *d = &P.dt[i];
+		int64_t a = d->s > w->s ? d->s : w->s, b = d->e < w->e ? d->e : w->e;
+		int j;
+
+		if (b <= a)
+			continue;
+		/* union: starts come in order */
+		if (!have || a > ce) {
+			tot += have ? ce - cs : 0;
+			cs = a;
+			ce = b;
+			have = 1;
+		} else if (b > ce)
+			ce = b;
+		if (n < EVN)
+			n++;
+		else if (b - a <= ov[EVN - 1])
+			continue;
+		for (j = n - 1; j > 0 && ov[j - 1] < b - a; j--) {
+			ov[j] = ov[j - 1];
+			top[j] = top[j - 1];
+		}
+		ov[j] = b - a;
+		top[j] = i;
+	}
+	tot += have ? ce - cs : 0;
+	out_i64(&ob, "device_task_ns", tot);
+	out_key(&ob, "device_tasks");
+	buf_addc(&ob, '[');
+	for (int i = 0; i < n; i++) {
+		const struct dtask *d = &P.dt[top[i]];
+
+		if (i)
+			buf_addc(&ob, ',');
+		buf_adds(&ob, "{\"name\":");
+		putistr(d->name);
+		out_key(&ob, "task_type");
+		putistr(d->tt);
+		if (d->stream >= 0)
+			out_i64(&ob, "stream", d->stream);
+		else
+			out_null(&ob, "stream");
+		out_i64(&ob, "start_ns", d->s);
+		out_i64(&ob, "offset_ns", d->s - P.st[w->step].s0);
+		out_i64(&ob, "dur_ns", d->e - d->s);
+		out_i64(&ob, "overlap_ns", ov[i]);
+		buf_addc(&ob, '}');
+	}
+	buf_addc(&ob, ']');
 }
 
 /* Does the raw tags array hold the quoted tag? */
@@ -765,19 +916,48 @@ gapadd(const struct win *w, struct wst *st, const struct qev *h, int64_t a, int6
  * families (by its chain's family) and sync and comm markers for theirs
  * at any depth; coverage, threads, evidence and the top op count leaves.
  */
-static void
-touch(struct win *w, const struct qev *h, int64_t a, int64_t b, int leaf)
+static struct wst *
+wstof(struct win *w)
 {
 	struct wst *st = w->st;
-	struct thr *t = NULL;
 
-	if (b <= a)
-		return;
 	if (st == NULL) {
 		st = w->st = xcalloc(1, sizeof *st);
 		st->best.name = NOID;
 		st->gap.before = st->gap.after = NOID;
+		st->cxname = st->cxframe = NOID;
 	}
+	return st;
+}
+
+/*
+ * A frame of the step's context covers [a, b) of w: no cause, but the
+ * time it covers alone is its own code.  Events come in start order, so
+ * the last one named is the innermost of nested frames.
+ */
+static void
+ctxtouch(struct win *w, const struct qev *h, int64_t a, int64_t b)
+{
+	struct wst *st;
+
+	if (b <= a)
+		return;
+	st = wstof(w);
+	run_add(&st->all, a, b);
+	st->cxname = h->name;
+	st->cxframe = h->frame;
+}
+
+static void
+touch(struct win *w, const struct qev *h, int64_t a, int64_t b, int leaf)
+{
+	struct wst *st;
+	struct thr *t = NULL;
+
+	if (b <= a)
+		return;
+	st = wstof(w);
+	run_add(&st->all, a, b);
 	if (h->cls & 1) {
 		if (st->tsync == NULL)
 			st->tsync = xcalloc(1, sizeof *st->tsync);
@@ -1171,15 +1351,23 @@ process(const struct qev *h)
 		if (w->e <= h->s)
 			continue;
 		P.act[k++] = P.act[i];
-		touch(w, h, h->s, h->e < w->e ? h->e : w->e, leaf);
+		if (h->ctx)
+			ctxtouch(w, h, h->s, h->e < w->e ? h->e : w->e);
+		else
+			touch(w, h, h->s, h->e < w->e ? h->e : w->e, leaf);
 	}
 	P.nact = k;
 	/* Windows not yet open that the event reaches. */
 	for (size_t i = P.nopen; i < P.nw && P.w[P.ord[i]].s < h->e; i++) {
 		struct win *w = &P.w[P.ord[i]];
 
-		touch(w, h, w->s, h->e < w->e ? h->e : w->e, leaf);
+		if (h->ctx)
+			ctxtouch(w, h, w->s, h->e < w->e ? h->e : w->e);
+		else
+			touch(w, h, w->s, h->e < w->e ? h->e : w->e, leaf);
 	}
+	if (h->ctx)
+		return;
 	if (leaf && (P.last.name == NOID || h->e >= P.last.e)) {
 		P.last.name = h->name;
 		P.last.frame = h->frame;
@@ -1298,10 +1486,19 @@ hostrec(struct rin *r)
 			t->open[k++] = t->open[i];
 	}
 	t->n = k;
-	/* The step's context never counts: markers, and the events around one. */
-	if (!(h.cls & 4) && !holds(P.sw, P.nsw, h.s, h.e, -1) &&
-	    !holds(P.mk, P.nmk, h.s, h.e, h.tid)) {
-		chainof(&h, hr.cat && hr.catlen == 17 && memcmp(hr.cat, "\"python_function\"", 17) == 0);
+	/*
+	 * The step's context never counts for a cause: markers, and the
+	 * frames around one (kept apart: their own code is not untraced).
+	 */
+	h.ctx = !(h.cls & 4) && (holds(P.sw, P.nsw, h.s, h.e, -1) ||
+	    holds(P.mk, P.nmk, h.s, h.e, h.tid));
+	if (h.ctx) {
+		h.state = Q_CONTEXT;
+		spanadd(&P.cx, &P.ncx, &P.capcx, h.s, h.e, h.tid, h.name);
+	}
+	if (!(h.cls & 4)) {
+		if (!h.ctx)
+			chainof(&h, hr.cat && hr.catlen == 17 && memcmp(hr.cat, "\"python_function\"", 17) == 0);
 		if (P.qtail - P.qhead == P.qcap) {
 			uint64_t nc = P.qcap ? 2 * P.qcap : 256;
 			struct qev *nq = xreallocarray(NULL, nc, sizeof *nq);
@@ -1313,7 +1510,7 @@ hostrec(struct rin *r)
 			P.qcap = nc;
 		}
 		*qat(P.qtail) = h;
-		if (h.state == Q_PENDING) {
+		if (h.state == Q_PENDING && !h.ctx) {
 			if (t->n == t->cap) {
 				t->cap = t->cap ? 2 * t->cap : 8;
 				t->open = xreallocarray(t->open, t->cap, sizeof *t->open);
@@ -1374,6 +1571,7 @@ hopout(const struct hop *h, const char *rel)
 /* A window's figures: union lengths and the sum of per-thread unions. */
 struct fig {
 	int64_t		 len, cov, anyd, wait, sync, comm, busy;
+	int64_t		 self;		/* under a loop frame alone */
 	int64_t		 cause[MAXFAM + 1];
 	int		 nth, covered, top;	/* top: named family with most time, -1 none */
 };
@@ -1398,6 +1596,7 @@ figures(const struct win *w, struct fig *f)
 	}
 	f->cov = run_len(&st->any);
 	f->anyd = run_len(&st->fam[nfam]);
+	f->self = run_len(&st->all) - f->anyd;
 	f->wait = run_len(&st->ser);
 	f->sync = run_len(&st->sync);
 	f->comm = run_len(&st->comm);
@@ -1589,14 +1788,21 @@ attribution(const struct win *w, const struct fig *f, int hosts, const struct la
 		out_i64(&ob, "host_threads", f->nth);
 		out_i64(&ob, "thread_busy_ns", f->busy);
 		out_i64(&ob, "host_any_ns", f->anyd);
-		out_i64(&ob, "untraced_ns", f->len - f->anyd);
+		out_i64(&ob, "frame_self_ns", f->self);
+		out_key(&ob, "frame_self");
+		if (f->self > 0)
+			putistr(st->cxname);
+		else
+			buf_adds(&ob, "null");
+		out_i64(&ob, "untraced_ns", f->len - f->anyd - f->self);
 		out_i64(&ob, "serial_wait_ns", f->wait);
 	} else {
 		static const char *nul[] = { "host_visible_ns",
 		    "host_visible_coverage_ratio", "sync_marker_ns",
 		    "sync_marker_overlap_ratio", "comm_marker_ns",
 		    "comm_marker_overlap_ratio", "host_threads", "thread_busy_ns",
-		    "host_any_ns", "untraced_ns", "serial_wait_ns" };
+		    "host_any_ns", "frame_self_ns", "frame_self", "untraced_ns",
+		    "serial_wait_ns" };
 
 		for (size_t i = 0; i < sizeof nul / sizeof *nul; i++)
 			out_null(&ob, nul[i]);
@@ -1635,20 +1841,24 @@ attribution(const struct win *w, const struct fig *f, int hosts, const struct la
 		hopout(&st->best, "overlaps");
 	else
 		hopout(&w->before, "before");
+	dtaskout(w);
 	rec_put(&ob, stdout);
 }
 
 /*
  * Time in windows by host coverage: covered by a host event of any depth
- * (of it, the host blocked in a serialisation point), or by none.  Not
- * measurable without host events.
+ * below the loop's frames (of it, the host blocked in a serialisation
+ * point), by a loop frame alone (its own code, named by selfname), or by
+ * none.  Not measurable without host events.
  */
 static void
-coverage(int64_t covered, int64_t untraced, int64_t wait, int64_t sig, int hosts)
+coverage(int64_t covered, int64_t self, uint32_t selfname, int64_t untraced,
+    int64_t wait, int64_t sig, int hosts)
 {
 	static const char *nul[] = { "host_covered_ns", "host_covered_ms",
-	    "host_covered_share", "untraced_ns", "untraced_ms", "untraced_share",
-	    "serial_wait_ns", "serial_wait_ms" };
+	    "host_covered_share", "frame_self_ns", "frame_self_ms",
+	    "frame_self_share", "frame_self", "untraced_ns", "untraced_ms",
+	    "untraced_share", "serial_wait_ns", "serial_wait_ms" };
 
 	if (!hosts) {
 		for (size_t i = 0; i < sizeof nul / sizeof *nul; i++)
@@ -1657,6 +1867,10 @@ coverage(int64_t covered, int64_t untraced, int64_t wait, int64_t sig, int hosts
 	}
 	out_nsms(&ob, "host_covered", covered);
 	share("host_covered_share", covered, sig);
+	out_nsms(&ob, "frame_self", self);
+	share("frame_self_share", self, sig);
+	out_key(&ob, "frame_self");
+	putistr(self > 0 ? selfname : NOID);
 	out_nsms(&ob, "untraced", untraced);
 	share("untraced_share", untraced, sig);
 	out_nsms(&ob, "serial_wait", wait);
@@ -1709,6 +1923,25 @@ wingap(const struct win *w)
 	return g;
 }
 
+/*
+ * The innermost loop frame holding [s, e) whole (the latest-starting),
+ * NOID when none: the stretch is then untraced.  Loop frames are few
+ * (a handful a step), searched once per profile.
+ */
+static uint32_t
+inside(int64_t s, int64_t e)
+{
+	uint32_t id = NOID;
+	int64_t best = INT64_MIN;
+
+	for (size_t i = 0; i < P.ncx; i++)
+		if (P.cx[i].s <= s && P.cx[i].e >= e && P.cx[i].s >= best) {
+			best = P.cx[i].s;
+			id = P.cx[i].step;
+		}
+	return id;
+}
+
 static void
 gapout(const struct gap *g, const struct win *w)
 {
@@ -1727,6 +1960,8 @@ gapout(const struct gap *g, const struct win *w)
 	putistr(g->before);
 	out_key(&ob, "after");
 	putistr(g->after);
+	out_key(&ob, "inside");
+	putistr(inside(g->s, g->e));
 	buf_addc(&ob, '}');
 }
 
@@ -1879,7 +2114,7 @@ stepout(const struct step *s, uint32_t idx)
 	out_nsms(&ob, "partial_boundary", s->partial);
 	out_nsms(&ob, "comm_sync", s->commsync);
 	share("comm_sync_share", s->commsync, s->sig);
-	coverage(s->covered, s->untraced, s->wait, s->sig, P.nhost > 0);
+	coverage(s->covered, s->self, s->selfname, s->untraced, s->wait, s->sig, P.nhost > 0);
 	causes("host_causes", s->cause, P.nhost > 0);
 	serialout(idx);
 	out_key(&ob, "tags");
@@ -1926,6 +2161,8 @@ profile_end(void)
 {
 	int64_t lw[NLABEL] = { 0 }, lsw[NLABEL] = { 0 }, lns[NLABEL] = { 0 };
 	int64_t sig = 0, partial = 0, commsync = 0, covered = 0, untraced = 0, wait = 0;
+	int64_t self = 0, selfmax = 0;
+	uint32_t selfname = NOID;
 	int64_t nsig = 0, nrisk = 0, nsteps = 0, cause[MAXFAM + 1] = { 0 };
 	int hosts;
 	struct lab lb;
@@ -1938,6 +2175,7 @@ profile_end(void)
 	hosts = P.nhost > 0;
 	drain(INT64_MAX);
 	sortwins();
+	dtprep();
 	openupto(0, 1);
 	for (size_t i = 0; i < P.nw; i++) {
 		const struct win *w = &P.w[i];
@@ -1971,7 +2209,12 @@ profile_end(void)
 			struct gap g = wingap(w);
 
 			s->covered += f.anyd;
-			s->untraced += f.len - f.anyd;
+			s->self += f.self;
+			if (f.self > s->selfmax) {
+				s->selfmax = f.self;
+				s->selfname = w->st->cxname;
+			}
+			s->untraced += f.len - f.anyd - f.self;
 			s->wait += f.wait;
 			if (s->real && f.len > f.anyd && (lgw == NULL || g.e - g.s > lg.e - lg.s)) {
 				lg = g;
@@ -1991,6 +2234,11 @@ profile_end(void)
 		partial += s->partial;
 		commsync += s->commsync;
 		covered += s->covered;
+		self += s->self;
+		if (s->selfmax > selfmax) {
+			selfmax = s->selfmax;
+			selfname = s->selfname;
+		}
 		untraced += s->untraced;
 		wait += s->wait;
 		for (int j = 0; j <= nfam; j++)
@@ -2021,7 +2269,7 @@ profile_end(void)
 	out_nsms(&ob, "partial_boundary", partial);
 	out_nsms(&ob, "comm_sync", commsync);
 	share("comm_sync_share", commsync, sig);
-	coverage(covered, untraced, wait, sig, hosts);
+	coverage(covered, self, selfname, untraced, wait, sig, hosts);
 	gapout(&lg, lgw);
 	causes("host_causes", cause, hosts);
 	dispatchout();
@@ -2094,6 +2342,9 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 			buf_adds(&P.prof, "null");
 	} else if (sr_is(t, n, "marker")) {
 		if (markrec(r) != 0)
+			return -1;
+	} else if (sr_is(t, n, "device_task")) {
+		if (dtaskrec(r) != 0)
 			return -1;
 	} else if (sr_is(t, n, "bubble") || sr_is(t, n, "host") || sr_is(t, n, "step")) {
 		int rc;

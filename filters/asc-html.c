@@ -121,6 +121,32 @@ put(jv o, void *arg)
 	jv_free(t);
 }
 
+/*
+ * The Markdown report's text, for the page to carry every section of it
+ * (null when there is none: the page then holds its own short summary).
+ */
+static jv
+mdtext(void)
+{
+	struct buf b = { 0 };
+	char blk[65536];
+	size_t n;
+	FILE *f;
+	jv t;
+
+	if (mdpath == NULL)
+		return jv_null();
+	if ((f = fopen(mdpath, "r")) == NULL)
+		dieerr("%s", mdpath);
+	while ((n = fread(blk, 1, sizeof blk, f)) > 0)
+		buf_add(&b, blk, n);
+	if (ferror(f) || fclose(f) != 0)
+		dieerr("%s", mdpath);
+	t = jv_string_sized(b.p ? b.p : "", (int)b.len);
+	buf_free(&b);
+	return t;
+}
+
 /* The fields the timeline draws, from a kernel record. */
 static jv
 kernel(struct rin *r)
@@ -347,6 +373,7 @@ main(int argc, char *argv[])
 	acc = jv_object_set(acc, jv_string("drill_step"), st);
 	acc = jv_object_set(acc, jv_string("kernels"), kernels);
 	acc = jv_object_set(acc, jv_string("bubbles"), bubbles);
+	acc = jv_object_set(acc, jv_string("md"), mdtext());
 	jv_free(ad);
 	if (jqprog_run(prog, acc, put, NULL, err, sizeof err) != 0)
 		die("%s", err);

@@ -210,6 +210,70 @@ def fig($c): if $c.svg then "<figure>\($c.svg)<figcaption>\($c.caption | h)</fig
 def row($cells): "<tr>" + ($cells | map("<td>\(. | h)</td>") | join("")) + "</tr>";
 def table($head; $rows): "<table><tr>" + ($head | map("<th>\(. | h)</th>") | join("")) + "</tr>" + ($rows | map(row(.)) | join("")) + "</table>";
 
+
+# The Markdown report as HTML: the subset asc-report writes (headings,
+# paragraphs, pipe tables, lists; code spans, **bold**, _italic_,
+# backslash escapes, the entities it writes for < > &).  Each chart goes
+# after the section it illustrates, the longest bubbles after the idle
+# windows; a chart whose section is missing goes in a last section.
+def esc: gsub("&"; "&amp;") | gsub("<"; "&lt;") | gsub(">"; "&gt;") | gsub("\""; "&quot;");
+def txt: gsub("&(?!(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#[xX][0-9A-Fa-f]+);)"; "&amp;") |
+	gsub("<"; "&lt;") | gsub(">"; "&gt;") |
+	gsub("(?<!\\\\)\\*\\*(?<b>.+?)(?<!\\\\)\\*\\*"; "<b>\(.b)</b>") |
+	gsub("(?<![\\w\\\\])_(?<i>[^_\\s](?:.*?[^\\s\\\\])?)_(?!\\w)"; "<i>\(.i)</i>") |
+	gsub("\\\\(?<c>[!-/:-@\\[-`{-~])"; "\(.c)");
+def inl: [scan("(`+)(.+?)(?<!`)\\1(?!`)|([^`]+)|(`+)")] |
+	map(if .[0] != null then "<code>" + (.[1] | if test("^ .* $") and test("[^ ]") then .[1:-1] else . end | esc) + "</code>"
+	    else (.[2] // .[3]) | txt end) | join("");
+def cells: sub("^\\|"; "") | sub("\\|\\s*$"; "") | [splits("(?<!\\\\)\\|")] |
+	# a cell's \| is a pipe, in a code span too (as GFM reads tables)
+	map(sub("^\\s+"; "") | sub("\\s+$"; "") | gsub("\\\\\\|"; "|") | inl);
+def mdblock($k; $b):
+	if $k == "p" then ($b | join("\n")) as $t |
+		# a paragraph in _..._ (the report's last line) is italic whole
+		if ($t | test("^_[^_\\s].*[^\\s\\\\]_$")) then "<p><i>" + ($t[1:-1] | inl) + "</i></p>" else "<p>" + ($t | inl) + "</p>" end
+	elif $k == "table" then "<div class=\"nw\"><table><tr>" + ($b[0] | cells | map("<th>\(.)</th>") | join("")) + "</tr>" +
+		($b[2:] | map("<tr>" + (cells | map("<td>\(.)</td>") | join("")) + "</tr>") | join("")) + "</table></div>"
+	elif $k == "ul" then "<ul>" + ($b | map("<li>" + (sub("^- "; "") | inl) + "</li>") | join("")) + "</ul>"
+	elif $k == "ol" then "<ol>" + ($b | map("<li>" + (sub("^[0-9]+\\. "; "") | inl) + "</li>") | join("")) + "</ol>"
+	else "" end;
+def lkind: if test("^\\s*$") then "blank" elif test("^#{1,6} ") then "h" elif startswith("|") then "table"
+	elif startswith("- ") then "ul" elif test("^[0-9]+\\. ") then "ol" else "text" end;
+# The long bubble table (the page's own: the report shows the five longest).
+("<p>The \([$W | length, 10] | min) longest of the \($A.significant_windows_total // ($W | length)) significant bubbles\(if ($W | length) > 10 then " (\(if ($W | length) == $A.significant_windows_total then "all" else "the \($W | length) longest" end) in anomaly_discovery.json, bubble_windows)" else "" end):</p>" +
+ "<div class=\"nw\">" + table(["bubble", "duration", "start (abs µs)", "labels", "host causes", "kernel before", "kernel after", "device tasks (no kernels) inside"];
+  $W[0:10] | map([.bubble_id, (.duration_ms | dur), .start_abs_us // "n/a", (.candidate_labels // [] | join(", ")),
+    (.host_causes // {} | to_entries | map("\(.key) \(if .value == null then "not recorded" else (.value | dur) end)") | join(", ")),
+    (if .before == null then "(capture edge)" else "\(.before.name) (\(.before.src // ""))" end),
+    (if .after == null then "(capture edge)" else "\(.after.name) (\(.after.src // ""))" end),
+    ((.device_tasks // []) | map("\(.name) \(.overlap_ms | dur)") | join(", ") | if . == "" then "—" else . end)])) + "</div>") as $LONG |
+def extra($t):
+	if $t == "Where the step's time goes" then ["c1", fig($C1)]
+	elif ($t | startswith("Structure of step")) then ["c2", fig($C2)]
+	elif $t == "Idle windows and their host causes" then ["c3", fig($C3) + $LONG]
+	elif $t == "Top ops" then ["c4", fig($C4)]
+	else null end;
+def mdhtml:
+	(split("\n## Charts\n")[0] | split("\n")) as $L |
+	(reduce ($L[], "## ") as $l ({out: [], k: null, b: [], sec: null, placed: {}};
+		($l | lkind) as $k |
+		# a list item's continuation (indented) stays in the item
+		if $k == "text" and (.k == "ul" or .k == "ol") and ($l | test("^\\s+\\S")) then .b[-1] += " " + ($l | sub("^\\s+"; ""))
+		elif $k == "text" and .k == "p" then .b += [$l]
+		elif $k == "blank" then .out += [mdblock(.k; .b)] | .k = null | .b = []
+		elif $k == "h" then
+			.out += [mdblock(.k; .b)] | .k = null | .b = [] |
+			(if .sec != null then extra(.sec) else null end) as $x |
+			(if $x != null then .out += [$x[1]] | .placed[$x[0]] = true else . end) |
+			($l | capture("^(?<h>#+) (?<t>.*)$")) as $h |
+			(if $h.h == "##" then .sec = ($h.t | gsub("\\\\(?<c>[!-/:-@\\[-`{-~])"; "\(.c)") | gsub("`"; "")) else . end) |
+			(if $h.t == "" then . else .out += ["<h\($h.h | length)>" + ($h.t | inl) + "</h\($h.h | length)>"] end)
+		elif $k == .k then .b += [$l]
+		else .out += [mdblock(.k; .b)] | .k = (if $k == "text" then "p" else $k end) | .b = [$l] end)) as $R |
+	($R.out | map(select(. != "")) | join("\n")) +
+	([["c1", $C1], ["c2", $C2], ["c3", $C3], ["c4", $C4]] | map(select($R.placed[.[0]] | not)) |
+	 if length == 0 then "" else "\n<h2>Charts</h2>\n" + (map(fig(.[1]) + (if .[0] == "c3" then $LONG else "" end)) | join("\n")) end);
+
 ({file: "anomaly_report.html", text: ([
 "<!DOCTYPE html>",
 "<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
@@ -218,6 +282,9 @@ def table($head; $rows): "<table><tr>" + ($head | map("<th>\(. | h)</th>") | joi
 "h1{font-size:24px}h2{font-size:19px;border-bottom:2px solid #0072B2;padding-bottom:2px;margin-top:28px}",
 "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #BBB;padding:3px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere;font-size:14px}th{background:#EEF3F8}",
 "figure{margin:10px 0}figcaption{color:#333;font-style:italic}svg{max-width:100%;height:auto}p.none{color:#333;border-left:4px solid #E69F00;padding-left:8px}.nw th,.nw td:nth-child(-n+3){overflow-wrap:normal;white-space:nowrap}</style></head><body>",
+(if ($ALL.md | type) == "string" then
+ ($ALL.md | mdhtml) + "\n<p>The page is the Markdown report (anomaly_report.md) with its charts inline; exact figures are in anomaly_discovery.json.</p>"
+else ([
 "<h1>Anomaly report: \($NAME | h)</h1>",
 "<p>\($P.path // "" | h): \($P.framework // "n/a" | h) \($P.source // "" | h) export, level \($P.config.level // "unknown" | h); \($P.counts.kernel // 0) kernels, \($S | length) step(s). Confidence <b>\($A.confidence // "n/a" | h)</b>, severity <b>\($A.severity // "n/a" | h)</b>.</p>",
 "<h2>Verdict</h2>",
@@ -249,7 +316,7 @@ fig($C3),
     (if .after == null then "(capture edge)" else "\(.after.name) (\(.after.src // ""))" end)])) + "</div>",
 "<h2>Top ops</h2>",
 fig($C4),
-"<p>Written by asc-html from the anomaly_discovery verdict; exact figures are in anomaly_discovery.json.</p>",
+"<p>Written by asc-html from the anomaly_discovery verdict; exact figures are in anomaly_discovery.json.</p>"] | join("\n")) end),
 "</body></html>", ""] | join("\n"))}),
 ($CH[] | select(.svg) | {file, text: ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + .svg)}),
 {file: "charts.md", text: ("\n## Charts\n\n" +

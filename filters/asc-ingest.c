@@ -912,6 +912,8 @@ process(struct profile *p)
 		trace_put_comm_tasks(tr, stdout, p->name, origin);
 	else if (db && db_put_comm_tasks(db, stdout, p->name, origin) != 0)
 		die("%s", db_err(db));
+	if (tr)
+		trace_put_dev_tasks(tr, stdout, p->name, origin);
 	/*
 	 * -H: the host events (the timeline's, millions in a large capture)
 	 * are written to their file by a second thread while the kernels go

@@ -109,6 +109,13 @@ $ST0 as $ST |
     # host blocked in a serialisation point; each family's call chain.
     hany: ($a.host_any_ns // null),
     untr: ($a.untraced_ns // null),
+    # time a loop frame (holding the whole step) covers with no child
+    # event there: that frame's own code, not untraced
+    fself: ($a.frame_self_ns // 0),
+    fselfname: ($a.frame_self // null),
+    # device tasks that are no kernels (input copies, event waits) in it
+    dtns: ($a.device_task_ns // null),
+    dtasks: ($a.device_tasks // []),
     swait: ($a.serial_wait_ns // 0),
     chains: ($a.host_chains // []),
     top_host_op: ($a.top_host_op // null)
@@ -210,6 +217,9 @@ def periodicity($g):
   ($hw | dursum) as $hwt |
   ($hw | map(.hany // 0) | add // 0) as $covered |
   ($hw | map(select(.attributed and .hostev) | .untr // 0) | add // 0) as $untraced |
+  ($hw | map(select(.attributed and .hostev))) as $hwa |
+  ($hwa | map(.fself) | add // 0) as $fself |
+  ($hw | map(.dtns // 0) | add // 0) as $dtns |
   ($hw | map(.swait) | add // 0) as $swait |
   (($hw | labelled("possible_comm_wait") | dursum) + ($hw | labelled("possible_sync_or_h2d") | map(select(.labels | index(["possible_comm_wait"]) == null)) | dursum)) as $commsync |
   ($uf >= $B.high_underfeed_ratio) as $high |
@@ -287,6 +297,13 @@ def periodicity($g):
     host_bubble_ms_per_step: ($hwt / $g.n | ms),
     host_causes_ms_per_step: ($causes | map_values(. / $g.n | ms) | gcnull),
     untraced_ms_per_step: ($untraced / $g.n | ms),
+    frame_self_ms_per_step: ($fself / $g.n | ms),
+    frame_self_share: share($fself; $hwt),
+    frame_self: (if $fself > 0 then $hwa | max_by(.fself) | .fselfname else null end),
+    # Device tasks the kernel table leaves out, inside the idle windows:
+    # still idle in every figure (as in torch_npu), said beside them.
+    device_task_ms_per_step: ($dtns / $g.n | ms),
+    device_task_names: ($hw | map(.dtasks[].name) | unique),
     serial_wait_ms_per_step: ($swait / $g.n | ms),
     # Per family, the chain of the window where the family has most time.
     host_cause_chains: ([ $hw[] | . as $w | .chains[] | . + {bubble_id: $w.bubble_id, window_ms: $w.duration_ms} ]
@@ -835,7 +852,7 @@ def xferclause($n):
    {calls, compiles, total_ms: (.ns | ms), longest_ms: (.longest_ns | ms), compile_min_us: $A.compile_min_us} end) as $OCE |
 ($ASUM.dequeue_events // 0) as $DEQ |
 ($ASUM.untraced_longest // null | if . == null then null else
-   {bubble_id, dur_ms: (.dur_ns | ms), offset_ms: (.offset_ns | ms), before, after} end) as $ULONG |
+   {bubble_id, dur_ms: (.dur_ns | ms), offset_ms: (.offset_ns | ms), before, after, inside: (.inside // null)} end) as $ULONG |
 # Where HCCL tasks come from, for a capture without them.
 (if ($P.config.level // "") == "Level0" then "Level1 or higher records them"
  else "this input has none: they are in trace_view.json's HCCL process or the SQLite export" end) as $TASKSWHERE |
@@ -1171,8 +1188,11 @@ def stakeclause($idle; $ab; $how):
 	  " is called \(.offset_ms | fmt) into step \(.step_id) and holds the host \(.dur_ms | fmt): for the first \(.before_block_ms | fmt) it has not yet reached its synchronising call" +
 	  (if .before_block_dequeue_ms > 0 then " (the task queue's thread runs Dequeue@ events for \(.before_block_dequeue_ms | fmt) of it: it is still launching the work queued before the call)" else "" end) +
 	  "; then \(.chain[-1]) blocks it for \(.blocked_ms | fmt), from \(.blocked_offset_ms | fmt)"
-	else " blocks the host for \(.blocked_ms | fmt), from \(.blocked_offset_ms | fmt) into step \(.step_id)" end) +
-       ", until the device has done the work queued before it: the device is busy for \(.device_busy_ms | fmt) of the \(.dur_ms | fmt) call (\(.device_idle_ms | fmt) idle). " +
+	else ": \(.chain[-1]) blocks the host for \(.blocked_ms | fmt), from \(.blocked_offset_ms | fmt) into step \(.step_id)" end) +
+       # Two durations: the synchronising call's (blocked) and the
+       # outermost call's (dur); each is named.
+       ", until the device has done the work queued before it: the device is busy for \(.device_busy_ms | fmt) of the \(.dur_ms | fmt) that \(.chain[0])" +
+       (if (.chain | length) > 1 then " (the outermost call)" else "" end) + " lasts (\(.device_idle_ms | fmt) idle). " +
        (if $f == null then "The capture holds no HCCL tasks, so what that work waited on (a collective waiting for a peer, say) cannot be told; \($TASKSWHERE). "
 	elif $f.comm_ops == 0 then "No communication op runs in it: the host waited on compute. "
 	else "Communication runs for \($f.comm_ms | fmt) of it (\($f.comm_ops) op(s): \($f.comm_op_names | join(", ")), \($f.comm_elapsed_ms | fmt) in all)" +
@@ -1201,6 +1221,7 @@ def stakeclause($idle; $ab; $how):
      # windows (gaps under min_bubble_us, capture artefacts).
      ($HC.other // 0) as $other |
      ($DG.untraced_ms_per_step // 0) as $untraced |
+     ($DG.frame_self_ms_per_step // 0) as $fself |
      ($DG.serial_wait_ms_per_step // 0) as $swait |
      ([$idle - $HB, 0] | max) as $short |
      (if $PIPE == null or $PIPE.idle_ms <= 0 then null
@@ -1215,7 +1236,10 @@ def stakeclause($idle; $ab; $how):
 	 else "without step markers the window is the kernels' span" end) +
 	(if $tnprep != null then "; torch_npu's Preparing before it: \($tnprep | fmt)" else "" end)
       else "preparing \($BD.preparing | fmt), tail \($BD.tail | fmt)" end) as $edges |
-     rec("The device idles \($idle | fmt) per step in \($dom) (free \($BD.free | fmt), \($edges)); \($rest | fmt) of it has no named host cause" +
+     ($DG.device_task_ms_per_step // 0) as $dtask |
+     rec("The device idles \($idle | fmt) per step in \($dom) (free \($BD.free | fmt), \($edges)" +
+       (if $dtask > 0 then "; its significant windows hold \($dtask | fmt) of device tasks that are no kernels (\($DG.device_task_names | join(", ")) in trace_view.json's Ascend Hardware process), idle here as in torch_npu's figures" else "" end) +
+       "); \($rest | fmt) of it has no named host cause" +
        (if ($MINOR | length) > 0 then " (smaller named causes: \($MINOR | map("\(.family) \(.ms | fmt)") | join(", ")))" else "" end) +
        (if ($hosted | not) then (if gap("no_trace_view") then
 	   (if ($P.framework // "") == "msprof" then ": the msprof timeline (msprof_*.json) is missing, so the host side cannot be seen; export it (msprof --export=on) from a capture that collected the AscendCL API"
@@ -1229,12 +1253,20 @@ def stakeclause($idle; $ab; $how):
 	 else ": no host events were recorded, so the host side cannot be seen." end)
 	else ": other host ops \($other | fmt)" +
 	  (if $swait > 0 then ", the host blocked in a serialisation point \($swait | fmt)" else "" end) +
+	  (if $fself > 0 then ", the own code of \($DG.frame_self) (the training loop's frame, no event under it) \($fself | fmt)" else "" end) +
 	  ", no host event of any depth (untraced) \($untraced | fmt), gaps under \($B.min_bubble_us) µs and capture edges \($short | fmt). " +
-	  ([[$other, "other"], [$untraced, "untraced"], [$short, "short"], [$swait, "serial"]] | max_by(.[0]) | .[1]) as $big |
-	  (if $big == "untraced" then "Most of it is untraced: the host was blocked where the profiler records nothing (I/O, locks, a native library)" +
-	     (if $ULONG != null then "; the longest stretch, \($ULONG.dur_ms | fmt) in \($ULONG.bubble_id) from \($ULONG.offset_ms | fmt) into the step, lies " +
-		(if $ULONG.before != null then "after \($ULONG.before)" else "from the window's start" end) + " and " +
-		(if $ULONG.after != null then "before \($ULONG.after)" else "up to the window's end" end) + ": look at the code between them" else "" end) +
+	  # The longest stretch with no event under the loop's frames: inside
+	  # one of them it is that frame's own code, else untraced.
+	  (if $ULONG == null then "" else "the longest stretch with no event under the loop's frames, \($ULONG.dur_ms | fmt) in \($ULONG.bubble_id) from \($ULONG.offset_ms | fmt) into the step, lies " +
+	     (if $ULONG.inside != null then "inside \($ULONG.inside), " else "" end) +
+	     (if $ULONG.before != null then "after \($ULONG.before)" else "from the window's start" end) + " and " +
+	     (if $ULONG.after != null then "before \($ULONG.after)" else "up to the window's end" end) end) as $stretch |
+	  ([[$other, "other"], [$untraced, "untraced"], [$fself, "self"], [$short, "short"], [$swait, "serial"]] | max_by(.[0]) | .[1]) as $big |
+	  (if $big == "self" then "Most of it is the own code of \($DG.frame_self): the profiler records that frame but no call under it there" +
+	     (if $stretch != "" then "; \($stretch): look at what \($ULONG.inside // $DG.frame_self) does between them" else "" end) +
+	     "; sample the host during the bubbles (py-spy dump, perf) to see which lines run."
+	   elif $big == "untraced" then "Most of it is untraced: no host event of any depth covers it, so the capture does not show what the host did" +
+	     (if $stretch != "" then "; \($stretch): look at the code between them" else "" end) +
 	     "; sample the host during the bubbles (py-spy dump, perf)."
 	   elif $big == "short" then "Most of it is many short gaps between kernels: the launch rate limits the device; fuse small operators, use graph mode or larger batches."
 	   elif $big == "serial" then "Most of it lies while the host waits on the device in a serialisation point: the device's own gaps (waiting on communication or a dependency), not a host cause."
@@ -1258,6 +1290,7 @@ def stakeclause($idle; $ab; $how):
 	  figures: {idle_ms: ($idle | r6), rest_ms: ($rest | r6), absorbed_by_late_peer_ms: ($rest * $AFALL | r6),
 	  other_ms: (if $hosted then $other | r6 else null end), serial_wait_ms: (if $hosted then $swait | r6 else null end),
 	  untraced_ms: (if $hosted then $untraced | r6 else null end),
+	  frame_self_ms: (if $hosted then $fself | r6 else null end),
 	  short_ms: (if all($M[]; .breakdown_source == "step_trace") then null else $short | r6 end), min_bubble_us: $B.min_bubble_us}}
    else empty end),
 
@@ -1459,7 +1492,10 @@ def stakeclause($idle; $ab; $how):
     host_chains: (.chains | map(.ms = (.ns | ms) | del(.ns, .overlap_ns, .call_ns, .copy_start_ns))),
     capture_artefact: .boundary,
     before: .before,
-    after: .after
+    after: .after,
+    device_task_ms: (.dtns | ms),
+    device_tasks: (.dtasks | map({name, task_type, stream, start_abs_us: absus($origin; .start_ns),
+      offset_ms: (.offset_ns | ms), dur_ms: (.dur_ns | ms), overlap_ms: (.overlap_ns | ms)}))
   })),
   significant_windows_total: (.bubble_total // 0),
   internal_gaps_total: ($M | map(.bubble_count // 0) | add // 0),

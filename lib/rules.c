@@ -97,6 +97,7 @@ static const struct { const char *prefix, *readers; } readers[] = {
 	{ "verdict.", "asc-judge" },
 	{ "comm.", "asc-judge" },
 	{ "attribution.framework_frames", "asc-ingest" },
+	{ "attribution.device_tasks", "asc-ingest" },
 	{ "attribution.", "asc-attrib" },
 	{ "ops.comm_task_types", "asc-gaps asc-merge asc-trace asc-ops asc-segment asc-fia asc-cluster" },
 	{ "ops.aicpu_task_types", "asc-ops asc-segment asc-fia" },

@@ -103,6 +103,12 @@ void		 trace_put_host(struct trace *, FILE *, const char *profile, int64_t origi
  *	"comm_task" records in start order; their op is left to asc-comm.
  */
 void		 trace_put_comm_tasks(struct trace *, FILE *, const char *profile, int64_t origin_ns);
+/*
+ *   device tasks: the Ascend Hardware tasks named in the rules'
+ *	attribution.device_tasks (input copies, event waits), which the
+ *	kernel table leaves out, as "device_task" records in start order.
+ */
+void		 trace_put_dev_tasks(struct trace *, FILE *, const char *profile, int64_t origin_ns);
 void		 trace_close(struct trace *);
 /* Read the rules both readers share, once, before any reader thread:
  * trace_open and db_open call it. */

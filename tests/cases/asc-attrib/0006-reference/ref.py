@@ -11,7 +11,8 @@
 # long sync (serial_families, >= serial_min_us) that the device was busy
 # for at least half of come first, as serial wait.  Prints one line per
 # window: bubble_id cov sync comm threads busy labels top_op causes
-# covered any untraced serial_wait
+# covered any frame_self untraced serial_wait (frame_self: time the
+# step's context frames, markers aside, cover and no counted event does)
 import json, sys, fnmatch
 from fractions import Fraction as F
 
@@ -74,6 +75,7 @@ for prof, bubbles, hosts, markers, steps in profiles:
     ctx = lambda h: match("step_markers", h["name"]) or any(holds(h, w) for w in steps) or \
         any(holds(h, m) and m["tid"] == h["tid"] for m in markers)
     counted = [h for h in hosts if not ctx(h)]
+    loops = [h for h in hosts if ctx(h) and not match("step_markers", h["name"])]
     fams = order + ["other"]
     bytid = {}
     for h in counted:
@@ -137,6 +139,9 @@ for prof, bubbles, hosts, markers, steps in profiles:
             causes.append("%s=%d" % (f, u - prev))
             prev = u
         covered = first is not None and first <= s
+        lz = [(max(s, h["start_ns"]), min(e, h["end_ns"])) for h in loops]
+        allu = union([(a, z) for a, z, h in cov2] + [(a, z) for a, z in lz if z > a])
+        fself = allu - prev
         th = {}
         for a, z, h in ov:
             th.setdefault((h["pid"], h["tid"]), []).append((a, z))
@@ -170,4 +175,5 @@ for prof, bubbles, hosts, markers, steps in profiles:
         print(prof, b["bubble_id"], cov if hosts else None, sync if hosts else None,
               comm if hosts else None, len(th) if hosts else None, busy if hosts else None,
               ",".join(labels), top, ",".join(causes) if hosts else None, covered,
-              prev if hosts else None, L - prev if hosts else None, wait if hosts else None)
+              prev if hosts else None, fself if hosts else None, L - allu if hosts else None,
+              wait if hosts else None)

@@ -1,0 +1,70 @@
+/*
+ * devtask: the device's own tasks that are not kernels (an input copy,
+ * MEMCPY_ASYNC; a stream waiting on an event, EVENT_WAIT), from the
+ * Ascend Hardware process of the timeline.  The kernel table leaves them
+ * out, so the windows between kernels hold them unseen: asc-attrib says
+ * which a window holds.  The names are the rules' attribution.device_tasks.
+ */
+#include "rules.h"
+
+/* Is the event's name one of attribution.device_tasks? */
+static int
+devtask_is(struct trace *t, const char *s, size_t n)
+{
+	t->sc2.len = 0;
+	buf_add(&t->sc2, s, n);
+	buf_addc(&t->sc2, '\0');
+	return rules_match("attribution.device_tasks", t->sc2.p);
+}
+
+void
+trace_put_dev_tasks(struct trace *t, FILE *fp, const char *profile,
+    int64_t origin)
+{
+	struct buf *b = &t->ob;
+	struct mrg m;
+	struct rdr *r;
+	char src[32];
+
+	if (t->devsets == 0)
+		return;
+	tr_mrg_open(t, &m, t->devsets);
+	for (; (r = tr_mrg_top(&m)) != NULL; tr_mrg_pop(&m)) {
+		const struct shdr *h = r->h;
+		const struct thr *th = &t->th[h->ti];
+		const struct proc *p;
+		const char *s = rtext(h);
+
+		if (th->role != T_DEV || th->pi < 0)
+			continue;
+		p = &t->pr[th->pi];
+		if (p->role != R_HW || !devtask_is(t, s, h->nname))
+			continue;
+		b->len = 0;
+		out_begin(b, "device_task");
+		out_cstr(b, "profile", profile);
+		t->sc.len = 0;
+		buf_adds(&t->sc, t->disp);
+		snprintf(src, sizeof src, "@%llu", (unsigned long long)h->off);
+		buf_adds(&t->sc, src);
+		buf_addc(&t->sc, '\0');
+		out_cstr(b, "src", t->sc.p);
+		out_key(b, "name");
+		out_esc(b, s, h->nname);
+		out_key(b, "task_type");
+		if (h->flags & F_TTYPE)
+			out_esc(b, s + h->nname + h->ncat + h->nframe, h->nttype);
+		else
+			buf_adds(b, "null");
+		if (p->dev < 0)
+			out_cstr(b, "device", NULL);
+		else
+			out_i64(b, "device", p->dev);
+		out_i64(b, "stream", h->flags & F_STREAM ? rext(h, 0) : th->tid);
+		out_i64(b, "start_ns", h->start - origin);
+		out_i64(b, "dur_ns", h->dur);
+		out_i64(b, "end_ns", h->start - origin + h->dur);
+		rec_put(b, fp);
+	}
+	tr_mrg_close(&m);
+}
