@@ -1304,6 +1304,17 @@ def stakeclause($idle; $ab; $how):
     .followup_required and (.finding // "" | test("^(host_cause:|DEVICE_IDLE$|HOST_SERIALISATION$)")))),
   dominant_group_id: $dom,
   evidence_gaps: $gaps,
+  # What a gap's code alone would misstate: no_shapes is the kernel
+  # table's, not record_shapes's (Level0 tables have no shape column).
+  evidence_gap_notes: (if gap("no_shapes") | not then {} else
+    ($P.files // [] | map(select(.kind == "trace" and .used)) | .[0].input_dims // null) as $dims |
+    {no_shapes: ("the kernel table has no shapes" + (if $P.config.level == "Level0" then " at Level0" else "" end) +
+      (if $P.config.record_shapes == true then "; record_shapes was on: " +
+	 (if $dims == null then "the host ops' shapes are not read from this export"
+	  elif $dims > 0 then "\($dims) host events of the timeline carry them (args Input Dims), not joined to the kernels"
+	  else "no host event of the timeline carries them either" end)
+       elif $P.config.record_shapes == false then "; record_shapes was off"
+       else "; whether record_shapes was on is not known (no profiler_info)" end))} end),
   global_device_gap_analysis: {
     capture_span_ms: ($CG.capture_span_ns // 0 | ms),
     device_busy_union_ms: ($CG.busy_union_ns // 0 | ms),
