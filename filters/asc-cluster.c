@@ -113,7 +113,18 @@ struct pwait {
 	int64_t	 peer, wait, exposed;
 	int64_t	 own;			/* all of its waits on that peer, UNSET unknown */
 	int64_t	 ownex;			/* the part of own not under compute */
+	int64_t	 local;			/* the tasks' own number of the peer */
 };
+
+/* A comm_op's waits per peer (local ranks, as its tasks number them). */
+struct cop {
+	int	 rank;
+	char	*group, *step;
+	int	 n;
+	int64_t	*peer, *ex, *ownex;	/* exposed_wait_ns, own_exposed_wait_ns */
+};
+static struct cop *cops;
+static size_t ncop;
 
 struct rgroup {
 	int	 rank;
@@ -681,14 +692,49 @@ onlink(struct rin *in, int ri)
 }
 
 static void
+oncop(struct rin *in, int ri)
+{
+	struct cop c = { ri, getstr(in, "group"), getstr(in, "step"), 0, NULL, NULL, NULL };
+	jv pv = getjv(in, "peers");
+
+	if (c.group == NULL || c.step == NULL || jv_get_kind(pv) != JV_KIND_ARRAY) {
+		free(c.group);
+		free(c.step);
+		jv_free(pv);
+		return;
+	}
+	c.n = jv_array_length(jv_copy(pv));
+	c.peer = xcalloc((size_t)c.n + 1, sizeof *c.peer);
+	c.ex = xcalloc((size_t)c.n + 1, sizeof *c.ex);
+	c.ownex = xcalloc((size_t)c.n + 1, sizeof *c.ownex);
+	for (int i = 0; i < c.n; i++) {
+		jv o = jv_array_get(jv_copy(pv), i);
+		const char *k[] = { "rank", "exposed_wait_ns", "own_exposed_wait_ns" };
+		int64_t *d[] = { &c.peer[i], &c.ex[i], &c.ownex[i] };
+
+		for (int x = 0; x < 3; x++) {
+			jv v = jv_object_get(jv_copy(o), jv_string(k[x]));
+
+			*d[x] = jv_get_kind(v) == JV_KIND_NUMBER ? (int64_t)jv_number_value(v) : UNSET;
+			jv_free(v);
+		}
+		jv_free(o);
+	}
+	jv_free(pv);
+	cops = xreallocarray(cops, ncop + 1, sizeof *cops);
+	cops[ncop++] = c;
+}
+
+static void
 onpeer(struct rin *in, int ri)
 {
 	struct pwait w = { ri, getstr(in, "group"), getstr(in, "step"),
 	    geti(in, "rank"), geti(in, "wait_ns"), geti(in, "exposed_wait_ns"), geti(in, "own_wait_ns"),
-	    geti(in, "own_exposed_wait_ns") };
+	    geti(in, "own_exposed_wait_ns"), UNSET };
 
 	/* the tasks' rank is local to the group: the global one when
 	 * parallel_group_info gives it */
+	w.local = w.peer;
 	if (geti(in, "global_rank") != UNSET)
 		w.peer = geti(in, "global_rank");
 	if (w.group == NULL || w.peer == UNSET || w.exposed == UNSET) {
@@ -781,6 +827,7 @@ readinput(const char *path, int file)
 		    !istype(t, tn, "step_trace") && !istype(t, tn, "comm") &&
 		    !istype(t, tn, "comm_link") && !istype(t, tn, "kernel") &&
 		    !istype(t, tn, "comm_peer") && !istype(t, tn, "comm_group") &&
+		    !istype(t, tn, "comm_op") &&
 		    !istype(t, tn, "attribution") && !istype(t, tn, "comm_task") &&
 		    !istype(t, tn, "bubble"))
 			continue;
@@ -844,6 +891,8 @@ readinput(const char *path, int file)
 			onlink(&in, (int)(rk - ranks));
 		else if (istype(t, tn, "comm_peer"))
 			onpeer(&in, (int)(rk - ranks));
+		else if (istype(t, tn, "comm_op"))
+			oncop(&in, (int)(rk - ranks));
 		else if (istype(t, tn, "comm_group"))
 			ongroup(&in, (int)(rk - ranks));
 		else if (istype(t, tn, "attribution"))
@@ -1646,40 +1695,80 @@ sameend(const struct job *j, const char *g, int64_t peer, int64_t *spread, int *
 	return first >= 0 && others > 0 && *nw > 0;
 }
 
+/* A comm_op peer's rank as comm_peer gives it: global where mapped. */
+static int64_t
+gpeer(int ri, const char *g, int64_t local)
+{
+	for (size_t a = 0; a < npw; a++)
+		if (pws[a].rank == ri && pws[a].local == local && strcmp(pws[a].group, g) == 0)
+			return pws[a].peer;
+	return local;
+}
+
 /*
- * After the peer `first`, the peers rank ri waits for longest (its own
- * waits on each not under compute, as the rank reports give them, mean
- * per step, at least cluster.skew_min_us), largest
- * first, into *b; returns how many, and in *top the longest.
+ * After the peer `first`, the peers rank ri waits for next, as its own
+ * report gives them (asc-judge(1)): in each op of the group, a peer's
+ * own wait not under compute, at most the wait on `first` there (fixing
+ * `first` leaves no more of it), summed and per step (the steps of the
+ * rank's comm ops), at least cluster.skew_min_us, largest first, into
+ * *b; how many, in *top the longest; in *rem the longest of them in each
+ * op, summed per step: what fixing `first` leaves.
  */
 static int
-nextpeers(int ri, const char *g, int64_t first, struct buf *b, int64_t *top, int64_t *topw)
+nextpeers(int ri, const char *g, int64_t first, struct buf *b, int64_t *top, int64_t *topw, int64_t *rem)
 {
-	int64_t pe[64], pw[64];
-	int n = 0;
+	int64_t pe[64], pw[64], steps = 0;
+	int n = 0, m;
 
 	*top = -1;
 	*topw = UNSET;
-	for (size_t a = 0; a < npw && n < 64; a++) {
-		const struct pwait *w = &pws[a];
-		int64_t sum = 0, steps = 0;
+	*rem = 0;
+	for (size_t a = 0; a < ncop; a++) {
 		int dup = 0;
 
-		if (w->rank != ri || strcmp(w->group, g) != 0 || w->peer == first || w->ownex == UNSET)
-			continue;
-		for (int x = 0; x < n; x++)
-			dup |= pe[x] == w->peer;
-		if (dup)
-			continue;
-		for (size_t c = a; c < npw; c++)
-			if (pws[c].rank == ri && strcmp(pws[c].group, g) == 0 && pws[c].peer == w->peer &&
-			    pws[c].ownex != UNSET)
-				sum += pws[c].ownex, steps++;
-		if (sum / steps < (int64_t)(rules_num("cluster.skew_min_us") * 1000))
-			continue;
-		pe[n] = w->peer;
-		pw[n++] = sum / steps;
+		for (size_t c = 0; c < a && !dup; c++)
+			dup = cops[c].rank == ri && strcmp(cops[c].step, cops[a].step) == 0;
+		steps += cops[a].rank == ri && !dup;
 	}
+	for (size_t a = 0; a < ncop; a++) {
+		const struct cop *c = &cops[a];
+		int64_t lw = 0, best = 0;
+
+		if (c->rank != ri || strcmp(c->group, g) != 0)
+			continue;
+		for (int i = 0; i < c->n; i++)
+			if (c->peer[i] != UNSET && c->ex[i] != UNSET && gpeer(ri, g, c->peer[i]) == first)
+				lw += c->ex[i];
+		for (int i = 0; i < c->n; i++) {
+			int64_t p, v;
+			int x;
+
+			if (c->peer[i] == UNSET || c->ownex[i] == UNSET || (p = gpeer(ri, g, c->peer[i])) == first)
+				continue;
+			v = c->ownex[i] < lw ? c->ownex[i] : lw;
+			if (v > best)
+				best = v;
+			for (x = 0; x < n && pe[x] != p; x++)
+				;
+			if (x == n) {
+				if (n == 64)
+					continue;
+				pe[n] = p;
+				pw[n++] = 0;
+			}
+			pw[x] += v;
+		}
+		*rem += best;
+	}
+	if (steps == 0)
+		return 0;
+	*rem /= steps;
+	for (int x = m = 0; x < n; x++)
+		if (pw[x] / steps >= (int64_t)(rules_num("cluster.skew_min_us") * 1000)) {
+			pe[m] = pe[x];
+			pw[m++] = pw[x] / steps;
+		}
+	n = m;
 	for (int x = 1; x < n; x++)
 		for (int y = x; y > 0 && pw[y - 1] < pw[y]; y--) {
 			int64_t t = pw[y], u = pe[y];
@@ -1835,9 +1924,9 @@ peerwaits(const struct job *j)
 
 				for (int i = 0; i < j->nr; i++) {
 					struct buf b = {0};
-					int64_t top, topw;
-					int n = nextpeers(j->r[i], g, w->peer, &b, &top, &topw);
-					char h[64];
+					int64_t top, topw, rem;
+					int n = nextpeers(j->r[i], g, w->peer, &b, &top, &topw, &rem);
+					char h[64], h2[64];
 
 					if (n == 0)
 						continue;
@@ -1845,14 +1934,19 @@ peerwaits(const struct job *j)
 						if (!wide)
 							widen = rname(&ranks[j->r[i]], wnm);
 						wide = 1;
-						bprintf(&nx, "%s%s waits for every other peer too (its own waits per step, not under compute: ", nx.len ? " " : "", rname(&ranks[j->r[i]], nm));
+						bprintf(&nx, "%s%s waits for every other peer too (its own waits per step not under compute, in each op at most its wait for rank %lld: ",
+						    nx.len ? " " : "", rname(&ranks[j->r[i]], nm), (long long)w->peer);
 					} else
 						bprintf(&nx, "%s%s waits next for ", nx.len ? " " : "", rname(&ranks[j->r[i]], nm));
 					buf_adds(&nx, b.p);
-					buf_adds(&nx, n == size - 2 ? ")." : " per step, not under compute.");
+					if (n == size - 2)
+						buf_adds(&nx, ")");
+					else
+						bprintf(&nx, " per step, not under compute (in each op at most its wait for rank %lld)", (long long)w->peer);
+					bprintf(&nx, "; the longest of them in each op, what fixing rank %lld leaves: %s per step.", (long long)w->peer, hd(rem, h2));
 					if (rx.len == 0) {
-						bprintf(&rx, "; fixing it leaves the next-latest peer (rank %lld, %s per step not under compute on %s)",
-						    (long long)top, hd(topw, h), rname(&ranks[j->r[i]], nm));
+						bprintf(&rx, "; fixing it leaves %s per step of waits on the next-latest peers on %s (rank %lld the longest, %s)",
+						    hd(rem, h2), rname(&ranks[j->r[i]], nm), (long long)top, hd(topw, h));
 					}
 					buf_free(&b);
 				}

@@ -479,6 +479,15 @@ def gap($c): $gaps | index([$c]) != null;
      comm_json_wait_ms: (if ($CJ | length) == 0 then null else $CJ | map(.comm_json.wait_ns // 0) | per end),
      comm_json_transit_ms: (if ($CJ | length) == 0 then null else $CJ | map(.comm_json.transit_ns // 0) | per end) }
  end) as $CT |
+# The waits on the other peers of $lr's group that fixing $lr leaves: in
+# each op a peer's own wait not under compute, at most the wait on $lr
+# there, summed, per step, by rank (ms); asc-cluster(1) says the same.
+def undercap($lr; $grp):
+	reduce ($CO[] | select(.group == $grp) |
+	  ([.peers[]? | select(.rank == $lr) | .exposed_wait_ns // 0] | add // 0) as $lw |
+	  .peers[]? | select(.rank != null and .rank != $lr) |
+	  {r: (.rank | tostring), v: ([$lw, (.own_exposed_wait_ns // 0)] | min)}) as $x ({}; .[$x.r] += $x.v) |
+	to_entries | map({rank: (.key | tonumber), ms: (.value / ([$CT.steps, 1] | max) | ms)}) | sort_by(-.ms, .rank);
 
 # Soft root causes: per group, each label's share of the host-facing
 # significant bubble time.
@@ -950,23 +959,23 @@ def stakeclause($idle; $ab; $how):
 	  ([.peers[]? | select(.rank != null and .rank != $late.rank) | .own_exposed_wait_ns // 0] | max // 0) as $nx |
 	  ([$lw, $nx] | min) ] | add // 0 | . / ([$CT.steps, 1] | max) | ms end) as $remain |
      (if $late == null then [] else
-	[ $CT.peers[] | select(.group == $late.group and .rank != null and .rank != $late.rank and (.own_exposed_wait_ms // 0) >= $R.comm.straggler_min_ms) ] end) as $also |
+	undercap($late.rank; $late.group) | map(select(.ms >= $R.comm.straggler_min_ms)) end) as $also |
      rec("Communication is not hidden behind compute: \($ce | fmt) per step (\(share($ce; $svcms) | pcs) of the \($svcms | fmt) step) in \($dom). " +
        "Its HCCL tasks (\($CT.source)) split the \($CT.elapsed_ms | fmt) of communication ops per step into waiting for peers \($CT.wait_ms | fmt), moving data \($CT.transfer_ms | fmt) and the rest \($CT.rest_ms | fmt)." +
        ($CGR | roleclause($CT.steps)) +
        (if $late != null then
 	  ($LOPS | map("\(.op) \(.wait_ms | fmt)")) as $lops |
-	  ([ $CT.peers[] | select(.group == $late.group and .rank != $late.rank and .own_exposed_wait_ms >= $R.comm.straggler_min_ms) ]) as $under |
+	  $also as $under |
 	  " \($late.exposed_wait_ms | fmt) of the \($ce | fmt) of exposed communication per step waits for rank \($late.rank)" +
 	  (if $late.global_rank != null and $late.global_rank != $late.rank then " (global rank \($late.global_rank))" else "" end) +
 	  (if $late.in_input then "" else ", which is not in this input" end) +
 	  (if ($lops | length) > 0 then " (in \($lops | length) of the \($CO | map(select(.group == $late.group)) | length) ops of the capture: \($lops | join(", ")))" else "" end) +
-	  (if ($under | length) > 0 then "; under that wait it also waits on rank\(if ($under | length) == 1 then "" else "s" end) \($under | map("\(.rank) (\(.own_exposed_wait_ms | fmt) not under compute)") | join(", ")), which the longer wait covers" else "" end) +
+	  (if ($under | length) > 0 then "; under that wait it also waits on rank\(if ($under | length) == 1 then "" else "s" end) \($under | map("\(.rank) (\(.ms | fmt) not under compute)") | join(", ")), which the longer wait covers" else "" end) +
 	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this input holds \($lg.ranks_in_input)" else "" end) +
 	  (if $lg != null and $lg.role == null then " (ranks as the HCCL tasks number them, within the group: no parallel_group_info maps them to global ranks)" else "" end) +
 	  ": profile rank \($late.rank) (or all ranks) to see why it is late." +
 	  (if $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then
-	     " Fixing rank \($late.rank) wins back about \($late.exposed_wait_ms - $remain | fmt) per step on this rank, not the whole \($late.exposed_wait_ms | fmt): in the same ops the waits on the next-latest peers remain (\($remain | fmt) per step; rank \($also | max_by(.own_exposed_wait_ms) | .rank) the longest), and \($also | length) of the group's other ranks also keep this rank waiting at least \($R.comm.straggler_min_ms | fmt) not under compute: the skew is not rank \($late.rank)'s alone; profile all ranks, not only rank \($late.rank)."
+	     " Fixing rank \($late.rank) wins back about \($late.exposed_wait_ms - $remain | fmt) per step on this rank, not the whole \($late.exposed_wait_ms | fmt): in the same ops the waits on the next-latest peers remain (\($remain | fmt) per step; rank \($also[0].rank) the longest), and \($also | length) of the group's other ranks also keep this rank waiting at least \($R.comm.straggler_min_ms | fmt) not under compute: the skew is not rank \($late.rank)'s alone; profile all ranks, not only rank \($late.rank)."
 	   else " The \($late.exposed_wait_ms | fmt) per step is lost on this rank, but it is won back by fixing rank \($late.rank), not by any change here." end)
 	else
 	  " No peer holds it back: overlap it with compute (gradient bucketing, DDP bucket_cap_mb) or reduce its volume; overlap can hide at most the \($hide | fmt) of compute per step." end) +
@@ -1243,11 +1252,15 @@ def stakeclause($idle; $ab; $how):
      {capture: (if $TVLOST then "the HCCL tasks: in that trace_view.json's HCCL process (recorded, not in this copy)"
 		else "the HCCL tasks (trace_view.json's HCCL process, or COMMUNICATION_TASK_INFO in the SQLite export; Level1 or higher)" end),
       why: "\($DG.breakdown_ms_avg.comm_exposed // 0 | fmt) of communication per step is exposed and cannot be split into waiting per peer and moving data", gap: "no_comm_tasks"} else empty end),
-   ([($CT.peers // [])[] | select(.in_input == false and (.own_exposed_wait_ms // 0) >= $B.comm_exposed_min_ms)] | (max_by(.exposed_wait_ms) // null) as $h | if $h == null then [] else [$h] + (map(select(. != $h)) | sort_by(-.own_exposed_wait_ms)) end | .[0:3]) as $late |
+   ([($CT.peers // [])[] | select(.in_input == false and (.own_exposed_wait_ms // 0) >= $B.comm_exposed_min_ms)] | (max_by(.exposed_wait_ms) // null) as $h | if $h == null then [] else
+      # the others under its wait, as the communication finding gives them
+      (undercap($h.rank; $h.group) | map({key: (.rank | tostring), value: .ms}) | from_entries) as $u |
+      [$h] + (map(select(. != $h and .group == $h.group) | . + {under_ms: ($u[.rank | tostring] // 0)}) |
+	map(select(.under_ms >= $B.comm_exposed_min_ms)) | sort_by(-.under_ms)) end | .[0:3]) as $late |
    (if ($late | length) > 0 then
      {capture: "rank(s) \($late | map(.global_rank // .rank | tostring) | join(", ")) of the same step (or all ranks)",
       why: ("this rank waits for them, not under compute: rank \($late[0].global_rank // $late[0].rank) \($late[0].exposed_wait_ms | fmt) per step" +
-	(if ($late | length) > 1 then "; under that wait also " + ($late[1:] | map("rank \(.global_rank // .rank) \(.own_exposed_wait_ms | fmt)") | join(", ")) else "" end)), gap: null} else empty end),
+	(if ($late | length) > 1 then "; under that wait also " + ($late[1:] | map("rank \(.global_rank // .rank) \(.under_ms | fmt)") | join(", ")) else "" end)), gap: null} else empty end),
    # The peer pipeline stage that the pp bubble waits for.
    ([ $CGR[] | select(((.role // "") | startswith("pp")) and (.peer_global_ranks // [] | length) > 0) | . as $g |
       ppstage($g) | select(. != null and .peer_ms != null) | . + {peers: $g.peer_global_ranks} ] | .[0] // null) as $pps |
