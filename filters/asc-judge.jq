@@ -657,6 +657,12 @@ def ppstage($g):
 	(if $after == null then null elif $before != null then $before
 	 elif ($between | length) > 0 then $between[0] else null end) as $first |
 	(if $first == null then null else (($first + ($between | add) + $after) / ($turn | length) | r6) end) as $here |
+	# Of it, the device's idle (asc-comm's comm_pipeline, from the
+	# kernels): the same stretches, the last one up to the same next op.
+	($CP0 | map(select(.group == $g.group and (.step | tostring) == ($st | tostring))) | .[0] // null) as $cp |
+	(if $here == null or $before == null or $cp == null or $cp.to_next_op == null or
+	    $cp.to_next_op.before != ($next.op // null) then null
+	 else ([$cp.segments[] | select(.before != null)] + [$cp.to_next_op] | map(.idle_ns)) end) as $idles |
 	# 1F1B with batched send/recv: m + p - 1 ops per step on a stage.
 	($g.size // null) as $p |
 	(if $p == null or $p < 2 then null else ($o | length) - $p + 1 end) as $m |
@@ -664,6 +670,8 @@ def ppstage($g):
 	{ group: $g.group, step: $st, ops: ($o | map(.op)), spans_ms: ($turn | map(.ms)), peer_ms: $peer,
 	  before_ms: $before, between_ms: $between, after_ms: $after, next_op: ($next.op // null), here_ms: $here,
 	  here_estimated: ($before == null and $here != null), stages: $p,
+	  here_idle_ms: (if $idles == null then null else ($idles | add) / ($turn | length) | ms end),
+	  here_idle_stretches_ms: (if $idles == null then null else $idles | map(ms) end),
 	  microbatches: (if $m != null and $m >= 1 then $m else null end),
 	  schedule_share: (if $m != null and $m >= 1 then ($p - 1) / ($m + $p - 1) | r6 else null end),
 	  imbalance: (if $here == null or $peer == null then null
@@ -720,7 +728,9 @@ def ppadvice($g; $bms):
 	   elif $s.here_estimated then
 	     "; from the op times alone, this stage works \($s.between_ms | map(fmt) | join(", ")) between the ops and \($s.after_ms | fmt) from the last to \($s.next_op); its first forward, before the first op, is not in the comm records (no kernel table), so taking it as long as the stretch after the first op (\($s.between_ms[0] | fmt)), its own time per micro-batch is about \($s.here_ms | fmt)"
 	   else
-	     "; this stage's own time per micro-batch is \($s.here_ms | fmt) (\($s.before_ms | fmt) before the first op, \($s.between_ms | map(fmt) | join(", ")) between the ops, \($s.after_ms | fmt) from the last to \($s.next_op), over \($s.spans_ms | length) micro-batches)" end) +
+	     "; this stage's own time per micro-batch is \($s.here_ms | fmt) (\($s.before_ms | fmt) before the first op, \($s.between_ms | map(fmt) | join(", ")) between the ops, \($s.after_ms | fmt) from the last to \($s.next_op), over \($s.spans_ms | length) micro-batches)" +
+	     (if $s.here_idle_ms == null then "" else
+		", of which the device idles \($s.here_idle_ms | fmt) per micro-batch (no kernel runs: \($s.here_idle_stretches_ms | map(fmt) | join(", ")) in those stretches)" end) end) +
 	  (if $s.here_ms == null then ""
 	   elif $s.imbalance == "peer" then
 		". The stages are imbalanced: \($pn)'s stage takes \($s.slower_by_ratio * 100 | round)% longer per micro-batch, about \($s.imbalance_ms_per_step | fmt) per step of the bubble. What takes its time (its layers, the output layer and loss, or host idle as on this stage) is not in this profile: profile \($pn) first to see it, then rebalance the stages and raise the micro-batch count." + ppsched($s; $bms)
