@@ -20,6 +20,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,18 @@ struct cop {
 };
 static struct cop *cops;
 static size_t ncop;
+
+/* A rank report's pipeline stages (asc-judge's pipeline_stages): this
+ * stage's and the peer stage's time per micro-batch, in ns. */
+struct ppst {
+	int	 rank;
+	char	*group, *imb;		/* imbalance: peer, here, none */
+	int64_t	 here, peer, perstep;	/* perstep: imbalance_ms_per_step */
+	double	 ratio;			/* slower_by_ratio */
+	int	 est, spans;		/* here_estimated; spans_ms's length */
+};
+static struct ppst *pps;
+static size_t npps;
 
 struct rgroup {
 	int	 rank;
@@ -691,6 +704,53 @@ onlink(struct rin *in, int ri)
 		l->link = xstrdup("");
 }
 
+static int64_t
+jvms(jv o, const char *k)
+{
+	jv v = jv_object_get(jv_copy(o), jv_string(k));
+	int64_t r = jv_get_kind(v) == JV_KIND_NUMBER ? llround(jv_number_value(v) * 1e6) : UNSET;
+
+	jv_free(v);
+	return r;
+}
+
+/* The pipeline_stages of a rank report's recommendations. */
+static void
+onverdict(struct rin *in, int ri)
+{
+	jv rv = getjv(in, "recommendations");
+	int n = jv_get_kind(rv) == JV_KIND_ARRAY ? jv_array_length(jv_copy(rv)) : 0;
+
+	for (int i = 0; i < n; i++) {
+		jv s = jv_object_get(jv_array_get(jv_copy(rv), i), jv_string("pipeline_stages"));
+		char t[64];
+		struct ppst x = { ri, NULL, NULL, UNSET, UNSET, UNSET, 0, 0, 0 };
+
+		if (jv_get_kind(s) == JV_KIND_OBJECT && strcmp(jvs(s, "group", t, sizeof t), "-") != 0) {
+			jv v;
+
+			x.group = xstrdup(t);
+			x.imb = strcmp(jvs(s, "imbalance", t, sizeof t), "-") != 0 ? xstrdup(t) : NULL;
+			x.here = jvms(s, "here_ms");
+			x.peer = jvms(s, "peer_ms");
+			x.perstep = jvms(s, "imbalance_ms_per_step");
+			v = jv_object_get(jv_copy(s), jv_string("slower_by_ratio"));
+			x.ratio = jv_get_kind(v) == JV_KIND_NUMBER ? jv_number_value(v) : -1;
+			jv_free(v);
+			v = jv_object_get(jv_copy(s), jv_string("here_estimated"));
+			x.est = jv_get_kind(v) == JV_KIND_TRUE;
+			jv_free(v);
+			v = jv_object_get(jv_copy(s), jv_string("spans_ms"));
+			x.spans = jv_get_kind(v) == JV_KIND_ARRAY ? jv_array_length(jv_copy(v)) : 0;
+			jv_free(v);
+			pps = xreallocarray(pps, npps + 1, sizeof *pps);
+			pps[npps++] = x;
+		}
+		jv_free(s);
+	}
+	jv_free(rv);
+}
+
 static void
 oncop(struct rin *in, int ri)
 {
@@ -827,7 +887,7 @@ readinput(const char *path, int file)
 		    !istype(t, tn, "step_trace") && !istype(t, tn, "comm") &&
 		    !istype(t, tn, "comm_link") && !istype(t, tn, "kernel") &&
 		    !istype(t, tn, "comm_peer") && !istype(t, tn, "comm_group") &&
-		    !istype(t, tn, "comm_op") &&
+		    !istype(t, tn, "comm_op") && !istype(t, tn, "anomaly_discovery") &&
 		    !istype(t, tn, "attribution") && !istype(t, tn, "comm_task") &&
 		    !istype(t, tn, "bubble"))
 			continue;
@@ -893,6 +953,8 @@ readinput(const char *path, int file)
 			onpeer(&in, (int)(rk - ranks));
 		else if (istype(t, tn, "comm_op"))
 			oncop(&in, (int)(rk - ranks));
+		else if (istype(t, tn, "anomaly_discovery"))
+			onverdict(&in, (int)(rk - ranks));
 		else if (istype(t, tn, "comm_group"))
 			ongroup(&in, (int)(rk - ranks));
 		else if (istype(t, tn, "attribution"))
@@ -1482,6 +1544,42 @@ uncaptured_worst(const struct job *j, const char **g, int64_t *least)
  * input does not hold, and the time each captured rank spends in the
  * group's ops per step.  Without tasks the wait on them is not measured.
  */
+/*
+ * A pp group's stage imbalance as the rank reports give it (asc-judge's
+ * pipeline_stages), for each rank of the job in the group, into b;
+ * returns whether a stage is the slower by 10 % or more.
+ */
+static int
+ppimbalance(const struct job *j, const char *g, const char *peers, int npeer, struct buf *b)
+{
+	char t1[64], t2[64], t3[64], t4[64], nm[64];
+	int imb = 0;
+
+	for (size_t a = 0; a < npps; a++) {
+		const struct ppst *x = &pps[a];
+		int peer;
+
+		if (!injob(j, x->rank) || strcmp(x->group, g) != 0 || x->here == UNSET ||
+		    x->peer == UNSET || x->imb == NULL)
+			continue;
+		peer = strcmp(x->imb, "peer") == 0;
+		bprintf(b, "%s%s's stage takes %s%s per micro-batch%s, the peer stage (global rank%s %s) %s",
+		    b->len ? "; " : "", rname(&ranks[x->rank], nm), x->est ? "about " : "", hd(x->here, t1),
+		    x->est ? " (its first forward estimated: no kernel table)" : "",
+		    npeer > 1 ? "s" : "", peers, hd(x->peer, t2));
+		if (peer && x->perstep != UNSET)
+			bprintf(b, ": the peer stage is the slower, by %s per micro-batch (%.0f%%), %s per step of the bubble on %s",
+			    hd(x->peer - x->here, t3), x->ratio * 100, hd(x->perstep, t4), rname(&ranks[x->rank], nm));
+		else if (strcmp(x->imb, "here") == 0)
+			bprintf(b, ": %s's stage is the slower, by %s per micro-batch (%.0f%%)",
+			    rname(&ranks[x->rank], nm), hd(x->here - x->peer, t3), x->ratio * 100);
+		else
+			bprintf(b, ": balanced within 10%%");
+		imb |= peer || strcmp(x->imb, "here") == 0;
+	}
+	return imb;
+}
+
 static void
 nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl, int *head)
 {
@@ -1586,11 +1684,27 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 		    bound.p, hd(mostwait, t1), nout > 1 ? "s" : "", out.p);
 		goto done;
 	}
-	addreco(least, "Group %s (%s) has members not in this input (global rank%s %s, by parallel_group_info): the ranks in this input spend %s per step in its %s; the input holds no HCCL tasks to measure the wait on %s: profile global rank%s %s (or all ranks)%s.",
-	    g, rgs[k].role ? rgs[k].role : "no role", nout > 1 ? "s" : "", out.p, hd(least, t2),
-	    rgs[k].kind ? rgs[k].kind : "ops", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p,
-	    rgs[k].role && strncmp(rgs[k].role, "pp", 2) == 0 ?
-	    "; in a pipeline this time is also the bubble: each rank's report gives the stage imbalance where its comm records tell it (the peer stage's time per micro-batch against this stage's, asc-comm's comm_pipeline); rebalance the stages before adding micro-batches or an interleaved schedule" : "");
+	if (rgs[k].role && strncmp(rgs[k].role, "pp", 2) == 0) {
+		struct buf st = {0}, pp = {0};
+		int imb = ppimbalance(j, g, out.p, nout, &st);
+
+		if (st.len == 0)
+			bprintf(&pp, "; in a pipeline this time is also the bubble: no rank report in the input compares the stages (none given, or too few send/recv ops or no op after the last); rebalance the stages before adding micro-batches or an interleaved schedule");
+		else
+			bprintf(&pp, "; in a pipeline this time is also the bubble: %s (the rank reports' pipeline stages, from the send/recv ops' times)%s",
+			    st.p, imb ? "; rebalance the stages before adding micro-batches or an interleaved schedule" :
+			    "; the bubble is the schedule's own: raise the micro-batch count or use an interleaved schedule");
+		if (md && st.len)
+			fprintf(md, "Stage imbalance, as the rank reports give it: %s.\n", st.p);
+		addreco(least, "Group %s (%s) has members not in this input (global rank%s %s, by parallel_group_info): the ranks in this input spend %s per step in its %s; the input holds no HCCL tasks to measure the wait on %s: profile global rank%s %s (or all ranks)%s.",
+		    g, rgs[k].role ? rgs[k].role : "no role", nout > 1 ? "s" : "", out.p, hd(least, t2),
+		    rgs[k].kind ? rgs[k].kind : "ops", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p, pp.p);
+		buf_free(&st);
+		buf_free(&pp);
+	} else
+		addreco(least, "Group %s (%s) has members not in this input (global rank%s %s, by parallel_group_info): the ranks in this input spend %s per step in its %s; the input holds no HCCL tasks to measure the wait on %s: profile global rank%s %s (or all ranks).",
+		    g, rgs[k].role ? rgs[k].role : "no role", nout > 1 ? "s" : "", out.p, hd(least, t2),
+		    rgs[k].kind ? rgs[k].kind : "ops", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p);
 done:
 	buf_free(&out);
 	buf_free(&who);
