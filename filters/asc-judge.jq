@@ -994,6 +994,7 @@ def stakeclause($idle; $ab; $how):
        "step_group"; $dom; (if $late != null then $late.exposed_wait_ms else $hide end); ($late != null); null; "COMM_EXPOSED_HEAVY") +
        {stake_on: (if $late != null then "rank \($late.rank)" + (if $late.in_input then "" else " (not in this input)" end) else "overlap with compute" end),
 	late_peer_ops: $LOPS,
+	late_peer_next: $also,
 	late_peer_remainder_ms: (if $late != null and $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then $remain | r6 else null end),
 	won_back_by_fixing_ms: (if $late != null and $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then ($late.exposed_wait_ms - $remain) | r6 else null end)}
    else empty end),
