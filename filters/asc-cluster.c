@@ -20,6 +20,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +114,30 @@ struct pwait {
 	int64_t	 peer, wait, exposed;
 	int64_t	 own;			/* all of its waits on that peer, UNSET unknown */
 	int64_t	 ownex;			/* the part of own not under compute */
+	int64_t	 local;			/* the tasks' own number of the peer */
 };
+
+/* A comm_op's waits per peer (local ranks, as its tasks number them). */
+struct cop {
+	int	 rank;
+	char	*group, *step;
+	int	 n;
+	int64_t	*peer, *ex, *ownex;	/* exposed_wait_ns, own_exposed_wait_ns */
+};
+static struct cop *cops;
+static size_t ncop;
+
+/* A rank report's pipeline stages (asc-judge's pipeline_stages): this
+ * stage's and the peer stage's time per micro-batch, in ns. */
+struct ppst {
+	int	 rank;
+	char	*group, *imb;		/* imbalance: peer, here, none */
+	int64_t	 here, peer, perstep;	/* perstep: imbalance_ms_per_step */
+	double	 ratio;			/* slower_by_ratio */
+	int	 est, spans;		/* here_estimated; spans_ms's length */
+};
+static struct ppst *pps;
+static size_t npps;
 
 struct rgroup {
 	int	 rank;
@@ -680,15 +704,97 @@ onlink(struct rin *in, int ri)
 		l->link = xstrdup("");
 }
 
+static int64_t
+jvms(jv o, const char *k)
+{
+	jv v = jv_object_get(jv_copy(o), jv_string(k));
+	int64_t r = jv_get_kind(v) == JV_KIND_NUMBER ? llround(jv_number_value(v) * 1e6) : UNSET;
+
+	jv_free(v);
+	return r;
+}
+
+/* The pipeline_stages of a rank report's recommendations. */
+static void
+onverdict(struct rin *in, int ri)
+{
+	jv rv = getjv(in, "recommendations");
+	int n = jv_get_kind(rv) == JV_KIND_ARRAY ? jv_array_length(jv_copy(rv)) : 0;
+
+	for (int i = 0; i < n; i++) {
+		jv s = jv_object_get(jv_array_get(jv_copy(rv), i), jv_string("pipeline_stages"));
+		char t[64];
+		struct ppst x = { ri, NULL, NULL, UNSET, UNSET, UNSET, 0, 0, 0 };
+
+		if (jv_get_kind(s) == JV_KIND_OBJECT && strcmp(jvs(s, "group", t, sizeof t), "-") != 0) {
+			jv v;
+
+			x.group = xstrdup(t);
+			x.imb = strcmp(jvs(s, "imbalance", t, sizeof t), "-") != 0 ? xstrdup(t) : NULL;
+			x.here = jvms(s, "here_ms");
+			x.peer = jvms(s, "peer_ms");
+			x.perstep = jvms(s, "imbalance_ms_per_step");
+			v = jv_object_get(jv_copy(s), jv_string("slower_by_ratio"));
+			x.ratio = jv_get_kind(v) == JV_KIND_NUMBER ? jv_number_value(v) : -1;
+			jv_free(v);
+			v = jv_object_get(jv_copy(s), jv_string("here_estimated"));
+			x.est = jv_get_kind(v) == JV_KIND_TRUE;
+			jv_free(v);
+			v = jv_object_get(jv_copy(s), jv_string("spans_ms"));
+			x.spans = jv_get_kind(v) == JV_KIND_ARRAY ? jv_array_length(jv_copy(v)) : 0;
+			jv_free(v);
+			pps = xreallocarray(pps, npps + 1, sizeof *pps);
+			pps[npps++] = x;
+		}
+		jv_free(s);
+	}
+	jv_free(rv);
+}
+
+static void
+oncop(struct rin *in, int ri)
+{
+	struct cop c = { ri, getstr(in, "group"), getstr(in, "step"), 0, NULL, NULL, NULL };
+	jv pv = getjv(in, "peers");
+
+	if (c.group == NULL || c.step == NULL || jv_get_kind(pv) != JV_KIND_ARRAY) {
+		free(c.group);
+		free(c.step);
+		jv_free(pv);
+		return;
+	}
+	c.n = jv_array_length(jv_copy(pv));
+	c.peer = xcalloc((size_t)c.n + 1, sizeof *c.peer);
+	c.ex = xcalloc((size_t)c.n + 1, sizeof *c.ex);
+	c.ownex = xcalloc((size_t)c.n + 1, sizeof *c.ownex);
+	for (int i = 0; i < c.n; i++) {
+		jv o = jv_array_get(jv_copy(pv), i);
+		const char *k[] = { "rank", "exposed_wait_ns", "own_exposed_wait_ns" };
+		int64_t *d[] = { &c.peer[i], &c.ex[i], &c.ownex[i] };
+
+		for (int x = 0; x < 3; x++) {
+			jv v = jv_object_get(jv_copy(o), jv_string(k[x]));
+
+			*d[x] = jv_get_kind(v) == JV_KIND_NUMBER ? (int64_t)jv_number_value(v) : UNSET;
+			jv_free(v);
+		}
+		jv_free(o);
+	}
+	jv_free(pv);
+	cops = xreallocarray(cops, ncop + 1, sizeof *cops);
+	cops[ncop++] = c;
+}
+
 static void
 onpeer(struct rin *in, int ri)
 {
 	struct pwait w = { ri, getstr(in, "group"), getstr(in, "step"),
 	    geti(in, "rank"), geti(in, "wait_ns"), geti(in, "exposed_wait_ns"), geti(in, "own_wait_ns"),
-	    geti(in, "own_exposed_wait_ns") };
+	    geti(in, "own_exposed_wait_ns"), UNSET };
 
 	/* the tasks' rank is local to the group: the global one when
 	 * parallel_group_info gives it */
+	w.local = w.peer;
 	if (geti(in, "global_rank") != UNSET)
 		w.peer = geti(in, "global_rank");
 	if (w.group == NULL || w.peer == UNSET || w.exposed == UNSET) {
@@ -781,6 +887,7 @@ readinput(const char *path, int file)
 		    !istype(t, tn, "step_trace") && !istype(t, tn, "comm") &&
 		    !istype(t, tn, "comm_link") && !istype(t, tn, "kernel") &&
 		    !istype(t, tn, "comm_peer") && !istype(t, tn, "comm_group") &&
+		    !istype(t, tn, "comm_op") && !istype(t, tn, "anomaly_discovery") &&
 		    !istype(t, tn, "attribution") && !istype(t, tn, "comm_task") &&
 		    !istype(t, tn, "bubble"))
 			continue;
@@ -844,6 +951,10 @@ readinput(const char *path, int file)
 			onlink(&in, (int)(rk - ranks));
 		else if (istype(t, tn, "comm_peer"))
 			onpeer(&in, (int)(rk - ranks));
+		else if (istype(t, tn, "comm_op"))
+			oncop(&in, (int)(rk - ranks));
+		else if (istype(t, tn, "anomaly_discovery"))
+			onverdict(&in, (int)(rk - ranks));
 		else if (istype(t, tn, "comm_group"))
 			ongroup(&in, (int)(rk - ranks));
 		else if (istype(t, tn, "attribution"))
@@ -1433,6 +1544,42 @@ uncaptured_worst(const struct job *j, const char **g, int64_t *least)
  * input does not hold, and the time each captured rank spends in the
  * group's ops per step.  Without tasks the wait on them is not measured.
  */
+/*
+ * A pp group's stage imbalance as the rank reports give it (asc-judge's
+ * pipeline_stages), for each rank of the job in the group, into b;
+ * returns whether a stage is the slower by 10 % or more.
+ */
+static int
+ppimbalance(const struct job *j, const char *g, const char *peers, int npeer, struct buf *b)
+{
+	char t1[64], t2[64], t3[64], t4[64], nm[64];
+	int imb = 0;
+
+	for (size_t a = 0; a < npps; a++) {
+		const struct ppst *x = &pps[a];
+		int peer;
+
+		if (!injob(j, x->rank) || strcmp(x->group, g) != 0 || x->here == UNSET ||
+		    x->peer == UNSET || x->imb == NULL)
+			continue;
+		peer = strcmp(x->imb, "peer") == 0;
+		bprintf(b, "%s%s's stage takes %s%s per micro-batch%s, the peer stage (global rank%s %s) %s",
+		    b->len ? "; " : "", rname(&ranks[x->rank], nm), x->est ? "about " : "", hd(x->here, t1),
+		    x->est ? " (its first forward estimated: no kernel table)" : "",
+		    npeer > 1 ? "s" : "", peers, hd(x->peer, t2));
+		if (peer && x->perstep != UNSET)
+			bprintf(b, ": the peer stage is the slower, by %s per micro-batch (%.0f%%), %s per step of the bubble on %s",
+			    hd(x->peer - x->here, t3), x->ratio * 100, hd(x->perstep, t4), rname(&ranks[x->rank], nm));
+		else if (strcmp(x->imb, "here") == 0)
+			bprintf(b, ": %s's stage is the slower, by %s per micro-batch (%.0f%%)",
+			    rname(&ranks[x->rank], nm), hd(x->here - x->peer, t3), x->ratio * 100);
+		else
+			bprintf(b, ": balanced within 10%%");
+		imb |= peer || strcmp(x->imb, "here") == 0;
+	}
+	return imb;
+}
+
 static void
 nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl, int *head)
 {
@@ -1537,11 +1684,27 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 		    bound.p, hd(mostwait, t1), nout > 1 ? "s" : "", out.p);
 		goto done;
 	}
-	addreco(least, "Group %s (%s) has members not in this input (global rank%s %s, by parallel_group_info): the ranks in this input spend %s per step in its %s; the input holds no HCCL tasks to measure the wait on %s: profile global rank%s %s (or all ranks)%s.",
-	    g, rgs[k].role ? rgs[k].role : "no role", nout > 1 ? "s" : "", out.p, hd(least, t2),
-	    rgs[k].kind ? rgs[k].kind : "ops", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p,
-	    rgs[k].role && strncmp(rgs[k].role, "pp", 2) == 0 ?
-	    "; in a pipeline this time is also the bubble: each rank's report gives the stage imbalance where its comm records tell it (the peer stage's time per micro-batch against this stage's, asc-comm's comm_pipeline); rebalance the stages before adding micro-batches or an interleaved schedule" : "");
+	if (rgs[k].role && strncmp(rgs[k].role, "pp", 2) == 0) {
+		struct buf st = {0}, pp = {0};
+		int imb = ppimbalance(j, g, out.p, nout, &st);
+
+		if (st.len == 0)
+			bprintf(&pp, "; in a pipeline this time is also the bubble: no rank report in the input compares the stages (none given, or too few send/recv ops or no op after the last); rebalance the stages before adding micro-batches or an interleaved schedule");
+		else
+			bprintf(&pp, "; in a pipeline this time is also the bubble: %s (the rank reports' pipeline stages, from the send/recv ops' times)%s",
+			    st.p, imb ? "; rebalance the stages before adding micro-batches or an interleaved schedule" :
+			    "; the bubble is the schedule's own: raise the micro-batch count or use an interleaved schedule");
+		if (md && st.len)
+			fprintf(md, "Stage imbalance, as the rank reports give it: %s.\n", st.p);
+		addreco(least, "Group %s (%s) has members not in this input (global rank%s %s, by parallel_group_info): the ranks in this input spend %s per step in its %s; the input holds no HCCL tasks to measure the wait on %s: profile global rank%s %s (or all ranks)%s.",
+		    g, rgs[k].role ? rgs[k].role : "no role", nout > 1 ? "s" : "", out.p, hd(least, t2),
+		    rgs[k].kind ? rgs[k].kind : "ops", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p, pp.p);
+		buf_free(&st);
+		buf_free(&pp);
+	} else
+		addreco(least, "Group %s (%s) has members not in this input (global rank%s %s, by parallel_group_info): the ranks in this input spend %s per step in its %s; the input holds no HCCL tasks to measure the wait on %s: profile global rank%s %s (or all ranks).",
+		    g, rgs[k].role ? rgs[k].role : "no role", nout > 1 ? "s" : "", out.p, hd(least, t2),
+		    rgs[k].kind ? rgs[k].kind : "ops", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p);
 done:
 	buf_free(&out);
 	buf_free(&who);
@@ -1646,40 +1809,80 @@ sameend(const struct job *j, const char *g, int64_t peer, int64_t *spread, int *
 	return first >= 0 && others > 0 && *nw > 0;
 }
 
+/* A comm_op peer's rank as comm_peer gives it: global where mapped. */
+static int64_t
+gpeer(int ri, const char *g, int64_t local)
+{
+	for (size_t a = 0; a < npw; a++)
+		if (pws[a].rank == ri && pws[a].local == local && strcmp(pws[a].group, g) == 0)
+			return pws[a].peer;
+	return local;
+}
+
 /*
- * After the peer `first`, the peers rank ri waits for longest (its own
- * waits on each not under compute, as the rank reports give them, mean
- * per step, at least cluster.skew_min_us), largest
- * first, into *b; returns how many, and in *top the longest.
+ * After the peer `first`, the peers rank ri waits for next, as its own
+ * report gives them (asc-judge(1)): in each op of the group, a peer's
+ * own wait not under compute, at most the wait on `first` there (fixing
+ * `first` leaves no more of it), summed and per step (the steps of the
+ * rank's comm ops), at least cluster.skew_min_us, largest first, into
+ * *b; how many, in *top the longest; in *rem the longest of them in each
+ * op, summed per step: what fixing `first` leaves.
  */
 static int
-nextpeers(int ri, const char *g, int64_t first, struct buf *b, int64_t *top, int64_t *topw)
+nextpeers(int ri, const char *g, int64_t first, struct buf *b, int64_t *top, int64_t *topw, int64_t *rem)
 {
-	int64_t pe[64], pw[64];
-	int n = 0;
+	int64_t pe[64], pw[64], steps = 0;
+	int n = 0, m;
 
 	*top = -1;
 	*topw = UNSET;
-	for (size_t a = 0; a < npw && n < 64; a++) {
-		const struct pwait *w = &pws[a];
-		int64_t sum = 0, steps = 0;
+	*rem = 0;
+	for (size_t a = 0; a < ncop; a++) {
 		int dup = 0;
 
-		if (w->rank != ri || strcmp(w->group, g) != 0 || w->peer == first || w->ownex == UNSET)
-			continue;
-		for (int x = 0; x < n; x++)
-			dup |= pe[x] == w->peer;
-		if (dup)
-			continue;
-		for (size_t c = a; c < npw; c++)
-			if (pws[c].rank == ri && strcmp(pws[c].group, g) == 0 && pws[c].peer == w->peer &&
-			    pws[c].ownex != UNSET)
-				sum += pws[c].ownex, steps++;
-		if (sum / steps < (int64_t)(rules_num("cluster.skew_min_us") * 1000))
-			continue;
-		pe[n] = w->peer;
-		pw[n++] = sum / steps;
+		for (size_t c = 0; c < a && !dup; c++)
+			dup = cops[c].rank == ri && strcmp(cops[c].step, cops[a].step) == 0;
+		steps += cops[a].rank == ri && !dup;
 	}
+	for (size_t a = 0; a < ncop; a++) {
+		const struct cop *c = &cops[a];
+		int64_t lw = 0, best = 0;
+
+		if (c->rank != ri || strcmp(c->group, g) != 0)
+			continue;
+		for (int i = 0; i < c->n; i++)
+			if (c->peer[i] != UNSET && c->ex[i] != UNSET && gpeer(ri, g, c->peer[i]) == first)
+				lw += c->ex[i];
+		for (int i = 0; i < c->n; i++) {
+			int64_t p, v;
+			int x;
+
+			if (c->peer[i] == UNSET || c->ownex[i] == UNSET || (p = gpeer(ri, g, c->peer[i])) == first)
+				continue;
+			v = c->ownex[i] < lw ? c->ownex[i] : lw;
+			if (v > best)
+				best = v;
+			for (x = 0; x < n && pe[x] != p; x++)
+				;
+			if (x == n) {
+				if (n == 64)
+					continue;
+				pe[n] = p;
+				pw[n++] = 0;
+			}
+			pw[x] += v;
+		}
+		*rem += best;
+	}
+	if (steps == 0)
+		return 0;
+	*rem /= steps;
+	for (int x = m = 0; x < n; x++)
+		if (pw[x] / steps >= (int64_t)(rules_num("cluster.skew_min_us") * 1000)) {
+			pe[m] = pe[x];
+			pw[m++] = pw[x] / steps;
+		}
+	n = m;
 	for (int x = 1; x < n; x++)
 		for (int y = x; y > 0 && pw[y - 1] < pw[y]; y--) {
 			int64_t t = pw[y], u = pe[y];
@@ -1835,9 +2038,9 @@ peerwaits(const struct job *j)
 
 				for (int i = 0; i < j->nr; i++) {
 					struct buf b = {0};
-					int64_t top, topw;
-					int n = nextpeers(j->r[i], g, w->peer, &b, &top, &topw);
-					char h[64];
+					int64_t top, topw, rem;
+					int n = nextpeers(j->r[i], g, w->peer, &b, &top, &topw, &rem);
+					char h[64], h2[64];
 
 					if (n == 0)
 						continue;
@@ -1845,14 +2048,19 @@ peerwaits(const struct job *j)
 						if (!wide)
 							widen = rname(&ranks[j->r[i]], wnm);
 						wide = 1;
-						bprintf(&nx, "%s%s waits for every other peer too (its own waits per step, not under compute: ", nx.len ? " " : "", rname(&ranks[j->r[i]], nm));
+						bprintf(&nx, "%s%s waits for every other peer too (its own waits per step not under compute, in each op at most its wait for rank %lld: ",
+						    nx.len ? " " : "", rname(&ranks[j->r[i]], nm), (long long)w->peer);
 					} else
 						bprintf(&nx, "%s%s waits next for ", nx.len ? " " : "", rname(&ranks[j->r[i]], nm));
 					buf_adds(&nx, b.p);
-					buf_adds(&nx, n == size - 2 ? ")." : " per step, not under compute.");
+					if (n == size - 2)
+						buf_adds(&nx, ")");
+					else
+						bprintf(&nx, " per step, not under compute (in each op at most its wait for rank %lld)", (long long)w->peer);
+					bprintf(&nx, "; the longest of them in each op, what fixing rank %lld leaves: %s per step.", (long long)w->peer, hd(rem, h2));
 					if (rx.len == 0) {
-						bprintf(&rx, "; fixing it leaves the next-latest peer (rank %lld, %s per step not under compute on %s)",
-						    (long long)top, hd(topw, h), rname(&ranks[j->r[i]], nm));
+						bprintf(&rx, "; fixing it leaves %s per step of waits on the next-latest peers on %s (rank %lld the longest, %s)",
+						    hd(rem, h2), rname(&ranks[j->r[i]], nm), (long long)top, hd(topw, h));
 					}
 					buf_free(&b);
 				}

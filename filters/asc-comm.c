@@ -1040,6 +1040,22 @@ putpipeline(void)
 			putseg(prev, NULL, t, S.sb[b].e > t ? S.sb[b].e : t, al, nal);
 			buf_addc(&ob, ']');
 			out_i64(&ob, "ops", (int64_t)n);
+			/* the last op to the next op of another multi-rank group
+			 * in the step: the end of this stage's last micro-batch */
+			out_key(&ob, "to_next_op");
+			for (j = 0; j < S.nop; j++) {
+				const struct op *o = &S.op[j];
+				int64_t mm[2];
+
+				if (o->start >= t && o->rec && o->rec->group && strcmp(o->rec->group, g) != 0 &&
+				    o->step && strcmp(o->step, S.sb[b].step) == 0 &&
+				    members(o->rec->group, mm, 2) > 1)
+					break;
+			}
+			if (j < S.nop)
+				putseg(prev, S.op[j].name, t, S.op[j].start, al, nal);
+			else
+				buf_adds(&ob, "null");
 			rec_put(&ob, stdout);
 		}
 	free(al);

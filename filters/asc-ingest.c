@@ -167,6 +167,7 @@ putfiles(struct buf *b, const struct profile *p, const struct trace_counts *tc, 
 			out_i64(&t, "events", (int64_t)(trace_used && f->read ? tc->events : 0));
 			out_i64(&t, "x_events", (int64_t)(trace_used && f->read ? tc->x_events : 0));
 			out_i64(&t, "host", (int64_t)(trace_used && f->read ? tc->host : 0));
+			out_i64(&t, "input_dims", (int64_t)(trace_used && f->read ? tc->input_dims : 0));
 			out_i64(&t, "device", (int64_t)(trace_used && f->read ? tc->device : 0));
 			out_i64(&t, "markers", (int64_t)(trace_used && f->read ? tc->markers : 0));
 			out_i64(&t, "ignored", (int64_t)(trace_used && f->read ? tc->ignored : 0));
@@ -514,6 +515,7 @@ static void
 process(struct profile *p)
 {
 	struct ktab kt;
+	struct trace_devtasks devt = { 0 };
 	struct src_file *fk[F_NKINDS] = {0};
 	struct trace *tr = NULL;
 	struct trace_counts tc;
@@ -664,6 +666,20 @@ process(struct profile *p)
 			    fk[F_KERNEL]->base, fk[F_TRACE]->base,
 			    kt.maxend < t0 ? "end" : "start", (long long)(d / 1000000000),
 			    (long long)(d / 1000000 % 1000), kt.maxend < t0 ? "before the first of" : "after the last of");
+		}
+	}
+	/* Level0's table has no Stream ID and N/A task types: the rows take
+	 * them from the timeline's device tasks (ktab.c), read here, before
+	 * the host writer's thread reads the same spill files. */
+	if (trace_used && kt.n && !disjoint) {
+		int nostream = 0;
+
+		for (int i = 0; i < kt.nkr; i++)
+			if (kt.kr[i].used && kt.kr[i].kf.idx[C_STREAM] < 0)
+				nostream = 1;
+		if (nostream || kt.na_types > 0) {
+			trace_devtasks(tr, &devt);
+			kt.dt = &devt;
 		}
 	}
 	/* op_summary slices, from their rows: the timeline's span is used
@@ -951,6 +967,7 @@ process(struct profile *p)
 	dbused = NULL;
 	if (ferror(stdout))
 		dieerr("stdout");
+	trace_devtasks_free(&devt);
 	if (!fk[F_KERNEL])
 		ktab_free(&kt);
 	buf_free(&cfg);

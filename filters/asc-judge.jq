@@ -500,6 +500,15 @@ def gap($c): $gaps | index([$c]) != null;
      comm_json_wait_ms: (if ($CJ | length) == 0 then null else $CJ | map(.comm_json.wait_ns // 0) | per end),
      comm_json_transit_ms: (if ($CJ | length) == 0 then null else $CJ | map(.comm_json.transit_ns // 0) | per end) }
  end) as $CT |
+# The waits on the other peers of $lr's group that fixing $lr leaves: in
+# each op a peer's own wait not under compute, at most the wait on $lr
+# there, summed, per step, by rank (ms); asc-cluster(1) says the same.
+def undercap($lr; $grp):
+	reduce ($CO[] | select(.group == $grp) |
+	  ([.peers[]? | select(.rank == $lr) | .exposed_wait_ns // 0] | add // 0) as $lw |
+	  .peers[]? | select(.rank != null and .rank != $lr) |
+	  {r: (.rank | tostring), v: ([$lw, (.own_exposed_wait_ns // 0)] | min)}) as $x ({}; .[$x.r] += $x.v) |
+	to_entries | map({rank: (.key | tonumber), ms: (.value / ([$CT.steps, 1] | max) | ms)}) | sort_by(-.ms, .rank);
 
 # Soft root causes: per group, each label's share of the host-facing
 # significant bubble time.
@@ -669,6 +678,12 @@ def ppstage($g):
 	(if $after == null then null elif $before != null then $before
 	 elif ($between | length) > 0 then $between[0] else null end) as $first |
 	(if $first == null then null else (($first + ($between | add) + $after) / ($turn | length) | r6) end) as $here |
+	# Of it, the device's idle (asc-comm's comm_pipeline, from the
+	# kernels): the same stretches, the last one up to the same next op.
+	($CP0 | map(select(.group == $g.group and (.step | tostring) == ($st | tostring))) | .[0] // null) as $cp |
+	(if $here == null or $before == null or $cp == null or $cp.to_next_op == null or
+	    $cp.to_next_op.before != ($next.op // null) then null
+	 else ([$cp.segments[] | select(.before != null)] + [$cp.to_next_op] | map(.idle_ns)) end) as $idles |
 	# 1F1B with batched send/recv: m + p - 1 ops per step on a stage.
 	($g.size // null) as $p |
 	(if $p == null or $p < 2 then null else ($o | length) - $p + 1 end) as $m |
@@ -676,6 +691,8 @@ def ppstage($g):
 	{ group: $g.group, step: $st, ops: ($o | map(.op)), spans_ms: ($turn | map(.ms)), peer_ms: $peer,
 	  before_ms: $before, between_ms: $between, after_ms: $after, next_op: ($next.op // null), here_ms: $here,
 	  here_estimated: ($before == null and $here != null), stages: $p,
+	  here_idle_ms: (if $idles == null then null else ($idles | add) / ($turn | length) | ms end),
+	  here_idle_stretches_ms: (if $idles == null then null else $idles | map(ms) end),
 	  microbatches: (if $m != null and $m >= 1 then $m else null end),
 	  schedule_share: (if $m != null and $m >= 1 then ($p - 1) / ($m + $p - 1) | r6 else null end),
 	  imbalance: (if $here == null or $peer == null then null
@@ -755,7 +772,9 @@ def ppadvice($g; $bms):
 	   elif $s.here_estimated then
 	     "; from the op times alone, this stage works \($s.between_ms | map(fmt) | join(", ")) between the ops and \($s.after_ms | fmt) from the last to \($s.next_op); its first forward, before the first op, is not in the comm records (no kernel table), so taking it as long as the stretch after the first op (\($s.between_ms[0] | fmt)), its own time per micro-batch is about \($s.here_ms | fmt)"
 	   else
-	     "; this stage's own time per micro-batch is \($s.here_ms | fmt) (\($s.before_ms | fmt) before the first op, \($s.between_ms | map(fmt) | join(", ")) between the ops, \($s.after_ms | fmt) from the last to \($s.next_op), over \($s.spans_ms | length) micro-batches)" end) +
+	     "; this stage's own time per micro-batch is \($s.here_ms | fmt) (\($s.before_ms | fmt) before the first op, \($s.between_ms | map(fmt) | join(", ")) between the ops, \($s.after_ms | fmt) from the last to \($s.next_op), over \($s.spans_ms | length) micro-batches)" +
+	     (if $s.here_idle_ms == null then "" else
+		", of which the device idles \($s.here_idle_ms | fmt) per micro-batch (no kernel runs: \($s.here_idle_stretches_ms | map(fmt) | join(", ")) in those stretches)" end) end) +
 	  (if $s.here_ms == null then ""
 	   elif $s.imbalance == "peer" then
 		". The stages are imbalanced: \($pn)'s stage takes \($s.slower_by_ratio * 100 | round)% longer per micro-batch, about \($s.imbalance_ms_per_step | fmt) per step of the bubble. What takes its time (its layers, the output layer and loss, or host idle as on this stage) is not in this profile: profile \($pn) first to see it, then rebalance the stages and raise the micro-batch count." + ppsched($s; $bms)
@@ -1023,23 +1042,23 @@ def stakeclause($idle; $ab; $how):
 	  ([.peers[]? | select(.rank != null and .rank != $late.rank) | .own_exposed_wait_ns // 0] | max // 0) as $nx |
 	  ([$lw, $nx] | min) ] | add // 0 | . / ([$CT.steps, 1] | max) | ms end) as $remain |
      (if $late == null then [] else
-	[ $CT.peers[] | select(.group == $late.group and .rank != null and .rank != $late.rank and (.own_exposed_wait_ms // 0) >= $R.comm.straggler_min_ms) ] end) as $also |
+	undercap($late.rank; $late.group) | map(select(.ms >= $R.comm.straggler_min_ms)) end) as $also |
      rec("Communication is not hidden behind compute: \($ce | fmt) per step (\(share($ce; $svcms) | pcs) of the \($svcms | fmt) step) in \($dom). " +
        "Its HCCL tasks (\($CT.source)) split the \($CT.elapsed_ms | fmt) of communication ops per step into waiting for peers \($CT.wait_ms | fmt), moving data \($CT.transfer_ms | fmt) and the rest \($CT.rest_ms | fmt)." +
        ($CGR | roleclause($CT.steps)) +
        (if $late != null then
 	  ($LOPS | map("\(.op) \(.wait_ms | fmt)")) as $lops |
-	  ([ $CT.peers[] | select(.group == $late.group and .rank != $late.rank and .own_exposed_wait_ms >= $R.comm.straggler_min_ms) ]) as $under |
+	  $also as $under |
 	  " \($late.exposed_wait_ms | fmt) of the \($ce | fmt) of exposed communication per step waits for rank \($late.rank)" +
 	  (if $late.global_rank != null and $late.global_rank != $late.rank then " (global rank \($late.global_rank))" else "" end) +
 	  (if $late.in_input then "" else ", which is not in this input" end) +
 	  (if ($lops | length) > 0 then " (in \($lops | length) of the \($CO | map(select(.group == $late.group)) | length) ops of the capture: \($lops | join(", ")))" else "" end) +
-	  (if ($under | length) > 0 then "; under that wait it also waits on rank\(if ($under | length) == 1 then "" else "s" end) \($under | map("\(.rank) (\(.own_exposed_wait_ms | fmt) not under compute)") | join(", ")), which the longer wait covers" else "" end) +
+	  (if ($under | length) > 0 then "; under that wait it also waits on rank\(if ($under | length) == 1 then "" else "s" end) \($under | map("\(.rank) (\(.ms | fmt) not under compute)") | join(", ")), which the longer wait covers" else "" end) +
 	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this input holds \($lg.ranks_in_input)" else "" end) +
 	  (if $lg != null and $lg.role == null then " (ranks as the HCCL tasks number them, within the group: no parallel_group_info maps them to global ranks)" else "" end) +
 	  ": profile rank \($late.rank) (or all ranks) to see why it is late." +
 	  (if $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then
-	     " Fixing rank \($late.rank) wins back about \($late.exposed_wait_ms - $remain | fmt) per step on this rank, not the whole \($late.exposed_wait_ms | fmt): in the same ops the waits on the next-latest peers remain (\($remain | fmt) per step; rank \($also | max_by(.own_exposed_wait_ms) | .rank) the longest), and \($also | length) of the group's other ranks also keep this rank waiting at least \($R.comm.straggler_min_ms | fmt) not under compute: the skew is not rank \($late.rank)'s alone; profile all ranks, not only rank \($late.rank)."
+	     " Fixing rank \($late.rank) wins back about \($late.exposed_wait_ms - $remain | fmt) per step on this rank, not the whole \($late.exposed_wait_ms | fmt): in the same ops the waits on the next-latest peers remain (\($remain | fmt) per step; rank \($also[0].rank) the longest), and \($also | length) of the group's other ranks also keep this rank waiting at least \($R.comm.straggler_min_ms | fmt) not under compute: the skew is not rank \($late.rank)'s alone; profile all ranks, not only rank \($late.rank)."
 	   else " The \($late.exposed_wait_ms | fmt) per step is lost on this rank, but it is won back by fixing rank \($late.rank), not by any change here." end)
 	else
 	  " No peer holds it back: overlap it with compute (gradient bucketing, DDP bucket_cap_mb) or reduce its volume; overlap can hide at most the \($hide | fmt) of compute per step." end) +
@@ -1053,6 +1072,7 @@ def stakeclause($idle; $ab; $how):
        {stake_on: (if $late != null then "rank \($late.rank)" + (if $late.in_input then "" else " (not in this input)" end) else "overlap with compute" end),
 	late_peer_wait_ms: (if $late != null then $late.exposed_wait_ms else null end),
 	late_peer_ops: $LOPS,
+	late_peer_next: $also,
 	late_peer_remainder_ms: (if $late != null and $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then $remain | r6 else null end),
 	won_back_by_fixing_ms: (if $late != null and $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then ($late.exposed_wait_ms - $remain) | r6 else null end)}
    else empty end),
@@ -1379,11 +1399,15 @@ def stakeclause($idle; $ab; $how):
      {capture: (if $TVLOST then "the HCCL tasks: in that trace_view.json's HCCL process (recorded, not in this copy)"
 		else "the HCCL tasks (trace_view.json's HCCL process, or COMMUNICATION_TASK_INFO in the SQLite export; Level1 or higher)" end),
       why: "\($DG.breakdown_ms_avg.comm_exposed // 0 | fmt) of communication per step is exposed and cannot be split into waiting per peer and moving data", gap: "no_comm_tasks"} else empty end),
-   ([($CT.peers // [])[] | select(.in_input == false and (.own_exposed_wait_ms // 0) >= $B.comm_exposed_min_ms)] | (max_by(.exposed_wait_ms) // null) as $h | if $h == null then [] else [$h] + (map(select(. != $h)) | sort_by(-.own_exposed_wait_ms)) end | .[0:3]) as $late |
+   ([($CT.peers // [])[] | select(.in_input == false and (.own_exposed_wait_ms // 0) >= $B.comm_exposed_min_ms)] | (max_by(.exposed_wait_ms) // null) as $h | if $h == null then [] else
+      # the others under its wait, as the communication finding gives them
+      (undercap($h.rank; $h.group) | map({key: (.rank | tostring), value: .ms}) | from_entries) as $u |
+      [$h] + (map(select(. != $h and .group == $h.group) | . + {under_ms: ($u[.rank | tostring] // 0)}) |
+	map(select(.under_ms >= $B.comm_exposed_min_ms)) | sort_by(-.under_ms)) end | .[0:3]) as $late |
    (if ($late | length) > 0 then
      {capture: "rank(s) \($late | map(.global_rank // .rank | tostring) | join(", ")) of the same step (or all ranks)",
       why: ("this rank waits for them, not under compute: rank \($late[0].global_rank // $late[0].rank) \($late[0].exposed_wait_ms | fmt) per step" +
-	(if ($late | length) > 1 then "; under that wait also " + ($late[1:] | map("rank \(.global_rank // .rank) \(.own_exposed_wait_ms | fmt)") | join(", ")) else "" end)), gap: null} else empty end),
+	(if ($late | length) > 1 then "; under that wait also " + ($late[1:] | map("rank \(.global_rank // .rank) \(.under_ms | fmt)") | join(", ")) else "" end)), gap: null} else empty end),
    # The peer pipeline stage that the pp bubble waits for.
    ([ $CGR[] | select(((.role // "") | startswith("pp")) and (.peer_global_ranks // [] | length) > 0) | . as $g |
       ppstage($g) | select(. != null and .peer_ms != null) | . + {peers: $g.peer_global_ranks} ] | .[0] // null) as $pps |
@@ -1443,6 +1467,17 @@ def stakeclause($idle; $ab; $how):
     .followup_required and (.finding // "" | test("^(host_cause:|DEVICE_IDLE$|HOST_SERIALISATION$)")))),
   dominant_group_id: $dom,
   evidence_gaps: $gaps,
+  # What a gap's code alone would misstate: no_shapes is the kernel
+  # table's, not record_shapes's (Level0 tables have no shape column).
+  evidence_gap_notes: (if gap("no_shapes") | not then {} else
+    ($P.files // [] | map(select(.kind == "trace" and .used)) | .[0].input_dims // null) as $dims |
+    {no_shapes: ("the kernel table has no shapes" + (if $P.config.level == "Level0" then " at Level0" else "" end) +
+      (if $P.config.record_shapes == true then "; record_shapes was on: " +
+	 (if $dims == null then "the host ops' shapes are not read from this export"
+	  elif $dims > 0 then "\($dims) host events of the timeline carry them (args Input Dims), not joined to the kernels"
+	  else "no host event of the timeline carries them either" end)
+       elif $P.config.record_shapes == false then "; record_shapes was off"
+       else "; whether record_shapes was on is not known (no profiler_info)" end))} end),
   global_device_gap_analysis: {
     capture_span_ms: ($CG.capture_span_ns // 0 | ms),
     device_busy_union_ms: ($CG.busy_union_ns // 0 | ms),

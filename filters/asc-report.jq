@@ -101,7 +101,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 (if ($P.counts.rejected // 0) > 0 then ", \($P.counts.rejected) rows rejected" else "" end) +
 ". Confidence **\($A.confidence)**" +
 (($A.confidence_basis.lowered_by // []) | if length == 0 then "" else " (lowered by " + (map("\(.reason | code) \(.weight)") | join(", ")) + " from 3 points; asc-judge(1))" end) +
-"; evidence gaps: \(if ($A.evidence_gaps | length) == 0 then "none" else ($A.evidence_gaps | map(code) | join(", ")) end).",
+"; evidence gaps: \(if ($A.evidence_gaps | length) == 0 then "none" else ($A.evidence_gaps | map(. as $g | code + ($A.evidence_gap_notes[$g] // null | if . == null then "" else " (\(md))" end)) | join(", ")) end).",
 "",
 "## Verdict",
 "",

@@ -550,6 +550,8 @@ xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 	h.ncat = (uint32_t)ncat;
 	h.nframe = (uint32_t)nframe;
 	h.nttype = (uint32_t)ntt;
+	if (ev->dims.k)
+		t->c.input_dims++;
 	set = provset(t, th);
 	th->sets |= 1u << set;
 	tr_spill(t, set, &h, stream, taskid, name, cat, frame, tt);

@@ -520,6 +520,8 @@ pargs(struct pc *c, struct ev *ev)
 		case 10:
 			if (KEYIS(k, "Call stack"))
 				dst = &ev->stack;
+			else if (KEYIS(k, "Input Dims"))
+				dst = &ev->dims;
 			else if (KEYIS(k, "size(Byte)"))
 				dst = &ev->csize;
 			break;
@@ -621,7 +623,7 @@ tr_pevent(struct pc *c, struct ev *ev)
 	ev->ph.k = ev->name.k = ev->pid.k = ev->tid.k = ev->ts.k = 0;
 	ev->dur.k = ev->cat.k = ev->id.k = ev->stack.k = ev->pstream.k = 0;
 	ev->stream.k = ev->taskid.k = ev->ttype.k = ev->aname.k = 0;
-	ev->labels.k = 0;
+	ev->labels.k = ev->dims.k = 0;
 	ev->ctt.k = ev->csrc.k = ev->cdst.k = ev->csize.k = ev->ctrans.k = 0;
 	ev->cstream.k = ev->cnotify.k = 0;
 	c->p = ws(c->p + 1, c->e);

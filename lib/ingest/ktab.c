@@ -309,6 +309,66 @@ kfields_tail(struct kout *k, const struct csvin *c, const struct kfile *kf, stru
 	k->pmu = pv;
 }
 
+/* Null-like as rec_out writes it: no column, or a null cell (cell.h). */
+static int
+kvnull(const struct kval *v, int integer)
+{
+	const char *s = v->s;
+	size_t n = v->n;
+
+	if (v->kind == KV_NULL)
+		return 1;
+	cell_trim(&s, &n);
+	if (!integer)
+		return cell_isnulltext(s, n);
+	return cell_isnull(s, n) || (n == 10 && memcmp(s, "4294967295", 10) == 0);
+}
+
+/*
+ * A row without a stream or task type takes them from the timeline's
+ * device task of its start and name, when exactly one task matches
+ * (Level0: the table has no Stream ID and its Accelerator Core is N/A).
+ */
+static void
+kfill(struct ktab *kt, struct kout *k, int64_t start)
+{
+	const struct trace_devtasks *d = kt->dt;
+	const struct trace_devtask *hit = NULL;
+	size_t lo = 0, hi = d->n;
+	int ns = kvnull(&k->stream, 1), nt = kvnull(&k->task_type, 0);
+
+	if (!ns && !nt)
+		return;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->v[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < d->n && d->v[lo].start == start; lo++)
+		if (d->v[lo].nname == k->name.n &&
+		    memcmp(d->names.p + d->v[lo].noff, k->name.s, k->name.n) == 0) {
+			if (hit)
+				return;	/* two tasks: which one is not known */
+			hit = &d->v[lo];
+		}
+	if (hit == NULL)
+		return;
+	if (ns && hit->has_stream) {
+		k->stream.kind = KV_INT;
+		k->stream.v = hit->stream;
+		kt->filled_stream++;
+	}
+	if (nt && hit->nttype) {
+		k->task_type.kind = KV_STR;
+		k->task_type.s = hit->ttype;
+		k->task_type.n = hit->nttype;
+		kt->filled_ttype++;
+	}
+}
+
 /* A pipe cannot be read twice: copy it to an unlinked file in $TMPDIR. */
 static int
 tmpcopy(const struct ktab *kt, int fd, const char *path)
@@ -754,6 +814,8 @@ ktab_put(struct ktab *kt, const char *profile, const struct src_file *pf, int nf
 		ko.dur = k->dur;
 		kfields_head(&ko, c, &kr->kf);
 		kfields_tail(&ko, c, &kr->kf, pv[k->file]);
+		if (kt->dt && kt->dt->n)
+			kfill(kt, &ko, k->start);
 		rec_out_kernel(&o, &ko);
 		if (o.len >= (1u << 20))
 			kflush(&o);

@@ -16,6 +16,7 @@
 
 #include "csvline.h"
 #include "source.h"
+#include "trace.h"
 #include "util.h"
 
 /* One kernel row: sort key plus where the row lies in its file. */
@@ -76,6 +77,10 @@ struct ktab {
 	unsigned long	 na_types;
 	struct buf	 pmunames;	/* JSON array text of PMU names */
 	int		 pmu_pipe;	/* PipeUtilization ratios seen */
+	/* set by the caller: the timeline's device tasks, for the stream and
+	 * task type a row lacks (null-like or no column); how many were so */
+	const struct trace_devtasks *dt;
+	unsigned long	 filled_stream, filled_ttype;
 };
 
 /* Read file fileno_ (pf) of the profile: 0, or -1 when it is unusable

@@ -167,6 +167,53 @@ trace_put_kernels(struct trace *t, FILE *fp, const char *profile,
 	free(devs);
 }
 
+void
+trace_devtasks(struct trace *t, struct trace_devtasks *d)
+{
+	size_t cap = 0;
+	struct mrg m;
+	struct rdr *r;
+
+	memset(d, 0, sizeof *d);
+	tr_mrg_open(t, &m, t->devsets);
+	for (; (r = tr_mrg_top(&m)) != NULL; tr_mrg_pop(&m)) {
+		const struct shdr *h = r->h;
+		const char *s = rtext(h);
+		struct trace_devtask *x;
+
+		if (t->th[h->ti].role != T_DEV || !(h->flags & (F_STREAM | F_TTYPE)))
+			continue;
+		if (d->n + 2 >= cap) {
+			cap = cap ? 2 * cap : 1024;
+			d->v = xreallocarray(d->v, cap, sizeof *d->v);
+		}
+		x = &d->v[d->n++];
+		memset(x, 0, sizeof *x);
+		x->start = h->start;
+		x->has_stream = (h->flags & F_STREAM) != 0;
+		x->stream = x->has_stream ? rext(h, 0) : 0;
+		x->noff = d->names.len;
+		x->nname = h->nname;
+		buf_add(&d->names, s, h->nname);
+		s += h->nname + h->ncat + h->nframe;
+		if ((h->flags & F_TTYPE) && h->nttype > 0 && h->nttype < sizeof x->ttype) {
+			memcpy(x->ttype, s, h->nttype);
+			x->nttype = (uint8_t)h->nttype;
+		}
+	}
+	tr_mrg_close(&m);
+	if (d->v)
+		memset(&d->v[d->n], 0, 2 * sizeof *d->v);
+}
+
+void
+trace_devtasks_free(struct trace_devtasks *d)
+{
+	free(d->v);
+	buf_free(&d->names);
+	memset(d, 0, sizeof *d);
+}
+
 struct pend {
 	char		*rec;		/* the spill record, 8-aligned */
 	size_t		 cap;

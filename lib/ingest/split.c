@@ -283,6 +283,7 @@ tr_split_join(struct trace *t, struct rdst *rs)
 	splitfrs(t, &t->ct, &u->ct, map, offsetof(struct ctask, ti), 0);
 	t->c.events += u->c.events;
 	t->c.x_events += u->c.x_events;
+	t->c.input_dims += u->c.input_dims;
 	t->c.meta += u->c.meta;
 	t->c.flows += u->c.flows;
 	t->c.counters += u->c.counters;

@@ -24,6 +24,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "util.h"
+
 struct trace_opts {
 	const char	*tmpdir;	/* spill directory ($TMPDIR or /tmp) */
 	const char	*display;	/* file name used in src and messages */
@@ -51,6 +53,8 @@ struct trace_counts {
 	int		 has_stacks;	/* any host event carried a call stack */
 	int		 has_python, has_cann;	/* such processes exist */
 	unsigned long	 comm_tasks;	/* HCCL task events of the HCCL process */
+	unsigned long	 input_dims;	/* X events with args "Input Dims" (host
+					   ops, when record_shapes was on) */
 };
 
 struct trace;
@@ -109,6 +113,28 @@ void		 trace_put_comm_tasks(struct trace *, FILE *, const char *profile, int64_t
  *	kernel table leaves out, as "device_task" records in start order.
  */
 void		 trace_put_dev_tasks(struct trace *, FILE *, const char *profile, int64_t origin_ns);
+/*
+ * The device tasks' stream (args "Physic Stream Id" or "Stream Id") and
+ * task type (args "Task Type"), in start order, for a kernel table that
+ * lacks them (Level0's kernel_details.csv has neither): a kernel row takes
+ * them from the one task of its start and name (ktab.c).  A task type
+ * longer than ttype holds is left out.  Read before any writer runs: the
+ * host writer may read the same spill files on another thread.
+ */
+struct trace_devtask {
+	int64_t		 start, stream;
+	uint64_t	 noff;		/* its name in the pool */
+	uint32_t	 nname;
+	uint8_t		 has_stream, nttype;
+	char		 ttype[34];
+};
+struct trace_devtasks {
+	struct trace_devtask *v;	/* 2 more, zeroed: read past the end */
+	size_t		 n;
+	struct buf	 names;
+};
+void		 trace_devtasks(struct trace *, struct trace_devtasks *);
+void		 trace_devtasks_free(struct trace_devtasks *);
 void		 trace_close(struct trace *);
 /* Read the rules both readers share, once, before any reader thread:
  * trace_open and db_open call it. */

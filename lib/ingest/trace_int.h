@@ -254,6 +254,7 @@ struct span {
 struct ev {
 	struct span	 ph, name, pid, tid, ts, dur, cat, id;
 	struct span	 stack, pstream, stream, taskid, ttype, aname, labels;
+	struct span	 dims;		/* "Input Dims": record_shapes on a host op */
 	/* HCCL task args: "task type", "src rank", "dst rank",
 	 * "size(Byte)", "transport type", "stream id", "notify_id" */
 	struct span	 ctt, csrc, cdst, csize, ctrans, cstream, cnotify;
