@@ -98,7 +98,7 @@ static const struct { const char *prefix, *readers; } readers[] = {
 	{ "comm.", "asc-judge" },
 	{ "attribution.framework_frames", "asc-ingest" },
 	{ "attribution.", "asc-attrib" },
-	{ "ops.comm_task_types", "asc-gaps asc-merge asc-trace asc-ops asc-segment asc-fia asc-cluster" },
+	{ "ops.comm_task_types", "asc-gaps asc-merge asc-trace asc-ops asc-segment asc-fia asc-cluster asc-parts" },
 	{ "ops.aicpu_task_types", "asc-ops asc-segment asc-fia" },
 	{ "ops.compute_task_types", "asc-ops asc-segment" },
 	{ "ops.name_strip_regex", "asc-ops asc-segment asc-fia asc-trace" },
@@ -106,7 +106,7 @@ static const struct { const char *prefix, *readers; } readers[] = {
 	{ "ops.", "asc-ops" },
 	{ "pmu.", "asc-ops" },
 	{ "segment.", "asc-segment" },
-	{ "fia.", "asc-fia asc-archmd" },
+	{ "fia.", "asc-fia asc-archmd asc-parts" },
 	{ "cluster.", "asc-cluster" },
 };
 
