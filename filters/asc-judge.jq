@@ -1230,7 +1230,7 @@ def parttext($k):
 
   # A part outside the layers that costs more than verdict.part_share of the step.
   ((($MP // {}).kinds // []) | map(select((.kind | IN("lm_head_loss", "pipeline_wait", "optimizer")) and .share >= $R.verdict.part_share)) | .[] as $k |
-     rec(parttext($k); "step"; $MP.step_id; $k.wall_ms; false; null; "PART_" + ($k.kind | ascii_upcase)) +
+     rec(parttext($k); "structure"; "step \($MP.step_id): \($k.label)"; $k.wall_ms; false; null; "PART_" + ($k.kind | ascii_upcase)) +
        {part_kind: $k.kind, part_label: $k.label, part_wall_ms: $k.wall_ms, part_share: $k.share})
 ] | (any(.[]; .pipeline_bubble == true)) as $pb
   | map(if .finding == "PART_PIPELINE_WAIT" and $pb then . + {time_at_stake_ms: null, text: (.text + " Its time is at stake in the pipeline-bubble finding, not counted again here.")} else . end)

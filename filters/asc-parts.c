@@ -54,9 +54,9 @@ struct kern {
 	long		 key;
 	unsigned	 comm:1, p2p:1, loss:1, conv:1, mm:1;
 };
-struct layer { int64_t start, ksum; long kernels; int idx, pass, lip, bwd; char type[24]; };
+struct layer { int64_t start, end, ksum; long kernels; int idx, pass, lip, bwd; char type[24]; };
 struct pass { int idx, bwd, prefill, decode, mb; int64_t start, end; };
-struct run { int phase; int64_t start, gs; };	/* 0 fwd 1 bwd 2 opt; gs -1 */
+struct run { int phase, idx; int64_t start, end, gs; };	/* 0 fwd 1 bwd 2 opt; gs -1 */
 struct step { char *id; int64_t s, e, service, ksum; int have; };
 
 static struct {
@@ -72,6 +72,8 @@ static struct {
 	struct step	*st;
 	size_t		 nst, capst;
 	int		 active, training, inference, layered, mismatch;
+	long		 runs, passes;	/* asc-fia's counts, recorded or not */
+	int		 capped;	/* its layer or pass records are capped */
 	char		 method[16], phase[16];
 } S;
 
@@ -167,7 +169,8 @@ reset(void)
 		free(S.st[i].id);
 	S.nk = S.nl = S.np = S.nr = S.nst = 0;
 	S.names.len = S.prof.len = S.dev.len = 0;
-	S.training = S.inference = S.layered = S.mismatch = 0;
+	S.training = S.inference = S.layered = S.mismatch = S.capped = 0;
+	S.runs = 0;
 	S.method[0] = S.phase[0] = '\0';
 }
 
@@ -267,6 +270,7 @@ fiarec(struct rin *r, const char *t, size_t n)
 		char dir[16];
 
 		l->start = jint(o, "start_ns", 0), l->kernels = jint(o, "kernels", 0);
+		l->end = jint(o, "end_ns", l->start);
 		l->ksum = jint(o, "kernel_sum_ns", 0), l->idx = (int)jint(o, "layer", 0);
 		l->pass = (int)jint(o, "pass", -1), l->lip = (int)jint(o, "layer_in_pass", 0);
 		jstr(o, "direction", dir, sizeof dir);
@@ -293,14 +297,26 @@ fiarec(struct rin *r, const char *t, size_t n)
 
 		jstr(o, "phase", ph, sizeof ph);
 		u->phase = strcmp(ph, "backward") == 0 ? 1 : strcmp(ph, "optimizer") == 0 ? 2 : 0;
-		u->start = jint(o, "start_ns", 0);
+		u->start = jint(o, "start_ns", 0), u->idx = (int)jint(o, "run", 0);
+		u->end = jint(o, "end_ns", u->start);
 		u->gs = jv_get_kind(g) == JV_KIND_OBJECT ? jint(g, "start_ns", -1) : -1;
+		if (u->gs >= 0 && jint(g, "end_ns", 0) > u->end)
+			u->end = jint(g, "end_ns", 0);
 		jv_free(g);
 	} else if (sr_is(t, n, "fia_summary")) {
 		jstr(o, "phase", S.phase, sizeof S.phase);
 		jstr(o, "method", S.method, sizeof S.method);
 		S.training = strcmp(S.phase, "training") == 0;
 		S.inference = strcmp(S.phase, "inference") == 0;
+		S.runs = jint(o, "phase_runs", 0);
+		jv notes = jv_object_get(jv_copy(o), jv_string("notes"));
+
+		jv_array_foreach(notes, ni, nv) {
+			if (jv_get_kind(nv) == JV_KIND_STRING && (strcmp(jv_string_value(nv), "passes_capped") == 0 ||
+			    strcmp(jv_string_value(nv), "layers_capped") == 0))
+				S.capped = 1;
+			jv_free(nv);
+		}
 	} else if (sr_is(t, n, "step")) {
 		char id[256];
 		int i;
@@ -978,6 +994,38 @@ putstep(size_t p0, size_t p1)
 	free(pc);
 }
 
+/*
+ * How far asc-fia's records reach: it writes the first 64 phase runs and
+ * the last, the layers of its first 64 passes.  A step with a kernel past
+ * the last recorded run before a gap, or past the last recorded layer
+ * when layers are capped, gets no parts (they would be guessed).
+ */
+static int64_t
+coverage(void)
+{
+	int64_t t = INT64_MAX;
+
+	for (size_t i = 0; i + 1 < S.nr; i++)
+		if (S.r[i + 1].idx != S.r[i].idx + 1) {
+			t = S.r[i].end;
+			break;
+		}
+	if (S.nr > 0 && S.runs > (long)S.nr && t == INT64_MAX)
+		t = S.r[S.nr - 1].end;
+	if (S.capped && S.nl > 0 && S.l[S.nl - 1].end < t)
+		t = S.l[S.nl - 1].end;
+	return t;
+}
+
+static int
+covered(size_t p0, size_t p1, int64_t t)
+{
+	for (size_t i = p0; i < p1; i++)
+		if (S.k[P[i].b - 1].s >= t)
+			return 0;
+	return 1;
+}
+
 /* At the end of a profile: assign, cut, write. */
 static void
 finish(void)
@@ -986,10 +1034,16 @@ finish(void)
 		return;
 	assign();
 	buildparts();
+	int64_t t = coverage();
+
 	for (size_t p0 = 0, p1; p0 < np; p0 = p1) {
 		for (p1 = p0; p1 < np && P[p1].step == P[p0].step; p1++)
+			;
+		if (!covered(p0, p1, t))
+			continue;
+		for (size_t i = p0; i < p1; i++)
 			if (P[p0].step < PART_STEPS)
-				putpart(p1, (int)(p1 - p0));
+				putpart(i, (int)(i - p0));
 		putstep(p0, p1);
 	}
 	S.active = 0;
