@@ -951,10 +951,10 @@ def parttext($k):
 	"Step \($MP.step_id): the \($k.label) takes \($k.wall_ms | fmt) of the \($MP.service_ms | fmt) step (\($k.share | pcs)), " +
 	"device busy \($k.busy_union_ms | fmt) of it, kernel sum \($k.kernel_sum_ms | fmt), total cost \($k.total_cost_ms | fmt), in \($k.kernels) kernel\(if $k.kernels == 1 then "" else "s" end); the largest: \(topk($k)). " +
 	if $k.kind == "lm_head_loss" then
-	  (if any($k.top_kernels[]; .name | test("CrossEntropy"; "i")) then
-	    "The loss runs as a fused cross-entropy kernel; the rest is the LM head over the vocabulary: a vocabulary-parallel LM head and loss (the vocabulary split over the tensor-parallel ranks) cuts it per rank."
+	  (if ($k.loss_kernels // 0) > 0 then
+	    "\($k.loss_kernels) of its kernels are loss kernels (the fia.loss names); its MatMul takes \(sidems($k; "matmul") | fmt): a vocabulary-parallel LM head and loss (the vocabulary split over the tensor-parallel ranks) cuts it per rank."
 	   else
-	    "No fused cross-entropy kernel is among them: the softmax and the loss run as separate kernels over the vocabulary-sized logits (\(sidems($k; "matmul") | fmt) of MatMul, \($k.kernel_sum_ms - sidems($k; "matmul") | fmt) in the other kernels). A fused cross-entropy (softmax and loss in one kernel, vocabulary-parallel under tensor parallelism) removes the separate passes over the logits." end)
+	    "None of its kernels is a loss kernel (the fia.loss names, such as a fused cross-entropy): beside \(sidems($k; "matmul") | fmt) of MatMul, \($k.kernel_sum_ms - sidems($k; "matmul") | fmt) runs in its other kernels, the softmax and the loss computed op by op. A fused cross-entropy (softmax and loss in one kernel; vocabulary-parallel under tensor parallelism) replaces those separate passes over the logits." end)
 	elif $k.kind == "pipeline_wait" then
 	  (($MP.kinds | map(select(.kind == "forward_layer")) | .[0].micro_batches) // null) as $mb |
 	  "It lies between this stage's last forward layer and its first backward layer: the stage waits in send/receive for the later stages" +

@@ -52,9 +52,9 @@ struct kern {
 	int		 step;		/* index in S.step, -1: none */
 	int		 kind, role, layer, pass;
 	long		 key;
-	unsigned	 comm:1, p2p:1, loss:1, conv:1, mm:1;
+	unsigned	 comm:1, p2p:1, loss:1, conv:1, mm:1, lmhead:1;
 };
-struct layer { int64_t start, end, ksum; long kernels; int idx, pass, lip, bwd; char type[24]; };
+struct layer { int64_t start, end, ksum; long kernels; size_t first; int idx, pass, lip, bwd; char type[24]; };
 struct pass { int idx, bwd, prefill, decode, mb; int64_t start, end; };
 struct run { int phase, idx; int64_t start, end, gs; };	/* 0 fwd 1 bwd 2 opt; gs -1 */
 struct step { char *id; int64_t s, e, service, ksum; int have; };
@@ -351,10 +351,12 @@ marklayers(void)
 
 		while (j < S.nk && (S.k[j].s < l->start || S.k[j].layer >= 0))
 			j++;
+		l->first = (size_t)-1;
 		if (j == S.nk || S.k[j].s != l->start) {
 			S.mismatch++;
 			continue;
 		}
+		l->first = j;
 		for (long c = 0; c < l->kernels && j < S.nk; c++, j++) {
 			S.k[j].layer = (int)i;
 			S.k[j].kind = l->bwd ? K_BWD : K_FWD;
@@ -365,6 +367,63 @@ marklayers(void)
 			S.mismatch++;
 	}
 	S.layered = S.nl > 0;
+}
+
+static int
+lcmp(const void *a, const void *b)
+{
+	const long *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+/* Is layer i a forward layer that a backward layer follows? */
+static int
+beforebwd(size_t i)
+{
+	return !S.l[i].bwd && i + 1 < S.nl && S.l[i + 1].bwd;
+}
+
+/*
+ * The last forward layer that a backward layer follows with no
+ * send/receive between (a last pipeline stage, or no pipeline) holds, as
+ * asc-fia cuts it at the next attention anchor, the final norm, the LM
+ * head and the loss, forward and backward.  Its kernels past the median
+ * kernel count of the other forward layers of its type go to an
+ * lm_head_loss part, when they hold a matmul or a loss kernel.
+ */
+static void
+splitlmhead(void)
+{
+	long *n = xreallocarray(NULL, S.nl + 1, sizeof *n);
+
+	for (size_t i = 0; i < S.nl; i++) {
+		struct layer *l = &S.l[i];
+		size_t m = 0, extra = 0;
+
+		if (!beforebwd(i) || l->first == (size_t)-1)
+			continue;
+		for (size_t j = 0; j < S.nl; j++)
+			if (j != i && !S.l[j].bwd && !beforebwd(j) && strcmp(S.l[j].type, l->type) == 0)
+				n[m++] = S.l[j].kernels;
+		if (m == 0)
+			continue;
+		qsort(n, m, sizeof *n, lcmp);
+		long n0 = n[m / 2];
+
+		if (l->kernels <= n0)
+			continue;
+		for (size_t j = l->first + (size_t)n0; j < l->first + (size_t)l->kernels; j++)
+			if (S.k[j].mm || S.k[j].loss)
+				extra = 1;
+		if (!extra)
+			continue;
+		for (size_t j = l->first + (size_t)n0; j < l->first + (size_t)l->kernels; j++) {
+			S.k[j].layer = -1, S.k[j].lmhead = 1;
+			S.k[j].kind = K_LMHEAD, S.k[j].key = (long)(l->first + (size_t)n0);
+		}
+	}
+	free(n);
 }
 
 static struct pass *
@@ -405,7 +464,7 @@ markphases(void)
 		struct kern *x = &S.k[i];
 
 		ri = runof(ri, x);
-		if (x->layer >= 0)
+		if (x->layer >= 0 || x->lmhead)
 			continue;
 		if (S.nr > 0 && S.r[ri].phase == 2)
 			x->kind = K_OPT, x->key = (long)ri;
@@ -554,6 +613,7 @@ assign(void)
 				S.k[i].kind = K_OTHER, S.k[i].key = -1;
 		return;
 	}
+	splitlmhead();
 	markphases();
 	if (!S.layered)
 		markcnn();
@@ -909,6 +969,10 @@ putkind(size_t p0, size_t p1, size_t k, const struct clk *pc, const struct step 
 		sum.cost += pc[i - p0].cost, sum.gaps += pc[i - p0].gaps;
 		n += members(&P[i], mem + n, -1);
 	}
+	long nloss = 0;
+
+	for (size_t i = 0; i < n; i++)
+		nloss += S.k[mem[i]].loss;
 	kindlabel(&P[k], parts, mbs, label, sizeof label);
 	buf_adds(&ob, "{\"kind\":");
 	out_esc(&ob, kname[P[k].kind], strlen(kname[P[k].kind]));
@@ -923,6 +987,7 @@ putkind(size_t p0, size_t p1, size_t k, const struct clk *pc, const struct step 
 	else
 		out_null(&ob, "micro_batches");
 	putclk(&sum, s->have ? s->service : 0);
+	out_i64(&ob, "loss_kernels", nloss);
 	puttop(mem, n);
 	/* The sides summed over the parts, each part's cut at its wall. */
 	out_key(&ob, "sides");
