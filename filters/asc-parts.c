@@ -54,7 +54,7 @@ struct kern {
 	long		 key;
 	unsigned	 comm:1, p2p:1, loss:1, conv:1, mm:1, lmhead:1;
 };
-struct layer { int64_t start, end, ksum; long kernels; size_t first; int idx, pass, lip, bwd; char type[24]; };
+struct layer { int64_t start, end, ksum; long kernels; size_t first; int idx, pass, lip, bwd, cls; char type[24]; };
 struct pass { int idx, bwd, prefill, decode, mb; int64_t start, end; };
 struct run { int phase, idx; int64_t start, end, gs; };	/* 0 fwd 1 bwd 2 opt; gs -1 */
 struct step { char *id; int64_t s, e, service, ksum; int have; };
@@ -276,6 +276,8 @@ fiarec(struct rin *r, const char *t, size_t n)
 		jstr(o, "direction", dir, sizeof dir);
 		l->bwd = strcmp(dir, "backward") == 0;
 		jstr(o, "layer_type", l->type, sizeof l->type);
+		jstr(o, "fia_class", dir, sizeof dir);
+		l->cls = strcmp(dir, "decode") == 0 ? K_DECODE : strcmp(dir, "prefill") == 0 ? K_PREFILL : -1;
 	} else if (sr_is(t, n, "fia_pass")) {
 		if (S.np == S.capp)
 			S.p = xreallocarray(S.p, S.capp = S.capp ? 2 * S.capp : 64, sizeof *S.p);
@@ -571,26 +573,35 @@ markcnn(void)
 	}
 }
 
-/* Inference: each pass a part, its kernels outside layers included. */
+/*
+ * Inference: each pass a part, cut where its layers change from prefill
+ * to decode (a pass holding both); the kernels between its layers go
+ * with the layer before them.
+ */
 static void
 markinference(void)
 {
 	size_t pi = 0;
+	int lastpass = -1, lastkind = K_PASS;
 
 	for (size_t i = 0; i < S.nk; i++) {
 		struct kern *x = &S.k[i];
 
 		if (x->layer >= 0) {
-			struct pass *p = passof(S.l[x->layer].pass);
+			const struct layer *l = &S.l[x->layer];
+			struct pass *p = passof(l->pass);
 
-			x->kind = passkind(p), x->key = p ? p->idx : -1;
+			x->kind = l->cls >= 0 ? l->cls : passkind(p);
+			x->key = (long)(p ? p->idx : -1) * 4 + (x->kind == K_DECODE);
+			lastpass = p ? p->idx : -1, lastkind = x->kind;
 			continue;
 		}
 		while (pi < S.np && S.p[pi].end < x->s)
 			pi++;
-		if (pi < S.np && x->s >= S.p[pi].start)
-			x->kind = passkind(&S.p[pi]), x->key = S.p[pi].idx;
-		else
+		if (pi < S.np && x->s >= S.p[pi].start) {
+			x->kind = S.p[pi].idx == lastpass ? lastkind : passkind(&S.p[pi]);
+			x->key = (long)S.p[pi].idx * 4 + (x->kind == K_DECODE);
+		} else
 			x->kind = PENDING;
 	}
 	for (size_t i = 0; i < S.nk; i++)
@@ -755,8 +766,16 @@ puttop(const size_t *idx, size_t n)
 
 struct part { size_t a, b; int kind, step, layer, mb; long key; };
 static struct part *P;
+
 static size_t	 np, capp;
 static size_t	*mem, capm;
+
+/* A layer part: a forward or backward layer (not a pass of layers). */
+static int
+islayer(const struct part *q)
+{
+	return q->layer >= 0 && (q->kind == K_FWD || q->kind == K_BWD);
+}
 
 /* Consecutive kernels of one step with one kind and key. */
 static void
@@ -828,12 +847,12 @@ partclk(size_t pi)
 static void
 partname(const struct part *q, char *d, size_t n)
 {
-	if (q->layer >= 0 && (q->kind == K_FWD || q->kind == K_BWD))
+	if (islayer(q))
 		snprintf(d, n, "%s %d (micro-batch %d)", klabel[q->kind], S.l[q->layer].lip + 1, q->mb);
 	else if (q->kind == K_CONV || q->kind == K_FC)
 		snprintf(d, n, "%s %ld", klabel[q->kind], q->key);
 	else if (q->kind == K_PREFILL || q->kind == K_DECODE || q->kind == K_PASS)
-		snprintf(d, n, "%s %ld", klabel[q->kind], q->key);
+		snprintf(d, n, "%s %ld", klabel[q->kind], q->key / 4);
 	else
 		snprintf(d, n, "%s", klabel[q->kind]);
 }
@@ -894,7 +913,7 @@ putpart(size_t pi, int idx)
 	out_i64(&ob, "part", idx);
 	out_cstr(&ob, "kind", kname[q->kind]);
 	out_cstr(&ob, "name", name);
-	if (q->layer >= 0) {
+	if (islayer(q)) {
 		const struct layer *l = &S.l[q->layer];
 
 		out_cstr(&ob, "direction", l->bwd ? "backward" : "forward");
@@ -922,15 +941,15 @@ samekind(const struct part *a, const struct part *b)
 {
 	if (a->kind != b->kind)
 		return 0;
-	if (a->layer < 0 || b->layer < 0)
-		return a->layer == b->layer;
+	if (!islayer(a) || !islayer(b))
+		return 1;
 	return strcmp(S.l[a->layer].type, S.l[b->layer].type) == 0;
 }
 
 static void
 kindlabel(const struct part *q, long parts, int mbs, char *d, size_t n)
 {
-	const char *t = q->layer >= 0 ? S.l[q->layer].type : "";
+	const char *t = islayer(q) ? S.l[q->layer].type : "";
 	char ty[40] = "";
 
 	if (*t && strcmp(t, "dense") != 0 && strcmp(t, "backward") != 0)
@@ -977,7 +996,7 @@ putkind(size_t p0, size_t p1, size_t k, const struct clk *pc, const struct step 
 	buf_adds(&ob, "{\"kind\":");
 	out_esc(&ob, kname[P[k].kind], strlen(kname[P[k].kind]));
 	out_cstr(&ob, "label", label);
-	if (P[k].layer >= 0)
+	if (islayer(&P[k]))
 		out_cstr(&ob, "layer_type", S.l[P[k].layer].type);
 	else
 		out_null(&ob, "layer_type");
