@@ -28,14 +28,14 @@
 enum kind {
 	K_EMBED, K_FWD, K_LMHEAD, K_PWAIT, K_P2P, K_BPRO, K_BWD, K_BEPI,
 	K_GSYNC, K_OPT, K_INPUT, K_CONV, K_FC, K_LOSS, K_BACK, K_PREFILL,
-	K_DECODE, K_PASS, K_BETWEEN, K_OTHER, K_N
+	K_DECODE, K_PASS, K_BETWEEN, K_DGAP, K_OTHER, K_N
 };
 static const char *const kname[K_N] = {
 	"embedding", "forward_layer", "lm_head_loss", "pipeline_wait",
 	"pipeline_send_receive", "backward_prologue", "backward_layer",
 	"backward_epilogue", "gradient_sync", "optimizer", "input",
 	"conv_stage", "classifier_layer", "loss", "backward", "prefill_pass",
-	"decode_pass", "forward_pass", "between_passes", "other"
+	"decode_pass", "forward_pass", "between_passes", "decode_gap", "other"
 };
 static const char *const klabel[K_N] = {
 	"embedding", "forward layer", "LM head + loss", "pipeline wait",
@@ -43,7 +43,7 @@ static const char *const klabel[K_N] = {
 	"backward layer", "backward after the last layer", "gradient sync",
 	"optimizer step", "input", "convolution stage", "classifier layer",
 	"loss", "backward", "prefill pass", "decode pass", "forward pass",
-	"between passes", "other"
+	"between passes", "gap between decode tokens", "other"
 };
 
 struct kern {
@@ -796,13 +796,30 @@ buildparts(void)
 			P = xreallocarray(P, capp = capp ? 2 * capp : 256, sizeof *P);
 		P[np++] = (struct part){ i, i + 1, x->kind, x->step, x->layer, 0, x->key };
 	}
+	/*
+	 * Between two decode passes of a step: the gap between tokens, a part
+	 * of its own (the kernels between the passes, or none).
+	 */
+	for (size_t i = 1; i < np; i++) {
+		if (P[i].kind != K_DECODE || P[i - 1].step != P[i].step)
+			continue;
+		if (P[i - 1].kind == K_DECODE && P[i - 1].key != P[i].key) {
+			if (np == capp)
+				P = xreallocarray(P, capp *= 2, sizeof *P);
+			memmove(&P[i + 1], &P[i], (np - i) * sizeof *P);
+			P[i] = (struct part){ P[i + 1].a, P[i + 1].a, K_DGAP, P[i].step, -1, 0, -1 };
+			np++;
+		} else if (P[i - 1].kind == K_BETWEEN && i >= 2 && P[i - 2].kind == K_DECODE &&
+		    P[i - 2].step == P[i].step)
+			P[i - 1].kind = K_DGAP;
+	}
 	/* Micro-batch: the layer's pass among the passes of its direction in the step. */
 	int last[2] = { -1, -1 }, mb[2] = { 0, 0 }, st = -1;
 
 	for (size_t i = 0; i < np; i++) {
 		if (P[i].step != st)
 			st = P[i].step, last[0] = last[1] = -1, mb[0] = mb[1] = 0;
-		if (P[i].layer < 0)
+		if (!islayer(&P[i]))
 			continue;
 		const struct layer *l = &S.l[P[i].layer];
 
@@ -830,18 +847,31 @@ growmem(size_t n)
 		mem = xreallocarray(mem, capm = n, sizeof *mem);
 }
 
-/* The part's clocks: its kernels cut at the next part's first start. */
+/*
+ * The part's clocks: its kernels cut at the next part's first start.  A
+ * gap between decode tokens starts where the token before it ends.
+ */
 static struct clk
 partclk(size_t pi)
 {
 	const struct part *q = &P[pi];
 	const struct step *s = &S.st[q->step];
 	int64_t hi = s->have ? s->e : INT64_MAX;
+	struct clk c;
 
 	if (pi + 1 < np && P[pi + 1].step == q->step && S.k[P[pi + 1].a].s < hi)
 		hi = S.k[P[pi + 1].a].s;
-	growmem(q->b - q->a);
-	return clocks(mem, members(q, mem, -1), s->have ? s->s : INT64_MIN, hi);
+	growmem(q->b - q->a + 1);
+	c = clocks(mem, members(q, mem, -1), s->have ? s->s : INT64_MIN, hi);
+	if (q->kind == K_DGAP && pi > 0) {
+		struct clk prev = partclk(pi - 1);
+
+		if (c.n == 0)
+			c.we = hi;
+		c.ws = prev.we;
+		growmem(q->b - q->a + 1);
+	}
+	return c;
 }
 
 static void
@@ -853,6 +883,8 @@ partname(const struct part *q, char *d, size_t n)
 		snprintf(d, n, "%s %ld", klabel[q->kind], q->key);
 	else if (q->kind == K_PREFILL || q->kind == K_DECODE || q->kind == K_PASS)
 		snprintf(d, n, "%s %ld", klabel[q->kind], q->key / 4);
+	else if (q->kind == K_DGAP && q > P)
+		snprintf(d, n, "gap after decode pass %ld", q[-1].key / 4);
 	else
 		snprintf(d, n, "%s", klabel[q->kind]);
 }
