@@ -72,7 +72,7 @@ static struct {
 	struct step	*st;
 	size_t		 nst, capst;
 	int		 active, training, inference, layered, mismatch;
-	long		 runs, passes;	/* asc-fia's counts, recorded or not */
+	long		 runs;		/* asc-fia's phase runs, recorded or not */
 	int		 capped;	/* its layer or pass records are capped */
 	char		 method[16], phase[16];
 } S;
