@@ -72,6 +72,7 @@ static struct {
 	struct step	*st;
 	size_t		 nst, capst;
 	int		 active, training, inference, layered, mismatch;
+	int		 conv;		/* a convolution stage was cut */
 	long		 runs;		/* asc-fia's phase runs, recorded or not */
 	int		 capped;	/* its layer or pass records are capped */
 	char		 method[16], phase[16];
@@ -169,7 +170,7 @@ reset(void)
 		free(S.st[i].id);
 	S.nk = S.nl = S.np = S.nr = S.nst = 0;
 	S.names.len = S.prof.len = S.dev.len = 0;
-	S.training = S.inference = S.layered = S.mismatch = S.capped = 0;
+	S.training = S.inference = S.layered = S.mismatch = S.capped = S.conv = 0;
 	S.runs = 0;
 	S.method[0] = S.phase[0] = '\0';
 }
@@ -569,6 +570,7 @@ markcnn(void)
 			cur = K_LOSS, stage = 0;
 		else if (cur != K_LOSS && (x->conv || x->mm))
 			cur = x->conv ? K_CONV : K_FC, stage = x->conv ? ++nconv : ++nfc;
+		S.conv |= cur == K_CONV;
 		x->kind = cur, x->key = stage;
 	}
 }
@@ -614,7 +616,7 @@ static void
 assign(void)
 {
 	marklayers();
-	if (S.inference) {
+	if (S.inference && S.np > 0) {
 		markinference();
 		return;
 	}
@@ -880,7 +882,7 @@ partname(const struct part *q, char *d, size_t n)
 	if (islayer(q))
 		snprintf(d, n, "%s %d (micro-batch %d)", klabel[q->kind], S.l[q->layer].lip + 1, q->mb);
 	else if (q->kind == K_CONV || q->kind == K_FC)
-		snprintf(d, n, "%s %ld", klabel[q->kind], q->key);
+		snprintf(d, n, "%s %ld", q->kind == K_FC && !S.conv ? "matmul layer" : klabel[q->kind], q->key);
 	else if (q->kind == K_PREFILL || q->kind == K_DECODE || q->kind == K_PASS)
 		snprintf(d, n, "%s %ld", klabel[q->kind], q->key / 4);
 	else if (q->kind == K_DGAP && q > P)
@@ -986,12 +988,14 @@ kindlabel(const struct part *q, long parts, int mbs, char *d, size_t n)
 
 	if (*t && strcmp(t, "dense") != 0 && strcmp(t, "backward") != 0)
 		snprintf(ty, sizeof ty, " (%s)", t);
+	const char *kl = q->kind == K_FC && !S.conv ? "matmul layer" : klabel[q->kind];
+
 	if (mbs > 1 && parts % mbs == 0)
-		snprintf(d, n, "%s%s x%ld x%d micro-batches", klabel[q->kind], ty, parts / mbs, mbs);
+		snprintf(d, n, "%s%s x%ld x%d micro-batches", kl, ty, parts / mbs, mbs);
 	else if (parts > 1)
-		snprintf(d, n, "%s%s x%ld", klabel[q->kind], ty, parts);
+		snprintf(d, n, "%s%s x%ld", kl, ty, parts);
 	else
-		snprintf(d, n, "%s%s", klabel[q->kind], ty);
+		snprintf(d, n, "%s%s", kl, ty);
 }
 
 /* One kind of part of the step [p0, p1) (the parts like P[k]), summed. */
