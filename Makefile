@@ -13,7 +13,7 @@ WARN	 = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ilib -MMD -MP
 LDLIBS	 = -ljq -lcsv -lsqlite3 -lm -pthread
 
-FILTERS	 = asc-ingest asc-steps asc-merge asc-gaps asc-attrib asc-comm asc-judge asc-report asc-segment asc-ops asc-fia asc-archmd asc-trace asc-html asc-cluster asc-tee asc-diff
+FILTERS	 = asc-ingest asc-steps asc-merge asc-gaps asc-attrib asc-comm asc-judge asc-report asc-segment asc-ops asc-fia asc-archmd asc-trace asc-html asc-cluster asc-tee asc-diff asc-parts
 PIPES	 = asc-analyze
 BIN	 = $(FILTERS:%=bin/%)
 # lib/: what two or more filters share.  lib/ingest/: the readers of the

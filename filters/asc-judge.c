@@ -51,6 +51,9 @@ static struct gather_type kept[] = {
 	 * kernel records: their per-op durations show a late peer when
 	 * the capture has no HCCL tasks */
 	{ "comm_kernel", 20000, GATHER_FIRST, 0 },
+	/* asc-parts: per step, where the time goes by model part */
+	{ "step_parts", 100000, GATHER_FIRST, 0 },
+	{ "part", 20000, GATHER_FIRST, 0 },
 };
 #define NKEPT	(int)(sizeof kept / sizeof kept[0])
 

@@ -1019,6 +1019,48 @@ def stakeclause($idle; $ab; $how):
 	" \($ab | fmt) per step of it lies before communication that waits for \($LATEN)\($how) and would only lengthen that wait: " +
 	(if $idle - $ab > 0 then "\($idle - $ab | fmt) per step is" else "nothing is" end) +
 	" at stake on this rank while rank \($LATE.rank) is late; profile rank \($LATE.rank) to see whether it idles the same way." end;
+# Where the time goes by model part (asc-parts): the step of the dominant
+# group whose service is closest to the group's median, its kinds of part
+# and its parts.
+((.step_parts // []) as $SP0 |
+ (reduce ($M[] | select(.group_id == $dom)) as $m ({}; .[$m.step_id | tostring] = true)) as $inDG |
+ ($SP0 | map(select($inDG[.step_id | tostring] == true))) as $SP1 |
+ (if ($SP1 | length) > 0 then $SP1 else $SP0 end) as $SP |
+ ($SP | map(.service_ns) | median) as $med |
+ if ($SP | length) == 0 then null else
+ ($SP | min_by((.service_ns - $med) | fabs)) as $s |
+ ($s | del(.type, .profile, .device) | .part_count = .parts | del(.parts)) + {
+   selection: (if ($SP0 | length) == 1 then "the one step with parts"
+     else "of the \($SP | length) steps of \(if ($SP1 | length) > 0 then "the dominant group" else "the capture" end), the one whose service is closest to their median" end),
+   steps_with_parts: ($SP0 | length),
+   parts: ((.part // []) | map(select((.step_id | tostring) == ($s.step_id | tostring)) | del(.type, .profile, .device, .step_id)))
+ } end) as $MP |
+# The finding of a part that is not a layer and costs more than
+# verdict.part_share of the step, with what its kernels show.
+def topk($k): $k.top_kernels | map("\(.name) \(.kernel_sum_ms | fmt)" + (if .kernels > 1 then " in \(.kernels) kernels" else "" end)) | join(", ");
+def sidems($k; $side): ($k.sides | map(select(.side == $side)) | .[0].kernel_sum_ms) // 0;
+def parttext($k):
+	"Step \($MP.step_id): the \($k.label) takes \($k.wall_ms | fmt) of the \($MP.service_ms | fmt) step (\($k.share | pcs)), " +
+	"device busy \($k.busy_union_ms | fmt) of it, kernel sum \($k.kernel_sum_ms | fmt), total cost \($k.total_cost_ms | fmt), in \($k.kernels) kernel\(if $k.kernels == 1 then "" else "s" end); the largest: \(topk($k)). " +
+	(if $k.busy_union_ms < 0.5 * $k.wall_ms then "The device idles \($k.wall_ms - $k.busy_union_ms | fmt) of its wall between these kernels. " else "" end) +
+	if $k.kind == "lm_head_loss" then
+	  (if ($k.loss_kernels // 0) > 0 then
+	    "\($k.loss_kernels) of its kernels are loss kernels (the fia.loss names); its MatMul takes \(sidems($k; "matmul") | fmt): a vocabulary-parallel LM head and loss (the vocabulary split over the tensor-parallel ranks) cuts it per rank."
+	   else
+	    "None of its kernels is a loss kernel (the fia.loss names, such as a fused cross-entropy): beside \(sidems($k; "matmul") | fmt) of MatMul, \($k.kernel_sum_ms - sidems($k; "matmul") | fmt) runs in its other kernels, the softmax and the loss computed op by op. A fused cross-entropy (softmax and loss in one kernel; vocabulary-parallel under tensor parallelism) replaces those separate passes over the logits." end)
+	elif $k.kind == "pipeline_wait" then
+	  (($MP.kinds | map(select(.kind == "forward_layer")) | .[0].micro_batches) // null) as $mb |
+	  "It lies between this stage's last forward layer and its first backward layer: the stage waits in send/receive for the later stages" +
+	  (if $mb != null then " (\($mb) micro-batch\(if $mb > 1 then "es" else "" end) in the step)" else "" end) +
+	  ". Under a 1F1B schedule this warm-up and flush wait shrinks with more micro-batches per step and with interleaved virtual pipeline stages; if the later stages take longer per micro-batch, rebalance the layers between the stages."
+	else
+	  (sidems($k; "comm")) as $c |
+	  if $c > 0.5 * $k.kernel_sum_ms then
+	    "Most of its kernel time is communication (\($c | fmt)): parameters gathered or gradients reduced inside the optimizer step; overlap it with the next forward pass (a distributed optimizer's overlapped parameter all-gather)."
+	  elif $k.kernels >= 50 then
+	    "\($k.kernels) kernels for one update (\($k.kernel_sum_ms / $k.kernels * 1000 | round) µs each on average): a fused (multi-tensor) optimizer runs it in fewer, larger kernels."
+	  else "Its kernel time is in the kernels above." end
+	end;
 ([
   (if ($M | length) == 0 then rec("No step could be measured: no kernel table and no step_trace_time.csv were read. Export kernel_details.csv (Level0 or higher) or op_summary to measure device idle time."; "global"; null; null; true; (if gap("db_export_only") then "db_export_only" else "no_kernel_table" end); "no_steps") else empty end),
 
@@ -1332,8 +1374,15 @@ def stakeclause($idle; $ab; $how):
   (if ($hidden | not) and ($M | length) > 0 then
      ($OPS | sort_by(-(.total_cost_ns // 0)) | map(select((.tags // []) | index(["WAIT_ANCHOR_FALSE_HOTSPOT"]) == null)) | .[0:3] | map(.key)) as $topops |
      rec("The device is fed and communication is hidden: compute is \($BD.compute | fmt) of the \($svcms | fmt) step. Optimise the top ops by total cost" + (if ($topops | length) > 0 then " (\($topops | join(", ")))" else "" end) + ".";
-       "global"; null; ($BD.compute // null); false; null; "compute") else empty end)
-] | map(. + {share_of_step: (if .time_at_stake_ms == null or $svcms <= 0 then null else share(.time_at_stake_ms; $svcms) end)})
+       "global"; null; ($BD.compute // null); false; null; "compute") else empty end),
+
+  # A part outside the layers that costs more than verdict.part_share of the step.
+  ((($MP // {}).kinds // []) | map(select((.kind | IN("lm_head_loss", "pipeline_wait", "optimizer")) and .share >= $R.verdict.part_share)) | .[] as $k |
+     rec(parttext($k); "structure"; "step \($MP.step_id): \($k.label)"; $k.wall_ms; false; null; "PART_" + ($k.kind | ascii_upcase)) +
+       {part_kind: $k.kind, part_label: $k.label, part_wall_ms: $k.wall_ms, part_share: $k.share})
+] | (any(.[]; .pipeline_bubble == true)) as $pb
+  | map(if .finding == "PART_PIPELINE_WAIT" and $pb then . + {time_at_stake_ms: null, text: (.text + " Its time is at stake in the pipeline-bubble finding, not counted again here.")} else . end)
+  | map(. + {share_of_step: (if .time_at_stake_ms == null or $svcms <= 0 then null else share(.time_at_stake_ms; $svcms) end)})
   | map(. + {headline: (
       (if .time_at_stake_ms == null then "" else "\(.time_at_stake_ms | fmt) per step (\(.share_of_step | pcs))" end) as $t |
       if .finding == "COMM_EXPOSED_HEAVY" and ((.stake_on // "") | startswith("rank ")) and .won_back_by_fixing_ms != null then
@@ -1365,6 +1414,7 @@ def stakeclause($idle; $ab; $how):
       elif .finding == "AICPU_EXPOSED" then "AI CPU op \(.target_id) runs exposed: \($t)."
       elif .finding == "HOST_SERIALISATION" then "The host blocks on the device while it is busy (a serialisation point)."
       elif .finding == "compute" then "Compute-bound: \($t)."
+      elif (.finding | startswith("PART_")) then "The \(.part_label) takes \(.part_wall_ms | fmt) per step (\(.part_share | pcs))" + (if .time_at_stake_ms == null then ", at stake in the pipeline-bubble finding." else "." end)
       else .text end)})
   | sort_by(-(.time_at_stake_ms // -1))
   | to_entries | map(.value + {
@@ -1541,6 +1591,7 @@ def stakeclause($idle; $ab; $how):
   communication: $COMM,
   communication_tasks: $CT,
   communication_groups: $CGR,
+  model_parts: $MP,
   recommendations: $recs,
   notes: $notes,
   followup_sampling: $SAMPLE,

@@ -320,8 +320,35 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
    table(["step", "compute", "comm not overlapped", "overlapped", "free", "preparing", "busy union"];
      ($X | map(select(.worst > 1)) | sort_by(-.worst) | .[0:10] | map([.step | md] + (.d | map(n))))) + "\n"
  end end),
+# Where the time goes by model part (asc-parts, chosen by asc-judge):
+# it replaces asc-segment's repetition structures, which stay in the JSON.
 (($ALL.structure_drilldown // [])[0] // null) as $DD |
-(if $DD == null or (($ALL.structure // []) | length) == 0 then "" else
+($A.model_parts // null) as $MP |
+(if $MP != null then
+ "## Where the time goes by model part (step \($MP.step_id | code))\n\n" +
+ "A \($MP.phase // "unknown" | md) capture, its layers found by asc-fia (method \($MP.method // "n/a" | code)); \($MP.selection | md). " +
+ "Every kernel of the step is in exactly one part: the \($MP.part_count) parts hold its \($MP.kernels) kernels and \($MP.kernel_sum_ms | dur) of kernel time" +
+ (if $MP.kernel_sum_ns == $MP.step_kernel_sum_ns then " (the step's kernel sum exactly)" else " (the step's kernel sum is \($MP.step_kernel_sum_ms | dur))" end) +
+ "; their walls add up to \($MP.wall_sum_ms | dur) of the \($MP.service_ms | dur) step, \($MP.between_parts_ms | dur) lying between parts. " +
+ "Wall: first kernel start to last kernel end, cut at the next part; busy union: the device busy inside it; total cost: kernel time plus wait; bubbles: the idle gaps inside the wall.\n\n" +
+ table(["part", "wall", "share of step", "busy union", "kernel sum", "total cost", "bubbles"];
+   ($MP.kinds | map([(.label | md), (.wall_ms | dur), (.share | pctx), (.busy_union_ms | dur), (.kernel_sum_ms | dur), (.total_cost_ms | dur),
+     "\(.bubbles) (\(.bubble_ms | dur))"]))) + "\n\n" +
+ # How busy the layers are, and parts whose kernel time is mostly communication.
+ ([ $MP.kinds[] | select(.kind == "forward_layer" or .kind == "backward_layer") |
+    share(.busy_union_ms; .wall_ms) as $b |
+    "The \(if .kind == "forward_layer" then "forward" else "backward" end) layers (\(.label | md)) are \(if $b < 0.5 then "mostly idle" elif $b >= 0.8 then "busy" else "partly idle" end): the device is busy \(.busy_union_ms | dur) of their \(.wall_ms | dur) of wall (\($b | pctx))." ] +
+  [ $MP.kinds[] | select((.kind | IN("pipeline_wait", "pipeline_send_receive", "gradient_sync") | not)) |
+    ((.sides | map(select(.side == "comm")) | .[0].kernel_sum_ms) // 0) as $c |
+    select(.kernel_sum_ms > 0 and $c > 0.5 * .kernel_sum_ms) |
+    "\($c | dur) of the \(.label | md)'s \(.kernel_sum_ms | dur) of kernel time is communication." ] | join(" ") |
+  if . == "" then "" else . + "\n\n" end) +
+ "Inside each part, its top kernels by kernel sum and its sides (op families and communication: kernel sum, busy union, wall, total cost):\n\n" +
+ ($MP.kinds | map("- **\(.label | md)**: " +
+   (.top_kernels | map("\(.name | code) \(.kernel_sum_ms | dur)" + (if .kernels > 1 then " (\(.kernels) kernels)" else "" end)) | join(", ")) +
+   "; by side: " + (.sides | sort_by(-.kernel_sum_ns) | map("\(.side | md) \(.kernel_sum_ms | dur) (busy \(.busy_union_ms | dur), wall \(.wall_ms | dur), cost \(.total_cost_ms | dur))") | join(", ")) + ".") | join("\n")) + "\n\n" +
+ "Each part, asc-segment's repetition structures and the block / side split are in anomaly_discovery.json (model_parts) and records.ndjson (part, step_parts, structure records).\n"
+elif $DD == null or (($ALL.structure // []) | length) == 0 then "" else
  (($ALL.structure // []) | map(select((.step_id | tostring) == ($DD.step_id | tostring))) | sort_by(-(.wall_ms // 0)) | .[0:5]) as $STR |
  "## Structure of step \($DD.step_id | code)\n\n" +
  "\($DD.structures) structures (\($DD.selection)); bubbles sit **\($DD.bubbles_at)** (at boundaries \($DD.boundary_bubble_total_ms | dur), inside structures \($DD.inside_bubble_total_ms | dur)).\n\n" +

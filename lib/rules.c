@@ -99,7 +99,7 @@ static const struct { const char *prefix, *readers; } readers[] = {
 	{ "attribution.framework_frames", "asc-ingest" },
 	{ "attribution.device_tasks", "asc-ingest" },
 	{ "attribution.", "asc-attrib" },
-	{ "ops.comm_task_types", "asc-gaps asc-merge asc-trace asc-ops asc-segment asc-fia asc-cluster" },
+	{ "ops.comm_task_types", "asc-gaps asc-merge asc-trace asc-ops asc-segment asc-fia asc-cluster asc-parts" },
 	{ "ops.aicpu_task_types", "asc-ops asc-segment asc-fia" },
 	{ "ops.compute_task_types", "asc-ops asc-segment" },
 	{ "ops.name_strip_regex", "asc-ops asc-segment asc-fia asc-trace" },
@@ -107,7 +107,7 @@ static const struct { const char *prefix, *readers; } readers[] = {
 	{ "ops.", "asc-ops" },
 	{ "pmu.", "asc-ops" },
 	{ "segment.", "asc-segment" },
-	{ "fia.", "asc-fia asc-archmd" },
+	{ "fia.", "asc-fia asc-archmd asc-parts" },
 	{ "cluster.", "asc-cluster" },
 };
 

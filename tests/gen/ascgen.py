@@ -289,7 +289,19 @@ def parse_args(argv):
     p.add_argument('--pfa-ifa', action='store_true',
                    help='with --moe: PromptFlashAttention (prefill, 2-5 ms) and IncreFlashAttention '
                         '(decode) instead of FusedInferAttentionScore')
+    p.add_argument('--decode-tokens', metavar='N:GAP_US',
+                   help='with --moe and decode layers: each step decodes N tokens, the decode layers '
+                        'again after an idle gap of GAP_US (50000 or more: asc-fia cuts passes there); '
+                        'the truth lists each token and gap (decode_tokens)')
     a = p.parse_args(argv)
+    a.tokens = None
+    if a.decode_tokens:
+        try:
+            a.tokens = [int(x) for x in a.decode_tokens.split(':')]
+        except ValueError:
+            a.tokens = []
+        if not a.moe or len(a.tokens) != 2 or a.tokens[0] < 1 or a.tokens[1] < 0:
+            die('bad --decode-tokens %r: want N:GAP_US, N >= 1, with --moe' % a.decode_tokens)
     if a.db and (a.no_trace or a.mindspore):
         die('--db needs the trace and torch_npu (no --no-trace, no --mindspore)')
     a.moe_shape = None
@@ -731,8 +743,44 @@ class Generator:
                 else:
                     t = t + rr(1000, 3001)
             pp['sampling_layers'] += last
+        if a.tokens:
+            t, busy_end = self.moe_tokens(si, t, busy_end, ks, rr, kinds, tr)
         tr['per_pass'].append(pp)
         return ks, busy_end
+
+    def moe_tokens(self, si, t, busy_end, ks, rr, kinds, tr):
+        """--decode-tokens: the decode layers again per token after a gap;
+        the truth per step: each token's kernels, kernel time and span
+        (epoch ns, as text), and each gap from a token's last kernel end
+        to the next one's start."""
+        n, gap = self.a.tokens
+        first = len(kinds) - self.a.moe_shape[3]
+        if first == len(kinds):
+            die('--decode-tokens needs decode layers (--moe ...:DECODE)')
+        toks = []
+
+        def token(lo):
+            sel = ks[lo:]
+            toks.append({'kernels': len(sel), 'kernel_sum_ns': sum(x[1] for x in sel),
+                         'start_ns': sel[0][0], 'end_ns': max(x[0] + x[1] for x in sel)})
+        lo = next(i for i, x in enumerate(ks) if x[4] >= first)
+        token(lo)
+        for _ in range(n - 1):
+            t = max(t, busy_end) + gap * US
+            lo = len(ks)
+            for j in range(first, len(kinds)):
+                for m, (e, role, how, klo, khi) in enumerate(moe_ops('decode', j == len(kinds) - 1)):
+                    d = rr(klo * US, khi * US)
+                    kindn = 2 if how in 'cw' else (1 if how == 'a' else 0)
+                    ks.append([t, d, -1 if kindn == 2 else (5 if kindn == 1 else 2), e, j, kindn, m])
+                    busy_end = max(busy_end, t + d)
+                    t = t + (d if how in 'mw' else 0) + rr(1000, 3001)
+            token(lo)
+        tr.setdefault('decode_tokens', []).append({
+            'tokens': [{'kernels': x['kernels'], 'kernel_sum_ns': x['kernel_sum_ns'],
+                        'start_abs_ns': str(x['start_ns']), 'end_abs_ns': str(x['end_ns'])} for x in toks],
+            'gaps_ns': [toks[i + 1]['start_ns'] - toks[i]['end_ns'] for i in range(len(toks) - 1)]})
+        return t, busy_end
 
     def schedule_host(self, rng, S, marker_end, ks, bubbles):
         c, a = self.c, self.a

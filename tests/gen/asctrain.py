@@ -11,7 +11,13 @@ Under --pp the rank is one pipeline stage running a 1F1B schedule of
 without --pp the micro-batches run forward, backward, forward, ... (gradient
 accumulation).  --moe makes the layers MoE (MoeGatingTopK, GroupedMatmul,
 alltoallv in an ep group).  The last stage computes the loss
-(ArgMaxWithValue over the vocabulary + SoftmaxCrossEntropyWithLogits).
+(ArgMaxWithValue over the vocabulary + SoftmaxCrossEntropyWithLogits);
+with --lm-head VOCAB it runs instead a final RmsNorm, the LM head (a
+MatMul to VOCAB-sized logits) and an unfused softmax cross-entropy (Cast,
+Sub, Exp, ReduceSum, RealDiv, Mul kernels of milliseconds), then its
+backward (Sub, Mul, Cast and the LM head's two MatMuls) before the first
+backward layer: no kernel of it is named as a loss.  The truth gives the
+block's kernels and kernel time (lm_head_loss).
 
 profiler_metadata.json parallel_group_info, by --meta:
   group  keys are the communication groups of communication.json
@@ -72,6 +78,25 @@ ARGM = k('ArgMaxWithValue', 'ArgMaxWithValue', 'AI_VECTOR_CORE', 70, 90)
 XENT = k('SoftmaxCrossEntropyWithLogits', 'SoftmaxCrossEntropyWithLogits', 'AI_VECTOR_CORE', 60, 90)
 XENTG = k('SoftmaxCrossEntropyWithLogitsGrad', 'SoftmaxCrossEntropyWithLogitsGrad',
           'AI_VECTOR_CORE', 60, 90)
+# --lm-head: the LM head and an unfused loss over the vocabulary (ms).
+def vk(name, optype, core, lo, hi, shapes):
+    return (moe_k(name, optype, core, lo, hi, shapes), lo, hi)
+
+
+def lm_block(vocab):
+    """The LM head + unfused loss block, forward then backward."""
+    v = '8,2048,%d' % vocab
+    ms = vocab // 4000      # the logits' kernels grow with the vocabulary
+    mm = lambda lo: vk('aclnnMatmul_MatMulV3Common_MatMulV3', 'MatMulV3', 'AI_CORE',
+                       lo * ms, (lo + 200) * ms, v)
+    ew = lambda n, op, lo: vk('aclnn%s_%sAiCore_%s' % (n, op, op), op, 'AI_VECTOR_CORE',
+                              lo * ms, (lo + 100) * ms, v)
+    fwd = [RMS, mm(900), ew('Cast', 'Cast', 250), ew('Sub', 'Sub', 300), ew('Exp', 'Exp', 300),
+           ew('ReduceSum', 'ReduceSum', 200), ew('Div', 'RealDiv', 300), ew('Mul', 'Mul', 250)]
+    bwd = [ew('Sub', 'Sub', 300), ew('Mul', 'Mul', 250), ew('Cast', 'Cast', 250), mm(900), mm(1000)]
+    return fwd + bwd
+
+
 ADAM = k('aclnnApplyAdamWV2_ApplyAdamWV2_ApplyAdamWV2', 'ApplyAdamWV2', 'AI_VECTOR_CORE', 60, 200)
 
 
@@ -86,6 +111,7 @@ class Rank:
         self.task = 30000
         self.truth = {'dp_comm': 0, 'pp_comm': 0, 'ep_comm': 0}
         self.loss = 0
+        self.lm = []            # (start_ns, dur_ns) of the LM head + loss kernels
 
     def dur(self, lo, hi):
         return self.rng.randrange(lo * US, hi * US + 1)
@@ -159,7 +185,11 @@ class Rank:
                         self.kern(EMB, step)
                     for _ in range(a.layers):
                         self.layer(True, step)
-                    if last:
+                    if last and a.lm_head:
+                        for spec in lm_block(a.lm_head):
+                            self.kern(spec, step)
+                            self.lm.append((self.ks[-1][0], self.ks[-1][1]))
+                    elif last:
                         self.kern(ARGM, step)
                         self.kern(XENT, step)
                         self.loss += 2
@@ -169,7 +199,7 @@ class Rank:
                     nb += 1
                     if P > 1 and not last:
                         self.coll(SR, G_PP, 'pp_comm', step, 'p2p', wait=True)
-                    if last:
+                    if last and not a.lm_head:
                         self.kern(XENTG, step)
                     for j in range(a.layers):
                         self.layer(False, step)
@@ -271,10 +301,13 @@ def main(argv):
     p.add_argument('--meta', choices=['group', 'dims', 'none'], default='group')
     p.add_argument('--rank', type=int, default=0)
     p.add_argument('--seed', type=int, default=1)
+    p.add_argument('--lm-head', type=int, default=0, metavar='VOCAB',
+                   help='the last stage runs an LM head over VOCAB and an unfused loss')
     p.add_argument('--base-us', type=int, default=1760000000000000)
     a = p.parse_args(argv)
     if a.layers < 1 or a.micro_batches < 1 or a.pp < 1 or not 0 <= a.stage < a.pp or \
-            a.dp < 1 or a.steps < 1 or a.buckets < 0 or a.buckets > a.layers:
+            a.dp < 1 or a.steps < 1 or a.buckets < 0 or a.buckets > a.layers or \
+            not (a.lm_head == 0 or a.lm_head >= 4000):
         ascgen.die('bad sizes: want layers, micro-batches, pp, dp, steps >= 1, '
                    '0 <= stage < pp, 0 <= buckets <= layers')
     r = Rank(a)
@@ -299,6 +332,13 @@ def main(argv):
         'optimizer_kernels': a.params * a.steps,
         'loss_kernels': r.loss,
         'kernels': len(r.ks),
+        # Per step (one micro-batch: forward block then its backward): the
+        # LM head + loss kernels, their kernel time and span (ns).
+        'lm_head_loss': None if not r.lm else {
+            'kernels': len(r.lm),
+            'kernel_sum_ns': sum(d for _, d in r.lm),
+            'start_ns': r.lm[0][0] - a.base_us * 1000,
+            'end_ns': r.lm[-1][0] + r.lm[-1][1] - a.base_us * 1000},
     }}
     with open(os.path.join(a.outdir, a.name + '.truth.json'), 'w', encoding='utf-8') as f:
         json.dump(truth, f, indent=1)
