@@ -229,6 +229,7 @@ class Rank:
                                  comm_type='COMMUNICATION', unsorted=False, steps=a.steps,
                                  first_step=a.first_step, stack=False, level='Level1', comm=False)
         g.first_row, g.prev_end, g.opstat, g.n_rows, g.last_row = True, None, {}, 0, None
+        g.op_types = {}
         g.base = a.base_us * 1000
         self.ks.sort(key=lambda x: x[0])
         g.end_ns = max(x[0] + x[1] for x in self.ks)
