@@ -938,10 +938,12 @@ def stakeclause($idle; $ab; $how):
      ($CT.peers | map(select(.rank != null and .exposed_wait_ms >= ([$R.comm.straggler_min_ms, $R.comm.straggler_share * $ce] | max))) | .[0] // null) as $late |
      ($CT.groups | map(select(.group == ($late.group // null))) | .[0] // null) as $lg |
      ([$ce, ($BD.compute // 0)] | min) as $hide |
-     # the ops where the late peer holds this rank at least 1 ms
+     # every op where the late peer holds this rank not under compute,
+     # longest first: their exposed waits add up to the figure stated
      (if $late == null then [] else
 	[ $CO[] | select(.group == $late.group) | . as $o | .peers[] |
-	  select(.rank == $late.rank and .wait_ns >= 1000000) | {op: $o.op, step: $o.step, wait_ms: (.wait_ns | ms)} ] end) as $LOPS |
+	  select(.rank == $late.rank and (.exposed_wait_ns // 0) > 0) |
+	  {op: $o.op, step: $o.step, exposed_wait_ms: (.exposed_wait_ns | ms), wait_ms: (.wait_ns | ms)} ] | sort_by(-.exposed_wait_ms) end) as $LOPS |
      # Fixing the latest peer leaves, in each op, the wait on the next
      # latest (its own wait not under compute, at most the latest's).
      (if $late == null then 0 else
@@ -955,12 +957,17 @@ def stakeclause($idle; $ab; $how):
        "Its HCCL tasks (\($CT.source)) split the \($CT.elapsed_ms | fmt) of communication ops per step into waiting for peers \($CT.wait_ms | fmt), moving data \($CT.transfer_ms | fmt) and the rest \($CT.rest_ms | fmt)." +
        ($CGR | roleclause($CT.steps)) +
        (if $late != null then
-	  ($LOPS | map("\(.op) \(.wait_ms | fmt)")) as $lops |
+	  ($LOPS | map("\(.op) \(.exposed_wait_ms | fmt)")) as $lops |
 	  ([ $CT.peers[] | select(.group == $late.group and .rank != $late.rank and .own_exposed_wait_ms >= $R.comm.straggler_min_ms) ]) as $under |
 	  " \($late.exposed_wait_ms | fmt) of the \($ce | fmt) of exposed communication per step waits for rank \($late.rank)" +
 	  (if $late.global_rank != null and $late.global_rank != $late.rank then " (global rank \($late.global_rank))" else "" end) +
 	  (if $late.in_input then "" else ", which is not in this input" end) +
-	  (if ($lops | length) > 0 then " (in \($lops | length) of the \($CO | map(select(.group == $late.group)) | length) ops of the capture: \($lops | join(", ")))" else "" end) +
+	  (if ($lops | length) > 0 then
+	     " (held not under compute in \($lops | length) of the \($CO | map(select(.group == $late.group)) | length) ops of the capture: " +
+	     ($lops[0:6] | join(", ")) +
+	     (if ($LOPS | length) > 6 then ", and \($LOPS | length - 6) other ops \($LOPS[6:] | map(.exposed_wait_ms) | add | fmt)" else "" end) +
+	     (if $CT.steps > 1 then "; \($LOPS | map(.exposed_wait_ms) | add | fmt) in all over its \($CT.steps) steps" else "" end) + ")"
+	   else "" end) +
 	  (if ($under | length) > 0 then "; under that wait it also waits on rank\(if ($under | length) == 1 then "" else "s" end) \($under | map("\(.rank) (\(.own_exposed_wait_ms | fmt) not under compute)") | join(", ")), which the longer wait covers" else "" end) +
 	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this input holds \($lg.ranks_in_input)" else "" end) +
 	  (if $lg != null and $lg.role == null then " (ranks as the HCCL tasks number them, within the group: no parallel_group_info maps them to global ranks)" else "" end) +
