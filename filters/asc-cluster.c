@@ -680,6 +680,42 @@ onlink(struct rin *in, int ri)
 		l->link = xstrdup("");
 }
 
+/*
+ * msprof's matrix gives, per op class, views of the same links: the
+ * "<class>-total" rows (all the class's ops) and "<class>-top1",
+ * "-middle", "-bottomN" (single ops picked by time).  A link is counted
+ * and judged once: a view is dropped when its link has a -total row.
+ */
+static int
+istotal(const char *cls, const char *base, size_t n)
+{
+	return strncmp(cls, base, n) == 0 && strcmp(cls + n, "-total") == 0;
+}
+
+static void
+dropviews(void)
+{
+	size_t k = 0;
+
+	for (size_t a = 0; a < nlink; a++) {
+		struct link *l = &links[a];
+		const char *d = strrchr(l->cls, '-');
+		int view = 0;
+
+		for (size_t b = 0; d && strcmp(d, "-total") != 0 && b < nlink && !view; b++)
+			view = links[b].rank == l->rank && strcmp(links[b].group, l->group) == 0 &&
+			    strcmp(links[b].link, l->link) == 0 &&
+			    strcmp(links[b].transport, l->transport) == 0 &&
+			    istotal(links[b].cls, l->cls, (size_t)(d - l->cls));
+		if (view) {
+			free(l->group), free(l->cls), free(l->link), free(l->transport), free(l->op);
+			continue;
+		}
+		links[k++] = *l;
+	}
+	nlink = k;
+}
+
 static void
 onpeer(struct rin *in, int ri)
 {
@@ -2839,6 +2875,7 @@ skip:
 		size_t nl = 0, ndb = 0, nslow = 0;
 		int head = 0;
 
+		dropviews();
 		for (size_t a = 0; a < nlink; a++)
 			if (ranks[links[a].rank].job == (int)(j - jobs)) {
 				nl++;
