@@ -1250,11 +1250,20 @@ def stakeclause($idle; $ab; $how):
      {capture: (if $TVLOST then "the HCCL tasks: in that trace_view.json's HCCL process (recorded, not in this copy)"
 		else "the HCCL tasks (trace_view.json's HCCL process, or COMMUNICATION_TASK_INFO in the SQLite export; Level1 or higher)" end),
       why: "\($DG.breakdown_ms_avg.comm_exposed // 0 | fmt) of communication per step is exposed and cannot be split into waiting per peer and moving data", gap: "no_comm_tasks"} else empty end),
-   ([($CT.peers // [])[] | select(.in_input == false and (.own_exposed_wait_ms // 0) >= $B.comm_exposed_min_ms)] | (max_by(.exposed_wait_ms) // null) as $h | if $h == null then [] else [$h] + (map(select(. != $h)) | sort_by(-.own_exposed_wait_ms)) end | .[0:3]) as $late |
+   ([($CT.peers // [])[] | select(.in_input == false and (.own_exposed_wait_ms // 0) >= $B.comm_exposed_min_ms)] | (max_by(.exposed_wait_ms) // null) as $h | if $h == null then [] else [$h] + (map(select(. != $h)) | sort_by(-.own_exposed_wait_ms)) end | .[0:3]) as $late0 |
+   # a peer whose rank another profile of the input holds (asc-analyze -I)
+   # is not captured anew: the cluster report compares the ranks
+   (.input_ranks // []) as $inr |
+   ($late0 | map(select((.global_rank // .rank) as $r | $inr | index([$r]) == null))) as $late |
+   ($late0 | map(select((.global_rank // .rank) as $r | $inr | index([$r]) != null))) as $here |
+   (if ($here | length) > 0 then " (rank\(if ($here | length) > 1 then "s" else "" end) \($here | map(.global_rank // .rank | tostring) | join(", ")), which this rank also waits on, \(if ($here | length) > 1 then "are" else "is" end) in this input: see the cluster report)" else "" end) as $herenote |
    (if ($late | length) > 0 then
      {capture: "rank(s) \($late | map(.global_rank // .rank | tostring) | join(", ")) of the same step (or all ranks)",
-      why: ("this rank waits for them, not under compute: rank \($late[0].global_rank // $late[0].rank) \($late[0].exposed_wait_ms | fmt) per step" +
-	(if ($late | length) > 1 then "; under that wait also " + ($late[1:] | map("rank \(.global_rank // .rank) \(.own_exposed_wait_ms | fmt)") | join(", ")) else "" end)), gap: null} else empty end),
+      why: ("this rank waits for them, not under compute: rank \($late[0].global_rank // $late[0].rank) \(if $late[0] == $late0[0] then $late[0].exposed_wait_ms else $late[0].own_exposed_wait_ms end | fmt) per step" +
+	(if ($late | length) > 1 then "; under that wait also " + ($late[1:] | map("rank \(.global_rank // .rank) \(.own_exposed_wait_ms | fmt)") | join(", ")) else "" end) + $herenote), gap: null}
+    elif ($here | length) > 0 then
+     {capture: "the cluster report (cluster/cluster_report.md), not a new capture, for rank(s) \($here | map(.global_rank // .rank | tostring) | join(", "))",
+      why: "this rank waits for them (rank \($here[0].global_rank // $here[0].rank) \($here[0].own_exposed_wait_ms | fmt) per step not under compute), and they are in this input", gap: null} else empty end),
    # The peer pipeline stage that the pp bubble waits for.
    ([ $CGR[] | select(((.role // "") | startswith("pp")) and (.peer_global_ranks // [] | length) > 0) | . as $g |
       ppstage($g) | select(. != null and .peer_ms != null) | . + {peers: $g.peer_global_ranks} ] | .[0] // null) as $pps |
@@ -1368,6 +1377,7 @@ def stakeclause($idle; $ab; $how):
   recommendations: $recs,
   notes: $notes,
   followup_sampling: $SAMPLE,
+  input_ranks: .input_ranks,
   asc_version: .asc.version,
   rules_file: .asc.rules_file
 }
