@@ -39,6 +39,7 @@ static struct gather_type kept[] = {
 	{ "comm", 20000, GATHER_FIRST, 0 },
 	{ "comm_op", 20000, GATHER_FIRST, 0 },
 	{ "comm_peer", 20000, GATHER_FIRST, 0 },
+	{ "comm_op_wait", 20000, GATHER_FIRST, 0 },
 	{ "comm_group", 1000, GATHER_FIRST, 0 },
 	{ "comm_pipeline", 1000, GATHER_FIRST, 0 },
 	{ "step_metrics", 0, GATHER_FIRST, 0 },

@@ -12,3 +12,4 @@
 #include "events.c"
 #include "split.c"
 #include "put.c"
+#include "hwwait.c"

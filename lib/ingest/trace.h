@@ -51,6 +51,7 @@ struct trace_counts {
 	int		 has_stacks;	/* any host event carried a call stack */
 	int		 has_python, has_cann;	/* such processes exist */
 	unsigned long	 comm_tasks;	/* HCCL task events of the HCCL process */
+	unsigned long	 notify_waits;	/* Ascend Hardware Notify Wait tasks */
 };
 
 struct trace;
@@ -103,6 +104,11 @@ void		 trace_put_host(struct trace *, FILE *, const char *profile, int64_t origi
  *	"comm_task" records in start order; their op is left to asc-comm.
  */
 void		 trace_put_comm_tasks(struct trace *, FILE *, const char *profile, int64_t origin_ns);
+/*
+ *   notify waits (hwwait.c): the Ascend Hardware process's "Notify Wait"
+ *	tasks as "notify_wait" records in start order.
+ */
+void		 trace_put_notify_waits(struct trace *, FILE *, const char *profile, int64_t origin_ns);
 void		 trace_close(struct trace *);
 /* Read the rules both readers share, once, before any reader thread:
  * trace_open and db_open call it. */
