@@ -460,6 +460,8 @@ def gap($c): $gaps | index([$c]) != null;
 # Without HCCL tasks (Level0): each op's wait measured by the device's
 # Notify Wait tasks (asc-comm's comm_op_wait); the peer is not in them.
 (.comm_op_wait // []) as $OWT |
+# the ranks of the input's profiles (asc-analyze -I), [] when not given
+(.input_ranks // []) as $INR |
 (if ($CO | length) == 0 then null else
    ([ $CO[] | .step ] | uniq | length | if . == 0 then 1 else . end) as $ts |
    def per: add // 0 | . / $ts | ms;
@@ -1001,7 +1003,9 @@ def stakeclause($idle; $ab; $how):
 	     (if $CT.steps > 1 then "; \($LOPS | map(.exposed_wait_ms) | add | fmt) in all over its \($CT.steps) steps" else "" end) + ")"
 	   else "" end) +
 	  (if ($under | length) > 0 then "; under that wait it also waits on rank\(if ($under | length) == 1 then "" else "s" end) \($under | map("\(.rank) (\(.own_exposed_wait_ms | fmt) not under compute)") | join(", ")), which the longer wait covers" else "" end) +
-	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this input holds \($lg.ranks_in_input)" else "" end) +
+	  # with the input's ranks (-I), the group's members among them
+	  (($lg.global_ranks // $lg.members // []) | map(select(. as $m | $INR | index([$m]) != null)) | length) as $held |
+	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this input holds \([$lg.ranks_in_input, $held] | max)" else "" end) +
 	  (if $lg != null and $lg.role == null then " (ranks as the HCCL tasks number them, within the group: no parallel_group_info maps them to global ranks)" else "" end) +
 	  ": profile rank \($late.rank) (or all ranks) to see why it is late." +
 	  (if $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then
