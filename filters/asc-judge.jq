@@ -1358,7 +1358,9 @@ def stakeclause($idle; $ab; $how):
   comm_op_waits: (if ($OWT | length) == 0 then null else
     {source: $OWT[0].src, steps: ([$OWT[] | .step] | unique | length),
      ops: ($OWT | map({step, op, elapsed_ms, exposed_ms, wait_ms, exposed_wait_ms, longest_wait_ms})),
-     exposed_wait_ms_per_step: (($OWT | map(.exposed_wait_ns) | add) / ([([$OWT[] | .step] | unique | length), 1] | max) | ms)} end),
+     exposed_wait_ms_per_step: (($OWT | map(.exposed_wait_ns) | add) / ([([$OWT[] | .step] | unique | length), 1] | max) | ms),
+     # the ops the text does not name, summed as it gives them
+     other_ops_exposed_wait_ms: ([ $OWT[] | select(.exposed_wait_ms < $R.comm.straggler_min_ms) | .exposed_wait_ns ] | add // 0 | ms)} end),
   confidence: $confidence,
   confidence_basis: {score: $score, lowered_by: $CONFWHY},
   # A host finding that asks for a follow-up sets it too; a
