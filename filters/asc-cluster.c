@@ -785,6 +785,56 @@ oncop(struct rin *in, int ri)
 	cops[ncop++] = c;
 }
 
+/*
+ * msprof's matrix gives, per op class, views of the same links: the
+ * "<class>-total" rows (all the class's ops) and "<class>-top1",
+ * "-middle", "-bottomN" (single ops picked by time).  A link is counted
+ * and judged once: a view is dropped when its link has a -total row.
+ */
+static int
+istotal(const char *cls, const char *base, size_t n)
+{
+	return strncmp(cls, base, n) == 0 && strcmp(cls + n, "-total") == 0;
+}
+
+/* links[a] is the first entry of its link (rank, group, link, transport):
+ * a link that carries several op classes is counted once. */
+static int
+firstlink(size_t a)
+{
+	const struct link *l = &links[a];
+
+	for (size_t b = 0; b < a; b++)
+		if (links[b].rank == l->rank && strcmp(links[b].group, l->group) == 0 &&
+		    strcmp(links[b].link, l->link) == 0 && strcmp(links[b].transport, l->transport) == 0)
+			return 0;
+	return 1;
+}
+
+static void
+dropviews(void)
+{
+	size_t k = 0;
+
+	for (size_t a = 0; a < nlink; a++) {
+		struct link *l = &links[a];
+		const char *d = strrchr(l->cls, '-');
+		int view = 0;
+
+		for (size_t b = 0; d && strcmp(d, "-total") != 0 && b < nlink && !view; b++)
+			view = links[b].rank == l->rank && strcmp(links[b].group, l->group) == 0 &&
+			    strcmp(links[b].link, l->link) == 0 &&
+			    strcmp(links[b].transport, l->transport) == 0 &&
+			    istotal(links[b].cls, l->cls, (size_t)(d - l->cls));
+		if (view) {
+			free(l->group), free(l->cls), free(l->link), free(l->transport), free(l->op);
+			continue;
+		}
+		links[k++] = *l;
+	}
+	nlink = k;
+}
+
 static void
 onpeer(struct rin *in, int ri)
 {
@@ -3047,10 +3097,14 @@ skip:
 		size_t nl = 0, ndb = 0, nslow = 0;
 		int head = 0;
 
+		dropviews();
+		size_t nreal = 0;
+
 		for (size_t a = 0; a < nlink; a++)
 			if (ranks[links[a].rank].job == (int)(j - jobs)) {
 				nl++;
 				ndb += links[a].fromdb;
+				nreal += firstlink(a);
 			}
 		for (size_t a = 0; a < nlink; a++) {
 			struct link *l = &links[a];
@@ -3140,8 +3194,12 @@ skip:
 			fprintf(md, "\n## Slow links\n\nNo communication_matrix.json or analysis.db CommAnalyzerMatrix: links not judged.\n");
 		else if (md && nslow == 0) {
 			/* Name the source actually read, and what was left out. */
-			fprintf(md, "\n## Slow links\n\n%zu links read from %s (of at least %g MB, transports not ignored by the rules); none below %g of its median.\n",
-			    nl, ndb == 0 ? "communication_matrix.json" : ndb == nl ? "analysis.db CommAnalyzerMatrix" :
+			char by[64] = "";
+
+			if (nreal != nl)
+				snprintf(by, sizeof by, " (%zu entries by op class)", nl);
+			fprintf(md, "\n## Slow links\n\n%zu links%s read from %s (of at least %g MB, transports not ignored by the rules); none below %g of its median.\n",
+			    nreal, by, ndb == 0 ? "communication_matrix.json" : ndb == nl ? "analysis.db CommAnalyzerMatrix" :
 			    "communication_matrix.json and analysis.db CommAnalyzerMatrix",
 			    rules_num("cluster.link_min_size_mb"), rules_num("cluster.slow_link_fraction"));
 		}

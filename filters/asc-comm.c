@@ -93,6 +93,9 @@ static struct {
 	size_t		 nsb, csb;
 	struct iv	*eg;		/* embedding-gradient kernels */
 	size_t		 neg, ceg;
+	struct iv	*nw;		/* device Notify Wait tasks (Level0) */
+	size_t		 nnw, cnw;
+	char		*nwsrc;		/* where they came from */
 	char		*tsrc;		/* where the tasks came from */
 	char		*path;		/* the profile's directory */
 	int64_t		 maxop;		/* the longest op */
@@ -243,8 +246,9 @@ clear(void)
 	free(S.profile);
 	free(S.tsrc);
 	free(S.path);
-	S.profile = S.tsrc = S.path = NULL;
-	S.nop = S.nt = S.ncr = S.nlk = S.ncu = 0;
+	free(S.nwsrc);
+	S.profile = S.tsrc = S.path = S.nwsrc = NULL;
+	S.nop = S.nt = S.ncr = S.nlk = S.ncu = S.nnw = 0;
 	S.maxop = 0;
 	S.have = 0;
 	S.rank = -1;
@@ -1061,6 +1065,50 @@ putpipeline(void)
 	free(al);
 }
 
+/*
+ * "comm_op_wait": without HCCL tasks (Level0), each op's wait as the
+ * device's Notify Wait tasks inside it measure it: the union of those
+ * tasks within the op (concurrent waits count once), its part not under
+ * compute and its longest stretch.  Which peer it waits for is not in
+ * these tasks.  S.op sorted by start.
+ */
+static void
+putopwaits(void)
+{
+	S.nnw = mergeiv(S.nw, S.nnw);
+	for (size_t i = 0; i < S.nop; i++) {
+		const struct op *o = &S.op[i];
+		int64_t w = 0, ex = 0, lg = 0, n = 0;
+
+		for (size_t j = 0; j < S.nnw && S.nw[j].s < o->end; j++) {
+			int64_t a = S.nw[j].s > o->start ? S.nw[j].s : o->start;
+			int64_t b = S.nw[j].e < o->end ? S.nw[j].e : o->end;
+
+			if (b <= a)
+				continue;
+			w += b - a;
+			ex += b - a - undercompute(a, b);
+			if (b - a > lg)
+				lg = b - a;
+			n++;
+		}
+		out_begin(&ob, "comm_op_wait");
+		out_raw(&ob, "profile", S.profile, strlen(S.profile));
+		out_cstr(&ob, "src", S.nwsrc);
+		out_cstr(&ob, "step", o->step);
+		out_cstr(&ob, "op", o->name);
+		out_i64(&ob, "start_ns", o->start);
+		out_i64(&ob, "end_ns", o->end);
+		out_nsms(&ob, "elapsed", o->end - o->start);
+		out_nsms(&ob, "exposed", o->end - o->start - undercompute(o->start, o->end));
+		out_nsms(&ob, "wait", w);
+		out_nsms(&ob, "exposed_wait", ex);
+		out_nsms(&ob, "longest_wait", lg);
+		out_i64(&ob, "wait_stretches", n);
+		rec_put(&ob, stdout);
+	}
+}
+
 static void
 flush(void)
 {
@@ -1090,6 +1138,8 @@ flush(void)
 			ts[first[S.t[i].oi] + cnt[S.t[i].oi]++] = &S.t[i];
 	putgroups();
 	putpipeline();
+	if (S.nt == 0 && S.nnw)
+		putopwaits();
 	for (size_t i = 0; i < S.nop; i++) {
 		const struct op *o = &S.op[i];
 		struct split s = { 0 };
@@ -1240,6 +1290,22 @@ taskrec(struct rin *r)
 	return 0;
 }
 
+static int
+nwrec(struct rin *r)
+{
+	struct iv v;
+
+	if (rin_scan(r) != 0)
+		return -1;
+	if (rin_i64(r, "start_ns", &v.s) != 0 || rin_i64(r, "end_ns", &v.e) != 0 || v.e < v.s)
+		return snprintf(r->err, sizeof r->err, "notify_wait has no integer \"start_ns\" <= \"end_ns\""), -1;
+	if (S.nwsrc == NULL && (S.nwsrc = strf(r, "src")) != NULL && strrchr(S.nwsrc, '@'))
+		*strrchr(S.nwsrc, '@') = '\0';
+	PUSH(S.nw, S.nnw, S.cnw);
+	S.nw[S.nnw++] = v;
+	return 0;
+}
+
 /* Widen the span of the step named s to hold [a, b). */
 static void
 stepspan(const char *s, int64_t a, int64_t b)
@@ -1360,6 +1426,8 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		return 0;
 	} else if (sr_is(t, n, "comm_task"))
 		rc = taskrec(r);
+	else if (sr_is(t, n, "notify_wait"))
+		rc = nwrec(r);
 	else if (sr_is(t, n, "kernel"))
 		rc = kernelrec(r);
 	else if (sr_is(t, n, "comm"))
@@ -1381,7 +1449,7 @@ int
 main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
-	static const char *const own[] = { "comm_group", "comm_op", "comm_peer", NULL };
+	static const char *const own[] = { "comm_group", "comm_op", "comm_peer", "comm_op_wait", NULL };
 	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
 	size_t maxline = (size_t)1 << 28;
 	const char *rules = NULL;

@@ -926,6 +926,8 @@ process(struct profile *p)
 		tab_commx_put(fk[F_COMMX], p->name);
 	if (tr && tc.comm_tasks)
 		trace_put_comm_tasks(tr, stdout, p->name, origin);
+	else if (tr && tc.notify_waits)	/* Level0: the ops' waits */
+		trace_put_notify_waits(tr, stdout, p->name, origin);
 	else if (db && db_put_comm_tasks(db, stdout, p->name, origin) != 0)
 		die("%s", db_err(db));
 	if (tr)

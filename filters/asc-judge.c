@@ -5,6 +5,8 @@
  * The decision tables are the jq program asc-judge.jq, built in.
  */
 #define _GNU_SOURCE		/* memmem */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,7 @@ static struct gather_type kept[] = {
 	{ "comm", 20000, GATHER_FIRST, 0 },
 	{ "comm_op", 20000, GATHER_FIRST, 0 },
 	{ "comm_peer", 20000, GATHER_FIRST, 0 },
+	{ "comm_op_wait", 20000, GATHER_FIRST, 0 },
 	{ "comm_group", 1000, GATHER_FIRST, 0 },
 	{ "comm_pipeline", 1000, GATHER_FIRST, 0 },
 	{ "step_metrics", 0, GATHER_FIRST, 0 },
@@ -71,6 +74,7 @@ static struct aside jas;	/* -j's file, written aside */
  * gathered as if they had been in the stream.
  */
 static const char *apath;
+static jv inranks;		/* -I: the ranks of the input's profiles, or null */
 static struct rin ar;
 static int adone;
 static struct buf aprof;	/* the stream's profile name, raw JSON */
@@ -81,7 +85,7 @@ static void usage(void) __attribute__((noreturn));
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-k] [-a attribfile] [-j file] [-r rules] [file ...]\n", progname);
+	fprintf(stderr, "usage: %s [-k] [-a attribfile] [-I ranks] [-j file] [-r rules] [file ...]\n", progname);
 	exit(EX_SYS);
 }
 
@@ -199,6 +203,7 @@ flush(void)
 	acc = keybystep(gather_take(g));
 	acc = jv_object_set(acc, jv_string("asc"), JV_OBJECT(jv_string("version"),
 	    jv_string(asc_version()), jv_string("rules_file"), jv_string(rulesf)));
+	acc = jv_object_set(acc, jv_string("input_ranks"), jv_copy(inranks));
 	p = jv_getpath(jv_copy(acc), JV_ARRAY(jv_string("profile"), jv_number(0), jv_string("profile")));
 	name = xstrdup(jv_get_kind(p) == JV_KIND_STRING ? jv_string_value(p) : "");
 	jv_free(p);
@@ -279,6 +284,28 @@ run(const char *path)
 	rin_close(&r);
 }
 
+/* -I 0,1,...: the ranks (profiler_info_N.json) of the input's profiles. */
+static jv
+rankopt(const char *arg)
+{
+	jv a = jv_array();
+	const char *s = arg;
+	char *e;
+
+	for (;;) {
+		long long v;
+
+		errno = 0;
+		v = strtoll(s, &e, 10);
+		if (e == s || errno || v < 0 || v > INT32_MAX || (*e != ',' && *e != '\0'))
+			die("-I %s: not a list of ranks (0,1,...)", arg);
+		a = jv_array_append(a, jv_number((double)v));
+		if (*e == '\0')
+			return a;
+		s = e + 1;
+	}
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -287,10 +314,14 @@ main(int argc, char *argv[])
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	while ((ch = getopt(argc, argv, "a:j:kr:")) != -1) {
+	inranks = jv_null();
+	while ((ch = getopt(argc, argv, "a:I:j:kr:")) != -1) {
 		switch (ch) {
 		case 'a':
 			apath = optarg;
+			break;
+		case 'I':
+			inranks = rankopt(optarg);
 			break;
 		case 'j':
 			if (aside_open(&jas, optarg) != 0)
@@ -334,6 +365,7 @@ main(int argc, char *argv[])
 	buf_free(&aprof);
 	gather_free(g);
 	jqprog_free(prog);
+	jv_free(inranks);
 	/* Only a complete file replaces the old one. */
 	if (jfp && rc != EX_OK && !kflag)
 		aside_discard(&jas);

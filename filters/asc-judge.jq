@@ -478,6 +478,11 @@ def gap($c): $gaps | index([$c]) != null;
 # R3.2: the groups, their size and role (asc-comm's comm_group), longest first.
 ((.comm_group // []) | map(del(.type, .profile)) | sort_by(-(.elapsed_ns // 0))) as $CGR |
 (.comm_op // []) as $CO |
+# Without HCCL tasks (Level0): each op's wait measured by the device's
+# Notify Wait tasks (asc-comm's comm_op_wait); the peer is not in them.
+(.comm_op_wait // []) as $OWT |
+# the ranks of the input's profiles (asc-analyze -I), [] when not given
+(.input_ranks // []) as $INR |
 (if ($CO | length) == 0 then null else
    ([ $CO[] | .step ] | uniq | length | if . == 0 then 1 else . end) as $ts |
    def per: add // 0 | . / $ts | ms;
@@ -893,6 +898,15 @@ def inflight($s; $e): [ $CO[] | select(.start_ns < $e and .end_ns > $s) ] as $o 
 	  waited_for: (if $pk == null or $pk.wait_ns <= 0 then null else
 	    {rank: $pk.rank, group: $pk.group, wait_ms: ($pk.wait_ns | ms),
 	     in_input: (($CT.peers // []) | map(select(.group == $pk.group and .rank == $pk.rank)) | if length == 0 then null else .[0].in_input end)} end) };
+# The same without HCCL tasks: the ops in it and what their Notify Wait
+# tasks wait (for a peer the tasks do not name).
+def owinflight($s; $e): [ $OWT[] | select(.start_ns < $e and .end_ns > $s) ] as $o |
+	{ comm_ms: ($o | map([([.start_ns, $s] | max), ([.end_ns, $e] | min)]) | unionlen | ms),
+	  comm_ops: ($o | length),
+	  comm_op_names: ($o | map(.op | sub("__?[0-9_]+$"; "")) | uniq),
+	  comm_elapsed_ms: ($o | map(.elapsed_ns // 0) | add // 0 | ms),
+	  waited_for: null,
+	  notify_wait_ops: ($o | map(select(.wait_ns > 0) | {op, wait_ms, start_before_ms: ([$s - .start_ns, 0] | max | ms)})) };
 ($ASUM.serialisation_points // [] | map({family, step_id, start_ns, end_ns, offset_ms: (.offset_ns | ms),
    dur_ms: (.dur_ns | ms), blocked_ms: (.blocked_ns | ms), device_idle_ms: (.device_idle_ns | ms),
    blocked_offset_ms: (.blocked_offset_ns // .offset_ns | ms),
@@ -901,7 +915,8 @@ def inflight($s; $e): [ $CO[] | select(.start_ns < $e and .end_ns > $s) ] as $o 
    device_busy_ms: ((.dur_ns - .device_idle_ns) | ms),
    to_step_end_ms: (.step_id as $sid | ($M | map(select((.step_id | tostring) == $sid)) | .[0].service_ns) as $svc |
      if $svc == null then null else ($svc - .offset_ns - .dur_ns | ms) end),
-   chain, frame} + (if ($CO | length) == 0 then {in_flight: null} else {in_flight: inflight(.start_ns; .end_ns)} end))) as $SERIAL |
+   chain, frame} + (if ($CO | length) > 0 then {in_flight: inflight(.start_ns; .end_ns)}
+     elif ($OWT | length) > 0 then {in_flight: owinflight(.start_ns; .end_ns)} else {in_flight: null} end))) as $SERIAL |
 # R3.4: idle time ahead of a wait for a late peer only moves into that
 # wait.  The peer is the one the communication finding names (exposed
 # wait of at least max(comm.straggler_min_ms, comm.straggler_share of the
@@ -914,7 +929,13 @@ def inflight($s; $e): [ $CO[] | select(.start_ns < $e and .end_ns > $s) ] as $o 
 # longest at least comm.late_op_ratio times the median of the others, is
 # the late-peer pattern: that op most likely waits for a peer, its time
 # over that median (excess) the estimated wait.
-(if $DG != null and $DG.comm_exposed_heavy and $CT == null and $COMM == null then
+# With the device's Notify Wait tasks the wait is measured instead: the
+# ops that wait at least comm.straggler_min_ms not under compute.
+(if $DG != null and $DG.comm_exposed_heavy and $CT == null and $COMM == null and ($OWT | length) > 0 then
+   [ $OWT[] | select(.exposed_wait_ms >= $R.comm.straggler_min_ms) |
+     {step: (.step | tostring), op, measured: true, dur_ms: .elapsed_ms, wait_ms, exposed_wait_ms,
+      excess_ns: .exposed_wait_ns, end_ns} ] | sort_by(-.excess_ns)
+ elif $DG != null and $DG.comm_exposed_heavy and $CT == null and $COMM == null then
    [.comm_kernel // [] | .[] | select(.step_id != null and .dur_ns != null and .start_ns != null)] |
    group_by([(.step_id | tostring), (.name | sub("_[0-9]+_[0-9]+$"; ""))]) |
    map(select(length >= 3) | sort_by(.start_ns) | . as $ops | max_by(.dur_ns) as $l |
@@ -952,9 +973,18 @@ def famstake($f; $t):
 	else [$t - absorbed($f), 0] | max end;
 (($HWA | map(.dur) | add // 0) as $d | if $d > 0 then ($HWA | map(.dur * .af) | add) / $d else 0 end) as $AFALL |
 (if $LATE == null then "" else "rank \($LATE.rank)" + (if $LATE.in_input then "" else " (not in this input)" end) end) as $LATEN |
-(if ($OPW | length) == 0 then null else "the peer that \($OPW[0].op) most likely waits for" end) as $OPWN |
+(if ($OPW | length) == 0 then null elif $OPW[0].measured then "the peer that \($OPW[0].op) waits for"
+ else "the peer that \($OPW[0].op) most likely waits for" end) as $OPWN |
 # The communication finding's sentence on that pattern (the longest case).
-def opwtext: if ($OPW | length) == 0 then "" else $OPW[0] as $o |
+def opwtext: if ($OPW | length) == 0 then ""
+	elif $OPW[0].measured then
+	  ([ $OWT[] | select(.exposed_wait_ms < $R.comm.straggler_min_ms) ]) as $rest |
+	  " Its device Notify Wait tasks (\($OWT[0].src // "trace_view.json"), Ascend Hardware) measure the wait inside each op: " +
+	  ($OPW[0:4] | map("\(.op) waits \(.wait_ms | fmt) of its \(.dur_ms | fmt) (\(.exposed_wait_ms | fmt) not under compute)") | join(", ")) +
+	  (if ($OPW | length) > 4 then ", \($OPW | length - 4) other ops \($OPW[4:] | map(.exposed_wait_ms) | add | fmt) not under compute" else "" end) +
+	  (if ($rest | length) > 0 then "; the other \($rest | length) op\(if ($rest | length) > 1 then "s" else "" end) \($rest | map(.exposed_wait_ms) | add | fmt) not under compute" else "" end) +
+	  ". So \(($OWT | map(.exposed_wait_ns) | add) / ([$DG.group_size // 1, 1] | max) | ms | fmt) per step of it is waiting for peers, not data moving; which peer each op waits for is in the HCCL tasks (Level1 or higher)."
+	else $OPW[0] as $o |
 	" Its ops' durations point to a late peer: in step \($o.step) \($o.op) takes \($o.dur_ms | fmt) against a median \($o.others_median_ms | fmt) for the group's \($o.ops - 1) other ops (\(if $o.others_min_ms == $o.others_max_ms then "each \($o.others_min_ms | fmt)" else "\($o.others_min_ms | fmt) to \($o.others_max_ms | fmt)" end))" +
 	(if $o.first then ", and it is the group's first op in the step: the first op waits until the last peer arrives, the later ones find it there" else "" end) +
 	". So most of it is most likely a wait for a late peer (about \(($OPW | map(.excess_ns) | add) / ([$DG.group_size // 1, 1] | max) | ms | fmt) per step over the other ops' median), not data moving; a Level1 capture names the peer and measures the wait." end;
@@ -1007,7 +1037,11 @@ def nokpp:
 	  ($w | map("\(.op) (\(.elapse_ms | fmt), this stage waiting for its peer stage)") | join(" and ")) +
 	  ", so idle in them is hidden under the peer stage's work up to those waits; only idle before the first op (the first forward) and after the last one can be on the critical path." end;
 def stakeclause($idle; $ab; $how):
-	if $ab > 0 and $LATE == null and ($OPW | length) > 0 then
+	if $ab > 0 and $LATE == null and ($OPW | length) > 0 and $OPW[0].measured then
+	  " \($ab | fmt) per step of it lies before the ops that wait for a peer (\($OPW | map(.op) | join(", ")), measured by their Notify Wait tasks: see the communication finding), and would then only lengthen that wait: " +
+	  (if $idle - $ab > 0 then "\($idle - $ab | fmt) per step is" else "nothing is" end) +
+	  " at stake on this rank while that peer is late (a Level1 capture names the peer)."
+	elif $ab > 0 and $LATE == null and ($OPW | length) > 0 then
 	  " \($ab | fmt) per step of it lies before \($OPW[0].op), which most likely waits for a late peer (see the communication finding), and would then only lengthen that wait: " +
 	  (if $idle - $ab > 0 then "\($idle - $ab | fmt) per step is" else "nothing is" end) +
 	  " at stake on this rank while that peer is late (an estimate from the op durations: re-capture at Level1 or higher to name the peer and measure its wait)."
@@ -1072,10 +1106,12 @@ def parttext($k):
      ($CT.peers | map(select(.rank != null and .exposed_wait_ms >= ([$R.comm.straggler_min_ms, $R.comm.straggler_share * $ce] | max))) | .[0] // null) as $late |
      ($CT.groups | map(select(.group == ($late.group // null))) | .[0] // null) as $lg |
      ([$ce, ($BD.compute // 0)] | min) as $hide |
-     # the ops where the late peer holds this rank at least 1 ms
+     # every op where the late peer holds this rank not under compute,
+     # longest first: their exposed waits add up to the figure stated
      (if $late == null then [] else
 	[ $CO[] | select(.group == $late.group) | . as $o | .peers[] |
-	  select(.rank == $late.rank and .wait_ns >= 1000000) | {op: $o.op, step: $o.step, wait_ms: (.wait_ns | ms)} ] end) as $LOPS |
+	  select(.rank == $late.rank and (.exposed_wait_ns // 0) > 0) |
+	  {op: $o.op, step: $o.step, exposed_wait_ms: (.exposed_wait_ns | ms), wait_ms: (.wait_ns | ms)} ] | sort_by(-.exposed_wait_ms) end) as $LOPS |
      # Fixing the latest peer leaves, in each op, the wait on the next
      # latest (its own wait not under compute, at most the latest's).
      (if $late == null then 0 else
@@ -1089,14 +1125,21 @@ def parttext($k):
        "Its HCCL tasks (\($CT.source)) split the \($CT.elapsed_ms | fmt) of communication ops per step into waiting for peers \($CT.wait_ms | fmt), moving data \($CT.transfer_ms | fmt) and the rest \($CT.rest_ms | fmt)." +
        ($CGR | roleclause($CT.steps)) +
        (if $late != null then
-	  ($LOPS | map("\(.op) \(.wait_ms | fmt)")) as $lops |
+	  ($LOPS | map("\(.op) \(.exposed_wait_ms | fmt)")) as $lops |
 	  $also as $under |
 	  " \($late.exposed_wait_ms | fmt) of the \($ce | fmt) of exposed communication per step waits for rank \($late.rank)" +
 	  (if $late.global_rank != null and $late.global_rank != $late.rank then " (global rank \($late.global_rank))" else "" end) +
 	  (if $late.in_input then "" else ", which is not in this input" end) +
-	  (if ($lops | length) > 0 then " (in \($lops | length) of the \($CO | map(select(.group == $late.group)) | length) ops of the capture: \($lops | join(", ")))" else "" end) +
+	  (if ($lops | length) > 0 then
+	     " (held not under compute in \($lops | length) of the \($CO | map(select(.group == $late.group)) | length) ops of the capture: " +
+	     ($lops[0:6] | join(", ")) +
+	     (if ($LOPS | length) > 6 then ", and \($LOPS | length - 6) other ops \($LOPS[6:] | map(.exposed_wait_ms) | add | fmt)" else "" end) +
+	     (if $CT.steps > 1 then "; \($LOPS | map(.exposed_wait_ms) | add | fmt) in all over its \($CT.steps) steps" else "" end) + ")"
+	   else "" end) +
 	  (if ($under | length) > 0 then "; under that wait it also waits on rank\(if ($under | length) == 1 then "" else "s" end) \($under | map("\(.rank) (\(.ms | fmt) not under compute)") | join(", ")), which the longer wait covers" else "" end) +
-	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this input holds \($lg.ranks_in_input)" else "" end) +
+	  # with the input's ranks (-I), the group's members among them
+	  (($lg.global_ranks // $lg.members // []) | map(select(. as $m | $INR | index([$m]) != null)) | length) as $held |
+	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this input holds \([$lg.ranks_in_input, $held] | max)" else "" end) +
 	  (if $lg != null and $lg.role == null then " (ranks as the HCCL tasks number them, within the group: no parallel_group_info maps them to global ranks)" else "" end) +
 	  ": profile rank \($late.rank) (or all ranks) to see why it is late." +
 	  (if $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then
@@ -1126,7 +1169,8 @@ def parttext($k):
      ([ $C[] | select(.group as $g | $one | index([$g]) != null) | .wait_ms // 0 ] | add // 0) as $onewait |
      rec("Communication is not hidden behind compute: \($ce | fmt) per step (\(share($ce; $svcms) | pcs) of the \($svcms | fmt) step) in \($dom)." +
        (if $COMM == null then
-	  (if $LEVEL0 then " The capture is Level0, which collects neither HCCL tasks nor communication.json: re-capture at Level1 or higher to split the ops' time and name the peer each op waits for." + opwtext
+	  (if $LEVEL0 and ($OPW | length) > 0 and $OPW[0].measured then " The capture is Level0, which collects neither HCCL tasks (the peer each op waits for) nor communication.json." + opwtext
+	   elif $LEVEL0 then " The capture is Level0, which collects neither HCCL tasks nor communication.json: re-capture at Level1 or higher to split the ops' time and name the peer each op waits for." + opwtext
 	   else " Without communication.json (or COMMUNICATION_OP) the wait / transit split cannot be judged: export it to tell a late peer from a slow link." end)
 	else
 	  ($COMM.steps) as $n |
@@ -1258,7 +1302,10 @@ def parttext($k):
        (if $f == null then "The capture holds no HCCL tasks, so what that work waited on (a collective waiting for a peer, say) cannot be told; \($TASKSWHERE). "
 	elif $f.comm_ops == 0 then "No communication op runs in it: the host waited on compute. "
 	else "Communication runs for \($f.comm_ms | fmt) of it (\($f.comm_ops) op(s): \($f.comm_op_names | join(", ")), \($f.comm_elapsed_ms | fmt) in all)" +
-	  (if $f.waited_for == null then ". "
+	  (if $f.waited_for == null and ($f.notify_wait_ops // [] | length) > 0 then
+	     ", and the device's Notify Wait tasks in " + ($f.notify_wait_ops | map("\(.op) wait \(.wait_ms | fmt)" + (if .start_before_ms > 0 then " (it started \(.start_before_ms | fmt) before the call)" else "" end)) | join(", ")) +
+	     ": the host waited on the communication, and the communication on a peer (the wait the communication finding measures; a Level1 capture names the peer), so the call itself costs little. "
+	   elif $f.waited_for == null then ". "
 	   else ", and those ops wait \($f.waited_for.wait_ms | fmt) for rank \($f.waited_for.rank)" + (if $f.waited_for.in_input == false then " (not in this input)" else "" end) +
 	     ": the host waited on the communication, and the communication on rank \($f.waited_for.rank), so the call itself costs little. " end) end) +
        "Meanwhile the host queues nothing, so the work after it cannot be queued ahead" +
@@ -1388,6 +1435,8 @@ def parttext($k):
       if .finding == "COMM_EXPOSED_HEAVY" and ((.stake_on // "") | startswith("rank ")) and .won_back_by_fixing_ms != null then
 	"Exposed communication waiting for \(.stake_on): \(.late_peer_wait_ms | fmt) per step, of which fixing it wins back about \($t)."
       elif .finding == "COMM_EXPOSED_HEAVY" and ((.stake_on // "") | startswith("rank ")) then "Exposed communication waiting for \(.stake_on): \($t)."
+      elif .finding == "COMM_EXPOSED_HEAVY" and ($OPW | length) > 0 and $OPW[0].measured then
+	"Exposed communication waiting for a peer (\($OPW[0].op) waits \($OPW[0].wait_ms | fmt) of its \($OPW[0].dur_ms | fmt), by its Notify Wait tasks): \($t)."
       elif .finding == "COMM_EXPOSED_HEAVY" and ($OPW | length) > 0 then
 	"Exposed communication, most likely waiting for a late peer (\($OPW[0].op) takes \($OPW[0].dur_ms | fmt) against \($OPW[0].others_median_ms | fmt) for the group's other ops): \($t)."
       elif .finding == "COMM_EXPOSED_HEAVY" and ((.stake_excludes.pipeline_bubble_ms // 0) + (.stake_excludes.one_rank_groups_ms // 0)) > 0 then
@@ -1453,11 +1502,20 @@ def parttext($k):
       # the others under its wait, as the communication finding gives them
       (undercap($h.rank; $h.group) | map({key: (.rank | tostring), value: .ms}) | from_entries) as $u |
       [$h] + (map(select(. != $h and .group == $h.group) | . + {under_ms: ($u[.rank | tostring] // 0)}) |
-	map(select(.under_ms >= $B.comm_exposed_min_ms)) | sort_by(-.under_ms)) end | .[0:3]) as $late |
+	map(select(.under_ms >= $B.comm_exposed_min_ms)) | sort_by(-.under_ms)) end | .[0:3]) as $late0 |
+   # a peer whose rank another profile of the input holds (asc-analyze -I)
+   # is not captured anew: the cluster report compares the ranks
+   (.input_ranks // []) as $inr |
+   ($late0 | map(select((.global_rank // .rank) as $r | $inr | index([$r]) == null))) as $late |
+   ($late0 | map(select((.global_rank // .rank) as $r | $inr | index([$r]) != null))) as $here |
+   (if ($here | length) > 0 then " (rank\(if ($here | length) > 1 then "s" else "" end) \($here | map(.global_rank // .rank | tostring) | join(", ")), which this rank also waits on, \(if ($here | length) > 1 then "are" else "is" end) in this input: see the cluster report)" else "" end) as $herenote |
    (if ($late | length) > 0 then
      {capture: "rank(s) \($late | map(.global_rank // .rank | tostring) | join(", ")) of the same step (or all ranks)",
-      why: ("this rank waits for them, not under compute: rank \($late[0].global_rank // $late[0].rank) \($late[0].exposed_wait_ms | fmt) per step" +
-	(if ($late | length) > 1 then "; under that wait also " + ($late[1:] | map("rank \(.global_rank // .rank) \(.under_ms | fmt)") | join(", ")) else "" end)), gap: null} else empty end),
+      why: ("this rank waits for them, not under compute: rank \($late[0].global_rank // $late[0].rank) \(if $late[0] == $late0[0] then $late[0].exposed_wait_ms else $late[0].under_ms end | fmt) per step" +
+	(if ($late | length) > 1 then "; under that wait also " + ($late[1:] | map("rank \(.global_rank // .rank) \(.under_ms | fmt)") | join(", ")) else "" end) + $herenote), gap: null}
+    elif ($here | length) > 0 then
+     {capture: "the cluster report (cluster/cluster_report.md), not a new capture, for rank(s) \($here | map(.global_rank // .rank | tostring) | join(", "))",
+      why: "this rank waits for them (rank \($here[0].global_rank // $here[0].rank) \(if $here[0] == $late0[0] then $here[0].exposed_wait_ms else $here[0].under_ms end | fmt) per step not under compute), and they are in this input", gap: null} else empty end),
    # The peer pipeline stage that the pp bubble waits for.
    ([ $CGR[] | select(((.role // "") | startswith("pp")) and (.peer_global_ranks // [] | length) > 0) | . as $g |
       ppstage($g) | select(. != null and .peer_ms != null) | . + {peers: $g.peer_global_ranks} ] | .[0] // null) as $pps |
@@ -1506,9 +1564,16 @@ def parttext($k):
   host_risk_assessed: $hosted,
   host_risk_basis: $HRB,
   # the late-peer pattern of op durations (no HCCL tasks), as the text gives it
-  late_op_pattern: (if ($OPW | length) == 0 then null else
+  late_op_pattern: (if ($OPW | length) == 0 or $OPW[0].measured then null else
     {ops: ($OPW | map({step, op, group, ops, first, dur_ms, others_median_ms, others_min_ms, others_max_ms, excess_ms: (.excess_ns | ms)})),
      excess_ms_per_step: (($OPW | map(.excess_ns) | add) / ([$DG.group_size // 1, 1] | max) | ms)} end),
+  # each op's wait by the device's Notify Wait tasks (no HCCL tasks)
+  comm_op_waits: (if ($OWT | length) == 0 then null else
+    {source: $OWT[0].src, steps: ([$OWT[] | .step] | unique | length),
+     ops: ($OWT | map({step, op, elapsed_ms, exposed_ms, wait_ms, exposed_wait_ms, longest_wait_ms})),
+     exposed_wait_ms_per_step: (($OWT | map(.exposed_wait_ns) | add) / ([([$OWT[] | .step] | unique | length), 1] | max) | ms),
+     # the ops the text does not name, summed as it gives them
+     other_ops_exposed_wait_ms: ([ $OWT[] | select(.exposed_wait_ms < $R.comm.straggler_min_ms) | .exposed_wait_ns ] | add // 0 | ms)} end),
   confidence: $confidence,
   confidence_basis: {score: $score, lowered_by: $CONFWHY},
   # A host finding that asks for a follow-up sets it too; a
@@ -1595,6 +1660,7 @@ def parttext($k):
   recommendations: $recs,
   notes: $notes,
   followup_sampling: $SAMPLE,
+  input_ranks: .input_ranks,
   asc_version: .asc.version,
   rules_file: .asc.rules_file
 }

@@ -209,7 +209,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  ($CT.groups | map("Group \(.group | tostring | code): \(if .size == null then "size unknown" else "\(.size) ranks (from \(.size_from | md))" end), this input holds \(.ranks_in_input) (rank \(.rank // "?")).") | join("\n")) + "\n\n" +
  "Per peer: \"waits on it\" is the time a Notify_Wait on that peer runs (waits on several peers at once each count); \"holds the op\" is the part given to it alone (its wait ends last), which adds up to the waiting above.\n\n" +
  table(["peer rank", "group", "waits on it per step", "not under compute", "holds the op per step", "not under compute", "this profile's rank"];
-   ($CT.peers[0:5] | map([(.rank | tostring), (.group | tostring | code), (.own_wait_ms | dur), (.own_exposed_wait_ms | dur), (.wait_ms | dur), (.exposed_wait_ms | dur), (if .in_input then "yes" else "no" end)]))) +
+   ($CT.peers[0:5] | map([(.rank | tostring), (.group | tostring | code), (.own_wait_ms | dur), (.own_exposed_wait_ms | dur), (.wait_ms | dur), (.exposed_wait_ms | dur), (if .in_input then "yes" elif (.global_rank // .rank) as $r | ($A.input_ranks // []) | index([$r]) != null then "no; in this input (see the cluster report)" else "no" end)]))) +
  (if ($CT.peers | length) > 5 then "\n\n(the 5 longest of \($CT.peers | length); all are in the JSON)" else "" end) +
  (if $CT.comm_json_wait_ms != null then "\n\nCross-check: the comm records (\($COMM.source // "communication.json" | md)) count \($CT.comm_json_wait_ms | dur) of wait and \($CT.comm_json_transit_ms | dur) of transit per step for the same ops; the figures above are the tasks'." else "" end) + "\n"
  elif $COMM == null then

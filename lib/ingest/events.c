@@ -500,6 +500,8 @@ xevent(struct trace *t, const struct ev *ev, const char *at, uint64_t off)
 		th->maxx = xend;
 	if (ev->ctt.k == 's')
 		ctevent(t, ev, &h, th);
+	else if (ev->ttype.k == 's')
+		tr_hwwait(t, ev, &h, th);
 	if (ev->cat.k == 's') {
 		spanstr(&ev->cat, &t->sc2, &cat, &ncat);
 		h.flags |= F_CAT;
@@ -933,6 +935,8 @@ tr_finish(struct trace *t)
 			h->role = T_IGN;
 		if (r == R_COMM)
 			t->c.comm_tasks += h->nct;
+		else if (r == R_HW)
+			t->c.notify_waits += h->nct;
 		if (h->role == T_HOST) {
 			t->c.host += h->nx;
 			t->hostsets |= h->sets;

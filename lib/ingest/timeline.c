@@ -13,3 +13,4 @@
 #include "split.c"
 #include "put.c"
 #include "devtask.c"
+#include "hwwait.c"

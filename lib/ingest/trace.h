@@ -55,6 +55,7 @@ struct trace_counts {
 	unsigned long	 comm_tasks;	/* HCCL task events of the HCCL process */
 	unsigned long	 input_dims;	/* X events with args "Input Dims" (host
 					   ops, when record_shapes was on) */
+	unsigned long	 notify_waits;	/* Ascend Hardware Notify Wait tasks */
 };
 
 struct trace;
@@ -135,6 +136,11 @@ struct trace_devtasks {
 };
 void		 trace_devtasks(struct trace *, struct trace_devtasks *);
 void		 trace_devtasks_free(struct trace_devtasks *);
+/*
+ *   notify waits (hwwait.c): the Ascend Hardware process's "Notify Wait"
+ *	tasks as "notify_wait" records in start order.
+ */
+void		 trace_put_notify_waits(struct trace *, FILE *, const char *profile, int64_t origin_ns);
 void		 trace_close(struct trace *);
 /* Read the rules both readers share, once, before any reader thread:
  * trace_open and db_open call it. */

@@ -399,6 +399,8 @@ const char *tr_thrname(const struct trace *t, const struct thr *h);
 void	tr_setthrname(struct trace *t, struct thr *h, char *s);
 /* The process and thread metadata changed: provisional sets are stale. */
 void	tr_newgen(struct trace *t);
+/* hwwait: keep an Ascend Hardware event if its "Task Type" is Notify Wait. */
+void	tr_hwwait(struct trace *t, const struct ev *ev, const struct shdr *h, struct thr *th);
 const char *tr_mkprefix(const struct trace *t, int kind);
 int	tr_event(struct trace *t, const struct ev *ev, const char *at);
 int	tr_mkcmp(const void *a, const void *b);

@@ -1,0 +1,75 @@
+/*
+ * hwwait: the device's Notify Wait tasks.  The Ascend Hardware process
+ * holds them at every level (X events whose "Task Type" is "Notify
+ * Wait", on the communication stream); a Level0 capture has no HCCL
+ * tasks, and they are then the only measure of how long each
+ * communication op waits.  They are kept in the HCCL tasks' store (a
+ * thread of the Ascend Hardware process tells them apart) and written as
+ * "notify_wait" records; asc-comm measures each op's wait with them.
+ */
+#include "trace_int.h"
+
+/* An Ascend Hardware event with "Task Type": keep it if a Notify Wait. */
+void
+tr_hwwait(struct trace *t, const struct ev *ev, const struct shdr *h,
+    struct thr *th)
+{
+	static const char nw[] = "Notify Wait";
+	struct ctask c;
+	const char *s;
+	size_t n;
+	int64_t v;
+
+	spanstr(&ev->ttype, &t->sc3, &s, &n);
+	if (n != sizeof nw - 1 || memcmp(s, nw, n) != 0)
+		return;
+	memset(&c, 0, sizeof c);
+	c.start = h->start;
+	c.dur = h->dur;
+	c.off = h->off;
+	c.ti = h->ti;
+	c.src = c.dst = c.bytes = -1;
+	c.stream = ((ev->pstream.k && spani64(&ev->pstream, &v) == 0) ||
+	    (ev->stream.k && spani64(&ev->stream, &v) == 0)) && v >= 0 &&
+	    v <= INT32_MAX ? (int32_t)v : -1;
+	memcpy(c.ttype, nw, sizeof nw);
+	th->nct++;
+	tr_frs_add(t, &t->ct, &c);
+}
+
+void
+trace_put_notify_waits(struct trace *t, FILE *fp, const char *profile,
+    int64_t origin)
+{
+	struct buf *b = &t->ob;
+	struct fmrg mg;
+	const struct ctask *c;
+
+	tr_frs_sort(&t->ct);
+	tr_fmrg_open(&mg, &t->ct, 1);
+	for (; (c = tr_fmrg_top(&mg)) != NULL; tr_fmrg_pop(&mg)) {
+		const struct thr *th = &t->th[c->ti];
+		char src[32];
+
+		if (th->pi < 0 || t->pr[th->pi].role != R_HW)
+			continue;
+		b->len = 0;
+		out_begin(b, "notify_wait");
+		out_cstr(b, "profile", profile);
+		t->sc.len = 0;
+		buf_adds(&t->sc, t->disp);
+		snprintf(src, sizeof src, "@%llu", (unsigned long long)c->off);
+		buf_adds(&t->sc, src);
+		buf_addc(&t->sc, '\0');
+		out_cstr(b, "src", t->sc.p);
+		out_i64(b, "start_ns", c->start - origin);
+		out_i64(b, "dur_ns", c->dur);
+		out_i64(b, "end_ns", c->start - origin + c->dur);
+		if (c->stream < 0)
+			out_cstr(b, "stream", NULL);
+		else
+			out_i64(b, "stream", c->stream);
+		rec_put(b, fp);
+	}
+	tr_fmrg_close(&mg);
+}
