@@ -142,6 +142,13 @@ fuzz: all fuzz-build
 fuzz-ci: all fuzz-build
 	tests/fuzz/run -c 20 $(FUZZ_TARGETS)
 
+# Refactoring changes no output: BASE and the working tree (or NEW) built
+# apart, every output on the real captures and generated profiles
+# compared byte for byte (tests/differential/same-outputs).
+BASE ?= HEAD
+same:
+	tests/differential/same-outputs $(BASE) $(NEW)
+
 # Per module: its lines and the filters that include it; fails when a
 # module of lib/ (the shared part) serves one filter only.
 modules:
@@ -149,7 +156,7 @@ modules:
 
 lint:
 	mandoc -Tlint -Wwarning man/*.1 man/*.7
-	for f in tests/run tests/case.sh tests/bench/run tests/modules tests/portable $(PIPES:%=pipelines/%); do bash -n $$f || exit 1; done
+	for f in tests/run tests/case.sh tests/bench/run tests/modules tests/portable tests/differential/same-outputs $(PIPES:%=pipelines/%); do bash -n $$f || exit 1; done
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)/schemas
@@ -169,5 +176,5 @@ clean:
 	rm -rf bin $(OBJ) $(OBJ:.o=.d) $(FUZZDIR) lib/libasc.a lib/ingest/libingest.a lib/rules_default.c lib/version.h filters/*.jq.inc $(TESTBIN)
 
 -include $(OBJ:.o=.d) $(wildcard $(FUZZOBJ:.o=.d))
-.PHONY: all deps demo check check-portable asan ubsan-clang bench lint modules install uninstall clean fuzz fuzz-build fuzz-ci FORCE
+.PHONY: all deps demo check check-portable same asan ubsan-clang bench lint modules install uninstall clean fuzz fuzz-build fuzz-ci FORCE
 .SECONDARY: $(OBJ) $(FUZZOBJ) filters/asc-judge.jq.inc filters/asc-report.jq.inc filters/asc-html.jq.inc
