@@ -22,7 +22,9 @@ LIBOBJ	 = lib/busy.o lib/util.o lib/dec.o lib/rec.o lib/steprec.o lib/rules.o li
 INGOBJ	 = lib/ingest/find.o lib/ingest/tables.o lib/ingest/cell.o lib/ingest/ktab.o lib/ingest/rec_out.o lib/ingest/source.o lib/ingest/nest.o lib/ingest/csvline.o lib/ingest/timeline.o lib/ingest/dbread.o lib/ingest/dbscan.o lib/ingest/dbstep.o lib/ingest/dbkern.o lib/ingest/dbhost.o lib/ingest/dbcomm.o lib/ingest/dbctask.o lib/ingest/commjson.o
 UNITS	 = dec rec csvline trace simd
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
-OBJ	 = $(FILTERS:%=filters/%.o) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
+# A filter's own modules, linked into it alone: filters/FILTER/*.c.
+OPSOBJ	 = filters/asc-ops/pmu.o
+OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
 
 all: $(BIN) $(TESTBIN)
 
@@ -31,6 +33,10 @@ bin/%: filters/%.o lib/libasc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bin/asc-ingest: filters/asc-ingest.o lib/ingest/libingest.a lib/libasc.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/asc-ops: filters/asc-ops.o $(OPSOBJ) lib/libasc.a
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
