@@ -1171,30 +1171,11 @@ wantvar(const struct op *o)
 	return o->nshp > 1;
 }
 
+/* Each op's ranks (by duration, cost, root cause, within its view), then
+ * the op records in cost order. */
 static void
-profile_out(void)
+rank_ops(struct op **v, size_t n, const size_t *nv, const size_t *off)
 {
-	struct op **v;
-	size_t n = 0, nv[NVIEW] = { 0 }, off[NVIEW];
-	int64_t bounds[8] = { 0 };
-	static const char *const bn[8] = { "cube_bound", "vector_bound", "mte2_bound",
-	    "mte3_bound", "fixpipe_bound", "scalar_bound", "balanced", "unknown" };
-
-	if (!S.sect.active || S.emitted)
-		return;
-	step_flush(NULL, 0);
-	if (mpath && pmu_join_file(&mjoin, mpath, mmaxline, S.prof.p, S.prof.len, kflag) != EX_OK)
-		mrc = EX_DATA;
-	S.emitted = 1;
-	v = xcalloc(S.ops.n + 1, sizeof *v);
-	for (size_t i = 0; i < S.ops.cap; i++)
-		if (S.ops.v[i]) {
-			v[n++] = S.ops.v[i];
-			nv[S.ops.v[i]->view]++;
-		}
-	off[0] = 0;
-	for (int i = 1; i < NVIEW; i++)
-		off[i] = off[i - 1] + nv[i - 1];
 	qsort(v, n, sizeof *v, durcmp);
 	for (int w = 0; w < NVIEW; w++)
 		for (size_t i = 0; i < nv[w]; i++)
@@ -1212,25 +1193,12 @@ profile_out(void)
 	qsort(v, n, sizeof *v, costcmp);
 	for (size_t i = 0; i < n; i++)
 		oprec(v[i], S.dur);
+}
 
-	/* The summary, from the name view. */
-	struct op **nm = v + off[V_NAME];
-	size_t nn = nv[V_NAME];
-	struct op **bydur = xcalloc(nn + 1, sizeof *bydur), **byroot = xcalloc(nn + 1, sizeof *byroot);
-
-	memcpy(bydur, nm, nn * sizeof *bydur);
-	memcpy(byroot, nm, nn * sizeof *byroot);
-	qsort(bydur, nn, sizeof *bydur, durcmp);
-	qsort(byroot, nn, sizeof *byroot, rootcmp);
-	out_begin(&ob, "op_summary");
-	out_raw(&ob, "profile", S.prof.p, S.prof.len);
-	out_i64(&ob, "kernels", S.kernels);
-	out_i64(&ob, "ops", (int64_t)nv[V_NAME]);
-	out_i64(&ob, "op_types", (int64_t)nv[V_TYPE]);
-	out_i64(&ob, "name_shapes", (int64_t)nv[V_SHAPE]);
-	out_nsms(&ob, "kernel_sum", S.dur);
-	out_nsms(&ob, "wait_sum", S.wait);
-	out_nsms(&ob, "total_cost", S.dur + S.wait);
+/* The op_summary's "rankings": the top ops by total cost and by duration. */
+static void
+sum_rankings(struct op **nm, size_t nn, struct op **bydur)
+{
 	out_key(&ob, "rankings");
 	buf_addc(&ob, '[');
 	for (size_t i = 0; i < nn && (int)i < topn; i++) {
@@ -1248,7 +1216,11 @@ profile_out(void)
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, ']');
-	keylist("root_cause_ranking", byroot, nn, NULL);
+}
+
+static void
+sum_anchors(struct op **nm, size_t nn)
+{
 	out_key(&ob, "wait_anchors");
 	buf_addc(&ob, '[');
 	for (size_t i = 0, c = 0; i < nn; i++) {
@@ -1270,8 +1242,11 @@ profile_out(void)
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, ']');
-	keylist("wait_pollution_ops", nm, nn, wantpol);
-	out_i64(&ob, "wait_polluted_calls", S.polcalls);
+}
+
+static void
+sum_aicpu(struct op **nm, size_t nn)
+{
 	out_key(&ob, "aicpu");
 	buf_addc(&ob, '[');
 	for (size_t i = 0, c = 0; i < nn; i++) {
@@ -1291,41 +1266,48 @@ profile_out(void)
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, ']');
-	out_i64(&ob, "aicpu_exposed_risk_step_count", S.riskn);
-	out_key(&ob, "aicpu_exposed_risk_steps");
-	buf_addc(&ob, '[');
-	buf_add(&ob, S.risksteps.p ? S.risksteps.p : "", S.risksteps.len);
-	buf_addc(&ob, ']');
-	/* Tags and their op counts. */
-	{
-		int64_t na = 0, np = 0, nc[3] = { 0, 0, 0 }, nr = 0;
+}
 
-		for (size_t i = 0; i < nn; i++) {
-			struct op *o = nm[i];
+/* Tags and their op counts. */
+static void
+sum_tags(struct op **nm, size_t nn)
+{
+	int64_t na = 0, np = 0, nc[3] = { 0, 0, 0 }, nr = 0;
 
-			na += o->anchor;
-			np += o->polcalls > 0;
-			if (o->cls == TT_AICPU && o->dur > 0) {
-				const char *c = aicpuclass(o);
+	for (size_t i = 0; i < nn; i++) {
+		struct op *o = nm[i];
 
-				nc[c[6] == 'M' ? 0 : c[6] == 'P' ? 1 : 2]++;
-				nr += (double)o->masked < exposedr * (double)o->dur;
-			}
+		na += o->anchor;
+		np += o->polcalls > 0;
+		if (o->cls == TT_AICPU && o->dur > 0) {
+			const char *c = aicpuclass(o);
+
+			nc[c[6] == 'M' ? 0 : c[6] == 'P' ? 1 : 2]++;
+			nr += (double)o->masked < exposedr * (double)o->dur;
 		}
-		out_key(&ob, "tags");
-		buf_addc(&ob, '{');
-		int first = 1;
+	}
+	out_key(&ob, "tags");
+	buf_addc(&ob, '{');
+	int first = 1;
 #define TAG(name, cnt) do { if (cnt) { if (!first) buf_addc(&ob, ','); first = 0; \
 	out_esc(&ob, name, strlen(name)); buf_addc(&ob, ':'); out_int(&ob, cnt); } } while (0)
-		TAG("WAIT_ANCHOR_FALSE_HOTSPOT", na);
-		TAG("WAIT_POLLUTION_RISK", np);
-		TAG("AICPU_MASKED_BUT_UNDESIRABLE", nc[0]);
-		TAG("AICPU_PARTIALLY_EXPOSED", nc[1]);
-		TAG("AICPU_EXPOSED_NOT_ALLOWED", nc[2]);
-		TAG("AICPU_EXPOSED_RISK", nr);
-		buf_addc(&ob, '}');
-	}
-	/* PMU. */
+	TAG("WAIT_ANCHOR_FALSE_HOTSPOT", na);
+	TAG("WAIT_POLLUTION_RISK", np);
+	TAG("AICPU_MASKED_BUT_UNDESIRABLE", nc[0]);
+	TAG("AICPU_PARTIALLY_EXPOSED", nc[1]);
+	TAG("AICPU_EXPOSED_NOT_ALLOWED", nc[2]);
+	TAG("AICPU_EXPOSED_RISK", nr);
+	buf_addc(&ob, '}');
+}
+
+/* The PMU status and the ops' bound classes (asc-ops/pmu.c judges). */
+static void
+sum_pmu(struct op **nm, size_t nn)
+{
+	int64_t bounds[8] = { 0 };
+	static const char *const bn[8] = { "cube_bound", "vector_bound", "mte2_bound",
+	    "mte3_bound", "fixpipe_bound", "scalar_bound", "balanced", "unknown" };
+
 	out_key(&ob, "pmu");
 	tmp.len = 0;
 	pmu_status(&tmp, S.pmustatus, &S.metrics);
@@ -1371,7 +1353,11 @@ profile_out(void)
 		out_null(&ob, "bound_classes");
 	}
 	buf_addc(&ob, '}');
-	/* Small ops. */
+}
+
+static void
+sum_small(void)
+{
 	out_key(&ob, "small_ops");
 	buf_adds(&ob, "{\"small_op_us\":");
 	{
@@ -1390,7 +1376,11 @@ profile_out(void)
 	out_i64(&ob, "steps_dense", S.densesteps);
 	out_i64(&ob, "steps_noise", S.noisesteps);
 	buf_addc(&ob, '}');
-	/* Variable shapes. */
+}
+
+static void
+sum_shapes(struct op **nm, size_t nn)
+{
 	out_key(&ob, "variable_shape");
 	buf_adds(&ob, "{\"status\":");
 	if (!S.shapes_seen) {
@@ -1421,6 +1411,64 @@ profile_out(void)
 			break;
 		}
 	buf_addc(&ob, ']');
+}
+
+static void
+profile_out(void)
+{
+	struct op **v;
+	size_t n = 0, nv[NVIEW] = { 0 }, off[NVIEW];
+
+	if (!S.sect.active || S.emitted)
+		return;
+	step_flush(NULL, 0);
+	if (mpath && pmu_join_file(&mjoin, mpath, mmaxline, S.prof.p, S.prof.len, kflag) != EX_OK)
+		mrc = EX_DATA;
+	S.emitted = 1;
+	v = xcalloc(S.ops.n + 1, sizeof *v);
+	for (size_t i = 0; i < S.ops.cap; i++)
+		if (S.ops.v[i]) {
+			v[n++] = S.ops.v[i];
+			nv[S.ops.v[i]->view]++;
+		}
+	off[0] = 0;
+	for (int i = 1; i < NVIEW; i++)
+		off[i] = off[i - 1] + nv[i - 1];
+	rank_ops(v, n, nv, off);
+
+	/* The summary, from the name view. */
+	struct op **nm = v + off[V_NAME];
+	size_t nn = nv[V_NAME];
+	struct op **bydur = xcalloc(nn + 1, sizeof *bydur), **byroot = xcalloc(nn + 1, sizeof *byroot);
+
+	memcpy(bydur, nm, nn * sizeof *bydur);
+	memcpy(byroot, nm, nn * sizeof *byroot);
+	qsort(bydur, nn, sizeof *bydur, durcmp);
+	qsort(byroot, nn, sizeof *byroot, rootcmp);
+	out_begin(&ob, "op_summary");
+	out_raw(&ob, "profile", S.prof.p, S.prof.len);
+	out_i64(&ob, "kernels", S.kernels);
+	out_i64(&ob, "ops", (int64_t)nv[V_NAME]);
+	out_i64(&ob, "op_types", (int64_t)nv[V_TYPE]);
+	out_i64(&ob, "name_shapes", (int64_t)nv[V_SHAPE]);
+	out_nsms(&ob, "kernel_sum", S.dur);
+	out_nsms(&ob, "wait_sum", S.wait);
+	out_nsms(&ob, "total_cost", S.dur + S.wait);
+	sum_rankings(nm, nn, bydur);
+	keylist("root_cause_ranking", byroot, nn, NULL);
+	sum_anchors(nm, nn);
+	keylist("wait_pollution_ops", nm, nn, wantpol);
+	out_i64(&ob, "wait_polluted_calls", S.polcalls);
+	sum_aicpu(nm, nn);
+	out_i64(&ob, "aicpu_exposed_risk_step_count", S.riskn);
+	out_key(&ob, "aicpu_exposed_risk_steps");
+	buf_addc(&ob, '[');
+	buf_add(&ob, S.risksteps.p ? S.risksteps.p : "", S.risksteps.len);
+	buf_addc(&ob, ']');
+	sum_tags(nm, nn);
+	sum_pmu(nm, nn);
+	sum_small();
+	sum_shapes(nm, nn);
 	rec_put(&ob, stdout);
 	free(bydur);
 	free(byroot);
