@@ -19,10 +19,12 @@ BIN	 = $(FILTERS:%=bin/%)
 # lib/: what two or more filters share.  lib/ingest/: the readers of the
 # profiler's files, used by asc-ingest alone (`make modules` checks this).
 LIBOBJ	 = lib/busy.o lib/util.o lib/dec.o lib/rec.o lib/steprec.o lib/rules.o lib/rules_default.o lib/jqprog.o lib/gather.o lib/opkey.o lib/spool.o lib/md.o
-INGOBJ	 = lib/ingest/find.o lib/ingest/tables.o lib/ingest/cell.o lib/ingest/ktab.o lib/ingest/rec_out.o lib/ingest/source.o lib/ingest/nest.o lib/ingest/csvline.o lib/ingest/timeline.o lib/ingest/dbread.o lib/ingest/commjson.o
+INGOBJ	 = lib/ingest/find.o lib/ingest/tables.o lib/ingest/cell.o lib/ingest/ktab.o lib/ingest/rec_out.o lib/ingest/source.o lib/ingest/nest.o lib/ingest/csvline.o lib/ingest/timeline.o lib/ingest/dbread.o lib/ingest/dbscan.o lib/ingest/dbstep.o lib/ingest/dbkern.o lib/ingest/dbhost.o lib/ingest/dbcomm.o lib/ingest/dbctask.o lib/ingest/commjson.o
 UNITS	 = dec rec csvline trace simd
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
-OBJ	 = $(FILTERS:%=filters/%.o) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
+# A filter's own modules, linked into it alone: filters/FILTER/*.c.
+OPSOBJ	 = filters/asc-ops/pmu.o
+OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
 
 all: $(BIN) $(TESTBIN)
 
@@ -31,6 +33,10 @@ bin/%: filters/%.o lib/libasc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bin/asc-ingest: filters/asc-ingest.o lib/ingest/libingest.a lib/libasc.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/asc-ops: filters/asc-ops.o $(OPSOBJ) lib/libasc.a
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -143,14 +149,22 @@ fuzz: all fuzz-build
 fuzz-ci: all fuzz-build
 	tests/fuzz/run -c 20 $(FUZZ_TARGETS)
 
+# Refactoring changes no output: BASE and the working tree (or NEW) built
+# apart, every output on the real captures and generated profiles
+# compared byte for byte (tests/differential/same-outputs).
+BASE ?= HEAD
+same:
+	tests/differential/same-outputs $(BASE) $(NEW)
+
 # Per module: its lines and the filters that include it; fails when a
-# module of lib/ (the shared part) serves one filter only.
+# module of lib/ (the shared part) serves one filter only, or a C file
+# over 1000 lines or a function over 150 is not in tests/size-debt.
 modules:
 	@tests/modules
 
 lint:
 	mandoc -Tlint -Wwarning man/*.1 man/*.7
-	for f in tests/run tests/case.sh tests/bench/run tests/modules tests/portable $(PIPES:%=pipelines/%); do bash -n $$f || exit 1; done
+	for f in tests/run tests/case.sh tests/bench/run tests/modules tests/portable tests/differential/same-outputs $(PIPES:%=pipelines/%); do bash -n $$f || exit 1; done
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)/schemas
@@ -170,5 +184,5 @@ clean:
 	rm -rf bin $(OBJ) $(OBJ:.o=.d) $(FUZZDIR) lib/libasc.a lib/ingest/libingest.a lib/rules_default.c lib/version.h filters/*.jq.inc $(TESTBIN)
 
 -include $(OBJ:.o=.d) $(wildcard $(FUZZOBJ:.o=.d))
-.PHONY: all deps demo check check-portable asan ubsan-clang bench lint modules install uninstall clean fuzz fuzz-build fuzz-ci FORCE
+.PHONY: all deps demo check check-portable same asan ubsan-clang bench lint modules install uninstall clean fuzz fuzz-build fuzz-ci FORCE
 .SECONDARY: $(OBJ) $(FUZZOBJ) filters/asc-judge.jq.inc filters/asc-report.jq.inc filters/asc-html.jq.inc filters/asc-diff.jq.inc

@@ -511,42 +511,40 @@ sayextra(struct profile *p, struct src_file *const *fk)
 	}
 }
 
-static void
-process(struct profile *p)
-{
-	struct ktab kt;
-	struct trace_devtasks devt = { 0 };
-	struct src_file *fk[F_NKINDS] = {0};
-	struct trace *tr = NULL;
+/* One profile's reading: what process() and its steps share. */
+struct pctx {
+	struct profile	*p;
+	struct src_file	*fk[F_NKINDS];	/* the file read of each kind */
+	struct ktab	 kt;
+	struct trace	*tr;
+	struct trace_devtasks devt;	/* Level0's stream and task type */
 	struct trace_counts tc;
-	struct buf cfg = {0};
-	char *level = xstrdup("unknown");
-	const char *deg[24], *origin_from = "none";
-	int ndeg = 0, nkfiles = 0, trace_used = 0, disjoint = 0;
-	int details = 0, ntrace = 0, sgap = 0, sforeign = 0;
-	int64_t opcount = -1;
-	int64_t origin = INT64_MAX;
-	size_t runs = 0;
-	unsigned long rejected = 0;
-	char ob_us[40];
-	struct dbread *db = NULL;
+	struct buf	 cfg;
+	char		*level;
+	const char	*deg[24], *origin_from;
+	int		 ndeg, nkfiles, trace_used, disjoint;
+	int		 details, ntrace, sgap, sforeign;
+	int64_t		 opcount, origin;
+	size_t		 runs;
+	unsigned long	 rejected;
+	char		 ob_us[40];
+	struct dbread	*db;
 	struct db_counts dc;
-	int dbsteps = 0, nw0 = 0;
-	struct source src[3];		/* database, kernel table, timeline */
-	struct tab_ctx tabc = { tbad, twarn, &tables };
+	int		 dbsteps, nw0;
+	struct source	 src[3];	/* database, kernel table, timeline */
+	struct tab_ctx	 tabc;
 	struct src_counts sc, one;
-	int nsrc = 0;
+	int		 nsrc;
+};
 
-	memset(&kt, 0, sizeof kt);
-	memset(&tc, 0, sizeof tc);
-	kt.minstart = INT64_MAX;
-	kt.maxend = INT64_MIN;
-	kt.tmpdir = tmpdir;
-	kt.progress = progress;
-	kt.bad = ktbad;
-	kt.nopmu = nopmu;
-	nwarns = 0;
-	tables.len = 0;
+/* The file of each kind a profile reads: the first found, but
+ * kernel_details.csv and trace_view.json before their kin. */
+static void
+pick_files(struct pctx *x)
+{
+	struct profile *p = x->p;
+	struct src_file **fk = x->fk;
+
 	for (int i = 0; i < p->nf; i++) {
 		struct src_file *f = &p->f[i];
 
@@ -558,9 +556,16 @@ process(struct profile *p)
 			fk[f->kind] = f;
 	}
 	sayextra(p, fk);
+}
 
-	/* The SQLite export: when there is no text timeline, or with -d. */
-	memset(&dc, 0, sizeof dc);
+/* The SQLite export: when there is no text timeline, or with -d. */
+static void
+open_db(struct pctx *x)
+{
+	struct profile *p = x->p;
+	struct src_file **fk = x->fk;
+
+	memset(&x->dc, 0, sizeof x->dc);
 	dbused = NULL;
 	anfile.base = NULL;
 	if (fk[F_DB] && (dflag || (!fk[F_KERNEL] && !fk[F_TRACE]))) {
@@ -574,16 +579,16 @@ process(struct profile *p)
 			addwarn("source_db", "%s is read (-d); the text export (%s%s%s) is not",
 			    fk[F_DB]->base, fk[F_KERNEL] ? fk[F_KERNEL]->base : "",
 			    fk[F_KERNEL] && fk[F_TRACE] ? ", " : "", fk[F_TRACE] ? fk[F_TRACE]->base : "");
-		if ((db = db_open(fk[F_DB]->path, &dop, err, sizeof err)) == NULL)
+		if ((x->db = db_open(fk[F_DB]->path, &dop, err, sizeof err)) == NULL)
 			die("%s", err);
 		dbused = fk[F_DB];
-		src_db(&src[nsrc++], db);
-		db_counts(db, &dc);
-		for (nw0 = 0; (code = db_warning(db, nw0, &msg)) != NULL; nw0++)
+		src_db(&x->src[x->nsrc++], x->db);
+		db_counts(x->db, &x->dc);
+		for (x->nw0 = 0; (code = db_warning(x->db, x->nw0, &msg)) != NULL; x->nw0++)
 			addwarn(code, "%s", msg);
-		dbused->read = dc.read;
-		dbused->emitted = dc.kernel + dc.comm + dc.host;
-		dbused->rejected = dc.rejected;
+		dbused->read = x->dc.read;
+		dbused->emitted = x->dc.kernel + x->dc.comm + x->dc.host;
+		dbused->rejected = x->dc.rejected;
 		fk[F_KERNEL] = fk[F_TRACE] = NULL;
 	} else if (fk[F_DB] && (fk[F_KERNEL] || fk[F_TRACE]))
 		addwarn("source_text", "%s is not read: the text export is (-d reads the database)",
@@ -594,30 +599,46 @@ process(struct profile *p)
 			    p->f[i].base, fk[F_DB]->base);
 	if (p->nf > 0xffff)
 		die("%s: too many files", p->dir);
+}
 
-	/* Kernel table: kernel_details.csv, else every op_summary slice. */
+/* Kernel table: kernel_details.csv, else every op_summary slice. */
+static void
+read_ktab(struct pctx *x)
+{
+	struct profile *p = x->p;
+	struct src_file **fk = x->fk;
+
 	if (fk[F_KERNEL]) {
-		details = strcmp(fk[F_KERNEL]->base, "kernel_details.csv") == 0;
-		if (!details)
-			sgap = slicecheck(p);
+		x->details = strcmp(fk[F_KERNEL]->base, "kernel_details.csv") == 0;
+		if (!x->details)
+			x->sgap = slicecheck(p);
 
-		kt.nkr = p->nf;
-		kt.kr = xcalloc((size_t)p->nf, sizeof *kt.kr);
+		x->kt.nkr = p->nf;
+		x->kt.kr = xcalloc((size_t)p->nf, sizeof *x->kt.kr);
 		for (int i = 0; i < p->nf; i++)
-			kt.kr[i].fd = -1;
+			x->kt.kr[i].fd = -1;
 		for (int i = 0; i < p->nf; i++) {
 			struct src_file *f = &p->f[i];
 
-			if (f->kind != F_KERNEL || (details && f != fk[F_KERNEL]) || f->extra)
+			if (f->kind != F_KERNEL || (x->details && f != fk[F_KERNEL]) || f->extra)
 				continue;
-			if (ktab_read(&kt, f, i) == 0)
-				nkfiles++;
+			if (ktab_read(&x->kt, f, i) == 0)
+				x->nkfiles++;
 		}
-		src_ktab(&src[nsrc++], &kt, p->f, p->nf);
+		src_ktab(&x->src[x->nsrc++], &x->kt, p->f, p->nf);
 		for (int i = 0; i < p->nf; i++)
-			if (p->f[i].kind == F_KERNEL && p->f[i].read == 0 && &p->f[i] != fk[F_KERNEL] && details)
+			if (p->f[i].kind == F_KERNEL && p->f[i].read == 0 && &p->f[i] != fk[F_KERNEL] &&
+			    x->details)
 				addwarn("file_not_used", "%s: kernel_details.csv is read instead", p->f[i].base);
 	}
+}
+
+/* The timeline, when it is read: its warnings, or why it is not. */
+static void
+read_trace(struct pctx *x)
+{
+	struct profile *p = x->p;
+	struct src_file **fk = x->fk;
 
 	if (fk[F_TRACE]) {
 		struct trace_opts to = { .tmpdir = tmpdir, .display = fk[F_TRACE]->base,
@@ -628,84 +649,106 @@ process(struct profile *p)
 				addwarn("file_not_used", "%s: only %s is read as the timeline",
 				    p->f[i].base, fk[F_TRACE]->base);
 		/* Present but unreadable: a system error, never "missing". */
-		if ((tr = trace_open(fk[F_TRACE]->path, &to)) == NULL)
+		if ((x->tr = trace_open(fk[F_TRACE]->path, &to)) == NULL)
 			dieerr("%s", fk[F_TRACE]->path);
-		if (trace_read(tr) != 0) {
-			baddata("%s", trace_err(tr));
-			addwarn("trace_unreadable", "%s", trace_err(tr));
-			trace_close(tr);
-			tr = NULL;
+		if (trace_read(x->tr) != 0) {
+			baddata("%s", trace_err(x->tr));
+			addwarn("trace_unreadable", "%s", trace_err(x->tr));
+			trace_close(x->tr);
+			x->tr = NULL;
 		} else {
 			const char *code, *msg;
 
-			trace_used = 1;
+			x->trace_used = 1;
 			fk[F_TRACE]->read = 1;
-			src_trace(&src[nsrc++], tr, !fk[F_KERNEL]);
-			trace_counts(tr, &tc);
-			fk[F_TRACE]->rejected = tc.rejected;
-			for (int i = 0; (code = trace_warning(tr, i, &msg)) != NULL; i++)
+			src_trace(&x->src[x->nsrc++], x->tr, !fk[F_KERNEL]);
+			trace_counts(x->tr, &x->tc);
+			fk[F_TRACE]->rejected = x->tc.rejected;
+			for (int i = 0; (code = trace_warning(x->tr, i, &msg)) != NULL; i++)
 				addwarn(code, "%s", msg);
 		}
 	}
+}
 
+/* Do the kernels and the timeline (or the capture) meet in time? */
+static void
+check_spans(struct pctx *x)
+{
+	struct profile *p = x->p;
+	struct src_file **fk = x->fk;
 	/*
 	 * A kernel table and a timeline of two captures (or one moved):
 	 * their times do not meet, so every step looks idle.  Said, and the
 	 * verdict's confidence drops (kernels_outside_trace).
 	 */
-	if (trace_used && kt.n && tc.host + tc.device > 0 && trace_min_ts(tr) != INT64_MAX) {
-		int64_t t0 = trace_min_ts(tr), t1 = trace_max_end(tr);
+	if (x->trace_used && x->kt.n && x->tc.host + x->tc.device > 0 && trace_min_ts(x->tr) != INT64_MAX) {
+		int64_t t0 = trace_min_ts(x->tr), t1 = trace_max_end(x->tr);
 
-		if (kt.maxend < t0 || kt.minstart > t1) {
-			int64_t d = kt.maxend < t0 ? t0 - kt.maxend : kt.minstart - t1;
+		if (x->kt.maxend < t0 || x->kt.minstart > t1) {
+			int64_t d = x->kt.maxend < t0 ? t0 - x->kt.maxend : x->kt.minstart - t1;
 
-			disjoint = 1;
+			x->disjoint = 1;
 			addwarn("kernels_outside_trace", "%s and %s do not overlap in time: "
 			    "the kernels %s %lld.%03lld s %s its events; from two captures? "
 			    "Device idle and host attribution do not hold",
 			    fk[F_KERNEL]->base, fk[F_TRACE]->base,
-			    kt.maxend < t0 ? "end" : "start", (long long)(d / 1000000000),
-			    (long long)(d / 1000000 % 1000), kt.maxend < t0 ? "before the first of" : "after the last of");
+			    x->kt.maxend < t0 ? "end" : "start", (long long)(d / 1000000000),
+			    (long long)(d / 1000000 % 1000),
+			    x->kt.maxend < t0 ? "before the first of" : "after the last of");
 		}
 	}
 	/* Level0's table has no Stream ID and N/A task types: the rows take
 	 * them from the timeline's device tasks (ktab.c), read here, before
 	 * the host writer's thread reads the same spill files. */
-	if (trace_used && kt.n && !disjoint) {
+	if (x->trace_used && x->kt.n && !x->disjoint) {
 		int nostream = 0;
 
-		for (int i = 0; i < kt.nkr; i++)
-			if (kt.kr[i].used && kt.kr[i].kf.idx[C_STREAM] < 0)
+		for (int i = 0; i < x->kt.nkr; i++)
+			if (x->kt.kr[i].used && x->kt.kr[i].kf.idx[C_STREAM] < 0)
 				nostream = 1;
-		if (nostream || kt.na_types > 0) {
-			trace_devtasks(tr, &devt);
-			kt.dt = &devt;
+		if (nostream || x->kt.na_types > 0) {
+			trace_devtasks(x->tr, &x->devt);
+			x->kt.dt = &x->devt;
 		}
 	}
 	/* op_summary slices, from their rows: the timeline's span is used
 	 * when it is one file, the whole capture's */
 	for (int i = 0; i < p->nf; i++)
-		ntrace += p->f[i].kind == F_TRACE;
-	if (fk[F_KERNEL] && !details && !disjoint && kt.n)
-		sforeign = slicespan(p, &kt, trace_used && ntrace == 1 ? trace_min_ts(tr) : INT64_MAX,
-		    trace_used && ntrace == 1 ? trace_max_end(tr) : INT64_MIN);
+		x->ntrace += p->f[i].kind == F_TRACE;
+	if (fk[F_KERNEL] && !x->details && !x->disjoint && x->kt.n)
+		x->sforeign = slicespan(p, &x->kt,
+		    x->trace_used && x->ntrace == 1 ? trace_min_ts(x->tr) : INT64_MAX,
+		    x->trace_used && x->ntrace == 1 ? trace_max_end(x->tr) : INT64_MIN);
+}
 
-	/* the origin: the first source with a smallest time */
-	for (int i = 0; i < nsrc && origin == INT64_MAX; i++) {
+/* The origin: the first source with a smallest time. */
+static void
+find_origin(struct pctx *x)
+{
+	for (int i = 0; i < x->nsrc && x->origin == INT64_MAX; i++) {
 		const char *from;
 
-		if ((origin = src[i].ops->min_ts(&src[i], &from)) != INT64_MAX)
-			origin_from = from;
+		if ((x->origin = x->src[i].ops->min_ts(&x->src[i], &from)) != INT64_MAX)
+			x->origin_from = from;
 	}
+}
+
+/* profiler_info, step_trace and op_statistic; the op_summary slices
+ * op_statistic says are missing. */
+static void
+read_tables(struct pctx *x)
+{
+	struct profile *p = x->p;
+	struct src_file **fk = x->fk;
 
 	if (fk[F_INFO])
-		tab_info(&tabc, fk[F_INFO], &cfg, &level);
+		tab_info(&x->tabc, fk[F_INFO], &x->cfg, &x->level);
 	if (fk[F_STEPTRACE])
-		tab_steptrace(&tabc, fk[F_STEPTRACE], p->name);
-	else if (db)
-		dbsteps = db_steptrace(db, p->name, &tables) > 0;
+		tab_steptrace(&x->tabc, fk[F_STEPTRACE], p->name);
+	else if (x->db)
+		x->dbsteps = db_steptrace(x->db, p->name, &tables) > 0;
 	if (fk[F_OPSTAT])
-		opcount = tab_opstat(&tabc, fk[F_OPSTAT], p->name);
+		x->opcount = tab_opstat(&x->tabc, fk[F_OPSTAT], p->name);
 	/*
 	 * msprof's op_statistic counts the kernels of the whole capture (as
 	 * many as its op_summary rows; torch_npu's counts fewer than its
@@ -713,143 +756,151 @@ process(struct profile *p)
 	 * than that is a slice missing, the last one included, which no gap
 	 * in the slice numbers shows.
 	 */
-	if (fk[F_KERNEL] && !details && opcount >= 0) {
+	if (fk[F_KERNEL] && !x->details && x->opcount >= 0) {
 		int64_t nread = 0;
 
 		for (int i = 0; i < p->nf; i++)
 			if (p->f[i].kind == F_KERNEL && !p->f[i].extra)
 				nread += (int64_t)p->f[i].read;
-		if (nread < opcount) {
-			sgap = 1;
+		if (nread < x->opcount) {
+			x->sgap = 1;
 			addwarn("op_summary_kernels_missing", "%s counts %lld kernels, the "
 			    "op_summary files hold %lld rows: %lld kernel%s not in the "
 			    "analysis (a last slice missing?)", fk[F_OPSTAT]->base,
-			    (long long)opcount, (long long)nread, (long long)(opcount - nread),
-			    opcount - nread == 1 ? " is" : "s are");
+			    (long long)x->opcount, (long long)nread, (long long)(x->opcount - nread),
+			    x->opcount - nread == 1 ? " is" : "s are");
 		}
 	}
-	if (fk[F_COMMX])
-		tab_commx_read(&tabc, fk[F_COMMX]);
-	if (fk[F_COMM]) {
-		int64_t o = origin;
+}
 
-		tab_comm_read(&tabc, fk[F_COMM], &o);
-		if (origin == INT64_MAX && o != INT64_MAX) {
-			origin = o;
-			origin_from = "communication";
+/* Communication: the text files, else the database's; then what
+ * analysis.db gave, and the origin when nothing else had one. */
+static void
+read_comm(struct pctx *x)
+{
+	struct src_file **fk = x->fk;
+
+	if (fk[F_COMMX])
+		tab_commx_read(&x->tabc, fk[F_COMMX]);
+	if (fk[F_COMM]) {
+		int64_t o = x->origin;
+
+		tab_comm_read(&x->tabc, fk[F_COMM], &o);
+		if (x->origin == INT64_MAX && o != INT64_MAX) {
+			x->origin = o;
+			x->origin_from = "communication";
 		}
-	} else if (db && db_comm_scan(db) != 0)
-		die("%s", db_err(db));
-	if (db && db_comm_tasks_scan(db) != 0)
-		die("%s", db_err(db));
-	if (db) {
+	} else if (x->db && db_comm_scan(x->db) != 0)
+		die("%s", db_err(x->db));
+	if (x->db && db_comm_tasks_scan(x->db) != 0)
+		die("%s", db_err(x->db));
+	if (x->db) {
 		const char *code, *msg;
 
 		/* the database's comm records and what analysis.db gave */
-		db_counts(db, &dc);
-		if (!dc.comm_analysis)
-			dbused->emitted += dc.comm_records;
-		anfile = (struct src_file){ .kind = F_ANALYSIS, .base = dc.an_found ? "analysis.db" : NULL,
-		    .read = dc.an_read, .emitted = dc.an_emitted, .rejected = dc.an_rejected };
-		rejected += dc.an_rejected;
-		for (int i = 0; (code = db_warning(db, i, &msg)) != NULL; i++)
-			if (i >= nw0)
+		db_counts(x->db, &x->dc);
+		if (!x->dc.comm_analysis)
+			dbused->emitted += x->dc.comm_records;
+		anfile = (struct src_file){ .kind = F_ANALYSIS, .base = x->dc.an_found ? "analysis.db" : NULL,
+		    .read = x->dc.an_read, .emitted = x->dc.an_emitted, .rejected = x->dc.an_rejected };
+		x->rejected += x->dc.an_rejected;
+		for (int i = 0; (code = db_warning(x->db, i, &msg)) != NULL; i++)
+			if (i >= x->nw0)
 				addwarn(code, "%s", msg);
 	}
-	if (origin == INT64_MAX)
-		origin = 0;
+	if (x->origin == INT64_MAX)
+		x->origin = 0;
+}
 
-	runs = ktab_sort(&kt);
-	if (runs > 1) {
-		if (nkfiles > 1 && runs <= (size_t)nkfiles)
-			addwarn("kernels_merged", "%zu sorted runs from %d files merged into (device, start) order", runs, nkfiles);
+/* Kernels into (device, start) order; the rows rejected in all. */
+static void
+sort_kernels(struct pctx *x)
+{
+	struct profile *p = x->p;
+
+	x->runs = ktab_sort(&x->kt);
+	if (x->runs > 1) {
+		if (x->nkfiles > 1 && x->runs <= (size_t)x->nkfiles)
+			addwarn("kernels_merged", "%zu sorted runs from %d files merged into (device, start) order", x->runs, x->nkfiles);
 		else
-			addwarn("kernels_unsorted", "kernel rows are not in (device, start) order (%zu sorted runs); sorted, rows read again by seeking", runs);
+			addwarn("kernels_unsorted", "kernel rows are not in (device, start) order (%zu sorted runs); sorted, rows read again by seeking", x->runs);
 	}
 	for (int i = 0; i < p->nf; i++)
-		rejected += p->f[i].rejected;
+		x->rejected += p->f[i].rejected;
+}
 
-	/* What is missing, in the codes of the evidence_gaps list. */
-	if (db ? dc.kernel + dc.comm == 0 : !fk[F_KERNEL] || (kt.n == 0 && nkfiles == 0)) {
-		deg[ndeg++] = "no_kernel_table";
-		if (fk[F_DB] && !fk[F_TRACE] && !db)
-			deg[ndeg++] = "db_export_only";
+/* What is missing, in the codes of the evidence_gaps list. */
+static void
+degraded(struct pctx *x)
+{
+	struct profile *p = x->p;
+	struct src_file **fk = x->fk;
+
+	if (x->db ? x->dc.kernel + x->dc.comm == 0 : !fk[F_KERNEL] || (x->kt.n == 0 && x->nkfiles == 0)) {
+		x->deg[x->ndeg++] = "no_kernel_table";
+		if (fk[F_DB] && !fk[F_TRACE] && !x->db)
+			x->deg[x->ndeg++] = "db_export_only";
 	}
 	/* A database stands in for the trace: its host tables are the events. */
-	if (db ? dc.host == 0 : !trace_used)
-		deg[ndeg++] = db ? "no_host_events" : "no_trace_view";
-	else if (!db && tc.host == 0)
-		deg[ndeg++] = "no_host_events";
-	if ((trace_used && !tc.has_stacks) || (db && dc.host && !dc.has_stacks))
-		deg[ndeg++] = "no_stacks";
-	if ((trace_used && tc.markers == 0) || (db && dc.markers == 0))
-		deg[ndeg++] = "no_step_markers";
+	if (x->db ? x->dc.host == 0 : !x->trace_used)
+		x->deg[x->ndeg++] = x->db ? "no_host_events" : "no_trace_view";
+	else if (!x->db && x->tc.host == 0)
+		x->deg[x->ndeg++] = "no_host_events";
+	if ((x->trace_used && !x->tc.has_stacks) || (x->db && x->dc.host && !x->dc.has_stacks))
+		x->deg[x->ndeg++] = "no_stacks";
+	if ((x->trace_used && x->tc.markers == 0) || (x->db && x->dc.markers == 0))
+		x->deg[x->ndeg++] = "no_step_markers";
 	if (!fk[F_INFO])
-		deg[ndeg++] = "no_profiler_info";
-	if (strcmp(level, "Level0") == 0 || (kt.n && kt.na_types == kt.n) ||
-	    (db && dc.kernel && dc.null_types == dc.kernel))
-		deg[ndeg++] = "level0";
-	if ((fk[F_KERNEL] && !kt.has_pmu) || (db && dc.kernel && !dc.has_pmu))
-		deg[ndeg++] = "no_pmu";
-	if ((fk[F_KERNEL] && !kt.has_shapes) || (db && dc.kernel && !dc.has_shapes))
-		deg[ndeg++] = "no_shapes";
-	if (!fk[F_COMM] && !dc.comm_records)
-		deg[ndeg++] = "no_communication_json";
+		x->deg[x->ndeg++] = "no_profiler_info";
+	if (strcmp(x->level, "Level0") == 0 || (x->kt.n && x->kt.na_types == x->kt.n) ||
+	    (x->db && x->dc.kernel && x->dc.null_types == x->dc.kernel))
+		x->deg[x->ndeg++] = "level0";
+	if ((fk[F_KERNEL] && !x->kt.has_pmu) || (x->db && x->dc.kernel && !x->dc.has_pmu))
+		x->deg[x->ndeg++] = "no_pmu";
+	if ((fk[F_KERNEL] && !x->kt.has_shapes) || (x->db && x->dc.kernel && !x->dc.has_shapes))
+		x->deg[x->ndeg++] = "no_shapes";
+	if (!fk[F_COMM] && !x->dc.comm_records)
+		x->deg[x->ndeg++] = "no_communication_json";
 	/* comm ops whose HCCL tasks the capture does not hold */
-	if ((fk[F_COMM] || dc.comm_records) && !(db ? dc.comm_tasks : tc.comm_tasks))
-		deg[ndeg++] = "no_comm_tasks";
-	if (!fk[F_STEPTRACE] && !dbsteps)
-		deg[ndeg++] = "no_step_trace";
-	if (rejected)
-		deg[ndeg++] = "rows_rejected";
-	if (disjoint || sforeign)
-		deg[ndeg++] = "kernels_outside_trace";
-	if (sgap)
-		deg[ndeg++] = "counts_mismatch";
+	if ((fk[F_COMM] || x->dc.comm_records) && !(x->db ? x->dc.comm_tasks : x->tc.comm_tasks))
+		x->deg[x->ndeg++] = "no_comm_tasks";
+	if (!fk[F_STEPTRACE] && !x->dbsteps)
+		x->deg[x->ndeg++] = "no_step_trace";
+	if (x->rejected)
+		x->deg[x->ndeg++] = "rows_rejected";
+	if (x->disjoint || x->sforeign)
+		x->deg[x->ndeg++] = "kernels_outside_trace";
+	if (x->sgap)
+		x->deg[x->ndeg++] = "counts_mismatch";
 	for (int i = 0; i < p->nf; i++)
 		if (p->f[i].unusable) {
-			deg[ndeg++] = "file_unusable";
+			x->deg[x->ndeg++] = "file_unusable";
 			break;
 		}
+}
 
-	if (kt.n || origin_from[0] != 'n') {
-		int neg = origin < 0;
-		int64_t a = neg ? -origin : origin;
+/* The profile record's "kernel_table". */
+static void
+put_kernel_table(struct pctx *x)
+{
+	struct src_file **fk = x->fk;
 
-		snprintf(ob_us, sizeof ob_us, "%s%lld.%03lld", neg ? "-" : "",
-		    (long long)(a / 1000), (long long)(a % 1000));
-	}
-	out_begin(&ob, "profile");
-	out_cstr(&ob, "profile", p->name);
-	out_cstr(&ob, "path", p->dir);
-	out_cstr(&ob, "framework", p->framework);
-	out_cstr(&ob, "source", db ? "db" : fk[F_KERNEL] || trace_used || fk[F_STEPTRACE] || fk[F_COMM] ||
-	    fk[F_OPSTAT] ? "text" : "none");
-	out_cstr(&ob, "origin_us", origin_from[0] != 'n' ? ob_us : NULL);
-	out_cstr(&ob, "origin_from", origin_from);
-	putlist(&ob, "degraded", deg, ndeg);
-	out_key(&ob, "config");
-	if (cfg.len)
-		buf_add(&ob, cfg.p, cfg.len);
-	else
-		buf_adds(&ob, "{\"level\":\"unknown\"}");
-	out_key(&ob, "kernel_table");
-	if (db && dc.has_kernels) {
+	if (x->db && x->dc.has_kernels) {
 		char t[32];
-		int m = snprintf(t, sizeof t, "%lu", dc.kernel + dc.comm);
+		int m = snprintf(t, sizeof t, "%lu", x->dc.kernel + x->dc.comm);
 
 		buf_adds(&ob, "{\"rows\":");
 		buf_add(&ob, t, (size_t)m);
-		out_bool(&ob, "step_id", dc.has_steps);
+		out_bool(&ob, "step_id", x->dc.has_steps);
 		out_bool(&ob, "device_id", 1);
-		out_bool(&ob, "shapes", dc.has_shapes);
+		out_bool(&ob, "shapes", x->dc.has_shapes);
 		out_key(&ob, "pmu");
-		buf_adds(&ob, db_pmu_names(db));
+		buf_adds(&ob, db_pmu_names(x->db));
 		out_bool(&ob, "pmu_left_out", nopmu);
 		out_bool(&ob, "pmu_aside", mpath != NULL);
 		out_key(&ob, "fields_left_out");
 		rec_out_leftout(&ob);
-		out_i64(&ob, "sorted_runs", dc.kernel + dc.comm ? 1 : 0);
+		out_i64(&ob, "sorted_runs", x->dc.kernel + x->dc.comm ? 1 : 0);
 		buf_addc(&ob, '}');
 	} else if (fk[F_KERNEL]) {
 		buf_addc(&ob, '{');
@@ -857,52 +908,93 @@ process(struct profile *p)
 		buf_addc(&ob, ':');
 		{
 			char t[32];
-			int m = snprintf(t, sizeof t, "%zu", kt.n);
+			int m = snprintf(t, sizeof t, "%zu", x->kt.n);
 
 			buf_add(&ob, t, (size_t)m);
 		}
-		out_bool(&ob, "step_id", kt.has_step);
-		out_bool(&ob, "device_id", kt.has_device);
-		out_bool(&ob, "shapes", kt.has_shapes);
+		out_bool(&ob, "step_id", x->kt.has_step);
+		out_bool(&ob, "device_id", x->kt.has_device);
+		out_bool(&ob, "shapes", x->kt.has_shapes);
 		out_key(&ob, "pmu");
-		if (kt.pmunames.len)
-			buf_add(&ob, kt.pmunames.p, kt.pmunames.len);
+		if (x->kt.pmunames.len)
+			buf_add(&ob, x->kt.pmunames.p, x->kt.pmunames.len);
 		else
 			buf_adds(&ob, "[]");
 		out_bool(&ob, "pmu_left_out", nopmu);
 		out_bool(&ob, "pmu_aside", mpath != NULL);
 		out_key(&ob, "fields_left_out");
 		rec_out_leftout(&ob);
-		out_i64(&ob, "sorted_runs", (int64_t)(kt.n ? runs : 0));
+		out_i64(&ob, "sorted_runs", (int64_t)(x->kt.n ? x->runs : 0));
 		buf_addc(&ob, '}');
 	} else
 		buf_adds(&ob, "null");
-	out_key(&ob, "counts");
+}
+
+/* The profile record's "counts", summed over the sources. */
+static void
+put_counts(struct pctx *x)
+{
 	{
 		struct buf t = {0};
 
 		out_begin(&t, "x");
 		t.len = 0;
-		memset(&sc, 0, sizeof sc);
-		for (int i = 0; i < nsrc; i++) {
-			src[i].ops->counts(&src[i], &one);
-			sc.kernel += one.kernel;
-			sc.marker += one.marker;
-			sc.host += one.host;
-			sc.flows_linked += one.flows_linked;
+		memset(&x->sc, 0, sizeof x->sc);
+		for (int i = 0; i < x->nsrc; i++) {
+			x->src[i].ops->counts(&x->src[i], &x->one);
+			x->sc.kernel += x->one.kernel;
+			x->sc.marker += x->one.marker;
+			x->sc.host += x->one.host;
+			x->sc.flows_linked += x->one.flows_linked;
 		}
-		out_i64(&t, "kernel", (int64_t)sc.kernel);
-		out_i64(&t, "marker", (int64_t)sc.marker);
-		out_i64(&t, "host", (int64_t)sc.host);
-		out_i64(&t, "flows_linked", (int64_t)sc.flows_linked);
-		out_i64(&t, "rejected", (int64_t)rejected);
+		out_i64(&t, "kernel", (int64_t)x->sc.kernel);
+		out_i64(&t, "marker", (int64_t)x->sc.marker);
+		out_i64(&t, "host", (int64_t)x->sc.host);
+		out_i64(&t, "flows_linked", (int64_t)x->sc.flows_linked);
+		out_i64(&t, "rejected", (int64_t)x->rejected);
 		out_i64(&t, "warnings", nwarns);
 		buf_addc(&ob, '{');
 		buf_add(&ob, t.p + 1, t.len - 1);
 		buf_addc(&ob, '}');
 		buf_free(&t);
 	}
-	putfiles(&ob, p, &tc, trace_used);
+}
+
+/* The profile record, then its warnings. */
+static void
+put_profile(struct pctx *x)
+{
+	struct profile *p = x->p;
+	struct src_file **fk = x->fk;
+
+	if (x->kt.n || x->origin_from[0] != 'n') {
+		int neg = x->origin < 0;
+		int64_t a = neg ? -x->origin : x->origin;
+
+		snprintf(x->ob_us, sizeof x->ob_us, "%s%lld.%03lld", neg ? "-" : "",
+		    (long long)(a / 1000), (long long)(a % 1000));
+	}
+	out_begin(&ob, "profile");
+	out_cstr(&ob, "profile", p->name);
+	out_cstr(&ob, "path", p->dir);
+	out_cstr(&ob, "framework", p->framework);
+	out_cstr(&ob, "source", x->db ? "db" : fk[F_KERNEL] || x->trace_used || fk[F_STEPTRACE] ||
+	    fk[F_COMM] || fk[F_OPSTAT] ? "text" : "none");
+	out_cstr(&ob, "origin_us", x->origin_from[0] != 'n' ? x->ob_us : NULL);
+	out_cstr(&ob, "origin_from", x->origin_from);
+	putlist(&ob, "degraded", x->deg, x->ndeg);
+	out_key(&ob, "config");
+	if (x->cfg.len)
+		buf_add(&ob, x->cfg.p, x->cfg.len);
+	else
+		buf_adds(&ob, "{\"level\":\"unknown\"}");
+	out_key(&ob, "kernel_table");
+	put_kernel_table(x);
+
+	out_key(&ob, "counts");
+	put_counts(x);
+
+	putfiles(&ob, p, &x->tc, x->trace_used);
 	rec_put(&ob, stdout);
 	for (int i = 0; i < nwarns; i++) {
 		out_begin(&ob, "warning");
@@ -913,43 +1005,52 @@ process(struct profile *p)
 		free(warns[i].code);
 		free(warns[i].msg);
 	}
-	for (int i = 0; i < nsrc; i++)
-		if (src[i].ops->put_markers(&src[i], stdout, p->name, origin) != 0)
-			die("%s", src[i].ops->err(&src[i]));
+}
+
+/* Every other record of the profile, in stream order. */
+static void
+put_records(struct pctx *x)
+{
+	struct profile *p = x->p;
+	struct src_file **fk = x->fk;
+
+	for (int i = 0; i < x->nsrc; i++)
+		if (x->src[i].ops->put_markers(&x->src[i], stdout, p->name, x->origin) != 0)
+			die("%s", x->src[i].ops->err(&x->src[i]));
 	if (tables.len && fwrite(tables.p, 1, tables.len, stdout) != tables.len)
 		dieerr("stdout");
 	if (fk[F_COMM])
-		tab_comm_put(fk[F_COMM], p->name, origin);
-	else if (db && db_put_comm(db, stdout, p->name, origin) != 0)
-		die("%s", db_err(db));
+		tab_comm_put(fk[F_COMM], p->name, x->origin);
+	else if (x->db && db_put_comm(x->db, stdout, p->name, x->origin) != 0)
+		die("%s", db_err(x->db));
 	if (fk[F_COMMX])
 		tab_commx_put(fk[F_COMMX], p->name);
-	if (tr && tc.comm_tasks)
-		trace_put_comm_tasks(tr, stdout, p->name, origin);
-	else if (tr && tc.notify_waits)	/* Level0: the ops' waits */
-		trace_put_notify_waits(tr, stdout, p->name, origin);
-	else if (db && db_put_comm_tasks(db, stdout, p->name, origin) != 0)
-		die("%s", db_err(db));
-	if (tr)
-		trace_put_dev_tasks(tr, stdout, p->name, origin);
+	if (x->tr && x->tc.comm_tasks)
+		trace_put_comm_tasks(x->tr, stdout, p->name, x->origin);
+	else if (x->tr && x->tc.notify_waits)	/* Level0: the ops' waits */
+		trace_put_notify_waits(x->tr, stdout, p->name, x->origin);
+	else if (x->db && db_put_comm_tasks(x->db, stdout, p->name, x->origin) != 0)
+		die("%s", db_err(x->db));
+	if (x->tr)
+		trace_put_dev_tasks(x->tr, stdout, p->name, x->origin);
 	/*
 	 * -H: the host events (the timeline's, millions in a large capture)
 	 * are written to their file by a second thread while the kernels go
 	 * to standard output, when no reader writes both: the merge of their
 	 * sorted runs no longer holds back the end of the stream.
 	 */
-	struct hostjob hj = { src, nsrc, hfp, p->name, origin };
+	struct hostjob hj = { x->src, x->nsrc, hfp, p->name, x->origin };
 	pthread_t hth;
 	int apart = hfp != NULL;
 
-	for (int i = 0; i < nsrc; i++)
-		if (src[i].kernels && strcmp(src[i].ops->name, "kernel_table") != 0)
+	for (int i = 0; i < x->nsrc; i++)
+		if (x->src[i].kernels && strcmp(x->src[i].ops->name, "kernel_table") != 0)
 			apart = 0;
 	if (apart && (errno = pthread_create(&hth, NULL, hostmain, &hj)) != 0)
 		dieerr("pthread_create");
-	for (int i = 0; i < nsrc; i++)
-		if (src[i].ops->put_kernels(&src[i], stdout, p->name, origin) != 0)
-			die("%s", src[i].ops->err(&src[i]));
+	for (int i = 0; i < x->nsrc; i++)
+		if (x->src[i].ops->put_kernels(&x->src[i], stdout, p->name, x->origin) != 0)
+			die("%s", x->src[i].ops->err(&x->src[i]));
 	/* asc-ops -M reads the file at the first host record on stdout. */
 	if (rec_out_pmufp && (fflush(rec_out_pmufp) != 0 || ferror(rec_out_pmufp)))
 		dieerr("%s", mpath);
@@ -961,19 +1062,53 @@ process(struct profile *p)
 	} else if (hfp)
 		hostmain(&hj);
 	else
-		for (int i = 0; i < nsrc; i++)
-			if (src[i].ops->put_host(&src[i], stdout, p->name, origin) != 0)
-				die("%s", src[i].ops->err(&src[i]));
-	for (int i = 0; i < nsrc; i++)
-		src[i].ops->close(&src[i]);
+		for (int i = 0; i < x->nsrc; i++)
+			if (x->src[i].ops->put_host(&x->src[i], stdout, p->name, x->origin) != 0)
+				die("%s", x->src[i].ops->err(&x->src[i]));
+}
+
+static void
+process(struct profile *p)
+{
+	struct pctx *x = xcalloc(1, sizeof *x);
+
+	x->p = p;
+	x->level = xstrdup("unknown");
+	x->origin_from = "none";
+	x->opcount = -1;
+	x->origin = INT64_MAX;
+	x->tabc = (struct tab_ctx){ tbad, twarn, &tables };
+	x->kt.minstart = INT64_MAX;
+	x->kt.maxend = INT64_MIN;
+	x->kt.tmpdir = tmpdir;
+	x->kt.progress = progress;
+	x->kt.bad = ktbad;
+	x->kt.nopmu = nopmu;
+	nwarns = 0;
+	tables.len = 0;
+	pick_files(x);
+	open_db(x);
+	read_ktab(x);
+	read_trace(x);
+	check_spans(x);
+	find_origin(x);
+	read_tables(x);
+	read_comm(x);
+	sort_kernels(x);
+	degraded(x);
+	put_profile(x);
+	put_records(x);
+	for (int i = 0; i < x->nsrc; i++)
+		x->src[i].ops->close(&x->src[i]);
 	dbused = NULL;
 	if (ferror(stdout))
 		dieerr("stdout");
-	trace_devtasks_free(&devt);
-	if (!fk[F_KERNEL])
-		ktab_free(&kt);
-	buf_free(&cfg);
-	free(level);
+	if (!x->fk[F_KERNEL])
+		ktab_free(&x->kt);
+	buf_free(&x->cfg);
+	free(x->level);
+	trace_devtasks_free(&x->devt);
+	free(x);
 }
 
 /*

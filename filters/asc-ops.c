@@ -20,24 +20,11 @@
 #include "steprec.h"
 #include "util.h"
 
+#include "asc-ops/pmu.h"
+
 enum { V_NAME, V_TYPE, V_SHAPE, NVIEW };
 static const char *const viewname[NVIEW] = { "name", "op_type", "name_shape" };
-
-/* PMU ratio columns, prefixed (aic_ cube side, aiv_ vector side) and not. */
-enum {
-	P_AIC_MAC, P_AIC_SCALAR, P_AIC_MTE1, P_AIC_MTE2, P_AIC_FIXPIPE,
-	P_AIV_VEC, P_AIV_SCALAR, P_AIV_MTE2, P_AIV_MTE3,
-	P_MAC, P_SCALAR, P_MTE1, P_MTE2, P_FIXPIPE, P_VEC, P_MTE3,
-	P_CUBE_UTIL, P_AIC_ICACHE, P_AIV_ICACHE, P_ICACHE, NPMU
-};
-static const char *const pmucol[NPMU] = {
-	"aic_mac_ratio", "aic_scalar_ratio", "aic_mte1_ratio", "aic_mte2_ratio",
-	"aic_fixpipe_ratio", "aiv_vec_ratio", "aiv_scalar_ratio", "aiv_mte2_ratio",
-	"aiv_mte3_ratio", "mac_ratio", "scalar_ratio", "mte1_ratio", "mte2_ratio",
-	"fixpipe_ratio", "vec_ratio", "mte3_ratio", "cube_utilization(%)",
-	"aic_icache_miss_rate", "aiv_icache_miss_rate", "icache_miss_rate"
-};
-static uint64_t pmuhash[NPMU];
+_Static_assert(NVIEW == PMU_VIEWS, "an op of each view has PMU sums");
 
 #define MAXNAMES	3
 #define MAXSHP		16
@@ -56,9 +43,7 @@ struct op {
 	char		*inshp, *outshp;	/* raw JSON of the first call */
 	uint64_t	 shp[MAXSHP];
 	int		 nshp, shpmore;
-	double		 pw[NPMU];		/* sum of ratio x dur */
-	int64_t		 pd[NPMU];		/* sum of dur where present */
-	int64_t		 pk;			/* calls with PMU values */
+	struct pmu_sum	 pmu;
 	int64_t		 polcalls, polwait, polmax;
 	char		*polsrc;
 	int64_t		 masked, exposedcalls, bubblecalls;
@@ -130,22 +115,10 @@ static int anchorrank, runmin, topn = 10;
 static double rungap;
 static struct buf ob, tmp, key, tmp2;
 
-/*
- * -M: the PMU values of the input's one profile are in a file of their own
- * (asc-ingest -M), one "pmu" record per kernel with values, in kernel
- * order.  Each kernel leaves what adding its values takes; the file is
- * read whole, in lockstep with them, when the profile's kernels end, so
- * each op's sums are made in the order the one-stream form makes them.
- */
-struct mk {
-	struct op	*op[NVIEW];
-	int64_t		 dur;
-	uint64_t	 h;		/* hash of the raw src; low bit: compute */
-};
+/* -M: the PMU values come from a file of their own (asc-ops/pmu.h). */
 static const char *mpath;
-static struct mk *mk;
-static size_t nmk, capmk;
-static int mdone, kflag, mrc = EX_OK;
+static struct pmu_join mjoin;
+static int kflag, mrc = EX_OK;
 static size_t mmaxline;
 
 static void
@@ -228,362 +201,14 @@ ops_clear(void)
 	S.ops.n = 0;
 }
 
-/* ---------------------------------------------------------------- PMU */
-
-/* Scan a flat object of numbers; unknown shapes of value end the scan. */
-#define PMUCACHE	64
-static struct {
-	char	 k[48];
-	size_t	 kn;
-	int	 want;
-} pc[PMUCACHE];		/* column i's key as last seen, and its P_* or -1 */
-
-/*
- * strtod, with the plain decimals of the PMU columns ("0.123456") done
- * without it: at most 15 digits make an exact integer and 10^k (k <= 22)
- * is exact, so one division is the correctly rounded value, strtod's own.
- */
-static double
-pmudbl(const char *p, const char *e, char **end)
-{
-	static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
-	    1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
-	const char *q = p;
-	uint64_t m = 0;
-	int nd = 0, frac = 0, neg = 0;
-
-	if (q < e && *q == '-') {
-		neg = 1;
-		q++;
-	}
-	for (; q < e && *q >= '0' && *q <= '9'; q++, nd++)
-		m = m * 10 + (uint64_t)(*q - '0');
-	if (nd > 0 && q < e && *q == '.') {
-		const char *f = ++q;
-
-		for (; q < e && *q >= '0' && *q <= '9'; q++, nd++)
-			m = m * 10 + (uint64_t)(*q - '0');
-		frac = (int)(q - f);
-	}
-	if (nd == 0 || nd > 15 || (frac == 0 && q > p && q[-1] == '.') ||
-	    (q < e && (*q == 'e' || *q == 'E' || *q == '.')))
-		return strtod(p, end);
-	*end = (char *)(uintptr_t)q;
-	double d = (double)m / p10[frac];
-
-	return neg ? -d : d;
-}
-
-/*
- * Scan the flat object of numbers [p, e) into val / has.  0: it was
- * exactly that (numbers and nulls, closed at e), as asc-ingest writes it;
- * -1: another shape, of which the values before the first one not
- * understood are kept.
- */
-static int
-pmu_scan(const char *p, const char *e, double *val, int *has)
-{
-	int col = 0;
-
-	memset(has, 0, NPMU * sizeof *has);
-	while (p < e && *p == ' ')
-		p++;
-	if (p >= e || *p != '{')
-		return -1;
-	p++;
-	for (;;) {
-		const char *k;
-		size_t kn;
-		uint64_t h;
-		char *end;
-		double d;
-
-		while (p < e && (*p == ' ' || *p == '\t'))
-			p++;
-		if (p < e && *p == '}' && col == 0)
-			return p + 1 == e ? 0 : -1;
-		if (p >= e || *p != '"')
-			return -1;
-		k = ++p;
-		/* Every kernel of a file has the same columns in the same order:
-		 * the key column col had last time, when it is there again
-		 * (a cached key holds no quote or backslash), is not scanned. */
-		int cached = col < PMUCACHE && (kn = pc[col].kn) > 0 && (size_t)(e - p) > kn &&
-		    p[kn] == '"' && memcmp(p, pc[col].k, kn) == 0;
-
-		if (cached)
-			p += kn;
-		else {
-			while (p < e && *p != '"' && *p != '\\')
-				p++;
-			if (p >= e || *p == '\\')
-				return -1;
-			kn = (size_t)(p - k);
-		}
-		p++;
-		while (p < e && *p == ' ')
-			p++;
-		if (p >= e || *p++ != ':')
-			return -1;
-		while (p < e && *p == ' ')
-			p++;
-		if (p >= e)
-			return -1;
-		/* Only ratio, rate and percent columns are wanted. */
-		int want = -1;
-
-		if (cached)
-			want = pc[col].want;
-		else {
-			if (kn > 3 && (k[kn - 1] == 'o' || k[kn - 1] == 'e' || k[kn - 1] == ')')) {
-				h = fnv(FNV_INIT, k, kn);
-				for (int i = 0; i < NPMU; i++)
-					if (pmuhash[i] == h && strlen(pmucol[i]) == kn) {
-						want = i;
-						break;
-					}
-			}
-			if (col < PMUCACHE && kn < sizeof pc[col].k) {
-				memcpy(pc[col].k, k, kn);
-				pc[col].kn = kn;
-				pc[col].want = want;
-			}
-		}
-		col++;
-		if (*p == 'n') {
-			if (e - p < 4 || memcmp(p, "null", 4) != 0)
-				return -1;
-			p += 4;
-		} else if (want < 0) {
-			/* a number's characters, unparsed */
-			const char *q = p;
-
-			while (p < e && ((*p >= '0' && *p <= '9') || *p == '.' || *p == '-' ||
-			    *p == '+' || *p == 'e' || *p == 'E'))
-				p++;
-			if (p == q)
-				return -1;
-		} else {
-			d = pmudbl(p, e, &end);
-			if (end == p)
-				return -1;
-			p = end;
-			val[want] = d;
-			has[want] = 1;
-		}
-		while (p < e && (*p == ' ' || *p == '\t'))
-			p++;
-		if (p < e && *p == ',') {
-			p++;
-			continue;
-		}
-		return p < e && *p == '}' && p + 1 == e ? 0 : -1;
-	}
-}
-
-struct judge {
-	const char	*bound;
-	const char	*rule;		/* column of the winner */
-	double		 value, threshold;
-	int		 side;		/* evaluated columns: bit per P_* */
-	int		 cols[NPMU];
-	int		 ncols;
-};
-
-static double
-pv(const struct op *o, int i)
-{
-	return o->pd[i] > 0 ? o->pw[i] / (double)o->pd[i] : -1;
-}
-
-static void
-cand(struct judge *j, const struct op *o, int col, const char *bound, double thr)
-{
-	double v = pv(o, col);
-
-	if (v < 0)
-		return;
-	for (int i = 0; i < j->ncols; i++)
-		if (j->cols[i] == col)
-			goto have;
-	j->cols[j->ncols++] = col;
-have:
-	if (v >= thr && (j->bound == NULL || v - thr > j->value - j->threshold)) {
-		j->bound = bound;
-		j->rule = pmucol[col];
-		j->value = v;
-		j->threshold = thr;
-	}
-}
-
-static int
-sideused(const struct op *o, int from, int to)
-{
-	for (int i = from; i <= to; i++)
-		if (pv(o, i) > 0)
-			return 1;
-	return 0;
-}
-
-/*
- * The bound class (asc-ops(1), PMU judgements).  Attention ops (by name) use
- * the attention limits; otherwise the cube side (aic_) uses the cube
- * limits and the vector side (aiv_) the vector limits, each side only
- * when the task type runs on it and its ratios are not all zero.  The
- * class whose ratio exceeds its limit by the largest margin wins; with
- * none, "balanced" when the evaluated ratios of one side sum to the
- * balanced limit, else "unknown".
- */
-static void
-judge(const struct op *o, struct judge *j)
-{
-	int attn = rules_match("pmu.attention_ops", o->key) ||
-	    (o->nnames > 0 && rules_match("pmu.attention_ops", o->names[0]));
-	const char *tt = o->tt ? o->tt : "";
-	int cube = strcmp(tt, "AI_VECTOR_CORE") != 0;
-	int vec = strcmp(tt, "AI_CORE") != 0;
-	double sc = rules_num("pmu.scalar_ratio");
-
-	memset(j, 0, sizeof *j);
-	if (attn) {
-		cand(j, o, P_AIC_MTE2, "mte2_bound", rules_num("pmu.attention.mte2_ratio"));
-		cand(j, o, P_AIV_MTE2, "mte2_bound", rules_num("pmu.attention.mte2_ratio"));
-		cand(j, o, P_MTE2, "mte2_bound", rules_num("pmu.attention.mte2_ratio"));
-		cand(j, o, P_AIC_FIXPIPE, "fixpipe_bound", rules_num("pmu.attention.fixpipe_ratio"));
-		cand(j, o, P_FIXPIPE, "fixpipe_bound", rules_num("pmu.attention.fixpipe_ratio"));
-		cand(j, o, P_AIV_VEC, "vector_bound", rules_num("pmu.attention.vec_ratio"));
-		cand(j, o, P_VEC, "vector_bound", rules_num("pmu.attention.vec_ratio"));
-		cand(j, o, P_AIC_SCALAR, "scalar_bound", sc);
-		cand(j, o, P_AIV_SCALAR, "scalar_bound", sc);
-		cand(j, o, P_SCALAR, "scalar_bound", sc);
-		cand(j, o, P_AIC_MAC, "cube_bound", rules_num("pmu.cube.mac_ratio"));
-		cand(j, o, P_MAC, "cube_bound", rules_num("pmu.cube.mac_ratio"));
-		goto done;
-	}
-	if (cube && sideused(o, P_AIC_MAC, P_AIC_FIXPIPE)) {
-		cand(j, o, P_AIC_MAC, "cube_bound", rules_num("pmu.cube.mac_ratio"));
-		cand(j, o, P_AIC_MTE2, "mte2_bound", rules_num("pmu.cube.mte2_ratio"));
-		cand(j, o, P_AIC_SCALAR, "scalar_bound", sc);
-		cand(j, o, P_AIC_MTE1, "", 2);
-		cand(j, o, P_AIC_FIXPIPE, "", 2);
-	}
-	if (vec && sideused(o, P_AIV_VEC, P_AIV_MTE3)) {
-		cand(j, o, P_AIV_VEC, "vector_bound", rules_num("pmu.vector.vec_ratio"));
-		cand(j, o, P_AIV_MTE2, "mte2_bound", rules_num("pmu.vector.mte2_ratio"));
-		cand(j, o, P_AIV_MTE3, "mte3_bound", rules_num("pmu.vector.mte3_ratio"));
-		cand(j, o, P_AIV_SCALAR, "scalar_bound", sc);
-	}
-	if (sideused(o, P_MAC, P_MTE3)) {
-		/* Older chips: one unprefixed set; cube-like when mac >= vec. */
-		int cubeish = pv(o, P_MAC) >= pv(o, P_VEC);
-
-		cand(j, o, P_MAC, "cube_bound", rules_num("pmu.cube.mac_ratio"));
-		cand(j, o, P_VEC, "vector_bound", rules_num("pmu.vector.vec_ratio"));
-		cand(j, o, P_MTE2, "mte2_bound", cubeish ? rules_num("pmu.cube.mte2_ratio") :
-		    rules_num("pmu.vector.mte2_ratio"));
-		cand(j, o, P_MTE3, "mte3_bound", rules_num("pmu.vector.mte3_ratio"));
-		cand(j, o, P_SCALAR, "scalar_bound", sc);
-		cand(j, o, P_MTE1, "", 2);
-		cand(j, o, P_FIXPIPE, "", 2);
-	}
-done:
-	if (j->bound == NULL && j->ncols > 0) {
-		double sum[3] = { 0, 0, 0 };
-
-		for (int i = 0; i < j->ncols; i++) {
-			int c = j->cols[i];
-
-			sum[c <= P_AIC_FIXPIPE ? 0 : c <= P_AIV_MTE3 ? 1 : 2] += pv(o, c);
-		}
-		if (sum[0] >= rules_num("pmu.balanced_sum") - 1e-9 ||
-		    sum[1] >= rules_num("pmu.balanced_sum") - 1e-9 ||
-		    sum[2] >= rules_num("pmu.balanced_sum") - 1e-9)
-			j->bound = "balanced";
-	}
-	if (j->bound == NULL)
-		j->bound = "unknown";
-}
-
-static void
-pmustatus(struct buf *b)
-{
-	if (S.pmustatus == 1)
-		buf_adds(b, "available");
-	else if (S.pmustatus == 2) {
-		struct rfield f = { NULL, S.metrics.p, 0, S.metrics.len };
-
-		tmp2.len = 0;
-		buf_adds(b, "unavailable (metrics=");
-		if (rf_str(&f, &tmp2) == 0)
-			buf_add(b, tmp2.p, tmp2.len);
-		buf_addc(b, ')');
-	} else if (S.pmustatus == 3)
-		buf_adds(b, "left_out");
-	else
-		buf_adds(b, "unavailable");
-}
-
+/* "pmu" of an op record. */
 static void
 putpmu(const struct op *o)
 {
-	struct judge j;
-	char t[40];
+	struct pmu_who w = { o->key, o->nnames > 0 ? o->names[0] : NULL, o->tt };
 
-	out_key(&ob, "pmu");
-	if (o->cls != TT_COMPUTE && o->cls != TT_UNKNOWN) {
-		buf_adds(&ob, "null");
-		return;
-	}
-	tmp.len = 0;
-	pmustatus(&tmp);
-	if (S.pmustatus != 1 || o->pk == 0) {
-		buf_adds(&ob, "{\"status\":");
-		if (S.pmustatus == 1)
-			out_esc(&ob, "no_values", 9);
-		else
-			out_esc(&ob, tmp.p, tmp.len);
-		buf_adds(&ob, ",\"bound\":null}");
-		return;
-	}
-	judge(o, &j);
-	buf_adds(&ob, "{\"status\":\"available\",\"bound\":");
-	out_esc(&ob, j.bound, strlen(j.bound));
-	out_key(&ob, "rule");
-	if (j.rule) {
-		snprintf(t, sizeof t, "%s>=%g", j.rule, j.threshold);
-		out_esc(&ob, t, strlen(t));
-		snprintf(t, sizeof t, "%.3f", j.value - j.threshold);
-		out_raw(&ob, "margin", t, strlen(t));
-	} else {
-		buf_adds(&ob, "null");
-		out_null(&ob, "margin");
-	}
-	out_i64(&ob, "kernels", o->pk);
-	out_key(&ob, "evidence");
-	buf_addc(&ob, '{');
-	int aic = 0, aiv = 0, unp = 0;
-
-	for (int c = 0; c < j.ncols; c++) {
-		aic |= j.cols[c] <= P_AIC_FIXPIPE;
-		aiv |= j.cols[c] >= P_AIV_VEC && j.cols[c] <= P_AIV_MTE3;
-		unp |= j.cols[c] >= P_MAC && j.cols[c] <= P_MTE3;
-	}
-	for (int i = 0, first = 1; i < NPMU; i++) {
-		int used = (i == P_CUBE_UTIL && (aic || unp)) || (i == P_AIC_ICACHE && aic) ||
-		    (i == P_AIV_ICACHE && aiv) || (i == P_ICACHE && unp);
-
-		for (int c = 0; c < j.ncols && !used; c++)
-			used = j.cols[c] == i;
-		if (!used || o->pd[i] <= 0)
-			continue;
-		if (!first)
-			buf_addc(&ob, ',');
-		first = 0;
-		out_esc(&ob, pmucol[i], strlen(pmucol[i]));
-		snprintf(t, sizeof t, ":%.3f", pv(o, i));
-		buf_adds(&ob, t);
-	}
-	buf_adds(&ob, "}}");
+	pmu_put(&ob, &o->pmu, &w, o->cls == TT_COMPUTE || o->cls == TT_UNKNOWN, S.pmustatus,
+	    &S.metrics);
 }
 
 /* ---------------------------------------------------------------- kernels */
@@ -726,123 +351,7 @@ commoverlap(int64_t a, int64_t b)
 
 static void step_flush(const struct rin *r, int emit);
 
-/* One call's PMU values into an op's sums. */
-static void
-addpmu(struct op *p, const double *pval, const int *phas, int64_t dur)
-{
-	p->pk++;
-	for (int i = 0; i < NPMU; i++)
-		if (phas[i]) {
-			p->pw[i] += pval[i] * (double)dur;
-			p->pd[i] += dur;
-		}
-}
-
-static uint64_t
-mkhash(const char *src, size_t n)
-{
-	return hash64(0, src, n) & ~(uint64_t)1;
-}
-
-/*
- * A pmu record as asc-ingest writes it (PREFIX,"src":"...","pmu":{...}},
- * PREFIX its type and profile), taken apart without the general scanner:
- * src's raw text, and the pmu value in [*v, *e).  -1: another shape.
- */
-static int
-pmufast(const struct rin *m, const struct buf *pre, struct rfield *src, const char **v,
-    const char **e)
-{
-	const char *p = m->line + pre->len, *end = m->line + m->len, *q;
-
-	if (m->len <= pre->len + 8 || memcmp(m->line, pre->p, pre->len) != 0 ||
-	    memcmp(p, ",\"src\":\"", 8) != 0 || end[-1] != '}')
-		return -1;
-	q = p + 7;
-	for (p = q + 1; p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20; p++)
-		;
-	if (p >= end || *p != '"')
-		return -1;
-	src->v = q;
-	src->vlen = (size_t)(p + 1 - q);
-	p++;
-	if (end - p < 8 || memcmp(p, ",\"pmu\":", 7) != 0)
-		return -1;
-	*v = p + 7;
-	*e = end - 1;
-	return 0;
-}
-
-/*
- * -M: read the file whole.  Each record must be the next kernel's (by
- * src) or a later one's: kernels without values have no record.
- */
-static void
-pmufile(void)
-{
-	struct rin m;
-	struct buf pre = { 0 };
-	size_t at = 0;
-	int st;
-
-	if (mdone++)
-		die("-M %s: the input holds more than one profile: -M takes one", mpath);
-	if (rin_open(&m, mpath, mmaxline) != 0)
-		dieerr("%s", mpath);
-	while ((st = sr_aside_next(&m, "-M", "pmu", S.prof.p, S.prof.len, &pre)) != 0) {
-		size_t j;
-		struct rfield fsrc;
-		const struct rfield *src = &fsrc, *f;
-		const char *v, *ve;
-		uint64_t h;
-		double pval[NPMU];
-		int phas[NPMU], pmu = 0, isnull = 0, fast;
-
-		if (st < 0)
-			goto bad;
-		/* The fast shape, its values read once; else the record is
-		 * checked whole and its values read as far as they go. */
-		fast = pmufast(&m, &pre, &fsrc, &v, &ve) == 0;
-		if (fast && !(isnull = ve - v == 4 && memcmp(v, "null", 4) == 0))
-			fast = pmu_scan(v, ve, pval, phas) == 0;
-		if (!fast) {
-			if (rin_scan(&m) != 0)
-				goto bad;
-			if ((src = rin_get(&m, "src")) == NULL || (f = rin_get(&m, "pmu")) == NULL) {
-				snprintf(m.err, sizeof m.err, "pmu record without \"src\" or \"pmu\"");
-				goto bad;
-			}
-			if (!(isnull = rf_isnull(f)))
-				pmu_scan(f->v, f->v + f->vlen, pval, phas);
-		}
-		h = mkhash(src->v, src->vlen);
-		for (j = at; j < nmk && (mk[j].h & ~(uint64_t)1) != h; j++)
-			;
-		if (j == nmk) {
-			snprintf(m.err, sizeof m.err, "pmu record of src %.*s matches no later kernel of the input",
-			    (int)(src->vlen < 80 ? src->vlen : 80), src->v);
-			goto bad;
-		}
-		at = j + 1;
-		if (!(mk[j].h & 1) || isnull)
-			continue;
-		for (int i = 0; i < NPMU; i++)
-			pmu |= phas[i];
-		if (pmu)
-			for (int k = 0; k < NVIEW; k++)
-				if (mk[j].op[k])
-					addpmu(mk[j].op[k], pval, phas, mk[j].dur);
-		continue;
-bad:
-		warnmsg("%s:%lu: %s", m.name, m.lineno, m.err);
-		if (!kflag)
-			exit(EX_DATA);
-		mrc = EX_DATA;
-	}
-	rin_close(&m);
-	buf_free(&pre);
-	nmk = 0;
-}
+static void step_flush(const struct rin *r, int emit);
 
 static int
 kernelrec(struct rin *r)
@@ -923,14 +432,11 @@ kernelrec(struct rin *r)
 			snprintf(r->err, sizeof r->err, "kernel has \"pmu\": with -M the values come from the -M file only");
 			return -1;
 		}
-		if (nmk == capmk) {
-			capmk = capmk ? 2 * capmk : 4096;
-			mk = xreallocarray(mk, capmk, sizeof *mk);
-		}
-		memcpy(mk[nmk].op, o, sizeof o);
-		mk[nmk].dur = k.dur;
-		mk[nmk++].h = mkhash(k.src ? k.src->v : "null", k.src ? k.src->vlen : 4) |
-		    (cls == TT_COMPUTE || cls == TT_UNKNOWN);
+		struct pmu_sum *sum[PMU_VIEWS];
+
+		for (int v = 0; v < NVIEW; v++)
+			sum[v] = o[v] ? &o[v]->pmu : NULL;
+		pmu_join_kernel(&mjoin, sum, k.dur, k.src, cls == TT_COMPUTE || cls == TT_UNKNOWN);
 	} else if ((cls == TT_COMPUTE || cls == TT_UNKNOWN) && (f = rin_get(r, "pmu")) != NULL &&
 	    !rf_isnull(f)) {
 		pmu_scan(f->v, f->v + f->vlen, pval, phas);
@@ -960,7 +466,7 @@ kernelrec(struct rin *r)
 			addshape(p, hash64(hash64(0, ins->v, ins->vlen), outs ? outs->v : "",
 			    outs ? outs->vlen : 0));
 		if (pmu)
-			addpmu(p, pval, phas, k.dur);
+			pmu_add(&p->pmu, pval, phas, k.dur);
 	}
 	S.kernels++;
 	S.dur += k.dur;
@@ -1665,30 +1171,11 @@ wantvar(const struct op *o)
 	return o->nshp > 1;
 }
 
+/* Each op's ranks (by duration, cost, root cause, within its view), then
+ * the op records in cost order. */
 static void
-profile_out(void)
+rank_ops(struct op **v, size_t n, const size_t *nv, const size_t *off)
 {
-	struct op **v;
-	size_t n = 0, nv[NVIEW] = { 0 }, off[NVIEW];
-	int64_t bounds[8] = { 0 };
-	static const char *const bn[8] = { "cube_bound", "vector_bound", "mte2_bound",
-	    "mte3_bound", "fixpipe_bound", "scalar_bound", "balanced", "unknown" };
-
-	if (!S.sect.active || S.emitted)
-		return;
-	step_flush(NULL, 0);
-	if (mpath)
-		pmufile();
-	S.emitted = 1;
-	v = xcalloc(S.ops.n + 1, sizeof *v);
-	for (size_t i = 0; i < S.ops.cap; i++)
-		if (S.ops.v[i]) {
-			v[n++] = S.ops.v[i];
-			nv[S.ops.v[i]->view]++;
-		}
-	off[0] = 0;
-	for (int i = 1; i < NVIEW; i++)
-		off[i] = off[i - 1] + nv[i - 1];
 	qsort(v, n, sizeof *v, durcmp);
 	for (int w = 0; w < NVIEW; w++)
 		for (size_t i = 0; i < nv[w]; i++)
@@ -1706,25 +1193,12 @@ profile_out(void)
 	qsort(v, n, sizeof *v, costcmp);
 	for (size_t i = 0; i < n; i++)
 		oprec(v[i], S.dur);
+}
 
-	/* The summary, from the name view. */
-	struct op **nm = v + off[V_NAME];
-	size_t nn = nv[V_NAME];
-	struct op **bydur = xcalloc(nn + 1, sizeof *bydur), **byroot = xcalloc(nn + 1, sizeof *byroot);
-
-	memcpy(bydur, nm, nn * sizeof *bydur);
-	memcpy(byroot, nm, nn * sizeof *byroot);
-	qsort(bydur, nn, sizeof *bydur, durcmp);
-	qsort(byroot, nn, sizeof *byroot, rootcmp);
-	out_begin(&ob, "op_summary");
-	out_raw(&ob, "profile", S.prof.p, S.prof.len);
-	out_i64(&ob, "kernels", S.kernels);
-	out_i64(&ob, "ops", (int64_t)nv[V_NAME]);
-	out_i64(&ob, "op_types", (int64_t)nv[V_TYPE]);
-	out_i64(&ob, "name_shapes", (int64_t)nv[V_SHAPE]);
-	out_nsms(&ob, "kernel_sum", S.dur);
-	out_nsms(&ob, "wait_sum", S.wait);
-	out_nsms(&ob, "total_cost", S.dur + S.wait);
+/* The op_summary's "rankings": the top ops by total cost and by duration. */
+static void
+sum_rankings(struct op **nm, size_t nn, struct op **bydur)
+{
 	out_key(&ob, "rankings");
 	buf_addc(&ob, '[');
 	for (size_t i = 0; i < nn && (int)i < topn; i++) {
@@ -1742,7 +1216,11 @@ profile_out(void)
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, ']');
-	keylist("root_cause_ranking", byroot, nn, NULL);
+}
+
+static void
+sum_anchors(struct op **nm, size_t nn)
+{
 	out_key(&ob, "wait_anchors");
 	buf_addc(&ob, '[');
 	for (size_t i = 0, c = 0; i < nn; i++) {
@@ -1764,8 +1242,11 @@ profile_out(void)
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, ']');
-	keylist("wait_pollution_ops", nm, nn, wantpol);
-	out_i64(&ob, "wait_polluted_calls", S.polcalls);
+}
+
+static void
+sum_aicpu(struct op **nm, size_t nn)
+{
 	out_key(&ob, "aicpu");
 	buf_addc(&ob, '[');
 	for (size_t i = 0, c = 0; i < nn; i++) {
@@ -1785,44 +1266,51 @@ profile_out(void)
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, ']');
-	out_i64(&ob, "aicpu_exposed_risk_step_count", S.riskn);
-	out_key(&ob, "aicpu_exposed_risk_steps");
-	buf_addc(&ob, '[');
-	buf_add(&ob, S.risksteps.p ? S.risksteps.p : "", S.risksteps.len);
-	buf_addc(&ob, ']');
-	/* Tags and their op counts. */
-	{
-		int64_t na = 0, np = 0, nc[3] = { 0, 0, 0 }, nr = 0;
+}
 
-		for (size_t i = 0; i < nn; i++) {
-			struct op *o = nm[i];
+/* Tags and their op counts. */
+static void
+sum_tags(struct op **nm, size_t nn)
+{
+	int64_t na = 0, np = 0, nc[3] = { 0, 0, 0 }, nr = 0;
 
-			na += o->anchor;
-			np += o->polcalls > 0;
-			if (o->cls == TT_AICPU && o->dur > 0) {
-				const char *c = aicpuclass(o);
+	for (size_t i = 0; i < nn; i++) {
+		struct op *o = nm[i];
 
-				nc[c[6] == 'M' ? 0 : c[6] == 'P' ? 1 : 2]++;
-				nr += (double)o->masked < exposedr * (double)o->dur;
-			}
+		na += o->anchor;
+		np += o->polcalls > 0;
+		if (o->cls == TT_AICPU && o->dur > 0) {
+			const char *c = aicpuclass(o);
+
+			nc[c[6] == 'M' ? 0 : c[6] == 'P' ? 1 : 2]++;
+			nr += (double)o->masked < exposedr * (double)o->dur;
 		}
-		out_key(&ob, "tags");
-		buf_addc(&ob, '{');
-		int first = 1;
+	}
+	out_key(&ob, "tags");
+	buf_addc(&ob, '{');
+	int first = 1;
 #define TAG(name, cnt) do { if (cnt) { if (!first) buf_addc(&ob, ','); first = 0; \
 	out_esc(&ob, name, strlen(name)); buf_addc(&ob, ':'); out_int(&ob, cnt); } } while (0)
-		TAG("WAIT_ANCHOR_FALSE_HOTSPOT", na);
-		TAG("WAIT_POLLUTION_RISK", np);
-		TAG("AICPU_MASKED_BUT_UNDESIRABLE", nc[0]);
-		TAG("AICPU_PARTIALLY_EXPOSED", nc[1]);
-		TAG("AICPU_EXPOSED_NOT_ALLOWED", nc[2]);
-		TAG("AICPU_EXPOSED_RISK", nr);
-		buf_addc(&ob, '}');
-	}
-	/* PMU. */
+	TAG("WAIT_ANCHOR_FALSE_HOTSPOT", na);
+	TAG("WAIT_POLLUTION_RISK", np);
+	TAG("AICPU_MASKED_BUT_UNDESIRABLE", nc[0]);
+	TAG("AICPU_PARTIALLY_EXPOSED", nc[1]);
+	TAG("AICPU_EXPOSED_NOT_ALLOWED", nc[2]);
+	TAG("AICPU_EXPOSED_RISK", nr);
+	buf_addc(&ob, '}');
+}
+
+/* The PMU status and the ops' bound classes (asc-ops/pmu.c judges). */
+static void
+sum_pmu(struct op **nm, size_t nn)
+{
+	int64_t bounds[8] = { 0 };
+	static const char *const bn[8] = { "cube_bound", "vector_bound", "mte2_bound",
+	    "mte3_bound", "fixpipe_bound", "scalar_bound", "balanced", "unknown" };
+
 	out_key(&ob, "pmu");
 	tmp.len = 0;
-	pmustatus(&tmp);
+	pmu_status(&tmp, S.pmustatus, &S.metrics);
 	buf_adds(&ob, "{\"status\":");
 	out_esc(&ob, tmp.p, tmp.len);
 	out_key(&ob, "aic_metrics");
@@ -1834,11 +1322,13 @@ profile_out(void)
 		int64_t judged = 0;
 
 		for (size_t i = 0; i < nn; i++) {
-			struct judge j;
+			struct pmu_judge j;
+			struct pmu_who w = { nm[i]->key, nm[i]->nnames > 0 ? nm[i]->names[0] : NULL,
+			    nm[i]->tt };
 
-			if ((nm[i]->cls != TT_COMPUTE && nm[i]->cls != TT_UNKNOWN) || nm[i]->pk == 0)
+			if ((nm[i]->cls != TT_COMPUTE && nm[i]->cls != TT_UNKNOWN) || nm[i]->pmu.pk == 0)
 				continue;
-			judge(nm[i], &j);
+			pmu_judge(&nm[i]->pmu, &w, &j);
 			judged++;
 			for (int b = 0; b < 8; b++)
 				if (strcmp(j.bound, bn[b]) == 0)
@@ -1863,7 +1353,11 @@ profile_out(void)
 		out_null(&ob, "bound_classes");
 	}
 	buf_addc(&ob, '}');
-	/* Small ops. */
+}
+
+static void
+sum_small(void)
+{
 	out_key(&ob, "small_ops");
 	buf_adds(&ob, "{\"small_op_us\":");
 	{
@@ -1882,7 +1376,11 @@ profile_out(void)
 	out_i64(&ob, "steps_dense", S.densesteps);
 	out_i64(&ob, "steps_noise", S.noisesteps);
 	buf_addc(&ob, '}');
-	/* Variable shapes. */
+}
+
+static void
+sum_shapes(struct op **nm, size_t nn)
+{
 	out_key(&ob, "variable_shape");
 	buf_adds(&ob, "{\"status\":");
 	if (!S.shapes_seen) {
@@ -1913,6 +1411,64 @@ profile_out(void)
 			break;
 		}
 	buf_addc(&ob, ']');
+}
+
+static void
+profile_out(void)
+{
+	struct op **v;
+	size_t n = 0, nv[NVIEW] = { 0 }, off[NVIEW];
+
+	if (!S.sect.active || S.emitted)
+		return;
+	step_flush(NULL, 0);
+	if (mpath && pmu_join_file(&mjoin, mpath, mmaxline, S.prof.p, S.prof.len, kflag) != EX_OK)
+		mrc = EX_DATA;
+	S.emitted = 1;
+	v = xcalloc(S.ops.n + 1, sizeof *v);
+	for (size_t i = 0; i < S.ops.cap; i++)
+		if (S.ops.v[i]) {
+			v[n++] = S.ops.v[i];
+			nv[S.ops.v[i]->view]++;
+		}
+	off[0] = 0;
+	for (int i = 1; i < NVIEW; i++)
+		off[i] = off[i - 1] + nv[i - 1];
+	rank_ops(v, n, nv, off);
+
+	/* The summary, from the name view. */
+	struct op **nm = v + off[V_NAME];
+	size_t nn = nv[V_NAME];
+	struct op **bydur = xcalloc(nn + 1, sizeof *bydur), **byroot = xcalloc(nn + 1, sizeof *byroot);
+
+	memcpy(bydur, nm, nn * sizeof *bydur);
+	memcpy(byroot, nm, nn * sizeof *byroot);
+	qsort(bydur, nn, sizeof *bydur, durcmp);
+	qsort(byroot, nn, sizeof *byroot, rootcmp);
+	out_begin(&ob, "op_summary");
+	out_raw(&ob, "profile", S.prof.p, S.prof.len);
+	out_i64(&ob, "kernels", S.kernels);
+	out_i64(&ob, "ops", (int64_t)nv[V_NAME]);
+	out_i64(&ob, "op_types", (int64_t)nv[V_TYPE]);
+	out_i64(&ob, "name_shapes", (int64_t)nv[V_SHAPE]);
+	out_nsms(&ob, "kernel_sum", S.dur);
+	out_nsms(&ob, "wait_sum", S.wait);
+	out_nsms(&ob, "total_cost", S.dur + S.wait);
+	sum_rankings(nm, nn, bydur);
+	keylist("root_cause_ranking", byroot, nn, NULL);
+	sum_anchors(nm, nn);
+	keylist("wait_pollution_ops", nm, nn, wantpol);
+	out_i64(&ob, "wait_polluted_calls", S.polcalls);
+	sum_aicpu(nm, nn);
+	out_i64(&ob, "aicpu_exposed_risk_step_count", S.riskn);
+	out_key(&ob, "aicpu_exposed_risk_steps");
+	buf_addc(&ob, '[');
+	buf_add(&ob, S.risksteps.p ? S.risksteps.p : "", S.risksteps.len);
+	buf_addc(&ob, ']');
+	sum_tags(nm, nn);
+	sum_pmu(nm, nn);
+	sum_small();
+	sum_shapes(nm, nn);
 	rec_put(&ob, stdout);
 	free(bydur);
 	free(byroot);
@@ -2096,8 +1652,7 @@ main(int argc, char *argv[])
 	argv += optind;
 	rules_load(rfile);
 	opkey_init();
-	for (int i = 0; i < NPMU; i++)
-		pmuhash[i] = fnv(FNV_INIT, pmucol[i], strlen(pmucol[i]));
+	pmu_init();
 	minbubble = rules_ns("bubbles.min_bubble_us", 1e3);
 	smallns = (int64_t)(rules_num("ops.small_op_us") * 1000 + 0.5);
 	anchordur = (int64_t)(rules_num("ops.wait_anchor_max_dur_us") * 1000 + 0.5);

@@ -79,7 +79,7 @@ int	cj_read(const char *path, cj_fn fn, void *arg, char *err, size_t errlen);
 
 /*
  * One "comm" record (schemas/comm.schema.json), whatever it was read from:
- * communication.json here, or the SQLite export (lib/ingest/dbread.c).  Numbers
+ * communication.json here, or the SQLite export (lib/ingest/dbcomm.c).  Numbers
  * are written in libjq's shortest form of the double, as the text reader
  * always has; an absent or null value is null.
  */

@@ -1,6 +1,6 @@
 /*
  * nest: the depth and leafness of host events, one thread at a time, for
- * both the text timeline (trace.c) and the SQLite export (dbread.c).
+ * both the text timeline (trace.c) and the SQLite export (dbhost.c).
  *
  * Events of a thread arrive in start order (ties: the longer first).  An
  * event's depth is the number of the thread's events still open at its
