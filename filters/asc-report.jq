@@ -347,7 +347,17 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  ($MP.kinds | map("- **\(.label | md)**: " +
    (.top_kernels | map("\(.name | code) \(.kernel_sum_ms | dur)" + (if .kernels > 1 then " (\(.kernels) kernels)" else "" end)) | join(", ")) +
    "; by side: " + (.sides | sort_by(-.kernel_sum_ns) | map("\(.side | md) \(.kernel_sum_ms | dur) (busy \(.busy_union_ms | dur), wall \(.wall_ms | dur), cost \(.total_cost_ms | dur))") | join(", ")) + ".") | join("\n")) + "\n\n" +
- "Each part, asc-segment's repetition structures and the block / side split are in anomaly_discovery.json (model_parts) and records.ndjson (part, step_parts, structure records).\n"
+ "Each part, asc-segment's repetition structures and the block / side split are in anomaly_discovery.json (model_parts) and records.ndjson (part, step_parts, structure records).\n" +
+ # Phase 9: the kernels around the step's largest bubbles, and the part that holds each.
+ (if $DD == null or (($DD.step_id | tostring) != ($MP.step_id | tostring)) then "" else
+ ([($DD.largest_bubbles // [])[] | . as $l |
+   ($W | map(select(.step_id == ($DD.step_id | tostring) and ((.start_us * 1000) | round) == $l.start_ns)) | .[0]) as $w |
+   select($w != null) |
+   (($MP.parts // []) | map(select(.start_ns <= $l.start_ns and $l.start_ns < .end_ns)) | .[0].name // null) as $pn |
+   (($MP.parts // []) | map(select(.end_ns <= $l.start_ns)) | .[-1].name // null) as $pb |
+   (($MP.parts // []) | map(select(.start_ns > $l.start_ns)) | .[0].name // null) as $pa |
+   "\($w.bubble_id | code) \($l.dur_ms | dur) \(if $pn != null then "in \($pn | md)" elif $pb != null and $pa != null then "between \($pb | md) and \($pa | md)" else "outside the parts" end), after \($w.before | kname) (\($w.before.task_type // "n/a" | md)) and before \($w.after | kname) (\($w.after.task_type // "n/a" | md))"] |
+  if length == 0 then "" else "\nThe largest bubbles there, with the kernels around them: \(join("; ")).\n" end) end)
 elif $DD == null or (($ALL.structure // []) | length) == 0 then "" else
  (($ALL.structure // []) | map(select((.step_id | tostring) == ($DD.step_id | tostring))) | sort_by(-(.wall_ms // 0)) | .[0:5]) as $STR |
  "## Structure of step \($DD.step_id | code)\n\n" +
