@@ -814,24 +814,30 @@ firstlink(size_t a)
 static void
 dropviews(void)
 {
+	char *view = xcalloc(nlink + 1, 1);
 	size_t k = 0;
 
+	/* mark first, then drop: a dropped entry's strings are freed */
 	for (size_t a = 0; a < nlink; a++) {
-		struct link *l = &links[a];
+		const struct link *l = &links[a];
 		const char *d = strrchr(l->cls, '-');
-		int view = 0;
 
-		for (size_t b = 0; d && strcmp(d, "-total") != 0 && b < nlink && !view; b++)
-			view = links[b].rank == l->rank && strcmp(links[b].group, l->group) == 0 &&
+		for (size_t b = 0; d && strcmp(d, "-total") != 0 && b < nlink && !view[a]; b++)
+			view[a] = links[b].rank == l->rank && strcmp(links[b].group, l->group) == 0 &&
 			    strcmp(links[b].link, l->link) == 0 &&
 			    strcmp(links[b].transport, l->transport) == 0 &&
 			    istotal(links[b].cls, l->cls, (size_t)(d - l->cls));
-		if (view) {
+	}
+	for (size_t a = 0; a < nlink; a++) {
+		struct link *l = &links[a];
+
+		if (view[a]) {
 			free(l->group), free(l->cls), free(l->link), free(l->transport), free(l->op);
 			continue;
 		}
 		links[k++] = *l;
 	}
+	free(view);
 	nlink = k;
 }
 
@@ -1739,10 +1745,10 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 		int imb = ppimbalance(j, g, out.p, nout, &st);
 
 		if (st.len == 0)
-			bprintf(&pp, "; in a pipeline this time is also the bubble: no rank report in the input compares the stages (none given, or too few send/recv ops or no op after the last); rebalance the stages before adding micro-batches or an interleaved schedule");
+			bprintf(&pp, "; in a pipeline this time is also the bubble: no rank report in the input compares the stages (none given, or too few send/recv ops or no op after the last); rebalance the stages where they differ, and raise the micro-batch count or use an interleaved schedule for the schedule's own warm-up and flush");
 		else
 			bprintf(&pp, "; in a pipeline this time is also the bubble: %s (the rank reports' pipeline stages, from the send/recv ops' times)%s",
-			    st.p, imb ? "; rebalance the stages before adding micro-batches or an interleaved schedule" :
+			    st.p, imb ? "; rebalance the stages (the imbalance above), and raise the micro-batch count or use an interleaved schedule for the rest, the schedule's own warm-up and flush" :
 			    "; the bubble is the schedule's own: raise the micro-batch count or use an interleaved schedule");
 		if (md && st.len)
 			fprintf(md, "Stage imbalance, as the rank reports give it: %s.\n", st.p);
@@ -3212,13 +3218,19 @@ skip:
 	if (md)
 		fprintf(md, "\n## Recommendations (by time at stake per step)\n\n");
 	for (int k = 0; k < nreco; k++) {
+		/* The rank reports' scale (asc-judge): by the share of the
+		 * median step at stake, P0 only for the first. */
+		double sh = mstep == UNSET || mstep <= 0 || recos[k].stake == UNSET ? 0 :
+		    (double)recos[k].stake / (double)mstep;
+		int pri = k == 0 && sh >= 0.05 ? 0 : sh >= 0.10 ? 1 : sh >= 0.02 ? 2 : 3;
+
 		rbegin("recommendation", j);
-		out_i64(&rb, "priority", k);
+		out_i64(&rb, "priority", pri);
 		put_ns(&rb, "time_at_stake", recos[k].stake);
 		out_cstr(&rb, "text", recos[k].text);
 		rput();
 		if (md)
-			fprintf(md, "%d. P%d (%s): %s\n", k + 1, k, hd(recos[k].stake, t1), mdt(recos[k].text, 0));
+			fprintf(md, "%d. P%d (%s): %s\n", k + 1, pri, hd(recos[k].stake, t1), mdt(recos[k].text, 0));
 	}
 	if (md && nreco == 0)
 		fprintf(md, "No rank, collective or link stands out across the job.\n");
