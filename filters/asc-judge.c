@@ -243,7 +243,7 @@ run(const char *path)
 				break;
 			continue;
 		}
-		/* Ours, from an earlier run: a rerun replaces it (R2.9). */
+		/* Ours, from an earlier run: a rerun replaces it. */
 		if (tn == 17 && memcmp(t, "anomaly_discovery", 17) == 0)
 			continue;
 		k = gather_index(g, t, tn);

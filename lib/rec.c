@@ -352,7 +352,7 @@ flatobj(const char *p, const char *e)
 
 /*
  * The end of the JSON value at p, its grammar checked whole: the values a
- * filter never asks for are checked too (issue 14 item 6), by structure
+ * filter never asks for are checked too, by structure
  * only (strings by skipstr, numbers by numend, literals by name).  NULL
  * if it is not JSON by the grammar, or nested deeper than libjq reads (254
  * containers inside the record): libjq then gives the verdict, except
