@@ -24,7 +24,10 @@ UNITS	 = dec rec csvline trace simd
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
 # A filter's own modules, linked into it alone: filters/FILTER/*.c.
 OPSOBJ	 = filters/asc-ops/pmu.o
-OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
+FIAOBJ	 = filters/asc-fia/names.o filters/asc-fia/layers.o filters/asc-fia/passes.o \
+	   filters/asc-fia/phases.o filters/asc-fia/checks.o filters/asc-fia/roles.o \
+	   filters/asc-fia/classify.o filters/asc-fia/emit.o filters/asc-fia/summary.o
+OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(FIAOBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
 
 all: $(BIN) $(TESTBIN)
 
@@ -37,6 +40,10 @@ bin/asc-ingest: filters/asc-ingest.o lib/ingest/libingest.a lib/libasc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bin/asc-ops: filters/asc-ops.o $(OPSOBJ) lib/libasc.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/asc-fia: filters/asc-fia.o $(FIAOBJ) lib/libasc.a
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

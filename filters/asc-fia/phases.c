@@ -1,0 +1,165 @@
+/* asc-fia: training phases: runs of one phase and their gradient sync,
+ * op families, forward stages, loss ops (fia.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dec.h"
+#include "rec.h"
+#include "rules.h"
+#include "util.h"
+
+#include "fia.h"
+
+static int
+syncrole(int role)
+{
+	return role >= 0 && (role == r_dp || role == r_embd);
+}
+
+/*
+ * Before x joins the backward run u: a dp or embedding collective starts
+ * the run's gradient sync at the end of the backward's last compute kernel
+ * (before a wait for the collectives, if one came since the last gradient
+ * kernel); a later gradient kernel undoes it (the collective overlapped
+ * the backward and stays in its wall).
+ */
+static void
+run_sync(struct prun *u, const struct lk *x)
+{
+	if (u->ph != PH_BWD)
+		return;
+	if (u->sync && (x->flags & F_BWD))
+		u->sync = 0;
+	else if (!u->sync && x->cls == C_COMM && syncrole(x->role)) {
+		u->sync = 1;
+		for (int i = 0; i < G.ncb; i++)
+			G.cb[i].mark = u->pw ? G.cb[i].wmark : G.cb[i].nph[PH_BWD] - (i == G.lastcb);
+		if (u->pw) {
+			u->we = u->xs;
+			u->wn = u->pn;
+			u->wsum = u->psum;
+			u->wcn = u->pcn;
+			u->wcsum = u->pcsum;
+			u->wme = u->pme;
+		} else {
+			u->xc = -1;
+			u->we = u->ce ? u->ce : u->e;
+			u->wn = u->n;
+			u->wsum = u->sum;
+			u->wcn = u->cn;
+			u->wcsum = u->csum;
+			u->wme = u->me;
+		}
+		u->ts = u->we;
+	}
+	if (u->sync)
+		return;
+	if (x->flags & F_BWD)
+		u->pw = 0;
+	else if (!u->pw && x->cls != C_COMM && u->ce && u->me > u->ce && x->s >= u->me &&
+	    syncrole(u->mer)) {
+		/* x waited for the collectives: the backward's compute ended at ce */
+		u->pw = 1;
+		u->pn = u->n;
+		u->psum = u->sum;
+		u->pcn = u->cn;
+		u->pcsum = u->csum;
+		u->pme = u->me;
+		u->xs = u->ce;
+		u->xe = x->s;
+		u->xc = u->mec;
+		memcpy(u->xcraw, u->mecraw, sizeof u->xcraw);
+		for (int i = 0; i < G.ncb; i++)
+			G.cb[i].wmark = G.cb[i].nph[PH_BWD];
+	}
+}
+
+/* A closed run: the collectives of its gradient sync leave the backward. */
+void
+run_commit(const struct prun *u)
+{
+	if (u->ph != PH_BWD || !u->sync)
+		return;
+	for (int i = 0; i < G.ncb; i++) {
+		int64_t d = G.cb[i].nph[PH_BWD] - G.cb[i].mark;
+
+		G.cb[i].nsync += d;
+		G.cb[i].nph[PH_BWD] -= d;
+	}
+}
+
+/* The kernel x, of phase ph: phase runs, families, stages, loss ops. */
+void
+phase_kernel(int ph, const struct lk *x, int fam, int64_t dur)
+{
+	if (G.nruns == 0 || G.lastrun.ph != ph) {
+		if (G.nruns > 0)
+			run_commit(&G.lastrun);
+		if (G.nruns > 0 && G.nruns <= NPREC)
+			G.runs[G.nruns - 1] = G.lastrun;
+		G.nruns++;
+		memset(&G.lastrun, 0, sizeof G.lastrun);
+		G.lastrun.ph = ph;
+		G.lastrun.xc = -1;
+		G.lastrun.first = x->name;
+		G.lastrun.s = x->s;
+	}
+	G.ph = ph;
+	run_sync(&G.lastrun, x);
+	G.lastrun.n++;
+	G.lastrun.sum += dur;
+	if (x->cls == C_COMM) {
+		G.lastrun.cn++;
+		G.lastrun.csum += dur;
+	}
+	if (x->e > G.lastrun.e)
+		G.lastrun.e = x->e;
+	if (x->cls != C_COMM && x->e > G.lastrun.ce)
+		G.lastrun.ce = x->e;
+	else if (x->cls == C_COMM && x->e > G.lastrun.me) {
+		G.lastrun.me = x->e;
+		G.lastrun.mec = x->name;
+		G.lastrun.mer = x->role;
+		snprintf(G.lastrun.mecraw, sizeof G.lastrun.mecraw, "%.*s",
+		    nmb.len < sizeof G.lastrun.mecraw ? (int)nmb.len : 0, nmb.p);
+	}
+	G.nph[ph]++;
+	G.phsum[ph] += dur;
+	if (ph == PH_OPT) {
+		if (G.opt_first < 0) {
+			G.opt_first = x->name;
+			G.opt_s = x->s;
+		}
+		if (x->e > G.opt_e)
+			G.opt_e = x->e;
+	}
+	if (fam < 0 || x->cls == C_COMM)
+		fam = nfam;	/* other (communication is counted apart) */
+	if (x->cls != C_COMM) {
+		G.famn[fam][ph]++;
+		G.famsum[fam][ph] += dur;
+	}
+	/* Stages: convolution / matmul runs of the first forward phase. */
+	if (ph == PH_FWD && G.nruns == 1 && fam < nfam &&
+	    (strcmp(famname[fam], "convolution") == 0 || strcmp(famname[fam], "matmul") == 0)) {
+		if (G.nstage > 0 && G.stage[G.nstage - 1] == fam)
+			G.stagen[G.nstage - 1]++;
+		else if (G.nstage < NSTAGE) {
+			G.stage[G.nstage] = fam;
+			G.stagen[G.nstage++] = 1;
+		}
+	}
+}
+
+void
+lossname(int name, int argmax)
+{
+	int v = argmax ? -(name + 1) : name + 1;
+
+	for (int i = 0; i < G.nlossn; i++)
+		if (G.lossn[i] == v)
+			return;
+	if (G.nlossn < 4)
+		G.lossn[G.nlossn++] = v;
+}
