@@ -47,15 +47,6 @@ chk_add(struct chk *c, int kind, const struct layer *L, size_t i)
 	}
 }
 
-/* The outcome, but for what depends on the whole profile. */
-int
-chk_class(const struct chk *c)
-{
-	if (c->nlack == 0 && c->nextra == 0)
-		return c->kernels == c->observed ? K_OK : K_OKM;
-	return c->nextra == 0 && c->lackdecode ? K_LACKDEC : K_MIS;
-}
-
 /* One cross-verification check of a pass. */
 static void
 check(const struct chk *c, int64_t pi, int kind, int anymoe, int fia, int bwd)
@@ -148,7 +139,6 @@ check_bwd(const struct pass *b, int64_t pi, const struct pass *f, int64_t fi)
 	rec_put(&ob, stdout);
 }
 
-
 /* The passes' checks; the k-th backward pass against the k-th forward pass
  * (micro-batch k). */
 void
@@ -156,7 +146,6 @@ verify(const struct unit *u)
 {
 	const struct chain *ch = u->ch;
 	int anymoe = u->anymoe, fia = u->fia;
-	size_t np = u->np;
 
 	for (size_t pi = 0, nb = 0; pi < ch->nrec; pi++) {
 		for (int j = 0; j < 4; j++)
@@ -174,46 +163,4 @@ verify(const struct unit *u)
 			nb++;
 		}
 	}
-	if (ch->havelast)
-		for (int j = 0; j < 4; j++)
-			check(&ch->last.ck[j], (int64_t)np - 1, j, anymoe, fia, ch->last.dir);
-}
-
-void
-put_omitted(const struct unit *u)
-{
-	static const char *kc[NKC] = { "ok", "ok_multiple", "explained", "mismatch" };
-	const struct chain *ch = u->ch;
-	int anymoe = u->anymoe, fia = u->fia;
-	int64_t st[NKC + 1] = { 0 };
-
-	out_i64(&ob, "pass_records", (int64_t)ch->nrec + 1);
-	out_i64(&ob, "omitted_passes", ch->on);
-	out_i64(&ob, "omitted_layers", ch->olayers);
-	out_i64(&ob, "omitted_kernels", ch->okern);
-	out_nsms(&ob, "omitted_wall_min", ch->owmin);
-	out_nsms(&ob, "omitted_wall_mean", ch->on ? ch->owsum / ch->on : 0);
-	out_nsms(&ob, "omitted_wall_max", ch->owmax);
-	for (int j = 0; j < 4; j++)
-		for (int c = 0; c < NKC; c++) {
-			int k = c;
-
-			if (ckind[j].flag == F_FIA && !fia)
-				k = NKC;	/* not_applicable */
-			else if (c == K_LACKDEC && (anymoe || ckind[j].flag == F_FIA))
-				k = K_MIS;
-			st[k] += ch->ock[j][c];
-		}
-	out_key(&ob, "omitted_checks");
-	buf_addc(&ob, '{');
-	for (int c = 0; c <= NKC; c++) {
-		const char *k = c < NKC ? kc[c] : "not_applicable";
-
-		if (c)
-			buf_addc(&ob, ',');
-		out_esc(&ob, k, strlen(k));
-		buf_addc(&ob, ':');
-		out_int(&ob, st[c]);
-	}
-	buf_addc(&ob, '}');
 }

@@ -35,8 +35,6 @@ notes(struct unit *u)
 		notes[nn++] = "prologue";
 	if (G.units > 0)
 		notes[nn++] = "several_devices";
-	if (np > NPREC)
-		notes[nn++] = "passes_capped";
 	if (nlw < e->nl)
 		notes[nn++] = "layers_capped";
 	if (ei == E_PER && G.pkmore)
@@ -54,9 +52,8 @@ training_passes(struct unit *u)
 	u->nsteps = 1;
 	u->fl1 = u->bl1 = -1;
 	u->funi = u->buni = 1;
-	u->known = ch->on == 0;
-	for (size_t pi = 0; pi < ch->nrec + (size_t)ch->havelast; pi++) {
-		const struct pass *q = pi < ch->nrec ? &ch->rec[pi] : &ch->last;
+	for (size_t pi = 0; pi < ch->nrec; pi++) {
+		const struct pass *q = &ch->rec[pi];
 		int64_t nl = (int64_t)(q->l1 - q->l0);
 
 		u->nsteps += (q->why & B_STEP) != 0;
@@ -70,7 +67,7 @@ training_passes(struct unit *u)
 			u->fl1 = nl;
 		}
 	}
-	u->agree = training && u->known && u->nfp > 0 && u->nfp == u->nbp && u->funi &&
+	u->agree = training && u->nfp > 0 && u->nfp == u->nbp && u->funi &&
 	    u->buni && u->fl1 == u->bl1;
 }
 
@@ -112,10 +109,8 @@ classify(struct unit *u)
 	u->mismatch = e->mis || (u->anymoe && e->decbad);
 	for (int ti = 0; ti < e->nt; ti++)
 		ranges_flush(&e->t[ti]);
-	/* The layers written: the first NLREC of the passes written. */
+	/* The layers written: the first NLREC. */
 	u->nlw = e->nl < NLREC ? e->nl : NLREC;
-	if (u->np > NPREC && u->nlw > ch->rec[NPREC - 1].l1)
-		u->nlw = ch->rec[NPREC - 1].l1;
 	notes(u);
 	training_passes(u);
 }

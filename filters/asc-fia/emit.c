@@ -145,18 +145,14 @@ putpass(const struct pass *q, int64_t pi)
 	rec_put(&ob, stdout);
 }
 
-
-/* Passes: the first NPREC and the last. */
+/* Passes: all of them. */
 void
 emit_passes(const struct unit *u)
 {
 	const struct chain *ch = u->ch;
-	size_t np = u->np;
 
 	for (size_t pi = 0; pi < ch->nrec; pi++)
 		putpass(&ch->rec[pi], (int64_t)pi);
-	if (ch->havelast)
-		putpass(&ch->last, (int64_t)np - 1);
 }
 
 void
@@ -385,23 +381,14 @@ emit_streams(void)
 	}
 }
 
-/* Phases: the runs of one phase, the first NPREC and the last. */
+/* Phases: the runs of one phase. */
 void
 emit_phases(void)
 {
 	if (G.nruns > 0)
-		run_commit(&G.lastrun);
-	if (G.nruns > 0 && G.nruns <= NPREC)
-		G.runs[G.nruns - 1] = G.lastrun;
+		run_close();
 	for (int64_t i = 0; i < G.nruns; i++) {
-		const struct prun *u;
-
-		if (i < NPREC)
-			u = &G.runs[i];
-		else if (i == G.nruns - 1)
-			u = &G.lastrun;
-		else
-			continue;
+		const struct prun *u = &G.runs[i];
 		int64_t end = u->sync ? u->we : u->e, n = u->sync ? u->wn : u->n;
 		int64_t sum = u->sync ? u->wsum : u->sum, csum = u->sync ? u->wcsum : u->csum;
 		int64_t cn = u->sync ? u->wcn : u->cn;

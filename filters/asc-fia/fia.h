@@ -20,14 +20,11 @@
 #define MAXTYPE		8
 #define MAXANOM		8
 /*
- * Output caps: memory and output follow the model's structure, not the
- * length of the capture.  fia_pass and fia_check records are written for
- * the first NPREC passes and the last one (the passes between are
- * aggregated in the summary), fia_layer records for at most the first
- * NLREC layers of those passes; the pattern fallback finds periods of up to
+ * Output caps: every pass and phase run has its record (they grow with
+ * the capture, as its steps do); fia_layer records are written for at
+ * most the first NLREC layers; the pattern fallback finds periods of up to
  * PATMAX layers; a layer type lists at most NRANGE layer ranges.
  */
-#define NPREC		64
 #define NLREC		4096
 #define PATMAX		1024
 #define NRANGE		64
@@ -138,17 +135,12 @@ struct pass {
 	struct chk ck[4];
 };
 
-/* Classes of a check's outcome before the profile-wide facts are known. */
-enum { K_OK, K_OKM, K_LACKDEC, K_MIS, NKC };
-
 /* The passes of one way of cutting the layers. */
 struct chain {
-	struct pass	 rec[NPREC];	/* the first passes */
-	size_t		 nrec, n;	/* kept; all, the open one included */
-	struct pass	 cur, last;	/* the open pass; the last closed after rec */
-	int		 havelast, uniform, methods;
-	/* The passes between rec and last. */
-	int64_t		 on, olayers, okern, owsum, owmin, owmax, ock[4][NKC];
+	struct pass	*rec;		/* the closed passes */
+	size_t		 nrec, caprec, n;	/* closed; room; all, the open one included */
+	struct pass	 cur;		/* the open pass */
+	int		 uniform, methods;
 	int64_t		 firstfia, lastfia, firstwall, lastwall;
 };
 
@@ -301,8 +293,9 @@ struct fia {
 	/* Phases: the current one, kernels per phase, runs of one phase. */
 	int		 ph;
 	int64_t		 nph[NPH], phsum[NPH], nbwd, nopt;
-	struct prun	 runs[NPREC];
-	int64_t		 nruns;
+	struct prun	*runs;		/* the closed runs */
+	int64_t		 nruns;		/* all, the open one included */
+	size_t		 caprun;
 	struct prun	 lastrun;	/* the open run, or the last one */
 	/* Loss kernels: by name, and ArgMax-like ones (loss in training). */
 	int64_t		 nloss, nargm;
@@ -432,14 +425,15 @@ void	keepstep(struct buf *, int *k, const struct rfield *f);
 
 /* checks.c: a pass's checks, layer by layer, and their outcome classes. */
 void	chk_add(struct chk *, int kind, const struct layer *, size_t i);
-int	chk_class(const struct chk *);
 
 /* passes.c: layers cut into passes. */
 void	chain_close(struct chain *);
+/* Empty, its room for passes kept. */
+void	chain_reset(struct chain *);
 void	layer_pass(struct eng *, struct layer *);
 
 /* phases.c: runs of one phase (training), families, stages, loss ops. */
-void	run_commit(const struct prun *);
+void	run_close(void);
 void	phase_kernel(int ph, const struct lk *, int fam, int64_t dur);
 void	lossname(int name, int argmax);
 
@@ -466,12 +460,10 @@ struct unit {
 	int		 nn;
 	/* Training: forward and backward passes, micro-batches per step. */
 	int64_t		 nfp, nbp, nsteps, fl1, bl1;
-	int		 funi, buni, known, agree;
+	int		 funi, buni, agree;
 };
 void	classify(struct unit *);
 void	verify(const struct unit *);
-/* The summary's figures of the passes between the first NPREC and the last. */
-void	put_omitted(const struct unit *);
 
 /* emit.c: the records. */
 void	putratio(const char *k, int64_t num, int64_t den);

@@ -54,8 +54,8 @@ eng_reset(struct eng *e)
 	e->lstepk = 0;
 	e->prevfcls = FC_NONE;
 	e->prevdir = e->p2p = 0;
-	memset(&e->on, 0, sizeof e->on);
-	memset(&e->pat, 0, sizeof e->pat);
+	chain_reset(&e->on);
+	chain_reset(&e->pat);
 	e->per = 0;
 	memset(e->nfia, 0, sizeof e->nfia);
 	memset(e->fsum, 0, sizeof e->fsum);

@@ -58,23 +58,6 @@ pass_add(struct pass *q, const struct layer *L, size_t i)
 	q->l1 = i + 1;
 }
 
-static void
-chain_fold(struct chain *ch, const struct pass *q)
-{
-	int64_t w = q->en - q->s;
-
-	if (ch->on == 0 || w < ch->owmin)
-		ch->owmin = w;
-	if (ch->on == 0 || w > ch->owmax)
-		ch->owmax = w;
-	ch->on++;
-	ch->olayers += (int64_t)(q->l1 - q->l0);
-	ch->okern += q->k;
-	ch->owsum += w;
-	for (int j = 0; j < 4; j++)
-		ch->ock[j][chk_class(&q->ck[j])]++;
-}
-
 void
 chain_close(struct chain *ch)
 {
@@ -93,14 +76,22 @@ chain_close(struct chain *ch)
 		ch->uniform = 1;
 	else
 		ch->uniform &= q->l1 - q->l0 == ch->rec[0].l1 - ch->rec[0].l0;
-	if (ch->nrec < NPREC) {
-		ch->rec[ch->nrec++] = *q;
-		return;
+	if (ch->nrec == ch->caprec) {
+		ch->caprec = ch->caprec ? 2 * ch->caprec : 64;
+		ch->rec = xreallocarray(ch->rec, ch->caprec, sizeof *ch->rec);
 	}
-	if (ch->havelast)
-		chain_fold(ch, &ch->last);
-	ch->last = *q;
-	ch->havelast = 1;
+	ch->rec[ch->nrec++] = *q;
+}
+
+void
+chain_reset(struct chain *ch)
+{
+	struct pass *rec = ch->rec;
+	size_t cap = ch->caprec;
+
+	memset(ch, 0, sizeof *ch);
+	ch->rec = rec;
+	ch->caprec = cap;
 }
 
 /* Layer i, which starts a pass when why is not 0. */
@@ -108,7 +99,7 @@ static void
 chain_layer(struct chain *ch, const struct eng *e, const struct layer *L, size_t i, int why)
 {
 	if (i == 0) {
-		memset(ch, 0, sizeof *ch);
+		chain_reset(ch);
 		ch->firstfia = ch->lastfia = ch->firstwall = ch->lastwall = -1;
 		pass_open(&ch->cur, e, 0, B_FIRST, -1);
 		ch->n = 1;

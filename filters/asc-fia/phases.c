@@ -76,7 +76,7 @@ run_sync(struct prun *u, const struct lk *x)
 }
 
 /* A closed run: the collectives of its gradient sync leave the backward. */
-void
+static void
 run_commit(const struct prun *u)
 {
 	if (u->ph != PH_BWD || !u->sync)
@@ -89,15 +89,25 @@ run_commit(const struct prun *u)
 	}
 }
 
+/* The open run closed: its gradient sync committed, the run kept. */
+void
+run_close(void)
+{
+	run_commit(&G.lastrun);
+	if ((size_t)G.nruns > G.caprun) {
+		G.caprun = G.caprun ? 2 * G.caprun : 64;
+		G.runs = xreallocarray(G.runs, G.caprun, sizeof *G.runs);
+	}
+	G.runs[G.nruns - 1] = G.lastrun;
+}
+
 /* The kernel x, of phase ph: phase runs, families, stages, loss ops. */
 void
 phase_kernel(int ph, const struct lk *x, int fam, int64_t dur)
 {
 	if (G.nruns == 0 || G.lastrun.ph != ph) {
 		if (G.nruns > 0)
-			run_commit(&G.lastrun);
-		if (G.nruns > 0 && G.nruns <= NPREC)
-			G.runs[G.nruns - 1] = G.lastrun;
+			run_close();
 		G.nruns++;
 		memset(&G.lastrun, 0, sizeof G.lastrun);
 		G.lastrun.ph = ph;

@@ -127,7 +127,7 @@ sum_training(const struct unit *u)
 	const struct eng *e = u->e;
 	const int64_t *tc = e->tc;
 	int64_t nfp = u->nfp, nbp = u->nbp, nsteps = u->nsteps, fl1 = u->fl1, bl1 = u->bl1;
-	int funi = u->funi, buni = u->buni, known = u->known, agree = u->agree;
+	int funi = u->funi, buni = u->buni, agree = u->agree;
 	size_t nlw = u->nlw;
 
 	if (nlw < e->nl)
@@ -139,18 +139,18 @@ sum_training(const struct unit *u)
 	out_i64(&ob, "optimizer_kernels", G.nopt);
 	out_i64(&ob, "forward_layers", (int64_t)e->nl - tc[T_BWD]);
 	out_i64(&ob, "backward_layers", tc[T_BWD]);
-	out_i64(&ob, "forward_passes", known ? nfp : -1);
-	out_i64(&ob, "backward_passes", known ? nbp : -1);
+	out_i64(&ob, "forward_passes", nfp);
+	out_i64(&ob, "backward_passes", nbp);
 	out_i64(&ob, "steps", nsteps);
-	if (training && known && nfp > 0 && nfp == nbp && nfp % nsteps == 0)
+	if (training && nfp > 0 && nfp == nbp && nfp % nsteps == 0)
 		out_i64(&ob, "micro_batches", nfp / nsteps);
 	else
 		out_null(&ob, "micro_batches");
-	if (known && nfp > 0 && funi)
+	if (nfp > 0 && funi)
 		out_i64(&ob, "layers_per_micro_batch", fl1);
 	else
 		out_null(&ob, "layers_per_micro_batch");
-	if (known && nbp > 0 && buni)
+	if (nbp > 0 && buni)
 		out_i64(&ob, "backward_layers_per_micro_batch", bl1);
 	else
 		out_null(&ob, "backward_layers_per_micro_batch");
@@ -294,8 +294,6 @@ emit_summary(const struct unit *u)
 {
 	head("fia_summary");
 	sum_figures(u);
-	if (u->np > NPREC)
-		put_omitted(u);
 	sum_training(u);
 	sum_parts(u);
 	sum_groups();
