@@ -179,10 +179,10 @@ def oprows_in($where; $x; $y; $na; $nb; $rk):
 	      elif $u == null then "only_b" elif $v == null then "only_a"
 	      elif $da == $db and $ca == $cb and $ka == $kb then "same" else "changed" end),
      ranked: $rk,
-     a_calls: (if $x then ($u.calls // 0) else null end), b_calls: (if $y then ($v.calls // 0) else null end),
-     a_steps: $na, b_steps: $nb,
-     a_kernel_ns: (if $x then $da else null end), b_kernel_ns: (if $y then $db else null end), delta_kernel_ns: ($db - $da),
-     a_cost_ns: (if $x then $ca else null end), b_cost_ns: (if $y then $cb else null end), delta_cost_ns: ($cb - $ca),
+     # a side without the op (or without the part) is null, counted 0 in the change
+     a_calls: $u.calls, b_calls: $v.calls, a_steps: $na, b_steps: $nb,
+     a_kernel_ns: (if $u then $da else null end), b_kernel_ns: (if $v then $db else null end), delta_kernel_ns: ($db - $da),
+     a_cost_ns: (if $u then $ca else null end), b_cost_ns: (if $v then $cb else null end), delta_cost_ns: ($cb - $ca),
      delta_per_step_ns: ($db - $da)}
   | select(.status != "same");
 def partrows($A; $B):
@@ -536,7 +536,7 @@ def html($md; $svg):
      "<style>body{font:15px/1.45 \"DejaVu Sans\",Arial,sans-serif;color:#1A1A1A;background:#FFF;max-width:1240px;margin:0 auto;padding:8px 16px}",
      "h1{font-size:24px}h2{font-size:19px;border-bottom:2px solid #0072B2;padding-bottom:2px;margin-top:28px}",
      "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #BBB;padding:3px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere;font-size:14px}th{background:#EEF3F8}",
-     "figure{margin:10px 0}svg{max-width:100%;height:auto}</style></head><body>",
+     "figure{margin:10px 0}svg{max-width:100%;height:auto}.nw th,.nw td:nth-child(-n+1){overflow-wrap:normal}</style></head><body>",
      ($md | mdhtml("<figure>" + $svg + "</figure>")),
      "<p>The page is the Markdown report (diff_report.md) with its waterfall inline; exact figures are in the diff records.</p>",
      "</body></html>", ""] | join("\n");
