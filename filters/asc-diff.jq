@@ -381,6 +381,18 @@ def partsmd($r):
        + ": \($tot.delta_service_ns | st), the change of the mean step over the steps with parts (A \($tot.a_service_ns | t), B \($tot.b_service_ns | t)).\n" end)
     end;
 
+# The part (or the group compared as a whole) whose wall, else kernel
+# sum, changed most, and the op in it whose kernel sum changed most.
+def partlead($r):
+  ([$r[] | select((.kind == "part" and (.align | startswith("unpaired") | not)) or (.kind == "part_kind" and .align == "count_differs"))]
+     | sort_by([-(.delta_wall_ns // 0 | abs), -(.delta_kernel_ns // 0 | abs)]) | .[0]) as $p
+     | ([$r[] | select(.kind == "part_op" and .part == $p.key)] | sort_by([-(.delta_kernel_ns | abs), .op]) | .[0]) as $o
+     | if $p == null or (($p.delta_wall_ns // 0) == 0 and ($p.delta_kernel_ns // 0) == 0) then ""
+       else "By model part, " + (if $p.kind == "part_kind" then "the \($p.key | code) parts (A \($p.a_count), B \($p.b_count) per step)" else "\($p.key | code)" end)
+	    + (if $p.align == "only_a" then " (only in A)" elif $p.align == "only_b" then " (only in B)" else "" end)
+	    + " changed most: wall \($p.delta_wall_ns | st), kernel sum \($p.delta_kernel_ns | st) per step"
+	    + (if $o != null and $o.delta_kernel_ns != 0 then ", most in op \($o.op | code) (kernel sum \($o.delta_kernel_ns | st))" else "" end) + ".\n" end;
+
 def report:
   .records as $r
   | ($r[] | select(.kind == "summary")) as $s
@@ -401,6 +413,7 @@ def report:
   + " (A \($s.a_step_ns | t) over \($s.a_steps) step(s), B \($s.b_step_ns | t) over \($s.b_steps)).\n"
   + ([$r[] | select(.rank == 1)][0] as $top
      | if $top then "The biggest change: \($top | rowdesc), \($top.delta_per_step_ns | st) per step.\n" else "No op, part, idle window or communication op compared on both sides changed.\n" end)
+  + partlead($r)
   + "\n## Where the step time went\n\nThe parts of the mean step, largest change first; they sum to the change of the step.\n\n"
   + row(["part", "A", "B", "delta"]) + "\n" + row(["---", "---:", "---:", "---:"]) + "\n"
   + ([$bm[] | select(.additive and .part != "unexplained")] | sort_by(-(.delta_ns // 0 | abs)) | map(row([.part, (.a_ns | t), (.b_ns | t), (.delta_ns | st)]) + "\n") | add // "")
