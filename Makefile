@@ -27,7 +27,8 @@ OPSOBJ	 = filters/asc-ops/pmu.o
 FIAOBJ	 = filters/asc-fia/names.o filters/asc-fia/layers.o filters/asc-fia/passes.o \
 	   filters/asc-fia/phases.o filters/asc-fia/checks.o filters/asc-fia/roles.o \
 	   filters/asc-fia/classify.o filters/asc-fia/emit.o filters/asc-fia/summary.o
-OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(FIAOBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
+DIFFOBJ	 = filters/asc-diff/partops.o
+OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(FIAOBJ) $(DIFFOBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
 
 all: $(BIN) $(TESTBIN)
 
@@ -44,6 +45,10 @@ bin/asc-ops: filters/asc-ops.o $(OPSOBJ) lib/libasc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bin/asc-fia: filters/asc-fia.o $(FIAOBJ) lib/libasc.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/asc-diff: filters/asc-diff.o $(DIFFOBJ) lib/libasc.a
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

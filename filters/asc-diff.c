@@ -1,9 +1,10 @@
 /*
  * asc-diff: what changed between two runs.  Each operand is a profile
  * (analysed first by asc-analyze into a temporary directory), a result
- * directory of asc-analyze or a saved records.ndjson; asc-fia is run on
- * each saved stream for the model parts.  The comparison and the report
- * are the jq program asc-diff.jq, built in.
+ * directory of asc-analyze or a saved records.ndjson, with the model
+ * parts of asc-parts in it (else asc-fia and asc-parts are run on it)
+ * and their kernels summed by op (partops.c).  The comparison and the
+ * reports are the jq program asc-diff.jq, built in.
  */
 #define _XOPEN_SOURCE 700	/* nftw */
 #include <sys/stat.h>
@@ -24,6 +25,8 @@
 
 #include "gather.h"
 #include "jqprog.h"
+#include "opkey.h"
+#include "asc-diff/partops.h"
 #include "rec.h"
 #include "rules.h"
 #include "util.h"
@@ -43,13 +46,12 @@ static const struct gather_type kept[] = {
 	{ "attribution", 0, GATHER_FIRST, 0 },
 	{ "comm_op", 0, GATHER_FIRST, 0 },
 	{ "comm_group", 0, GATHER_FIRST, 0 },
-	{ "fia_layer", 0, GATHER_FIRST, 0 },
-	{ "fia_phase", 0, GATHER_FIRST, 0 },
-	{ "fia_summary", 1, GATHER_FIRST, 0 },
+	{ "part", 0, GATHER_FIRST, 0 },
+	{ "step_parts", 0, GATHER_FIRST, 0 },
 };
 #define NKEPT	(int)(sizeof kept / sizeof kept[0])
 
-static char *tmpdir;		/* profiles analysed and asc-fia output */
+static char *tmpdir;		/* profiles analysed, streams given parts */
 static int ntmp;
 
 static void usage(void) __attribute__((noreturn));
@@ -318,14 +320,15 @@ gather_file(struct gather *g, const char *path, const char *shown)
 	rin_close(&r);
 }
 
-/* One side: the records of its file and the model parts asc-fia finds
- * in them (asc-fia runs on the side branch of asc-analyze, so its
- * records are not in the saved stream). */
+/* One side: the records of its file, its model parts (a stream saved
+ * before asc-parts ran in asc-analyze gets them here, from asc-fia and
+ * asc-parts) and their kernels by op. */
 static jv
-load(const char *path, int parts)
+load(const char *path)
 {
 	struct gather *g = gather_new(kept, NKEPT);
-	jv v, p, f;
+	char *fo = NULL;
+	jv v, p;
 
 	gather_file(g, path, path);
 	v = gather_take(g);
@@ -334,29 +337,25 @@ load(const char *path, int parts)
 		die("%s: not a records stream of asc (no profile record)", path);
 	/* (no step_metrics: a capture without a kernel table; asc-diff.jq
 	 * says what cannot be compared) */
-	if (parts) {
-		char *fo = xfmt("%s/fia%d.ndjson", tmp(), ntmp++);
-		char *argv[] = { "asc-fia", "-n", (char *)path, NULL };
+	if (jv_array_length(jv_object_get(jv_copy(v), jv_string("part"))) == 0 &&
+	    jv_array_length(jv_object_get(jv_copy(v), jv_string("step_metrics"))) > 0) {
+		char *argv[] = { "sh", "-c", "asc-fia \"$1\" | asc-parts", "sh", (char *)path, NULL };
 		int s;
 
+		fo = xfmt("%s/parts%d.ndjson", tmp(), ntmp++);
 		if ((s = run_cmd(argv, fo)) != 0)
-			die("%s: asc-fia failed (status %d)", path, s);
-		gather_file(g, fo, "asc-fia output");
-		unlink(fo);
-		free(fo);
-		/* only the fia_* keys: the profile's own are taken already */
-		f = gather_take(g);
-		jv_object_foreach(f, k, a) {
-			if (strncmp(jv_string_value(k), "fia_", 4) == 0)
-				v = jv_object_set(v, k, a);
-			else {
-				jv_free(k);
-				jv_free(a);
-			}
-		}
-		jv_free(f);
+			die("%s: asc-fia | asc-parts failed (status %d)", path, s);
+		jv_free(v);
+		gather_file(g, fo, "asc-parts output");
+		v = gather_take(g);
 	}
 	gather_free(g);
+	v = jv_object_set(v, jv_string("part_op"),
+	    partops(fo ? fo : path, jv_object_get(jv_copy(v), jv_string("part"))));
+	if (fo) {
+		unlink(fo);
+		free(fo);
+	}
 	return jv_object_set(v, jv_string("file"), jv_string(path));
 }
 
@@ -465,6 +464,7 @@ main(int argc, char *argv[])
 	if (argc != 2 && !(argc == 1))
 		usage();
 	rules_load(NULL);
+	opkey_init();
 	prog = jqprog_new("asc-diff.jq", asc_diff_jq);
 	if (outdir) {
 		struct stat st;
@@ -497,8 +497,8 @@ main(int argc, char *argv[])
 	in = jv_object_set(in, jv_string("ranks"), jv_number(cluster ? na : 0));
 	in = jv_object_set(in, jv_string("a_input"), jv_string(argv[0]));
 	in = jv_object_set(in, jv_string("b_input"), jv_string(cluster ? argv[0] : argv[1]));
-	in = jv_object_set(in, jv_string("a"), load(fa, 1));
-	in = jv_object_set(in, jv_string("b"), load(fb, 1));
+	in = jv_object_set(in, jv_string("a"), load(fa));
+	in = jv_object_set(in, jv_string("b"), load(fb));
 	recs = runprog(prog, in);
 	jv_array_foreach(recs, i, r) {
 		jv s = jv_dump_string(r, 0);

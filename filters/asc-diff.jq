@@ -9,44 +9,50 @@ def sum: reduce .[] as $x (0; . + ($x // 0));
 def index_by(f): reduce .[] as $x ({}; . + {(($x | f) | tostring): $x});
 
 # ---- model parts: the one place that says what a part is and how the
-# parts of two runs align.  Today from asc-fia's records (fia_layer, else
-# fia_phase); a part has key (its kind and its occurrence of that kind),
-# kind, pos (its place in the capture), ns (wall) and kernel_ns.
-def part_kind:
-  (if .loss then "loss " else "" end)
-  + (.direction // "forward") + " " + (.layer_type // "layer")
-  + (if .fia_class and .fia_class != "none" then " (" + .fia_class + ")" else "" end);
-def numbered:
-  group_by(.kind) | map(to_entries | map(.value + {key: (.value.kind + " #" + (.key + 1 | tostring))}))
-  | add // [] | sort_by(.pos);
-def parts:
-  if ((.fia_layer // []) | length) > 0 then
-    [.fia_layer[] | {src: "fia_layer", kind: part_kind, pos: .layer, ns: .wall_ns, kernel_ns: .kernel_sum_ns}] | numbered
-  else
-    [(.fia_phase // [])[] | {src: "fia_phase", kind: .phase, pos: .run, ns: .wall_ns, kernel_ns: .kernel_sum_ns}] | numbered
-  end;
-# Pairs {align, a, b} of parts: the same kinds at the head and at the end
-# of the two sequences pair in order; between them (where the models
-# differ) by kind and occurrence, what is left by position, the rest alone
-# (a or b null).
-def occ:	# n: the occurrence of the part's kind in the list
-  to_entries | group_by(.value.kind)
-  | map(to_entries | map(.value.value + {n: .key, i: .value.key})) | add // [] | sort_by(.i) | map(del(.i));
-def align($pa; $pb):
-  ($pa | length) as $na | ($pb | length) as $nb | ([$na, $nb] | min) as $m
-  | (first(range(0; $m) | select($pa[.].kind != $pb[.].kind)) // $m) as $p
-  | (first(range(0; $m - $p) | select($pa[$na - 1 - .].kind != $pb[$nb - 1 - .].kind)) // ($m - $p)) as $s
-  | $pa[$p:$na - $s] as $xa | $pb[$p:$nb - $s] as $xb
-  | ($xa | occ) as $xa | ($xb | occ) as $xb
-  | ($xa | index_by([.kind, .n])) as $ka | ($xb | index_by([.kind, .n])) as $kb
-  | [$xa[] | select($kb[[.kind, .n] | tostring] == null)] as $ra
-  | [$xb[] | select($ka[[.kind, .n] | tostring] == null)] as $rb
-  | [range(0; $p) | {align: "kind", a: $pa[.], b: $pb[.]}]
-    + [$xa[] | select($kb[[.kind, .n] | tostring] != null) | {align: "kind", a: ., b: $kb[[.kind, .n] | tostring]}]
-    + [range(0; [$ra, $rb | length] | max) | {align: (if $ra[.] and $rb[.] then "position" elif $ra[.] then "only_a" else "only_b" end), a: $ra[.], b: $rb[.]}]
-    + [range(0; $s) | {align: "kind", a: $pa[$na - $s + .], b: $pb[$nb - $s + .]}]
-  | map(.a |= (if . then del(.n) else . end) | .b |= (if . then del(.n) else . end));
-
+# parts of two runs pair.  From asc-parts' part records, keyed by their
+# fields, never by their names (those change with the version of
+# asc-parts): a part is its kind, layer type, direction and micro-batch,
+# and its place among the parts of those in its step (layer k of
+# micro-batch m); its group is its kind and layer type.  A part's
+# figures are means per step over the run's steps with parts (pns).
+def pid: [.kind, .layer_type, .direction, .micro_batch];
+def pgroup: [.kind, .layer_type] | tojson;
+def glabel: .layer_type as $lt
+  | (.kind | gsub("_"; " ")) + (if $lt != null and $lt != "" and (.kind | contains($lt) | not) then " (" + $lt + ")" else "" end);
+def pns($g): [$g.part // [] | .[].step_id] | unique | length;
+def partkeyed:
+  sort_by(.part) | reduce .[] as $p ({c: {}, out: []};
+    ($p | pid | tojson) as $k | .c[$k] = ((.c[$k] // 0) + 1) | .c[$k] as $n
+    | .out += [$p + {pk: ([($p | pid[]), $n] | tojson), n: $n}]) | .out;
+def parts($g):
+  pns($g) as $ns
+  | [$g.part // [] | group_by(.step_id)[] | partkeyed[]] as $ps
+  | ($g.part_op // [] | group_by(.step_id) | map({key: .[0].step_id, value: (group_by(.part) | map({key: (.[0].part | tostring), value: .}) | from_entries)}) | from_entries) as $ops
+  | [$ps | group_by(.pk)[]
+     | ([.[].name] | unique) as $names
+     | {key: .[0].pk, kind: .[0].kind, layer_type: .[0].layer_type, direction: .[0].direction, micro_batch: .[0].micro_batch, n: .[0].n,
+	group: (.[0] | pgroup), glabel: (.[0] | glabel), name: (if ($names | length) == 1 then $names[0] else null end),
+	ord: ([.[].part] | min), steps: length,
+	wall: ([.[].wall_ns] | sum | idiv($ns)), busy: ([.[].busy_union_ns] | sum | idiv($ns)),
+	kernel: ([.[].kernel_sum_ns] | sum | idiv($ns)), cost: ([.[].total_cost_ns] | sum | idiv($ns)),
+	kernels: ([.[].kernels] | sum),
+	ops: ([.[] | $ops[.step_id][.part | tostring] // [] | .[]] | group_by(.op)
+	      | map({key: .[0].op, value: {op_type: .[0].op_type, calls: ([.[].calls] | sum), dur: ([.[].dur_ns] | sum), wait: ([.[].wait_ns] | sum)}}) | from_entries)}]
+  # the name, unless it changes from step to step or two parts share it
+  | (map(.name) | group_by(.) | map(select(length > 1) | .[0]) ) as $dup
+  | map(.name as $nm | .label = (if $nm != null and ($dup | any(.[]; . == $nm) | not) then $nm
+		  else .glabel + " #\(.n)" + (if .micro_batch != null then " (micro-batch \(.micro_batch))" else "" end) end))
+  | sort_by(.ord);
+# Groups of parts: {group: {a: [parts], b: [parts], paired}}; the parts of
+# a group pair one by one when both runs have the same parts of it (the
+# same count per micro-batch), else the group is compared as a whole.
+def pgroups($pa; $pb):
+  ([$pa[].group] + [$pb[].group] | unique) as $gs
+  | [$gs[] as $gk | [$pa[] | select(.group == $gk)] as $x | [$pb[] | select(.group == $gk)] as $y
+     | {group: $gk, label: (($x + $y)[0].glabel), ord: (($x + $y)[0].ord), a: $x, b: $y,
+	how: (if ($x | length) == 0 then "only_b" elif ($y | length) == 0 then "only_a"
+	      elif ($x | map(.key) | sort) == ($y | map(.key) | sort) then "paired" else "count_differs" end)}]
+  | sort_by(.ord);
 # ---- the time breakdown of a set of steps: sums, and the mean step
 def bfield: {compute: "compute_ns", comm_exposed: "comm_exposed_ns", comm_overlapped: "comm_overlapped_ns",
 	free: "internal_bubble_total_ns", preparing: "prelaunch_gap_ns", tail: "tail_gap_ns", step: "service_ns"};
@@ -153,20 +159,64 @@ def findrows($A; $B):
      a_id: $x.id, b_id: $y.id, a_stake_ns: ($x | stake), b_stake_ns: ($y | stake),
      delta_stake_ns: dlt($x | stake; $y | stake), headline: ($y.headline // $x.headline)};
 
-# ---- parts rows
-def partrows($A; $B; $na; $nb):
-  ($A | parts) as $pa | ($B | parts) as $pb
-  | (align($pa; $pb)[]
-     | {kind: "part", key: (if .align == "position" then "position \(.a.pos)" + (if .a.pos != .b.pos then "/\(.b.pos)" else "" end)
-			    elif .a and .b and .a.key != .b.key then .a.key + " / " + .b.key else .a.key // .b.key end), align, source: (.a.src // .b.src), a_kind: .a.kind, b_kind: .b.kind,
-	a_pos: .a.pos, b_pos: .b.pos, a_ns: .a.ns, b_ns: .b.ns, delta_ns: ((.b.ns // 0) - (.a.ns // 0)),
-	a_kernel_ns: .a.kernel_ns, b_kernel_ns: .b.kernel_ns,
-	delta_per_step_ns: ((.b.ns // 0 | idiv($nb)) - (.a.ns // 0 | idiv($na)))}),
-    ((($pa + $pb) | map(.kind) | unique)[] as $t
-     | [$pa[] | select(.kind == $t)] as $x | [$pb[] | select(.kind == $t)] as $y
-     | {kind: "part_kind", key: $t, a_count: ($x | length), b_count: ($y | length),
-	a_ns: ([$x[].ns] | sum), b_ns: ([$y[].ns] | sum), delta_ns: (([$y[].ns] | sum) - ([$x[].ns] | sum)),
-	delta_per_step_ns: (([$y[].ns] | sum | idiv($nb)) - ([$x[].ns] | sum | idiv($na)))});
+# ---- parts rows: each part (paired, or in one run only), each group of
+# parts summed, the ops in each part, and what the parts' walls add up to
+def clocks($x; $y):
+  {a_wall_ns: $x.wall, b_wall_ns: $y.wall, delta_wall_ns: dlt($x.wall // 0; $y.wall // 0),
+   a_busy_ns: $x.busy, b_busy_ns: $y.busy, delta_busy_ns: dlt($x.busy // 0; $y.busy // 0),
+   a_kernel_ns: $x.kernel, b_kernel_ns: $y.kernel, delta_kernel_ns: dlt($x.kernel // 0; $y.kernel // 0),
+   a_cost_ns: $x.cost, b_cost_ns: $y.cost, delta_cost_ns: dlt($x.cost // 0; $y.cost // 0)};
+def gsum: {wall: ([.[].wall] | sum), busy: ([.[].busy] | sum), kernel: ([.[].kernel] | sum), cost: ([.[].cost] | sum),
+	   ops: ([.[].ops | to_entries[]] | group_by(.key)
+		 | map({key: .[0].key, value: {op_type: .[0].value.op_type, calls: ([.[].value.calls] | sum), dur: ([.[].value.dur] | sum), wait: ([.[].value.wait] | sum)}}) | from_entries)};
+def oprows_in($where; $x; $y; $na; $nb; $rk):
+  (($x.ops // {} | keys) + ($y.ops // {} | keys) | unique)[] as $k | $x.ops[$k] as $u | $y.ops[$k] as $v
+  | ($u.dur // 0 | idiv($na)) as $da | ($v.dur // 0 | idiv($nb)) as $db
+  | ((($u.dur // 0) + ($u.wait // 0)) | idiv($na)) as $ca | ((($v.dur // 0) + ($v.wait // 0)) | idiv($nb)) as $cb
+  | ($u.calls // 0 | idiv($na)) as $ka | ($v.calls // 0 | idiv($nb)) as $kb
+  | {kind: "part_op", key: ($where + " / " + $k), part: $where, op: $k, op_type: ($v.op_type // $u.op_type),
+     status: (if $u == null and $x != null then "added" elif $v == null and $y != null then "removed"
+	      elif $u == null then "only_b" elif $v == null then "only_a"
+	      elif $da == $db and $ca == $cb and $ka == $kb then "same" else "changed" end),
+     ranked: $rk,
+     # a side without the op (or without the part) is null, counted 0 in the change
+     a_calls: $u.calls, b_calls: $v.calls, a_steps: $na, b_steps: $nb,
+     a_kernel_ns: (if $u then $da else null end), b_kernel_ns: (if $v then $db else null end), delta_kernel_ns: ($db - $da),
+     a_cost_ns: (if $u then $ca else null end), b_cost_ns: (if $v then $cb else null end), delta_cost_ns: ($cb - $ca),
+     delta_per_step_ns: ($db - $da)}
+  | select(.status != "same");
+def partrows($A; $B):
+  parts($A) as $pa | parts($B) as $pb | pns($A) as $na | pns($B) as $nb
+  | pgroups($pa; $pb) as $gs
+  | ($gs[] as $g
+     | ( (if $g.how == "paired" then ($g.a[] as $x | ($g.b[] | select(.key == $x.key)) as $y | {x: $x, y: $y})
+	  else ($g.a[] | {x: ., y: null}), ($g.b[] | {x: null, y: .}) end)
+	 | .x as $x | .y as $y
+	 | {kind: "part", key: ($x.label // $y.label), group: $g.label,
+	    align: (if $g.how == "paired" then "paired" elif $g.how == "count_differs" then (if $x then "unpaired_a" else "unpaired_b" end) else $g.how end),
+	    part_kind: ($x.kind // $y.kind), layer_type: ($x.layer_type // $y.layer_type), direction: ($x.direction // $y.direction),
+	    micro_batch: ($x.micro_batch // $y.micro_batch),
+	    a_steps: $x.steps, b_steps: $y.steps}
+	   + clocks($x; $y) + {a_ns: $x.wall, b_ns: $y.wall, delta_ns: (($y.wall // 0) - ($x.wall // 0))}
+	   + (if $g.how == "count_differs" then {} else {delta_per_step_ns: (($y.wall // 0) - ($x.wall // 0))} end),
+	 (if $g.how == "paired" then oprows_in($x.label; $x; $y; $na; $nb; true) else empty end) ),
+       ( ($g.a | gsum) as $x | ($g.b | gsum) as $y
+	 | {kind: "part_kind", key: $g.label, align: $g.how, a_count: ($g.a | length), b_count: ($g.b | length)}
+	   + clocks(if ($g.a | length) > 0 then $x else null end; if ($g.b | length) > 0 then $y else null end)
+	   + {a_ns: $x.wall, b_ns: $y.wall, delta_ns: ($y.wall - $x.wall)}
+	   + (if $g.how == "count_differs" then {delta_per_step_ns: ($y.wall - $x.wall)} else {} end),
+	 (if $g.how != "paired" then oprows_in($g.label; (if ($g.a | length) > 0 then $x else null end);
+					       (if ($g.b | length) > 0 then $y else null end); $na; $nb; $g.how == "count_differs") else empty end) )),
+    ( def between($g): [$g.step_parts // [] | .[].between_parts_ns] | sum | idiv($g.step_parts // [] | length);
+      def service($g): [$g.step_parts // [] | .[].service_ns] | sum | idiv($g.step_parts // [] | length);
+      (([$pb[].wall] | sum) - ([$pa[].wall] | sum)) as $dw | dlt(between($A); between($B)) as $db | dlt(service($A); service($B)) as $ds
+      | {kind: "part_total", key: "all parts", a_steps: $na, b_steps: $nb,
+	 a_service_ns: service($A), b_service_ns: service($B), delta_service_ns: $ds,
+	 a_wall_ns: ([$pa[].wall] | sum), b_wall_ns: ([$pb[].wall] | sum), delta_wall_ns: $dw,
+	 a_between_ns: between($A), b_between_ns: between($B), delta_between_ns: $db,
+	 rounding_ns: (if $ds == null or $db == null then null else $ds - $dw - $db end),
+	 a_unplaced: (([$A.part // [] | .[].kernels] | sum) - ([$A.part_op // [] | .[].calls] | sum)),
+	 b_unplaced: (([$B.part // [] | .[].kernels] | sum) - ([$B.part_op // [] | .[].calls] | sum))} );
 
 # ---- what cannot be compared
 def chas($g; $what):
@@ -175,7 +225,7 @@ def chas($g; $what):
   elif $what | startswith("communication ops") then $g.comm_op // []
   elif $what == "communication groups" then $g.comm_group // []
   elif $what == "host cause attribution" then [$g.attribution[]? | select(.host_evidence)]
-  elif $what | startswith("model parts") then ($g.fia_layer // []) + ($g.fia_phase // [])
+  elif $what | startswith("model parts") then $g.part // []
   elif $what | startswith("kernel table") then $g.step_metrics // []
   else $g.anomaly_discovery // [] end | length > 0;
 def caveats($A; $B):
@@ -193,13 +243,22 @@ def caveats($A; $B):
      {kind: "caveat", key: "framework", a_value: $A.profile[0].framework, b_value: $B.profile[0].framework,
       text: "the captures come from different frameworks"}
    else empty end),
-  (($A | parts | map(.kind)) as $ka | ($B | parts | map(.kind)) as $kb
-   | if ($ka | length) > 0 and ($kb | length) > 0 and $ka != $kb then
-       {kind: "caveat", key: "model", a_value: ($ka | length), b_value: ($kb | length),
-	text: "the models differ: A has \($ka | length) parts, B \($kb | length), of other kinds or order; parts are aligned by kind, by position where the kinds differ"}
+  (pgroups(parts($A); parts($B)) | map(select(.how != "paired")) as $d
+   | if ($A.part // [] | length) > 0 and ($B.part // [] | length) > 0 and ($d | length) > 0 then
+       {kind: "caveat", key: "model", a_value: ([parts($A)[]] | length), b_value: ([parts($B)[]] | length),
+	text: ("the models differ: " + ($d | map(.label + ": " + (if .how == "only_a" then "only in A (\(.a | length) per step)"
+							       elif .how == "only_b" then "only in B (\(.b | length) per step)"
+							       else "A \(.a | length), B \(.b | length) per step" end)) | join("; "))
+	      + "; " + (if ($d | map(select(.how == "count_differs")) | length) > 0
+			then "where the counts differ the parts are compared as a whole, not one by one" else "not compared" end))}
      else empty end),
+  (["A", "B"][] as $s | (if $s == "A" then $A else $B end) as $g
+   | (([$g.part // [] | .[].kernels] | sum) - ([$g.part_op // [] | .[].calls] | sum)) as $u
+   | select($u != 0)
+   | {kind: "caveat", key: "part ops \($s)", a_value: null, b_value: $u,
+      text: "\($u) of \($s)'s kernels in model parts could not be placed in their part by start time: the parts' ops are short of them"}),
   (["kernel table (step breakdown, ops, idle windows)", "op types", "torch_npu step breakdown (step_trace_time.csv)", "communication ops (HCCL tasks)", "communication groups",
-     "host cause attribution", "model parts (asc-fia)", "findings (anomaly_discovery)"][] as $what
+     "host cause attribution", "model parts (asc-parts)", "findings (anomaly_discovery)"][] as $what
   | chas($A; $what) as $x | chas($B; $what) as $y
   | select($x != $y)
   | {kind: "caveat", key: $what, a_value: $x, b_value: $y,
@@ -229,7 +288,7 @@ def diff:
        else empty end),
       # a section one side does not record is named by a caveat, not compared
       (def both($w): chas($A; $w) and chas($B; $w);
-       (if both("model parts (asc-fia)") then partrows($A; $B; $na; $nb) else empty end),
+       (if both("model parts (asc-parts)") then partrows($A; $B) else empty end),
        (if both("kernel table (step breakdown, ops, idle windows)") then oprows($A; $B; "name"; "op"; $na; $nb) else empty end),
        (if both("op types") then oprows($A; $B; "op_type"; "op_type"; $na; $nb) else empty end),
        (if both("kernel table (step breakdown, ops, idle windows)") then
@@ -238,7 +297,8 @@ def diff:
        (if both("findings (anomaly_discovery)") then findrows($A; $B) else empty end)),
       caveats($A; $B) ] as $rows
   # ranked: the rows of one thing each (not the sums by type or scope)
-  | ([$rows[] | select((.kind == "op" or .kind == "part" or (.kind == "bubble_window" and .scope != "global") or .kind == "comm_op")
+  | ([$rows[] | select((.kind == "op" or .kind == "part" or .kind == "part_kind" or (.kind == "part_op" and .ranked)
+			 or (.kind == "bubble_window" and .scope != "global") or .kind == "comm_op")
 		       and (.delta_per_step_ns // 0) != 0)]
      | sort_by([-(.delta_per_step_ns | abs), .kind, .key]) | to_entries
      | map({key: (.value.kind + " " + .value.key), value: (.key + 1)}) | from_entries) as $rank
@@ -251,7 +311,7 @@ def diff:
 	   explained_ns: (if $bm.step.delta_ns == null then null else [additive[] as $p | $bm[$p].delta_ns] | sum end), unexplained_ns: $bm.unexplained.delta_ns,
 	   top: ([$rank | to_entries[] | select(.value == 1) | .key][0])}
      + (if .cluster then {ranks: .ranks, a_role: "median rank", b_role: "slowest rank"} else {} end)),
-    ($rows[] | $h + . + (if $rank[.kind + " " + .key] then {rank: $rank[.kind + " " + .key]} else {} end));
+    ($rows[] | del(.ranked) | $h + . + (if $rank[.kind + " " + .key] then {rank: $rank[.kind + " " + .key]} else {} end));
 
 # ---- --cluster: [median rank's file, slowest rank's file]
 def pick:
@@ -259,29 +319,101 @@ def pick:
   | sort_by(.step)
   | if length < 2 then empty else [.[(length - 1) / 2 | floor].file, .[-1].file] end;
 
-# ---- the report
+# ---- the report.  Names (profiles, paths, ops, parts) are data: in the
+# Markdown each is a code span whose fence is longer than any run of
+# backticks in it, control characters shown, as asc-report writes them;
+# in a table '|' is escaped, in code spans too (as GFM reads tables).
+def hexd: "0123456789abcdef"[.:(. + 1)];
+# Every def below walks code points once: a name can be 64 KiB long.
+def ctl: if . == 10 then "\\n" elif . == 13 then "\\r" elif . == 9 then "\\t"
+	else "\\x" + ((. / 16 | floor) | hexd) + (. % 16 | hexd) end | explode;
+def alnum: . != null and ((. >= 48 and . <= 57) or (. >= 65 and . <= 90) or (. >= 97 and . <= 122) or . >= 128);
+# Per code point, the last one that is no '_' at or before it.
+def lastword: [foreach .[] as $x (null; if $x == 95 then . else $x end)];
+def mdt: tostring | if test("[\\\\`*_\\[\\]~<>&#+=\\-[:cntrl:]]") | not then . else explode as $c | ($c | lastword) as $p | ($c | reverse | lastword | reverse) as $q |
+	[range(0; $c | length) as $i | $c[$i] as $x |
+	 if $x < 32 or $x == 127 then [92] + ($x | ctl)
+	 elif $x == 60 then [38, 108, 116, 59] elif $x == 62 then [38, 103, 116, 59]
+	 elif $x == 38 then [38, 97, 109, 112, 59]
+	 elif $x == 95 and ($p[$i] | alnum) and ($q[$i] | alnum) then [95]
+	 elif $x == 92 or $x == 96 or $x == 42 or $x == 95 or $x == 91 or $x == 93 or $x == 126 or
+	   ($i == 0 and ($x == 35 or $x == 43 or $x == 45 or $x == 61)) then [92, $x]
+	 else [$x] end | .[]] | implode end;
+def code: if . == null then "n/a" else tostring |
+	if test("[`[:cntrl:]]|^ | $|^$") | not then "`" + . + "`" else explode as $c |
+	([foreach $c[] as $x (0; if $x == 96 then . + 1 else 0 end)] | max // 0) as $run |
+	($c | length > 0 and (.[0] == 96 or .[0] == 32 or .[-1] == 96 or .[-1] == 32)) as $edge |
+	(if $edge or ($c | length) == 0 then [32] else [] end) as $pad |
+	([range(0; $run + 1) | 96]) as $f |
+	$f + $pad + [$c[] | if . < 32 or . == 127 then ctl[] else . end] + $pad + $f | implode end end;
+def cell: tostring | if test("[|\\n]") | not then . else explode | [.[] | if . == 124 then 92, 124 elif . == 10 then 32 else . end] | implode end;
 def t: if . == null then "–"
        elif (. | abs) >= 1000000 then "\((. / 1000 | round) / 1000) ms"
        else "\(. / 1000 | tostring) µs" end;
 def st: if . == null then "–" elif . > 0 then "+" + t else t end;
-def md:
+# The model parts: each part with its four clocks, A, B and the change,
+# and the op in it that changed most; what the parts' walls add up to.
+def partsmd($r):
+  def row(c): "| " + (c | map(if . == null then "–" else cell end) | join(" | ")) + " |";
+  [$r[] | select(.kind == "part")] as $p
+  | ($r | map(select(.kind == "part_op")) | group_by(.part) | map({key: .[0].part, value: (sort_by([-(.delta_kernel_ns | abs), .op]) | .[0])}) | from_entries) as $top
+  | ([$r[] | select(.kind == "part_total")][0]) as $tot
+  | if ($p | length) == 0 then "" else
+    "\n## Model parts\n\nThe parts of the model as asc-parts cuts the steps, in time order, per step (mean over A's \($tot.a_steps) and B's \($tot.b_steps) step(s) with parts): wall, busy union, kernel sum and total cost (kernel sum + wait), and the op whose kernel sum in the part changed most.\n\n"
+    + row(["part", "wall A", "wall B", "wall delta", "busy A", "busy B", "busy delta", "kernel A", "kernel B", "kernel delta", "cost A", "cost B", "cost delta", "op that changed most"]) + "\n"
+    + row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---"]) + "\n"
+    + ($p | map(row([(.key | code) + (if .align == "only_a" or .align == "unpaired_a" then " (A only)" elif .align == "only_b" or .align == "unpaired_b" then " (B only)" else "" end),
+		     (.a_wall_ns | t), (.b_wall_ns | t), (if .align == "paired" then .delta_wall_ns | st else null end),
+		     (.a_busy_ns | t), (.b_busy_ns | t), (if .align == "paired" then .delta_busy_ns | st else null end),
+		     (.a_kernel_ns | t), (.b_kernel_ns | t), (if .align == "paired" then .delta_kernel_ns | st else null end),
+		     (.a_cost_ns | t), (.b_cost_ns | t), (if .align == "paired" then .delta_cost_ns | st else null end),
+		     ($top[.key] | if . == null or .delta_kernel_ns == 0 then null else "\(.op | code) \(.delta_kernel_ns | st)" end)]) + "\n") | add)
+    + ([$r[] | select(.kind == "part_kind" and .align != "paired")] as $g
+       | if ($g | length) == 0 then "" else "\nNot paired one by one: "
+	 + ($g | map("\(.key | code): " + (if .align == "only_a" then "only in A (\(.a_count) per step, wall \(.a_wall_ns | t))"
+					    elif .align == "only_b" then "only in B (\(.b_count) per step, wall \(.b_wall_ns | t))"
+					    else "A has \(.a_count) per step, B \(.b_count): compared as a whole, wall \(.a_wall_ns | t) → \(.b_wall_ns | t) (\(.delta_wall_ns | st)), kernel sum \(.delta_kernel_ns | st)"
+						 + ($top[.key] | if . == null or .delta_kernel_ns == 0 then "" else ", most in op \(.op | code) (\(.delta_kernel_ns | st))" end) end))
+	    | join("; ")) + ".\n" end)
+    + (if $tot.delta_service_ns == null then "" else
+       "\nThe parts' walls change by \($tot.delta_wall_ns | st) per step and the time between parts by \($tot.delta_between_ns | st)"
+       + (if $tot.rounding_ns != 0 then ", and the integer means round by \($tot.rounding_ns | st)" else "" end)
+       + ": \($tot.delta_service_ns | st), the change of the mean step over the steps with parts (A \($tot.a_service_ns | t), B \($tot.b_service_ns | t)).\n" end)
+    end;
+
+# The part (or the group compared as a whole) whose wall, else kernel
+# sum, changed most, and the op in it whose kernel sum changed most.
+def partlead($r):
+  ([$r[] | select((.kind == "part" and (.align | startswith("unpaired") | not)) or (.kind == "part_kind" and .align == "count_differs"))]
+     | sort_by([-(.delta_wall_ns // 0 | abs), -(.delta_kernel_ns // 0 | abs)]) | .[0]) as $p
+     | ([$r[] | select(.kind == "part_op" and .part == $p.key)] | sort_by([-(.delta_kernel_ns | abs), .op]) | .[0]) as $o
+     | if $p == null or (($p.delta_wall_ns // 0) == 0 and ($p.delta_kernel_ns // 0) == 0) then ""
+       else "By model part, " + (if $p.kind == "part_kind" then "the \($p.key | code) parts (A \($p.a_count), B \($p.b_count) per step)" else "\($p.key | code)" end)
+	    + (if $p.align == "only_a" then " (only in A)" elif $p.align == "only_b" then " (only in B)" else "" end)
+	    + " changed most: wall \($p.delta_wall_ns | st), kernel sum \($p.delta_kernel_ns | st) per step"
+	    + (if $o != null and $o.delta_kernel_ns != 0 then ", most in op \($o.op | code) (kernel sum \($o.delta_kernel_ns | st))" else "" end) + ".\n" end;
+
+def report:
   .records as $r
   | ($r[] | select(.kind == "summary")) as $s
   | [$r[] | select(.kind == "breakdown" and .scope == "mean")] as $bm
-  | def row(c): "| " + (c | map(if . == null then "–" else tostring end) | join(" | ")) + " |";
-    def rowdesc: (if .kind == "op" then "op \(.key) (\(.status))"
-		  elif .kind == "part" then "part \(.key)" + (if .align == "position" then " (A \(.a_kind), B \(.b_kind))" else "" end)
-		  elif .kind == "bubble_window" then "\(.status) bubble \(.key)" + (if .cause then ", host cause \(.cause)" else "" end)
-		  else "\(.kind) \(.key)" end);
-  "# asc-diff: \($s.a) → \($s.b)\n\n"
-  + "A: \($s.a_input) (\($s.a_level // "level unknown"), \($s.a_steps) step(s)); B: \($s.b_input) (\($s.b_level // "level unknown"), \($s.b_steps) step(s)).\n\n"
-  + (if $s.mode == "cluster" then "Cluster of \($s.ranks) ranks, by mean step time: A is the median rank (\($s.a)), B the slowest (\($s.b)).\n\n" else "" end)
+  | def row(c): "| " + (c | map(if . == null then "–" else cell end) | join(" | ")) + " |";
+    def rowdesc: (if .kind == "op" then "op \(.key | code) (\(.status))"
+		  elif .kind == "part" then "part \(.key | code)" + (if .align == "only_a" then " (only in A)" elif .align == "only_b" then " (only in B)" else "" end)
+		  elif .kind == "part_op" then "op \(.op | code) in part \(.part | code)" + (if .status == "added" then " (new in B)" elif .status == "removed" then " (gone in B)" else "" end)
+		  elif .kind == "part_kind" then "the \(.key | code) parts (A \(.a_count), B \(.b_count) per step)"
+		  elif .kind == "bubble_window" then "\(.status) bubble \(.key | code)" + (if .cause then ", host cause \(.cause | code)" else "" end)
+		  else "\(.kind) \(.key | code)" end);
+  "# asc-diff: \($s.a | code) → \($s.b | code)\n\n"
+  + "A: \($s.a_input | code) (\($s.a_level // "level unknown" | mdt), \($s.a_steps) step(s)); B: \($s.b_input | code) (\($s.b_level // "level unknown" | mdt), \($s.b_steps) step(s)).\n\n"
+  + (if $s.mode == "cluster" then "Cluster of \($s.ranks) ranks, by mean step time: A is the median rank (\($s.a | code)), B the slowest (\($s.b | code)).\n\n" else "" end)
   + "B's mean step is " + (if $s.delta_ns == null then "not compared with A's (one of them has no step breakdown: below)"
 			   elif $s.delta_ns == 0 then "as long as A's"
 			   else "\($s.delta_ns | abs | t) " + (if $s.delta_ns > 0 then "longer" else "shorter" end) + " than A's" end)
   + " (A \($s.a_step_ns | t) over \($s.a_steps) step(s), B \($s.b_step_ns | t) over \($s.b_steps)).\n"
   + ([$r[] | select(.rank == 1)][0] as $top
      | if $top then "The biggest change: \($top | rowdesc), \($top.delta_per_step_ns | st) per step.\n" else "No op, part, idle window or communication op compared on both sides changed.\n" end)
+  + partlead($r)
   + "\n## Where the step time went\n\nThe parts of the mean step, largest change first; they sum to the change of the step.\n\n"
   + row(["part", "A", "B", "delta"]) + "\n" + row(["---", "---:", "---:", "---:"]) + "\n"
   + ([$bm[] | select(.additive and .part != "unexplained")] | sort_by(-(.delta_ns // 0 | abs)) | map(row([.part, (.a_ns | t), (.b_ns | t), (.delta_ns | st)]) + "\n") | add // "")
@@ -291,37 +423,32 @@ def md:
   + ([$r[] | select(.kind == "step_trace")] as $c
      | if ($c | length) > 0 then "\ntorch_npu's own breakdown (step_trace_time.csv, mean per step): "
 	+ ($c | map("\(.key) \(.delta_ns | st)") | join(", ")) + ".\n" else "" end)
-  + "\n## Biggest changes (per step)\n\nOps, model parts, idle windows and communication ops by the change of their time per step; A and B are over the whole capture.\n\n"
+  + "\n## Biggest changes (per step)\n\nOps, model parts and the ops in them, idle windows and communication ops by the change of their time per step (a part by its wall, an op in a part by its kernel sum); A and B are over the whole capture, for a part or an op in a part per step.\n\n"
   + row(["#", "what", "A", "B", "delta per step"]) + "\n" + row(["---:", "---", "---:", "---:", "---:"]) + "\n"
   + ([$r[] | select(.rank != null and .rank <= 20)] | sort_by(.rank)
-     | map(row([.rank, rowdesc, ((.a_total_ns // .a_elapsed_ns // .a_ns) | t), ((.b_total_ns // .b_elapsed_ns // .b_ns) | t), (.delta_per_step_ns | st)]) + "\n") | add // "(none)\n")
+     | map(row([.rank, rowdesc, ((.a_total_ns // .a_elapsed_ns // .a_ns // .a_kernel_ns) | t), ((.b_total_ns // .b_elapsed_ns // .b_ns // .b_kernel_ns) | t), (.delta_per_step_ns | st)]) + "\n") | add // "(none)\n")
   + ([$r[] | select(.kind == "caveat")] as $c
-     | if ($c | length) > 0 then "\n## What cannot be compared\n\n" + ($c | map("- " + .text + "\n") | add) else "" end)
+     | if ($c | length) > 0 then "\n## What cannot be compared\n\n" + ($c | map("- " + (.text | mdt) + "\n") | add) else "" end)
+  + partsmd($r)
   + ([$r[] | select(.kind == "op" and .status != "same")] | sort_by(-(.delta_total_ns // 0 | abs)) as $o
      | "\n## Ops\n\nBy name; totals over the capture.\n\n"
        + row(["op", "type", "status", "calls A", "calls B", "total A", "total B", "delta", "mean delta", "wait delta"]) + "\n"
        + row(["---", "---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]) + "\n"
-       + ($o[:30] | map(row([.key, .op_type, .status, .a_calls, .b_calls, (.a_total_ns | t), (.b_total_ns | t), (.delta_total_ns | st), (.delta_mean_ns | st), (.delta_wait_ns | st)]) + "\n") | add // "")
+       + ($o[:30] | map(row([(.key | code), (.op_type | code), .status, .a_calls, .b_calls, (.a_total_ns | t), (.b_total_ns | t), (.delta_total_ns | st), (.delta_mean_ns | st), (.delta_wait_ns | st)]) + "\n") | add // "")
        + (if ($o | length) > 30 then "\n\($o | length - 30) more in the diff records.\n" else "" end))
   + "\n## Bubbles\n\n" + row(["scope", "count A", "count B", "idle A", "idle B", "delta"]) + "\n" + row(["---", "---:", "---:", "---:", "---:", "---:"]) + "\n"
   + ([$r[] | select(.kind == "bubble_scope")] | map(row([.key, .a_count, .b_count, (.a_idle_ns | t), (.b_idle_ns | t), (.delta_idle_ns | st)]) + "\n") | add // "")
   + ([$r[] | select(.kind == "bubble_cause" and .delta_ns != 0)] as $c
      | if ($c | length) > 0 then "\nIdle time under host work, by cause family (attribution): "
-	+ ($c | sort_by(-(.delta_ns // 0 | abs)) | map("\(.key) \(.delta_ns | st)") | join(", ")) + ".\n" else "" end)
+	+ ($c | sort_by(-(.delta_ns // 0 | abs)) | map("\(.key | code) \(.delta_ns | st)") | join(", ")) + ".\n" else "" end)
   + ([$r[] | select(.kind == "bubble_window")] | sort_by(-(.delta_ns // 0 | abs)) as $w
      | if ($w | length) > 0 then "\nWindows new, gone, grown or shrunk:\n\n"
-	+ ($w[:20] | map("- \(.status) \(.key): \(.delta_ns | st)" + (if .b_rel_ns != null then ", at \(.b_rel_ns | t) into B's step" else "" end)
-			 + (if .cause then ", host cause \(.cause)" else "" end) + "\n") | add) else "" end)
-  + ([$r[] | select(.kind == "part_kind")] as $p
-     | if ($p | length) > 0 then "\n## Model parts\n\n" + row(["kind", "count A", "count B", "A", "B", "delta"]) + "\n" + row(["---", "---:", "---:", "---:", "---:", "---:"]) + "\n"
-	+ ($p | sort_by(-(.delta_ns // 0 | abs)) | map(row([.key, .a_count, .b_count, (.a_ns | t), (.b_ns | t), (.delta_ns | st)]) + "\n") | add)
-	+ ([$r[] | select(.kind == "part" and .align != "kind")] | if length > 0 then "\nWhere the models differ: "
-	   + (map(if .align == "position" then "\(.key): A \(.a_kind), B \(.b_kind)" elif .align == "only_a" then "\(.key) only in A" else "\(.key) only in B" end) | join("; ")) + ".\n" else "" end)
-       else "" end)
+	+ ($w[:20] | map("- \(.status) \(.key | code): \(.delta_ns | st)" + (if .b_rel_ns != null then ", at \(.b_rel_ns | t) into B's step" else "" end)
+			 + (if .cause then ", host cause \(.cause | code)" else "" end) + "\n") | add) else "" end)
   + ([$r[] | select(.kind == "comm_op")] as $c
      | if ($c | length) > 0 then "\n## Communication\n\n" + row(["op", "elapsed A", "elapsed B", "delta", "wait delta", "transfer delta", "GB/s A", "GB/s B"]) + "\n"
 	+ row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]) + "\n"
-	+ ($c | sort_by(-(.delta_elapsed_ns // 0 | abs)) | .[:20] | map(row([.key, (.a_elapsed_ns | t), (.b_elapsed_ns | t), (.delta_elapsed_ns | st), (.delta_wait_ns | st), (.delta_transfer_ns | st), (.a_gbps // "–"), (.b_gbps // "–")]) + "\n") | add)
+	+ ($c | sort_by(-(.delta_elapsed_ns // 0 | abs)) | .[:20] | map(row([(.key | code), (.a_elapsed_ns | t), (.b_elapsed_ns | t), (.delta_elapsed_ns | st), (.delta_wait_ns | st), (.delta_transfer_ns | st), (.a_gbps // "–"), (.b_gbps // "–")]) + "\n") | add)
        else "" end)
   # in the records' order: each group's, then each step's rows, one after the other
   + ([$r[] | select(.kind == "breakdown" and (.scope == "step" or .scope == "group"))]
@@ -331,12 +458,12 @@ def md:
 	+ row(["group or step", "A", "B", "delta", "largest part change"]) + "\n" + row(["---", "---:", "---:", "---:", "---"]) + "\n"
 	+ ($g | map((index_by(.part)) as $p
 	    | ([.[] | select(.additive and .part != "unexplained")] | sort_by(-(.delta_ns // 0 | abs)) | .[0]) as $m
-	    | row(["\(.[0].scope) \(.[0].key)", ($p.step.a_ns | t), ($p.step.b_ns | t), ($p.step.delta_ns | st),
+	    | row(["\(.[0].scope) \(.[0].key | code)", ($p.step.a_ns | t), ($p.step.b_ns | t), ($p.step.delta_ns | st),
 		   (if ($m.delta_ns // 0) != 0 then "\($m.part) \($m.delta_ns | st)" else "–" end)]) + "\n") | add)
        else "" end)
   + ([$r[] | select(.kind == "finding" and .status != "same")] as $f
      | "\n## Findings\n\n" + (if ($f | length) == 0 then "The same findings, with the same time at stake.\n"
-	else ($f | map("- \(.status): \(.finding) (\(.key))" + (if .status == "changed" then ", at stake \(.a_stake_ns | t) → \(.b_stake_ns | t)" else "" end) + "\n") | add) end));
+	else ($f | map("- \(.status): \(.finding | code) (\(.key | code))" + (if .status == "changed" then ", at stake \(.a_stake_ns | t) → \(.b_stake_ns | t)" else "" end) + "\n") | add) end));
 
 # A waterfall: A's step, each part's change (unexplained included), B's
 # step.  The bars start at a floor below the smallest running total, said
@@ -370,6 +497,64 @@ def svg:
     + "</svg>\n"
   end;
 
+
+# The page: the Markdown report as HTML, as asc-html renders the anomaly
+# report (the same subset: headings, paragraphs, pipe tables, lists, code
+# spans, backslash escapes, the entities of the report), the waterfall
+# after the section it illustrates.  Every name reaches it escaped.
+def esc: gsub("&"; "&amp;") | gsub("<"; "&lt;") | gsub(">"; "&gt;") | gsub("\""; "&quot;");
+def txt: gsub("&(?!(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#[xX][0-9A-Fa-f]+);)"; "&amp;") |
+	gsub("<"; "&lt;") | gsub(">"; "&gt;") |
+	gsub("(?<!\\\\)\\*\\*(?<b>.+?)(?<!\\\\)\\*\\*"; "<b>\(.b)</b>") |
+	gsub("(?<![\\w\\\\])_(?<i>[^_\\s](?:.*?[^\\s\\\\])?)_(?!\\w)"; "<i>\(.i)</i>") |
+	gsub("\\\\(?<c>[!-/:-@\\[-`{-~])"; "\(.c)");
+def inl: [scan("(`+)(.+?)(?<!`)\\1(?!`)|([^`]+)|(`+)")] |
+	map(if .[0] != null then "<code>" + (.[1] | if test("^ .* $") and test("[^ ]") then .[1:-1] else . end | esc) + "</code>"
+	    else (.[2] // .[3]) | txt end) | join("");
+def cells: sub("^\\|"; "") | sub("\\|\\s*$"; "") | [splits("(?<!\\\\)\\|")] |
+	# a cell's \| is a pipe, in a code span too (as GFM reads tables)
+	map(sub("^\\s+"; "") | sub("\\s+$"; "") | gsub("\\\\\\|"; "|") | inl);
+def mdblock($k; $b):
+	if $k == "p" then ($b | join("\n")) as $t |
+		# a paragraph in _..._ (the report's last line) is italic whole
+		if ($t | test("^_[^_\\s].*[^\\s\\\\]_$")) then "<p><i>" + ($t[1:-1] | inl) + "</i></p>" else "<p>" + ($t | inl) + "</p>" end
+	elif $k == "table" then "<div class=\"nw\"><table><tr>" + ($b[0] | cells | map("<th>\(.)</th>") | join("")) + "</tr>" +
+		($b[2:] | map("<tr>" + (cells | map("<td>\(.)</td>") | join("")) + "</tr>") | join("")) + "</table></div>"
+	elif $k == "ul" then "<ul>" + ($b | map("<li>" + (sub("^- "; "") | inl) + "</li>") | join("")) + "</ul>"
+	elif $k == "ol" then "<ol>" + ($b | map("<li>" + (sub("^[0-9]+\\. "; "") | inl) + "</li>") | join("")) + "</ol>"
+	else "" end;
+def lkind: if test("^\\s*$") then "blank" elif test("^#{1,6} ") then "h" elif startswith("|") then "table"
+	elif startswith("- ") then "ul" elif test("^[0-9]+\\. ") then "ol" else "text" end;
+def mdhtml($fig):
+	split("\n") as $L |
+	(reduce ($L[], "## ") as $l ({out: [], k: null, b: [], sec: null};
+		($l | lkind) as $k |
+		if $k == "text" and (.k == "ul" or .k == "ol") and ($l | test("^\\s+\\S")) then .b[-1] += " " + ($l | sub("^\\s+"; ""))
+		elif $k == "text" and .k == "p" then .b += [$l]
+		elif $k == "blank" then .out += [mdblock(.k; .b)] | .k = null | .b = []
+		elif $k == "h" then
+			.out += [mdblock(.k; .b)] | .k = null | .b = [] |
+			(if .sec == "Where the step time went" then .out += [$fig] else . end) |
+			($l | capture("^(?<h>#+) (?<t>.*)$")) as $h |
+			(if $h.h == "##" then .sec = $h.t else . end) |
+			(if $h.t == "" then . else .out += ["<h\($h.h | length)>" + ($h.t | inl) + "</h\($h.h | length)>"] end)
+		elif $k == .k then .b += [$l]
+		else .out += [mdblock(.k; .b)] | .k = (if $k == "text" then "p" else $k end) | .b = [$l] end)) as $R |
+	$R.out | map(select(. != "")) | join("\n");
+def html($md; $svg):
+  ([.records[] | select(.kind == "summary")][0]) as $s
+  | ["<!DOCTYPE html>",
+     "<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+     "<title>asc-diff: \("\($s.a) → \($s.b)" | esc)</title>",
+     "<style>body{font:15px/1.45 \"DejaVu Sans\",Arial,sans-serif;color:#1A1A1A;background:#FFF;max-width:1240px;margin:0 auto;padding:8px 16px}",
+     "h1{font-size:24px}h2{font-size:19px;border-bottom:2px solid #0072B2;padding-bottom:2px;margin-top:28px}",
+     "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #BBB;padding:3px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere;font-size:14px}th{background:#EEF3F8}",
+     "figure{margin:10px 0}svg{max-width:100%;height:auto}.nw th,.nw td:nth-child(-n+1){overflow-wrap:normal}</style></head><body>",
+     ($md | mdhtml("<figure>" + $svg + "</figure>")),
+     "<p>The page is the Markdown report (diff_report.md) with its waterfall inline; exact figures are in the diff records.</p>",
+     "</body></html>", ""] | join("\n");
+
 if .mode == "pick" then pick
-elif .mode == "report" then {file: "diff_report.md", text: md}, {file: "diff_waterfall.svg", text: svg}
+elif .mode == "report" then report as $md | svg as $svg
+  | {file: "diff_report.md", text: $md}, {file: "diff_waterfall.svg", text: $svg}, {file: "diff_report.html", text: html($md; $svg)}
 else diff end
