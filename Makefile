@@ -24,7 +24,8 @@ UNITS	 = dec rec csvline trace simd
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
 # A filter's own modules, linked into it alone: filters/FILTER/*.c.
 OPSOBJ	 = filters/asc-ops/pmu.o
-OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
+PARTSOBJ = filters/asc-parts/assign.o filters/asc-parts/write.o
+OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(PARTSOBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
 
 all: $(BIN) $(TESTBIN)
 
@@ -37,6 +38,10 @@ bin/asc-ingest: filters/asc-ingest.o lib/ingest/libingest.a lib/libasc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bin/asc-ops: filters/asc-ops.o $(OPSOBJ) lib/libasc.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/asc-parts: filters/asc-parts.o $(PARTSOBJ) lib/libasc.a
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
