@@ -174,9 +174,14 @@ kernelrec(struct rin *r)
 
 	x->p2p = rules_match("fia.p2p", nm);
 	x->loss = rules_match("fia.loss", nm);
+	x->embed = rules_match("fia.embedding", nm);
+	x->gnorm = rules_match("fia.grad_norm", nm);
+	x->lsm = rules_match("fia.log_softmax", nm);
+	x->drop = rules_match("fia.dropout", nm);
 	x->conv = matchany(convg, nm);
 	x->mm = !x->conv && matchany(mmg, nm);
 	x->role = roleof(nm, x->comm);
+	x->pool = strcmp(rolename[x->role], "pooling") == 0;
 	sr_pass(r);
 	return 0;
 }

@@ -138,8 +138,11 @@ markphases(void)
 			continue;
 		if (S.nr > 0 && S.r[ri].phase == 2)
 			x->kind = K_OPT, x->key = (long)ri;
-		else if (S.nr > 0 && S.r[ri].gs >= 0 && x->s >= S.r[ri].gs)
-			x->kind = K_GSYNC, x->key = (long)ri;
+		else if (S.nr > 0 && S.r[ri].gs >= 0 && (x->s >= S.r[ri].gs ||
+		    (x->comm && !x->p2p && x->e > S.r[ri].gs)))
+			/* a collective that outlasts the backward's compute is
+			 * gradient sync, as asc-fia cuts it (late: begun before) */
+			x->kind = K_GSYNC, x->key = (long)ri, x->late = x->s < S.r[ri].gs;
 		else
 			x->kind = PENDING;
 	}
@@ -152,6 +155,9 @@ stretchkind(size_t a, size_t b, const struct layer *prev, const struct layer *ne
 	for (size_t i = a; i < b; i++)
 		if (S.k[i].loss)
 			return K_LMHEAD;
+	for (size_t i = a; i < b; i++)
+		if (S.k[i].embed && prev != NULL && prev->bwd)
+			return K_EBWD;
 	if (next != NULL && next->lip == 0)
 		return next->bwd ? K_BPRO : K_EMBED;
 	if (prev != NULL && prev->bwd)
@@ -192,9 +198,15 @@ markstretches(void)
 		const struct layer *next = nx < S.nk ? &S.l[S.k[nx].layer] : NULL;
 		int k;
 
-		if (x->p2p)
-			k = prev != NULL && !prev->bwd && next != NULL && next->bwd ? K_PWAIT : K_P2P;
-		else if (!S.layered)
+		if (x->p2p) {
+			/* the stage waits in every send/receive: named by where */
+			int w = prev == NULL || next == NULL ? W_NONE : !prev->bwd && next->bwd ? W_FWDBWD :
+			    !prev->bwd && !next->bwd ? W_FWDFWD : prev->bwd && next->bwd ? W_BWDBWD : W_NONE;
+
+			k = K_PWAIT;
+			for (size_t j = i; j < b; j++)
+				S.k[j].sub = (unsigned)w & 3;
+		} else if (!S.layered)
 			k = K_OTHER;
 		else
 			k = stretchkind(i, b, prev, next);
@@ -204,6 +216,30 @@ markstretches(void)
 			S.k[j].kind = k, S.k[j].key = key;
 		lastkind = k, lastend = b, i = b;
 	}
+}
+
+/*
+ * A stage that starts at kernel i takes back what belongs to it from the
+ * stage before: its dropout (fia.dropout) after the last activation of
+ * the layer before, or, for the loss, the log-softmax of a cross-entropy
+ * (fia.log_softmax).  No convolution, matmul or pooling kernel moves.
+ */
+static void
+pullback(size_t i, int kind, long stage, int loss)
+{
+	size_t from = i;
+
+	for (size_t j = i; j-- > 0;) {
+		const struct kern *y = &S.k[j];
+
+		if (y->step != S.k[i].step || (y->kind != K_CONV && y->kind != K_FC && y->kind != K_INPUT) ||
+		    y->conv || y->mm || y->pool)
+			break;
+		if (loss ? y->lsm : y->drop)
+			from = j;
+	}
+	for (size_t j = from; j < i; j++)
+		S.k[j].kind = kind, S.k[j].key = stage;
 }
 
 /*
@@ -233,12 +269,24 @@ markcnn(void)
 		if (ri != currun && currun != (size_t)-1 && cur == K_LOSS)
 			cur = K_INPUT;
 		currun = ri;
-		if (x->loss && cur != K_LOSS)
+		if (x->loss && cur != K_LOSS) {
 			cur = K_LOSS, stage = 0;
-		else if (cur != K_LOSS && (x->conv || x->mm))
+			pullback(i, cur, stage, 1);
+		} else if (cur != K_LOSS && (x->conv || x->mm)) {
 			cur = x->conv ? K_CONV : K_FC, stage = x->conv ? ++nconv : ++nfc;
+			pullback(i, cur, stage, 0);
+		}
 		S.conv |= cur == K_CONV;
 		x->kind = cur, x->key = stage;
+	}
+	/* After the last loss kernel of a run: not the loss (a metric, say). */
+	for (size_t i = S.nk; i-- > 0;) {
+		if (S.k[i].kind != K_LOSS)
+			continue;
+		for (size_t j = i; j > 0 && S.k[j].kind == K_LOSS && !S.k[j].loss; j--)
+			S.k[j].kind = K_POSTLOSS;
+		while (i > 0 && S.k[i - 1].kind == K_LOSS)
+			i--;
 	}
 }
 
@@ -279,6 +327,152 @@ markinference(void)
 			    S.k[i - 1].key : (long)i;
 }
 
+#define NONE	((size_t)-1)
+
+static int
+samename(size_t i, size_t j)
+{
+	return strcmp(S.names.p + S.k[i].no, S.names.p + S.k[j].no) == 0;
+}
+
+/* Kernels [f - n, f) move from what held them to layer j. */
+static void
+takeback(size_t j, size_t n)
+{
+	struct layer *l = &S.l[j];
+
+	for (size_t t = l->first - n; t < l->first; t++) {
+		if (S.k[t].layer >= 0)
+			S.l[S.k[t].layer].kernels--, S.l[S.k[t].layer].ksum -= S.k[t].dur;
+		S.k[t].layer = (int)j, S.k[t].key = (long)j;
+		S.k[t].kind = l->bwd ? K_BWD : K_FWD;
+		l->kernels++, l->ksum += S.k[t].dur;
+	}
+	l->first -= n;
+}
+
+/*
+ * asc-fia cuts a layer at its anchor (the attention kernel), so what a
+ * layer runs before it (its input norm, QKV projection and rotary
+ * embedding; backward: the MLP's gradient) sits at the end of the layer
+ * before, or before the first layer.  d: the kernels before the pass's
+ * first anchor whose names repeat those before its second (the period's
+ * head, in the stretch before the first layer); each layer of the pass
+ * takes back as many of its d kernels as repeat, the layer before keeping
+ * one at least.
+ */
+static void
+shiftlayers(void)
+{
+	for (size_t i = 0; i + 1 < S.nl; i++) {
+		const struct layer *l0 = &S.l[i], *l1 = &S.l[i + 1];
+
+		if (l0->lip != 0 || l1->lip != 1 || l1->pass != l0->pass || l1->bwd != l0->bwd ||
+		    l0->first == NONE || l1->first == NONE)
+			continue;
+		size_t a = l0->first, b = l1->first, d = 0;
+
+		while (d < a && (long)d + 1 < l0->kernels && S.k[a - 1 - d].layer < 0 &&
+		    S.k[a - 1 - d].step == S.k[a].step && !S.k[a - 1 - d].comm && samename(a - 1 - d, b - 1 - d))
+			d++;
+		for (size_t j = i; d > 0 && j < S.nl && S.l[j].pass == l0->pass && S.l[j].bwd == l0->bwd &&
+		    S.l[j].first != NONE; j++) {
+			size_t f = S.l[j].first, e = 0;
+
+			if (j > i && S.l[j - 1].first + S.l[j - 1].kernels != f)
+				break;
+			while (e < d && f > e && S.k[f - 1 - e].step == S.k[f].step && samename(f - 1 - e, b - 1 - e) &&
+			    (j == i ? S.k[f - 1 - e].layer < 0 : f - 1 - e > S.l[j - 1].first))
+				e++;
+			takeback(j, e);
+		}
+	}
+}
+
+/*
+ * A backward layer that holds an embedding gradient kernel (fia.embedding)
+ * ends before it: from there to the layer's end is the embedding backward,
+ * up to a gradient-norm kernel (fia.grad_norm) after it, where the check
+ * and scaling of the gradients before the first collective begin: the
+ * gradient sync's.
+ */
+static void
+splitembed(void)
+{
+	for (size_t i = 0; i < S.nl; i++) {
+		struct layer *l = &S.l[i];
+		size_t end = l->first + (size_t)l->kernels, j, t;
+
+		if (!l->bwd || l->first == NONE)
+			continue;
+		for (j = l->first + 1; j < end && !S.k[j].embed; j++)
+			;
+		if (j == end)
+			continue;
+		for (t = j; t < end && !S.k[t].gnorm; t++)
+			S.k[t].layer = -1, S.k[t].lmhead = 1, S.k[t].kind = K_EBWD, S.k[t].key = (long)j;
+		for (size_t ri = t < end ? runof(0, &S.k[t]) : 0; t < end; t++)
+			S.k[t].layer = -1, S.k[t].lmhead = 1, S.k[t].kind = K_GSYNC, S.k[t].key = (long)ri;
+		l->kernels = (long)(j - l->first);
+	}
+}
+
+/*
+ * The gradient clipping of a backward run's gradient sync: from the
+ * first gradient-norm kernel (fia.grad_norm) after the last collective
+ * before its last one, to the run's end: the norms, their sum over the
+ * ranks and the scaling, the optimizer's clip-grad-norm.
+ */
+static void
+markclip(void)
+{
+	for (size_t r = 0; r < S.nr; r++) {
+		size_t last = NONE, end = NONE, c = NONE, from = NONE;
+
+		for (size_t i = 0; i < S.nk; i++)
+			if (S.k[i].kind == K_GSYNC && S.k[i].key == (long)r) {
+				end = i;
+				if (S.k[i].gnorm)
+					last = i;
+			}
+		if (last == NONE)
+			continue;
+		for (size_t i = last; i-- > 0 && c == NONE;)
+			if (S.k[i].kind == K_GSYNC && S.k[i].key == (long)r && S.k[i].comm)
+				c = i;
+		for (size_t i = c == NONE ? 0 : c + 1; i <= last && from == NONE; i++)
+			if (S.k[i].kind == K_GSYNC && S.k[i].key == (long)r && S.k[i].gnorm)
+				from = i;
+		for (size_t i = from; i <= end; i++)
+			if (S.k[i].kind == K_GSYNC && S.k[i].key == (long)r)
+				S.k[i].kind = K_CLIP;
+	}
+}
+
+/*
+ * A collective begun inside the backward and counted in the gradient
+ * sync moves to where the sync starts: before the first kernel of its
+ * step at or after the run's gradient_sync start, so parts stay runs.
+ */
+static void
+movelate(void)
+{
+	for (size_t i = 0; i < S.nk; i++) {
+		if (!S.k[i].late)
+			continue;
+		struct kern x = S.k[i];
+		int64_t gs = S.r[x.key].gs;
+		size_t j = i + 1;
+
+		while (j < S.nk && S.k[j].step == x.step && S.k[j].s < gs)
+			j++;
+		memmove(&S.k[i], &S.k[i + 1], (j - i - 1) * sizeof *S.k);
+		x.late = 0, x.moved = 1;
+		S.k[j - 1] = x;
+		i--;
+	}
+}
+
 void
 assign(void)
 {
@@ -293,9 +487,13 @@ assign(void)
 				S.k[i].kind = K_OTHER, S.k[i].key = -1;
 		return;
 	}
+	shiftlayers();
 	splitlmhead();
+	splitembed();
 	markphases();
 	if (!S.layered)
 		markcnn();
 	markstretches();
+	markclip();
+	movelate();
 }

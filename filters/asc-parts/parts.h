@@ -19,8 +19,11 @@
 enum kind {
 	K_EMBED, K_FWD, K_LMHEAD, K_PWAIT, K_P2P, K_BPRO, K_BWD, K_BEPI,
 	K_GSYNC, K_OPT, K_INPUT, K_CONV, K_FC, K_LOSS, K_BACK, K_PREFILL,
-	K_DECODE, K_PASS, K_BETWEEN, K_DGAP, K_OTHER, K_N
+	K_DECODE, K_PASS, K_BETWEEN, K_DGAP, K_OTHER, K_EBWD, K_CLIP,
+	K_POSTLOSS, K_N
 };
+/* Where a pipeline wait lies (kern.sub): between which layers. */
+enum { W_NONE, W_FWDBWD, W_FWDFWD, W_BWDBWD };
 struct kern {
 	int64_t		 s, e, dur, wait;
 	size_t		 no;		/* name in S.names, NUL-terminated */
@@ -28,6 +31,7 @@ struct kern {
 	int		 kind, role, layer, pass;
 	long		 key;
 	unsigned	 comm:1, p2p:1, loss:1, conv:1, mm:1, lmhead:1;
+	unsigned	 embed:1, gnorm:1, lsm:1, drop:1, pool:1, late:1, moved:1, sub:2;
 };
 struct layer { int64_t start, end, ksum; long kernels; size_t first; int idx, pass, lip, bwd, cls; char type[24]; };
 struct pass { int idx, bwd, prefill, decode, mb; int64_t start, end; };
@@ -60,7 +64,9 @@ extern char *rolename[MAXROLE];
 extern int nrole;
 extern const char *const kname[K_N], *const klabel[K_N];
 
-struct part { size_t a, b; int kind, step, layer, mb; long key; };
+/* lo: where its wall may start at the earliest (a gradient sync that
+ * holds a collective begun inside the backward starts at the sync). */
+struct part { size_t a, b; int kind, step, layer, mb; long key; int64_t lo; };
 extern struct part *P;
 extern size_t np;
 

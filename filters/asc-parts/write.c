@@ -12,15 +12,17 @@ const char *const kname[K_N] = {
 	"pipeline_send_receive", "backward_prologue", "backward_layer",
 	"backward_epilogue", "gradient_sync", "optimizer", "input",
 	"conv_stage", "classifier_layer", "loss", "backward", "prefill_pass",
-	"decode_pass", "forward_pass", "between_passes", "decode_gap", "other"
+	"decode_pass", "forward_pass", "between_passes", "decode_gap", "other",
+	"embedding_backward", "gradient_clipping", "after_loss"
 };
 const char *const klabel[K_N] = {
-	"embedding", "forward layer", "LM head + loss", "pipeline wait",
+	"embedding and before the first layer", "forward layer", "LM head + loss", "pipeline wait",
 	"pipeline send/receive", "backward before the first layer",
 	"backward layer", "backward after the last layer", "gradient sync",
 	"optimizer step", "input", "convolution stage", "classifier layer",
 	"loss", "backward", "prefill pass", "decode pass", "forward pass",
-	"between passes", "gap between decode tokens", "other"
+	"between passes", "gap between decode tokens", "other",
+	"embedding backward", "gradient clipping", "after the loss"
 };
 
 /* The four clocks of a set of kernels inside [lo, hi], and its gaps. */
@@ -185,7 +187,8 @@ buildparts(void)
 		}
 		if (np == capp)
 			P = xreallocarray(P, capp = capp ? 2 * capp : 256, sizeof *P);
-		P[np++] = (struct part){ i, i + 1, x->kind, x->step, x->layer, 0, x->key };
+		P[np++] = (struct part){ i, i + 1, x->kind, x->step, x->layer, 0, x->key,
+		    x->moved ? S.r[x->key].gs : INT64_MIN };
 	}
 	/*
 	 * Between two decode passes of a step: the gap between tokens, a part
@@ -198,7 +201,7 @@ buildparts(void)
 			if (np == capp)
 				P = xreallocarray(P, capp *= 2, sizeof *P);
 			memmove(&P[i + 1], &P[i], (np - i) * sizeof *P);
-			P[i] = (struct part){ P[i + 1].a, P[i + 1].a, K_DGAP, P[i].step, -1, 0, -1 };
+			P[i] = (struct part){ P[i + 1].a, P[i + 1].a, K_DGAP, P[i].step, -1, 0, -1, INT64_MIN };
 			np++;
 		} else if (P[i - 1].kind == K_BETWEEN && i >= 2 && P[i - 2].kind == K_DECODE &&
 		    P[i - 2].step == P[i].step)
@@ -250,10 +253,14 @@ partclk(size_t pi)
 	int64_t hi = s->have ? s->e : INT64_MAX;
 	struct clk c;
 
-	if (pi + 1 < np && P[pi + 1].step == q->step && S.k[P[pi + 1].a].s < hi)
-		hi = S.k[P[pi + 1].a].s;
+	if (pi + 1 < np && P[pi + 1].step == q->step) {
+		int64_t ns = S.k[P[pi + 1].a].s > P[pi + 1].lo ? S.k[P[pi + 1].a].s : P[pi + 1].lo;
+
+		if (ns < hi)
+			hi = ns;
+	}
 	growmem(q->b - q->a + 1);
-	c = clocks(mem, members(q, mem, -1), s->have ? s->s : INT64_MIN, hi);
+	c = clocks(mem, members(q, mem, -1), s->have && s->s > q->lo ? s->s : q->lo, hi);
 	if (q->kind == K_DGAP && pi > 0) {
 		struct clk prev = partclk(pi - 1);
 
@@ -265,11 +272,46 @@ partclk(size_t pi)
 	return c;
 }
 
+static int
+passlayers(int pass, int bwd)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < S.nl; i++)
+		n += S.l[i].pass == pass && S.l[i].bwd == bwd;
+	return n;
+}
+
+/*
+ * Backward layers are numbered by the forward layer they differentiate
+ * (the backward runs from the last layer down) when every pass, forward
+ * and backward, has as many layers; else in the order they run.
+ */
+static int
+bmodel(void)
+{
+	for (size_t i = 1; i < S.nl; i++)
+		if (passlayers(S.l[i].pass, S.l[i].bwd) != passlayers(S.l[0].pass, S.l[0].bwd))
+			return 0;
+	return 1;
+}
+
+static int
+layerno(const struct layer *l)
+{
+	return l->bwd && bmodel() ? passlayers(l->pass, 1) - l->lip : l->lip + 1;
+}
+
 static void
 partname(const struct part *q, char *d, size_t n)
 {
+	static const char *const where[] = { "", " (forward to backward)",
+	    " (between forward micro-batches)", " (between backward micro-batches)" };
+
 	if (islayer(q))
-		snprintf(d, n, "%s %d (micro-batch %d)", klabel[q->kind], S.l[q->layer].lip + 1, q->mb);
+		snprintf(d, n, "%s %d (micro-batch %d)", klabel[q->kind], layerno(&S.l[q->layer]), q->mb);
+	else if (q->kind == K_PWAIT)
+		snprintf(d, n, "%s%s", klabel[q->kind], where[S.k[q->a].sub]);
 	else if (q->kind == K_CONV || q->kind == K_FC)
 		snprintf(d, n, "%s %ld", q->kind == K_FC && !S.conv ? "matmul layer" : klabel[q->kind], q->key);
 	else if (q->kind == K_PREFILL || q->kind == K_DECODE || q->kind == K_PASS)
@@ -469,9 +511,20 @@ putstep(size_t p0, size_t p1)
 	int64_t wall = 0, ksum = 0;
 	long kern = 0;
 
+	int64_t gaps = 0, before = 0, after = 0;
+	int hasbwd = 0;
+
 	for (size_t i = p0; i < p1; i++) {
 		pc[i - p0] = partclk(i);
 		wall += pc[i - p0].we - pc[i - p0].ws, ksum += pc[i - p0].ksum, kern += pc[i - p0].n;
+		if (i > p0)
+			gaps += pc[i - p0].ws - pc[i - p0 - 1].we;
+		hasbwd |= islayer(&P[i]) && S.l[P[i].layer].bwd;
+	}
+	/* The step's window less the parts: before the first, after the last, between. */
+	if (s->have) {
+		before = pc[0].ws - s->s;
+		after = s->service - wall - gaps - before;
 	}
 	puthead("step_parts", s);
 	out_cstr(&ob, "method", S.method[0] ? S.method : NULL);
@@ -483,7 +536,10 @@ putstep(size_t p0, size_t p1)
 	out_nsms(&ob, "step_kernel_sum", s->ksum);
 	out_nsms(&ob, "kernel_sum", ksum);
 	out_nsms(&ob, "wall_sum", wall);
-	out_nsms(&ob, "between_parts", (s->have ? s->service : 0) - wall);
+	out_nsms(&ob, "between_parts", gaps);
+	out_nsms(&ob, "before_parts", before);
+	out_nsms(&ob, "after_parts", after);
+	out_cstr(&ob, "backward_numbering", !hasbwd ? NULL : bmodel() ? "model" : "execution");
 	out_key(&ob, "kinds");
 	buf_addc(&ob, '[');
 	for (size_t k = p0, first = 1; k < p1; k++) {
