@@ -65,9 +65,9 @@ int		 nrole;
 
 /*
  * The sides are the op families of fia.families (attention, matmul,
- * normalization, activation, ...) for compute kernels, comm for
- * communication kernels, other for the rest; the convolution and matmul
- * families also cut the stages of a capture without layers.
+ * normalization, activation, ...) and gradient norm for compute kernels,
+ * comm for communication kernels, other for the rest; the convolution
+ * and matmul families also cut the stages of a capture without layers.
  */
 static void
 loadglobs(void)
@@ -77,7 +77,7 @@ loadglobs(void)
 	jv_array_foreach(f, i, e) {
 		jv n = jv_object_get(jv_copy(e), jv_string("family"));
 
-		if (nrole < MAXROLE - 2 && jv_get_kind(n) == JV_KIND_STRING) {
+		if (nrole < MAXROLE - 3 && jv_get_kind(n) == JV_KIND_STRING) {
 			rolename[nrole] = xstrdup(jv_string_value(n));
 			roleg[nrole] = globs(jv_object_get(jv_copy(e), jv_string("names")));
 			if (strcmp(rolename[nrole], "convolution") == 0)
@@ -94,17 +94,25 @@ loadglobs(void)
 		convg = globs(jv_null());
 	if (mmg == NULL)
 		mmg = globs(jv_null());
+	rolename[nrole] = xstrdup("gradient norm");
+	roleg[nrole++] = globs(rules_get("fia.grad_norm"));
 	rolename[nrole++] = xstrdup("comm");
 	rolename[nrole++] = xstrdup("other");
 }
 
-/* A communication kernel is comm; else the first family that matches. */
+/*
+ * A communication kernel is comm; a gradient norm (fia.grad_norm: the
+ * optimizer's, not a normalization layer) gradient norm; else the first
+ * family that matches.
+ */
 static int
 roleof(const char *name, int comm)
 {
 	if (comm)
 		return nrole - 2;
-	for (int i = 0; i < nrole - 2; i++)
+	if (matchany(roleg[nrole - 3], name))
+		return nrole - 3;
+	for (int i = 0; i < nrole - 3; i++)
 		if (matchany(roleg[i], name))
 			return i;
 	return nrole - 1;

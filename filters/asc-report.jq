@@ -350,7 +350,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
     select(.kernel_sum_ms > 0 and $c > 0.5 * .kernel_sum_ms) |
     "\($c | dur) of the \(.label | md)'s \(.kernel_sum_ms | dur) of kernel time is communication." ] +
   [ $MP.kinds[] | select(.kind == "gradient_sync" and .kernel_sum_ns > .wall_ns) |
-    "The gradient sync's kernel sum (\(.kernel_sum_ms | dur)) exceeds its wall (\(.wall_ms | dur)): it holds whole the collectives begun inside the backward that outlast its last compute kernel, where the backward ends (as asc-fia's phases cut it); their time before that counts in no wall." ] | join(" ") |
+    "The gradient sync's kernel sum (\(.kernel_sum_ms | dur)) exceeds its wall (\(.wall_ms | dur)): it holds whole the collectives begun inside the backward that outlast its last compute kernel, where the backward ends (as asc-fia's phases cut it): their time before that lies in the backward's wall but counts in the gradient sync's kernel sum." ] | join(" ") |
   if . == "" then "" else . + "\n\n" end) +
  "Inside each part, its top kernels by kernel sum and its sides (op families and communication: kernel sum, busy union, wall, total cost):\n\n" +
  ($MP.kinds | map("- **\(.label | md)**: " +
