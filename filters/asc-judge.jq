@@ -1085,7 +1085,7 @@ def parttext($k):
 	elif $k.kind == "pipeline_wait" then
 	  (($MP.kinds | map(select(.kind == "forward_layer")) | .[0].micro_batches) // null) as $mb |
 	  (($MP.parts // []) | map(select(.kind == "pipeline_wait"))) as $pw |
-	  "The device runs nothing else during \(if ($pw | length) == 1 then "this send/receive" else "these \($pw | length) send/receives" end): the stage waits in \(if ($pw | length) == 1 then "it" else "them" end) for the other pipeline stage" +
+	  "No other kernel starts during \(if ($pw | length) == 1 then "this send/receive" else "these \($pw | length) send/receives" end): the stage waits in \(if ($pw | length) == 1 then "it" else "them" end) for the other pipeline stage" +
 	  (if ($pw | length) > 1 then " (\($pw | map("\(.name | sub("^pipeline wait \\((?<w>.*)\\)$"; "\(.w)")) \(.wall_ms | fmt)") | join(", ")))" else "" end) +
 	  (if $mb != null then ", with \($mb) micro-batch\(if $mb > 1 then "es" else "" end) in the step" else "" end) +
 	  ". Under a 1F1B schedule the warm-up and cool-down waits shrink with more micro-batches per step and with interleaved virtual pipeline stages; if the other stage takes longer per micro-batch, rebalance the layers between the stages."
