@@ -201,11 +201,11 @@ markstretches(void)
 		if (x->p2p) {
 			/* the stage waits in every send/receive: named by where */
 			int w = prev == NULL || next == NULL ? W_NONE : !prev->bwd && next->bwd ? W_FWDBWD :
-			    !prev->bwd && !next->bwd ? W_FWDFWD : prev->bwd && next->bwd ? W_BWDBWD : W_NONE;
+			    !prev->bwd && !next->bwd ? W_FWDFWD : next->bwd ? W_BWDBWD : W_BWDFWD;
 
 			k = K_PWAIT;
 			for (size_t j = i; j < b; j++)
-				S.k[j].sub = (unsigned)w & 3;
+				S.k[j].sub = (unsigned)w & 7;
 		} else if (!S.layered)
 			k = K_OTHER;
 		else
@@ -352,6 +352,20 @@ takeback(size_t j, size_t n)
 }
 
 /*
+ * Kernel t may go to the first layer l of a pass: it is in no layer, or
+ * in a layer of the other direction past its first kernel (asc-fia ends
+ * the last forward layer at the first backward anchor, so that layer
+ * holds what the backward runs before it).
+ */
+static int
+outside(size_t t, const struct layer *l)
+{
+	const struct kern *x = &S.k[t];
+
+	return x->layer < 0 || (S.l[x->layer].bwd != l->bwd && t > S.l[x->layer].first);
+}
+
+/*
  * asc-fia cuts a layer at its anchor (the attention kernel), so what a
  * layer runs before it (its input norm, QKV projection and rotary
  * embedding; backward: the MLP's gradient) sits at the end of the layer
@@ -372,7 +386,7 @@ shiftlayers(void)
 			continue;
 		size_t a = l0->first, b = l1->first, d = 0;
 
-		while (d < a && (long)d + 1 < l0->kernels && S.k[a - 1 - d].layer < 0 &&
+		while (d < a && (long)d + 1 < l0->kernels && outside(a - 1 - d, l0) &&
 		    S.k[a - 1 - d].step == S.k[a].step && !S.k[a - 1 - d].comm && samename(a - 1 - d, b - 1 - d))
 			d++;
 		for (size_t j = i; d > 0 && j < S.nl && S.l[j].pass == l0->pass && S.l[j].bwd == l0->bwd &&
@@ -382,7 +396,7 @@ shiftlayers(void)
 			if (j > i && S.l[j - 1].first + S.l[j - 1].kernels != f)
 				break;
 			while (e < d && f > e && S.k[f - 1 - e].step == S.k[f].step && samename(f - 1 - e, b - 1 - e) &&
-			    (j == i ? S.k[f - 1 - e].layer < 0 : f - 1 - e > S.l[j - 1].first))
+			    (j == i ? outside(f - 1 - e, l0) : f - 1 - e > S.l[j - 1].first))
 				e++;
 			takeback(j, e);
 		}

@@ -306,7 +306,8 @@ static void
 partname(const struct part *q, char *d, size_t n)
 {
 	static const char *const where[] = { "", " (forward to backward)",
-	    " (between forward micro-batches)", " (between backward micro-batches)" };
+	    " (between forward micro-batches)", " (between backward micro-batches)",
+	    " (backward to forward)" };
 
 	if (islayer(q))
 		snprintf(d, n, "%s %d (micro-batch %d)", klabel[q->kind], layerno(&S.l[q->layer]), q->mb);
