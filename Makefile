@@ -28,7 +28,8 @@ FIAOBJ	 = filters/asc-fia/names.o filters/asc-fia/layers.o filters/asc-fia/passe
 	   filters/asc-fia/phases.o filters/asc-fia/checks.o filters/asc-fia/roles.o \
 	   filters/asc-fia/classify.o filters/asc-fia/emit.o filters/asc-fia/summary.o
 DIFFOBJ	 = filters/asc-diff/partops.o
-OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(FIAOBJ) $(DIFFOBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
+PARTSOBJ = filters/asc-parts/assign.o filters/asc-parts/write.o
+OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(FIAOBJ) $(DIFFOBJ) $(PARTSOBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
 
 all: $(BIN) $(TESTBIN)
 

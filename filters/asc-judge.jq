@@ -1084,9 +1084,11 @@ def parttext($k):
 	    "None of its kernels is a loss kernel (the fia.loss names, such as a fused cross-entropy): beside \(sidems($k; "matmul") | fmt) of MatMul, \($k.kernel_sum_ms - sidems($k; "matmul") | fmt) runs in its other kernels, the softmax and the loss computed op by op. A fused cross-entropy (softmax and loss in one kernel; vocabulary-parallel under tensor parallelism) replaces those separate passes over the logits." end)
 	elif $k.kind == "pipeline_wait" then
 	  (($MP.kinds | map(select(.kind == "forward_layer")) | .[0].micro_batches) // null) as $mb |
-	  "It lies between this stage's last forward layer and its first backward layer: the stage waits in send/receive for the later stages" +
-	  (if $mb != null then " (\($mb) micro-batch\(if $mb > 1 then "es" else "" end) in the step)" else "" end) +
-	  ". Under a 1F1B schedule this warm-up and flush wait shrinks with more micro-batches per step and with interleaved virtual pipeline stages; if the later stages take longer per micro-batch, rebalance the layers between the stages."
+	  (($MP.parts // []) | map(select(.kind == "pipeline_wait"))) as $pw |
+	  "No other kernel starts during \(if ($pw | length) == 1 then "this send/receive" else "these \($pw | length) send/receives" end): the stage waits in \(if ($pw | length) == 1 then "it" else "them" end) for the other pipeline stage" +
+	  (if ($pw | length) > 1 then " (\($pw | map("\(.name | sub("^pipeline wait \\((?<w>.*)\\)$"; "\(.w)")) \(.wall_ms | fmt)") | join(", ")))" else "" end) +
+	  (if $mb != null then ", with \($mb) micro-batch\(if $mb > 1 then "es" else "" end) in the step" else "" end) +
+	  ". Under a 1F1B schedule the warm-up and cool-down waits shrink with more micro-batches per step and with interleaved virtual pipeline stages; if the other stage takes longer per micro-batch, rebalance the layers between the stages."
 	else
 	  (sidems($k; "comm")) as $c |
 	  if $c > 0.5 * $k.kernel_sum_ms then

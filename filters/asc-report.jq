@@ -329,7 +329,14 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  "A \($MP.phase // "unknown" | md) capture, its layers found by asc-fia (method \($MP.method // "n/a" | code)); \($MP.selection | md). " +
  "Every kernel of the step is in exactly one part: the \($MP.part_count) parts hold its \($MP.kernels) kernels and \($MP.kernel_sum_ms | dur) of kernel time" +
  (if $MP.kernel_sum_ns == $MP.step_kernel_sum_ns then " (the step's kernel sum exactly)" else " (the step's kernel sum is \($MP.step_kernel_sum_ms | dur))" end) +
- "; their walls add up to \($MP.wall_sum_ms | dur) of the \($MP.service_ms | dur) step, \($MP.between_parts_ms | dur) lying between parts. " +
+ "; their walls add up to \($MP.wall_sum_ms | dur) of the \($MP.service_ms | dur) step, " +
+ ([(if ($MP.before_parts_ns // 0) > 0 then "\($MP.before_parts_ms | dur) before the first part (the step's window before its first kernel)" else empty end),
+   "\($MP.between_parts_ms // 0 | dur) in the gaps between parts",
+   (if ($MP.after_parts_ns // 0) > 0 then "\($MP.after_parts_ms | dur) after the last part" else empty end)] |
+  if length == 1 then .[0] else (.[0:-1] | join(", ")) + " and " + .[-1] end) + ". " +
+ (if $MP.backward_numbering == "model" then "A backward layer is numbered by the forward layer it differentiates (the backward runs them from the last down). "
+  elif $MP.backward_numbering == "execution" then "Backward layers are numbered in the order they run (not by the forward layer they differentiate: the passes differ in layer count). "
+  else "" end) +
  "Wall: first kernel start to last kernel end, cut at the next part; busy union: the device busy inside it; total cost: kernel time plus wait; bubbles: the idle gaps inside the wall.\n\n" +
  table(["part", "wall", "share of step", "busy union", "kernel sum", "total cost", "bubbles"];
    ($MP.kinds | map([(.label | md), (.wall_ms | dur), (.share | pctx), (.busy_union_ms | dur), (.kernel_sum_ms | dur), (.total_cost_ms | dur),
@@ -341,7 +348,9 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
   [ $MP.kinds[] | select((.kind | IN("pipeline_wait", "pipeline_send_receive", "gradient_sync") | not)) |
     ((.sides | map(select(.side == "comm")) | .[0].kernel_sum_ms) // 0) as $c |
     select(.kernel_sum_ms > 0 and $c > 0.5 * .kernel_sum_ms) |
-    "\($c | dur) of the \(.label | md)'s \(.kernel_sum_ms | dur) of kernel time is communication." ] | join(" ") |
+    "\($c | dur) of the \(.label | md)'s \(.kernel_sum_ms | dur) of kernel time is communication." ] +
+  [ $MP.kinds[] | select(.kind == "gradient_sync" and .kernel_sum_ns > .wall_ns) |
+    "The gradient sync's kernel sum (\(.kernel_sum_ms | dur)) exceeds its wall (\(.wall_ms | dur)): it holds whole the collectives begun inside the backward that outlast its last compute kernel, where the backward ends (as asc-fia's phases cut it): their time before that lies in the backward's wall but counts in the gradient sync's kernel sum." ] | join(" ") |
   if . == "" then "" else . + "\n\n" end) +
  "Inside each part, its top kernels by kernel sum and its sides (op families and communication: kernel sum, busy union, wall, total cost):\n\n" +
  ($MP.kinds | map("- **\(.label | md)**: " +

@@ -17,7 +17,13 @@ MatMul to VOCAB-sized logits) and an unfused softmax cross-entropy (Cast,
 Sub, Exp, ReduceSum, RealDiv, Mul kernels of milliseconds), then its
 backward (Sub, Mul, Cast and the LM head's two MatMuls) before the first
 backward layer: no kernel of it is named as a loss.  The truth gives the
-block's kernels and kernel time (lm_head_loss).
+block's kernels and kernel time (lm_head_loss).  --layer-order model runs
+a layer as a model does, its input RmsNorm, QKV MatMul and rotary
+embedding before the attention kernel (forward) and its MLP's gradient
+before the attention gradient (backward); the default (anchor) starts
+each layer at its attention kernel.  The truth lists every layer's
+kernels and kernel time (layers), the backward ones by the layer they
+differentiate.
 
 profiler_metadata.json parallel_group_info, by --meta:
   group  keys are the communication groups of communication.json
@@ -112,6 +118,7 @@ class Rank:
         self.truth = {'dp_comm': 0, 'pp_comm': 0, 'ep_comm': 0}
         self.loss = 0
         self.lm = []            # (start_ns, dur_ns) of the LM head + loss kernels
+        self.layers = []        # per layer: direction, micro-batch, layer, kernels, sum
 
     def dur(self, lo, hi):
         return self.rng.randrange(lo * US, hi * US + 1)
@@ -139,9 +146,12 @@ class Rank:
             self.t += d
         self.gap()
 
-    def layer(self, fwd, step):
+    def layer(self, fwd, step, mb=0, no=0):
         a = self.a
-        if fwd:
+        if a.layer_order == 'model' and not a.moe:
+            seq = [RMS, MM, ROPE, FA, MM, ADD, RMS, MM, SWI, MM, ADD] if fwd else \
+                [MM, SWIG, MM, RMSG, MM, FAG, ROPEG, MM, RMSG, ADD]
+        elif fwd:
             seq = [FA, MM, ADD, RMS]
             if a.moe:
                 seq += [GATE, 'a2a', GMM, SWI, GMM, 'a2a', FIN]
@@ -155,11 +165,16 @@ class Rank:
             else:
                 seq += [MM, SWIG, MM]
             seq += [RMSG, MM, ROPEG]
+        n0 = len(self.ks)
         for s in seq:
             if s == 'a2a':
                 self.coll(A2A, G_EP, 'ep_comm', step, wait=True)
             else:
                 self.kern(s, step)
+        ks = [x for x in self.ks[n0:] if x[5] != 2]    # its compute kernels
+        self.layers.append({'step': step, 'direction': 'forward' if fwd else 'backward',
+                            'micro_batch': mb, 'layer': no, 'kernels': len(ks),
+                            'kernel_sum_ns': sum(x[1] for x in ks)})
 
     def run(self):
         a = self.a
@@ -176,15 +191,16 @@ class Rank:
             for _ in range(M):
                 order += ['F', 'B']
         for step in range(a.first_step, a.first_step + a.steps):
-            nb = 0
+            nb = nf = 0
             for o in order:
                 if o == 'F':
+                    nf += 1
                     if P > 1 and not first:
                         self.coll(SR, G_PP, 'pp_comm', step, 'p2p', wait=True)
                     if first:
                         self.kern(EMB, step)
-                    for _ in range(a.layers):
-                        self.layer(True, step)
+                    for j in range(a.layers):
+                        self.layer(True, step, nf, j + 1)
                     if last and a.lm_head:
                         for spec in lm_block(a.lm_head):
                             self.kern(spec, step)
@@ -202,7 +218,7 @@ class Rank:
                     if last and not a.lm_head:
                         self.kern(XENTG, step)
                     for j in range(a.layers):
-                        self.layer(False, step)
+                        self.layer(False, step, nb, a.layers - j)
                         # gradient buckets in the last backward pass
                         if nb == M and a.dp > 1 and (j + 1) * a.buckets // a.layers > j * a.buckets // a.layers:
                             self.coll(AR, G_DP, 'dp_comm', step)
@@ -304,6 +320,8 @@ def main(argv):
     p.add_argument('--seed', type=int, default=1)
     p.add_argument('--lm-head', type=int, default=0, metavar='VOCAB',
                    help='the last stage runs an LM head over VOCAB and an unfused loss')
+    p.add_argument('--layer-order', choices=['anchor', 'model'], default='anchor',
+                   help='model: a layer\'s kernels before its attention kernel are its own')
     p.add_argument('--base-us', type=int, default=1760000000000000)
     a = p.parse_args(argv)
     if a.layers < 1 or a.micro_batches < 1 or a.pp < 1 or not 0 <= a.stage < a.pp or \
@@ -333,6 +351,7 @@ def main(argv):
         'optimizer_kernels': a.params * a.steps,
         'loss_kernels': r.loss,
         'kernels': len(r.ks),
+        'layers': r.layers if a.layer_order == 'model' else None,
         # Per step (one micro-batch: forward block then its backward): the
         # LM head + loss kernels, their kernel time and span (ns).
         'lm_head_loss': None if not r.lm else {

@@ -1,0 +1,561 @@
+/*
+ * asc-parts: the parts cut from the kinds of the kernels, their clocks,
+ * top kernels and sides, written as part and step_parts records.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "parts.h"
+
+const char *const kname[K_N] = {
+	"embedding", "forward_layer", "lm_head_loss", "pipeline_wait",
+	"pipeline_send_receive", "backward_prologue", "backward_layer",
+	"backward_epilogue", "gradient_sync", "optimizer", "input",
+	"conv_stage", "classifier_layer", "loss", "backward", "prefill_pass",
+	"decode_pass", "forward_pass", "between_passes", "decode_gap", "other",
+	"embedding_backward", "gradient_clipping", "after_loss"
+};
+const char *const klabel[K_N] = {
+	"embedding and before the first layer", "forward layer", "LM head + loss", "pipeline wait",
+	"pipeline send/receive", "backward before the first layer",
+	"backward layer", "backward after the last layer", "gradient sync",
+	"optimizer step", "input", "convolution stage", "classifier layer",
+	"loss", "backward", "prefill pass", "decode pass", "forward pass",
+	"between passes", "gap between decode tokens", "other",
+	"embedding backward", "gradient clipping", "after the loss"
+};
+
+/* The four clocks of a set of kernels inside [lo, hi], and its gaps. */
+struct clk { long n; int64_t ws, we, busy, ksum, cost, gaps; };
+
+static int
+ivcmp(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+static int64_t	*ivbuf;
+static size_t	 ivcap;
+
+/*
+ * idx[0..n) in start order.  wall: the first start to the last end, cut
+ * at hi; busy: the union of the intervals inside the wall; gaps: its
+ * holes.
+ */
+static struct clk
+clocks(const size_t *idx, size_t n, int64_t lo, int64_t hi)
+{
+	struct clk c = { 0 };
+	int64_t me = INT64_MIN, cs = 0, ce = 0;
+	size_t m = 0;
+
+	if (n == 0)
+		return c;
+	c.n = (long)n;
+	c.ws = S.k[idx[0]].s < lo ? lo : S.k[idx[0]].s;
+	for (size_t i = 0; i < n; i++) {
+		const struct kern *x = &S.k[idx[i]];
+
+		c.ksum += x->dur, c.cost += x->dur + x->wait;
+		if (x->s < c.ws)
+			c.ws = x->s < lo ? lo : x->s;
+		if (x->e > me)
+			me = x->e;
+	}
+	c.we = me < hi ? me : hi;
+	if (c.we < c.ws)
+		c.we = c.ws;
+	if (ivcap < 2 * n)
+		ivbuf = xreallocarray(ivbuf, ivcap = 2 * n, sizeof *ivbuf);
+	for (size_t i = 0; i < n; i++) {
+		int64_t s = S.k[idx[i]].s, e = S.k[idx[i]].e;
+
+		s = s < c.ws ? c.ws : s, e = e > c.we ? c.we : e;
+		if (e > s)
+			ivbuf[2 * m] = s, ivbuf[2 * m + 1] = e, m++;
+	}
+	qsort(ivbuf, m, 2 * sizeof *ivbuf, ivcmp);
+	for (size_t i = 0; i < m; i++) {
+		if (i == 0 || ivbuf[2 * i] > ce) {
+			if (i > 0)
+				c.busy += ce - cs, c.gaps++;
+			cs = ivbuf[2 * i], ce = ivbuf[2 * i + 1];
+		} else if (ivbuf[2 * i + 1] > ce)
+			ce = ivbuf[2 * i + 1];
+	}
+	if (m > 0)
+		c.busy += ce - cs;
+	return c;
+}
+
+static void
+putclk(const struct clk *c, int64_t service)
+{
+	out_i64(&ob, "kernels", c->n);
+	out_nsms(&ob, "wall", c->we - c->ws);
+	out_nsms(&ob, "busy_union", c->busy);
+	out_nsms(&ob, "kernel_sum", c->ksum);
+	out_nsms(&ob, "total_cost", c->cost);
+	if (service >= 0) {
+		out_ratio(&ob, "share", c->we - c->ws, service);
+		out_i64(&ob, "bubbles", c->gaps);
+		out_nsms(&ob, "bubble", c->we - c->ws - c->busy);
+	}
+}
+
+static int
+namecmp(const void *a, const void *b)
+{
+	const size_t *x = a, *y = b;
+	int d = strcmp(S.names.p + S.k[*x].no, S.names.p + S.k[*y].no);
+
+	return d ? d : (*x > *y) - (*x < *y);
+}
+
+struct grp { size_t at; long cnt; int64_t sum; };
+
+static int
+grpcmp(const void *a, const void *b)
+{
+	const struct grp *x = a, *y = b;
+
+	if (x->sum != y->sum)
+		return x->sum > y->sum ? -1 : 1;
+	return strcmp(S.names.p + S.k[x->at].no, S.names.p + S.k[y->at].no);
+}
+
+/* The TOPK kernel names by kernel sum (ties: by name) of idx[0..n). */
+static void
+puttop(const size_t *idx, size_t n)
+{
+	size_t *v = xreallocarray(NULL, n ? n : 1, sizeof *v), ng = 0;
+	struct grp *g = xreallocarray(NULL, n ? n : 1, sizeof *g);
+
+	memcpy(v, idx, n * sizeof *v);
+	qsort(v, n, sizeof *v, namecmp);
+	for (size_t i = 0, j; i < n; i = j) {
+		g[ng].at = v[i], g[ng].sum = 0;
+		for (j = i; j < n && strcmp(S.names.p + S.k[v[j]].no, S.names.p + S.k[v[i]].no) == 0; j++)
+			g[ng].sum += S.k[v[j]].dur;
+		g[ng++].cnt = (long)(j - i);
+	}
+	qsort(g, ng, sizeof *g, grpcmp);
+	out_key(&ob, "top_kernels");
+	buf_addc(&ob, '[');
+	for (size_t q = 0; q < ng && q < TOPK; q++) {
+		const char *nm = S.names.p + S.k[g[q].at].no;
+
+		buf_adds(&ob, q ? ",{\"name\":" : "{\"name\":");
+		out_esc(&ob, nm, strlen(nm));
+		out_i64(&ob, "kernels", g[q].cnt);
+		out_nsms(&ob, "kernel_sum", g[q].sum);
+		buf_addc(&ob, '}');
+	}
+	buf_addc(&ob, ']');
+	free(v);
+	free(g);
+}
+
+struct part *P;
+size_t		 np;
+static size_t	 capp;
+static size_t	*mem, capm;
+
+/* A layer part: a forward or backward layer (not a pass of layers). */
+static int
+islayer(const struct part *q)
+{
+	return q->layer >= 0 && (q->kind == K_FWD || q->kind == K_BWD);
+}
+
+/* Consecutive kernels of one step with one kind and key. */
+void
+buildparts(void)
+{
+	np = 0;
+	for (size_t i = 0; i < S.nk; i++) {
+		const struct kern *x = &S.k[i];
+		struct part *q = np ? &P[np - 1] : NULL;
+
+		if (x->step < 0)
+			continue;
+		if (q != NULL && q->step == x->step && q->kind == x->kind && q->key == x->key) {
+			q->b = i + 1;
+			continue;
+		}
+		if (np == capp)
+			P = xreallocarray(P, capp = capp ? 2 * capp : 256, sizeof *P);
+		P[np++] = (struct part){ i, i + 1, x->kind, x->step, x->layer, 0, x->key,
+		    x->moved ? S.r[x->key].gs : INT64_MIN };
+	}
+	/*
+	 * Between two decode passes of a step: the gap between tokens, a part
+	 * of its own (the kernels between the passes, or none).
+	 */
+	for (size_t i = 1; i < np; i++) {
+		if (P[i].kind != K_DECODE || P[i - 1].step != P[i].step)
+			continue;
+		if (P[i - 1].kind == K_DECODE && P[i - 1].key != P[i].key) {
+			if (np == capp)
+				P = xreallocarray(P, capp *= 2, sizeof *P);
+			memmove(&P[i + 1], &P[i], (np - i) * sizeof *P);
+			P[i] = (struct part){ P[i + 1].a, P[i + 1].a, K_DGAP, P[i].step, -1, 0, -1, INT64_MIN };
+			np++;
+		} else if (P[i - 1].kind == K_BETWEEN && i >= 2 && P[i - 2].kind == K_DECODE &&
+		    P[i - 2].step == P[i].step)
+			P[i - 1].kind = K_DGAP;
+	}
+	/* Micro-batch: the layer's pass among the passes of its direction in the step. */
+	int last[2] = { -1, -1 }, mb[2] = { 0, 0 }, st = -1;
+
+	for (size_t i = 0; i < np; i++) {
+		if (P[i].step != st)
+			st = P[i].step, last[0] = last[1] = -1, mb[0] = mb[1] = 0;
+		if (!islayer(&P[i]))
+			continue;
+		const struct layer *l = &S.l[P[i].layer];
+
+		if (l->pass != last[l->bwd])
+			last[l->bwd] = l->pass, mb[l->bwd]++;
+		P[i].mb = mb[l->bwd];
+	}
+}
+
+static size_t
+members(const struct part *q, size_t *m, int role)
+{
+	size_t n = 0;
+
+	for (size_t i = q->a; i < q->b; i++)
+		if (S.k[i].step == q->step && (role < 0 || S.k[i].role == role))
+			m[n++] = i;
+	return n;
+}
+
+static void
+growmem(size_t n)
+{
+	if (capm < n)
+		mem = xreallocarray(mem, capm = n, sizeof *mem);
+}
+
+/*
+ * The part's clocks: its kernels cut at the next part's first start.  A
+ * gap between decode tokens starts where the token before it ends.
+ */
+static struct clk
+partclk(size_t pi)
+{
+	const struct part *q = &P[pi];
+	const struct step *s = &S.st[q->step];
+	int64_t hi = s->have ? s->e : INT64_MAX;
+	struct clk c;
+
+	if (pi + 1 < np && P[pi + 1].step == q->step) {
+		int64_t ns = S.k[P[pi + 1].a].s > P[pi + 1].lo ? S.k[P[pi + 1].a].s : P[pi + 1].lo;
+
+		if (ns < hi)
+			hi = ns;
+	}
+	growmem(q->b - q->a + 1);
+	c = clocks(mem, members(q, mem, -1), s->have && s->s > q->lo ? s->s : q->lo, hi);
+	if (q->kind == K_DGAP && pi > 0) {
+		struct clk prev = partclk(pi - 1);
+
+		if (c.n == 0)
+			c.we = hi;
+		c.ws = prev.we;
+		growmem(q->b - q->a + 1);
+	}
+	return c;
+}
+
+static int
+passlayers(int pass, int bwd)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < S.nl; i++)
+		n += S.l[i].pass == pass && S.l[i].bwd == bwd;
+	return n;
+}
+
+/*
+ * Backward layers are numbered by the forward layer they differentiate
+ * (the backward runs from the last layer down) when every pass, forward
+ * and backward, has as many layers; else in the order they run.
+ */
+static int
+bmodel(void)
+{
+	for (size_t i = 1; i < S.nl; i++)
+		if (passlayers(S.l[i].pass, S.l[i].bwd) != passlayers(S.l[0].pass, S.l[0].bwd))
+			return 0;
+	return 1;
+}
+
+static int
+layerno(const struct layer *l)
+{
+	return l->bwd && bmodel() ? passlayers(l->pass, 1) - l->lip : l->lip + 1;
+}
+
+static void
+partname(const struct part *q, char *d, size_t n)
+{
+	static const char *const where[] = { "", " (forward to backward)",
+	    " (between forward micro-batches)", " (between backward micro-batches)",
+	    " (backward to forward)" };
+
+	if (islayer(q))
+		snprintf(d, n, "%s %d (micro-batch %d)", klabel[q->kind], layerno(&S.l[q->layer]), q->mb);
+	else if (q->kind == K_PWAIT)
+		snprintf(d, n, "%s%s", klabel[q->kind], where[S.k[q->a].sub]);
+	else if (q->kind == K_CONV || q->kind == K_FC)
+		snprintf(d, n, "%s %ld", q->kind == K_FC && !S.conv ? "matmul layer" : klabel[q->kind], q->key);
+	else if (q->kind == K_PREFILL || q->kind == K_DECODE || q->kind == K_PASS)
+		snprintf(d, n, "%s %ld", klabel[q->kind], q->key / 4);
+	else if (q->kind == K_DGAP && q > P)
+		snprintf(d, n, "gap after decode pass %ld", q[-1].key / 4);
+	else
+		snprintf(d, n, "%s", klabel[q->kind]);
+}
+
+/* sides: per role, the clocks of its kernels inside the part's wall. */
+static void
+putsides(const size_t *m, size_t n, const struct clk *pc, struct clk *acc)
+{
+	size_t *v = xreallocarray(NULL, n ? n : 1, sizeof *v);
+	int first = 1;
+
+	out_key(&ob, "sides");
+	buf_addc(&ob, '[');
+	for (int r = 0; r < nrole; r++) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (S.k[m[i]].role == r)
+				v[k++] = m[i];
+		if (k == 0)
+			continue;
+		struct clk c = clocks(v, k, pc->ws, pc->we);
+
+		if (acc != NULL) {
+			acc[r].n += c.n, acc[r].busy += c.busy, acc[r].ksum += c.ksum;
+			acc[r].cost += c.cost, acc[r].we += c.we - c.ws;
+		}
+		buf_adds(&ob, first ? "{\"side\":" : ",{\"side\":");
+		out_esc(&ob, rolename[r], strlen(rolename[r]));
+		putclk(&c, -1);
+		buf_addc(&ob, '}');
+		first = 0;
+	}
+	buf_addc(&ob, ']');
+	free(v);
+}
+
+static void
+puthead(const char *type, const struct step *s)
+{
+	out_begin(&ob, type);
+	out_raw(&ob, "profile", S.prof.p, S.prof.len);
+	out_raw(&ob, "device", S.dev.len ? S.dev.p : "null", S.dev.len ? S.dev.len : 4);
+	out_str(&ob, "step_id", s->id, strlen(s->id));
+}
+
+void
+putpart(size_t pi, int idx)
+{
+	const struct part *q = &P[pi];
+	const struct step *s = &S.st[q->step];
+	struct clk c = partclk(pi);
+	char name[96];
+	size_t n;
+
+	partname(q, name, sizeof name);
+	puthead("part", s);
+	out_i64(&ob, "part", idx);
+	out_cstr(&ob, "kind", kname[q->kind]);
+	out_cstr(&ob, "name", name);
+	if (islayer(q)) {
+		const struct layer *l = &S.l[q->layer];
+
+		out_cstr(&ob, "direction", l->bwd ? "backward" : "forward");
+		out_i64(&ob, "layer", l->idx);
+		out_cstr(&ob, "layer_type", l->type);
+		out_i64(&ob, "micro_batch", q->mb);
+	} else {
+		out_null(&ob, "direction");
+		out_null(&ob, "layer");
+		out_null(&ob, "layer_type");
+		out_null(&ob, "micro_batch");
+	}
+	out_i64(&ob, "start_ns", c.ws);
+	out_i64(&ob, "end_ns", c.we);
+	putclk(&c, s->have ? s->service : 0);
+	growmem(q->b - q->a);
+	n = members(q, mem, -1);
+	puttop(mem, n);
+	putsides(mem, n, &c, NULL);
+	rec_put(&ob, stdout);
+}
+
+static int
+samekind(const struct part *a, const struct part *b)
+{
+	if (a->kind != b->kind)
+		return 0;
+	if (!islayer(a) || !islayer(b))
+		return 1;
+	return strcmp(S.l[a->layer].type, S.l[b->layer].type) == 0;
+}
+
+static void
+kindlabel(const struct part *q, long parts, int mbs, char *d, size_t n)
+{
+	const char *t = islayer(q) ? S.l[q->layer].type : "";
+	char ty[40] = "";
+
+	if (*t && strcmp(t, "dense") != 0 && strcmp(t, "backward") != 0)
+		snprintf(ty, sizeof ty, " (%s)", t);
+	const char *kl = q->kind == K_FC && !S.conv ? "matmul layer" : klabel[q->kind];
+
+	if (mbs > 1 && parts % mbs == 0)
+		snprintf(d, n, "%s%s x%ld x%d micro-batches", kl, ty, parts / mbs, mbs);
+	else if (parts > 1)
+		snprintf(d, n, "%s%s x%ld", kl, ty, parts);
+	else
+		snprintf(d, n, "%s%s", kl, ty);
+}
+
+/* One kind of part of the step [p0, p1) (the parts like P[k]), summed. */
+static void
+putkind(size_t p0, size_t p1, size_t k, const struct clk *pc, const struct step *s)
+{
+	struct clk sum = { 0 }, acc[MAXROLE];
+	long parts = 0;
+	int mbs = 0;
+	size_t n = 0, tot = 0;
+	char label[128];
+
+	memset(acc, 0, sizeof acc);
+	for (size_t i = p0; i < p1; i++)
+		if (samekind(&P[i], &P[k]))
+			tot += P[i].b - P[i].a;
+	growmem(tot);
+	for (size_t i = p0; i < p1; i++) {
+		if (!samekind(&P[i], &P[k]))
+			continue;
+		parts++;
+		if (P[i].mb > mbs)
+			mbs = P[i].mb;
+		sum.n += pc[i - p0].n, sum.we += pc[i - p0].we - pc[i - p0].ws;
+		sum.busy += pc[i - p0].busy, sum.ksum += pc[i - p0].ksum;
+		sum.cost += pc[i - p0].cost, sum.gaps += pc[i - p0].gaps;
+		n += members(&P[i], mem + n, -1);
+	}
+	long nloss = 0;
+
+	for (size_t i = 0; i < n; i++)
+		nloss += S.k[mem[i]].loss;
+	kindlabel(&P[k], parts, mbs, label, sizeof label);
+	buf_adds(&ob, "{\"kind\":");
+	out_esc(&ob, kname[P[k].kind], strlen(kname[P[k].kind]));
+	out_cstr(&ob, "label", label);
+	if (islayer(&P[k]))
+		out_cstr(&ob, "layer_type", S.l[P[k].layer].type);
+	else
+		out_null(&ob, "layer_type");
+	out_i64(&ob, "parts", parts);
+	if (mbs > 0)
+		out_i64(&ob, "micro_batches", mbs);
+	else
+		out_null(&ob, "micro_batches");
+	putclk(&sum, s->have ? s->service : 0);
+	out_i64(&ob, "loss_kernels", nloss);
+	puttop(mem, n);
+	/* The sides summed over the parts, each part's cut at its wall. */
+	out_key(&ob, "sides");
+	buf_addc(&ob, '[');
+	for (size_t i = p0; i < p1; i++)
+		if (samekind(&P[i], &P[k])) {
+			/* Each part's sides are written, summed, then cut off. */
+			size_t m = members(&P[i], mem, -1), len = ob.len;
+
+			putsides(mem, m, &pc[i - p0], acc);
+			ob.len = len;
+		}
+	for (int r = 0, first = 1; r < nrole; r++) {
+		if (acc[r].n == 0)
+			continue;
+		buf_adds(&ob, first ? "{\"side\":" : ",{\"side\":");
+		out_esc(&ob, rolename[r], strlen(rolename[r]));
+		out_i64(&ob, "kernels", acc[r].n);
+		out_nsms(&ob, "wall", acc[r].we);
+		out_nsms(&ob, "busy_union", acc[r].busy);
+		out_nsms(&ob, "kernel_sum", acc[r].ksum);
+		out_nsms(&ob, "total_cost", acc[r].cost);
+		buf_addc(&ob, '}');
+		first = 0;
+	}
+	buf_adds(&ob, "]}");
+}
+
+/* The step_parts record of the step of the parts [p0, p1). */
+void
+putstep(size_t p0, size_t p1)
+{
+	const struct step *s = &S.st[P[p0].step];
+	struct clk *pc = xreallocarray(NULL, p1 - p0, sizeof *pc);
+	int64_t wall = 0, ksum = 0;
+	long kern = 0;
+
+	int64_t gaps = 0, before = 0, after = 0;
+	int hasbwd = 0;
+
+	for (size_t i = p0; i < p1; i++) {
+		pc[i - p0] = partclk(i);
+		wall += pc[i - p0].we - pc[i - p0].ws, ksum += pc[i - p0].ksum, kern += pc[i - p0].n;
+		if (i > p0)
+			gaps += pc[i - p0].ws - pc[i - p0 - 1].we;
+		hasbwd |= islayer(&P[i]) && S.l[P[i].layer].bwd;
+	}
+	/* The step's window less the parts: before the first, after the last, between. */
+	if (s->have) {
+		before = pc[0].ws - s->s;
+		after = s->service - wall - gaps - before;
+	}
+	puthead("step_parts", s);
+	out_cstr(&ob, "method", S.method[0] ? S.method : NULL);
+	out_cstr(&ob, "phase", S.phase[0] ? S.phase : NULL);
+	out_bool(&ob, "layers_matched", S.mismatch == 0);
+	out_i64(&ob, "parts", (int64_t)(p1 - p0));
+	out_i64(&ob, "kernels", kern);
+	out_nsms(&ob, "service", s->have ? s->service : 0);
+	out_nsms(&ob, "step_kernel_sum", s->ksum);
+	out_nsms(&ob, "kernel_sum", ksum);
+	out_nsms(&ob, "wall_sum", wall);
+	out_nsms(&ob, "between_parts", gaps);
+	out_nsms(&ob, "before_parts", before);
+	out_nsms(&ob, "after_parts", after);
+	out_cstr(&ob, "backward_numbering", !hasbwd ? NULL : bmodel() ? "model" : "execution");
+	out_key(&ob, "kinds");
+	buf_addc(&ob, '[');
+	for (size_t k = p0, first = 1; k < p1; k++) {
+		size_t j;
+
+		for (j = p0; j < k && !samekind(&P[j], &P[k]); j++)
+			;
+		if (j < k)
+			continue;
+		if (!first)
+			buf_addc(&ob, ',');
+		first = 0;
+		putkind(p0, p1, k, pc, s);
+	}
+	buf_addc(&ob, ']');
+	rec_put(&ob, stdout);
+	free(pc);
+}
