@@ -53,6 +53,10 @@ bin/asc-diff: filters/asc-diff.o $(DIFFOBJ) lib/libasc.a
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+bin/asc-parts: filters/asc-parts.o $(PARTSOBJ) lib/libasc.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 # The default rules are compiled in: lib/rules.json as a C string.
 lib/rules_default.c: lib/rules.json
 	{ echo '/* generated from lib/rules.json: do not edit */'; \
