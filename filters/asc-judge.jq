@@ -1278,10 +1278,11 @@ def parttext($k):
 	 elif (($P.degraded // []) | index(["no_comm_tasks"])) != null then "no_comm_tasks" else null end); "COMM_EXPOSED_HEAVY") +
        {exposed_ms: ($ce | r6), stake_excludes: {pipeline_bubble_ms: ($PPST | r6), one_rank_groups_ms: ([$ONEST, ([$ce - $PPST, 0] | max)] | min | r6)}} +
        # Level0: at stake the Notify Wait time not under compute, an upper bound
-       (if $COMM == null and $MWAIT != null then {measured_wait_ms: ($MWAIT | r6), stake_upper_bound: true} else {} end) +
+       (if $COMM == null and $MWAIT != null then {measured_wait_ms: ($MWAIT | r6), not_waiting_ms: ([$ce - $MWAIT, 0] | max | r6), stake_upper_bound: true} else {} end) +
        (if $COMM != null then {one_rank_group_wait_ms: ($onewait / $COMM.steps | r6), transfer_bound: xferlist($COMM.steps)} +
 	  # the other collectives' stake by group, as the text gives it
-	  (if (collstakes($COMM.steps) | length) > 0 then {stake_by_group: collstakes($COMM.steps)} else {} end) +
+	  (if (collstakes($COMM.steps) | length) > 0 then {stake_by_group: collstakes($COMM.steps),
+	     others_ms: ([$ce - $PPST - ([$ONEST, ([$ce - $PPST, 0] | max)] | min), 0] | max | r6)} else {} end) +
 	  # the comm records' idle split by their bandwidth table, as the text says
 	  (if $COMM.idle_ms >= 0.5 * $COMM.elapse_ms and $COMM.transit_ms < 0.5 * $COMM.link_time_ms then
 	     ([$COMM.link_time_ms, $COMM.idle_ms] | min) as $mv |
