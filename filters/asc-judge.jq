@@ -265,6 +265,7 @@ def periodicity($g):
     tail_gap_ms_avg: (if ($tail | length) > 0 then ($tail | avg | ms) else null end),
     internal_bubble_total_ms_avg: ($int | ms),
     # a percentile only where it can vary (R2.7: groups of >= 5 steps)
+    # (left out of the output for smaller groups: step_group_anomalies)
     largest_internal_bubble_ms_p95: (if $g.n >= $R.verdict.percentile_min_steps then ($g.steps | map(.largest_internal_bubble_ns) | pct(95) | ms) else null end),
     recurring_bubble_pattern: $rec,
     steps_with_significant_bubbles: $withsig,
@@ -576,7 +577,9 @@ def undercap($lr; $grp):
    (if gap("kernels_outside_trace") then {reason: "kernels_outside_trace", weight: 2} else empty end),
    (if ($groups | length) > 1 and ($DG.group_size // 0) * 2 <= ($M | length) then {reason: "no_dominant_group", weight: 0.5} else empty end)
  ]) as $CONFWHY |
-(3 - ($CONFWHY | map(.weight) | add // 0)) as $score |
+# at least 0: the reasons' weights can add up to more than the 3 points,
+# and a score below nothing would claim a precision the reasons lack
+([3 - ($CONFWHY | map(.weight) | add // 0), 0] | max) as $score |
 (if $score >= 2.5 then "high" elif $score >= 1.5 then "medium" else "low" end) as $confidence |
 
 # Recommendations (R2.6): each carries the time at stake per step of its
@@ -753,15 +756,27 @@ def ppwin($s; $bms; $xms):
 	else
 	  (if $s.imbalance == "peer" then [$s.imbalance_ms_per_step // 0, $b] | min else 0 end) as $i |
 	  ($b - $i) as $own | ($s.microbatches * 4) as $m4 |
-	  ($own * (1 - $s.microbatches / $m4)) as $sw |
+	  ($own * (1 - $s.microbatches / $m4)) as $swall |
+	  # Only a micro-batch's compute shrinks with its size; its device
+	  # idle (launches, host work per micro-batch) stays.  With this
+	  # stage's split measured, the peer's taken as the same, that idle's
+	  # share is not won here (the device-idle finding holds this stage's);
+	  # else all of it, an upper bound.
+	  (if $s.here_idle_ms != null and ($s.here_ms // 0) > 0 then ([1 - $s.here_idle_ms / $s.here_ms, 0] | max) else null end) as $f |
+	  (if $f == null then $swall else $swall * $f end) as $sw |
 	  {bubble_ms: ($bms | r6), imbalance_ms: ($i | r6), schedule_ms: ($own | r6), schedule_won_ms: ($sw | r6), schedule_left_ms: ($own - $sw | r6), transfer_ms: ($xms | r6),
-	   microbatches_advised: $m4, won_ms: ($i + $sw | r6)} end;
+	   microbatches_advised: $m4, won_ms: ($i + $sw | r6),
+	   schedule_won_if_all_scales_ms: ($swall | r6), scaling_share: (if $f == null then null else $f | r6 end),
+	   here_busy_ms: (if $f == null then null else $s.here_ms - $s.here_idle_ms | r6 end), here_idle_ms: $s.here_idle_ms, here_ms: $s.here_ms,
+	   upper_bound: ($f == null), won_if_all_scales_ms: ($i + $swall | r6)} end;
 # Its sentence.
 def ppwintext($w):
 	" At stake per step: at most \($w.won_ms | fmt), what the advice could win" +
 	(if $w.schedule_won_ms == null then " (the bubble less its transfer; which share rebalancing or more micro-batches would win cannot be told)"
 	 else ": " + (if $w.imbalance_ms > 0 then "the imbalance, \($w.imbalance_ms | fmt) (were the slower stage as fast as this one), and " else "" end) +
-	   "\($w.schedule_won_ms | fmt) of the schedule's share less the transfer, \($w.schedule_ms | fmt) (split into m = \($w.microbatches_advised) micro-batches, the same work leaves a warm-up and flush of \($w.schedule_left_ms | fmt))" end) +
+	   (if $w.scaling_share != null then
+	      "\($w.schedule_won_ms | fmt) of the schedule's share less the transfer, \($w.schedule_ms | fmt): split into m = \($w.microbatches_advised) micro-batches, only the compute of a micro-batch shrinks with it (\($w.here_busy_ms | fmt) of this stage's \($w.here_ms | fmt) per micro-batch), not its device idle (\($w.here_idle_ms | fmt), no kernel running), which comes with each micro-batch's launches, host work and waits rather than its size, so the warm-up and flush shrink by \($w.schedule_won_ms | fmt), leaving \($w.schedule_left_ms | fmt) (the peer stage's split taken as this stage's: it is not in this profile). Were the idle to shrink as well, \($w.schedule_won_if_all_scales_ms | fmt) (\($w.won_if_all_scales_ms | fmt) in all), an upper bound; that idle is won by removing it (on this stage, the device-idle finding), not counted here"
+	    else "\($w.schedule_won_ms | fmt) of the schedule's share less the transfer, \($w.schedule_ms | fmt) (split into m = \($w.microbatches_advised) micro-batches, the same work leaves a warm-up and flush of \($w.schedule_left_ms | fmt)); an upper bound: it takes a micro-batch's whole time to shrink with its size, but only its compute does (its device idle comes with each micro-batch's launches, host work and waits rather than its size), and how much of it idles cannot be told without this rank's kernel table" end) end) +
 	"; the \($w.transfer_ms | fmt) the send/recv moves data (the comm records' bandwidth table) stays." ;
 def ppadvice($g; $bms):
 	ppstage($g) as $s |
@@ -868,6 +883,34 @@ def xferclause($n):
 	     (if $dp != null then "run it concurrently with the \($dp.role) reduce-scatter (a different group and peer) or " else "" end) +
 	     "shrink it (reduce the gradient in a lower precision); profiling the peer would not shorten it."
 	   else ": overlap it with compute (issue it as soon as its gradients are ready, under the rest of the backward) or shrink it; profiling the peer would not shorten it." end) ] | join("");
+# R3.4: what the other collectives' advice could win per step, by group
+# (not pp, not 1-rank): overlap hides at most the compute there is; a
+# transfer-bound group with too little compute after its gradient, that
+# compute plus, for shrinking it (BF16), half its measured transfer
+# (running it beside another group's collective is not counted: its gain
+# is not measured); a group whose ops move data under 20% of their time
+# (the transfer-bound rule's other end) and mostly wait by the comm
+# records waits on its peers: at stake on them, not here.
+def collstakes($n):
+	(xferlist($n) | map({key: .group, value: .}) | from_entries) as $xf |
+	[ $CGR[] | select((.size // 0) > 1 and ((.role // "") | startswith("pp") | not)) | . as $g |
+	  ((.exposed_ms // .elapsed_ms // 0) / $n) as $ex |
+	  [ $C[] | select(.group == $g.group and .op != null) ] as $o |
+	  ($o | map(.elapse_ms // 0) | add // 0) as $el |
+	  ($o | map(.wait_ms // 0) | add // 0) as $wt |
+	  # the data moved, as xferlist counts it (SDMA repeats the links)
+	  ($o | map((.bandwidth // {}) | ((.HCCS.time_ms // 0) + (.PCIE.time_ms // 0) + (.SIO.time_ms // 0)) as $on |
+	    (if $on > 0 then $on else (.SDMA.time_ms // 0) end) + (.RDMA.time_ms // 0)) | add // 0) as $lt |
+	  $xf[$g.group] as $x |
+	  {group: $g.group, role: $g.role, peer_global_ranks: $g.peer_global_ranks, exposed_ms: ($ex | r6)} +
+	  (if $el > 0 and $lt < 0.2 * $el and $wt >= 0.5 * $el then
+	     {how: "peers", stake_ms: 0, wait_ms: ($wt / $n | r6)}
+	   elif $x != null and $x.after_grad_compute_ms != null and $x.after_grad_compute_ms < $x.elapsed_ms then
+	     {how: "shrink", stake_ms: ([$ex, $x.after_grad_compute_ms + $x.transfer_ms / 2] | min | r6),
+	      compute_ms: $x.after_grad_compute_ms, half_transfer_ms: ($x.transfer_ms / 2 | r6)}
+	   else {how: "overlap", stake_ms: ([$ex, ($BD.compute // $ex)] | min | r6)} end) +
+	  # without the kernel table its time under compute is not known
+	  {upper_bound: ($g.exposed_ms == null)} ];
 (.attribution_summary[0] // {}) as $ASUM |
 (([$ASUM.steps // 1, 1] | max)) as $asteps |
 ($ASUM.dispatch_ops // [] | map({name, ms_per_step: (.ns / $asteps | ms)})) as $DISP |
@@ -934,7 +977,7 @@ def owinflight($s; $e): [ $OWT[] | select(.start_ns < $e and .end_ns > $s) ] as 
 (if $DG != null and $DG.comm_exposed_heavy and $CT == null and $COMM == null and ($OWT | length) > 0 then
    [ $OWT[] | select(.exposed_wait_ms >= $R.comm.straggler_min_ms) |
      {step: (.step | tostring), op, measured: true, dur_ms: .elapsed_ms, wait_ms, exposed_wait_ms,
-      excess_ns: .exposed_wait_ns, end_ns} ] | sort_by(-.excess_ns)
+      op_exposed_ms: .exposed_ms, excess_ns: .exposed_wait_ns, end_ns} ] | sort_by(-.excess_ns)
  elif $DG != null and $DG.comm_exposed_heavy and $CT == null and $COMM == null then
    [.comm_kernel // [] | .[] | select(.step_id != null and .dur_ns != null and .start_ns != null)] |
    group_by([(.step_id | tostring), (.name | sub("_[0-9]+_[0-9]+$"; ""))]) |
@@ -947,6 +990,8 @@ def owinflight($s; $e): [ $OWT[] | select(.start_ns < $e and .end_ns > $s) ] as 
       others_max_ms: ($ops | map(select(. != $l) | .dur_ns) | max | ms),
       excess_ns: ($l.dur_ns - $m), end_ns: $l.end_ns}) | sort_by(-.excess_ns)
  else [] end) as $OPW |
+# The wait those Notify Wait tasks measure not under compute, per step.
+(if ($OPW | length) > 0 and $OPW[0].measured then ($OWT | map(.exposed_wait_ns) | add) / ([$DG.group_size // 1, 1] | max) | ms else null end) as $MWAIT |
 (if $DG != null and $DG.comm_exposed_heavy and $CT != null then
    ($BD.comm_exposed // 0) as $ce |
    ($CT.peers | map(select(.rank != null and .exposed_wait_ms >= ([$R.comm.straggler_min_ms, $R.comm.straggler_share * $ce] | max))) | .[0] // null)
@@ -971,6 +1016,11 @@ def absorbed($f): $HWA | map((.causes[$f] // 0) * .af) | add // 0 | . / $gn | ms
 def famstake($f; $t):
 	if absorbed($f) <= 0 and $PIPE != null and $PIPE.idle_ms > 0 then $t * ([$PIPE.critical_ms / $PIPE.idle_ms, 1] | min)
 	else [$t - absorbed($f), 0] | max end;
+# The host remedies are job-wide (every rank runs the same code): if the
+# late peer has the same host pattern, the fix shortens its lateness too,
+# so up to the family's whole idle is at stake here (an upper bound: the
+# peer is not in this profile).  Not zeroed by assuming the peer lacks it.
+def famjob($f; $t): if absorbed($f) > 0 then $t else famstake($f; $t) end;
 (($HWA | map(.dur) | add // 0) as $d | if $d > 0 then ($HWA | map(.dur * .af) | add) / $d else 0 end) as $AFALL |
 (if $LATE == null then "" else "rank \($LATE.rank)" + (if $LATE.in_input then "" else " (not in this input)" end) end) as $LATEN |
 (if ($OPW | length) == 0 then null elif $OPW[0].measured then "the peer that \($OPW[0].op) waits for"
@@ -981,9 +1031,16 @@ def opwtext: if ($OPW | length) == 0 then ""
 	  ([ $OWT[] | select(.exposed_wait_ms < $R.comm.straggler_min_ms) ]) as $rest |
 	  " Its device Notify Wait tasks (\($OWT[0].src // "trace_view.json"), Ascend Hardware) measure the wait inside each op: " +
 	  ($OPW[0:4] | map("\(.op) waits \(.wait_ms | fmt) of its \(.dur_ms | fmt) (\(.exposed_wait_ms | fmt) not under compute)") | join(", ")) +
-	  (if ($OPW | length) > 4 then ", \($OPW | length - 4) other ops \($OPW[4:] | map(.exposed_wait_ms) | add | fmt) not under compute" else "" end) +
-	  (if ($rest | length) > 0 then "; the other \($rest | length) op\(if ($rest | length) > 1 then "s" else "" end) \($rest | map(.exposed_wait_ms) | add | fmt) not under compute" else "" end) +
-	  ". So \(($OWT | map(.exposed_wait_ns) | add) / ([$DG.group_size // 1, 1] | max) | ms | fmt) per step of it is waiting for peers, not data moving; which peer each op waits for is in the HCCL tasks (Level1 or higher)."
+	  # the others' Notify Wait time, beside their op time: both not under compute
+	  def others($o): "wait \($o | map(.exposed_wait_ms) | add | fmt) not under compute by their Notify Wait tasks (their op time not under compute: \($o | map(.exposed_ms // .dur_ms) | add | fmt))";
+	  (if ($OPW | length) > 4 then ", \($OPW | length - 4) other ops \($OPW[4:] | map(. + {exposed_ms: .op_exposed_ms}) | others(.))" else "" end) +
+	  (if ($rest | length) > 0 then "; the other \($rest | length) op\(if ($rest | length) > 1 then "s" else "" end) \($rest | others(.))" else "" end) +
+	  ". So \($MWAIT | fmt) per step of it is waiting for peers, not data moving" +
+	  (if $BD.comm_exposed != null and $BD.comm_exposed - $MWAIT >= 0.0005 then " (the other \($BD.comm_exposed - $MWAIT | fmt) of it is in no Notify Wait: data moving or the ops' own work)" else "" end) +
+	  "; which peer each op waits for is in the HCCL tasks (Level1 or higher)." +
+	  # R3.4: what fixing the late peers could win; an upper bound, as with
+	  # HCCL tasks fixing the latest peer leaves the next-latest's waits
+	  " At most that \($MWAIT | fmt) is at stake here (what the late peers' arriving on time could win): an upper bound, since Level0 names no peer, so neither how many peers this rank waits for nor what waiting on the next-latest would remain once the latest is fixed can be told (a Level1 capture measures it)."
 	else $OPW[0] as $o |
 	" Its ops' durations point to a late peer: in step \($o.step) \($o.op) takes \($o.dur_ms | fmt) against a median \($o.others_median_ms | fmt) for the group's \($o.ops - 1) other ops (\(if $o.others_min_ms == $o.others_max_ms then "each \($o.others_min_ms | fmt)" else "\($o.others_min_ms | fmt) to \($o.others_max_ms | fmt)" end))" +
 	(if $o.first then ", and it is the group's first op in the step: the first op waits until the last peer arrives, the later ones find it there" else "" end) +
@@ -999,15 +1056,19 @@ def opwtext: if ($OPW | length) == 0 then ""
     at_stake_ms_per_step: ($fs | map(famstake(.key; .value)) | add // 0 | r6),
     # each family's part of it, so that the sum can be traced
     at_stake_by_family_ms_per_step: ($fs | map({key, value: (famstake(.key; .value) | r6)}) | from_entries),
+    # the same if the late peer has the same host pattern (job-wide fixes)
+    at_stake_job_wide_ms_per_step: ($fs | map(famjob(.key; .value)) | add // 0 | r6),
     at_stake_on_late_peer: (if $LATE != null then $LATEN elif ($OPW | length) > 0 then $OPWN else null end),
     at_stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0)} end) as $HRB0 |
 # R3.4: the host risk level rates what acting on the host causes could
 # win on this rank, so the level the markers give (marker_level) is
 # capped by the share of the step at stake, at the priorities' limits:
-# under 2% low, under 10% at most medium.
+# under 2% low, under 10% at most medium.  The share is the job-wide
+# figure's, as the host recommendations' stakes are (famjob).
 (if $HRB0 == null then null else
-   share($HRB0.at_stake_ms_per_step; $DG.service_ms_avg // 0) as $sh |
-   $HRB0 + {marker_level: $hostrisk, at_stake_share_of_step: $sh,
+   share($HRB0.at_stake_job_wide_ms_per_step; $DG.service_ms_avg // 0) as $sh |
+   $HRB0 + {marker_level: $hostrisk, at_stake_share_of_step: share($HRB0.at_stake_ms_per_step; $DG.service_ms_avg // 0),
+	    at_stake_job_wide_share_of_step: $sh,
 	    level: (if $hostrisk == null then null elif $sh < 0.02 then "low"
 		    elif $sh < 0.10 and $hostrisk == "high" then "medium" else $hostrisk end)} end) as $HRB1 |
 ($HRB1 | if . == null then null else del(.level) end) as $HRB |
@@ -1194,14 +1255,36 @@ def parttext($k):
 	   else " None of waiting, transit or idle is most of it." end) +
 	  ppclause($n) + dpclause($n) + xferclause($n) +
 	  ([$ONEST, ([$ce - $PPST, 0] | max)] | min) as $one |
-	  (if $PPST > 0 or $one > 0 then
-	     " " + ([ (if $PPST > 0 then "\($PPST | fmt) per step of it is that pipeline bubble" else empty end),
+	  ([$ce - $PPST - $one, 0] | max) as $oth |
+	  collstakes($n) as $cs |
+	  ([$oth, ($cs | map(.stake_ms) | add // 0)] | min) as $won |
+	  (($cs | length) > 0 and $won < $oth - 0.0005) as $bygroup |
+	  (if $PPST > 0 or $one > 0 or $bygroup then
+	     (if $PPST > 0 or $one > 0 then
+	       " " + ([ (if $PPST > 0 then "\($PPST | fmt) per step of it is that pipeline bubble" else empty end),
 		      (if $one > 0 then "\($one | fmt) the collectives on 1-rank groups" else empty end) ] | join(" and ")) +
-	     ", each at stake in its own finding; at most \([$ce - $PPST - $one, 0] | max | fmt) is at stake here (what overlapping or shrinking the other collectives could win)." else "" end) end);
-       "step_group"; $dom; ([$ce - $PPST - ([$ONEST, ([$ce - $PPST, 0] | max)] | min), 0] | max); ($COMM == null); (if $COMM == null then (if gap("no_comm_records") then "no_comm_records" else "no_communication_json" end)
+	       ", each at stake in its own finding; " else " " end) +
+	     (if $bygroup | not then "at most \($oth | fmt) is at stake here (what overlapping or shrinking the other collectives could win)."
+	      else "\(if $PPST > 0 or $one > 0 then "of the other \($oth | fmt), at" else "At" end) most \($won | fmt) is at stake here: " +
+		($cs | map("\(.role // "group \(.group)") \(.stake_ms | fmt)" +
+		  (if .how == "peers" then " (its \(.exposed_ms | fmt) not under compute is its ops waiting for their peers, \(.wait_ms | fmt) of it by the comm records, while moving almost no data: at stake on \(if (.peer_global_ranks // [] | length) > 0 then "global ranks \(.peer_global_ranks | map(tostring) | join(", "))" else "its peers" end), not here)"
+		   elif .how == "shrink" then " of its \(.exposed_ms | fmt) (the \(.compute_ms | fmt) of compute that can hide it plus half its \(.half_transfer_ms * 2 | fmt) of transfer, which reducing it in BF16 saves; what running it beside another group's collective wins is not measured: they share the links)"
+		   elif .upper_bound then " (overlapping it; an upper bound: without the kernel table its time under compute is not known)"
+		   elif .stake_ms < .exposed_ms - 0.0005 then " of its \(.exposed_ms | fmt) (overlap hides at most the \($BD.compute | fmt) of compute)"
+		   else " (overlapping it)" end)) | join(", ")) + "." end)
+	   else "" end) end);
+       "step_group"; $dom; ([$ce - $PPST - ([$ONEST, ([$ce - $PPST, 0] | max)] | min), 0] | max |
+	 if $COMM == null and $MWAIT != null then [., $MWAIT] | min
+	 elif $COMM != null and (collstakes($COMM.steps) | length) > 0 then [., (collstakes($COMM.steps) | map(.stake_ms) | add)] | min
+	 else . end); ($COMM == null); (if $COMM == null then (if gap("no_comm_records") then "no_comm_records" else "no_communication_json" end)
 	 elif (($P.degraded // []) | index(["no_comm_tasks"])) != null then "no_comm_tasks" else null end); "COMM_EXPOSED_HEAVY") +
        {exposed_ms: ($ce | r6), stake_excludes: {pipeline_bubble_ms: ($PPST | r6), one_rank_groups_ms: ([$ONEST, ([$ce - $PPST, 0] | max)] | min | r6)}} +
+       # Level0: at stake the Notify Wait time not under compute, an upper bound
+       (if $COMM == null and $MWAIT != null then {measured_wait_ms: ($MWAIT | r6), not_waiting_ms: ([$ce - $MWAIT, 0] | max | r6), stake_upper_bound: true} else {} end) +
        (if $COMM != null then {one_rank_group_wait_ms: ($onewait / $COMM.steps | r6), transfer_bound: xferlist($COMM.steps)} +
+	  # the other collectives' stake by group, as the text gives it
+	  (if (collstakes($COMM.steps) | length) > 0 then {stake_by_group: collstakes($COMM.steps),
+	     others_ms: ([$ce - $PPST - ([$ONEST, ([$ce - $PPST, 0] | max)] | min), 0] | max | r6)} else {} end) +
 	  # the comm records' idle split by their bandwidth table, as the text says
 	  (if $COMM.idle_ms >= 0.5 * $COMM.elapse_ms and $COMM.transit_ms < 0.5 * $COMM.link_time_ms then
 	     ([$COMM.link_time_ms, $COMM.idle_ms] | min) as $mv |
@@ -1279,11 +1362,13 @@ def parttext($k):
 	  else ", and check that the task queue is enabled (TASK_QUEUE_ENABLE): the capture shows no Dequeue@ event." end)
        else "Python code runs while the device waits, launching nothing." + chaintext($f) + " Profile the Python side during the bubbles (py-spy) at the frames the report names." end) +
        stakeclause($t; absorbed($f); "") +
-       (if absorbed($f) <= 0 and $PIPE != null and $PIPE.idle_ms > 0 then " Counted by its share of that idle, \(famstake($f; $t) | fmt) of the \($t | fmt) is at stake here." else "" end) + $caveat;
-       "step_group"; $dom; famstake($f; $t); ($f == "python" or absorbed($f) > 0); null; "host_cause:" + $f)
-     + {stake_on: "this rank", stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0),
+       (if absorbed($f) <= 0 and $PIPE != null and $PIPE.idle_ms > 0 then " Counted by its share of that idle, \(famstake($f; $t) | fmt) of the \($t | fmt) is at stake here." else "" end) +
+       (if absorbed($f) > 0 then " But the remedy is job-wide (every rank runs the same code): if that peer has the same host pattern, the fix shortens its lateness as well, and up to \($t | fmt) per step is won here; that is the figure at stake, an upper bound that is part of the wait the communication finding counts, not in addition to it." else "" end) + $caveat;
+       "step_group"; $dom; famjob($f; $t); ($f == "python" or absorbed($f) > 0); null; "host_cause:" + $f)
+     + {stake_on: "this rank", stake_upper_bound: (($DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0) or absorbed($f) > 0),
 	figures: {share_of_idle: share($t; $HB), idle_ms_per_step: $HB, family_ms_per_step: $t,
-	 absorbed_by_late_peer_ms: absorbed($f)}}),
+	 absorbed_by_late_peer_ms: absorbed($f),
+	 at_stake_while_peer_late_ms: (famstake($f; $t) | r6), at_stake_job_wide_ms: (famjob($f; $t) | r6)}}),
 
   # R3.3: long host syncs while the device is busy are serialisation
   # points, not bubble causes; what removing one wins is not measured.
@@ -1364,7 +1449,7 @@ def parttext($k):
 	 else ": no host events were recorded, so the host side cannot be seen." end)
 	else ": other host ops \($other | fmt)" +
 	  (if $swait > 0 then ", the host blocked in a serialisation point \($swait | fmt)" else "" end) +
-	  (if $fself > 0 then ", the own code of \($DG.frame_self) (the training loop's frame, no event under it) \($fself | fmt)" else "" end) +
+	  (if $fself > 0 then ", inside \($DG.frame_self) (the training loop's frame) with no call recorded under it \($fself | fmt)" else "" end) +
 	  ", no host event of any depth (untraced) \($untraced | fmt), gaps under \($B.min_bubble_us) µs and capture edges \($short | fmt). " +
 	  # The longest stretch with no event under the loop's frames: inside
 	  # one of them it is that frame's own code, else untraced.
@@ -1373,9 +1458,15 @@ def parttext($k):
 	     (if $ULONG.before != null then "after \($ULONG.before)" else "from the window's start" end) + " and " +
 	     (if $ULONG.after != null then "before \($ULONG.after)" else "up to the window's end" end) end) as $stretch |
 	  ([[$other, "other"], [$untraced, "untraced"], [$fself, "self"], [$short, "short"], [$swait, "serial"]] | max_by(.[0]) | .[1]) as $big |
-	  (if $big == "self" then "Most of it is the own code of \($DG.frame_self): the profiler records that frame but no call under it there" +
-	     (if $stretch != "" then "; \($stretch): look at what \($ULONG.inside // $DG.frame_self) does between them" else "" end) +
-	     "; sample the host during the bubbles (py-spy dump, perf) to see which lines run."
+	  # A frame with nothing recorded under it is not proof of its own
+	  # code: a pause the profiler does not record (GC) or the profiler's
+	  # own overhead look the same; only a sampler tells them apart.
+	  (if $big == "self" then "Most of it lies inside \($DG.frame_self) with no call recorded under it: the profiler records that frame but nothing beneath it there, which is the frame's own code, " +
+	     (if $GC.recorded then "a pause the profiler does not record" else "an unrecorded garbage-collection pause (GC is not recorded in this capture)" end) +
+	     " or the profiler's own overhead" + (if ($INFL | length) > 0 then " (\($INFL | join(", ")) on in this capture add to it)" else "" end) +
+	     ": the capture cannot tell them apart" +
+	     (if $stretch != "" then "; \($stretch)" else "" end) +
+	     "; sample the host during the bubbles with a sampler (py-spy record or dump, perf), which sees code, GC and profiler alike, to tell which it is."
 	   elif $big == "untraced" then "Most of it is untraced: no host event of any depth covers it, so the capture does not show what the host did" +
 	     (if $stretch != "" then "; \($stretch): look at the code between them" else "" end) +
 	     "; sample the host during the bubbles (py-spy dump, perf)."
@@ -1438,7 +1529,7 @@ def parttext($k):
 	"Exposed communication waiting for \(.stake_on): \(.late_peer_wait_ms | fmt) per step, of which fixing it wins back about \($t)."
       elif .finding == "COMM_EXPOSED_HEAVY" and ((.stake_on // "") | startswith("rank ")) then "Exposed communication waiting for \(.stake_on): \($t)."
       elif .finding == "COMM_EXPOSED_HEAVY" and ($OPW | length) > 0 and $OPW[0].measured then
-	"Exposed communication waiting for a peer (\($OPW[0].op) waits \($OPW[0].wait_ms | fmt) of its \($OPW[0].dur_ms | fmt), by its Notify Wait tasks): \($t)."
+	"Exposed communication: \(.exposed_ms | fmt) per step, of which \(.measured_wait_ms // $MWAIT | fmt) waits for peers by the device's Notify Wait tasks (\($OPW[0].op) waits \($OPW[0].wait_ms | fmt) of its \($OPW[0].dur_ms | fmt)): at most \($t) at stake, an upper bound (Level0 names no peer)."
       elif .finding == "COMM_EXPOSED_HEAVY" and ($OPW | length) > 0 then
 	"Exposed communication, most likely waiting for a late peer (\($OPW[0].op) takes \($OPW[0].dur_ms | fmt) against \($OPW[0].others_median_ms | fmt) for the group's other ops): \($t)."
       elif .finding == "COMM_EXPOSED_HEAVY" and ((.stake_excludes.pipeline_bubble_ms // 0) + (.stake_excludes.one_rank_groups_ms // 0)) > 0 then
@@ -1455,10 +1546,10 @@ def parttext($k):
 	  sync: "synchronises with the device", dataloader: "waits for the data loader", gc: "collects garbage",
 	  launch: "dispatches ops (dispatch-bound)", python: "runs Python code"}[.finding[11:]] // "does \(.finding[11:])") as $what |
 	(if (.figures.absorbed_by_late_peer_ms // 0) > 0 then
-	   "Device idle while the host \($what): \(.figures.family_ms_per_step | fmt) per step, of which \(.time_at_stake_ms | fmt) at stake on this rank (the rest lies before the wait for \($LATEN))."
+	   "Device idle while the host \($what): up to \($t) at stake if \(if $LATE != null then $LATEN else $OPWN end) has the same host pattern (the fix is job-wide); \(.figures.at_stake_while_peer_late_ms | fmt) if it does not (the rest lies before the wait for it)."
 	 elif .stake_upper_bound then "Device idle while the host \($what): at most \($t), an upper bound (without HCCL tasks it cannot be told whether it only lengthens a wait on a peer)."
 	 else "Device idle while the host \($what): \($t)." end)
-      elif .finding == "DEVICE_IDLE" and (.figures.absorbed_by_late_peer_ms // 0) > 0 then "Device idle without a named host cause: \(.figures.rest_ms | fmt) per step, of which \(.time_at_stake_ms | fmt) at stake on this rank (the rest lies before the wait for \($LATEN))."
+      elif .finding == "DEVICE_IDLE" and (.figures.absorbed_by_late_peer_ms // 0) > 0 then "Device idle without a named host cause: \(.figures.rest_ms | fmt) per step, of which \(.time_at_stake_ms | fmt) at stake on this rank (the rest lies before the wait for \(if $LATE != null then $LATEN else $OPWN end))."
       elif .finding == "DEVICE_IDLE" and .stake_upper_bound == true then "Device idle without a named host cause: at most \($t), an upper bound (without the kernel table it cannot be placed on or off the critical path)."
       elif .finding == "DEVICE_IDLE" and .pipeline_critical == true then "Device idle without a named host cause: \(.figures.rest_ms | fmt) per step, of which \($t) on the pipeline's critical path."
       elif .finding == "DEVICE_IDLE" then "Device idle without a named host cause: \($t)."
@@ -1613,7 +1704,8 @@ def parttext($k):
   # recommendation about it asks for one (the dominant group: also the
   # host follow-up), so that the group and the rest of the JSON agree
   step_group_anomalies: (($hostfollow or any($recs[]; .followup_required and (.finding // "" | test("^(host_cause:|DEVICE_IDLE$|HOST_SERIALISATION$)")))) as $hf |
-    $groups | map(del(.high_underfeed) | .group_id as $gid |
+    # a percentile of fewer than verdict.percentile_min_steps steps is left out, not null
+    $groups | map(del(.high_underfeed) | (if .largest_internal_bubble_ms_p95 == null then del(.largest_internal_bubble_ms_p95) else . end) | .group_id as $gid |
       .requires_followup = (.requires_followup or ($gid == $dom and $hf) or
 	any($recs[]; .followup_required and .scope == "step_group" and .target_id == $gid)))),
   host_time_inflated_by: $INFL,

@@ -128,8 +128,12 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 	 then [$A.serialisation_points[]?.family | "host_cause:" + .] else [] end)) as $rf |
        .families_ms_per_step | keys_unsorted | map(select(. as $f | $rf | index(["host_cause:" + $f]) | not)) |
        if length > 0 then "; no recommendation of their own: \(map(code) | join(", "))" else "" end) +
-      "; the rest only lengthens the wait for it): the level rates what acting on the host causes could win here, \(.at_stake_share_of_step // 0 | pctx) of the step" +
-      (if .marker_level != null and .marker_level != $A.host_risk_level then ", not how much of the idle lies under host work; the time to win is in the wait for \(.at_stake_on_late_peer)" else "" end)
+      "; the rest only lengthens the wait for it)" +
+      # job-wide remedies: up to the whole if the late peer shares the pattern
+      (if (.at_stake_job_wide_ms_per_step // .at_stake_ms_per_step) > .at_stake_ms_per_step then
+	 ", and up to \(.at_stake_job_wide_ms_per_step | dur) if \(.at_stake_on_late_peer) has the same host pattern, since the host remedies are job-wide (every rank runs the same code): the level rates that figure, \(.at_stake_job_wide_share_of_step // 0 | pctx) of the step, an upper bound (profile that peer to tell)"
+       else ": the level rates what acting on the host causes could win here, \(.at_stake_share_of_step // 0 | pctx) of the step" +
+	 (if .marker_level != null and .marker_level != $A.host_risk_level then ", not how much of the idle lies under host work; the time to win is in the wait for \(.at_stake_on_late_peer)" else "" end) end)
     else "all of it is at stake on this rank" end) end) +
 (if $STONLY then ". The figures are torch_npu's own (\($STF)): there is no kernel table, so no bubble window can be shown." else "." end),
 "",
@@ -156,7 +160,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  "3. Scope: \($DG.dominant_idle_pattern | idlepattern); per step free \($BD.free | dur), preparing \($BD.preparing | dur), tail \($BD.tail | dur).\n" end) +
  "4. Host-originated risk: " + (if $A.host_risk_assessed == false then "not assessed (no host events)."
     else "\($A.host_risk_level)" + ($A.host_risk_basis // null | if . == null or .under_named_host_ms_per_step <= 0 then "." else
-      (if .marker_level != null and .marker_level != $A.host_risk_level then " on this rank: \(.at_stake_ms_per_step | dur) per step (\(.at_stake_share_of_step | pctx) of the step) is at stake here, although " else ": " end) +
+      (if .marker_level != null and .marker_level != $A.host_risk_level then " on this rank: \(.at_stake_job_wide_ms_per_step // .at_stake_ms_per_step | dur) per step (\(.at_stake_job_wide_share_of_step // .at_stake_share_of_step | pctx) of the step) is at stake here, although " else ": " end) +
       "\(.under_named_host_ms_per_step | dur) of the \(.idle_ms_per_step | dur) of idle per step lies under named host work (see above)." end) end) + "\n" +
  "5. Evidence sufficient for a root cause: " +
    (if $A.confidence == "high" and ($A.requires_host_followup | not) then "yes (confidence high)."
@@ -242,7 +246,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
      ($HC | map(if .value == null then [(.key | code), "not recorded", "—"]
 	else [(.key | code), (.value | dur), (share(.value; $DG.host_bubble_ms_per_step) | pctx)] end) +
       [["host blocked in a serialisation point", ($DG.serial_wait_ms_per_step // 0 | dur), (share($DG.serial_wait_ms_per_step // 0; $DG.host_bubble_ms_per_step) | pctx)],
-       (if ($DG.frame_self_ms_per_step // 0) > 0 then ["own code of \($DG.frame_self | code) (a loop frame, no event under it)", ($DG.frame_self_ms_per_step | dur), (share($DG.frame_self_ms_per_step; $DG.host_bubble_ms_per_step) | pctx)] else empty end),
+       (if ($DG.frame_self_ms_per_step // 0) > 0 then ["inside \($DG.frame_self | code) with no call under it (a loop frame: own code, an unrecorded pause or profiler overhead)", ($DG.frame_self_ms_per_step | dur), (share($DG.frame_self_ms_per_step; $DG.host_bubble_ms_per_step) | pctx)] else empty end),
        ["no host event of any depth (untraced)", ($DG.untraced_ms_per_step // 0 | dur), (share($DG.untraced_ms_per_step // 0; $DG.host_bubble_ms_per_step) | pctx)]])) +
    (if $A.gc_recorded.recorded == false then "\n\nGC not recorded: \($A.gc_recorded.from | md); its time is unknown, not zero." else "" end)
   end) + "\n\n" +
@@ -283,7 +287,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  "Host evidence coverage: " +
  (if $A.host_risk_assessed == false then "no host events in the capture, so none of the idle time is covered."
   else "of the \($DG.host_bubble_ms_per_step | dur) of significant idle time per step that the host could explain (edge windows the capture does not cover left out), \($DG.host_covered_share | pctx) lies under a host event below the training loop's frames" +
-   (if ($DG.frame_self_share // 0) > 0 then ", \($DG.frame_self_share | pctx) inside \($DG.frame_self | code) alone (its own code)" else "" end) +
+   (if ($DG.frame_self_share // 0) > 0 then ", \($DG.frame_self_share | pctx) inside \($DG.frame_self | code) alone (own code, an unrecorded pause or profiler overhead)" else "" end) +
    " and \($DG.untraced_share | pctx) under none" +
    ([ (if ($A.evidence_gaps | index(["no_stacks"])) then "Python source lines (no stacks)" else empty end),
       (if ($A.evidence_gaps | index(["level0"])) then "CANN / AscendCL calls (Level0)" else empty end),
