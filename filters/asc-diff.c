@@ -425,6 +425,9 @@ pick(struct jqprog *prog, char **files, int n, const char **a, const char **b)
 	r = runprog(prog, jv_object_set(jv_object_set(jv_object(), jv_string("mode"),
 	    jv_string("pick")), jv_string("ranks"), ranks));
 	r = jv_array_get(r, 0);
+	if (jv_get_kind(r) == JV_KIND_NUMBER)
+		die("--cluster: ranks with step metrics (a kernel table): %d"
+		    " of %d; it takes two", (int)jv_number_value(r), n);
 	if (jv_get_kind(r) != JV_KIND_ARRAY || jv_array_length(jv_copy(r)) != 2)
 		die("--cluster: no rank has step records");
 	*a = xstrdup(jv_string_value(jv_array_get(jv_copy(r), 0)));

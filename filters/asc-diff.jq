@@ -317,7 +317,7 @@ def diff:
 def pick:
   [.ranks[] | select((.step_metrics // []) | length > 0) | {file, step: mean_step(.)}]
   | sort_by(.step)
-  | if length < 2 then empty else [.[(length - 1) / 2 | floor].file, .[-1].file] end;
+  | if length < 2 then length else [.[(length - 1) / 2 | floor].file, .[-1].file] end;
 
 # ---- the report.  Names (profiles, paths, ops, parts) are data: in the
 # Markdown each is a code span whose fence is longer than any run of
