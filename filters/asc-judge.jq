@@ -1347,7 +1347,7 @@ def parttext($k):
       else "preparing \($BD.preparing | fmt), tail \($BD.tail | fmt)" end) as $edges |
      ($DG.device_task_ms_per_step // 0) as $dtask |
      rec("The device idles \($idle | fmt) per step in \($dom) (free \($BD.free | fmt), \($edges)" +
-       (if $dtask > 0 then "; its significant windows hold \($dtask | fmt) of device tasks that are no kernels (\($DG.device_task_names | join(", ")) in trace_view.json's Ascend Hardware process), idle here as in torch_npu's figures" else "" end) +
+       (if $dtask > 0 then "; its significant windows hold \($dtask | fmt) of device tasks that are no kernels (\($DG.device_task_names | join(", ")) in \(if ($P.source // "") == "db" then "the TASK table of \([$P.files[]? | select(.kind == "db") | .file][0] // "the SQLite export")" else "trace_view.json's Ascend Hardware process" end)), idle here as in torch_npu's figures" else "" end) +
        "); \($rest | fmt) of it has no named host cause" +
        (if ($MINOR | length) > 0 then " (smaller named causes: \($MINOR | map("\(.family) \(.ms | fmt)") | join(", ")))" else "" end) +
        (if ($hosted | not) then (if gap("no_trace_view") then
