@@ -983,7 +983,7 @@ def opwtext: if ($OPW | length) == 0 then ""
 	  ($OPW[0:4] | map("\(.op) waits \(.wait_ms | fmt) of its \(.dur_ms | fmt) (\(.exposed_wait_ms | fmt) not under compute)") | join(", ")) +
 	  (if ($OPW | length) > 4 then ", \($OPW | length - 4) other ops \($OPW[4:] | map(.exposed_wait_ms) | add | fmt) not under compute" else "" end) +
 	  (if ($rest | length) > 0 then "; the other \($rest | length) op\(if ($rest | length) > 1 then "s" else "" end) \($rest | map(.exposed_wait_ms) | add | fmt) not under compute" else "" end) +
-	  (([$DG.group_size // 1, 1] | max) as $g | def ps($k): ($OWT | map(.[$k]) | add) / $g | ms | fmt;
+	  (([([$OWT[] | .step] | unique | length), 1] | max) as $g | def ps($k): ($OWT | map(.[$k]) | add) / $g | ms | fmt;
 	   if all($OWT[]; .moving_ns != null) then
 	     ". Per step they and the SDMA tasks (the device moving data; time that moves data is not counted as waiting, as with HCCL tasks) split the ops' \(ps("elapsed_ns")) into waiting for peers \(ps("wait_ns")), moving data \(ps("moving_ns")) and the rest \(ps("rest_ns")); \(ps("exposed_wait_ns")) of the waiting is not under compute: that is waiting for peers, not data moving; which peer each op waits for is in the HCCL tasks (Level1 or higher)."
 	   else ". So \(ps("exposed_wait_ns")) per step of it is waiting for peers, not data moving (the capture holds no SDMA tasks, so the data moving is not measured); which peer each op waits for is in the HCCL tasks (Level1 or higher)." end)
@@ -1575,6 +1575,9 @@ def parttext($k):
     {source: $OWT[0].src, steps: ([$OWT[] | .step] | unique | length),
      ops: ($OWT | map({step, op, elapsed_ms, exposed_ms, wait_ms, exposed_wait_ms, longest_wait_ms, moving_ms, rest_ms})),
      exposed_wait_ms_per_step: (($OWT | map(.exposed_wait_ns) | add) / ([([$OWT[] | .step] | unique | length), 1] | max) | ms),
+     # the split of the ops per step, as the text gives it (moving and rest null without SDMA tasks)
+     split_ms_per_step: (([([$OWT[] | .step] | unique | length), 1] | max) as $g | def ps($k): if any($OWT[]; .[$k] == null) then null else ($OWT | map(.[$k]) | add) / $g | ms end;
+       {elapsed: ps("elapsed_ns"), wait: ps("wait_ns"), moving: ps("moving_ns"), rest: ps("rest_ns")}),
      # the ops the text does not name, summed as it gives them
      other_ops_exposed_wait_ms: ([ $OWT[] | select(.exposed_wait_ms < $R.comm.straggler_min_ms) | .exposed_wait_ns ] | add // 0 | ms)} end),
   confidence: $confidence,
