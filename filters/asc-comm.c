@@ -95,6 +95,8 @@ static struct {
 	size_t		 neg, ceg;
 	struct iv	*nw;		/* device Notify Wait tasks (Level0) */
 	size_t		 nnw, cnw;
+	struct iv	*mv;		/* device SDMA tasks (Level0): data moving */
+	size_t		 nmv, cmv;
 	char		*nwsrc;		/* where they came from */
 	char		*tsrc;		/* where the tasks came from */
 	char		*path;		/* the profile's directory */
@@ -248,7 +250,7 @@ clear(void)
 	free(S.path);
 	free(S.nwsrc);
 	S.profile = S.tsrc = S.path = S.nwsrc = NULL;
-	S.nop = S.nt = S.ncr = S.nlk = S.ncu = S.nnw = 0;
+	S.nop = S.nt = S.ncr = S.nlk = S.ncu = S.nnw = S.nmv = 0;
 	S.maxop = 0;
 	S.have = 0;
 	S.rank = -1;
@@ -1066,19 +1068,54 @@ putpipeline(void)
 }
 
 /*
- * "comm_op_wait": without HCCL tasks (Level0), each op's wait as the
- * device's Notify Wait tasks inside it measure it: the union of those
- * tasks within the op (concurrent waits count once), its part not under
- * compute and its longest stretch.  Which peer it waits for is not in
- * these tasks.  S.op sorted by start.
+ * The part of the wait [a, b) that moves no data (no SDMA task runs):
+ * added to *w, and its part not under compute to *ex.  As with HCCL
+ * tasks, time that moves data is moving, not waiting.
+ */
+static void
+waitpart(int64_t a, int64_t b, int64_t *w, int64_t *ex)
+{
+	size_t lo = 0, hi = S.nmv;
+	int64_t x = a;
+
+	while (lo < hi) {	/* the first SDMA stretch ending after a */
+		size_t m = (lo + hi) / 2;
+
+		if (S.mv[m].e <= a)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	for (size_t i = lo; x < b; i++) {
+		int64_t y = i < S.nmv && S.mv[i].s < b ? S.mv[i].s : b;
+
+		if (y > x) {
+			*w += y - x;
+			*ex += y - x - undercompute(x, y);
+		}
+		if (i >= S.nmv || S.mv[i].s >= b)
+			break;
+		x = S.mv[i].e;
+	}
+}
+
+/*
+ * "comm_op_wait": without HCCL tasks (Level0), each op's time as the
+ * device's tasks inside it split it: moving data (the union of its SDMA
+ * tasks; null when the capture has none), waiting (the union of its
+ * Notify Wait tasks less the moving, concurrent waits counted once) and
+ * the rest; the wait's part not under compute, and the longest Notify
+ * Wait stretch.  Which peer it waits for is not in these tasks.  S.op
+ * sorted by start.
  */
 static void
 putopwaits(void)
 {
 	S.nnw = mergeiv(S.nw, S.nnw);
+	S.nmv = mergeiv(S.mv, S.nmv);
 	for (size_t i = 0; i < S.nop; i++) {
 		const struct op *o = &S.op[i];
-		int64_t w = 0, ex = 0, lg = 0, n = 0;
+		int64_t w = 0, ex = 0, lg = 0, n = 0, mv;
 
 		for (size_t j = 0; j < S.nnw && S.nw[j].s < o->end; j++) {
 			int64_t a = S.nw[j].s > o->start ? S.nw[j].s : o->start;
@@ -1086,12 +1123,12 @@ putopwaits(void)
 
 			if (b <= a)
 				continue;
-			w += b - a;
-			ex += b - a - undercompute(a, b);
+			waitpart(a, b, &w, &ex);
 			if (b - a > lg)
 				lg = b - a;
 			n++;
 		}
+		mv = covered(S.mv, S.nmv, o->start, o->end);
 		out_begin(&ob, "comm_op_wait");
 		out_raw(&ob, "profile", S.profile, strlen(S.profile));
 		out_cstr(&ob, "src", S.nwsrc);
@@ -1105,6 +1142,15 @@ putopwaits(void)
 		out_nsms(&ob, "exposed_wait", ex);
 		out_nsms(&ob, "longest_wait", lg);
 		out_i64(&ob, "wait_stretches", n);
+		if (S.nmv) {
+			out_nsms(&ob, "moving", mv);
+			out_nsms(&ob, "rest", o->end - o->start - mv - w);
+		} else {
+			out_null(&ob, "moving_ns");
+			out_null(&ob, "moving_ms");
+			out_null(&ob, "rest_ns");
+			out_null(&ob, "rest_ms");
+		}
 		rec_put(&ob, stdout);
 	}
 }
@@ -1138,7 +1184,7 @@ flush(void)
 			ts[first[S.t[i].oi] + cnt[S.t[i].oi]++] = &S.t[i];
 	putgroups();
 	putpipeline();
-	if (S.nt == 0 && S.nnw)
+	if (S.nt == 0 && (S.nnw || S.nmv))
 		putopwaits();
 	for (size_t i = 0; i < S.nop; i++) {
 		const struct op *o = &S.op[i];
@@ -1306,6 +1352,23 @@ nwrec(struct rin *r)
 	return 0;
 }
 
+/* An "sdma_task" record (asc-ingest, Level0): the device moving data. */
+static int
+sdmarec(struct rin *r)
+{
+	struct iv v;
+
+	if (rin_scan(r) != 0)
+		return -1;
+	if (rin_i64(r, "start_ns", &v.s) != 0 || rin_i64(r, "end_ns", &v.e) != 0 || v.e < v.s)
+		return snprintf(r->err, sizeof r->err, "sdma_task has no integer \"start_ns\" <= \"end_ns\""), -1;
+	if (S.nwsrc == NULL && (S.nwsrc = strf(r, "src")) != NULL && strrchr(S.nwsrc, '@'))
+		*strrchr(S.nwsrc, '@') = '\0';
+	PUSH(S.mv, S.nmv, S.cmv);
+	S.mv[S.nmv++] = v;
+	return 0;
+}
+
 /* Widen the span of the step named s to hold [a, b). */
 static void
 stepspan(const char *s, int64_t a, int64_t b)
@@ -1428,6 +1491,8 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		rc = taskrec(r);
 	else if (sr_is(t, n, "notify_wait"))
 		rc = nwrec(r);
+	else if (sr_is(t, n, "sdma_task"))
+		rc = sdmarec(r);
 	else if (sr_is(t, n, "kernel"))
 		rc = kernelrec(r);
 	else if (sr_is(t, n, "comm"))

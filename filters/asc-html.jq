@@ -124,7 +124,9 @@ def kclass: if . == "COMMUNICATION" then "comm"
        else "" end)] | join("")) +
     ([$streams | to_entries[] | .key as $i | .value as $st |
       ($top + $i * ($rh + $gap)) as $y |
-      text($l - 8; $y + $rh / 2 + 4; "end"; if $st == null then "no stream" else "stream \($st)" end) +
+      # a missing stream (HCCL rows of kernel_details) as the Markdown says it
+      (if $st == null then "no stream id" else "stream \($st)" end) as $sl |
+      text($l - 8; $y + $rh / 2 + 4; "end"; $sl) +
       "<rect x=\"\($l)\" y=\"\($y)\" width=\"\($w - $l - $r)\" height=\"\($rh)\" fill=\"none\" stroke=\"\(C.grid)\"/>" +
       ([$K[] | select(.stream == $st)] |
        reduce .[] as $k ([];
@@ -133,7 +135,7 @@ def kclass: if . == "COMMUNICATION" then "comm"
          then .[-1].x1 = ([.[-1].x1, $x1] | max) | .[-1].n += 1 | .[-1].last = $k
          else . + [{x0: $x0, x1: $x1, c: $c, n: 1, first: $k, last: $k}] end) |
        map(rect(.x0; $y + 3; [.x1 - .x0, 0.8] | max; $rh - 6; C[.c];
-         if .n == 1 then "\(.first.name) (\(.first.task_type // "?")), stream \($st): \(.first.dur_ns / 1e6 | dur), wait before \((.first.wait_ns // 0) / 1e6 | dur), \(.first.src // "")"
+         if .n == 1 then "\(.first.name) (\(.first.task_type // "?")), \($sl): \(.first.dur_ns / 1e6 | dur), wait before \((.first.wait_ns // 0) / 1e6 | dur), \(.first.src // "")"
          else "\(.n) kernels: \(.first.name) (\(.first.src // "")) … \(.last.name) (\(.last.src // ""))" end)) | join(""))] | join("")) +
     # The three longest kernels wide enough for a label are named on
     # their bar (an exposed collective is usually one of them).

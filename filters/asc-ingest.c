@@ -794,6 +794,8 @@ read_comm(struct pctx *x)
 		die("%s", db_err(x->db));
 	if (x->db && db_comm_tasks_scan(x->db) != 0)
 		die("%s", db_err(x->db));
+	if (x->db && db_dev_tasks_scan(x->db) != 0)
+		die("%s", db_err(x->db));
 	if (x->db) {
 		const char *code, *msg;
 
@@ -1033,6 +1035,8 @@ put_records(struct pctx *x)
 		die("%s", db_err(x->db));
 	if (x->tr)
 		trace_put_dev_tasks(x->tr, stdout, p->name, x->origin);
+	else if (x->db && db_put_dev_tasks(x->db, stdout, p->name, x->origin) != 0)
+		die("%s", db_err(x->db));
 	/*
 	 * -H: the host events (the timeline's, millions in a large capture)
 	 * are written to their file by a second thread while the kernels go

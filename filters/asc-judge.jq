@@ -1035,10 +1035,15 @@ def opwtext: if ($OPW | length) == 0 then ""
 	  def others($o): "wait \($o | map(.exposed_wait_ms) | add | fmt) not under compute by their Notify Wait tasks (their op time not under compute: \($o | map(.exposed_ms // .dur_ms) | add | fmt))";
 	  (if ($OPW | length) > 4 then ", \($OPW | length - 4) other ops \($OPW[4:] | map(. + {exposed_ms: .op_exposed_ms}) | others(.))" else "" end) +
 	  (if ($rest | length) > 0 then "; the other \($rest | length) op\(if ($rest | length) > 1 then "s" else "" end) \($rest | others(.))" else "" end) +
-	  ". So \($MWAIT | fmt) per step of it is waiting for peers, not data moving" +
+	  (([([$OWT[] | .step] | unique | length), 1] | max) as $g | def ps($k): ($OWT | map(.[$k]) | add) / $g | ms | fmt;
+	   if all($OWT[]; .moving_ns != null) then
+	     ". Per step they and the SDMA tasks (the device moving data; time that moves data is not counted as waiting, as with HCCL tasks) split the ops' \(ps("elapsed_ns")) into waiting for peers \(ps("wait_ns")), moving data \(ps("moving_ns")) and the rest \(ps("rest_ns")); \(ps("exposed_wait_ns")) of the waiting is not under compute: that is waiting for peers, not data moving" +
+	     (if $BD.comm_exposed != null and $BD.comm_exposed - $MWAIT >= 0.0005 then " (the other \($BD.comm_exposed - $MWAIT | fmt) of the exposed communication is not waiting: data moving or the ops' own work)" else "" end) +
+	     "; which peer each op waits for is in the HCCL tasks (Level1 or higher)."
+	   else ". So \($MWAIT | fmt) per step of it is waiting for peers, not data moving (the capture holds no SDMA tasks, so the data moving is not measured)" +
 	  (if $BD.comm_exposed != null and $BD.comm_exposed - $MWAIT >= 0.0005 then " (the other \($BD.comm_exposed - $MWAIT | fmt) of it is in no Notify Wait: data moving or the ops' own work)" else "" end) +
-	  "; which peer each op waits for is in the HCCL tasks (Level1 or higher)." +
-	  # R3.4: what fixing the late peers could win; an upper bound, as with
+	     "; which peer each op waits for is in the HCCL tasks (Level1 or higher)." end) +
+	  # what fixing the late peers could win; an upper bound, as with
 	  # HCCL tasks fixing the latest peer leaves the next-latest's waits
 	  " At most that \($MWAIT | fmt) is at stake here (what the late peers' arriving on time could win): an upper bound, since Level0 names no peer, so neither how many peers this rank waits for nor what waiting on the next-latest would remain once the latest is fixed can be told (a Level1 capture measures it)."
 	else $OPW[0] as $o |
@@ -1434,7 +1439,7 @@ def parttext($k):
       else "preparing \($BD.preparing | fmt), tail \($BD.tail | fmt)" end) as $edges |
      ($DG.device_task_ms_per_step // 0) as $dtask |
      rec("The device idles \($idle | fmt) per step in \($dom) (free \($BD.free | fmt), \($edges)" +
-       (if $dtask > 0 then "; its significant windows hold \($dtask | fmt) of device tasks that are no kernels (\($DG.device_task_names | join(", ")) in trace_view.json's Ascend Hardware process), idle here as in torch_npu's figures" else "" end) +
+       (if $dtask > 0 then "; its significant windows hold \($dtask | fmt) of device tasks that are no kernels (\($DG.device_task_names | join(", ")) in \(if ($P.source // "") == "db" then "the TASK table of \([$P.files[]? | select(.kind == "db") | .file][0] // "the SQLite export")" else "trace_view.json's Ascend Hardware process" end)), idle here as in torch_npu's figures" else "" end) +
        "); \($rest | fmt) of it has no named host cause" +
        (if ($MINOR | length) > 0 then " (smaller named causes: \($MINOR | map("\(.family) \(.ms | fmt)") | join(", ")))" else "" end) +
        (if ($hosted | not) then (if gap("no_trace_view") then
@@ -1663,8 +1668,11 @@ def parttext($k):
   # each op's wait by the device's Notify Wait tasks (no HCCL tasks)
   comm_op_waits: (if ($OWT | length) == 0 then null else
     {source: $OWT[0].src, steps: ([$OWT[] | .step] | unique | length),
-     ops: ($OWT | map({step, op, elapsed_ms, exposed_ms, wait_ms, exposed_wait_ms, longest_wait_ms})),
+     ops: ($OWT | map({step, op, elapsed_ms, exposed_ms, wait_ms, exposed_wait_ms, longest_wait_ms, moving_ms, rest_ms})),
      exposed_wait_ms_per_step: (($OWT | map(.exposed_wait_ns) | add) / ([([$OWT[] | .step] | unique | length), 1] | max) | ms),
+     # the split of the ops per step, as the text gives it (moving and rest null without SDMA tasks)
+     split_ms_per_step: (([([$OWT[] | .step] | unique | length), 1] | max) as $g | def ps($k): if any($OWT[]; .[$k] == null) then null else ($OWT | map(.[$k]) | add) / $g | ms end;
+       {elapsed: ps("elapsed_ns"), wait: ps("wait_ns"), moving: ps("moving_ns"), rest: ps("rest_ns")}),
      # the ops the text does not name, summed as it gives them
      other_ops_exposed_wait_ms: ([ $OWT[] | select(.exposed_wait_ms < $R.comm.straggler_min_ms) | .exposed_wait_ns ] | add // 0 | ms)} end),
   confidence: $confidence,

@@ -52,7 +52,7 @@ def kern: if . == null then "(capture edge)"
 # A neighbouring kernel's name, and its task type, duration and stream.
 def kname: if . == null then "(capture edge)" else .name | code end;
 def kwhat: if . == null then "—"
-	else "\(.task_type // "n/a" | md), \(.dur_ns / 1000000 | dur), stream \(.stream // "n/a")" end;
+	else "\(.task_type // "n/a" | md), \(.dur_ns / 1000000 | dur), \(if .stream == null then "no stream id" else "stream \(.stream)" end)" end;
 def idlepattern: {internal_bubble: "internal (between kernels inside the step)", prelaunch: "prelaunch (before the step's first kernel)",
 	tail: "tail (after the step's last kernel)", inter_step: "inter-step (the tail of one step and the prelaunch of the next)",
 	mixed: "mixed (no scope dominates)", none: "none large enough to name"}[.] // (. | md);
@@ -267,10 +267,12 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
     ($TOP | map([(.bubble_id | code), (.before | kname), (.before | kwhat), (.after | kname), (.after | kwhat)]))) +
   # Device work the kernel table leaves out (an input copy, an event
   # wait): the window still counts as idle, as in torch_npu's figures.
-  ([$TOP[] | . as $b | (.device_tasks // [])[] | [($b.bubble_id | code), (.name | code), "\(.task_type // "n/a" | md), stream \(.stream // "n/a")",
+  ([$TOP[] | . as $b | (.device_tasks // [])[] | [($b.bubble_id | code), (.name | code), "\(.task_type // "task type not recorded" | md), \(if .stream == null then "no stream id" else "stream \(.stream)" end)",
      (.start_abs_us // "n/a" | code), (.offset_ms | dur), (.dur_ms | dur), (.overlap_ms | dur)]] as $DT |
    if ($DT | length) == 0 then "" else
-   "\n\nDevice tasks that are not kernels inside them (trace_view.json, Ascend Hardware; kernel_details.csv does not list them, so the windows and the idle totals above still count that time as idle, as torch_npu does):\n\n" +
+   "\n\nDevice tasks that are not kernels inside them (" +
+   (if ($P.source // "") == "db" then "\([$P.files[]? | select(.kind == "db") | .file][0] // "the SQLite export") TASK; its kernel tasks (COMPUTE_TASK_INFO) do not list them"
+    else "trace_view.json, Ascend Hardware; kernel_details.csv does not list them" end) + ", so the windows and the idle totals above still count that time as idle, as torch_npu does):\n\n" +
    table(["bubble", "task", "task type, stream", "start", "from step start", "duration", "inside the window"]; $DT) end)
  end) + "\n\n" +
  # Periodicity of the dominant group (asc-judge: bubble_periodicity).

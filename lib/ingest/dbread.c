@@ -497,6 +497,7 @@ db_close(struct dbread *d)
 	buf_free(&d->ob);
 	buf_free(&d->sc);
 	buf_free(&d->q);
+	buf_free(&d->dtin);
 	free(d->path);
 	free(d->disp);
 	free(d->pattern);

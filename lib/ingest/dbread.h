@@ -52,6 +52,8 @@ struct db_counts {
 	int		 comm_analysis;
 	/* After db_comm_tasks_scan(): the comm_task records it writes. */
 	unsigned long	 comm_tasks;
+	/* After db_dev_tasks_scan(): the device_task records it writes. */
+	unsigned long	 dev_tasks;
 	/* analysis.db beside the file: found, rows read, records made, rows
 	 * skipped (by db_steptrace and db_comm_scan). */
 	int		 an_found;
@@ -94,6 +96,15 @@ int		 db_put_comm(struct dbread *, FILE *, const char *profile, int64_t origin);
  */
 int		 db_comm_tasks_scan(struct dbread *);
 int		 db_put_comm_tasks(struct dbread *, FILE *, const char *profile, int64_t origin);
+
+/*
+ * The device's tasks that are not kernels as "device_task" records
+ * (schemas/device_task.schema.json): the TASK rows whose task type is one
+ * of the rules' attribution.device_tasks, in start order (dbdtask.c).
+ * The scan counts them (0 when TASK lacks a column); 0 or -1.
+ */
+int		 db_dev_tasks_scan(struct dbread *);
+int		 db_put_dev_tasks(struct dbread *, FILE *, const char *profile, int64_t origin);
 
 int		 db_put_markers(struct dbread *, FILE *, const char *profile, int64_t origin);
 int		 db_put_kernels(struct dbread *, FILE *, const char *profile, int64_t origin);

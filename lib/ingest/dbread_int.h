@@ -1,5 +1,5 @@
 /* dbread's parts (dbread.c, dbscan.c, dbstep.c, dbkern.c, dbhost.c,
- * dbcomm.c, dbctask.c): the reader's state and its shared helpers. */
+ * dbcomm.c, dbctask.c, dbdtask.c): the reader's state and its shared helpers. */
 #ifndef ASC_DBREAD_INT_H
 #define ASC_DBREAD_INT_H
 
@@ -65,6 +65,7 @@ struct dbread {
 	struct dwarn	*w;
 	int		 nw;
 	struct buf	 pmunames, ob, sc, q;
+	struct buf	 dtin;		/* dbdtask.c: the device task types, an SQL list */
 	int		 nopmu;		/* db_opts.nopmu */
 };
 

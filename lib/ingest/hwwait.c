@@ -1,27 +1,31 @@
 /*
- * hwwait: the device's Notify Wait tasks.  The Ascend Hardware process
- * holds them at every level (X events whose "Task Type" is "Notify
- * Wait", on the communication stream); a Level0 capture has no HCCL
- * tasks, and they are then the only measure of how long each
- * communication op waits.  They are kept in the HCCL tasks' store (a
- * thread of the Ascend Hardware process tells them apart) and written as
- * "notify_wait" records; asc-comm measures each op's wait with them.
+ * hwwait: the device's Notify Wait and SDMA tasks.  The Ascend Hardware
+ * process holds them at every level (X events whose "Task Type" is
+ * "Notify Wait" or "SDMA", on the communication stream); a Level0
+ * capture has no HCCL tasks, and they are then the only measure of how
+ * long each communication op waits and moves data.  They are kept in the
+ * HCCL tasks' store (a thread of the Ascend Hardware process tells them
+ * apart) and written as "notify_wait" and "sdma_task" records; asc-comm
+ * splits each op's time with them.
  */
 #include "trace_int.h"
 
-/* An Ascend Hardware event with "Task Type": keep it if a Notify Wait. */
+static const char hw_nw[] = "Notify Wait", hw_sdma[] = "SDMA";
+
+/* An Ascend Hardware event with "Task Type": keep it if a Notify Wait
+ * or an SDMA task. */
 void
 tr_hwwait(struct trace *t, const struct ev *ev, const struct shdr *h,
     struct thr *th)
 {
-	static const char nw[] = "Notify Wait";
 	struct ctask c;
 	const char *s;
 	size_t n;
 	int64_t v;
 
 	spanstr(&ev->ttype, &t->sc3, &s, &n);
-	if (n != sizeof nw - 1 || memcmp(s, nw, n) != 0)
+	if (!(n == sizeof hw_nw - 1 && memcmp(s, hw_nw, n) == 0) &&
+	    !(n == sizeof hw_sdma - 1 && memcmp(s, hw_sdma, n) == 0))
 		return;
 	memset(&c, 0, sizeof c);
 	c.start = h->start;
@@ -32,7 +36,7 @@ tr_hwwait(struct trace *t, const struct ev *ev, const struct shdr *h,
 	c.stream = ((ev->pstream.k && spani64(&ev->pstream, &v) == 0) ||
 	    (ev->stream.k && spani64(&ev->stream, &v) == 0)) && v >= 0 &&
 	    v <= INT32_MAX ? (int32_t)v : -1;
-	memcpy(c.ttype, nw, sizeof nw);
+	memcpy(c.ttype, s, n);
 	th->nct++;
 	tr_frs_add(t, &t->ct, &c);
 }
@@ -54,7 +58,7 @@ trace_put_notify_waits(struct trace *t, FILE *fp, const char *profile,
 		if (th->pi < 0 || t->pr[th->pi].role != R_HW)
 			continue;
 		b->len = 0;
-		out_begin(b, "notify_wait");
+		out_begin(b, strcmp(c->ttype, hw_sdma) == 0 ? "sdma_task" : "notify_wait");
 		out_cstr(b, "profile", profile);
 		t->sc.len = 0;
 		buf_adds(&t->sc, t->disp);

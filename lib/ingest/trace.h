@@ -55,7 +55,7 @@ struct trace_counts {
 	unsigned long	 comm_tasks;	/* HCCL task events of the HCCL process */
 	unsigned long	 input_dims;	/* X events with args "Input Dims" (host
 					   ops, when record_shapes was on) */
-	unsigned long	 notify_waits;	/* Ascend Hardware Notify Wait tasks */
+	unsigned long	 notify_waits;	/* Ascend Hardware Notify Wait and SDMA tasks */
 };
 
 struct trace;
@@ -138,7 +138,8 @@ void		 trace_devtasks(struct trace *, struct trace_devtasks *);
 void		 trace_devtasks_free(struct trace_devtasks *);
 /*
  *   notify waits (hwwait.c): the Ascend Hardware process's "Notify Wait"
- *	tasks as "notify_wait" records in start order.
+ *	and "SDMA" tasks as "notify_wait" and "sdma_task" records, in start
+ *	order.
  */
 void		 trace_put_notify_waits(struct trace *, FILE *, const char *profile, int64_t origin_ns);
 void		 trace_close(struct trace *);

@@ -135,7 +135,7 @@ def write(out, rank, device, python='Python'):
     db.execute('INSERT INTO RANK_DEVICE_MAP VALUES (?, ?)', (rank, device))
     kernels(db, st, os.path.join(out, 'kernel_details.csv'), device,
             groups(os.path.join(out, 'communication.json')))
-    trace(db, st, os.path.join(out, 'trace_view.json'), python)
+    trace(db, st, os.path.join(out, 'trace_view.json'), python, device)
     link(db)
     db.execute('INSERT INTO SESSION_TIME_INFO SELECT min(s), max(e) FROM '
                '(SELECT CAST(startNs AS INTEGER) AS s, CAST(endNs AS INTEGER) AS e FROM PYTORCH_API '
@@ -234,7 +234,7 @@ def frames(stack):
     return out
 
 
-def trace(db, st, path, python):
+def trace(db, st, path, python, device):
     """X events and flows in file order into temporary tables; the process
     names (metadata, which may come last) decide at the end where they go."""
     procs = {}
@@ -294,6 +294,11 @@ def trace(db, st, path, python):
       'coalesce(cname, name) FROM temp.xev WHERE pid IN %s ORDER BY rowid' % pids('CANN'))
     x('INSERT INTO temp.devx SELECT x.s, x.stream, x.taskid, NULL, x.conn FROM temp.xev x '
       'WHERE x.pid IN %s' % pids('Ascend Hardware'))
+    # the device tasks that are no kernels: TASK rows named by their type alone
+    dt = '(%d, %d)' % (st.id('MEMCPY_ASYNC'), st.id('EVENT_WAIT'))
+    x('INSERT INTO TASK SELECT s, e, ?, NULL, (SELECT count(*) FROM TASK) + rowid, NULL, name, ?, stream, taskid, ? '
+      'FROM temp.xev WHERE pid IN %s AND name IN %s ORDER BY rowid' % (pids('Ascend Hardware'), dt),
+      (device, INVALID, INVALID))
     x('INSERT INTO temp.devx SELECT x.s, NULL, NULL, t.value, x.conn FROM temp.xev x JOIN STRING_IDS t '
       'ON t.id = x.name WHERE x.pid IN %s' % pids('HCCL', 'Communication'))
     x("INSERT INTO temp.fs SELECT (pid << 32) | tid, ts, id FROM temp.fl WHERE cat != 'HostToDevice' "

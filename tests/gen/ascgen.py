@@ -257,6 +257,10 @@ def parse_args(argv):
                    help='with --comm: the HCCL tasks of each allReduce on a group of SIZE ranks '
                         '(trace_view.json, one Plane thread per peer); LATE: the peer rank this rank '
                         'waits for until 70%% of the op')
+    p.add_argument('--dev-tasks', action='store_true',
+                   help='with --bubble: device tasks that are no kernels inside each gap (Ascend '
+                        'Hardware, stream 2): a MEMCPY_ASYNC over 20-70%% of it and an EVENT_WAIT '
+                        'over 50-90%%; the truth lists them (device_tasks)')
     p.add_argument('--seed', type=int, default=1)
     p.add_argument('--name')
     p.add_argument('--mindspore', action='store_true')
@@ -460,6 +464,7 @@ class Generator:
         self.n_cann = 0
         self.n_gc = 0
         self.prelaunch_truth = []
+        self.devtask_truth = []
         self.comm_truth = []
         self.hccl_truth = []
         self.n_dev = 0
@@ -1070,6 +1075,8 @@ class Generator:
         # bubble covering host events
         for g0, g1, cause, j in bubbles:
             cover(g0, g1, cause, rng)
+            if a.dev_tasks:
+                self.dev_tasks(dev, step, g0, g1)
         # modules: Model_0 contains per-layer Block_j spans on the main thread
         main_lo = [v[0] for v in spans.values()]
         main_hi = [v[1] for v in spans.values()]
@@ -1130,6 +1137,19 @@ class Generator:
                 pf['gc'].write(''.join(', ' + x for x in gcs))
             pf['dev'].write(''.join(', ' + x for x in dev))
             pf['flow'].write(''.join(', ' + x for x in flow))
+
+    def dev_tasks(self, dev, step, g0, g1):
+        """An input copy and an event wait inside the idle gap [g0, g1)."""
+        c, o, d = self.c, self.origin, (g1 - g0) // 10
+        for name, tt, t0, t1 in (('MEMCPY_ASYNC', 'PCIE_DMA_SQE', g0 + 2 * d, g0 + 7 * d),
+                                 ('EVENT_WAIT', 'EVENT_WAIT_SQE', g0 + 5 * d, g0 + 9 * d)):
+            dev.append('{"name": "%s", "pid": %d, "tid": 2, "ts": "%s", "dur": %s, "args": {"Model Id": '
+                       '4294967295, "Task Type": "%s", "Physic Stream Id": 2, "Task Id": %d, "Batch Id": 0, '
+                       '"Subtask Id": 4294967295}, "ph": "X"}'
+                       % (name, c.ah_pid, ts_str(t0), num(t1 - t0), tt, self.taskid(2)))
+            self.devtask_truth.append({'step': step, 'name': name, 'task_type': tt, 'stream': 2,
+                                       'start_rel_ns': t0 - o, 'end_rel_ns': t1 - o})
+            self.n_dev += 1
 
     def overlap(self, ks):
         """Overlap Analysis events of one step: (name, tid, t0, t1)."""
@@ -1591,6 +1611,8 @@ class Generator:
             head['moe'] = self.moe_truth
         if a.prelaunch_cause:
             head['prelaunch_causes'] = self.prelaunch_truth
+        if a.dev_tasks:
+            head['device_tasks'] = self.devtask_truth
         if a.comm_exposed_us is not None:
             head['comm_exposed'] = self.comm_truth
         if a.op_truth:
