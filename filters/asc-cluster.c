@@ -135,6 +135,15 @@ struct ppst {
 	int64_t	 here, peer, perstep;	/* perstep: imbalance_ms_per_step */
 	double	 ratio;			/* slower_by_ratio */
 	int	 est, spans;		/* here_estimated; spans_ms's length */
+	/* what the rank report says acting could win (pipeline_stake):
+	 * won_ms, of it imbalance_ms and schedule_won_ms with
+	 * microbatches_advised; UNSET without it */
+	int64_t	 won, wimb, wsched;
+	int	 madv;
+	/* the device idle (no kernel) from its last send/recv op, lastop,
+	 * to nextop, the step's next communication op; UNSET unknown */
+	char	*lastop, *nextop;
+	int64_t	 lastidle;
 };
 static struct ppst *pps;
 static size_t npps;
@@ -147,6 +156,9 @@ struct rgroup {
 	int64_t	 elapsed, exposed;	/* over the capture; exposed UNSET: no kernels */
 	int64_t	*peer;			/* peer_global_ranks */
 	int	 npeer;
+	/* embd groups with kernels: from the group's gradient to its ops,
+	 * and the compute in between (after_grad, after_grad_compute) */
+	int64_t	 gradgap, gradcu;
 };
 
 static struct pwait *pws;
@@ -714,6 +726,32 @@ jvms(jv o, const char *k)
 	return r;
 }
 
+/* pipeline_stages' last idle stretch: from its last op to next_op. */
+static void
+ppidle(jv s, struct ppst *x)
+{
+	jv ops = jv_object_get(jv_copy(s), jv_string("ops"));
+	jv st = jv_object_get(jv_copy(s), jv_string("here_idle_stretches_ms"));
+	int no = jv_get_kind(ops) == JV_KIND_ARRAY ? jv_array_length(jv_copy(ops)) : 0;
+	int ns = jv_get_kind(st) == JV_KIND_ARRAY ? jv_array_length(jv_copy(st)) : 0;
+	char t[256];
+
+	/* one stretch before the first op, one after each */
+	if (no > 0 && ns == no + 1 && strcmp(jvs(s, "next_op", t, sizeof t), "-") != 0) {
+		jv lo = jv_array_get(jv_copy(ops), no - 1), li = jv_array_get(jv_copy(st), ns - 1);
+
+		x->nextop = xstrdup(t);
+		if (jv_get_kind(lo) == JV_KIND_STRING && jv_get_kind(li) == JV_KIND_NUMBER) {
+			x->lastop = xstrdup(jv_string_value(lo));
+			x->lastidle = llround(jv_number_value(li) * 1e6);
+		}
+		jv_free(lo);
+		jv_free(li);
+	}
+	jv_free(ops);
+	jv_free(st);
+}
+
 /* The pipeline_stages of a rank report's recommendations. */
 static void
 onverdict(struct rin *in, int ri)
@@ -724,7 +762,8 @@ onverdict(struct rin *in, int ri)
 	for (int i = 0; i < n; i++) {
 		jv s = jv_object_get(jv_array_get(jv_copy(rv), i), jv_string("pipeline_stages"));
 		char t[64];
-		struct ppst x = { ri, NULL, NULL, UNSET, UNSET, UNSET, 0, 0, 0 };
+		jv ps = jv_object_get(jv_array_get(jv_copy(rv), i), jv_string("pipeline_stake"));
+		struct ppst x = { ri, NULL, NULL, UNSET, UNSET, UNSET, 0, 0, 0, UNSET, UNSET, UNSET, 0, NULL, NULL, UNSET };
 
 		if (jv_get_kind(s) == JV_KIND_OBJECT && strcmp(jvs(s, "group", t, sizeof t), "-") != 0) {
 			jv v;
@@ -743,10 +782,20 @@ onverdict(struct rin *in, int ri)
 			v = jv_object_get(jv_copy(s), jv_string("spans_ms"));
 			x.spans = jv_get_kind(v) == JV_KIND_ARRAY ? jv_array_length(jv_copy(v)) : 0;
 			jv_free(v);
+			ppidle(s, &x);
+			if (jv_get_kind(ps) == JV_KIND_OBJECT) {
+				x.won = jvms(ps, "won_ms");
+				x.wimb = jvms(ps, "imbalance_ms");
+				x.wsched = jvms(ps, "schedule_won_ms");
+				v = jv_object_get(jv_copy(ps), jv_string("microbatches_advised"));
+				x.madv = jv_get_kind(v) == JV_KIND_NUMBER ? (int)jv_number_value(v) : 0;
+				jv_free(v);
+			}
 			pps = xreallocarray(pps, npps + 1, sizeof *pps);
 			pps[npps++] = x;
 		}
 		jv_free(s);
+		jv_free(ps);
 	}
 	jv_free(rv);
 }
@@ -866,7 +915,8 @@ static void
 ongroup(struct rin *in, int ri)
 {
 	struct rgroup g = { ri, getstr(in, "group"), geti(in, "size"), getstr(in, "role"),
-	    getstr(in, "ops_kind"), geti(in, "elapsed_ns"), geti(in, "exposed_ns"), NULL, 0 };
+	    getstr(in, "ops_kind"), geti(in, "elapsed_ns"), geti(in, "exposed_ns"), NULL, 0,
+	    geti(in, "after_grad_ns"), geti(in, "after_grad_compute_ns") };
 	jv pr = getjv(in, "peer_global_ranks");
 
 	if (g.group == NULL) {
@@ -1636,12 +1686,97 @@ ppimbalance(const struct job *j, const char *g, const char *peers, int npeer, st
 	return imb;
 }
 
+/*
+ * What acting on a pp group's bubble could win, as the rank reports give
+ * it (asc-judge's pipeline_stake), for each rank of the job in group g,
+ * into b; returns the least of them, UNSET when no rank report gives it.
+ */
+static int64_t
+ppwon(const struct job *j, const char *g, struct buf *b)
+{
+	char t1[64], t2[64], t3[64], nm[64];
+	int64_t least = UNSET;
+
+	for (size_t a = 0; a < npps; a++) {
+		const struct ppst *x = &pps[a];
+
+		if (!injob(j, x->rank) || strcmp(x->group, g) != 0 || x->won == UNSET)
+			continue;
+		bprintf(b, "%s%s at most %s", b->len ? "; " : "", rname(&ranks[x->rank], nm), hd(x->won, t1));
+		if (x->wimb != UNSET && x->wsched != UNSET && x->madv > 0)
+			bprintf(b, " (the imbalance, %s, and %s of the schedule's share with %d micro-batches)",
+			    hd(x->wimb, t2), hd(x->wsched, t3), x->madv);
+		if (least == UNSET || x->won < least)
+			least = x->won;
+	}
+	return least;
+}
+
+/* The reduce-scatter group (data parallel) of rank ri, or NULL. */
+static const struct rgroup *
+dpgroup(int ri)
+{
+	for (size_t q = 0; q < nrg; q++)
+		if (rgs[q].rank == ri && rgs[q].role && strncmp(rgs[q].role, "dp", 2) == 0 &&
+		    rgs[q].kind && strstr(rgs[q].kind, "reduce-scatter"))
+			return &rgs[q];
+	return NULL;
+}
+
+/*
+ * The advice for a transfer-bound group with members not in the input,
+ * on the evidence its own rank reports use (asc-judge(1)): the compute
+ * each rank runs between the group's gradient (embd: the last
+ * EmbeddingDenseBackward kernel) and its ops, the most that overlapping
+ * it with compute can hide.  Into adv.
+ */
+static void
+xferadvice(const struct job *j, size_t k, struct buf *adv)
+{
+	const char *g = rgs[k].group, *dp = NULL;
+	struct buf few = {0}, unk = {0}, rs = {0};
+	int nfew = 0, nenough = 0, nunk = 0;
+	char t1[64], t2[64], nm[64];
+
+	for (size_t q = k; q < nrg; q++) {
+		const struct rgroup *x = &rgs[q], *d;
+		int64_t steps, el;
+
+		if (!injob(j, x->rank) || strcmp(x->group, g) != 0 || x->elapsed == UNSET)
+			continue;
+		if ((d = dpgroup(x->rank)) != NULL && dp == NULL)
+			dp = d->role;
+		steps = ranks[x->rank].nstep > 0 ? ranks[x->rank].nstep : 1;
+		el = (x->exposed != UNSET ? x->exposed : x->elapsed) / steps;
+		if (x->gradcu != UNSET && x->gradgap != UNSET && x->gradcu / steps < el) {
+			bprintf(&few, "%s%s %s in the %s between them", nfew++ ? ", " : "",
+			    rname(&ranks[x->rank], nm), hd(x->gradcu / steps, t1), hd(x->gradgap / steps, t2));
+		} else if (x->gradcu != UNSET)
+			nenough++;
+		else if (x->exposed == UNSET)
+			bprintf(&unk, "%s%s", nunk++ ? ", " : "", rname(&ranks[x->rank], nm));
+	}
+	if (dp)
+		bprintf(&rs, "run it concurrently with the %s reduce-scatter (a different group and peer) or ", dp);
+	if (nfew)
+		bprintf(adv, ": only this compute per step runs between the group's gradient (its last EmbeddingDenseBackward kernel) and its ops, as the rank report%s give%s it: %s, so overlapping it with compute hides at most that; %sshrink it (reduce the gradient in a lower precision: an FP32 gradient in BF16 moves half the data)",
+		    nfew > 1 ? "s" : "", nfew > 1 ? "" : "s", few.p, rs.len ? rs.p : "");
+	else if (nunk && !nenough)
+		bprintf(adv, ": whether compute is left after its gradients are ready to hide it under cannot be told on %s (no kernel table; on a first pipeline stage the embedding gradient is computed last): overlap it with that compute if there is some, else %sshrink it (reduce the gradient in a lower precision)",
+		    unk.p, rs.len ? rs.p : "");
+	else
+		bprintf(adv, ": overlap it with compute (issue it as soon as its gradients are ready, under the rest of the backward) or shrink it");
+	buf_free(&few);
+	buf_free(&unk);
+	buf_free(&rs);
+}
+
 static void
 nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl, int *head)
 {
 	const char *g = rgs[k].group;
-	struct buf out = {0}, who = {0}, bound = {0};
-	int64_t least = UNSET, mostwait = UNSET;
+	struct buf out = {0}, who = {0}, bound = {0}, wtxt = {0};
+	int64_t least = UNSET, mostwait = UNSET, stake, won;
 	int nout = 0, nr = 0, nbound = 0;
 	char t1[64], t2[64], t3[64], nm[64];
 
@@ -1706,6 +1841,11 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 		if (mostwait == UNSET || (int64_t)((el - xm) * 1e6) / steps > mostwait)
 			mostwait = (int64_t)((el - xm) * 1e6) / steps;
 	}
+	/* a pipeline's stake: what its rank reports say acting could win */
+	stake = least;
+	if (rgs[k].role && strncmp(rgs[k].role, "pp", 2) == 0 &&
+	    (won = ppwon(j, g, &wtxt)) != UNSET && won < least)
+		stake = won;
 	rbegin("peer_wait", j);
 	out_cstr(&rb, "group", g);
 	out_null(&rb, "peer");
@@ -1717,8 +1857,9 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 	out_cstr(&rb, "role", rgs[k].role);
 	out_key(&rb, "waits");
 	buf_adds(&rb, "null");
-	put_ns(&rb, "time_at_stake", least);
-	out_cstr(&rb, "measured", "no HCCL tasks: the time in the group's ops, not the wait on the peer");
+	put_ns(&rb, "time_at_stake", stake);
+	out_cstr(&rb, "measured", stake != least ? "no HCCL tasks: what the rank reports say acting on the pipeline bubble could win, not the wait on the peer" :
+	    "no HCCL tasks: the time in the group's ops, not the wait on the peer");
 	out_bool(&rb, "transfer_bound", nbound > 0);
 	put_ns(&rb, "wait_at_most", nbound ? mostwait : UNSET);
 	rput();
@@ -1735,9 +1876,15 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 		if (md)
 			fprintf(md, "Its ops are transfer-bound: by the bandwidth table they move, per step, %s; at most %s per step can be a wait on global rank%s %s.\n",
 			    bound.p, hd(mostwait, t1), nout > 1 ? "s" : "", out.p);
-		addreco(least, "Group %s (%s) spends %s per step in its %s, transfer-bound: by the bandwidth table %s; at most %s per step can be a wait on global rank%s %s (not in this input): overlap it with compute.",
-		    g, rgs[k].role ? rgs[k].role : "no role", hd(least, t2), rgs[k].kind ? rgs[k].kind : "ops",
-		    bound.p, hd(mostwait, t1), nout > 1 ? "s" : "", out.p);
+		{
+			struct buf adv = {0};
+
+			xferadvice(j, k, &adv);
+			addreco(least, "Group %s (%s) spends %s per step in its %s, transfer-bound: by the bandwidth table %s; at most %s per step can be a wait on global rank%s %s (not in this input)%s; at most the whole %s per step is at stake.",
+			    g, rgs[k].role ? rgs[k].role : "no role", hd(least, t2), rgs[k].kind ? rgs[k].kind : "ops",
+			    bound.p, hd(mostwait, t1), nout > 1 ? "s" : "", out.p, adv.p, hd(least, t3));
+			buf_free(&adv);
+		}
 		goto done;
 	}
 	if (rgs[k].role && strncmp(rgs[k].role, "pp", 2) == 0) {
@@ -1752,19 +1899,24 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 			    "; the bubble is the schedule's own: raise the micro-batch count or use an interleaved schedule");
 		if (md && st.len)
 			fprintf(md, "Stage imbalance, as the rank reports give it: %s.\n", st.p);
-		addreco(least, "Group %s (%s) has members not in this input (global rank%s %s, by parallel_group_info): the ranks in this input spend %s per step in its %s; the input holds no HCCL tasks to measure the wait on %s: profile global rank%s %s (or all ranks)%s.",
+		if (md && wtxt.len)
+			fprintf(md, "What acting on it could win per step, as the rank reports give it: %s.\n", wtxt.p);
+		addreco(stake, "Group %s (%s) has members not in this input (global rank%s %s, by parallel_group_info): the ranks in this input spend %s per step in its %s%s%s%s; the input holds no HCCL tasks to measure the wait on %s: profile global rank%s %s (or all ranks)%s.",
 		    g, rgs[k].role ? rgs[k].role : "no role", nout > 1 ? "s" : "", out.p, hd(least, t2),
-		    rgs[k].kind ? rgs[k].kind : "ops", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p, pp.p);
+		    rgs[k].kind ? rgs[k].kind : "ops",
+		    wtxt.len ? ", of which acting could win, by the rank reports: " : " (all of it at most at stake: no rank report in this input gives what acting could win",
+		    wtxt.len ? wtxt.p : "", wtxt.len ? "" : ")", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p, pp.p);
 		buf_free(&st);
 		buf_free(&pp);
 	} else
-		addreco(least, "Group %s (%s) has members not in this input (global rank%s %s, by parallel_group_info): the ranks in this input spend %s per step in its %s; the input holds no HCCL tasks to measure the wait on %s: profile global rank%s %s (or all ranks).",
+		addreco(least, "Group %s (%s) has members not in this input (global rank%s %s, by parallel_group_info): the ranks in this input spend %s per step in its %s (all of it at most at stake); the input holds no HCCL tasks to measure the wait on %s: profile global rank%s %s (or all ranks).",
 		    g, rgs[k].role ? rgs[k].role : "no role", nout > 1 ? "s" : "", out.p, hd(least, t2),
 		    rgs[k].kind ? rgs[k].kind : "ops", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p);
 done:
 	buf_free(&out);
 	buf_free(&who);
 	buf_free(&bound);
+	buf_free(&wtxt);
 }
 
 /*
@@ -1959,6 +2111,26 @@ nextpeers(int ri, const char *g, int64_t first, struct buf *b, int64_t *top, int
 }
 
 /*
+ * What fixing the peer `first` wins back on rank ri, whose exposed wait
+ * for it is wait per step: the wait less what the next-latest peers
+ * leave (nextpeers), when one of them is listed and that remainder
+ * reaches comm.straggler_min_ms, as the rank report's
+ * won_back_by_fixing_ms (asc-judge(1)); else the whole wait.
+ */
+static int64_t
+wonback(int ri, const char *g, int64_t first, int64_t wait)
+{
+	struct buf b = {0};
+	int64_t top, topw, rem;
+	int n = nextpeers(ri, g, first, &b, &top, &topw, &rem);
+
+	buf_free(&b);
+	if (n > 0 && rem >= (int64_t)(rules_num("comm.straggler_min_ms") * 1e6))
+		return wait - rem;
+	return wait;
+}
+
+/*
  * Groups and the peers not in the input: per group, its size and the
  * job's ranks in it; per peer rank the input does not hold, the exposed
  * wait of each captured rank for it (mean per step), from their HCCL
@@ -2003,8 +2175,9 @@ peerwaits(const struct job *j)
 		/* the peers of this group that the input does not hold */
 		for (size_t a = 0; a < npw; a++) {
 			const struct pwait *w = &pws[a];
-			struct buf who = {0};
-			int64_t least = UNSET, nr = 0, dup = 0;
+			struct buf who = {0}, won = {0};
+			int64_t least = UNSET, leastwon = UNSET, nr = 0, dup = 0;
+			int less = 0;
 
 			if (!injob(j, w->rank) || strcmp(w->group, g) != 0 ||
 			    captured(j, g, w->peer) >= 0)
@@ -2023,7 +2196,8 @@ peerwaits(const struct job *j)
 			buf_addc(&rb, '[');
 			for (int i = 0; i < j->nr; i++) {
 				int ri = j->r[i];
-				int64_t sum = meanpeerwait(ri, g, w->peer);
+				int64_t sum = meanpeerwait(ri, g, w->peer), wb;
+
 				if (sum == UNSET)
 					continue;
 				if (nr++)
@@ -2035,19 +2209,28 @@ peerwaits(const struct job *j)
 				else
 					out_null(&rb, "rank");
 				put_ns(&rb, "exposed_wait_per_step", sum);
+				wb = wonback(ri, g, w->peer, sum);
+				put_ns(&rb, "won_back_per_step", wb);
 				buf_addc(&rb, '}');
 				if (least == UNSET || sum < least)
 					least = sum;
+				if (leastwon == UNSET || wb < leastwon)
+					leastwon = wb;
+				less |= wb < sum;
 				buf_adds(&who, nr > 1 ? ", " : "");
 				bprintf(&who, "%s %s", rname(&ranks[ri], nm), hd(sum, t1));
+				buf_adds(&won, nr > 1 ? ", " : "");
+				bprintf(&won, "%s %s", rname(&ranks[ri], nm), hd(wb, t1));
 			}
 			buf_addc(&rb, ']');
-			put_ns(&rb, "time_at_stake", least);
+			put_ns(&rb, "time_at_stake", leastwon);
 			rput();
 			if (least == UNSET || least < (int64_t)(rules_num("cluster.skew_min_us") * 1000)) {
 				buf_free(&who);
+				buf_free(&won);
 				continue;
 			}
+
 			if (md && !head)
 				fprintf(md, "\n## Waits for ranks not in this input\n\nFrom each rank's HCCL tasks: the time per step, not under compute, that it waits for a peer of its group (peer ranks as the tasks number them, local to the group, or global where parallel_group_info maps them).\n");
 			head = 1;
@@ -2134,17 +2317,24 @@ peerwaits(const struct job *j)
 
 					if (size != UNSET)
 						snprintf(sz, sizeof sz, "; the input holds %d of the group's %lld ranks", in, (long long)size);
+					/* the stake is what fixing it wins back, as
+					 * the rank reports give it */
+					if (less) {
+						buf_adds(&who, "; what fixing it wins back, the rest being the waits on the next-latest peers: ");
+						buf_add(&who, won.p, won.len);
+					}
 					if (wide)
-						addreco(least, "Rank %lld of group %s, which is not in this input, holds back the ranks that are (exposed wait per step: %s)%s%s: profile all ranks to see why they are late.",
+						addreco(leastwon, "Rank %lld of group %s, which is not in this input, holds back the ranks that are (exposed wait per step: %s)%s%s: profile all ranks to see why they are late.",
 						    (long long)w->peer, g, who.p ? who.p : "", sz, rx.p);
 					else
-						addreco(least, "Rank %lld of group %s, which is not in this input, holds back the ranks that are (exposed wait per step: %s)%s%s: profile rank %lld (or all ranks) to see why it is late.",
+						addreco(leastwon, "Rank %lld of group %s, which is not in this input, holds back the ranks that are (exposed wait per step: %s)%s%s: profile rank %lld (or all ranks) to see why it is late.",
 						    (long long)w->peer, g, who.p ? who.p : "", sz, rx.len ? rx.p : "", (long long)w->peer);
 				}
 				buf_free(&nx);
 				buf_free(&rx);
 			}
 			buf_free(&who);
+			buf_free(&won);
 		}
 		nometapeers(j, k, in, size, rl.p ? rl.p : "", &head);
 		exposedgroup(j, k, in, size);
@@ -2280,6 +2470,13 @@ idlebefore(int ri, const struct cinst *me, struct buf *out)
 		return 0;
 	bprintf(out, "%s of its device idle (its bubbles, short gaps left out) lies between the end of %s and the start of %s (a %s stretch)",
 	    hd(idle, h1), prev->op, me->op, hd(me->start_abs - pend, h2));
+	/* the same stretch in its rank report's pipeline stages */
+	for (size_t a = 0; a < npps; a++)
+		if (pps[a].rank == ri && pps[a].lastidle != UNSET && pps[a].lastop && pps[a].nextop &&
+		    strcmp(pps[a].lastop, prev->op) == 0 && strcmp(pps[a].nextop, me->op) == 0) {
+			bprintf(out, "; its rank report, which counts every gap, gives %s there", hd(pps[a].lastidle, h1));
+			break;
+		}
 	return 1;
 }
 
