@@ -24,7 +24,9 @@ UNITS	 = dec rec csvline trace simd
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
 # A filter's own modules, linked into it alone: filters/FILTER/*.c.
 OPSOBJ	 = filters/asc-ops/pmu.o
-OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
+CLUSTEROBJ = filters/asc-cluster/read.o filters/asc-cluster/jobs.o filters/asc-cluster/out.o \
+	   filters/asc-cluster/links.o filters/asc-cluster/peers.o filters/asc-cluster/late.o
+OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(CLUSTEROBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
 
 all: $(BIN) $(TESTBIN)
 
@@ -37,6 +39,10 @@ bin/asc-ingest: filters/asc-ingest.o lib/ingest/libingest.a lib/libasc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bin/asc-ops: filters/asc-ops.o $(OPSOBJ) lib/libasc.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/asc-cluster: filters/asc-cluster.o $(CLUSTEROBJ) lib/libasc.a
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
