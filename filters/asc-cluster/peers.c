@@ -547,12 +547,18 @@ nextpeers(int ri, const char *g, int64_t first, struct buf *b, int64_t *top, int
 static int64_t
 wonback(int ri, const char *g, int64_t first, int64_t wait)
 {
+	int64_t min = (int64_t)(rules_num("comm.straggler_min_ms") * 1e6), top, topw, rem;
 	struct buf b = {0};
-	int64_t top, topw, rem;
-	int n = nextpeers(ri, g, first, &b, &top, &topw, &rem);
+	int n;
 
+	/* what is left is at most the wait on `first` in each op: a wait
+	 * below the floor leaves none (and nextpeers, which reads every
+	 * op, runs only for the waits that matter) */
+	if (wait < min)
+		return wait;
+	n = nextpeers(ri, g, first, &b, &top, &topw, &rem);
 	buf_free(&b);
-	if (n > 0 && rem >= (int64_t)(rules_num("comm.straggler_min_ms") * 1e6))
+	if (n > 0 && rem >= min)
 		return wait - rem;
 	return wait;
 }
