@@ -29,7 +29,9 @@ FIAOBJ	 = filters/asc-fia/names.o filters/asc-fia/layers.o filters/asc-fia/passe
 	   filters/asc-fia/classify.o filters/asc-fia/emit.o filters/asc-fia/summary.o
 DIFFOBJ	 = filters/asc-diff/partops.o
 PARTSOBJ = filters/asc-parts/assign.o filters/asc-parts/write.o
-OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(FIAOBJ) $(DIFFOBJ) $(PARTSOBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
+CLUSTEROBJ = filters/asc-cluster/read.o filters/asc-cluster/jobs.o filters/asc-cluster/out.o \
+	   filters/asc-cluster/links.o filters/asc-cluster/peers.o filters/asc-cluster/late.o
+OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(FIAOBJ) $(DIFFOBJ) $(PARTSOBJ) $(CLUSTEROBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
 
 all: $(BIN) $(TESTBIN)
 
@@ -54,6 +56,10 @@ bin/asc-diff: filters/asc-diff.o $(DIFFOBJ) lib/libasc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bin/asc-parts: filters/asc-parts.o $(PARTSOBJ) lib/libasc.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/asc-cluster: filters/asc-cluster.o $(CLUSTEROBJ) lib/libasc.a
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -1,0 +1,191 @@
+/*
+ * asc-cluster's links: msprof's matrix views of a link dropped where its
+ * -total row is judged.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "md.h"
+#include "rec.h"
+#include "rules.h"
+#include "util.h"
+
+#include "cluster.h"
+
+/*
+ * msprof's matrix gives, per op class, views of the same links: the
+ * "<class>-total" rows (all the class's ops) and "<class>-top1",
+ * "-middle", "-bottomN" (single ops picked by time).  A link is counted
+ * and judged once: a view is dropped when its link has a -total row.
+ */
+static int
+istotal(const char *cls, const char *base, size_t n)
+{
+	return strncmp(cls, base, n) == 0 && strcmp(cls + n, "-total") == 0;
+}
+
+/* links[a] is the first entry of its link (rank, group, link, transport):
+ * a link that carries several op classes is counted once. */
+int
+firstlink(size_t a)
+{
+	const struct link *l = &links[a];
+
+	for (size_t b = 0; b < a; b++)
+		if (links[b].rank == l->rank && strcmp(links[b].group, l->group) == 0 &&
+		    strcmp(links[b].link, l->link) == 0 && strcmp(links[b].transport, l->transport) == 0)
+			return 0;
+	return 1;
+}
+
+void
+dropviews(void)
+{
+	char *view = xcalloc(nlink + 1, 1);
+	size_t k = 0;
+
+	/* mark first, then drop: a dropped entry's strings are freed */
+	for (size_t a = 0; a < nlink; a++) {
+		const struct link *l = &links[a];
+		const char *d = strrchr(l->cls, '-');
+
+		for (size_t b = 0; d && strcmp(d, "-total") != 0 && b < nlink && !view[a]; b++)
+			view[a] = links[b].rank == l->rank && strcmp(links[b].group, l->group) == 0 &&
+			    strcmp(links[b].link, l->link) == 0 &&
+			    strcmp(links[b].transport, l->transport) == 0 &&
+			    istotal(links[b].cls, l->cls, (size_t)(d - l->cls));
+	}
+	for (size_t a = 0; a < nlink; a++) {
+		struct link *l = &links[a];
+
+		if (view[a]) {
+			free(l->group), free(l->cls), free(l->link), free(l->transport), free(l->op);
+			continue;
+		}
+		links[k++] = *l;
+	}
+	free(view);
+	nlink = k;
+}
+
+/* Slow links: below a fraction of the median bandwidth of links of
+ * the same transport and op class in the job. */
+void
+slowlinks(const struct job *j)
+{
+	char t1[64];
+
+	jsarray("slow_links");
+	{
+		size_t nl = 0, ndb = 0, nslow = 0;
+		int head = 0;
+
+		dropviews();
+		size_t nreal = 0;
+
+		for (size_t a = 0; a < nlink; a++)
+			if (ranks[links[a].rank].job == (int)(j - jobs)) {
+				nl++;
+				ndb += links[a].fromdb;
+				nreal += firstlink(a);
+			}
+		for (size_t a = 0; a < nlink; a++) {
+			struct link *l = &links[a];
+			double *bw, m, lbw, lloss;
+			size_t n = 0;
+			int lsteps;
+
+			if (ranks[l->rank].job != (int)(j - jobs) || l->bw <= 0)
+				continue;
+			bw = xmalloc(nl * sizeof *bw);
+			for (size_t b = 0; b < nlink; b++)
+				if (ranks[links[b].rank].job == ranks[l->rank].job && links[b].bw > 0 &&
+				    strcmp(links[b].transport, l->transport) == 0 &&
+				    strcmp(links[b].cls, l->cls) == 0)
+					bw[n++] = links[b].bw;
+			/* Median by selection: n is small (links of one class). */
+			for (size_t x = 1; x < n; x++)
+				for (size_t y = x; y > 0 && bw[y - 1] > bw[y]; y--) {
+					double tmp = bw[y];
+
+					bw[y] = bw[y - 1];
+					bw[y - 1] = tmp;
+				}
+			m = n % 2 ? bw[n / 2] : (bw[n / 2 - 1] + bw[n / 2]) / 2;
+			free(bw);
+			/* One verdict per link: its mean over the steps, told at
+			 * its first entry. */
+			{
+				double sbw = 0, sloss = 0;
+				int steps = 0, first = 1;
+
+				for (size_t b = 0; b < nlink; b++) {
+					struct link *q = &links[b];
+
+					if (q->rank != l->rank || q->bw <= 0 || strcmp(q->group, l->group) != 0 ||
+					    strcmp(q->cls, l->cls) != 0 || strcmp(q->link, l->link) != 0 ||
+					    strcmp(q->transport, l->transport) != 0)
+						continue;
+					if (b < a)
+						first = 0;
+					sbw += q->bw;
+					sloss += q->time_ms - q->size_mb / m;
+					steps++;
+				}
+				if (!first)
+					continue;
+				lbw = sbw / steps;
+				lloss = sloss / steps;
+				lsteps = steps;
+			}
+			if (n < 3 || lbw >= rules_num("cluster.slow_link_fraction") * m)
+				continue;
+			nslow++;
+			{
+				char nm[64], t[64];
+				int64_t stake = (int64_t)(lloss * 1e6);
+
+				rbegin("slow_link", j);
+				put_rank(&ranks[l->rank]);
+				out_cstr(&rb, "group", l->group);
+				out_cstr(&rb, "op_class", l->cls);
+				out_cstr(&rb, "link", l->link);
+				out_cstr(&rb, "transport", l->transport);
+				out_i64(&rb, "entries", lsteps);
+				snprintf(t, sizeof t, "%.4f", lbw);
+				out_raw(&rb, "bandwidth_gbps", t, strlen(t));
+				snprintf(t, sizeof t, "%.4f", m);
+				out_raw(&rb, "median_gbps", t, strlen(t));
+				snprintf(t, sizeof t, "%.4f", lbw / m);
+				out_raw(&rb, "fraction", t, strlen(t));
+				put_ns(&rb, "time_at_stake", stake);
+				rput();
+				if (md) {
+					if (!head)
+						fprintf(md, "\n## Slow links\n\nLinks below %g of the median bandwidth of their transport and op class in the job.\n\n| rank | link | transport | op class | bandwidth | median | time lost per op |\n|---|---|---|---|---|---|---|\n",
+						    rules_num("cluster.slow_link_fraction"));
+					head = 1;
+					fprintf(md, "| %s | %s | %s | %s | %.3g GB/s | %.3g GB/s | %s |\n",
+					    mdt(rname(&ranks[l->rank], nm), 1), mdt(l->link, 1), mdt(l->transport, 1),
+					    mdt(l->cls, 1), lbw, m, hd(stake, t1));
+				}
+				addreco(stake, "%s: link %s (%s, %s) runs at %.3g GB/s against a median of %.3g GB/s: check that link (cabling, HCCS/RDMA port, HCCL_ALGO / HCCL_RDMA_TC settings).",
+				    rname(&ranks[l->rank], nm), l->link, l->transport, l->cls, lbw, m);
+			}
+		}
+		if (md && nl == 0)
+			fprintf(md, "\n## Slow links\n\nNo communication_matrix.json or analysis.db CommAnalyzerMatrix: links not judged.\n");
+		else if (md && nslow == 0) {
+			/* Name the source actually read, and what was left out. */
+			char by[64] = "";
+
+			if (nreal != nl)
+				snprintf(by, sizeof by, " (%zu entries by op class)", nl);
+			fprintf(md, "\n## Slow links\n\n%zu links%s read from %s (of at least %g MB, transports not ignored by the rules); none below %g of its median.\n",
+			    nreal, by, ndb == 0 ? "communication_matrix.json" : ndb == nl ? "analysis.db CommAnalyzerMatrix" :
+			    "communication_matrix.json and analysis.db CommAnalyzerMatrix",
+			    rules_num("cluster.link_min_size_mb"), rules_num("cluster.slow_link_fraction"));
+		}
+	}
+}

@@ -1,0 +1,826 @@
+/*
+ * asc-cluster's groups and peers: the waits of the input ranks on peers
+ * the input does not hold (from HCCL tasks, or the time in the group's
+ * ops when there are none), what fixing them wins back, pipeline stages
+ * and transfer-bound groups as the rank reports give them.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rec.h"
+#include "rules.h"
+#include "util.h"
+
+#include "cluster.h"
+
+/* Rank index ri's exposed wait for peer of group g, mean per step; UNSET
+ * when its tasks name no such wait. */
+static int64_t
+meanpeerwait(int ri, const char *g, int64_t peer)
+{
+	int64_t sum = 0, steps = 0;
+
+	for (size_t b = 0; b < npw; b++)
+		if (pws[b].rank == ri && strcmp(pws[b].group, g) == 0 && pws[b].peer == peer) {
+			sum += pws[b].exposed;
+			steps++;
+		}
+	return steps ? sum / steps : UNSET;
+}
+
+/*
+ * The peer outside the input that holds back every captured rank of its
+ * group longest: the least of their exposed waits for it per step (what
+ * it costs each of them at least), in *least; its group in *g.  -1 when
+ * no captured rank waits for one at least cluster.skew_min_us.
+ */
+int64_t
+uncaptured_worst(const struct job *j, const char **g, int64_t *least)
+{
+	int64_t best = -1;
+
+	*least = UNSET;
+	for (size_t a = 0; a < npw; a++) {
+		const struct pwait *w = &pws[a];
+		int64_t lo = UNSET;
+
+		if (!injob(j, w->rank) || captured(j, w->group, w->peer) >= 0)
+			continue;
+		for (size_t k = 0; k < nrg; k++) {	/* every captured member */
+			int64_t v;
+
+			if (!injob(j, rgs[k].rank) || strcmp(rgs[k].group, w->group) != 0)
+				continue;
+			v = meanpeerwait(rgs[k].rank, w->group, w->peer);
+			if (v == UNSET)
+				v = 0;
+			if (lo == UNSET || v < lo)
+				lo = v;
+		}
+		if (lo != UNSET && lo >= (int64_t)(rules_num("cluster.skew_min_us") * 1000) &&
+		    (*least == UNSET || lo > *least)) {
+			*least = lo;
+			*g = w->group;
+			best = w->peer;
+		}
+	}
+	return best;
+}
+
+/*
+ * A group whose ranks in the input have no HCCL tasks (no peer_wait) but
+ * whose parallel_group_info name gives its global ranks: the members the
+ * input does not hold, and the time each captured rank spends in the
+ * group's ops per step.  Without tasks the wait on them is not measured.
+ */
+/*
+ * A pp group's stage imbalance as the rank reports give it (asc-judge's
+ * pipeline_stages), for each rank of the job in the group, into b;
+ * returns whether a stage is the slower by 10 % or more.
+ */
+static int
+ppimbalance(const struct job *j, const char *g, const char *peers, int npeer, struct buf *b)
+{
+	char t1[64], t2[64], t3[64], t4[64], nm[64];
+	int imb = 0;
+
+	for (size_t a = 0; a < npps; a++) {
+		const struct ppst *x = &pps[a];
+		int peer;
+
+		if (!injob(j, x->rank) || strcmp(x->group, g) != 0 || x->here == UNSET ||
+		    x->peer == UNSET || x->imb == NULL)
+			continue;
+		peer = strcmp(x->imb, "peer") == 0;
+		bprintf(b, "%s%s's stage takes %s%s per micro-batch%s, the peer stage (global rank%s %s) %s",
+		    b->len ? "; " : "", rname(&ranks[x->rank], nm), x->est ? "about " : "", hd(x->here, t1),
+		    x->est ? " (its first forward estimated: no kernel table)" : "",
+		    npeer > 1 ? "s" : "", peers, hd(x->peer, t2));
+		if (peer && x->perstep != UNSET)
+			bprintf(b, ": the peer stage is the slower, by %s per micro-batch (%.0f%%), %s per step of the bubble on %s",
+			    hd(x->peer - x->here, t3), x->ratio * 100, hd(x->perstep, t4), rname(&ranks[x->rank], nm));
+		else if (strcmp(x->imb, "here") == 0)
+			bprintf(b, ": %s's stage is the slower, by %s per micro-batch (%.0f%%)",
+			    rname(&ranks[x->rank], nm), hd(x->here - x->peer, t3), x->ratio * 100);
+		else
+			bprintf(b, ": balanced within 10%%");
+		imb |= peer || strcmp(x->imb, "here") == 0;
+	}
+	return imb;
+}
+
+/*
+ * What acting on a pp group's bubble could win, as the rank reports give
+ * it (asc-judge's pipeline_stake), for each rank of the job in group g,
+ * into b; returns the least of them, UNSET when no rank report gives it.
+ */
+static int64_t
+ppwon(const struct job *j, const char *g, struct buf *b)
+{
+	char t1[64], t2[64], t3[64], nm[64];
+	int64_t least = UNSET;
+
+	for (size_t a = 0; a < npps; a++) {
+		const struct ppst *x = &pps[a];
+
+		if (!injob(j, x->rank) || strcmp(x->group, g) != 0 || x->won == UNSET)
+			continue;
+		bprintf(b, "%s%s at most %s", b->len ? "; " : "", rname(&ranks[x->rank], nm), hd(x->won, t1));
+		if (x->wimb != UNSET && x->wsched != UNSET && x->madv > 0)
+			bprintf(b, " (the imbalance, %s, and %s of the schedule's share with %d micro-batches)",
+			    hd(x->wimb, t2), hd(x->wsched, t3), x->madv);
+		if (least == UNSET || x->won < least)
+			least = x->won;
+	}
+	return least;
+}
+
+/* The reduce-scatter group (data parallel) of rank ri, or NULL. */
+static const struct rgroup *
+dpgroup(int ri)
+{
+	for (size_t q = 0; q < nrg; q++)
+		if (rgs[q].rank == ri && rgs[q].role && strncmp(rgs[q].role, "dp", 2) == 0 &&
+		    rgs[q].kind && strstr(rgs[q].kind, "reduce-scatter"))
+			return &rgs[q];
+	return NULL;
+}
+
+/*
+ * The advice for a transfer-bound group with members not in the input,
+ * on the evidence its own rank reports use (asc-judge(1)): the compute
+ * each rank runs between the group's gradient (embd: the last
+ * EmbeddingDenseBackward kernel) and its ops, the most that overlapping
+ * it with compute can hide.  Into adv.
+ */
+static void
+xferadvice(const struct job *j, size_t k, struct buf *adv)
+{
+	const char *g = rgs[k].group, *dp = NULL;
+	struct buf few = {0}, unk = {0}, rs = {0};
+	int nfew = 0, nenough = 0, nunk = 0;
+	char t1[64], t2[64], nm[64];
+
+	for (size_t q = k; q < nrg; q++) {
+		const struct rgroup *x = &rgs[q], *d;
+		int64_t steps, el;
+
+		if (!injob(j, x->rank) || strcmp(x->group, g) != 0 || x->elapsed == UNSET)
+			continue;
+		if ((d = dpgroup(x->rank)) != NULL && dp == NULL)
+			dp = d->role;
+		steps = ranks[x->rank].nstep > 0 ? ranks[x->rank].nstep : 1;
+		el = (x->exposed != UNSET ? x->exposed : x->elapsed) / steps;
+		if (x->gradcu != UNSET && x->gradgap != UNSET && x->gradcu / steps < el) {
+			bprintf(&few, "%s%s %s in the %s between them", nfew++ ? ", " : "",
+			    rname(&ranks[x->rank], nm), hd(x->gradcu / steps, t1), hd(x->gradgap / steps, t2));
+		} else if (x->gradcu != UNSET)
+			nenough++;
+		else if (x->exposed == UNSET)
+			bprintf(&unk, "%s%s", nunk++ ? ", " : "", rname(&ranks[x->rank], nm));
+	}
+	if (dp)
+		bprintf(&rs, "run it concurrently with the %s reduce-scatter (a different group and peer) or ", dp);
+	if (nfew)
+		bprintf(adv, ": only this compute per step runs between the group's gradient (its last EmbeddingDenseBackward kernel) and its ops, as the rank report%s give%s it: %s, so overlapping it with compute hides at most that; %sshrink it (reduce the gradient in a lower precision: an FP32 gradient in BF16 moves half the data)",
+		    nfew > 1 ? "s" : "", nfew > 1 ? "" : "s", few.p, rs.len ? rs.p : "");
+	else if (nunk && !nenough)
+		bprintf(adv, ": whether compute is left after its gradients are ready to hide it under cannot be told on %s (no kernel table; on a first pipeline stage the embedding gradient is computed last): overlap it with that compute if there is some, else %sshrink it (reduce the gradient in a lower precision)",
+		    unk.p, rs.len ? rs.p : "");
+	else
+		bprintf(adv, ": overlap it with compute (issue it as soon as its gradients are ready, under the rest of the backward) or shrink it");
+	buf_free(&few);
+	buf_free(&unk);
+	buf_free(&rs);
+}
+
+static void
+nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl, int *head)
+{
+	const char *g = rgs[k].group;
+	struct buf out = {0}, who = {0}, bound = {0}, wtxt = {0};
+	int64_t least = UNSET, mostwait = UNSET, stake, won;
+	int nout = 0, nr = 0, nbound = 0;
+	char t1[64], t2[64], t3[64], nm[64];
+
+	for (size_t a = 0; a < npw; a++)
+		if (injob(j, pws[a].rank) && strcmp(pws[a].group, g) == 0)
+			return;		/* the tasks measured it */
+	for (int p = 0; p < rgs[k].npeer; p++) {
+		int64_t id = rgs[k].peer[p];
+		int held = 0;
+
+		for (int i = 0; i < j->nr; i++)
+			held |= ranks[j->r[i]].rankid == id;
+		if (!held) {
+			bprintf(&out, "%s%lld", nout++ ? ", " : "", (long long)id);
+		}
+	}
+	if (nout == 0) {
+		buf_free(&out);
+		return;
+	}
+	for (size_t q = k; q < nrg; q++) {
+		const struct rgroup *x = &rgs[q];
+		int64_t ns, steps;
+
+		if (!injob(j, x->rank) || strcmp(x->group, g) != 0 || x->elapsed == UNSET)
+			continue;
+		steps = ranks[x->rank].nstep > 0 ? ranks[x->rank].nstep : 1;
+		ns = (x->exposed != UNSET ? x->exposed : x->elapsed) / steps;
+		bprintf(&who, "%s%s %s%s", nr++ ? ", " : "", rname(&ranks[x->rank], nm), hd(ns, t1),
+		    x->exposed != UNSET ? " not under compute" : " (no kernels: its elapsed time)");
+		if (least == UNSET || ns < least)
+			least = ns;
+	}
+	if (least == UNSET || least < (int64_t)(rules_num("cluster.skew_min_us") * 1000)) {
+		buf_free(&out);
+		buf_free(&who);
+		return;
+	}
+	/* The bandwidth table covering most of the ops' elapsed time on
+	 * every captured rank: moving data, at most the rest a wait. */
+	for (size_t q = k; q < nrg; q++) {
+		const struct rgroup *x = &rgs[q];
+		double el = 0, xm = 0, mb = 0;
+		int64_t steps;
+
+		if (!injob(j, x->rank) || strcmp(x->group, g) != 0 || x->elapsed == UNSET)
+			continue;
+		for (size_t c = 0; c < ncis; c++)
+			if (cis[c].rank == x->rank && strcmp(cis[c].group, g) == 0 && cis[c].elapse_ms >= 0) {
+				el += cis[c].elapse_ms;
+				xm += cis[c].xfer_ms;
+				mb += cis[c].xfer_mb;
+			}
+		if (el <= 0 || xm <= el / 2) {
+			nbound = 0;
+			break;
+		}
+		steps = ranks[x->rank].nstep > 0 ? ranks[x->rank].nstep : 1;
+		bprintf(&bound, "%s%s %.4g MB in %s of %s (%.3g GB/s)", nbound++ ? ", " : "",
+		    rname(&ranks[x->rank], nm), mb / (double)steps, hd((int64_t)(xm * 1e6) / steps, t1),
+		    hd((int64_t)(el * 1e6) / steps, t3), mb / xm);
+		if (mostwait == UNSET || (int64_t)((el - xm) * 1e6) / steps > mostwait)
+			mostwait = (int64_t)((el - xm) * 1e6) / steps;
+	}
+	/* a pipeline's stake: what its rank reports say acting could win */
+	stake = least;
+	if (rgs[k].role && strncmp(rgs[k].role, "pp", 2) == 0 &&
+	    (won = ppwon(j, g, &wtxt)) != UNSET && won < least)
+		stake = won;
+	rbegin("peer_wait", j);
+	out_cstr(&rb, "group", g);
+	out_null(&rb, "peer");
+	out_key(&rb, "peer_global_ranks");
+	buf_addc(&rb, '[');
+	buf_adds(&rb, out.p);
+	buf_addc(&rb, ']');
+	out_bool(&rb, "in_input", 0);
+	out_cstr(&rb, "role", rgs[k].role);
+	out_key(&rb, "waits");
+	buf_adds(&rb, "null");
+	put_ns(&rb, "time_at_stake", stake);
+	out_cstr(&rb, "measured", stake != least ? "no HCCL tasks: what the rank reports say acting on the pipeline bubble could win, not the wait on the peer" :
+	    "no HCCL tasks: the time in the group's ops, not the wait on the peer");
+	out_bool(&rb, "transfer_bound", nbound > 0);
+	put_ns(&rb, "wait_at_most", nbound ? mostwait : UNSET);
+	rput();
+	/* No HCCL tasks here: the figures are the ops' time, not waits. */
+	if (md && !*head)
+		fprintf(md, "\n## Waits for ranks not in this input\n\nThe ranks here hold no HCCL tasks for these groups: the figures are the time per step each rank spends in the group's ops (their kernels, or communication.json's elapsed time), not a measured wait on the peer; global ranks are parallel_group_info's.\n");
+	*head = 1;
+	if (md)
+		fprintf(md, "\nGroup `%s` (%s, %s) has %lld ranks, %d in this input (%s); parallel_group_info names its other member%s, global rank%s %s, which %s not in this input. "
+		    "The input holds no HCCL tasks, so the wait on %s is not measured; per step the ranks spend in the group's ops: %s.\n",
+		    g, rgs[k].role ? rgs[k].role : "no role", rgs[k].kind ? rgs[k].kind : "ops", (long long)size, in, rl,
+		    nout > 1 ? "s" : "", nout > 1 ? "s" : "", out.p, nout > 1 ? "are" : "is", nout > 1 ? "them" : "it", who.p);
+	if (nbound) {
+		if (md)
+			fprintf(md, "Its ops are transfer-bound: by the bandwidth table they move, per step, %s; at most %s per step can be a wait on global rank%s %s.\n",
+			    bound.p, hd(mostwait, t1), nout > 1 ? "s" : "", out.p);
+		{
+			struct buf adv = {0};
+
+			xferadvice(j, k, &adv);
+			addreco(least, "Group %s (%s) spends %s per step in its %s, transfer-bound: by the bandwidth table %s; at most %s per step can be a wait on global rank%s %s (not in this input)%s; at most the whole %s per step is at stake.",
+			    g, rgs[k].role ? rgs[k].role : "no role", hd(least, t2), rgs[k].kind ? rgs[k].kind : "ops",
+			    bound.p, hd(mostwait, t1), nout > 1 ? "s" : "", out.p, adv.p, hd(least, t3));
+			buf_free(&adv);
+		}
+		goto done;
+	}
+	if (rgs[k].role && strncmp(rgs[k].role, "pp", 2) == 0) {
+		struct buf st = {0}, pp = {0};
+		int imb = ppimbalance(j, g, out.p, nout, &st);
+
+		if (st.len == 0)
+			bprintf(&pp, "; in a pipeline this time is also the bubble: no rank report in the input compares the stages (none given, or too few send/recv ops or no op after the last); rebalance the stages where they differ, and raise the micro-batch count or use an interleaved schedule for the schedule's own warm-up and flush");
+		else
+			bprintf(&pp, "; in a pipeline this time is also the bubble: %s (the rank reports' pipeline stages, from the send/recv ops' times)%s",
+			    st.p, imb ? "; rebalance the stages (the imbalance above), and raise the micro-batch count or use an interleaved schedule for the rest, the schedule's own warm-up and flush" :
+			    "; the bubble is the schedule's own: raise the micro-batch count or use an interleaved schedule");
+		if (md && st.len)
+			fprintf(md, "Stage imbalance, as the rank reports give it: %s.\n", st.p);
+		if (md && wtxt.len)
+			fprintf(md, "What acting on it could win per step, as the rank reports give it: %s.\n", wtxt.p);
+		addreco(stake, "Group %s (%s) has members not in this input (global rank%s %s, by parallel_group_info): the ranks in this input spend %s per step in its %s%s%s%s; the input holds no HCCL tasks to measure the wait on %s: profile global rank%s %s (or all ranks)%s.",
+		    g, rgs[k].role ? rgs[k].role : "no role", nout > 1 ? "s" : "", out.p, hd(least, t2),
+		    rgs[k].kind ? rgs[k].kind : "ops",
+		    wtxt.len ? ", of which acting could win, by the rank reports: " : " (all of it at most at stake: no rank report in this input gives what acting could win",
+		    wtxt.len ? wtxt.p : "", wtxt.len ? "" : ")", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p, pp.p);
+		buf_free(&st);
+		buf_free(&pp);
+	} else
+		addreco(least, "Group %s (%s) has members not in this input (global rank%s %s, by parallel_group_info): the ranks in this input spend %s per step in its %s (all of it at most at stake); the input holds no HCCL tasks to measure the wait on %s: profile global rank%s %s (or all ranks).",
+		    g, rgs[k].role ? rgs[k].role : "no role", nout > 1 ? "s" : "", out.p, hd(least, t2),
+		    rgs[k].kind ? rgs[k].kind : "ops", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p);
+done:
+	buf_free(&out);
+	buf_free(&who);
+	buf_free(&bound);
+	buf_free(&wtxt);
+}
+
+/*
+ * A group whose every member is in the input, with ops not under compute
+ * on each of them (kernels, or step_trace_time.csv's Overlapped 0 for a
+ * rank without kernels): the least of their exposed time per step is
+ * communication no peer can explain (the others' excess is their wait
+ * for the latest of them): overlap it with compute.
+ */
+static void
+exposedgroup(const struct job *j, size_t k, int in, int64_t size)
+{
+	const char *g = rgs[k].group;
+	int64_t least = UNSET;
+	struct buf who = {0};
+	int n = 0;
+	char t1[64], t2[64], nm[64];
+
+	if (size == UNSET || size < 2 || in < size)
+		return;
+	for (size_t q = k; q < nrg; q++) {
+		const struct rgroup *x = &rgs[q];
+		int64_t ns, steps;
+		int st = 0;
+
+		if (!injob(j, x->rank) || strcmp(x->group, g) != 0 || x->elapsed == UNSET)
+			continue;
+		steps = ranks[x->rank].nstep > 0 ? ranks[x->rank].nstep : 1;
+		if (x->exposed != UNSET)
+			ns = x->exposed / steps;
+		else if (rmean(&ranks[x->rank], D_OVERLAP) == 0)
+			ns = x->elapsed / steps, st = 1;
+		else
+			goto out;	/* part may be under compute: not told */
+		bprintf(&who, "%s%s %s%s", n++ ? ", " : "", rname(&ranks[x->rank], nm), hd(ns, t1),
+		    st ? " (elapsed; step_trace_time.csv Overlapped 0)" : "");
+		if (least == UNSET || ns < least)
+			least = ns;
+	}
+	if (n < 2 || least < (int64_t)(rules_num("cluster.skew_min_us") * 1000))
+		goto out;
+	addreco(least, "Group %s (%s, %s) has all its %lld ranks in this input and none of its ops overlap compute (per step not under compute: %s): at least %s per step of it is exposed on every rank (what a rank has beyond that is its wait for the latest one): overlap it with compute%s.",
+	    g, rgs[k].role ? rgs[k].role : "no role", rgs[k].kind ? rgs[k].kind : "ops", (long long)size,
+	    who.p, hd(least, t2),
+	    rgs[k].role && strncmp(rgs[k].role, "dp", 2) == 0 ?
+	    " (data-parallel gradients: the reduce-scatter under the backward, the all-gather under the next forward, e.g. Megatron's overlap_grad_reduce / overlap_param_gather)" : "");
+out:
+	buf_free(&who);
+}
+
+/*
+ * Do the captured ranks' long waits on the peer end together?  Each long
+ * Notify_Wait of the first rank against the nearest-ending one of every
+ * other rank of the group: the largest gap in *spread, the first rank's
+ * waits in *nw.  Only for ranks whose tasks belong to this group alone
+ * (the tasks carry no group).  Returns 0 when it cannot be told.
+ */
+static int
+sameend(const struct job *j, const char *g, int64_t peer, int64_t *spread, int *nw)
+{
+	int first = -1, others = 0;
+
+	*spread = 0;
+	*nw = 0;
+	for (int i = 0; i < j->nr; i++) {
+		int ri = j->r[i], ng = 0, ing = 0;
+
+		for (size_t k = 0; k < nrg; k++)
+			if (rgs[k].rank == ri) {
+				ng++;
+				ing |= strcmp(rgs[k].group, g) == 0;
+			}
+		if (!ing)
+			continue;
+		if (ng != 1)
+			return 0;
+		if (first < 0) {
+			first = ri;
+			continue;
+		}
+		others++;
+		for (size_t a = 0; a < nlw; a++) {
+			int64_t best = INT64_MAX;
+
+			if (lws[a].rank != first || lws[a].peer != peer)
+				continue;
+			for (size_t b = 0; b < nlw; b++)
+				if (lws[b].rank == ri && lws[b].peer == peer && llabs(lws[b].end - lws[a].end) < best)
+					best = llabs(lws[b].end - lws[a].end);
+			if (best == INT64_MAX)
+				return 0;
+			if (best > *spread)
+				*spread = best;
+		}
+	}
+	for (size_t a = 0; a < nlw; a++)
+		*nw += lws[a].rank == first && lws[a].peer == peer;
+	return first >= 0 && others > 0 && *nw > 0;
+}
+
+/* A comm_op peer's rank as comm_peer gives it: global where mapped. */
+static int64_t
+gpeer(int ri, const char *g, int64_t local)
+{
+	for (size_t a = 0; a < npw; a++)
+		if (pws[a].rank == ri && pws[a].local == local && strcmp(pws[a].group, g) == 0)
+			return pws[a].peer;
+	return local;
+}
+
+/*
+ * After the peer `first`, the peers rank ri waits for next, as its own
+ * report gives them (asc-judge(1)): in each op of the group, a peer's
+ * own wait not under compute, at most the wait on `first` there (fixing
+ * `first` leaves no more of it), summed and per step (the steps of the
+ * rank's comm ops), at least cluster.skew_min_us, largest first, into
+ * *b; how many, in *top the longest; in *rem the longest of them in each
+ * op, summed per step: what fixing `first` leaves.
+ */
+static int
+nextpeers(int ri, const char *g, int64_t first, struct buf *b, int64_t *top, int64_t *topw, int64_t *rem)
+{
+	int64_t pe[64], pw[64], steps = 0;
+	int n = 0, m;
+
+	*top = -1;
+	*topw = UNSET;
+	*rem = 0;
+	for (size_t a = 0; a < ncop; a++) {
+		int dup = 0;
+
+		for (size_t c = 0; c < a && !dup; c++)
+			dup = cops[c].rank == ri && strcmp(cops[c].step, cops[a].step) == 0;
+		steps += cops[a].rank == ri && !dup;
+	}
+	for (size_t a = 0; a < ncop; a++) {
+		const struct cop *c = &cops[a];
+		int64_t lw = 0, best = 0;
+
+		if (c->rank != ri || strcmp(c->group, g) != 0)
+			continue;
+		for (int i = 0; i < c->n; i++)
+			if (c->peer[i] != UNSET && c->ex[i] != UNSET && gpeer(ri, g, c->peer[i]) == first)
+				lw += c->ex[i];
+		for (int i = 0; i < c->n; i++) {
+			int64_t p, v;
+			int x;
+
+			if (c->peer[i] == UNSET || c->ownex[i] == UNSET || (p = gpeer(ri, g, c->peer[i])) == first)
+				continue;
+			v = c->ownex[i] < lw ? c->ownex[i] : lw;
+			if (v > best)
+				best = v;
+			for (x = 0; x < n && pe[x] != p; x++)
+				;
+			if (x == n) {
+				if (n == 64)
+					continue;
+				pe[n] = p;
+				pw[n++] = 0;
+			}
+			pw[x] += v;
+		}
+		*rem += best;
+	}
+	if (steps == 0)
+		return 0;
+	*rem /= steps;
+	for (int x = m = 0; x < n; x++)
+		if (pw[x] / steps >= (int64_t)(rules_num("cluster.skew_min_us") * 1000)) {
+			pe[m] = pe[x];
+			pw[m++] = pw[x] / steps;
+		}
+	n = m;
+	for (int x = 1; x < n; x++)
+		for (int y = x; y > 0 && pw[y - 1] < pw[y]; y--) {
+			int64_t t = pw[y], u = pe[y];
+
+			pw[y] = pw[y - 1], pe[y] = pe[y - 1];
+			pw[y - 1] = t, pe[y - 1] = u;
+		}
+	for (int x = 0; x < n; x++) {
+		char h[64];
+
+		bprintf(b, "%srank %lld %s", x ? ", " : "", (long long)pe[x], hd(pw[x], h));
+	}
+	if (n) {
+		*top = pe[0];
+		*topw = pw[0];
+	}
+	return n;
+}
+
+/*
+ * What fixing the peer `first` wins back on rank ri, whose exposed wait
+ * for it is wait per step: the wait less what the next-latest peers
+ * leave (nextpeers), when one of them is listed and that remainder
+ * reaches comm.straggler_min_ms, as the rank report's
+ * won_back_by_fixing_ms (asc-judge(1)); else the whole wait.
+ */
+static int64_t
+wonback(int ri, const char *g, int64_t first, int64_t wait)
+{
+	int64_t min = (int64_t)(rules_num("comm.straggler_min_ms") * 1e6), top, topw, rem;
+	struct buf b = {0};
+	int n;
+
+	/* what is left is at most the wait on `first` in each op: a wait
+	 * below the floor leaves none (and nextpeers, which reads every
+	 * op, runs only for the waits that matter) */
+	if (wait < min)
+		return wait;
+	n = nextpeers(ri, g, first, &b, &top, &topw, &rem);
+	buf_free(&b);
+	if (n > 0 && rem >= min)
+		return wait - rem;
+	return wait;
+}
+
+/* A peer of a group that the input does not hold, and the captured
+ * ranks' waits on it. */
+struct pw {
+	const struct pwait *w;
+	const char *g, *rl;		/* rl: the group's ranks in the input */
+	int64_t	 size, least, leastwon, nr;
+	int	 in, less;
+	struct buf who, won;		/* per rank: its wait, what fixing wins back */
+};
+
+/* Its record; 0 when its least wait is below cluster.skew_min_us. */
+static int
+pwrec(const struct job *j, struct pw *p)
+{
+	const struct pwait *w = p->w;
+	const char *g = p->g;
+	struct buf who = {0}, won = {0};
+	int64_t least = UNSET, leastwon = UNSET, nr = 0;
+	int less = 0;
+	char t1[64], nm[64];
+
+	rbegin("peer_wait", j);
+	out_cstr(&rb, "group", g);
+	out_i64(&rb, "peer", w->peer);
+	out_bool(&rb, "in_input", 0);
+	out_key(&rb, "waits");
+	buf_addc(&rb, '[');
+	for (int i = 0; i < j->nr; i++) {
+		int ri = j->r[i];
+		int64_t sum = meanpeerwait(ri, g, w->peer), wb;
+
+		if (sum == UNSET)
+			continue;
+		if (nr++)
+			buf_addc(&rb, ',');
+		buf_adds(&rb, "{\"profile\":");
+		out_esc(&rb, ranks[ri].profile, strlen(ranks[ri].profile));
+		if (ranks[ri].rankid >= 0)
+			out_i64(&rb, "rank", ranks[ri].rankid);
+		else
+			out_null(&rb, "rank");
+		put_ns(&rb, "exposed_wait_per_step", sum);
+		wb = wonback(ri, g, w->peer, sum);
+		put_ns(&rb, "won_back_per_step", wb);
+		buf_addc(&rb, '}');
+		if (least == UNSET || sum < least)
+			least = sum;
+		if (leastwon == UNSET || wb < leastwon)
+			leastwon = wb;
+		less |= wb < sum;
+		buf_adds(&who, nr > 1 ? ", " : "");
+		bprintf(&who, "%s %s", rname(&ranks[ri], nm), hd(sum, t1));
+		buf_adds(&won, nr > 1 ? ", " : "");
+		bprintf(&won, "%s %s", rname(&ranks[ri], nm), hd(wb, t1));
+	}
+	buf_addc(&rb, ']');
+	put_ns(&rb, "time_at_stake", leastwon);
+	rput();
+	p->who = who, p->won = won, p->least = least, p->leastwon = leastwon, p->nr = nr, p->less = less;
+	if (least == UNSET || least < (int64_t)(rules_num("cluster.skew_min_us") * 1000)) {
+		buf_free(&p->who);
+		buf_free(&p->won);
+		return 0;
+	}
+	return 1;
+}
+
+/* The report: the group, who waits how long, and whether the waits end
+ * together (released by the peer's arrival: it is late, the links are
+ * not slow). */
+static void
+pwmd(const struct job *j, const struct pw *p, int *head)
+{
+	const struct pwait *w = p->w;
+	const char *g = p->g;
+	int64_t size = p->size, nr = p->nr;
+	int in = p->in;
+	struct buf who = p->who;
+
+	if (md && !*head)
+		fprintf(md, "\n## Waits for ranks not in this input\n\nFrom each rank's HCCL tasks: the time per step, not under compute, that it waits for a peer of its group (peer ranks as the tasks number them, local to the group, or global where parallel_group_info maps them).\n");
+	*head = 1;
+	if (md) {
+		fprintf(md, "\nGroup `%s`", g);
+		if (size != UNSET)
+			fprintf(md, " has %lld ranks, %d in this input (%s)", (long long)size, in, p->rl);
+		fprintf(md, ". %s wait%s for rank %lld, which is not in this input: %s per step.\n",
+		    nr == j->nr && nr > 1 ? (nr == 2 ? "Both ranks" : "All ranks") : nr == 1 ? "One rank" : "Ranks",
+		    nr == 1 ? "s" : "", (long long)w->peer, who.p ? who.p : "");
+	}
+	/* Waits that end together are released by the peer's
+	 * arrival: it is late, the links are not slow. */
+	{
+		int64_t spread;
+		int nw, steps = 0;
+
+		for (int i = 0; i < j->nr; i++)
+			if (ranks[j->r[i]].nstep > steps)
+				steps = ranks[j->r[i]].nstep;
+		if (sameend(j, g, w->peer, &spread, &nw) && md) {
+			char h[64];
+
+			if ((double)spread <= rules_num("cluster.skew_min_us") * 100)
+				fprintf(md, "\nTheir HCCL tasks show the waits for rank %lld ending at the same instant (%d wait%s of at least %g µs on each rank, ends within %s of each other): the peer's arrival releases them together, so rank %lld arrives late; a slow link would not end them together.",
+				    (long long)w->peer, nw, nw == 1 ? "" : "s", rules_num("cluster.skew_min_us"), hd(spread, h), (long long)w->peer);
+			else
+				fprintf(md, "\nTheir HCCL tasks show the waits for rank %lld ending up to %s apart (%d wait%s of at least %g µs on each rank).",
+				    (long long)w->peer, hd(spread, h), nw, nw == 1 ? "" : "s", rules_num("cluster.skew_min_us"));
+			if (steps == 1)
+				fprintf(md, " The capture holds one step%s: one occurrence, not a pattern.",
+				    ranks[j->r[0]].active == 1 ? " (profiler_info schedule active 1)" : "");
+			fprintf(md, "\n");
+		}
+	}
+}
+
+/* The peers each captured rank waits for next: fixing the latest one
+ * leaves them; all of them late is a group-wide skew.  And the
+ * recommendation. */
+static void
+pwnext(const struct job *j, struct pw *p)
+{
+	const struct pwait *w = p->w;
+	const char *g = p->g;
+	int64_t size = p->size, leastwon = p->leastwon;
+	int in = p->in, less = p->less;
+	struct buf who = p->who, won = p->won;
+	char nm[64];
+
+	struct buf nx = {0}, rx = {0};
+	int wide = 0;
+	const char *widen = "";
+	char wnm[64];
+
+	for (int i = 0; i < j->nr; i++) {
+		struct buf b = {0};
+		int64_t top, topw, rem;
+		int n = nextpeers(j->r[i], g, w->peer, &b, &top, &topw, &rem);
+		char h[64], h2[64];
+
+		if (n == 0)
+			continue;
+		if (size != UNSET && n == size - 2) {
+			if (!wide)
+				widen = rname(&ranks[j->r[i]], wnm);
+			wide = 1;
+			bprintf(&nx, "%s%s waits for every other peer too (its own waits per step not under compute, in each op at most its wait for rank %lld: ",
+			    nx.len ? " " : "", rname(&ranks[j->r[i]], nm), (long long)w->peer);
+		} else
+			bprintf(&nx, "%s%s waits next for ", nx.len ? " " : "", rname(&ranks[j->r[i]], nm));
+		buf_adds(&nx, b.p);
+		if (n == size - 2)
+			buf_adds(&nx, ")");
+		else
+			bprintf(&nx, " per step, not under compute (in each op at most its wait for rank %lld)", (long long)w->peer);
+		bprintf(&nx, "; the longest of them in each op, what fixing rank %lld leaves: %s per step.", (long long)w->peer, hd(rem, h2));
+		if (rx.len == 0) {
+			bprintf(&rx, "; fixing it leaves %s per step of waits on the next-latest peers on %s (rank %lld the longest, %s)",
+			    hd(rem, h2), rname(&ranks[j->r[i]], nm), (long long)top, hd(topw, h));
+		}
+		buf_free(&b);
+	}
+	if (md && nx.len)
+		fprintf(md, "\nAfter rank %lld: %s%s%s%s\n", (long long)w->peer, nx.p,
+		    wide ? " Every peer of the group arrives after " : "", wide ? widen : "",
+		    wide ? ": the skew is group-wide, and fixing one peer at a time leaves the next." : "");
+	if (wide) {
+		buf_adds(&rx, ": every other peer arrives after ");
+		buf_adds(&rx, widen);
+		buf_adds(&rx, " too, the skew is group-wide");
+	}
+	{
+		char sz[96] = "";
+
+		if (size != UNSET)
+			snprintf(sz, sizeof sz, "; the input holds %d of the group's %lld ranks", in, (long long)size);
+		/* the stake is what fixing it wins back, as
+		 * the rank reports give it */
+		if (less) {
+			buf_adds(&who, "; what fixing it wins back, the rest being the waits on the next-latest peers: ");
+			buf_add(&who, won.p, won.len);
+		}
+		if (wide)
+			addreco(leastwon, "Rank %lld of group %s, which is not in this input, holds back the ranks that are (exposed wait per step: %s)%s%s: profile all ranks to see why they are late.",
+			    (long long)w->peer, g, who.p ? who.p : "", sz, rx.p);
+		else
+			addreco(leastwon, "Rank %lld of group %s, which is not in this input, holds back the ranks that are (exposed wait per step: %s)%s%s: profile rank %lld (or all ranks) to see why it is late.",
+			    (long long)w->peer, g, who.p ? who.p : "", sz, rx.len ? rx.p : "", (long long)w->peer);
+	}
+	buf_free(&nx);
+	buf_free(&rx);
+	p->who = who;
+}
+
+/*
+ * Groups and the peers not in the input: per group, its size and the
+ * job's ranks in it; per peer rank the input does not hold, the exposed
+ * wait of each captured rank for it (mean per step), from their HCCL
+ * tasks.  Peer ranks are the tasks' own numbers (local to the group).
+ */
+void
+peerwaits(const struct job *j)
+{
+	char nm[64];
+	int head = 0;
+
+	jsarray("groups");
+	for (size_t k = 0; k < nrg; k++) {
+		const char *g = rgs[k].group;
+		int64_t size = UNSET;
+		int in = 0, seen = 0;
+		struct buf rl = {0};
+
+		if (!injob(j, rgs[k].rank))
+			continue;
+		for (size_t q = 0; q < k; q++)
+			if (injob(j, rgs[q].rank) && strcmp(rgs[q].group, g) == 0)
+				seen = 1;
+		if (seen)
+			continue;
+		for (size_t q = k; q < nrg; q++)
+			if (injob(j, rgs[q].rank) && strcmp(rgs[q].group, g) == 0) {
+				if (rgs[q].size != UNSET && rgs[q].size > size)
+					size = rgs[q].size;
+				if (in++)
+					buf_adds(&rl, ", ");
+				buf_adds(&rl, rname(&ranks[rgs[q].rank], nm));
+			}
+		rbegin("group", j);
+		out_cstr(&rb, "group", g);
+		if (size == UNSET)
+			out_null(&rb, "size");
+		else
+			out_i64(&rb, "size", size);
+		out_i64(&rb, "ranks_in_input", in);
+		rput();
+		/* the peers of this group that the input does not hold */
+		for (size_t a = 0; a < npw; a++) {
+			const struct pwait *w = &pws[a];
+			struct pw p = { w, g, rl.p ? rl.p : "", size, UNSET, UNSET, 0, in, 0, {0}, {0} };
+			int dup = 0;
+
+			if (!injob(j, w->rank) || strcmp(w->group, g) != 0 ||
+			    captured(j, g, w->peer) >= 0)
+				continue;
+			for (size_t b = 0; b < a; b++)
+				if (injob(j, pws[b].rank) && strcmp(pws[b].group, g) == 0 &&
+				    pws[b].peer == w->peer)
+					dup = 1;
+			if (dup || !pwrec(j, &p))
+				continue;
+			pwmd(j, &p, &head);
+			pwnext(j, &p);
+			buf_free(&p.who);
+			buf_free(&p.won);
+		}
+		nometapeers(j, k, in, size, rl.p ? rl.p : "", &head);
+		exposedgroup(j, k, in, size);
+		buf_free(&rl);
+	}
+}
