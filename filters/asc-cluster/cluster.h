@@ -130,6 +130,16 @@ struct rgroup {
 extern struct pwait *pws;
 extern size_t npw;
 
+/* A rank report's stake for one comm group (asc-judge's stake_by_group:
+ * what overlapping or shrinking its ops could win on that rank). */
+struct gstake {
+	int	 rank;
+	char	*group, *how;
+	int64_t	 stake, compute, halfxfer;	/* UNSET: not given */
+};
+extern struct gstake *gss;
+extern size_t ngs;
+
 /* A long Notify_Wait of a rank's HCCL tasks: on which peer (the tasks'
  * number) and when it ends, absolute. */
 struct lwait {

@@ -198,13 +198,48 @@ xferadvice(const struct job *j, size_t k, struct buf *adv)
 	buf_free(&rs);
 }
 
+/*
+ * What the rank reports say overlapping or shrinking group g's ops could
+ * win (their stake_by_group), the most over the job's ranks of g, with
+ * each rank's figure in txt; UNSET unless every such rank gives one.
+ */
+static int64_t
+grpstake(const struct job *j, const char *g, struct buf *txt, int *nr)
+{
+	int64_t most = UNSET;
+	int n = 0;
+	char t1[64], t2[64], t3[64], nm[64];
+
+	for (size_t q = 0; q < nrg; q++) {
+		const struct rgroup *x = &rgs[q];
+		const struct gstake *s = NULL;
+
+		if (!injob(j, x->rank) || strcmp(x->group, g) != 0 || x->elapsed == UNSET)
+			continue;
+		for (size_t i = 0; i < ngs && s == NULL; i++)
+			if (gss[i].rank == x->rank && strcmp(gss[i].group, g) == 0 && gss[i].stake != UNSET)
+				s = &gss[i];
+		if (s == NULL)
+			return UNSET;
+		if (strcmp(s->how, "shrink") == 0 && s->compute != UNSET && s->halfxfer != UNSET)
+			bprintf(txt, "%s%s %s (the %s of compute after its gradient, and %s, half its transfer, by reducing in BF16)",
+			    n++ ? ", " : "", rname(&ranks[x->rank], nm), hd(s->stake, t1), hd(s->compute, t2), hd(s->halfxfer, t3));
+		else
+			bprintf(txt, "%s%s %s", n++ ? ", " : "", rname(&ranks[x->rank], nm), hd(s->stake, t1));
+		if (most == UNSET || s->stake > most)
+			most = s->stake;
+	}
+	*nr = n;
+	return most;
+}
+
 static void
 nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl, int *head)
 {
 	const char *g = rgs[k].group;
-	struct buf out = {0}, who = {0}, bound = {0}, wtxt = {0};
+	struct buf out = {0}, who = {0}, bound = {0}, wtxt = {0}, gtxt = {0};
 	int64_t least = UNSET, mostwait = UNSET, stake, won;
-	int nout = 0, nr = 0, nbound = 0;
+	int nout = 0, nr = 0, nbound = 0, ngtxt = 0;
 	char t1[64], t2[64], t3[64], nm[64];
 
 	for (size_t a = 0; a < npw; a++)
@@ -268,10 +303,13 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 		if (mostwait == UNSET || (int64_t)((el - xm) * 1e6) / steps > mostwait)
 			mostwait = (int64_t)((el - xm) * 1e6) / steps;
 	}
-	/* a pipeline's stake: what its rank reports say acting could win */
+	/* a pipeline's stake, or a transfer-bound group's: what its rank
+	 * reports say acting could win */
 	stake = least;
 	if (rgs[k].role && strncmp(rgs[k].role, "pp", 2) == 0 &&
 	    (won = ppwon(j, g, &wtxt)) != UNSET && won < least)
+		stake = won;
+	else if (nbound && (won = grpstake(j, g, &gtxt, &ngtxt)) != UNSET && won < least)
 		stake = won;
 	rbegin("peer_wait", j);
 	out_cstr(&rb, "group", g);
@@ -285,7 +323,8 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 	out_key(&rb, "waits");
 	buf_adds(&rb, "null");
 	put_ns(&rb, "time_at_stake", stake);
-	out_cstr(&rb, "measured", stake != least ? "no HCCL tasks: what the rank reports say acting on the pipeline bubble could win, not the wait on the peer" :
+	out_cstr(&rb, "measured", stake != least ? (nbound ? "no HCCL tasks: what the rank reports say overlapping or shrinking its ops could win, not the wait on the peer" :
+	    "no HCCL tasks: what the rank reports say acting on the pipeline bubble could win, not the wait on the peer") :
 	    "no HCCL tasks: the time in the group's ops, not the wait on the peer");
 	out_bool(&rb, "transfer_bound", nbound > 0);
 	put_ns(&rb, "wait_at_most", nbound ? mostwait : UNSET);
@@ -307,9 +346,14 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 			struct buf adv = {0};
 
 			xferadvice(j, k, &adv);
-			addreco(least, "Group %s (%s) spends %s per step in its %s, transfer-bound: by the bandwidth table %s; at most %s per step can be a wait on global rank%s %s (not in this input)%s; at most the whole %s per step is at stake.",
-			    g, rgs[k].role ? rgs[k].role : "no role", hd(least, t2), rgs[k].kind ? rgs[k].kind : "ops",
-			    bound.p, hd(mostwait, t1), nout > 1 ? "s" : "", out.p, adv.p, hd(least, t3));
+			if (stake != least)
+				addreco(stake, "Group %s (%s) spends %s per step in its %s, transfer-bound: by the bandwidth table %s; at most %s per step can be a wait on global rank%s %s (not in this input)%s; at most %s per step is at stake, by the rank report%s: %s.",
+				    g, rgs[k].role ? rgs[k].role : "no role", hd(least, t2), rgs[k].kind ? rgs[k].kind : "ops",
+				    bound.p, hd(mostwait, t1), nout > 1 ? "s" : "", out.p, adv.p, hd(stake, t3), ngtxt > 1 ? "s" : "", gtxt.p);
+			else
+				addreco(least, "Group %s (%s) spends %s per step in its %s, transfer-bound: by the bandwidth table %s; at most %s per step can be a wait on global rank%s %s (not in this input)%s; at most the whole %s per step is at stake.",
+				    g, rgs[k].role ? rgs[k].role : "no role", hd(least, t2), rgs[k].kind ? rgs[k].kind : "ops",
+				    bound.p, hd(mostwait, t1), nout > 1 ? "s" : "", out.p, adv.p, hd(least, t3));
 			buf_free(&adv);
 		}
 		goto done;
@@ -344,6 +388,7 @@ done:
 	buf_free(&who);
 	buf_free(&bound);
 	buf_free(&wtxt);
+	buf_free(&gtxt);
 }
 
 /*

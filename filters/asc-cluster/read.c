@@ -25,6 +25,8 @@ struct cop *cops;
 size_t ncop;
 struct ppst *pps;
 size_t npps;
+struct gstake *gss;
+size_t ngs;
 struct pwait *pws;
 size_t npw;
 struct lwait *lws;
@@ -592,7 +594,29 @@ ppidle(jv s, struct ppst *x)
 	jv_free(st);
 }
 
-/* The pipeline_stages of a rank report's recommendations. */
+/* The stake_by_group entries of one recommendation of a rank report. */
+static void
+groupstakes(jv r, int ri)
+{
+	jv sg = jv_object_get(r, jv_string("stake_by_group"));
+
+	if (jv_get_kind(sg) == JV_KIND_ARRAY)
+		jv_array_foreach(sg, i, e) {
+			char g[64], h[32];
+
+			if (strcmp(jvs(e, "group", g, sizeof g), "-") != 0) {
+				struct gstake x = { ri, xstrdup(g), xstrdup(jvs(e, "how", h, sizeof h)),
+				    jvms(e, "stake_ms"), jvms(e, "compute_ms"), jvms(e, "half_transfer_ms") };
+
+				gss = xreallocarray(gss, ngs + 1, sizeof *gss);
+				gss[ngs++] = x;
+			}
+			jv_free(e);
+		}
+	jv_free(sg);
+}
+
+/* The pipeline_stages and group stakes of a rank report's recommendations. */
 static void
 onverdict(struct rin *in, int ri)
 {
@@ -600,6 +624,7 @@ onverdict(struct rin *in, int ri)
 	int n = jv_get_kind(rv) == JV_KIND_ARRAY ? jv_array_length(jv_copy(rv)) : 0;
 
 	for (int i = 0; i < n; i++) {
+		groupstakes(jv_array_get(jv_copy(rv), i), ri);
 		jv s = jv_object_get(jv_array_get(jv_copy(rv), i), jv_string("pipeline_stages"));
 		char t[64];
 		jv ps = jv_object_get(jv_array_get(jv_copy(rv), i), jv_string("pipeline_stake"));
