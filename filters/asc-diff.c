@@ -320,6 +320,45 @@ gather_file(struct gather *g, const char *path, const char *shown)
 	rin_close(&r);
 }
 
+
+/*
+ * The ops of each part as asc-parts counted them (its part records'
+ * "ops"), as partops() gives them; invalid when a part record has none
+ * (a stream of an older asc-parts): partops() then places the kernels.
+ */
+static jv
+ownops(jv parts)
+{
+	jv out = jv_array();
+
+	jv_array_foreach(parts, i, p) {
+		jv ops = jv_object_get(jv_copy(p), jv_string("ops"));
+
+		if (jv_get_kind(ops) != JV_KIND_ARRAY) {
+			jv_free(ops);
+			jv_free(p);
+			jv_free(out);
+			jv_free(parts);
+			return jv_invalid();
+		}
+		jv_array_foreach(ops, j, o) {
+			jv c = jv_object();
+
+			c = jv_object_set(c, jv_string("step_id"), jv_object_get(jv_copy(p), jv_string("step_id")));
+			c = jv_object_set(c, jv_string("part"), jv_object_get(jv_copy(p), jv_string("part")));
+			c = jv_object_set(c, jv_string("op"), jv_object_get(jv_copy(o), jv_string("op")));
+			c = jv_object_set(c, jv_string("op_type"), jv_null());
+			c = jv_object_set(c, jv_string("calls"), jv_object_get(jv_copy(o), jv_string("kernels")));
+			c = jv_object_set(c, jv_string("dur_ns"), jv_object_get(jv_copy(o), jv_string("kernel_sum_ns")));
+			c = jv_object_set(c, jv_string("wait_ns"), jv_object_get(o, jv_string("wait_ns")));
+			out = jv_array_append(out, c);
+		}
+		jv_free(ops);
+		jv_free(p);
+	}
+	jv_free(parts);
+	return out;
+}
 /* One side: the records of its file, its model parts (a stream saved
  * before asc-parts ran in asc-analyze gets them here, from asc-fia and
  * asc-parts) and their kernels by op. */
@@ -328,7 +367,7 @@ load(const char *path)
 {
 	struct gather *g = gather_new(kept, NKEPT);
 	char *fo = NULL;
-	jv v, p;
+	jv v, p, ops;
 
 	gather_file(g, path, path);
 	v = gather_take(g);
@@ -350,7 +389,8 @@ load(const char *path)
 		v = gather_take(g);
 	}
 	gather_free(g);
-	v = jv_object_set(v, jv_string("part_op"),
+	ops = ownops(jv_object_get(jv_copy(v), jv_string("part")));
+	v = jv_object_set(v, jv_string("part_op"), jv_is_valid(ops) ? ops :
 	    partops(fo ? fo : path, jv_object_get(jv_copy(v), jv_string("part"))));
 	if (fo) {
 		unlink(fo);

@@ -27,6 +27,7 @@ def partkeyed:
 def parts($g):
   pns($g) as $ns
   | [$g.part // [] | group_by(.step_id)[] | partkeyed[]] as $ps
+  | ([$g.op[]? | select(.view == "name")] | map({key, value: .op_type}) | from_entries) as $otype
   | ($g.part_op // [] | group_by(.step_id) | map({key: .[0].step_id, value: (group_by(.part) | map({key: (.[0].part | tostring), value: .}) | from_entries)}) | from_entries) as $ops
   | [$ps | group_by(.pk)[]
      | ([.[].name] | unique) as $names
@@ -37,7 +38,7 @@ def parts($g):
 	kernel: ([.[].kernel_sum_ns] | sum | idiv($ns)), cost: ([.[].total_cost_ns] | sum | idiv($ns)),
 	kernels: ([.[].kernels] | sum),
 	ops: ([.[] | $ops[.step_id][.part | tostring] // [] | .[]] | group_by(.op)
-	      | map({key: .[0].op, value: {op_type: .[0].op_type, calls: ([.[].calls] | sum), dur: ([.[].dur_ns] | sum), wait: ([.[].wait_ns] | sum)}}) | from_entries)}]
+	      | map({key: .[0].op, value: {op_type: (.[0].op_type // $otype[.[0].op]), calls: ([.[].calls] | sum), dur: ([.[].dur_ns] | sum), wait: ([.[].wait_ns] | sum)}}) | from_entries)}]
   # the name, unless it changes from step to step or two parts share it
   | (map(.name) | group_by(.) | map(select(length > 1) | .[0]) ) as $dup
   | map(.name as $nm | .label = (if $nm != null and ($dup | any(.[]; . == $nm) | not) then $nm

@@ -16,6 +16,7 @@
 
 #include <jv.h>
 
+#include "opkey.h"
 #include "rec.h"
 #include "rules.h"
 #include "steprec.h"
@@ -173,6 +174,9 @@ kernelrec(struct rin *r)
 	buf_addc(&tmp, '\0');
 	x->no = S.names.len;
 	buf_add(&S.names, tmp.p, tmp.len);
+	x->ko = S.names.len;
+	opkey(tmp.p, tmp.len - 1, &S.names);
+	buf_addc(&S.names, '\0');
 	tmp.len = 0;
 	if (k.task_type != NULL)
 		rf_str(k.task_type, &tmp);
@@ -409,6 +413,7 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	rules_load(rules);
+	opkey_init();
 	loadglobs();
 	rc = sr_run(argc, argv, maxline, kflag, &f);
 	xclose_stdout();

@@ -27,6 +27,7 @@ enum { W_NONE, W_FWDBWD, W_FWDFWD, W_BWDBWD, W_BWDFWD };
 struct kern {
 	int64_t		 s, e, dur, wait;
 	size_t		 no;		/* name in S.names, NUL-terminated */
+	size_t		 ko;		/* its op key (opkey(3)) in S.names */
 	int		 step;		/* index in S.step, -1: none */
 	int		 kind, role, layer, pass;
 	long		 key;

@@ -114,7 +114,7 @@ namecmp(const void *a, const void *b)
 	return d ? d : (*x > *y) - (*x < *y);
 }
 
-struct grp { size_t at; long cnt; int64_t sum; };
+struct grp { size_t at; long cnt; int64_t sum, wait; };
 
 static int
 grpcmp(const void *a, const void *b)
@@ -151,6 +151,65 @@ puttop(const size_t *idx, size_t n)
 		out_esc(&ob, nm, strlen(nm));
 		out_i64(&ob, "kernels", g[q].cnt);
 		out_nsms(&ob, "kernel_sum", g[q].sum);
+		buf_addc(&ob, '}');
+	}
+	buf_addc(&ob, ']');
+	free(v);
+	free(g);
+}
+
+/* Kernels of idx by op key (ties: index), as namecmp by name. */
+static int
+keycmp(const void *a, const void *b)
+{
+	const size_t *x = a, *y = b;
+	int d = strcmp(S.names.p + S.k[*x].ko, S.names.p + S.k[*y].ko);
+
+	return d ? d : (*x > *y) - (*x < *y);
+}
+
+/* Op groups by kernel sum, then op key. */
+static int
+opgrpcmp(const void *a, const void *b)
+{
+	const struct grp *x = a, *y = b;
+
+	if (x->sum != y->sum)
+		return x->sum > y->sum ? -1 : 1;
+	return strcmp(S.names.p + S.k[x->at].ko, S.names.p + S.k[y->at].ko);
+}
+
+/*
+ * Every op (by op key) of the part's kernels idx[0..n), by kernel sum:
+ * what asc-diff sums per part, so that a kernel counts in the part this
+ * filter put it in (a collective that outlasts the backward is in the
+ * gradient sync, though it starts before).
+ */
+static void
+putops(const size_t *idx, size_t n)
+{
+	size_t *v = xreallocarray(NULL, n ? n : 1, sizeof *v), ng = 0;
+	struct grp *g = xreallocarray(NULL, n ? n : 1, sizeof *g);
+
+	memcpy(v, idx, n * sizeof *v);
+	qsort(v, n, sizeof *v, keycmp);
+	for (size_t i = 0, j; i < n; i = j) {
+		g[ng].at = v[i], g[ng].sum = g[ng].wait = 0;
+		for (j = i; j < n && strcmp(S.names.p + S.k[v[j]].ko, S.names.p + S.k[v[i]].ko) == 0; j++)
+			g[ng].sum += S.k[v[j]].dur, g[ng].wait += S.k[v[j]].wait;
+		g[ng++].cnt = (long)(j - i);
+	}
+	qsort(g, ng, sizeof *g, opgrpcmp);
+	out_key(&ob, "ops");
+	buf_addc(&ob, '[');
+	for (size_t q = 0; q < ng; q++) {
+		const char *k = S.names.p + S.k[g[q].at].ko;
+
+		buf_adds(&ob, q ? ",{\"op\":" : "{\"op\":");
+		out_esc(&ob, k, strlen(k));
+		out_i64(&ob, "kernels", g[q].cnt);
+		out_i64(&ob, "kernel_sum_ns", g[q].sum);
+		out_i64(&ob, "wait_ns", g[q].wait);
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, ']');
@@ -398,6 +457,7 @@ putpart(size_t pi, int idx)
 	growmem(q->b - q->a);
 	n = members(q, mem, -1);
 	puttop(mem, n);
+	putops(mem, n);
 	putsides(mem, n, &c, NULL);
 	rec_put(&ob, stdout);
 }
