@@ -233,6 +233,33 @@ grpstake(const struct job *j, const char *g, struct buf *txt, int *nr)
 	return most;
 }
 
+/*
+ * The recommendation for a transfer-bound group with members not in the
+ * input: its figures, the advice its rank reports' evidence supports,
+ * and the stake (theirs, or at most the whole time).
+ */
+static void
+xferreco(const struct job *j, size_t k, int64_t least, int64_t stake, int64_t mostwait,
+    const char *bound, const char *out, int nout, const char *gtxt, int ngtxt)
+{
+	struct buf adv = {0}, sk = {0};
+	char t1[64], t2[64], t3[64];
+
+	if (md)
+		fprintf(md, "Its ops are transfer-bound: by the bandwidth table they move, per step, %s; at most %s per step can be a wait on global rank%s %s.\n",
+		    bound, hd(mostwait, t1), nout > 1 ? "s" : "", out);
+	xferadvice(j, k, &adv);
+	if (stake != least)
+		bprintf(&sk, "at most %s per step is at stake, by the rank report%s: %s", hd(stake, t3), ngtxt > 1 ? "s" : "", gtxt);
+	else
+		bprintf(&sk, "at most the whole %s per step is at stake", hd(least, t3));
+	addreco(stake, "Group %s (%s) spends %s per step in its %s, transfer-bound: by the bandwidth table %s; at most %s per step can be a wait on global rank%s %s (not in this input)%s; %s.",
+	    rgs[k].group, rgs[k].role ? rgs[k].role : "no role", hd(least, t2), rgs[k].kind ? rgs[k].kind : "ops",
+	    bound, hd(mostwait, t1), nout > 1 ? "s" : "", out, adv.p, sk.p);
+	buf_free(&adv);
+	buf_free(&sk);
+}
+
 static void
 nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl, int *head)
 {
@@ -339,23 +366,7 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 		    g, rgs[k].role ? rgs[k].role : "no role", rgs[k].kind ? rgs[k].kind : "ops", (long long)size, in, rl,
 		    nout > 1 ? "s" : "", nout > 1 ? "s" : "", out.p, nout > 1 ? "are" : "is", nout > 1 ? "them" : "it", who.p);
 	if (nbound) {
-		if (md)
-			fprintf(md, "Its ops are transfer-bound: by the bandwidth table they move, per step, %s; at most %s per step can be a wait on global rank%s %s.\n",
-			    bound.p, hd(mostwait, t1), nout > 1 ? "s" : "", out.p);
-		{
-			struct buf adv = {0};
-
-			xferadvice(j, k, &adv);
-			if (stake != least)
-				addreco(stake, "Group %s (%s) spends %s per step in its %s, transfer-bound: by the bandwidth table %s; at most %s per step can be a wait on global rank%s %s (not in this input)%s; at most %s per step is at stake, by the rank report%s: %s.",
-				    g, rgs[k].role ? rgs[k].role : "no role", hd(least, t2), rgs[k].kind ? rgs[k].kind : "ops",
-				    bound.p, hd(mostwait, t1), nout > 1 ? "s" : "", out.p, adv.p, hd(stake, t3), ngtxt > 1 ? "s" : "", gtxt.p);
-			else
-				addreco(least, "Group %s (%s) spends %s per step in its %s, transfer-bound: by the bandwidth table %s; at most %s per step can be a wait on global rank%s %s (not in this input)%s; at most the whole %s per step is at stake.",
-				    g, rgs[k].role ? rgs[k].role : "no role", hd(least, t2), rgs[k].kind ? rgs[k].kind : "ops",
-				    bound.p, hd(mostwait, t1), nout > 1 ? "s" : "", out.p, adv.p, hd(least, t3));
-			buf_free(&adv);
-		}
+		xferreco(j, k, least, stake, mostwait, bound.p, out.p, nout, gtxt.p, ngtxt);
 		goto done;
 	}
 	if (rgs[k].role && strncmp(rgs[k].role, "pp", 2) == 0) {
