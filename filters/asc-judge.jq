@@ -14,7 +14,7 @@ def median: sort | if length == 0 then null
 # Nearest-rank percentile.
 def pct($p): sort | if length == 0 then null
 	else .[([((length * $p / 100) | ceil) - 1, 0] | max)] end | r6;
-# Percentiles only where they can vary (R2.7: groups of >= 5 steps).
+# Percentiles only where they can vary (groups of >= 5 steps).
 def stats: map(select(. != null)) |
 	if length == 0 then null
 	else {avg: avg, median: median,
@@ -42,7 +42,7 @@ $R.attribution as $A |
 (.profile[0] // {}) as $P |
 ($P.origin_us // "0") as $origin |
 # Steps measured from kernels; without a kernel table, torch_npu's own
-# step_trace rows are the step results (R2.8), labelled as such.  The
+# step_trace rows are the step results, labelled as such.  The
 # step is Stage, the span of its kernels as with a kernel table; Preparing
 # lies before it and is reported beside it, not added.
 ((.step_metrics // []) | map(. + {breakdown_source: "kernels"})) as $MK |
@@ -91,7 +91,7 @@ $ST0 as $ST |
 [ $BUB[] | . as $b | ($attr[$b.bubble_id] // null) as $a |
   $b + {
     attributed: ($a != null),
-    # R2.3: an edge window is an artefact only when the capture does not
+    # An edge window is an artefact only when the capture does not
     # cover it (no host event recorded before it) or its step is cut.
     edge: ((.tags // []) | index(["PARTIAL_CAPTURE_BOUNDARY"]) != null),
     boundary: (((.tags // []) | index(["PARTIAL_CAPTURE_BOUNDARY"]) != null) and
@@ -105,7 +105,7 @@ $ST0 as $ST |
     par: ($a.host_parallelism // null),
     evidence: ($a.evidence // null),
     hostev: ($a.host_evidence // false),
-    # R3.3: time any host event of any depth covers, none covers, and the
+    # Time any host event of any depth covers, none covers, and the
     # host blocked in a serialisation point; each family's call chain.
     hany: ($a.host_any_ns // null),
     untr: ($a.untraced_ns // null),
@@ -223,9 +223,9 @@ def periodicity($g):
   ($hw | map(.swait) | add // 0) as $swait |
   (($hw | labelled("possible_comm_wait") | dursum) + ($hw | labelled("possible_sync_or_h2d") | map(select(.labels | index(["possible_comm_wait"]) == null)) | dursum)) as $commsync |
   ($uf >= $B.high_underfeed_ratio) as $high |
-  # R2.7: a pattern needs at least verdict.recurring_min_steps steps.
+  # A pattern needs at least verdict.recurring_min_steps steps.
   ($g.n >= $R.verdict.recurring_min_steps and ($withsig / $g.n) >= $B.recurring_step_share) as $rec |
-  # R2.1: where the step's time goes, averaged over the group (ns).
+  # Where the step's time goes, averaged over the group (ns).
   ({ compute: ($g.steps | map(.compute_ns) | navg),
      comm_exposed: ($g.steps | map(.comm_exposed_ns) | navg),
      comm_overlapped: ($g.steps | map(.comm_overlapped_ns) | navg),
@@ -234,7 +234,7 @@ def periodicity($g):
      tail: ($g.steps | map(.tail_gap_ns) | navg) }) as $bd |
   (($bd.comm_exposed // 0) >= $B.comm_exposed_min_ms * 1000000 and
    ($bd.comm_exposed // 0) >= $B.comm_exposed_service_share * $svc) as $commheavy |
-  # R2.5: host time by family in the host-facing windows, per step.
+  # Host time by family in the host-facing windows, per step.
   (reduce ($hw[] | .causes | to_entries[]) as $e ({}; .[$e.key] += $e.value)) as $causes |
   ({prelaunch: ((if ($pre | length) > 0 then ($pre | avg) else 0 end)),
     tail: ((if ($tail | length) > 0 then ($tail | avg) else 0 end)),
@@ -264,7 +264,7 @@ def periodicity($g):
     prelaunch_gap_ms_avg: (if ($pre | length) > 0 then ($pre | avg | ms) else null end),
     tail_gap_ms_avg: (if ($tail | length) > 0 then ($tail | avg | ms) else null end),
     internal_bubble_total_ms_avg: ($int | ms),
-    # a percentile only where it can vary (R2.7: groups of >= 5 steps)
+    # a percentile only where it can vary (groups of >= 5 steps)
     # (left out of the output for smaller groups: step_group_anomalies)
     largest_internal_bubble_ms_p95: (if $g.n >= $R.verdict.percentile_min_steps then ($g.steps | map(.largest_internal_bubble_ns) | pct(95) | ms) else null end),
     recurring_bubble_pattern: $rec,
@@ -393,7 +393,7 @@ def gap($c): $gaps | index([$c]) != null;
 # Host data present at all (no trace: the host side was not assessed).
 ((.profile[0].counts.host // 0) > 0) as $hosted |
 
-# R2.2: hidden issue when underfeed is high, a gap is heavy, or
+# Hidden issue when underfeed is high, a gap is heavy, or
 # communication is heavily exposed.
 ($DG != null and (($DG.high_underfeed) or $DG.comm_exposed_heavy or
   ($steps | map(select(.group_id == $dom) | .anomaly_tags[]) |
@@ -409,7 +409,7 @@ def gap($c): $gaps | index([$c]) != null;
  elif ($DG.host_covered_share // 0) >= 0.2 or ($DG.untraced_share // 0) >= 0.2 then "medium"
  else "low" end) as $hostrisk |
 
-# R2.2: the comm records per op family and group (instance suffixes
+# The comm records per op family and group (instance suffixes
 # stripped: hcom_allReduce__586_0_1 is hcom_allReduce), with the
 # wait / transit / idle split and bandwidth per transport.
 ($R.comm) as $CR |
@@ -473,10 +473,10 @@ def gap($c): $gaps | index([$c]) != null;
    ops: $COPS
  } end) as $COMM |
 
-# R3.1: the split of each op's elapsed time from its HCCL tasks (asc-comm:
+# The split of each op's elapsed time from its HCCL tasks (asc-comm:
 # comm_op per op instance, comm_peer per step, group and peer, comm_group),
 # per step; communication.json's own wait / transit only beside it.
-# R3.2: the groups, their size and role (asc-comm's comm_group), longest first.
+# The groups, their size and role (asc-comm's comm_group), longest first.
 ((.comm_group // []) | map(del(.type, .profile)) | sort_by(-(.elapsed_ns // 0))) as $CGR |
 (.comm_op // []) as $CO |
 # Without HCCL tasks (Level0): each op's wait measured by the device's
@@ -582,7 +582,7 @@ def undercap($lr; $grp):
 ([3 - ($CONFWHY | map(.weight) | add // 0), 0] | max) as $score |
 (if $score >= 2.5 then "high" elif $score >= 1.5 then "medium" else "low" end) as $confidence |
 
-# Recommendations (R2.6): each carries the time at stake per step of its
+# Recommendations: each carries the time at stake per step of its
 # group and they are ranked by it; P0 is the largest share of the step.
 def fmt: if . == null then "n/a" elif . >= 1000 then "\(. / 1000 | . * 100 | round / 100) s"
 	elif . >= 1 then "\(. * 100 | round / 100) ms" else "\(. * 1000 | . * 10 | round / 10) µs" end;
@@ -623,11 +623,11 @@ def rec($text; $scope; $target; $stake; $follow; $gap; $finding):
   ((($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) >= ([1, $R.verdict.idle_share * $svcms] | max)) or
   ($steps | map(select(.group_id == $dom) | .anomaly_tags[]) |
    (index(["INTERNAL_BUBBLE_HEAVY"]) != null or index(["PRELAUNCH_GAP_HEAVY"]) != null or index(["TAIL_GAP_HEAVY"]) != null)))) as $idleheavy |
-# With HCCL tasks the comm records are only a cross-check (R3.1).
+# With HCCL tasks the comm records are only a cross-check.
 (if $CT != null then [] else $COMM.ops // [] end) as $COPS1 |
 ($COPS1 | map(select(.tags | index(["COMM_WAIT_DOMINANT"]) != null))) as $WAITOPS |
 ($COPS1 | map(select(.tags | index(["COMM_BANDWIDTH_LOW"]) != null))) as $SLOWOPS |
-# R3.3: capture options that inflate host times, and the caveat every
+# Capture options that inflate host times, and the caveat every
 # host-side conclusion then carries.
 (["with_stack", "record_shapes", "profile_memory"] | map(select($P.config[.] == true))) as $INFL |
 (if ($INFL | length) == 0 then ""
@@ -883,7 +883,7 @@ def xferclause($n):
 	     (if $dp != null then "run it concurrently with the \($dp.role) reduce-scatter (a different group and peer) or " else "" end) +
 	     "shrink it (reduce the gradient in a lower precision); profiling the peer would not shorten it."
 	   else ": overlap it with compute (issue it as soon as its gradients are ready, under the rest of the backward) or shrink it; profiling the peer would not shorten it." end) ] | join("");
-# R3.4: what the other collectives' advice could win per step, by group
+# What the other collectives' advice could win per step, by group
 # (not pp, not 1-rank): overlap hides at most the compute there is; a
 # transfer-bound group with too little compute after its gradient, that
 # compute plus, for shrinking it (BF16), half its measured transfer
@@ -928,7 +928,7 @@ def unionlen: sort_by(.[0]) | reduce .[] as $i ({t: 0, s: null, e: null};
 	if .s == null then .s = $i[0] | .e = $i[1]
 	elif $i[0] > .e then .t += .e - .s | .s = $i[0] | .e = $i[1]
 	else .e = ([.e, $i[1]] | max) end) | .t + (if .s == null then 0 else .e - .s end);
-# R3.3: what the host waited on in a serialisation point [$s, $e): the
+# What the host waited on in a serialisation point [$s, $e): the
 # device's work in flight; with HCCL tasks, the communication ops in it
 # and the peer those ops waited for longest.
 def inflight($s; $e): [ $CO[] | select(.start_ns < $e and .end_ns > $s) ] as $o |
@@ -960,7 +960,7 @@ def owinflight($s; $e): [ $OWT[] | select(.start_ns < $e and .end_ns > $s) ] as 
      if $svc == null then null else ($svc - .offset_ns - .dur_ns | ms) end),
    chain, frame} + (if ($CO | length) > 0 then {in_flight: inflight(.start_ns; .end_ns)}
      elif ($OWT | length) > 0 then {in_flight: owinflight(.start_ns; .end_ns)} else {in_flight: null} end))) as $SERIAL |
-# R3.4: idle time ahead of a wait for a late peer only moves into that
+# Idle time ahead of a wait for a late peer only moves into that
 # wait.  The peer is the one the communication finding names (exposed
 # wait of at least max(comm.straggler_min_ms, comm.straggler_share of the
 # exposed communication)); per step, the idle windows that end before the
@@ -1065,7 +1065,7 @@ def opwtext: if ($OPW | length) == 0 then ""
     at_stake_job_wide_ms_per_step: ($fs | map(famjob(.key; .value)) | add // 0 | r6),
     at_stake_on_late_peer: (if $LATE != null then $LATEN elif ($OPW | length) > 0 then $OPWN else null end),
     at_stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0)} end) as $HRB0 |
-# R3.4: the host risk level rates what acting on the host causes could
+# The host risk level rates what acting on the host causes could
 # win on this rank, so the level the markers give (marker_level) is
 # capped by the share of the step at stake, at the priorities' limits:
 # under 2% low, under 10% at most medium.  The share is the job-wide
@@ -1166,7 +1166,7 @@ def parttext($k):
 ([
   (if ($M | length) == 0 then rec("No step could be measured: no kernel table and no step_trace_time.csv were read. Export kernel_details.csv (Level0 or higher) or op_summary to measure device idle time."; "global"; null; null; true; (if gap("db_export_only") then "db_export_only" else "no_kernel_table" end); "no_steps") else empty end),
 
-  # Exposed communication, from its HCCL tasks (R3.1, R3.4): the peer this
+  # Exposed communication, from its HCCL tasks: the peer this
   # rank waits for is where the time is at stake; else overlap, which can
   # hide at most the compute there is.
   (if $DG != null and $DG.comm_exposed_heavy and $CT != null then
@@ -1229,7 +1229,7 @@ def parttext($k):
 	late_peer_remainder_ms: (if $late != null and $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then $remain | r6 else null end),
 	won_back_by_fixing_ms: (if $late != null and $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then ($late.exposed_wait_ms - $remain) | r6 else null end)}
    else empty end),
-  # Exposed communication without its tasks: communication.json's figures (R2.2).
+  # Exposed communication without its tasks: communication.json's figures.
   (if $DG != null and $DG.comm_exposed_heavy and $CT == null then
      ($BD.comm_exposed // 0) as $ce |
      # what the file counts as waiting in 1-rank groups, which have no peer
@@ -1339,7 +1339,7 @@ def parttext($k):
      rec("\(.op) on group \(.group | tostring) moves data slowly: \($t) \(.bandwidth[$t].bandwidth_gbps) GB/s for \(.bandwidth[$t].size_mb | r6) MB (floor \($CR.bandwidth_low_gbps[$t]) GB/s in the rules). Check the link's health and contention with overlapping traffic, and the message sizes (bucket sizes).";
        "op"; .op; (.bandwidth[$t].time_ms * (1 - .bandwidth[$t].bandwidth_gbps / $CR.bandwidth_low_gbps[$t]) / $csteps); false; null; "COMM_BANDWIDTH_LOW")),
 
-  # Named host causes (R3.3), each decided on its call chain, with its
+  # Named host causes, each decided on its call chain, with its
   # specific advice; at stake is the idle time the family explains.
   ($FAM[] | select($idleheavy) | .family as $f | .ms as $t |
      ("\($t | fmt) per step of device idle time in \($dom) lies under host \($f) work (\(share($t; $HB) | pcs) of the \($HB | fmt) of significant idle time per step): ") as $lead |
@@ -1375,7 +1375,7 @@ def parttext($k):
 	 absorbed_by_late_peer_ms: absorbed($f),
 	 at_stake_while_peer_late_ms: (famstake($f; $t) | r6), at_stake_job_wide_ms: (famjob($f; $t) | r6)}}),
 
-  # R3.3: long host syncs while the device is busy are serialisation
+  # Long host syncs while the device is busy are serialisation
   # points, not bubble causes; what removing one wins is not measured.
   ($SERIAL[0:3][] | .in_flight as $f |
      rec("Serialisation point: \(.chain | join(" → "))" + (if .frame != null then " at \(.frame)" else "" end) +
