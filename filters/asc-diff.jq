@@ -208,7 +208,9 @@ def partrows($A; $B):
 	   + (if $g.how == "count_differs" then {delta_per_step_ns: ($y.wall - $x.wall)} else {} end),
 	 (if $g.how != "paired" then oprows_in($g.label; (if ($g.a | length) > 0 then $x else null end);
 					       (if ($g.b | length) > 0 then $y else null end); $na; $nb; $g.how == "count_differs") else empty end) )),
-    ( def between($g): [$g.step_parts // [] | .[].between_parts_ns] | sum | idiv($g.step_parts // [] | length);
+    ( # the service less the parts' walls: between, before the first and after the last part
+      def between($g): [$g.step_parts // [] | .[] | .between_parts_ns + (.before_parts_ns // 0) + (.after_parts_ns // 0)]
+		       | sum | idiv($g.step_parts // [] | length);
       def service($g): [$g.step_parts // [] | .[].service_ns] | sum | idiv($g.step_parts // [] | length);
       (([$pb[].wall] | sum) - ([$pa[].wall] | sum)) as $dw | dlt(between($A); between($B)) as $db | dlt(service($A); service($B)) as $ds
       | {kind: "part_total", key: "all parts", a_steps: $na, b_steps: $nb,
@@ -377,7 +379,7 @@ def partsmd($r):
 						 + ($top[.key] | if . == null or .delta_kernel_ns == 0 then "" else ", most in op \(.op | code) (\(.delta_kernel_ns | st))" end) end))
 	    | join("; ")) + ".\n" end)
     + (if $tot.delta_service_ns == null then "" else
-       "\nThe parts' walls change by \($tot.delta_wall_ns | st) per step and the time between parts by \($tot.delta_between_ns | st)"
+       "\nThe parts' walls change by \($tot.delta_wall_ns | st) per step and the time outside them (between, before the first, after the last) by \($tot.delta_between_ns | st)"
        + (if $tot.rounding_ns != 0 then ", and the integer means round by \($tot.rounding_ns | st)" else "" end)
        + ": \($tot.delta_service_ns | st), the change of the mean step over the steps with parts (A \($tot.a_service_ns | t), B \($tot.b_service_ns | t)).\n" end)
     end;

@@ -187,6 +187,8 @@ kernelrec(struct rin *r)
 	x->p2p = rules_match("fia.p2p", nm);
 	x->loss = rules_match("fia.loss", nm);
 	x->embed = rules_match("fia.embedding", nm);
+	/* the embedding's gradient, not a forward embedding (GatherV2) */
+	x->egrad = x->embed && rules_match("fia.backward", nm);
 	x->gnorm = rules_match("fia.grad_norm", nm);
 	x->lsm = rules_match("fia.log_softmax", nm);
 	x->drop = rules_match("fia.dropout", nm);

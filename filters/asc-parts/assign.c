@@ -124,7 +124,43 @@ runof(size_t ri, const struct kern *x)
 	return ri;
 }
 
-/* Training: optimizer, gradient sync and send/receive by phase and name. */
+/*
+ * A backward run without a gradient sync from asc-fia (a gradient kernel,
+ * the embedding's, began after its last collective did) whose collective
+ * outlasts its compute has one all the same, from the end of its last
+ * compute kernel: the rule the run with one follows.
+ */
+static void
+nullsync(void)
+{
+	for (size_t i = 0, ri = 0; i < S.nk;) {
+		size_t a = i, r = ri = runof(ri, &S.k[i]);
+		int64_t ce = INT64_MIN;
+
+		for (; i < S.nk && (ri = runof(ri, &S.k[i])) == r; i++)
+			if (!S.k[i].comm && S.k[i].e > ce)
+				ce = S.k[i].e;
+		if (S.nr == 0 || S.r[r].phase != 1 || S.r[r].gs >= 0 || ce == INT64_MIN)
+			continue;
+		for (size_t j = a; j < i; j++)
+			if (S.k[j].comm && !S.k[j].p2p && S.k[j].s < ce && S.k[j].e > ce)
+				S.r[r].gs = ce;
+	}
+}
+
+/* A collective begun in a backward layer or the embedding backward. */
+static int
+latecomm(const struct kern *x, size_t ri)
+{
+	return (x->kind == K_BWD || x->kind == K_EBWD) && x->comm && !x->p2p && S.nr > 0 &&
+	    S.r[ri].phase == 1 && S.r[ri].gs >= 0 && x->s < S.r[ri].gs && x->e > S.r[ri].gs;
+}
+
+/*
+ * Training: optimizer, gradient sync and send/receive by phase and name;
+ * a collective that outlasts the backward's compute is gradient sync,
+ * wherever it began.
+ */
 static void
 markphases(void)
 {
@@ -134,6 +170,8 @@ markphases(void)
 		struct kern *x = &S.k[i];
 
 		ri = runof(ri, x);
+		if ((x->layer >= 0 || x->lmhead) && latecomm(x, ri))
+			x->layer = -1, x->kind = K_GSYNC, x->key = (long)ri, x->late = 1;
 		if (x->layer >= 0 || x->lmhead)
 			continue;
 		if (S.nr > 0 && S.r[ri].phase == 2)
@@ -156,7 +194,7 @@ stretchkind(size_t a, size_t b, const struct layer *prev, const struct layer *ne
 		if (S.k[i].loss)
 			return K_LMHEAD;
 	for (size_t i = a; i < b; i++)
-		if (S.k[i].embed && prev != NULL && prev->bwd)
+		if (S.k[i].egrad && prev != NULL && prev->bwd)
 			return K_EBWD;
 	if (next != NULL && next->lip == 0)
 		return next->bwd ? K_BPRO : K_EMBED;
@@ -182,6 +220,8 @@ markstretches(void)
 		struct kern *x = &S.k[i];
 
 		ri = runof(ri, x);
+		if (i > 0 && S.k[i - 1].step != x->step)
+			prev = NULL;	/* a step starts before its first layer */
 		if (x->layer >= 0)
 			prev = &S.l[x->layer];
 		if (x->kind != PENDING) {
@@ -404,11 +444,13 @@ shiftlayers(void)
 }
 
 /*
- * A backward layer that holds an embedding gradient kernel (fia.embedding)
- * ends before it: from there to the layer's end is the embedding backward,
- * up to a gradient-norm kernel (fia.grad_norm) after it, where the check
- * and scaling of the gradients before the first collective begin: the
- * gradient sync's.
+ * A backward layer that holds an embedding gradient kernel (fia.embedding
+ * and fia.backward) ends before it: from there to the layer's end is the
+ * embedding backward, up to a gradient-norm kernel (fia.grad_norm) after
+ * it, where the check and scaling of the gradients before the first
+ * collective begin: the gradient sync's; or up to a forward embedding
+ * kernel (the next micro-batch's, which asc-fia's layer runs on to, up to
+ * its first anchor): from there it is that micro-batch's embedding.
  */
 static void
 splitembed(void)
@@ -419,12 +461,15 @@ splitembed(void)
 
 		if (!l->bwd || l->first == NONE)
 			continue;
-		for (j = l->first + 1; j < end && !S.k[j].embed; j++)
+		for (j = l->first + 1; j < end && !S.k[j].egrad; j++)
 			;
 		if (j == end)
 			continue;
-		for (t = j; t < end && !S.k[t].gnorm; t++)
+		for (t = j; t < end && !S.k[t].gnorm && !(S.k[t].embed && !S.k[t].egrad); t++)
 			S.k[t].layer = -1, S.k[t].lmhead = 1, S.k[t].kind = K_EBWD, S.k[t].key = (long)j;
+		if (t < end && !S.k[t].gnorm)
+			for (size_t f = t; t < end; t++)
+				S.k[t].layer = -1, S.k[t].lmhead = 1, S.k[t].kind = K_EMBED, S.k[t].key = (long)f;
 		for (size_t ri = t < end ? runof(0, &S.k[t]) : 0; t < end; t++)
 			S.k[t].layer = -1, S.k[t].lmhead = 1, S.k[t].kind = K_GSYNC, S.k[t].key = (long)ri;
 		l->kernels = (long)(j - l->first);
@@ -504,6 +549,7 @@ assign(void)
 	shiftlayers();
 	splitlmhead();
 	splitembed();
+	nullsync();
 	markphases();
 	if (!S.layered)
 		markcnn();
