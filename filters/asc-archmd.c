@@ -701,9 +701,9 @@ phasetext(struct buf *b)
 			scn += gi(g, "comm_kernels");
 			scs += gi(g, "comm_kernel_sum_ns");
 			sks += gi(g, "kernel_sum_ns");
-			/* a collective of the backward still running when it ended */
-			if (gi(g, "backward_comm_end_ns") > gi(r, "end_ns")) {
-				pastn++;
+			/* collectives of the backward that outlasted its compute: sync */
+			if (gi(g, "backward_comm_kernels") > 0) {
+				pastn += gi(g, "backward_comm_kernels");
 				if (gi(g, "backward_comm_end_ns") > past)
 					past = gi(g, "backward_comm_end_ns");
 			}
@@ -743,8 +743,16 @@ phasetext(struct buf *b)
 			    "kernels %s), not backward time", (long long)sn, ms(sw), (long long)scn,
 			    scn == 1 ? "" : "s", ms(scs), ms(sks - scs));
 			buf_adds(b, t);
+			if (pastn) {
+				snprintf(t, sizeof t, "; %lld of these collective%s started in the backward "
+				    "and ran past its last compute kernel, to %s (a collective that outlasts "
+				    "the backward's compute is gradient sync)", (long long)pastn,
+				    scn == 1 ? "" : "s", ms(past));
+				buf_adds(b, t);
+			}
 			if (nw) {
-				snprintf(t, sizeof t, "; in it the device waited %s with no kernel to run, "
+				snprintf(t, sizeof t, "; in it the device waited %s with no compute kernel "
+				    "to run (only collectives), "
 				    "from the backward's last compute kernel to the next kernel, which "
 				    "started after %s ended%s (gradient-sync time on the critical path)",
 				    ms(wt), won, nw > 1 ? " (first of several runs)" : "");
@@ -1104,12 +1112,16 @@ phasetable(void)
 			    "collective no gradient kernel follows, or before the device waited for the "
 			    "backward's dp collectives to end (a non-gradient kernel, such as a bucket "
 			    "copy, that started only after them); the gradient sync starts there.");
-		if (jv_get_kind(g) == JV_KIND_OBJECT && gi(g, "backward_comm_end_ns") > gi(r, "end_ns"))
-			pf(" Run %lld: collectives that started in the backward ran on to %s, into the "
-			    "gradient sync (their kernel time is in the backward row).",
-			    (long long)gi(r, "run"), ms(gi(g, "backward_comm_end_ns")));
+		if (jv_get_kind(g) == JV_KIND_OBJECT && gi(g, "backward_comm_kernels") > 0)
+			pf(" Run %lld: %lld collective%s started in the backward and ran on to %s, past "
+			    "its last compute kernel; a collective that outlasts the backward's compute "
+			    "is gradient sync (its kernels and kernel time are in the gradient sync row).",
+			    (long long)gi(r, "run"), (long long)gi(g, "backward_comm_kernels"),
+			    gi(g, "backward_comm_kernels") == 1 ? "" : "s",
+			    ms(gi(g, "backward_comm_end_ns")));
 		if (jv_get_kind(g) == JV_KIND_OBJECT && has(g, "wait_ns"))
-			pf(" Run %lld: from %s to %s (%s) the device had no kernel to run: the next "
+			pf(" Run %lld: from %s to %s (%s) the device had no compute kernel to run (only "
+			    "collectives ran): the next "
 			    "kernel started after %s ended. That wait is gradient-sync time on the "
 			    "critical path, not backward compute.", (long long)gi(r, "run"),
 			    ms(gi(g, "wait_start_ns")), ms(gi(g, "wait_end_ns")), ms(gi(g, "wait_ns")),
