@@ -840,6 +840,12 @@ s2_describe(void)
 	jv_free(fam);
 }
 
+/* How a layer of the attention fallback starts (asc-fia(1)). */
+static const char headtext[] = ", forward and backward (gradient) kernels counted apart, each "
+    "layer starting at its first kernel (the kernels before its attention kernel whose names "
+    "repeat before the next one, such as the input norm and the QKV projection; backward, the "
+    "MLP's gradient)";
+
 static void
 s2_evidence(void)
 {
@@ -864,10 +870,10 @@ s2_evidence(void)
 	}
 	pf("Layers are delimited by %s. ", methodtext());
 	if (train && !fia)
-		pf("**No `FusedInferAttentionScore` kernel was found**: layers start at the other "
-		    "attention kernels, forward and backward (gradient) kernels counted apart; a forward "
-		    "and a backward pass are cut where the direction changes or a send/receive runs. "
-		    "Confidence: **%s**%s.\n\n", gs(S, "confidence"), gb(S, "layers_agree") == 1 ?
+		pf("**No `FusedInferAttentionScore` kernel was found**: layers are cut at the other "
+		    "attention kernels%s; a forward and a backward pass are cut where the direction "
+		    "changes or a send/receive runs. Confidence: **%s**%s.\n\n", headtext,
+		    gs(S, "confidence"), gb(S, "layers_agree") == 1 ?
 		    " (the forward and backward layer counts agree)" : " (the forward and backward layer counts do not agree)");
 	else if (strcmp(method, "period") == 0)
 		pf("No attention kernel was found: the layers are probably the repeats of a block of "

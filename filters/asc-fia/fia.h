@@ -423,7 +423,11 @@ void	anomaly(struct ltype *, struct buf *);
 void	ranges_flush(struct ltype *);
 void	layer_end(struct eng *, int ei, int cut);
 void	eng_kernel(struct eng *, int ei, const struct lk *, int anchor, int64_t dur,
+	    const struct rfield *step, int64_t gap, int af);
+/* head.c: layers start at their head, the kernels before the anchor. */
+void	head_kernel(struct eng *, int ei, const struct lk *, int anchor, int64_t dur,
 	    const struct rfield *step, int64_t gap);
+void	head_flush(struct eng *, int ei);
 void	period_replay(void);
 /* Is the step f (NULL: none) the one held in b (k: there is one)? */
 int	samestep(const struct buf *, int k, const struct rfield *f);
