@@ -1582,9 +1582,9 @@ s6_sub(void)
 
 		pf("### 6.%d %s — %s (%s)\n\n", i + 1, tdisplay(gs(t, "layer_type")),
 		    permb(gi(t, "layers")), gs(t, "layer_ranges"));
-		pf("%lld of %lld layers match the template kernel sequence; %lld deviate%s.\n\n",
+		pf("%lld of %lld layers match the template kernel sequence; %lld deviate%s%s.\n\n",
 		    (long long)gi(t, "matched_layers"), (long long)gi(t, "layers"),
-		    (long long)gi(t, "deviating_layers"),
+		    (long long)gi(t, "deviating_layers"), gi(t, "deviating_layers") == 1 ? "s" : "",
 		    strcmp(gs(t, "template_truncated"), "true") == 0 ? " (template truncated)" : "");
 		tree(t);
 		roletable(t, 64);
