@@ -26,7 +26,8 @@ TESTBIN	 = $(UNITS:%=tests/unit/%_test)
 OPSOBJ	 = filters/asc-ops/pmu.o
 FIAOBJ	 = filters/asc-fia/names.o filters/asc-fia/layers.o filters/asc-fia/passes.o \
 	   filters/asc-fia/phases.o filters/asc-fia/checks.o filters/asc-fia/roles.o \
-	   filters/asc-fia/classify.o filters/asc-fia/emit.o filters/asc-fia/summary.o
+	   filters/asc-fia/classify.o filters/asc-fia/emit.o filters/asc-fia/summary.o \
+	   filters/asc-fia/head.o
 DIFFOBJ	 = filters/asc-diff/partops.o
 PARTSOBJ = filters/asc-parts/assign.o filters/asc-parts/write.o
 CLUSTEROBJ = filters/asc-cluster/read.o filters/asc-cluster/jobs.o filters/asc-cluster/out.o \

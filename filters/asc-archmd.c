@@ -701,9 +701,9 @@ phasetext(struct buf *b)
 			scn += gi(g, "comm_kernels");
 			scs += gi(g, "comm_kernel_sum_ns");
 			sks += gi(g, "kernel_sum_ns");
-			/* a collective of the backward still running when it ended */
-			if (gi(g, "backward_comm_end_ns") > gi(r, "end_ns")) {
-				pastn++;
+			/* collectives of the backward that outlasted its compute: sync */
+			if (gi(g, "backward_comm_kernels") > 0) {
+				pastn += gi(g, "backward_comm_kernels");
 				if (gi(g, "backward_comm_end_ns") > past)
 					past = gi(g, "backward_comm_end_ns");
 			}
@@ -743,8 +743,16 @@ phasetext(struct buf *b)
 			    "kernels %s), not backward time", (long long)sn, ms(sw), (long long)scn,
 			    scn == 1 ? "" : "s", ms(scs), ms(sks - scs));
 			buf_adds(b, t);
+			if (pastn) {
+				snprintf(t, sizeof t, "; %lld of these collective%s started in the backward "
+				    "and ran past its last compute kernel, to %s (a collective that outlasts "
+				    "the backward's compute is gradient sync)", (long long)pastn,
+				    scn == 1 ? "" : "s", ms(past));
+				buf_adds(b, t);
+			}
 			if (nw) {
-				snprintf(t, sizeof t, "; in it the device waited %s with no kernel to run, "
+				snprintf(t, sizeof t, "; in it the device waited %s with no compute kernel "
+				    "to run (only collectives), "
 				    "from the backward's last compute kernel to the next kernel, which "
 				    "started after %s ended%s (gradient-sync time on the critical path)",
 				    ms(wt), won, nw > 1 ? " (first of several runs)" : "");
@@ -832,6 +840,12 @@ s2_describe(void)
 	jv_free(fam);
 }
 
+/* How a layer of the attention fallback starts (asc-fia(1)). */
+static const char headtext[] = ", forward and backward (gradient) kernels counted apart, each "
+    "layer starting at its first kernel (the kernels before its attention kernel whose names "
+    "repeat before the next one, such as the input norm and the QKV projection; backward, the "
+    "MLP's gradient)";
+
 static void
 s2_evidence(void)
 {
@@ -856,10 +870,10 @@ s2_evidence(void)
 	}
 	pf("Layers are delimited by %s. ", methodtext());
 	if (train && !fia)
-		pf("**No `FusedInferAttentionScore` kernel was found**: layers start at the other "
-		    "attention kernels, forward and backward (gradient) kernels counted apart; a forward "
-		    "and a backward pass are cut where the direction changes or a send/receive runs. "
-		    "Confidence: **%s**%s.\n\n", gs(S, "confidence"), gb(S, "layers_agree") == 1 ?
+		pf("**No `FusedInferAttentionScore` kernel was found**: layers are cut at the other "
+		    "attention kernels%s; a forward and a backward pass are cut where the direction "
+		    "changes or a send/receive runs. Confidence: **%s**%s.\n\n", headtext,
+		    gs(S, "confidence"), gb(S, "layers_agree") == 1 ?
 		    " (the forward and backward layer counts agree)" : " (the forward and backward layer counts do not agree)");
 	else if (strcmp(method, "period") == 0)
 		pf("No attention kernel was found: the layers are probably the repeats of a block of "
@@ -1104,12 +1118,16 @@ phasetable(void)
 			    "collective no gradient kernel follows, or before the device waited for the "
 			    "backward's dp collectives to end (a non-gradient kernel, such as a bucket "
 			    "copy, that started only after them); the gradient sync starts there.");
-		if (jv_get_kind(g) == JV_KIND_OBJECT && gi(g, "backward_comm_end_ns") > gi(r, "end_ns"))
-			pf(" Run %lld: collectives that started in the backward ran on to %s, into the "
-			    "gradient sync (their kernel time is in the backward row).",
-			    (long long)gi(r, "run"), ms(gi(g, "backward_comm_end_ns")));
+		if (jv_get_kind(g) == JV_KIND_OBJECT && gi(g, "backward_comm_kernels") > 0)
+			pf(" Run %lld: %lld collective%s started in the backward and ran on to %s, past "
+			    "its last compute kernel; a collective that outlasts the backward's compute "
+			    "is gradient sync (its kernels and kernel time are in the gradient sync row).",
+			    (long long)gi(r, "run"), (long long)gi(g, "backward_comm_kernels"),
+			    gi(g, "backward_comm_kernels") == 1 ? "" : "s",
+			    ms(gi(g, "backward_comm_end_ns")));
 		if (jv_get_kind(g) == JV_KIND_OBJECT && has(g, "wait_ns"))
-			pf(" Run %lld: from %s to %s (%s) the device had no kernel to run: the next "
+			pf(" Run %lld: from %s to %s (%s) the device had no compute kernel to run (only "
+			    "collectives ran): the next "
 			    "kernel started after %s ended. That wait is gradient-sync time on the "
 			    "critical path, not backward compute.", (long long)gi(r, "run"),
 			    ms(gi(g, "wait_start_ns")), ms(gi(g, "wait_end_ns")), ms(gi(g, "wait_ns")),
@@ -1564,9 +1582,9 @@ s6_sub(void)
 
 		pf("### 6.%d %s — %s (%s)\n\n", i + 1, tdisplay(gs(t, "layer_type")),
 		    permb(gi(t, "layers")), gs(t, "layer_ranges"));
-		pf("%lld of %lld layers match the template kernel sequence; %lld deviate%s.\n\n",
+		pf("%lld of %lld layers match the template kernel sequence; %lld deviate%s%s.\n\n",
 		    (long long)gi(t, "matched_layers"), (long long)gi(t, "layers"),
-		    (long long)gi(t, "deviating_layers"),
+		    (long long)gi(t, "deviating_layers"), gi(t, "deviating_layers") == 1 ? "s" : "",
 		    strcmp(gs(t, "template_truncated"), "true") == 0 ? " (template truncated)" : "");
 		tree(t);
 		roletable(t, 64);

@@ -119,6 +119,8 @@ unit_end(void)
 
 	if (!G.unit)
 		return;
+	head_flush(&G.e[E_FIA], E_FIA);
+	head_flush(&G.e[E_ATT], E_ATT);
 	classify(&u);
 	emit_passes(&u);
 	verify(&u);
@@ -274,8 +276,8 @@ kernelrec(struct rin *r)
 	if (s->first == NULL)
 		s->first = xstrndup(nmb.p, nmb.len);
 
-	eng_kernel(&G.e[E_FIA], E_FIA, &x, fl & F_FIA, k.dur, k.step, gap);
-	eng_kernel(&G.e[E_ATT], E_ATT, &x, fl & F_ANCH, k.dur, k.step, gap);
+	head_kernel(&G.e[E_FIA], E_FIA, &x, fl & F_FIA, k.dur, k.step, gap);
+	head_kernel(&G.e[E_ATT], E_ATT, &x, fl & F_ANCH, k.dur, k.step, gap);
 	/* Kept for the period search, when there is no attention anchor. */
 	if (G.npk < maxpk) {
 		if (G.npk == G.cappk) {

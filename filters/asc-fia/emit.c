@@ -417,6 +417,7 @@ emit_phases(void)
 			out_nsms(&ob, "kernel_sum", u->sum - u->wsum);
 			/* the backward's collectives running on into the sync */
 			out_i64(&ob, "backward_comm_end_ns", u->wme > u->we ? u->wme : u->we);
+			out_i64(&ob, "backward_comm_kernels", u->mv);
 			if (u->xc >= 0) {
 				out_i64(&ob, "wait_start_ns", u->xs);
 				out_i64(&ob, "wait_end_ns", u->xe);

@@ -158,6 +158,8 @@ struct chain {
  * the backward ends before that wait (p*: the run before the wait; x*: the
  * wait, on the collective xc), and the wait is gradient-sync time.
  */
+#define NBC 256		/* backward collectives followed per run */
+
 struct prun {
 	int	 ph, first;	/* first: the name of its first kernel */
 	int64_t	 s, e, n, sum, cn, csum;	/* c*: communication kernels */
@@ -168,6 +170,10 @@ struct prun {
 	int	 pw, xc;	/* a wait since the last gradient kernel; its collective */
 	int64_t	 pn, psum, pcn, pcsum, pme, xs, xe;
 	char	 mecraw[96], xcraw[96];	/* mec, xc as the kernel names them */
+	/* The backward's dp collectives so far (pnbc: before the wait); mv:
+	 * those ending after its last compute kernel, moved to the sync. */
+	int	 nbc, pnbc, mv;
+	struct bcoll { int cb; int64_t e, dur; } bc[NBC];
 };
 
 /* Communication kernels of one op, group and role. */
@@ -417,7 +423,11 @@ void	anomaly(struct ltype *, struct buf *);
 void	ranges_flush(struct ltype *);
 void	layer_end(struct eng *, int ei, int cut);
 void	eng_kernel(struct eng *, int ei, const struct lk *, int anchor, int64_t dur,
+	    const struct rfield *step, int64_t gap, int af);
+/* head.c: layers start at their head, the kernels before the anchor. */
+void	head_kernel(struct eng *, int ei, const struct lk *, int anchor, int64_t dur,
 	    const struct rfield *step, int64_t gap);
+void	head_flush(struct eng *, int ei);
 void	period_replay(void);
 /* Is the step f (NULL: none) the one held in b (k: there is one)? */
 int	samestep(const struct buf *, int k, const struct rfield *f);

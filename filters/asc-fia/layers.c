@@ -340,12 +340,12 @@ layer_end(struct eng *e, int ei, int cut)
 
 void
 eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
-    const struct rfield *step, int64_t gap)
+    const struct rfield *step, int64_t gap, int af)
 {
 	int sl = sealof(k);
 
 	if (anchor) {
-		int prev = e->open, dir = ei != E_PER && (k->flags & F_BWD);
+		int prev = e->open, dir = ei != E_PER && (af & F_BWD);
 		int stepchg = prev && e->lstepk && step && !samestep(&e->lstep, 1, step);
 
 		/* As layer_pass cuts passes. */
@@ -374,7 +374,7 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 		e->cur.p2p = e->p2p;
 		e->p2p = 0;
 		if (ei == E_FIA)
-			e->cur.fcls = (k->flags & F_PFA) ? FC_PREFILL : (k->flags & F_IFA) ? FC_DECODE :
+			e->cur.fcls = (af & F_PFA) ? FC_PREFILL : (af & F_IFA) ? FC_DECODE :
 			    dur > prefill_min ? FC_PREFILL : dur < decode_max ? FC_DECODE : FC_AMBIG;
 	}
 	if (k->flags & F_P2P)
@@ -516,7 +516,7 @@ period_replay(void)
 				sf.v = sb;
 				sp = &sf;
 			}
-			eng_kernel(e, E_PER, &q->k, anchor, q->dur, sp, q->gap);
+			eng_kernel(e, E_PER, &q->k, anchor, q->dur, sp, q->gap, q->k.flags);
 		}
 	}
 	free(a);

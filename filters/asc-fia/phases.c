@@ -24,6 +24,62 @@ syncrole(int role)
  * kernel); a later gradient kernel undoes it (the collective overlapped
  * the backward and stays in its wall).
  */
+/*
+ * The sync starts at we: a collective of the backward (before the wait,
+ * if any) that ends after we outlasts its compute and is gradient sync.
+ */
+static void
+sync_move(struct prun *u)
+{
+	int lim = u->pw ? u->pnbc : u->nbc;
+
+	u->mv = 0;
+	for (int i = 0; i < lim; i++)
+		if (u->bc[i].e > u->we) {
+			u->mv++;
+			u->wn--;
+			u->wsum -= u->bc[i].dur;
+			u->wcn--;
+			u->wcsum -= u->bc[i].dur;
+			G.cb[u->bc[i].cb].mark--;
+		}
+}
+
+/* The gradient sync starts (last: x, a collective counted in G.lastcb). */
+static void
+sync_start(struct prun *u, int last)
+{
+	u->sync = 1;
+	for (int i = 0; i < G.ncb; i++)
+		G.cb[i].mark = u->pw ? G.cb[i].wmark : G.cb[i].nph[PH_BWD] - (last && i == G.lastcb);
+	if (u->pw) {
+		u->we = u->xs;
+		u->wn = u->pn;
+		u->wsum = u->psum;
+		u->wcn = u->pcn;
+		u->wcsum = u->pcsum;
+		u->wme = u->pme;
+	} else {
+		u->xc = -1;
+		u->we = u->ce ? u->ce : u->e;
+		u->wn = u->n;
+		u->wsum = u->sum;
+		u->wcn = u->cn;
+		u->wcsum = u->csum;
+		u->wme = u->me;
+	}
+	u->ts = u->we;
+	sync_move(u);
+}
+
+/*
+ * Before x joins the backward run u: a dp or embedding collective starts
+ * the run's gradient sync at the end of the backward's last compute kernel
+ * (before a wait for the collectives, if one came since the last gradient
+ * kernel); a later gradient kernel undoes it (the collective overlapped
+ * the backward and stays in its wall, unless it outlasts the backward's
+ * compute: sync_move).
+ */
 static void
 run_sync(struct prun *u, const struct lk *x)
 {
@@ -31,28 +87,8 @@ run_sync(struct prun *u, const struct lk *x)
 		return;
 	if (u->sync && (x->flags & F_BWD))
 		u->sync = 0;
-	else if (!u->sync && x->cls == C_COMM && syncrole(x->role)) {
-		u->sync = 1;
-		for (int i = 0; i < G.ncb; i++)
-			G.cb[i].mark = u->pw ? G.cb[i].wmark : G.cb[i].nph[PH_BWD] - (i == G.lastcb);
-		if (u->pw) {
-			u->we = u->xs;
-			u->wn = u->pn;
-			u->wsum = u->psum;
-			u->wcn = u->pcn;
-			u->wcsum = u->pcsum;
-			u->wme = u->pme;
-		} else {
-			u->xc = -1;
-			u->we = u->ce ? u->ce : u->e;
-			u->wn = u->n;
-			u->wsum = u->sum;
-			u->wcn = u->cn;
-			u->wcsum = u->csum;
-			u->wme = u->me;
-		}
-		u->ts = u->we;
-	}
+	else if (!u->sync && x->cls == C_COMM && syncrole(x->role))
+		sync_start(u, 1);
 	if (u->sync)
 		return;
 	if (x->flags & F_BWD)
@@ -66,6 +102,7 @@ run_sync(struct prun *u, const struct lk *x)
 		u->pcn = u->cn;
 		u->pcsum = u->csum;
 		u->pme = u->me;
+		u->pnbc = u->nbc;
 		u->xs = u->ce;
 		u->xe = x->s;
 		u->xc = u->mec;
@@ -93,7 +130,16 @@ run_commit(const struct prun *u)
 void
 run_close(void)
 {
-	run_commit(&G.lastrun);
+	struct prun *u = &G.lastrun;
+
+	/* No sync collective after the last gradient kernel, but one outlasts it. */
+	if (u->ph == PH_BWD && !u->sync && u->ce)
+		for (int i = 0; i < u->nbc; i++)
+			if (u->bc[i].e > u->ce) {
+				sync_start(u, 0);
+				break;
+			}
+	run_commit(u);
 	if ((size_t)G.nruns > G.caprun) {
 		G.caprun = G.caprun ? 2 * G.caprun : 64;
 		G.runs = xreallocarray(G.runs, G.caprun, sizeof *G.runs);
@@ -117,6 +163,8 @@ phase_kernel(int ph, const struct lk *x, int fam, int64_t dur)
 	}
 	G.ph = ph;
 	run_sync(&G.lastrun, x);
+	if (ph == PH_BWD && x->cls == C_COMM && syncrole(x->role) && G.lastrun.nbc < NBC)
+		G.lastrun.bc[G.lastrun.nbc++] = (struct bcoll){ G.lastcb, x->e, dur };
 	G.lastrun.n++;
 	G.lastrun.sum += dur;
 	if (x->cls == C_COMM) {
