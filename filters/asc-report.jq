@@ -343,7 +343,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  (if $MP.backward_numbering == "model" then "A backward layer is numbered by the forward layer it differentiates (the backward runs them from the last down). "
   elif $MP.backward_numbering == "execution" then "Backward layers are numbered in the order they run (not by the forward layer they differentiate: the passes differ in layer count). "
   else "" end) +
- "Wall: first kernel start to last kernel end, cut at the next part; busy union: the device busy inside it; total cost: kernel time plus wait; bubbles: the idle gaps inside the wall.\n\n" +
+ "Wall: first kernel start to last kernel end, cut at the next part; busy union: the time the part's own kernels keep the device busy inside it; total cost: kernel time plus wait; bubbles: the gaps between its own kernels inside the wall" + (if any($MP.parts[]?; .kind == "gradient_sync" and .kernel_sum_ns > .wall_ns) and any($MP.parts[]?; .kind == "backward" or .kind == "backward_layer") then " (where a gradient sync's kernel sum exceeds its wall, a collective it holds began inside the backward's wall and keeps the device busy in the backward's bubbles: they are not all idle)" else "" end) + ".\n\n" +
  table(["part", "wall", "share of step", "busy union", "kernel sum", "total cost", "bubbles"];
    ($MP.kinds | map([(.label | md), (.wall_ms | dur), (.share | pctx), (.busy_union_ms | dur), (.kernel_sum_ms | dur), (.total_cost_ms | dur),
      "\(.bubbles) (\(.bubble_ms | dur))"]))) + "\n\n" +
