@@ -584,6 +584,34 @@ mdcolls(const struct cres *x)
 	}
 }
 
+/* The rank reports' priority of a stake against the median step: P1,
+ * P2, P3 (P0 is the first's alone). */
+static int64_t bandstep;
+
+static int
+band(int64_t stake)
+{
+	double sh = bandstep == UNSET || bandstep <= 0 || stake == UNSET ? 0 :
+	    (double)stake / (double)bandstep;
+
+	return sh >= 0.10 ? 1 : sh >= 0.02 ? 2 : 3;
+}
+
+/* By stake, except that an upper bound that stands only because a
+ * figure is unmeasured comes after the measured ones of its band. */
+static int
+bybandstake(const void *a, const void *b)
+{
+	const struct reco *x = a, *y = b;
+	int bx = band(x->stake), by = band(y->stake);
+
+	if (bx != by)
+		return bx < by ? -1 : 1;
+	if (x->ub != y->ub)
+		return x->ub ? 1 : -1;
+	return bystake(a, b);
+}
+
 /* The recommendations, on the rank reports' priority scale. */
 static void
 wrecos(const struct job *j, int64_t mstep)
@@ -591,8 +619,9 @@ wrecos(const struct job *j, int64_t mstep)
 	char t1[64];
 
 	jsarray("recommendations");
+	bandstep = mstep;
 	if (nreco > 1)	/* never a NULL base, even for zero items */
-		qsort(recos, (size_t)nreco, sizeof *recos, bystake);
+		qsort(recos, (size_t)nreco, sizeof *recos, bybandstake);
 	if (md)
 		fprintf(md, "\n## Recommendations (by time at stake per step)\n\n");
 	for (int k = 0; k < nreco; k++) {
@@ -606,6 +635,7 @@ wrecos(const struct job *j, int64_t mstep)
 		out_i64(&rb, "priority", pri);
 		put_ns(&rb, "time_at_stake", recos[k].stake);
 		out_cstr(&rb, "text", recos[k].text);
+		out_bool(&rb, "upper_bound", recos[k].ub);
 		rput();
 		if (md)
 			fprintf(md, "%d. P%d (%s): %s\n", k + 1, pri, hd(recos[k].stake, t1), mdt(recos[k].text, 0));

@@ -110,6 +110,7 @@ struct ppst {
 	 * to nextop, the step's next communication op; UNSET unknown */
 	char	*lastop, *nextop;
 	int64_t	 lastidle;
+	int	 ub;			/* pipeline_stake.upper_bound */
 };
 extern struct ppst *pps;
 extern size_t npps;
@@ -136,6 +137,7 @@ struct gstake {
 	int	 rank;
 	char	*group, *how;
 	int64_t	 stake, compute, halfxfer;	/* UNSET: not given */
+	int	 ub;			/* its upper_bound */
 };
 extern struct gstake *gss;
 extern size_t ngs;
@@ -213,6 +215,7 @@ struct cres {
 struct reco {
 	int64_t	 stake;
 	char	*text;
+	int	 ub;			/* an upper bound only because a figure is unmeasured */
 };
 extern struct reco *recos;
 extern int nreco;
@@ -253,6 +256,8 @@ const char *srcname(size_t kern, size_t n);
 int bycaused(const void *a, const void *b);
 void addreco(int64_t stake, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int bystake(const void *a, const void *b);
+void recoub(void);
+const char *ubwhy(int ri, char *t);
 char *relpath(const char *from, const char *to);
 int injob(const struct job *j, int ri);
 int captured(const struct job *j, const char *g, int64_t id);
@@ -270,9 +275,17 @@ void peerwaits(const struct job *j);
 int64_t stepv(const struct rstep *s, enum dim d);
 const char *moreless(int64_t d, const char *more, const char *less, char *t);
 int idlebefore(int ri, const struct cinst *me, struct buf *out);
+/* the late rank's stretch from its previous comm op to the collective
+ * against the others' (stretchcmp): deltas UNSET when not measurable */
+struct stretch {
+	int64_t	 dleave, dstretch;
+	const char *text;
+};
+int stretchcmp(int ri, const struct coll *w, const char *against, int64_t *dleave,
+    int64_t *dstretch, struct buf *out);
 const char *latecause(const struct job *j, int ri, const struct rstep *ls, int64_t delay,
     const char *op, const char *against, int64_t dstart, int64_t dprep, int64_t rest,
-    int64_t dfree, int64_t dcomp, const char *where, struct buf *out);
+    int64_t dfree, int64_t dcomp, const char *where, const struct stretch *st, struct buf *out);
 int64_t othersextra(const struct job *j, int ri, const struct coll *cl, size_t ncl,
     double skew_min, struct buf *t, struct buf *jo);
 void lateranks(const struct job *j, const struct cres *x);

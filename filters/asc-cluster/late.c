@@ -102,20 +102,16 @@ out:
 	free(o);
 }
 
-/*
- * Where the late rank idles before its late collective: the device idle
- * (bubbles) between the end of its previous comm op of the step and the
- * collective's start.  Text into out; 0 when the records do not tell.
- */
-int
-idlebefore(int ri, const struct cinst *me, struct buf *out)
+/* The end of rank ri's last comm op of me's step that ends before me
+ * starts (communication.json's start + elapse); NULL when none. */
+static const struct cinst *
+prevcomm(int ri, const struct cinst *me, int64_t *pend)
 {
 	const struct cinst *prev = NULL;
-	int64_t pend = UNSET, idle = 0;
-	char h1[64], h2[64];
 
+	*pend = UNSET;
 	if (me == NULL || me->start_abs == UNSET)
-		return 0;
+		return NULL;
 	for (size_t c = 0; c < ncis; c++) {
 		const struct cinst *x = &cis[c];
 		int64_t e;
@@ -124,33 +120,139 @@ idlebefore(int ri, const struct cinst *me, struct buf *out)
 		    x->start_abs == UNSET || x->elapse_ms < 0)
 			continue;
 		e = x->start_abs + (int64_t)(x->elapse_ms * 1e6);
-		if (e <= me->start_abs && (pend == UNSET || e > pend))
-			pend = e, prev = x;
+		if (e <= me->start_abs && (*pend == UNSET || e > *pend))
+			*pend = e, prev = x;
 	}
-	if (prev == NULL)
-		return 0;
+	return prev;
+}
+
+/* Rank ri's device idle (its bubbles) inside [a, z). */
+static int64_t
+idlein(int ri, int64_t a0, int64_t z0)
+{
+	int64_t idle = 0;
+
 	for (size_t b = 0; b < nid; b++) {
 		int64_t a, z;
 
 		if (ids[b].rank != ri)
 			continue;
-		a = ids[b].start > pend ? ids[b].start : pend;
-		z = ids[b].end < me->start_abs ? ids[b].end : me->start_abs;
+		a = ids[b].start > a0 ? ids[b].start : a0;
+		z = ids[b].end < z0 ? ids[b].end : z0;
 		if (z > a)
 			idle += z - a;
 	}
-	if (idle == 0)
-		return 0;
-	bprintf(out, "%s of its device idle (its bubbles, short gaps left out) lies between the end of %s and the start of %s (a %s stretch)",
-	    hd(idle, h1), prev->op, me->op, hd(me->start_abs - pend, h2));
-	/* the same stretch in its rank report's pipeline stages */
+	return idle;
+}
+
+/* The same stretch in its rank report's pipeline stages. */
+static void
+ppsidle(int ri, const struct cinst *prev, const struct cinst *me, struct buf *out)
+{
+	char h[64];
+
 	for (size_t a = 0; a < npps; a++)
 		if (pps[a].rank == ri && pps[a].lastidle != UNSET && pps[a].lastop && pps[a].nextop &&
 		    strcmp(pps[a].lastop, prev->op) == 0 && strcmp(pps[a].nextop, me->op) == 0) {
-			bprintf(out, "; its rank report, which counts every gap, gives %s there", hd(pps[a].lastidle, h1));
+			bprintf(out, "; its rank report, which counts every gap, gives %s there", hd(pps[a].lastidle, h));
 			break;
 		}
+}
+
+/*
+ * Where the late rank idles before its late collective: the device idle
+ * (bubbles) between the end of its previous comm op of the step and the
+ * collective's start.  Text into out; 0 when the records do not tell.
+ */
+int
+idlebefore(int ri, const struct cinst *me, struct buf *out)
+{
+	const struct cinst *prev;
+	int64_t pend, idle;
+	char h1[64], h2[64];
+
+	if ((prev = prevcomm(ri, me, &pend)) == NULL)
+		return 0;
+	if ((idle = idlein(ri, pend, me->start_abs)) == 0)
+		return 0;
+	bprintf(out, "%s of its device idle (its bubbles, short gaps left out) lies between the end of %s and the start of %s (a %s stretch)",
+	    hd(idle, h1), prev->op, me->op, hd(me->start_abs - pend, h2));
+	ppsidle(ri, prev, me, out);
 	return 1;
+}
+
+/* Has rank oi kernels in step st (else its step is step_trace_time.csv's). */
+static int
+haskernels(int oi, const char *st)
+{
+	for (int s = 0; s < ranks[oi].nstep; s++)
+		if (strcmp(ranks[oi].steps[s].step, st) == 0)
+			return ranks[oi].steps[s].from_kernels;
+	return 0;
+}
+
+/*
+ * The late rank's delay at collective w, split by the end of each rank's
+ * previous comm op of the step (comm records): how much earlier or later
+ * it leaves that op than the others (*dleave), and how much longer its
+ * stretch from there to the collective is (*dstretch), against the
+ * other rank or the median of the others.  The text (into out) names
+ * each side's op, stretch and device idle; 0 when a rank lacks the ops.
+ */
+int
+stretchcmp(int ri, const struct coll *w, const char *against, int64_t *dleave,
+    int64_t *dstretch, struct buf *out)
+{
+	const struct cinst *me = NULL, *mp, *op1 = NULL, *opp = NULL;
+	int64_t mend, *e, *st, oend = UNSET;
+	int n = 0, unk = 0, oi1 = -1;
+	char h1[64], h2[64], h3[64], h4[64], nm[64];
+
+	*dleave = *dstretch = UNSET;
+	for (size_t m = 0; m < w->n; m++)
+		if (cis[w->first + m].rank == ri)
+			me = &cis[w->first + m];
+	if ((mp = prevcomm(ri, me, &mend)) == NULL)
+		return 0;
+	e = xcalloc(w->n + 1, sizeof *e);
+	st = xcalloc(w->n + 1, sizeof *st);
+	for (size_t m = 0; m < w->n; m++) {
+		const struct cinst *o = &cis[w->first + m], *p;
+		int64_t pe;
+
+		if (o->rank == ri)
+			continue;
+		if ((p = prevcomm(o->rank, o, &pe)) == NULL) {
+			unk = 1;
+			break;
+		}
+		e[n] = pe, st[n] = o->start_abs - pe;
+		if (n++ == 0)
+			op1 = o, opp = p, oend = pe, oi1 = o->rank;
+	}
+	if (!unk && n > 0) {
+		int64_t ost = median(st, n);
+
+		*dleave = mend - median(e, n);
+		*dstretch = (me->start_abs - mend) - ost;
+		bprintf(out, "it ends %s, its previous communication op of the step, %s than %s ends %s, and takes %s from there to %s against %s on %s (%s)",
+		    mp->op, moreless(*dleave, "later", "earlier", h1), against,
+		    n == 1 ? opp->op : "theirs", hd(me->start_abs - mend, h2), me->op, hd(ost, h3), against,
+		    moreless(*dstretch, "longer", "shorter", h4));
+		if (haskernels(ri, me->step)) {
+			bprintf(out, "; %s of its device idle (its bubbles, short gaps left out) lies in its stretch",
+			    hd(idlein(ri, mend, me->start_abs), h1));
+			ppsidle(ri, mp, me, out);
+		}
+		if (n == 1 && haskernels(oi1, op1->step))
+			bprintf(out, "; %s of %s's device idle lies in its stretch", hd(idlein(oi1, oend, op1->start_abs), h1),
+			    rname(&ranks[oi1], nm));
+		else if (n == 1)
+			bprintf(out, "; %s's device idle there is not measured (it has no kernel table)", rname(&ranks[oi1], nm));
+	}
+	free(e);
+	free(st);
+	return *dstretch != UNSET;
 }
 
 /*
@@ -163,7 +265,7 @@ idlebefore(int ri, const struct cinst *me, struct buf *out)
 const char *
 latecause(const struct job *j, int ri, const struct rstep *ls, int64_t delay,
     const char *op, const char *against, int64_t dstart, int64_t dprep, int64_t rest,
-    int64_t dfree, int64_t dcomp, const char *where, struct buf *out)
+    int64_t dfree, int64_t dcomp, const char *where, const struct stretch *st, struct buf *out)
 {
 	char t1[64], t2[64], t3[64];
 	/* parts under a tenth of the skew floor are clock jitter */
@@ -208,6 +310,19 @@ latecause(const struct job *j, int ri, const struct rstep *ls, int64_t delay,
 			bprintf(out, "not explained by its breakdown");
 		buf_free(&b);
 		buf_free(&h);
+		return out->p;
+	}
+	/* The comm records' direct comparison beats the step-wide free
+	 * time, which holds idle hidden under other waits too. */
+	if (st && st->dstretch != UNSET && (st->dstretch >= jitter || st->dleave >= jitter)) {
+		bprintf(out, "%s: %s",
+		    st->dleave < jitter ? "a longer stretch from its previous communication op to the collective" :
+		    st->dstretch < jitter ? "it leaves its previous communication op later" :
+		    "it leaves its previous communication op later and takes longer from there to the collective",
+		    st->text);
+		if (dfree != UNSET)
+			bprintf(out, "; for context only, over the whole step it has %s than %s (step-wide: it does not place that idle before the collective)",
+			    moreless(dfree, "more free time", "less free time", t1), against);
 		return out->p;
 	}
 	if (dfree != UNSET && dfree >= delay && (dcomp == UNSET || dfree > dcomp)) {
@@ -316,9 +431,10 @@ struct late {
 	struct rstep *ls;		/* its step of it */
 	int64_t	 tot, totc;		/* skews and waits caused, summed */
 	int64_t	 dstart, dprep, dfree, dcomp, rest, extra;
+	int64_t	 dleave, dstretch;	/* stretchcmp's */
 	const char *against, *cause;
 	char	 onm[64];
-	struct buf chain, causebuf, where, xt, xj;
+	struct buf chain, causebuf, where, xt, xj, stb;
 };
 
 /* Its step against the median of the others' same step. */
@@ -392,7 +508,7 @@ latecompute(const struct job *j, const struct cres *x, int ri, struct late *L)
 	int64_t tot = 0, totc = 0, extra = UNSET;
 	size_t ncl = x->ncl;
 	double skew_min = x->skew_min;
-	char nm[64], t1[64], t2[64], t3[64], t4[64], t5[64], t6[64], t8[64];
+	char nm[64], t1[64], t2[64], t3[64], t4[64], t5[64], t6[64], t8[64], t9[64], t10[64];
 	struct buf chain = {0}, causebuf = {0}, where = {0}, xt = {0}, xj = {0};
 	const char *against, *cause;
 	int hasw = 0;
@@ -423,15 +539,27 @@ latecompute(const struct job *j, const struct cres *x, int ri, struct late *L)
 					me = &cis[w->first + m];
 			hasw = idlebefore(ri, me, &where);
 		}
-		cause = latecause(j, ri, ls, w->delay, cis[w->first].op, against,
-		    dstart, dprep, rest, dfree, dcomp, hasw ? where.p : NULL, &causebuf);
+		{
+			struct stretch st = { UNSET, UNSET, NULL };
+
+			if (stretchcmp(ri, w, against, &st.dleave, &st.dstretch, &L->stb))
+				st.text = L->stb.p;
+			L->dleave = st.dleave, L->dstretch = st.dstretch;
+			cause = latecause(j, ri, ls, w->delay, cis[w->first].op, against,
+			    dstart, dprep, rest, dfree, dcomp, hasw ? where.p : NULL, st.text ? &st : NULL, &causebuf);
+		}
 		/* Differences to the others, never the rank's own values. */
-		bprintf(&chain, "%s arrives %s late at %s (step %s), against %s: step start %s, preparing %s%s, in the step before the collective %s; over the whole step %s has %s and %s than %s",
+		bprintf(&chain, "%s arrives %s late at %s (step %s), against %s: step start %s, preparing %s%s, in the step before the collective %s%s%s%s%s%s; over the whole step %s has %s and %s than %s",
 		    rname(r, nm), hd(w->delay, t1), cis[w->first].op, cis[w->first].step, against,
 		    dstart == UNSET ? "unknown" : moreless(dstart, "later", "earlier", t2),
 		    dprep == UNSET ? "unknown" : moreless(dprep, "longer", "shorter", t3),
 		    dprep != UNSET && ls && ls->v[D_PREP] == UNSET ? " (step_trace_time.csv)" : "",
 		    rest == UNSET ? "unknown" : moreless(rest, "later", "earlier", t4),
+		    L->dstretch == UNSET ? "" : " (by the comm records: its previous communication op ends ",
+		    L->dstretch == UNSET ? "" : moreless(L->dleave, "later", "earlier", t9),
+		    L->dstretch == UNSET ? "" : ", and its stretch from there to the collective is ",
+		    L->dstretch == UNSET ? "" : moreless(L->dstretch, "longer", "shorter", t10),
+		    L->dstretch == UNSET ? "" : ")",
 		    rname(r, t8),
 		    dfree == UNSET ? "an unknown free time" : moreless(dfree, "more free time", "less free time", t5),
 		    dcomp == UNSET ? "an unknown compute" : moreless(dcomp, "more compute", "less compute", t6),
@@ -470,6 +598,8 @@ laterec(const struct job *j, const struct cres *x, const struct late *L)
 	put_ns(&rb, "in_step_delta", rest);
 	put_ns(&rb, "free_delta", dfree);
 	put_ns(&rb, "compute_delta", dcomp);
+	put_ns(&rb, "previous_op_end_delta", L->dleave);
+	put_ns(&rb, "stretch_delta", L->dstretch);
 	out_cstr(&rb, "cause", cause);
 	out_cstr(&rb, "chain", chain.p);
 	out_key(&rb, "waited_by");
@@ -605,5 +735,6 @@ lateranks(const struct job *j, const struct cres *x)
 		buf_free(&L.chain);
 		buf_free(&L.causebuf);
 		buf_free(&L.where);
+		buf_free(&L.stb);
 	}
 }

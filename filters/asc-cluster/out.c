@@ -244,10 +244,35 @@ addreco(int64_t stake, const char *fmt, ...)
 
 	recos = xreallocarray(recos, (size_t)nreco + 1, sizeof *recos);
 	recos[nreco].stake = stake;
+	recos[nreco].ub = 0;
 	va_start(ap, fmt);
 	bvprintf(&b, fmt, ap);
 	va_end(ap);
 	recos[nreco++].text = b.p;
+}
+
+/* The last recommendation's stake is an upper bound only because a
+ * figure is unmeasured: ranked after measured ones of its priority. */
+void
+recoub(void)
+{
+	if (nreco > 0)
+		recos[nreco - 1].ub = 1;
+}
+
+/* Why rank ri's report gives an upper bound: no kernel table, or its
+ * report says so. */
+const char *
+ubwhy(int ri, char *t)
+{
+	char nm[64];
+	int k = 0;
+
+	for (int s = 0; s < ranks[ri].nstep; s++)
+		k |= ranks[ri].steps[s].from_kernels;
+	snprintf(t, 160, k ? "an upper bound by %s's rank report" : "an upper bound: %s has no kernel table",
+	    rname(&ranks[ri], nm));
+	return t;
 }
 
 int

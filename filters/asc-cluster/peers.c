@@ -116,12 +116,13 @@ ppimbalance(const struct job *j, const char *g, const char *peers, int npeer, st
 /*
  * What acting on a pp group's bubble could win, as the rank reports give
  * it (asc-judge's pipeline_stake), for each rank of the job in group g,
- * into b; returns the least of them, UNSET when no rank report gives it.
+ * into b; returns the least of them, UNSET when no rank report gives it,
+ * and in *ub whether that is an upper bound.
  */
 static int64_t
-ppwon(const struct job *j, const char *g, struct buf *b)
+ppwon(const struct job *j, const char *g, struct buf *b, int *ub)
 {
-	char t1[64], t2[64], t3[64], nm[64];
+	char t1[64], t2[64], t3[64], nm[64], w[160];
 	int64_t least = UNSET;
 
 	for (size_t a = 0; a < npps; a++) {
@@ -133,8 +134,10 @@ ppwon(const struct job *j, const char *g, struct buf *b)
 		if (x->wimb != UNSET && x->wsched != UNSET && x->madv > 0)
 			bprintf(b, " (the imbalance, %s, and %s of the schedule's share with %d micro-batches)",
 			    hd(x->wimb, t2), hd(x->wsched, t3), x->madv);
+		if (x->ub)
+			bprintf(b, ", %s", ubwhy(x->rank, w));
 		if (least == UNSET || x->won < least)
-			least = x->won;
+			least = x->won, *ub = x->ub;
 	}
 	return least;
 }
@@ -201,14 +204,15 @@ xferadvice(const struct job *j, size_t k, struct buf *adv)
 /*
  * What the rank reports say overlapping or shrinking group g's ops could
  * win (their stake_by_group), the most over the job's ranks of g, with
- * each rank's figure in txt; UNSET unless every such rank gives one.
+ * each rank's figure in txt; UNSET unless every such rank gives one;
+ * in *ub whether the rank report marks that most an upper bound.
  */
 static int64_t
-grpstake(const struct job *j, const char *g, struct buf *txt, int *nr)
+grpstake(const struct job *j, const char *g, struct buf *txt, int *nr, int *ub)
 {
 	int64_t most = UNSET;
 	int n = 0;
-	char t1[64], t2[64], t3[64], nm[64];
+	char t1[64], t2[64], t3[64], nm[64], w[160];
 
 	for (size_t q = 0; q < nrg; q++) {
 		const struct rgroup *x = &rgs[q];
@@ -226,8 +230,10 @@ grpstake(const struct job *j, const char *g, struct buf *txt, int *nr)
 			    n++ ? ", " : "", rname(&ranks[x->rank], nm), hd(s->stake, t1), hd(s->compute, t2), hd(s->halfxfer, t3));
 		else
 			bprintf(txt, "%s%s %s", n++ ? ", " : "", rname(&ranks[x->rank], nm), hd(s->stake, t1));
+		if (s->ub)
+			bprintf(txt, " (%s)", ubwhy(x->rank, w));
 		if (most == UNSET || s->stake > most)
-			most = s->stake;
+			most = s->stake, *ub = s->ub;
 	}
 	*nr = n;
 	return most;
@@ -240,7 +246,7 @@ grpstake(const struct job *j, const char *g, struct buf *txt, int *nr)
  */
 static void
 xferreco(const struct job *j, size_t k, int64_t least, int64_t stake, int64_t mostwait,
-    const char *bound, const char *out, int nout, const char *gtxt, int ngtxt)
+    const char *bound, const char *out, int nout, const char *gtxt, int ngtxt, int ub)
 {
 	struct buf adv = {0}, sk = {0};
 	char t1[64], t2[64], t3[64];
@@ -251,11 +257,16 @@ xferreco(const struct job *j, size_t k, int64_t least, int64_t stake, int64_t mo
 	xferadvice(j, k, &adv);
 	if (stake != least)
 		bprintf(&sk, "at most %s per step is at stake, by the rank report%s: %s", hd(stake, t3), ngtxt > 1 ? "s" : "", gtxt);
+	else if (ub && ngtxt)
+		bprintf(&sk, "at most the whole %s per step is at stake, by the rank report%s: %s", hd(least, t3),
+		    ngtxt > 1 ? "s" : "", gtxt);
 	else
 		bprintf(&sk, "at most the whole %s per step is at stake", hd(least, t3));
 	addreco(stake, "Group %s (%s) spends %s per step in its %s, transfer-bound: by the bandwidth table %s; at most %s per step can be a wait on global rank%s %s (not in this input)%s; %s.",
 	    rgs[k].group, rgs[k].role ? rgs[k].role : "no role", hd(least, t2), rgs[k].kind ? rgs[k].kind : "ops",
 	    bound, hd(mostwait, t1), nout > 1 ? "s" : "", out, adv.p, sk.p);
+	if (ub)
+		recoub();
 	buf_free(&adv);
 	buf_free(&sk);
 }
@@ -266,7 +277,7 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 	const char *g = rgs[k].group;
 	struct buf out = {0}, who = {0}, bound = {0}, wtxt = {0}, gtxt = {0};
 	int64_t least = UNSET, mostwait = UNSET, stake, won;
-	int nout = 0, nr = 0, nbound = 0, ngtxt = 0;
+	int nout = 0, nr = 0, nbound = 0, ngtxt = 0, ub = 0;
 	char t1[64], t2[64], t3[64], nm[64];
 
 	for (size_t a = 0; a < npw; a++)
@@ -334,9 +345,9 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 	 * reports say acting could win */
 	stake = least;
 	if (rgs[k].role && strncmp(rgs[k].role, "pp", 2) == 0 &&
-	    (won = ppwon(j, g, &wtxt)) != UNSET && won < least)
+	    (won = ppwon(j, g, &wtxt, &ub)) != UNSET && won < least)
 		stake = won;
-	else if (nbound && (won = grpstake(j, g, &gtxt, &ngtxt)) != UNSET && won < least)
+	else if (nbound && (won = grpstake(j, g, &gtxt, &ngtxt, &ub)) != UNSET && won < least)
 		stake = won;
 	rbegin("peer_wait", j);
 	out_cstr(&rb, "group", g);
@@ -366,7 +377,7 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 		    g, rgs[k].role ? rgs[k].role : "no role", rgs[k].kind ? rgs[k].kind : "ops", (long long)size, in, rl,
 		    nout > 1 ? "s" : "", nout > 1 ? "s" : "", out.p, nout > 1 ? "are" : "is", nout > 1 ? "them" : "it", who.p);
 	if (nbound) {
-		xferreco(j, k, least, stake, mostwait, bound.p, out.p, nout, gtxt.p, ngtxt);
+		xferreco(j, k, least, stake, mostwait, bound.p, out.p, nout, gtxt.p, ngtxt, ub);
 		goto done;
 	}
 	if (rgs[k].role && strncmp(rgs[k].role, "pp", 2) == 0) {
@@ -388,6 +399,8 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 		    rgs[k].kind ? rgs[k].kind : "ops",
 		    wtxt.len ? ", of which acting could win, by the rank reports: " : " (all of it at most at stake: no rank report in this input gives what acting could win",
 		    wtxt.len ? wtxt.p : "", wtxt.len ? "" : ")", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p, pp.p);
+		if (ub && stake != least)
+			recoub();
 		buf_free(&st);
 		buf_free(&pp);
 	} else

@@ -606,8 +606,12 @@ groupstakes(jv r, int ri)
 
 			if (strcmp(jvs(e, "group", g, sizeof g), "-") != 0) {
 				struct gstake x = { ri, xstrdup(g), xstrdup(jvs(e, "how", h, sizeof h)),
-				    jvms(e, "stake_ms"), jvms(e, "compute_ms"), jvms(e, "half_transfer_ms") };
+				    jvms(e, "stake_ms"), jvms(e, "compute_ms"), jvms(e, "half_transfer_ms"), 0 };
 
+				jv u = jv_object_get(jv_copy(e), jv_string("upper_bound"));
+
+				x.ub = jv_get_kind(u) == JV_KIND_TRUE;
+				jv_free(u);
 				gss = xreallocarray(gss, ngs + 1, sizeof *gss);
 				gss[ngs++] = x;
 			}
@@ -628,7 +632,7 @@ onverdict(struct rin *in, int ri)
 		jv s = jv_object_get(jv_array_get(jv_copy(rv), i), jv_string("pipeline_stages"));
 		char t[64];
 		jv ps = jv_object_get(jv_array_get(jv_copy(rv), i), jv_string("pipeline_stake"));
-		struct ppst x = { ri, NULL, NULL, UNSET, UNSET, UNSET, 0, 0, 0, UNSET, UNSET, UNSET, 0, NULL, NULL, UNSET };
+		struct ppst x = { ri, NULL, NULL, UNSET, UNSET, UNSET, 0, 0, 0, UNSET, UNSET, UNSET, 0, NULL, NULL, UNSET, 0 };
 
 		if (jv_get_kind(s) == JV_KIND_OBJECT && strcmp(jvs(s, "group", t, sizeof t), "-") != 0) {
 			jv v;
@@ -654,6 +658,9 @@ onverdict(struct rin *in, int ri)
 				x.wsched = jvms(ps, "schedule_won_ms");
 				v = jv_object_get(jv_copy(ps), jv_string("microbatches_advised"));
 				x.madv = jv_get_kind(v) == JV_KIND_NUMBER ? (int)jv_number_value(v) : 0;
+				jv_free(v);
+				v = jv_object_get(jv_copy(ps), jv_string("upper_bound"));
+				x.ub = jv_get_kind(v) == JV_KIND_TRUE;
 				jv_free(v);
 			}
 			pps = xreallocarray(pps, npps + 1, sizeof *pps);
