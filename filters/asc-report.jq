@@ -109,7 +109,8 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  elif $A.hidden_issue_present then
    "**Severity \($A.severity).** " +
    (if ($R | length) > 0 and $R[0].time_at_stake_ms != null then
-     ($R | map(select(.time_at_stake_ms != null and (.share_of_step // 0) >= 0.05)) | .[0:3] | map(.headline | md) | join(" "))
+     # every finding of priority P0-P2 (asc-judge(1)), none left out
+     ($R | map(select(.time_at_stake_ms != null and (.priority | IN("P0", "P1", "P2")))) | map(.headline | md) | join(" "))
     else "The device idles or communicates where it should compute." end)
  else "**No hidden issue.** The device is fed (underfeed \($DG.underfeed_ratio_avg | pctx)) and communication is hidden behind compute." end),
 "",
