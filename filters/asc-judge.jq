@@ -1568,7 +1568,7 @@ def parttext($k):
       elif .finding == "COMM_WAIT_DOMINANT" then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) waits for a late peer: \($t)."
       elif .finding == "COMM_BANDWIDTH_LOW" then "\(.target_id) moves data below the bandwidth floor: \($t)."
       elif (.finding | startswith("host_cause:")) then
-	({op_compile: "compiles operators", h2d_copy: (if $LEVEL0 then "copies to the device" else "blocks in copies to the device" end), item_sync: "waits in .item()",
+	({op_compile: "compiles operators", h2d_copy: (if $LEVEL0 then "copies to the device" else "blocks in copies to the device" end), item_sync: "spends host time in .item() calls",
 	  sync: "synchronises with the device", dataloader: "waits for the data loader", gc: "collects garbage",
 	  launch: "dispatches ops (dispatch-bound)", python: "runs Python code"}[.finding[11:]] // "does \(.finding[11:])") as $what |
 	(if (.figures.absorbed_by_late_peer_ms // 0) > 0 then
@@ -1681,7 +1681,13 @@ def parttext($k):
   severity: $severity,
   host_risk_level: $hostrisk,
   host_risk_assessed: $hosted,
-  host_risk_basis: $HRB,
+  # which of the at-stake figure the host recommendations' own figures on
+  # this rank hold (their time_at_stake_ms is the job-wide one)
+  host_risk_basis: ($HRB | if . == null or .at_stake_on_late_peer == null then . else
+    ([$recs[] | select((.finding | startswith("host_cause:")) and .time_at_stake_ms != null and .figures.at_stake_while_peer_late_ms != null)]) as $hr |
+    . + {at_stake_in_recommendations: ($hr | map(.id)),
+	 at_stake_in_recommendations_ms_per_step: ($hr | map(.figures.at_stake_while_peer_late_ms) | add // 0 | r6),
+	 at_stake_outside_recommendations_ms_per_step: (.at_stake_ms_per_step - ($hr | map(.figures.at_stake_while_peer_late_ms) | add // 0) | r6)} end),
   # the late-peer pattern of op durations (no HCCL tasks), as the text gives it
   late_op_pattern: (if ($OPW | length) == 0 or $OPW[0].measured then null else
     {ops: ($OPW | map({step, op, group, ops, first, dur_ms, others_median_ms, others_min_ms, others_max_ms, excess_ms: (.excess_ns | ms)})),

@@ -123,7 +123,13 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
    (.families_ms_per_step | to_entries | map("\(.key | code) \(.value | dur)") | join(", ")) + "); " +
    (if .at_stake_upper_bound then "at most \(.at_stake_ms_per_step | dur) of it is at stake on this rank: without HCCL tasks, whether it only lengthens a wait for a late peer cannot be told"
     elif .at_stake_on_late_peer != null then "\(.at_stake_ms_per_step | dur) per step of it is at stake on this rank while \(.at_stake_on_late_peer) is late (" +
-      (.at_stake_by_family_ms_per_step // {} | to_entries | sort_by(-.value) | map("\(.key | code) \(.value | dur)") | join(", ")) +
+      # item_sync is named by its call chain (aten::item): its time is the
+      # host's in .item() calls, not shown to be a wait on the device
+      (.at_stake_by_family_ms_per_step // {} | to_entries | sort_by(-.value) | map("\(.key | code) \(.value | dur)" +
+	(if .key == "item_sync" then " (the host cost of .item() calls, named by their call chain: how long their synchronisation waits is not counted apart)" else "" end)) | join(", ")) +
+      # which share of it the recommendations' own figures on this rank hold
+      (if (.at_stake_in_recommendations // []) == [] then "" else
+	 "; of it, \(.at_stake_in_recommendations_ms_per_step | dur) is what \(.at_stake_in_recommendations | join(" and "))'s headline\(if (.at_stake_in_recommendations | length) > 1 then "s" else "" end) give on this rank (the at-stake column holds the job-wide figure), and the other \(.at_stake_outside_recommendations_ms_per_step | dur) is in no recommendation's time at stake" end) +
       # a serialisation point's recommendation speaks for its family too
       (([$A.recommendations[]?.finding] + (if any($A.recommendations[]?; .finding == "HOST_SERIALISATION")
 	 then [$A.serialisation_points[]?.family | "host_cause:" + .] else [] end)) as $rf |
