@@ -1228,7 +1228,8 @@ def parttext($k):
 	  (if ($under | length) > 0 then "; under that wait it also waits on rank\(if ($under | length) == 1 then "" else "s" end) \($under | map("\(.rank) (\(.ms | fmt) not under compute)") | join(", ")), which the longer wait covers" else "" end) +
 	  # with the input's ranks (-I), the group's members among them
 	  (($lg.global_ranks // $lg.members // []) | map(select(. as $m | $INR | index([$m]) != null)) | length) as $held |
-	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this input holds \([$lg.ranks_in_input, $held] | max)" else "" end) +
+	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this profile holds \($lg.ranks_in_input)" +
+	     (if $held > $lg.ranks_in_input then ", the input's ranks \($held) (the others: see the cluster report)" else "" end) else "" end) +
 	  (if $lg != null and $lg.role == null then " (ranks as the HCCL tasks number them, within the group: no parallel_group_info maps them to global ranks)" else "" end) +
 	  ": profile rank \($late.rank) (or all ranks) to see why it is late." +
 	  (if $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then
