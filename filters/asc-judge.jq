@@ -763,22 +763,42 @@ def ppwin($s; $bms; $xms):
 	  # share is not won here (the device-idle finding holds this stage's);
 	  # else all of it, an upper bound.
 	  (if $s.here_idle_ms != null and ($s.here_ms // 0) > 0 then ([1 - $s.here_idle_ms / $s.here_ms, 0] | max) else null end) as $f |
-	  (if $f == null then $swall else $swall * $f end) as $sw |
-	  {bubble_ms: ($bms | r6), imbalance_ms: ($i | r6), schedule_ms: ($own | r6), schedule_won_ms: ($sw | r6), schedule_left_ms: ($own - $sw | r6), transfer_ms: ($xms | r6),
-	   microbatches_advised: $m4, won_ms: ($i + $sw | r6),
+	  # That idle comes with every micro-batch: m x 4 of them add
+	  # (m x 4 - m) x it per step, which the shrink must outweigh to be
+	  # won; without the split, whether it does cannot be told.
+	  (if $f == null then null else $swall * $f end) as $sw |
+	  (if $f == null then null else ($m4 - $s.microbatches) * $s.here_idle_ms end) as $add |
+	  (if $f == null or $sw - $add <= 0 then null else $sw - $add end) as $net |
+	  {bubble_ms: ($bms | r6), imbalance_ms: ($i | r6), schedule_ms: ($own | r6), schedule_won_ms: ($net | if . == null then null else r6 end), schedule_left_ms: ($own - ($net // 0) | r6), transfer_ms: ($xms | r6),
+	   microbatches_advised: $m4, won_ms: ($i + ($net // 0) | r6),
 	   schedule_won_if_all_scales_ms: ($swall | r6), scaling_share: (if $f == null then null else $f | r6 end),
+	   schedule_shrink_ms: (if $f == null then null else $sw | r6 end), schedule_idle_added_ms: (if $f == null then null else $add | r6 end),
+	   schedule_net_ms: (if $f == null then null else $sw - $add | r6 end),
 	   here_busy_ms: (if $f == null then null else $s.here_ms - $s.here_idle_ms | r6 end), here_idle_ms: $s.here_idle_ms, here_ms: $s.here_ms,
 	   upper_bound: ($f == null), won_if_all_scales_ms: ($i + $swall | r6)} end;
 # Its sentence.
 def ppwintext($w):
 	" At stake per step: at most \($w.won_ms | fmt), what the advice could win" +
-	(if $w.schedule_won_ms == null then " (the bubble less its transfer; which share rebalancing or more micro-batches would win cannot be told)"
-	 else ": " + (if $w.imbalance_ms > 0 then "the imbalance, \($w.imbalance_ms | fmt) (were the slower stage as fast as this one), and " else "" end) +
-	   (if $w.scaling_share != null then
-	      "\($w.schedule_won_ms | fmt) of the schedule's share less the transfer, \($w.schedule_ms | fmt): split into m = \($w.microbatches_advised) micro-batches, only the compute of a micro-batch shrinks with it (\($w.here_busy_ms | fmt) of this stage's \($w.here_ms | fmt) per micro-batch), not its device idle (\($w.here_idle_ms | fmt), no kernel running), which comes with each micro-batch's launches, host work and waits rather than its size, so the warm-up and flush shrink by \($w.schedule_won_ms | fmt), leaving \($w.schedule_left_ms | fmt) (the peer stage's split taken as this stage's: it is not in this profile). Were the idle to shrink as well, \($w.schedule_won_if_all_scales_ms | fmt) (\($w.won_if_all_scales_ms | fmt) in all), an upper bound; that idle is won by removing it (on this stage, the device-idle finding), not counted here"
-	    else "\($w.schedule_won_ms | fmt) of the schedule's share less the transfer, \($w.schedule_ms | fmt) (split into m = \($w.microbatches_advised) micro-batches, the same work leaves a warm-up and flush of \($w.schedule_left_ms | fmt)); an upper bound: it takes a micro-batch's whole time to shrink with its size, but only its compute does (its device idle comes with each micro-batch's launches, host work and waits rather than its size), and how much of it idles cannot be told without this rank's kernel table" end) end) +
+	(if $w.schedule_ms == null then " (the bubble less its transfer; which share rebalancing or more micro-batches would win cannot be told)"
+	 elif $w.scaling_share == null then
+	   ": " + (if $w.imbalance_ms > 0 then "the imbalance alone, \($w.imbalance_ms | fmt) (were the slower stage as fast as this one), an upper bound" else "nothing of the bubble is counted" end) +
+	   ". No part of the schedule's share less the transfer, \($w.schedule_ms | fmt), is counted for more micro-batches: only a micro-batch's compute shrinks with its size, its device idle comes with each micro-batch's launches, host work and waits, and m = \($w.microbatches_advised) micro-batches bring more of it; how much of a micro-batch idles cannot be told without this rank's kernel table, so whether more micro-batches win cannot be told"
+	 else
+	   ": " + (if $w.imbalance_ms > 0 then "the imbalance\(if $w.schedule_won_ms == null then " alone" else "" end), \($w.imbalance_ms | fmt) (were the slower stage as fast as this one)" else "" end) +
+	   (if $w.schedule_won_ms != null then
+	      (if $w.imbalance_ms > 0 then ", and " else "" end) +
+	      "\($w.schedule_won_ms | fmt) of the schedule's share less the transfer, \($w.schedule_ms | fmt): split into m = \($w.microbatches_advised) micro-batches, only the compute of a micro-batch shrinks with it (\($w.here_busy_ms | fmt) of this stage's \($w.here_ms | fmt) per micro-batch), so the warm-up and flush shrink by \($w.schedule_shrink_ms | fmt), less the device idle (\($w.here_idle_ms | fmt) per micro-batch, no kernel running) that the more micro-batches add, \($w.schedule_idle_added_ms | fmt), leaving \($w.schedule_left_ms | fmt) (the peer stage's split taken as this stage's: it is not in this profile)"
+	    else
+	      (if $w.imbalance_ms > 0 then "" else "nothing of the bubble now" end) +
+	      ". Raising the micro-batch count does not win yet: split into m = \($w.microbatches_advised) micro-batches, only the compute of a micro-batch shrinks with it (\($w.here_busy_ms | fmt) of this stage's \($w.here_ms | fmt) per micro-batch), so the schedule's share less the transfer, \($w.schedule_ms | fmt), shrinks by \($w.schedule_shrink_ms | fmt), but the device idle of a micro-batch (\($w.here_idle_ms | fmt), no kernel running) comes with each micro-batch's launches, host work and waits rather than its size, and the more micro-batches add \($w.schedule_idle_added_ms | fmt) of it per step, more than the shrink. Remove that idle first (on this stage, the device-idle finding); after that, m = \($w.microbatches_advised) would win \($w.schedule_shrink_ms | fmt) of the schedule's share, not at stake now (the peer stage's split taken as this stage's: it is not in this profile)" end) end) +
 	"; the \($w.transfer_ms | fmt) the send/recv moves data (the comm records' bandwidth table) stays." ;
-def ppadvice($g; $bms):
+# The advice to raise the micro-batch count, as ppwin($w) finds it pays.
+def ppraise($w):
+	if $w == null or $w.schedule_ms == null then "raise the micro-batch count"
+	elif $w.scaling_share == null then "raise the micro-batch count only if this rank's kernel table shows it wins (below)"
+	elif $w.schedule_won_ms == null then "remove this stage's device idle per micro-batch (the device-idle finding) before raising the micro-batch count (below)"
+	else "raise the micro-batch count" end;
+def ppadvice($g; $bms; $w):
 	ppstage($g) as $s |
 	(if ($g.peer_global_ranks // [] | length) == 1 then "global rank \($g.peer_global_ranks[0])" else "the peer stage" end) as $pn |
 	if $s == null then " Shorten the bubble with more micro-batches, an interleaved schedule or balanced stages; one send/recv op does not show the peer stage's time, so which of them cannot be told."
@@ -797,10 +817,11 @@ def ppadvice($g; $bms):
 		", of which the device idles \($s.here_idle_ms | fmt) per micro-batch (no kernel runs: \($s.here_idle_stretches_ms | map(fmt) | join(", ")) in those stretches)" end) end) +
 	  (if $s.here_ms == null then ""
 	   elif $s.imbalance == "peer" then
-		". The stages are imbalanced: \($pn)'s stage takes \($s.slower_by_ratio * 100 | round)% longer per micro-batch, about \($s.imbalance_ms_per_step | fmt) per step of the bubble. What takes its time (its layers, the output layer and loss, or host idle as on this stage) is not in this profile: profile \($pn) first to see it, then rebalance the stages and raise the micro-batch count." + ppsched($s; $bms)
-	   elif $s.imbalance == "here" then ". This stage is the slower one (by \($s.slower_by_ratio * 100 | round)% per micro-batch): see what takes its time here (its idle and its kernels), then move layers off it and raise the micro-batch count." + ppsched($s; null)
-	   elif $s.imbalance == "none" then ". The stages are balanced within 10%: the bubble is the schedule's own; raise the micro-batch count or use an interleaved schedule." + ppsched($s; $bms)
+		". The stages are imbalanced: \($pn)'s stage takes \($s.slower_by_ratio * 100 | round)% longer per micro-batch, about \($s.imbalance_ms_per_step | fmt) per step of the bubble. What takes its time (its layers, the output layer and loss, or host idle as on this stage) is not in this profile: profile \($pn) first to see it, then rebalance the stages and \(ppraise($w))." + ppsched($s; $bms)
+	   elif $s.imbalance == "here" then ". This stage is the slower one (by \($s.slower_by_ratio * 100 | round)% per micro-batch): see what takes its time here (its idle and its kernels), then move layers off it and \(ppraise($w))." + ppsched($s; null)
+	   elif $s.imbalance == "none" then ". The stages are balanced within 10%: the bubble is the schedule's own; \(ppraise($w)) or use an interleaved schedule." + ppsched($s; $bms)
 	   else "." end) end;
+def ppadvice($g; $bms): ppadvice($g; $bms; null);
 # Pipeline send/recv per pp group of parallel_group_info: the peer stage
 # by global rank, each op of the first step in order with the comm
 # records' wait and idle, and the op that holds the longest of them.  No
@@ -1207,7 +1228,8 @@ def parttext($k):
 	  (if ($under | length) > 0 then "; under that wait it also waits on rank\(if ($under | length) == 1 then "" else "s" end) \($under | map("\(.rank) (\(.ms | fmt) not under compute)") | join(", ")), which the longer wait covers" else "" end) +
 	  # with the input's ranks (-I), the group's members among them
 	  (($lg.global_ranks // $lg.members // []) | map(select(. as $m | $INR | index([$m]) != null)) | length) as $held |
-	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this input holds \([$lg.ranks_in_input, $held] | max)" else "" end) +
+	  (if $lg != null and $lg.size != null then "; the group has \($lg.size) ranks, this profile holds \($lg.ranks_in_input)" +
+	     (if $held > $lg.ranks_in_input then ", the input's ranks \($held) (the others: see the cluster report)" else "" end) else "" end) +
 	  (if $lg != null and $lg.role == null then " (ranks as the HCCL tasks number them, within the group: no parallel_group_info maps them to global ranks)" else "" end) +
 	  ": profile rank \($late.rank) (or all ranks) to see why it is late." +
 	  (if $remain >= $R.comm.straggler_min_ms and ($also | length) > 0 then
@@ -1323,7 +1345,7 @@ def parttext($k):
        ppwin(ppstage($g); $pp.ms; ([$lt, .elapse_ms] | min) / $csteps) as $win |
        rec("\(.op) on group \(.group | tostring) (\($g.role)) is the pipeline bubble: \((.wait_ms + .idle_ms) / $csteps | fmt) per step in its \(.calls / $csteps | round) send/recv op\(if .calls / $csteps > 1 then "s" else "" end) (the comm records' wait \(.wait_ms / $csteps | fmt) plus idle \(.idle_ms / $csteps | fmt); transit \(.transit_ms / $csteps | fmt)), this stage waiting for its peer stage, " +
 	 (if $peer != null then "global rank \($peer) (parallel_group_info, not in this profile)" else "the other ranks of the group" end) +
-	 ", or exchanging with it; the longest is \($lo.op) (\(($lo.wait_ms // 0) + ($lo.idle_ms // 0) | fmt)). A pipeline stage waits for its peer by the schedule, so this is not a late rank." + ppadvice($g; (.wait_ms + .idle_ms) / $csteps) + ppwintext($win);
+	 ", or exchanging with it; the longest is \($lo.op) (\(($lo.wait_ms // 0) + ($lo.idle_ms // 0) | fmt)). A pipeline stage waits for its peer by the schedule, so this is not a late rank." + ppadvice($g; (.wait_ms + .idle_ms) / $csteps; $win) + ppwintext($win);
 	 "op"; .op; $win.won_ms; true; null; "COMM_WAIT_DOMINANT") + {group: .group, pipeline_bubble: true, peer_global_rank: $peer, pipeline_stages: ppstage($g), pipeline_idle: $PIPE,
 	 pipeline_stake: $win,
 	 # the bubble less the stages' imbalance: the 1F1B schedule's own
@@ -1547,7 +1569,7 @@ def parttext($k):
       elif .finding == "COMM_WAIT_DOMINANT" then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) waits for a late peer: \($t)."
       elif .finding == "COMM_BANDWIDTH_LOW" then "\(.target_id) moves data below the bandwidth floor: \($t)."
       elif (.finding | startswith("host_cause:")) then
-	({op_compile: "compiles operators", h2d_copy: (if $LEVEL0 then "copies to the device" else "blocks in copies to the device" end), item_sync: "waits in .item()",
+	({op_compile: "compiles operators", h2d_copy: (if $LEVEL0 then "copies to the device" else "blocks in copies to the device" end), item_sync: "spends host time in .item() calls",
 	  sync: "synchronises with the device", dataloader: "waits for the data loader", gc: "collects garbage",
 	  launch: "dispatches ops (dispatch-bound)", python: "runs Python code"}[.finding[11:]] // "does \(.finding[11:])") as $what |
 	(if (.figures.absorbed_by_late_peer_ms // 0) > 0 then
@@ -1660,7 +1682,13 @@ def parttext($k):
   severity: $severity,
   host_risk_level: $hostrisk,
   host_risk_assessed: $hosted,
-  host_risk_basis: $HRB,
+  # which of the at-stake figure the host recommendations' own figures on
+  # this rank hold (their time_at_stake_ms is the job-wide one)
+  host_risk_basis: ($HRB | if . == null or .at_stake_on_late_peer == null then . else
+    ([$recs[] | select((.finding | startswith("host_cause:")) and .time_at_stake_ms != null and .figures.at_stake_while_peer_late_ms != null)]) as $hr |
+    . + {at_stake_in_recommendations: ($hr | map(.id)),
+	 at_stake_in_recommendations_ms_per_step: ($hr | map(.figures.at_stake_while_peer_late_ms) | add // 0 | r6),
+	 at_stake_outside_recommendations_ms_per_step: (.at_stake_ms_per_step - ($hr | map(.figures.at_stake_while_peer_late_ms) | add // 0) | r6)} end),
   # the late-peer pattern of op durations (no HCCL tasks), as the text gives it
   late_op_pattern: (if ($OPW | length) == 0 or $OPW[0].measured then null else
     {ops: ($OPW | map({step, op, group, ops, first, dur_ms, others_median_ms, others_min_ms, others_max_ms, excess_ms: (.excess_ns | ms)})),

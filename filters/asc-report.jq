@@ -109,7 +109,8 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  elif $A.hidden_issue_present then
    "**Severity \($A.severity).** " +
    (if ($R | length) > 0 and $R[0].time_at_stake_ms != null then
-     ($R | map(select(.time_at_stake_ms != null and (.share_of_step // 0) >= 0.05)) | .[0:3] | map(.headline | md) | join(" "))
+     # every finding of priority P0-P2 (asc-judge(1)), none left out
+     ($R | map(select(.time_at_stake_ms != null and (.priority | IN("P0", "P1", "P2")))) | map(.headline | md) | join(" "))
     else "The device idles or communicates where it should compute." end)
  else "**No hidden issue.** The device is fed (underfeed \($DG.underfeed_ratio_avg | pctx)) and communication is hidden behind compute." end),
 "",
@@ -122,7 +123,13 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
    (.families_ms_per_step | to_entries | map("\(.key | code) \(.value | dur)") | join(", ")) + "); " +
    (if .at_stake_upper_bound then "at most \(.at_stake_ms_per_step | dur) of it is at stake on this rank: without HCCL tasks, whether it only lengthens a wait for a late peer cannot be told"
     elif .at_stake_on_late_peer != null then "\(.at_stake_ms_per_step | dur) per step of it is at stake on this rank while \(.at_stake_on_late_peer) is late (" +
-      (.at_stake_by_family_ms_per_step // {} | to_entries | sort_by(-.value) | map("\(.key | code) \(.value | dur)") | join(", ")) +
+      # item_sync is named by its call chain (aten::item): its time is the
+      # host's in .item() calls, not shown to be a wait on the device
+      (.at_stake_by_family_ms_per_step // {} | to_entries | sort_by(-.value) | map("\(.key | code) \(.value | dur)" +
+	(if .key == "item_sync" then " (the host cost of .item() calls, named by their call chain: how long their synchronisation waits is not counted apart)" else "" end)) | join(", ")) +
+      # which share of it the recommendations' own figures on this rank hold
+      (if (.at_stake_in_recommendations // []) == [] then "" else
+	 "; of it, \(.at_stake_in_recommendations_ms_per_step | dur) is what \(.at_stake_in_recommendations | join(" and "))'s headline\(if (.at_stake_in_recommendations | length) > 1 then "s" else "" end) give on this rank (the at-stake column holds the job-wide figure), and the other \(.at_stake_outside_recommendations_ms_per_step | dur) is in no recommendation's time at stake" end) +
       # a serialisation point's recommendation speaks for its family too
       (([$A.recommendations[]?.finding] + (if any($A.recommendations[]?; .finding == "HOST_SERIALISATION")
 	 then [$A.serialisation_points[]?.family | "host_cause:" + .] else [] end)) as $rf |
@@ -210,7 +217,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 (if $CT != null then
  "## Communication\n\n" + $GROUPS + "\n" +
  "From the HCCL tasks (\($CT.source | md)): \($CT.ops) op instance(s) over \($CT.steps) step(s). Each op's elapsed time is split into moving data (any transfer task running), waiting (a Notify_Wait running, given to the peer whose wait ends last) and the rest; the parts add up to the op's elapsed time. Per step: ops \($CT.elapsed_ms | dur), moving data \($CT.transfer_ms | dur), waiting \($CT.wait_ms | dur), rest \($CT.rest_ms | dur); not under compute \($CT.exposed_ms | dur), of which waiting \($CT.exposed_wait_ms | dur).\n\n" +
- ($CT.groups | map("Group \(.group | tostring | code): \(if .size == null then "size unknown" else "\(.size) ranks (from \(.size_from | md))" end), this input holds \(.ranks_in_input) (rank \(.rank // "?")).") | join("\n")) + "\n\n" +
+ ($CT.groups | map("Group \(.group | tostring | code): \(if .size == null then "size unknown" else "\(.size) ranks (from \(.size_from | md))" end), this profile holds \(.ranks_in_input) (rank \(.rank // "?")).") | join("\n")) + "\n\n" +
  "Per peer: \"waits on it\" is the time a Notify_Wait on that peer runs (waits on several peers at once each count); \"holds the op\" is the part given to it alone (its wait ends last), which adds up to the waiting above.\n\n" +
  table(["peer rank", "group", "waits on it per step", "not under compute", "holds the op per step", "not under compute", "this profile's rank"];
    ($CT.peers[0:5] | map([(.rank | tostring), (.group | tostring | code), (.own_wait_ms | dur), (.own_exposed_wait_ms | dur), (.wait_ms | dur), (.exposed_wait_ms | dur), (if .in_input then "yes" elif (.global_rank // .rank) as $r | ($A.input_ranks // []) | index([$r]) != null then "no; in this input (see the cluster report)" else "no" end)]))) +
