@@ -142,6 +142,18 @@ ppwon(const struct job *j, const char *g, struct buf *b, int *ub)
 	return least;
 }
 
+/* Whether a rank report of group g counts no win from more micro-batches
+ * (their net win is none, or untold without a kernel table). */
+static int
+nomorembs(const struct job *j, const char *g)
+{
+	for (size_t a = 0; a < npps; a++)
+		if (injob(j, pps[a].rank) && strcmp(pps[a].group, g) == 0 &&
+		    pps[a].won != UNSET && pps[a].wsched == UNSET)
+			return 1;
+	return 0;
+}
+
 /* The reduce-scatter group (data parallel) of rank ri, or NULL. */
 static const struct rgroup *
 dpgroup(int ri)
@@ -388,7 +400,8 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 			bprintf(&pp, "; in a pipeline this time is also the bubble: no rank report in the input compares the stages (none given, or too few send/recv ops or no op after the last); rebalance the stages where they differ, and raise the micro-batch count or use an interleaved schedule for the schedule's own warm-up and flush");
 		else
 			bprintf(&pp, "; in a pipeline this time is also the bubble: %s (the rank reports' pipeline stages, from the send/recv ops' times)%s",
-			    st.p, imb ? "; rebalance the stages (the imbalance above), and raise the micro-batch count or use an interleaved schedule for the rest, the schedule's own warm-up and flush" :
+			    st.p, imb && nomorembs(j, g) ? "; rebalance the stages (the imbalance above); the rank reports count no win from more micro-batches (the device idle each micro-batch carries outweighs the warm-up and flush they save, or without a kernel table it cannot be told): remove that idle before raising the micro-batch count" :
+			    imb ? "; rebalance the stages (the imbalance above), and raise the micro-batch count or use an interleaved schedule for the rest, the schedule's own warm-up and flush" :
 			    "; the bubble is the schedule's own: raise the micro-batch count or use an interleaved schedule");
 		if (md && st.len)
 			fprintf(md, "Stage imbalance, as the rank reports give it: %s.\n", st.p);
