@@ -242,6 +242,15 @@ def caveats($A; $B):
      {kind: "caveat", key: "export_type", a_value: cfg($A).export_type, b_value: cfg($B).export_type,
       text: "the captures differ in export type (A \(cfg($A).export_type // "unknown"), B \(cfg($B).export_type // "unknown"))"}
    else empty end),
+  # a wait for a late peer moves the comm ops' time: say it, with the peer
+  (def lp($g): [$g.anomaly_discovery[0].recommendations[]? | select(.late_peer_wait_ms != null)][0];
+   lp($A) as $x | lp($B) as $y
+   | select($x != null or $y != null)
+   | {kind: "caveat", key: "late_peer", a_value: $x.stake_on, b_value: $y.stake_on,
+      text: ("the exposed communication waits for a late peer: "
+	+ ([["A", $x], ["B", $y] | select(.[1] != null) | "\(.[0]) for \(.[1].stake_on), \(.[1].late_peer_wait_ms * 1000 | round / 1000) ms per step"] | join("; "))
+	+ (if $x != null and $y != null and $x.stake_on != $y.stake_on then " (a different late rank: most likely different runs)" else "" end)
+	+ ": the change of the communication ops holds the change of that wait, another rank's lateness, not of the ops' own work")}),
   (if ($A.profile[0].framework) != ($B.profile[0].framework) then
      {kind: "caveat", key: "framework", a_value: $A.profile[0].framework, b_value: $B.profile[0].framework,
       text: "the captures come from different frameworks"}
