@@ -623,7 +623,7 @@ wrecos(const struct job *j, int64_t mstep)
 	if (nreco > 1)	/* never a NULL base, even for zero items */
 		qsort(recos, (size_t)nreco, sizeof *recos, bybandstake);
 	if (md)
-		fprintf(md, "\n## Recommendations (by time at stake per step)\n\n");
+		fprintf(md, "\n## Recommendations (by priority, then time at stake per step; an upper bound after the measured figures of its priority)\n\n");
 	for (int k = 0; k < nreco; k++) {
 		/* The rank reports' scale (asc-judge): by the share of the
 		 * median step at stake, P0 only for the first. */

@@ -1175,7 +1175,7 @@ def parttext($k):
 	  "No other kernel starts during \(if ($pw | length) == 1 then "this send/receive" else "these \($pw | length) send/receives" end): the stage waits in \(if ($pw | length) == 1 then "it" else "them" end) for the other pipeline stage" +
 	  (if ($pw | length) > 1 then " (\($pw | map("\(.name | sub("^pipeline wait \\((?<w>.*)\\)$"; "\(.w)")) \(.wall_ms | fmt)") | join(", ")))" else "" end) +
 	  (if $mb != null then ", with \($mb) micro-batch\(if $mb > 1 then "es" else "" end) in the step" else "" end) +
-	  ". Under a 1F1B schedule the warm-up and cool-down waits shrink with more micro-batches per step and with interleaved virtual pipeline stages; if the other stage takes longer per micro-batch, rebalance the layers between the stages."
+	  ". Under a 1F1B schedule the warm-up and cool-down waits are the schedule's own share; whether more micro-batches or interleaved stages shorten the step here, and by how much, is the pipeline finding's (it counts the device idle each extra micro-batch adds); if the other stage takes longer per micro-batch, rebalance the layers between the stages."
 	else
 	  (sidems($k; "comm")) as $c |
 	  if $c > 0.5 * $k.kernel_sum_ms then
