@@ -97,6 +97,7 @@ int64_t	 rolewall(jv t, const char *role);
 const char *streamlabel(const char *label);
 const char *rolefrom(jv c);
 const char *srctext(const char *src);
+void	 joinstrs(struct buf *b, jv a);
 void	 joincode(struct buf *b, jv o, const char *k);
 
 /* render.c */
@@ -114,7 +115,7 @@ void	 typecounts(struct buf *b, jv obj);
 void	 phasetext(struct buf *b);
 void	 commtext(struct buf *b, int bucketsonly);
 const char *stagetext(int64_t layers);
-const char *nolayer(void);
+int	 notypes(void);
 void	 betweentext(struct buf *b, int64_t *sum);
 
 /* layers.c: sections 4-6. */

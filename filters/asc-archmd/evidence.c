@@ -471,14 +471,7 @@ s2_passes(jv S, jv why)
 	char s[256];
 
 	tb.len = 0;
-	for (int i = 0; i < len(why); i++) {
-		jv w = at(why, i);
-
-		if (i)
-			buf_adds(&tb, ", ");
-		buf_adds(&tb, jv_string_value(w));
-		jv_free(w);
-	}
+	joinstrs(&tb, why);
 	snprintf(s, sizeof s, "%lld pass%s", (long long)passes, passes == 1 ? "" : "es");
 	row(3, "Pass boundaries", s, tb.len ? tb.p :
 	    "no boundary found (no large gap, no decode-to-prefill transition, no step change, no repeated pattern)");
@@ -643,13 +636,16 @@ stagetext(int64_t layers)
 	return t;
 }
 
-/* Why there are no layers. */
-const char *
-nolayer(void)
+/* A section of the layer types, when there is none: it says why; 1. */
+int
+notypes(void)
 {
-	if (!determ && gi(P.summary, "kernels"))
-		return "no layer structure was determined (no attention kernel, no block of forward kernels repeated 3 times; backward kernels are not searched)";
-	return "no layer was found";
+	if (len(P.types))
+		return 0;
+	pf("Not available: %s.\n\n", !determ && gi(P.summary, "kernels") ?
+	    "no layer structure was determined (no attention kernel, no block of forward kernels repeated 3 times; backward kernels are not searched)" :
+	    "no layer was found");
+	return 1;
 }
 
 /* Training: the runs of forward, backward and optimizer kernels. */
@@ -791,14 +787,7 @@ s3_passes(void)
 		snprintf(r, sizeof r, "#%lld-#%lld", (long long)gi(p, "layer_first"),
 		    (long long)gi(p, "layer_last"));
 		tb.len = 0;
-		for (int j = 0; j < len(why); j++) {
-			jv w = at(why, j);
-
-			if (j)
-				buf_adds(&tb, ", ");
-			buf_adds(&tb, jv_string_value(w));
-			jv_free(w);
-		}
+		joinstrs(&tb, why);
 		if (has(p, "gap_before_ns")) {
 			buf_adds(&tb, " (gap ");
 			buf_adds(&tb, ms(gi(p, "gap_before_ns")));

@@ -121,36 +121,38 @@ ms(int64_t ns)
 	return ring[i];
 }
 
+/* 1000 num/den rounded half up, as a decimal of scale places and unit;
+ * "n/a" when den <= 0.  A ring of results, shared by pct() and ratio()
+ * (a report line holds a few of them). */
+static const char *
+permille(int64_t num, int64_t den, int scale, const char *unit)
+{
+	static char ring[24][48];
+	static int i;
+	char d[40];
+
+	i = (i + 1) % 24;
+	if (den <= 0)
+		snprintf(ring[i], sizeof ring[i], "n/a");
+	else {
+		dec_fmt(d, (num * 1000 + den / 2) / den, scale);
+		snprintf(ring[i], sizeof ring[i], "%s%s", d, unit);
+	}
+	return ring[i];
+}
+
 /* num/den as a percentage with one decimal. */
 const char *
 pct(int64_t num, int64_t den)
 {
-	static char ring[16][48];
-	static int i;
-	char t[40];
-
-	i = (i + 1) % 16;
-	if (den <= 0) {
-		snprintf(ring[i], sizeof ring[i], "n/a");
-		return ring[i];
-	}
-	dec_fmt(t, (num * 1000 + den / 2) / den, 1);
-	snprintf(ring[i], sizeof ring[i], "%s %%", t);
-	return ring[i];
+	return permille(num, den, 1, " %");
 }
 
+/* num/den with three decimals. */
 const char *
 ratio(int64_t num, int64_t den)
 {
-	static char ring[8][40];
-	static int i;
-
-	i = (i + 1) % 8;
-	if (den <= 0)
-		snprintf(ring[i], sizeof ring[i], "n/a");
-	else
-		dec_fmt(ring[i], (num * 1000 + den / 2) / den, 3);
-	return ring[i];
+	return permille(num, den, 3, "");
 }
 
 /* A table row of n cells; '|' in a cell is escaped. */
@@ -189,40 +191,44 @@ sep(const char *align)
 	buf_addc(&R, '\n');
 }
 
+/* The layer types of asc-fia: how the report names them, and their letter
+ * in the timelines. */
+static const struct {
+	const char *type, *display;
+	char	 letter;
+} ltypes[] = {
+	{ "dense", "Dense", 'D' },
+	{ "moe_dfc", "MoE+DFC", 'M' },
+	{ "moe_gmm", "MoE+GMM", 'G' },
+	{ "moe", "MoE (gating only)", 'm' },
+	{ "decode", "Decode", 'd' },
+	{ "backward", "Backward", 'B' },
+};
+
+static int
+ltype(const char *t)
+{
+	for (size_t i = 0; i < sizeof ltypes / sizeof ltypes[0]; i++)
+		if (strcmp(t, ltypes[i].type) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* A type unknown here is shown by its name. */
 const char *
 tdisplay(const char *t)
 {
-	if (strcmp(t, "dense") == 0)
-		return "Dense";
-	if (strcmp(t, "moe_dfc") == 0)
-		return "MoE+DFC";
-	if (strcmp(t, "moe_gmm") == 0)
-		return "MoE+GMM";
-	if (strcmp(t, "moe") == 0)
-		return "MoE (gating only)";
-	if (strcmp(t, "decode") == 0)
-		return "Decode";
-	if (strcmp(t, "backward") == 0)
-		return "Backward";
-	return t;
+	int i = ltype(t);
+
+	return i < 0 ? t : ltypes[i].display;
 }
 
 char
 tletter(const char *t)
 {
-	if (strcmp(t, "dense") == 0)
-		return 'D';
-	if (strcmp(t, "moe_dfc") == 0)
-		return 'M';
-	if (strcmp(t, "moe_gmm") == 0)
-		return 'G';
-	if (strcmp(t, "moe") == 0)
-		return 'm';
-	if (strcmp(t, "decode") == 0)
-		return 'd';
-	if (strcmp(t, "backward") == 0)
-		return 'B';
-	return '?';
+	int i = ltype(t);
+
+	return i < 0 ? '?' : ltypes[i].letter;
 }
 
 /* A name as a code span (row() escapes '|' in table cells). */
@@ -345,6 +351,20 @@ srctext(const char *src)
 		return "no parallel-group metadata: a collective after the gradient kernels of a "
 		    "training step, probably data-parallel gradient buckets";
 	return "op names only (fallback: no parallel-group metadata)";
+}
+
+/* The string items of an array, joined with ", ". */
+void
+joinstrs(struct buf *b, jv a)
+{
+	for (int i = 0; i < len(a); i++) {
+		jv w = at(a, i);
+
+		if (i)
+			buf_adds(b, ", ");
+		buf_adds(b, jv_string_value(w));
+		jv_free(w);
+	}
 }
 
 /* The string items of an array field, joined with ", " as code. */

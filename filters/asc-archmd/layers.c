@@ -11,6 +11,26 @@
 #include "md.h"
 #include "archmd.h"
 
+/* The role of largest wall not used yet (the first of equals), now used. */
+static int
+toprole(jv roles, int n, int *used)
+{
+	int best = -1;
+	int64_t bw = -1;
+
+	for (int i = 0; i < n; i++) {
+		jv r = at(roles, i);
+
+		if (!used[i] && gi(r, "wall_ns") > bw) {
+			bw = gi(r, "wall_ns");
+			best = i;
+		}
+		jv_free(r);
+	}
+	used[best] = 1;
+	return best;
+}
+
 static void
 characteristics(struct buf *b, jv t)
 {
@@ -24,20 +44,7 @@ characteristics(struct buf *b, jv t)
 	buf_adds(b, s);
 	buf_adds(b, "; top roles: ");
 	for (int k = 0; k < 3 && k < n; k++) {
-		int best = -1;
-		int64_t bw = -1;
-
-		for (int i = 0; i < n; i++) {
-			jv r = at(roles, i);
-
-			if (!used[i] && gi(r, "wall_ns") > bw) {
-				bw = gi(r, "wall_ns");
-				best = i;
-			}
-			jv_free(r);
-		}
-		used[best] = 1;
-		jv r = at(roles, best);
+		jv r = at(roles, toprole(roles, n, used));
 
 		snprintf(s, sizeof s, "%s%s %s", k ? ", " : "", gs(r, "role"), pct(gi(r, "wall_ns"), gi(t, "wall_sum_ns")));
 		buf_adds(b, s);
@@ -55,10 +62,8 @@ void
 s4_layers(void)
 {
 	pf("## 4. Layer Classification\n\n");
-	if (len(P.types) == 0) {
-		pf("Not available: %s.\n\n", nolayer());
+	if (notypes())
 		return;
-	}
 	if (train)
 		pf("Dense: a forward layer without `MoeGatingTopK`, `DispatchFFNCombine` or "
 		    "`GroupedMatmul`; MoE types as in inference. Backward: a layer whose anchor is a "
@@ -239,20 +244,7 @@ roletable(jv t, int top)
 	    "Share of layer", "Stream(s)");
 	sep("lrrrrl");
 	for (int k = 0; k < n && k < top; k++) {
-		int best = -1;
-		int64_t bw = -1;
-
-		for (int i = 0; i < n; i++) {
-			jv r = at(roles, i);
-
-			if (!used[i] && gi(r, "wall_ns") > bw) {
-				bw = gi(r, "wall_ns");
-				best = i;
-			}
-			jv_free(r);
-		}
-		used[best] = 1;
-		jv r = at(roles, best), st = get(r, "streams");
+		jv r = at(roles, toprole(roles, n, used)), st = get(r, "streams");
 
 		tb.len = 0;
 		for (int i = 0; i < len(st); i++) {
@@ -278,10 +270,8 @@ void
 s6_sub(void)
 {
 	pf("## 6. Per-Layer Sub-Structure\n\n");
-	if (len(P.types) == 0) {
-		pf("Not available: %s.\n\n", nolayer());
+	if (notypes())
 		return;
-	}
 	pf("For each layer type: the kernel sequence of its template layer (the first layer of the "
 	    "type; durations are means over the layers that match it), kernels grouped by role, "
 	    "then the wall time per role: the union of the role's kernel intervals in each layer, "

@@ -113,7 +113,43 @@ headline(void)
 	jv_free(opt);
 }
 
-/* The notes of asc-fia's summary as sentences. */
+/* The notes of asc-fia's summary as sentences; a note unknown here is
+ * shown by its name. */
+static const char *const notetext[][2] = {
+	{ "no_fia_fallback_attention",
+	    "**No FIA kernels**: layers are delimited by other attention kernels (fallback); reduced confidence in the layer count." },
+	{ "no_fia_fallback_communication",
+	    "**No FIA kernels** and no attention kernels: layers are delimited by communication kernels (fallback); reduced confidence in the layer count." },
+	{ "no_fia_fallback_period",
+	    "No FIA and no other attention kernels: layers are probably the repeats of a block of forward kernels (fallback); low confidence in the layer count." },
+	{ "period_search_capped",
+	    "The repeating block was searched in the first kernels only (fia.period_max_kernels): later kernels are in no layer." },
+	{ "layers_not_determinable",
+	    "**No layer structure**: no attention kernel and no block of forward kernels repeated 3 times (backward kernels are not searched for repeats); sections 2 and 8 describe what the capture holds instead." },
+	{ "no_fia_fallback_step",
+	    "**No FIA kernels** and no other structural marker: each step is one block (fallback); the layer count is unknown." },
+	{ "single_pass",
+	    "Single forward pass: no cross-pass comparison." },
+	{ "no_decode",
+	    "No decode FIA: prefill-only capture; decode analysis omitted." },
+	{ "ambiguous_fia",
+	    "Some FIA durations lie between the prefill and decode thresholds (ambiguous)." },
+	{ "no_comm",
+	    "No communication kernels in the capture." },
+	{ "prologue",
+	    "Kernels before the first layer anchor are counted in pass 0 (prologue)." },
+	{ "several_devices",
+	    "Several devices in one profile: this report describes the first." },
+	{ "no_kernels",
+	    "**No device kernels** in this profile: the sections below cannot be filled." },
+	{ "op_stat_only",
+	    "**Only aggregate op data** (op_statistic): op counts only, no layer sequence trees." },
+	{ "passes_capped",
+	    "Many passes: asc-fia recorded the first ones and the last; the others are summarised." },
+	{ "layers_capped",
+	    "Many layers: asc-fia recorded those of the first passes only (capped); per-layer views cover those." },
+};
+
 static void
 capnotes(void)
 {
@@ -125,38 +161,11 @@ capnotes(void)
 			jv n = at(notes, i);
 			const char *c = jv_string_value(n), *t = c;
 
-			if (strcmp(c, "no_fia_fallback_attention") == 0)
-				t = "**No FIA kernels**: layers are delimited by other attention kernels (fallback); reduced confidence in the layer count.";
-			else if (strcmp(c, "no_fia_fallback_communication") == 0)
-				t = "**No FIA kernels** and no attention kernels: layers are delimited by communication kernels (fallback); reduced confidence in the layer count.";
-			else if (strcmp(c, "no_fia_fallback_period") == 0)
-				t = "No FIA and no other attention kernels: layers are probably the repeats of a block of forward kernels (fallback); low confidence in the layer count.";
-			else if (strcmp(c, "period_search_capped") == 0)
-				t = "The repeating block was searched in the first kernels only (fia.period_max_kernels): later kernels are in no layer.";
-			else if (strcmp(c, "layers_not_determinable") == 0)
-				t = "**No layer structure**: no attention kernel and no block of forward kernels repeated 3 times (backward kernels are not searched for repeats); sections 2 and 8 describe what the capture holds instead.";
-			else if (strcmp(c, "no_fia_fallback_step") == 0)
-				t = "**No FIA kernels** and no other structural marker: each step is one block (fallback); the layer count is unknown.";
-			else if (strcmp(c, "single_pass") == 0)
-				t = "Single forward pass: no cross-pass comparison.";
-			else if (strcmp(c, "no_decode") == 0)
-				t = "No decode FIA: prefill-only capture; decode analysis omitted.";
-			else if (strcmp(c, "ambiguous_fia") == 0)
-				t = "Some FIA durations lie between the prefill and decode thresholds (ambiguous).";
-			else if (strcmp(c, "no_comm") == 0)
-				t = "No communication kernels in the capture.";
-			else if (strcmp(c, "prologue") == 0)
-				t = "Kernels before the first layer anchor are counted in pass 0 (prologue).";
-			else if (strcmp(c, "several_devices") == 0)
-				t = "Several devices in one profile: this report describes the first.";
-			else if (strcmp(c, "no_kernels") == 0)
-				t = "**No device kernels** in this profile: the sections below cannot be filled.";
-			else if (strcmp(c, "op_stat_only") == 0)
-				t = "**Only aggregate op data** (op_statistic): op counts only, no layer sequence trees.";
-			else if (strcmp(c, "passes_capped") == 0)
-				t = "Many passes: asc-fia recorded the first ones and the last; the others are summarised.";
-			else if (strcmp(c, "layers_capped") == 0)
-				t = "Many layers: asc-fia recorded those of the first passes only (capped); per-layer views cover those.";
+			for (size_t k = 0; k < sizeof notetext / sizeof notetext[0]; k++)
+				if (strcmp(c, notetext[k][0]) == 0) {
+					t = notetext[k][1];
+					break;
+				}
 			pf("- %s\n", t);
 			jv_free(n);
 		}

@@ -4,12 +4,9 @@
  * renamed (archmd.h).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "archmd.h"
 
@@ -34,77 +31,42 @@ sanitize(char *s)
 }
 
 /* Write the report of the profile whose directory is named dir (a name
- * cut to its last part; changed here). */
+ * cut to its last part; changed here).  -O - is stdout; a device or a
+ * pipe is written in place (lib/util.c aside_open()). */
 void
 save(char *dir)
 {
-	struct stat st;
+	struct aside a;
+	char *final;
 
 	if (outfile && strcmp(outfile, "-") == 0) {
 		fwrite(R.p, 1, R.len, stdout);
-	} else if (outfile && stat(outfile, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* A device or a pipe (-O /dev/null): written in place, never replaced. */
-		FILE *fp;
-
+		nreports++;
+		return;
+	}
+	if (outfile) {
 		if (nreports > 0)
 			die("%s: several profiles in the stream: use -o dir", outfile);
-		if ((fp = fopen(outfile, "w")) == NULL)
-			dieerr("%s", outfile);
-		if (fwrite(R.p, 1, R.len, fp) != R.len || fclose(fp) != 0)
-			dieerr("%s", outfile);
-		printf("%s\n", outfile);
+		final = xstrdup(outfile);
 	} else {
-		char *final, *tmpn;
-		int fd;
-		FILE *fp;
+		size_t n = strlen(outdir) + strlen(dir) + 64;
 
-		if (outfile) {
-			if (nreports > 0)
-				die("%s: several profiles in the stream: use -o dir", outfile);
-			final = xstrdup(outfile);
-		} else {
-			size_t n = strlen(outdir) + strlen(dir) + 64;
-
-			sanitize(dir);
-			final = xmalloc(n);
-			snprintf(final, n, "%s/model_architecture_report_%s.md", outdir, dir);
-		}
-		tmpn = xmalloc(strlen(final) + 16);
-		sprintf(tmpn, "%s.XXXXXX", final);
-		if ((fd = mkstemp(tmpn)) < 0)
-			dieerr("%s", tmpn);
-		if (fchmod(fd, 0640) != 0 || (fp = fdopen(fd, "w")) == NULL) {
-			int e = errno;
-
-			unlink(tmpn);
-			errno = e;
-			dieerr("%s", tmpn);
-		}
-		if (fwrite(R.p, 1, R.len, fp) != R.len || fflush(fp) != 0 || fsync(fd) != 0) {
-			int e = errno;
-
-			fclose(fp);
-			unlink(tmpn);
-			errno = e;
-			dieerr("%s", final);
-		}
-		if (fclose(fp) != 0) {
-			int e = errno;
-
-			unlink(tmpn);
-			errno = e;
-			dieerr("%s", final);
-		}
-		if (rename(tmpn, final) != 0) {
-			int e = errno;
-
-			unlink(tmpn);
-			errno = e;
-			dieerr("%s", final);
-		}
-		printf("%s\n", final);
-		free(final);
-		free(tmpn);
+		sanitize(dir);
+		final = xmalloc(n);
+		snprintf(final, n, "%s/model_architecture_report_%s.md", outdir, dir);
 	}
+	if (aside_open(&a, final) != 0)
+		dieerr("%s", a.tmp ? a.tmp : final);	/* a.tmp: mkstemp failed */
+	if (fwrite(R.p, 1, R.len, a.fp) != R.len) {
+		int e = errno;
+
+		aside_discard(&a);
+		errno = e;
+		dieerr("%s", final);
+	}
+	if (aside_commit(&a) != 0)
+		dieerr("%s", final);
+	printf("%s\n", final);
+	free(final);
 	nreports++;
 }

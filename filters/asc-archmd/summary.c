@@ -14,10 +14,8 @@ void
 s9_variation(void)
 {
 	pf("## 9. Layer-to-Layer Variation\n\n");
-	if (len(P.types) == 0) {
-		pf("Not available: %s.\n\n", nolayer());
+	if (notypes())
 		return;
-	}
 	row(9, "Layer type", "Layers", "Kernels per layer (template)", "Mean wall", "Min wall",
 	    "Max wall", "Std dev", "CV", "Matching the template");
 	sep("lrrrrrrrr");
