@@ -665,7 +665,11 @@ def copytext: ($DG.host_cause_chains // [] | map(select(.family == "h2d_copy")) 
 # first op of another multi-rank group after the last send/recv, over
 # the number of spans; unknown without the step's start (kernel table).
 # Stages are imbalanced when one side's time per micro-batch is at least
-# 10% above the other's.
+# 10% above the other's.  A once-per-step part (asc-parts: gradient sync,
+# gradient clipping, optimizer) that begins after the last op and before
+# that next op ends the last stretch: its kernels and idle are the step's,
+# not a micro-batch's.
+(.part // []) as $PTS0 |
 def ppstage($g):
 	($C | map(select(.group == $g.group and .kind == "p2p" and .start_ns != null and .elapse_ms != null)) |
 	  group_by(.step) | .[0] // [] | sort_by(.start_ns) |
@@ -679,28 +683,43 @@ def ppstage($g):
 	[ range(1; $o | length) | {ms: (($o[.].end_ns - $o[. - 1].end_ns) / 1000000 | r6), waited: ($o[.].elapse_ms >= 0.1 * ($o[.].end_ns - $o[. - 1].end_ns) / 1000000)} ] as $turn |
 	([ range(1; $o | length) | ($o[.].start_ns - $o[. - 1].end_ns) / 1000000 | r6 ]) as $between |
 	(if $next == null then null else ($next.start_ns - $o[-1].end_ns) / 1000000 | r6 end) as $after |
+	(if $next == null then null else
+	   $PTS0 | map(select((.step_id | tostring) == ($st | tostring) and (.kind | IN("gradient_sync", "gradient_clipping", "optimizer")) and
+	     .start_ns != null and .start_ns >= $o[-1].end_ns and .start_ns < $next.start_ns)) | min_by(.start_ns) // null end) as $cut |
+	(if $cut == null then null else
+	   ($PTS0 | map(select((.step_id | tostring) == ($st | tostring) and .start_ns >= $o[-1].end_ns and .end_ns <= $cut.start_ns) | .busy_union_ns) | add // 0) end) as $cutbusy |
+	(if $cut == null then $after else ($cut.start_ns - $o[-1].end_ns) / 1000000 | r6 end) as $aftermb |
 	(if $s0 == null then null else ($o[0].start_ns - $s0) / 1000000 | r6 end) as $before |
 	($turn | map(select(.waited) | .ms)) as $pt |
 	# Without the step's start the first forward is taken as long as the
 	# stretch after the first op (the next forward), said as an estimate.
 	(if $after == null then null elif $before != null then $before
 	 elif ($between | length) > 0 then $between[0] else null end) as $first |
-	(if $first == null then null else (($first + ($between | add) + $after) / ($turn | length) | r6) end) as $here |
+	(if $first == null then null else (($first + ($between | add) + $aftermb) / ($turn | length) | r6) end) as $here |
 	# Of it, the device's idle (asc-comm's comm_pipeline, from the
 	# kernels): the same stretches, the last one up to the same next op.
 	($CP0 | map(select(.group == $g.group and (.step | tostring) == ($st | tostring))) | .[0] // null) as $cp |
 	(if $here == null or $before == null or $cp == null or $cp.to_next_op == null or
 	    $cp.to_next_op.before != ($next.op // null) then null
 	 else ([$cp.segments[] | select(.before != null)] + [$cp.to_next_op] | map(.idle_ns)) end) as $idles |
+	# the last stretch's idle up to the cut: its wall less its parts' busy
+	(if $idles == null or $cut == null then null else $cut.start_ns - $o[-1].end_ns - $cutbusy end) as $cutidle |
+	(if $idles == null then null elif $cutidle == null then $idles else $idles[:-1] + [$cutidle] end) as $mbidles |
 	# 1F1B with batched send/recv: m + p - 1 ops per step on a stage.
 	($g.size // null) as $p |
 	(if $p == null or $p < 2 then null else ($o | length) - $p + 1 end) as $m |
 	(if ($pt | length) == 0 then null else ($pt | add / length | r6) end) as $peer |
 	{ group: $g.group, step: $st, ops: ($o | map(.op)), spans_ms: ($turn | map(.ms)), peer_ms: $peer,
 	  before_ms: $before, between_ms: $between, after_ms: $after, next_op: ($next.op // null), here_ms: $here,
+	  # the last stretch as counted per micro-batch, and the once-per-step
+	  # part that ends it (null: it runs to next_op)
+	  after_microbatch_ms: $aftermb, per_step_part: ($cut.name // null),
+	  per_step_ms: (if $cut == null then null else ($next.start_ns - $cut.start_ns) / 1000000 | r6 end),
+	  per_step_idle_ms: (if $cutidle == null then null else $idles[-1] - $cutidle | ms end),
 	  here_estimated: ($before == null and $here != null), stages: $p,
-	  here_idle_ms: (if $idles == null then null else ($idles | add) / ($turn | length) | ms end),
+	  here_idle_ms: (if $mbidles == null then null else ($mbidles | add) / ($turn | length) | ms end),
 	  here_idle_stretches_ms: (if $idles == null then null else $idles | map(ms) end),
+	  here_idle_microbatch_stretches_ms: (if $mbidles == null then null else $mbidles | map(ms) end),
 	  microbatches: (if $m != null and $m >= 1 then $m else null end),
 	  schedule_share: (if $m != null and $m >= 1 then ($p - 1) / ($m + $p - 1) | r6 else null end),
 	  imbalance: (if $here == null or $peer == null then null
@@ -708,7 +727,17 @@ def ppstage($g):
 	  imbalance_ms_per_step: (if $here == null or $peer == null or $peer < 1.1 * $here then null
 	    else (($peer - $here) * ($pt | length)) | r6 end),
 	  slower_by_ratio: (if $here == null or $peer == null or $here == 0 or $peer == 0 then null
-	    else ([$peer / $here, $here / $peer] | max) - 1 | r6 end) } end;
+	    else ([$peer / $here, $here / $peer] | max) - 1 | r6 end),
+	  # 1F1B with stage times t_i per micro-batch: the step's pipeline
+	  # runs about sum t_i + (m - 1) max t_i; with the work moved so that
+	  # every stage takes the mean, (m + p - 1) mean.  Only for p = 2,
+	  # where both stages are known: the gain is (m - 1) |t_1 - t_0| / 2.
+	  critical_path_ms: (if $p != 2 or $m == null or $m < 1 or $here == null or $peer == null then null
+	    else $here + $peer + ($m - 1) * ([$here, $peer] | max) | r6 end),
+	  balanced_path_ms: (if $p != 2 or $m == null or $m < 1 or $here == null or $peer == null then null
+	    else ($m + $p - 1) * ($here + $peer) / $p | r6 end),
+	  rebalance_ms_per_step: (if $p != 2 or $m == null or $m < 1 or $here == null or $peer == null then null
+	    else ($m - 1) * (($peer - $here) | fabs) / 2 | r6 end) } end;
 # Where the step's idle lies around a pp group's send/recv ops
 # (asc-comm's comm_pipeline stretches, which need the kernel table): idle
 # in a stretch that ends at an op is hidden under the peer stage's work up
@@ -755,6 +784,11 @@ def ppwin($s; $bms; $xms):
 	  {bubble_ms: ($bms | r6), imbalance_ms: null, schedule_ms: null, schedule_won_ms: null, schedule_left_ms: null, transfer_ms: ($xms | r6), microbatches_advised: null, won_ms: ($b | r6)}
 	else
 	  (if $s.imbalance == "peer" then [$s.imbalance_ms_per_step // 0, $b] | min else 0 end) as $i |
+	  # The imbalance is won only were the peer stage as fast as this one;
+	  # rebalancing (the advice) moves work here and wins what ppstage's
+	  # critical path gives, within the imbalance.
+	  (if $s.imbalance != "peer" then 0 elif $s.rebalance_ms_per_step == null then null
+	   else [$s.rebalance_ms_per_step, $i] | min end) as $rb |
 	  ($b - $i) as $own | ($s.microbatches * 4) as $m4 |
 	  ($own * (1 - $s.microbatches / $m4)) as $swall |
 	  # Only a micro-batch's compute shrinks with its size; its device
@@ -769,22 +803,29 @@ def ppwin($s; $bms; $xms):
 	  (if $f == null then null else $swall * $f end) as $sw |
 	  (if $f == null then null else ($m4 - $s.microbatches) * $s.here_idle_ms end) as $add |
 	  (if $f == null or $sw - $add <= 0 then null else $sw - $add end) as $net |
-	  {bubble_ms: ($bms | r6), imbalance_ms: ($i | r6), schedule_ms: ($own | r6), schedule_won_ms: ($net | if . == null then null else r6 end), schedule_left_ms: ($own - ($net // 0) | r6), transfer_ms: ($xms | r6),
-	   microbatches_advised: $m4, won_ms: ($i + ($net // 0) | r6),
+	  {bubble_ms: ($bms | r6), imbalance_ms: ($i | r6), rebalance_ms: ($rb | if . == null then null else r6 end), schedule_ms: ($own | r6), schedule_won_ms: ($net | if . == null then null else r6 end), schedule_left_ms: ($own - ($net // 0) | r6), transfer_ms: ($xms | r6),
+	   microbatches_advised: $m4, won_ms: (($rb // 0) + ($net // 0) | r6),
 	   schedule_won_if_all_scales_ms: ($swall | r6), scaling_share: (if $f == null then null else $f | r6 end),
 	   schedule_shrink_ms: (if $f == null then null else $sw | r6 end), schedule_idle_added_ms: (if $f == null then null else $add | r6 end),
 	   schedule_net_ms: (if $f == null then null else $sw - $add | r6 end),
 	   here_busy_ms: (if $f == null then null else $s.here_ms - $s.here_idle_ms | r6 end), here_idle_ms: $s.here_idle_ms, here_ms: $s.here_ms,
-	   upper_bound: ($f == null), won_if_all_scales_ms: ($i + $swall | r6)} end;
+	   upper_bound: ($f == null), won_if_all_scales_ms: (($rb // 0) + $swall | r6),
+	   stages: $s.stages, microbatches: $s.microbatches, peer_ms: $s.peer_ms,
+	   critical_path_ms: $s.critical_path_ms, balanced_path_ms: $s.balanced_path_ms} end;
+# What rebalancing wins against what the imbalance is (its clause).
+def pprebtext($w):
+	(if $w.rebalance_ms == null then "rebalancing the stages, not counted: with p = \($w.stages) stages the others' times are not in this profile"
+	 else "rebalancing the stages, about \($w.rebalance_ms | fmt) (1F1B, p = 2, m = \($w.microbatches): the step's pipeline runs about this stage's time per micro-batch plus m x the slower stage's, \($w.here_ms | fmt) + \($w.microbatches) x \($w.peer_ms | fmt) = \($w.critical_path_ms | fmt), and with the work moved so that both stages take their mean, \(($w.here_ms + $w.peer_ms) / 2 | fmt), (m + p - 1) x the mean = \($w.balanced_path_ms | fmt))" end) +
+	"; the imbalance's \($w.imbalance_ms | fmt) of the bubble is won only were the peer stage as fast as this one with no work moved here: an upper bound for making that stage faster (what profiling it would show), not for rebalancing";
 # Its sentence.
 def ppwintext($w):
-	" At stake per step: at most \($w.won_ms | fmt), what the advice could win" +
+	" At stake per step: \(if ($w.rebalance_ms // 0) > 0 then "about" else "at most" end) \($w.won_ms | fmt), what the advice could win" +
 	(if $w.schedule_ms == null then " (the bubble less its transfer; which share rebalancing or more micro-batches would win cannot be told)"
 	 elif $w.scaling_share == null then
-	   ": " + (if $w.imbalance_ms > 0 then "the imbalance alone, \($w.imbalance_ms | fmt) (were the slower stage as fast as this one), an upper bound" else "nothing of the bubble is counted" end) +
+	   ": " + (if $w.imbalance_ms > 0 then "an estimate, on this stage's time per micro-batch estimated (no kernel table): " + pprebtext($w) else "nothing of the bubble is counted" end) +
 	   ". No part of the schedule's share less the transfer, \($w.schedule_ms | fmt), is counted for more micro-batches: only a micro-batch's compute shrinks with its size, its device idle comes with each micro-batch's launches, host work and waits, and m = \($w.microbatches_advised) micro-batches bring more of it; how much of a micro-batch idles cannot be told without this rank's kernel table, so whether more micro-batches win cannot be told"
 	 else
-	   ": " + (if $w.imbalance_ms > 0 then "the imbalance\(if $w.schedule_won_ms == null then " alone" else "" end), \($w.imbalance_ms | fmt) (were the slower stage as fast as this one)" else "" end) +
+	   ": " + (if $w.imbalance_ms > 0 then pprebtext($w) else "" end) +
 	   (if $w.schedule_won_ms != null then
 	      (if $w.imbalance_ms > 0 then ", and " else "" end) +
 	      "\($w.schedule_won_ms | fmt) of the schedule's share less the transfer, \($w.schedule_ms | fmt): split into m = \($w.microbatches_advised) micro-batches, only the compute of a micro-batch shrinks with it (\($w.here_busy_ms | fmt) of this stage's \($w.here_ms | fmt) per micro-batch), so the warm-up and flush shrink by \($w.schedule_shrink_ms | fmt), less the device idle (\($w.here_idle_ms | fmt) per micro-batch, no kernel running) that the more micro-batches add, \($w.schedule_idle_added_ms | fmt), leaving \($w.schedule_left_ms | fmt) (the peer stage's split taken as this stage's: it is not in this profile)"
@@ -810,11 +851,15 @@ def ppadvice($g; $bms; $w):
 	     (if $s.after_ms != null then " and \($s.after_ms | fmt) from the last to \($s.next_op)" else "" end) +
 	     ", but its time before the first op is unknown (no kernel table: the step's start is not in the comm records), so whether the stages are balanced cannot be told; the kernel table of this rank would tell."
 	   elif $s.here_estimated then
-	     "; from the op times alone, this stage works \($s.between_ms | map(fmt) | join(", ")) between the ops and \($s.after_ms | fmt) from the last to \($s.next_op); its first forward, before the first op, is not in the comm records (no kernel table), so taking it as long as the stretch after the first op (\($s.between_ms[0] | fmt)), its own time per micro-batch is about \($s.here_ms | fmt)"
+	     "; from the op times alone, this stage works \($s.between_ms | map(fmt) | join(", ")) between the ops and \($s.after_ms | fmt) from the last to \($s.next_op) (with whatever once-per-step work, such as a gradient-norm check, runs before it: without the kernel table the model parts are not known); its first forward, before the first op, is not in the comm records (no kernel table), so taking it as long as the stretch after the first op (\($s.between_ms[0] | fmt)), its own time per micro-batch is about \($s.here_ms | fmt)"
 	   else
-	     "; this stage's own time per micro-batch is \($s.here_ms | fmt) (\($s.before_ms | fmt) before the first op, \($s.between_ms | map(fmt) | join(", ")) between the ops, \($s.after_ms | fmt) from the last to \($s.next_op), over \($s.spans_ms | length) micro-batches)" +
+	     "; this stage's own time per micro-batch is \($s.here_ms | fmt) (\($s.before_ms | fmt) before the first op, \($s.between_ms | map(fmt) | join(", ")) between the ops, " +
+	     (if $s.per_step_part == null then "\($s.after_ms | fmt) from the last to \($s.next_op)"
+	      else "\($s.after_microbatch_ms | fmt) from the last to the \($s.per_step_part) part" end) +
+	     ", over \($s.spans_ms | length) micro-batches" +
+	     (if $s.per_step_part == null then "" else "; the \($s.per_step_part) part (asc-parts) is once-per-step work, not a micro-batch's: its \($s.per_step_ms | fmt) before \($s.next_op) is left out" end) + ")" +
 	     (if $s.here_idle_ms == null then "" else
-		", of which the device idles \($s.here_idle_ms | fmt) per micro-batch (no kernel runs: \($s.here_idle_stretches_ms | map(fmt) | join(", ")) in those stretches)" end) end) +
+		", of which the device idles \($s.here_idle_ms | fmt) per micro-batch (no kernel runs: \($s.here_idle_microbatch_stretches_ms | map(fmt) | join(", ")) in those stretches)" end) end) +
 	  (if $s.here_ms == null then ""
 	   elif $s.imbalance == "peer" then
 		". The stages are imbalanced: \($pn)'s stage takes \($s.slower_by_ratio * 100 | round)% longer per micro-batch, about \($s.imbalance_ms_per_step | fmt) per step of the bubble. What takes its time (its layers, the output layer and loss, or host idle as on this stage) is not in this profile: profile \($pn) first to see it, then rebalance the stages and \(ppraise($w))." + ppsched($s; $bms)
@@ -1565,7 +1610,10 @@ def parttext($k):
 	", at most \($t) at stake."
       elif .finding == "COMM_EXPOSED_HEAVY" then "Communication not hidden behind compute: \($t)."
       elif .finding == "COMM_WAIT_DOMINANT" and .pipeline_bubble == true then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) is the pipeline bubble" + (if .peer_global_rank != null then " with global rank \(.peer_global_rank)" else "" end) +
-	(if .pipeline_stake != null then ": \(.pipeline_stake.bubble_ms | fmt) per step, of which at most \($t) could be won." else ": \($t)." end)
+	(if .pipeline_stake == null then ": \($t)."
+	 elif (.pipeline_stake.rebalance_ms // 0) > 0 then
+	   ": \(.pipeline_stake.bubble_ms | fmt) per step, of which rebalancing the stages could win about \($t)\(if .pipeline_stake.upper_bound then ", an estimate without the kernel table" else "" end); at most \(.pipeline_stake.imbalance_ms | fmt) if \(if .peer_global_rank != null then "global rank \(.peer_global_rank)'s" else "the peer" end) stage were made as fast as this one (profile it to see whether it can be)."
+	 else ": \(.pipeline_stake.bubble_ms | fmt) per step, of which at most \($t) could be won." end)
       elif .finding == "COMM_WAIT_DOMINANT" then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) waits for a late peer: \($t)."
       elif .finding == "COMM_BANDWIDTH_LOW" then "\(.target_id) moves data below the bandwidth floor: \($t)."
       elif (.finding | startswith("host_cause:")) then

@@ -111,6 +111,9 @@ struct ppst {
 	char	*lastop, *nextop;
 	int64_t	 lastidle;
 	int	 ub;			/* pipeline_stake.upper_bound */
+	/* pipeline_stake.rebalance_ms: what rebalancing the stages wins
+	 * (wimb is won only were the peer stage as fast); UNSET unknown */
+	int64_t	 rebal;
 };
 extern struct ppst *pps;
 extern size_t npps;

@@ -100,9 +100,15 @@ ppimbalance(const struct job *j, const char *g, const char *peers, int npeer, st
 		    b->len ? "; " : "", rname(&ranks[x->rank], nm), x->est ? "about " : "", hd(x->here, t1),
 		    x->est ? " (its first forward estimated: no kernel table)" : "",
 		    npeer > 1 ? "s" : "", peers, hd(x->peer, t2));
-		if (peer && x->perstep != UNSET)
+		if (peer && x->perstep != UNSET) {
 			bprintf(b, ": the peer stage is the slower, by %s per micro-batch (%.0f%%), %s per step of the bubble on %s",
 			    hd(x->peer - x->here, t3), x->ratio * 100, hd(x->perstep, t4), rname(&ranks[x->rank], nm));
+			/* that share goes only with a faster peer stage; moving
+			 * work between the stages wins what asc-judge(1) counts */
+			if (x->rebal != UNSET)
+				bprintf(b, ", all of it won only were the peer stage made as fast, while rebalancing the stages wins about %s by the rank report's 1F1B critical path",
+				    hd(x->rebal, t4));
+		}
 		else if (strcmp(x->imb, "here") == 0)
 			bprintf(b, ": %s's stage is the slower, by %s per micro-batch (%.0f%%)",
 			    rname(&ranks[x->rank], nm), hd(x->here - x->peer, t3), x->ratio * 100);
@@ -130,12 +136,28 @@ ppwon(const struct job *j, const char *g, struct buf *b, int *ub)
 
 		if (!injob(j, x->rank) || strcmp(x->group, g) != 0 || x->won == UNSET)
 			continue;
-		bprintf(b, "%s%s at most %s", b->len ? "; " : "", rname(&ranks[x->rank], nm), hd(x->won, t1));
-		if (x->wimb != UNSET && x->wsched != UNSET && x->madv > 0)
-			bprintf(b, " (the imbalance, %s, and %s of the schedule's share with %d micro-batches)",
-			    hd(x->wimb, t2), hd(x->wsched, t3), x->madv);
-		if (x->ub)
-			bprintf(b, ", %s", ubwhy(x->rank, w));
+		if (x->rebal != UNSET && x->rebal > 0) {
+			/* the imbalance is a bound for a faster peer stage, not
+			 * for the rebalancing the advice names */
+			bprintf(b, "%s%s about %s", b->len ? "; " : "", rname(&ranks[x->rank], nm), hd(x->won, t1));
+			if (x->wsched != UNSET && x->madv > 0)
+				bprintf(b, " (rebalancing the stages, %s, and %s of the schedule's share with %d micro-batches)",
+				    hd(x->rebal, t2), hd(x->wsched, t3), x->madv);
+			else
+				bprintf(b, " by rebalancing the stages");
+			if (x->ub)
+				bprintf(b, ", an estimate: %s has no kernel table", rname(&ranks[x->rank], nm));
+			if (x->wimb != UNSET)
+				bprintf(b, "; at most %s were the peer stage made as fast as %s's, an upper bound for that, not for rebalancing",
+				    hd(x->wimb, t2), rname(&ranks[x->rank], nm));
+		} else {
+			bprintf(b, "%s%s at most %s", b->len ? "; " : "", rname(&ranks[x->rank], nm), hd(x->won, t1));
+			if (x->wimb != UNSET && x->wsched != UNSET && x->madv > 0)
+				bprintf(b, " (the imbalance, %s, and %s of the schedule's share with %d micro-batches)",
+				    hd(x->wimb, t2), hd(x->wsched, t3), x->madv);
+			if (x->ub)
+				bprintf(b, ", %s", ubwhy(x->rank, w));
+		}
 		if (least == UNSET || x->won < least)
 			least = x->won, *ub = x->ub;
 	}
@@ -400,8 +422,8 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 			bprintf(&pp, "; in a pipeline this time is also the bubble: no rank report in the input compares the stages (none given, or too few send/recv ops or no op after the last); rebalance the stages where they differ, and raise the micro-batch count or use an interleaved schedule for the schedule's own warm-up and flush");
 		else
 			bprintf(&pp, "; in a pipeline this time is also the bubble: %s (the rank reports' pipeline stages, from the send/recv ops' times)%s",
-			    st.p, imb && nomorembs(j, g) ? "; rebalance the stages (the imbalance above); the rank reports count no win from more micro-batches (the device idle each micro-batch carries outweighs the warm-up and flush they save, or without a kernel table it cannot be told): remove that idle before raising the micro-batch count" :
-			    imb ? "; rebalance the stages (the imbalance above), and raise the micro-batch count or use an interleaved schedule for the rest, the schedule's own warm-up and flush" :
+			    st.p, imb && nomorembs(j, g) ? "; rebalance the stages (what it wins: above); the rank reports count no win from more micro-batches (the device idle each micro-batch carries outweighs the warm-up and flush they save, or without a kernel table it cannot be told): remove that idle before raising the micro-batch count" :
+			    imb ? "; rebalance the stages (what it wins: above), and raise the micro-batch count or use an interleaved schedule for the rest, the schedule's own warm-up and flush" :
 			    "; the bubble is the schedule's own: raise the micro-batch count or use an interleaved schedule");
 		if (md && st.len)
 			fprintf(md, "Stage imbalance, as the rank reports give it: %s.\n", st.p);

@@ -632,7 +632,7 @@ onverdict(struct rin *in, int ri)
 		jv s = jv_object_get(jv_array_get(jv_copy(rv), i), jv_string("pipeline_stages"));
 		char t[64];
 		jv ps = jv_object_get(jv_array_get(jv_copy(rv), i), jv_string("pipeline_stake"));
-		struct ppst x = { ri, NULL, NULL, UNSET, UNSET, UNSET, 0, 0, 0, UNSET, UNSET, UNSET, 0, NULL, NULL, UNSET, 0 };
+		struct ppst x = { ri, NULL, NULL, UNSET, UNSET, UNSET, 0, 0, 0, UNSET, UNSET, UNSET, 0, NULL, NULL, UNSET, 0, UNSET };
 
 		if (jv_get_kind(s) == JV_KIND_OBJECT && strcmp(jvs(s, "group", t, sizeof t), "-") != 0) {
 			jv v;
@@ -655,6 +655,7 @@ onverdict(struct rin *in, int ri)
 			if (jv_get_kind(ps) == JV_KIND_OBJECT) {
 				x.won = jvms(ps, "won_ms");
 				x.wimb = jvms(ps, "imbalance_ms");
+				x.rebal = jvms(ps, "rebalance_ms");
 				x.wsched = jvms(ps, "schedule_won_ms");
 				v = jv_object_get(jv_copy(ps), jv_string("microbatches_advised"));
 				x.madv = jv_get_kind(v) == JV_KIND_NUMBER ? (int)jv_number_value(v) : 0;
