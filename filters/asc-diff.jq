@@ -266,11 +266,19 @@ def partrows($A; $B):
       def between($g): [$g.step_parts // [] | .[] | .between_parts_ns + (.before_parts_ns // 0) + (.after_parts_ns // 0)]
 		       | sum | idiv($g.step_parts // [] | length);
       def service($g): [$g.step_parts // [] | .[].service_ns] | sum | idiv($g.step_parts // [] | length);
+      # null where an older asc-parts did not write the piece apart
+      def outside($g; f): if any($g.step_parts // [] | .[]; f == null) then null
+			  else [$g.step_parts // [] | .[] | f] | sum | idiv($g.step_parts // [] | length) end;
       (([$pb[].wall] | sum) - ([$pa[].wall] | sum)) as $dw | dlt(between($A); between($B)) as $db | dlt(service($A); service($B)) as $ds
       | {kind: "part_total", key: "all parts", a_steps: $na, b_steps: $nb,
 	 a_service_ns: service($A), b_service_ns: service($B), delta_service_ns: $ds,
 	 a_wall_ns: ([$pa[].wall] | sum), b_wall_ns: ([$pb[].wall] | sum), delta_wall_ns: $dw,
 	 a_between_ns: between($A), b_between_ns: between($B), delta_between_ns: $db,
+	 # its three pieces: before the first part (the step's preparing), in
+	 # the gaps between parts, after the last (its tail)
+	 delta_before_ns: dlt(outside($A; .before_parts_ns); outside($B; .before_parts_ns)),
+	 delta_gaps_ns: dlt(outside($A; .between_parts_ns); outside($B; .between_parts_ns)),
+	 delta_after_ns: dlt(outside($A; .after_parts_ns); outside($B; .after_parts_ns)),
 	 rounding_ns: (if $ds == null or $db == null then null else $ds - $dw - $db end),
 	 a_unplaced: (([$A.part // [] | .[].kernels] | sum) - ([$A.part_op // [] | .[].calls] | sum)),
 	 b_unplaced: (([$B.part // [] | .[].kernels] | sum) - ([$B.part_op // [] | .[].calls] | sum))} );
@@ -465,7 +473,8 @@ def partsmd($r):
 						 + ($top[.key] | if . == null or .delta_kernel_ns == 0 then "" else ", most in op \(.op | code) (\(.delta_kernel_ns | st))" end) end))
 	    | join("; ")) + ".\n" end)
     + (if $tot.delta_service_ns == null then "" else
-       "\nThe parts' walls change by \($tot.delta_wall_ns | st) per step and the time outside them (between, before the first, after the last) by \($tot.delta_between_ns | st)"
+       "\nThe parts' walls change by \($tot.delta_wall_ns | st) per step and the time outside them by \($tot.delta_between_ns | st)"
+       + (if $tot.delta_before_ns != null then " (before the first part \($tot.delta_before_ns | st), between parts \($tot.delta_gaps_ns | st), after the last \($tot.delta_after_ns | st))" else "" end)
        + (if $tot.rounding_ns != 0 then ", and the integer means round by \($tot.rounding_ns | st)" else "" end)
        + ": \($tot.delta_service_ns | st), the change of the mean step over the steps with parts (A \($tot.a_service_ns | t), B \($tot.b_service_ns | t)).\n" end)
     end;
@@ -492,7 +501,7 @@ def runsmd($r):
   elif $u.verdict == "different" then "A and B are different runs: both hold step \($u.step | code), and B's starts \($u.start_delta_ns | abs | secs) "
     + (if $u.start_delta_ns > 0 then "after" else "before" end) + " A's by their clocks, more than a step (\($u.longer_step_ns | t)) apart: a run passes a step once, and its collectives keep its ranks less than a step apart.\n"
   else "Both hold step \($u.step | code), B's starting \($u.start_delta_ns | abs | t) " + (if $u.start_delta_ns >= 0 then "after" else "before" end)
-    + " A's by their clocks, less than a step (\($u.longer_step_ns | t)) apart, as the ranks of one run do.\n" end;
+    + " A's by their clocks, less than a step (\($u.longer_step_ns | t)) apart, which fits one run.\n" end;
 def iscomm: .kind == "comm_op" or .task_type == "COMMUNICATION" or ((.op // .key // "") | test("^hcom_|^hccl_"));
 def srcname: if . == "hccl_tasks" then "HCCL tasks" elif . == "notify_wait_tasks" then "the device's Notify Wait tasks" else "unknown" end;
 # A communication change is mostly a wait for a peer: say how much of it
