@@ -45,6 +45,7 @@ static const struct gather_type kept[] = {
 	{ "bubble", 0, GATHER_FIRST, 0 },
 	{ "attribution", 0, GATHER_FIRST, 0 },
 	{ "comm_op", 0, GATHER_FIRST, 0 },
+	{ "comm_op_wait", 0, GATHER_FIRST, 0 },
 	{ "comm_group", 0, GATHER_FIRST, 0 },
 	{ "part", 0, GATHER_FIRST, 0 },
 	{ "step_parts", 0, GATHER_FIRST, 0 },

@@ -7,6 +7,11 @@ def idiv($d): if . == null or $d == 0 then null else (. / $d | floor) end;
 def dlt($a; $b): if $a == null or $b == null then null else $b - $a end;
 def sum: reduce .[] as $x (0; . + ($x // 0));
 def index_by(f): reduce .[] as $x ({}; . + {(($x | f) | tostring): $x});
+# a time: from 1 ms in ms to the µs, else in µs to the ns
+def t: if . == null then "–"
+       elif (. | abs) >= 1000000 then "\((. / 1000 | round) / 1000) ms"
+       else "\(. / 1000 | tostring) µs" end;
+def st: if . == null then "–" elif . > 0 then "+" + t else t end;
 
 # ---- model parts: the one place that says what a part is and how the
 # parts of two runs pair.  From asc-parts' part records, keyed by their
@@ -80,6 +85,7 @@ def oprows($A; $B; $view; $kind; $na; $nb):
      status: (if $x == null then "added" elif $y == null then "removed"
 	      elif $x.dur_total_ns == $y.dur_total_ns and $x.calls == $y.calls and $x.wait_total_ns == $y.wait_total_ns then "same"
 	      else "changed" end),
+     a_names: $x.raw_names, b_names: $y.raw_names, names_more: (($x.raw_names_more // false) or ($y.raw_names_more // false)),
      a_calls: $x.calls, b_calls: $y.calls, delta_calls: dlt($x.calls // 0; $y.calls // 0),
      a_total_ns: $x.dur_total_ns, b_total_ns: $y.dur_total_ns, delta_total_ns: dlt($x.dur_total_ns // 0; $y.dur_total_ns // 0),
      a_mean_ns: $x.dur_avg_ns, b_mean_ns: $y.dur_avg_ns, delta_mean_ns: dlt($x.dur_avg_ns; $y.dur_avg_ns),
@@ -91,11 +97,26 @@ def oprows($A; $B; $view; $kind; $na; $nb):
 # from run to run (hcom_allReduce__586_0_1).
 def kname: sub("__[0-9]+_"; "__");
 def bscope: if . == "step_internal" then "internal" else . end;
+# Where a window starts in the model: the part holding its start, else
+# before the first, between two or after the last part of its step.
+# A part is named by its label in the parts table ($lab: key to label).
+def wherein($g; $lab; $sid; $t):
+  [$g.part // [] | .[] | select((.step_id | tostring) == $sid)] as $ps0
+  | ($ps0 | partkeyed | map(. + {name: ($lab[.pk] // .name)})) as $ps
+  | if ($ps | length) == 0 or $t == null then null
+    else ([$ps[] | select(.start_ns <= $t and $t < .end_ns)][0]) as $in
+    | if $in then "in part " + ($in.name // $in.kind)
+      elif $t < ($ps | map(.start_ns) | min) then "before the first part"
+      elif $t >= ($ps | map(.end_ns) | max) then "after the last part"
+      else ([$ps[] | select(.end_ns <= $t)] | max_by(.end_ns)) as $p | ([$ps[] | select(.start_ns > $t)] | min_by(.start_ns)) as $q
+	| "between part " + ($p.name // $p.kind) + " and part " + ($q.name // $q.kind) end end;
 def windows($g):
-  (steps_of($g) | to_entries | map({key: (.value | stepid), value: {ord: (.key + 1), start: .value.start_ns}}) | from_entries) as $st
+  (parts($g) | map({key, value: .label}) | from_entries) as $lab
+  | (steps_of($g) | to_entries | map({key: (.value | stepid), value: {ord: (.key + 1), start: .value.start_ns}}) | from_entries) as $st
   | ($g.attribution // [] | index_by(.bubble_id)) as $at
   | [$g.bubble[]? | . as $w | $st[$w | stepid] as $s
      | {ord: ($s.ord // 0), step: ($w | stepid), scope: ($w.scope | bscope), dur_ns, rel_ns: ($w.start_ns - ($s.start // 0)),
+        where: wherein($g; $lab; $w | stepid; $w.start_ns),
         before: $w.before.name, after: $w.after.name, bubble_id,
         cause: $at[$w.bubble_id].host_cause_top, label: $at[$w.bubble_id].label,
         k0: ("step #" + ($s.ord // 0 | tostring) + " " + ($w.scope | bscope)
@@ -122,20 +143,29 @@ def bubblerows($A; $B; $na; $nb):
     | {kind: "bubble_window", key: $k, status: $status, scope: $w.scope, a_step: $x.step, b_step: $y.step,
        before: $w.before, after: $w.after, a_rel_ns: $x.rel_ns, b_rel_ns: $y.rel_ns,
        a_ns: $x.dur_ns, b_ns: $y.dur_ns, delta_ns: (($y.dur_ns // 0) - ($x.dur_ns // 0)),
+       a_where: $x.where, b_where: $y.where,
        delta_per_step_ns: ((($y.dur_ns // 0) - ($x.dur_ns // 0)) | idiv([$na, $nb] | max)),
        cause: $w.cause, label: $w.label, bubble_id: $w.bubble_id});
 
 # ---- communication: ops by name (the group's number left out) and
 # occurrence, groups by id
 def commkey: .op | kname;
+# A capture's communication ops: by HCCL tasks (comm_op), else (Level0)
+# by the device's Notify Wait and SDMA tasks (comm_op_wait: wait is the
+# Notify Wait time, transfer the SDMA time, no bytes).
+def commsrc($g): if ($g.comm_op // [] | length) > 0 then "hccl_tasks"
+		 elif ($g.comm_op_wait // [] | length) > 0 then "notify_wait_tasks" else null end;
+def commops($g): if commsrc($g) == "hccl_tasks" then $g.comm_op
+		 else [$g.comm_op_wait // [] | .[] | . + {transfer_ns: .moving_ns, transfer_bytes: null}] end;
 def commrows($A; $B; $na; $nb):
-  def agg: {n: length, elapsed: ([.[].elapsed_ns] | sum), wait: ([.[].wait_ns] | sum),
-	    transfer: ([.[].transfer_ns] | sum), bytes: ([.[].transfer_bytes] | sum)}
-	   | . + {gbps: (if .transfer > 0 then (.bytes / .transfer * 1000 | round) / 1000 else null end)};
-  def byop($g): [$g.comm_op[]?] | group_by(commkey) | map({key: (.[0] | commkey), value: agg}) | from_entries;
+  def agg: {n: length, names: ([.[].op] | unique), elapsed: ([.[].elapsed_ns] | sum), wait: ([.[].wait_ns] | sum),
+	    transfer: ([.[].transfer_ns] | sum), bytes: (if any(.[]; .transfer_bytes == null) then null else [.[].transfer_bytes] | sum end)}
+	   | . + {gbps: (if .bytes != null and .transfer > 0 then (.bytes / .transfer * 1000 | round) / 1000 else null end)};
+  def byop($g): commops($g) | group_by(commkey) | map({key: (.[0] | commkey), value: agg}) | from_entries;
   (byop($A) as $ma | byop($B) as $mb
    | (($ma | keys) + ($mb | keys) | unique)[] as $k | $ma[$k] as $x | $mb[$k] as $y
    | {kind: "comm_op", key: $k, status: (if $x == null then "added" elif $y == null then "removed" else "both" end),
+      a_src: commsrc($A), b_src: commsrc($B), a_names: $x.names, b_names: $y.names,
       a_elapsed_ns: $x.elapsed, b_elapsed_ns: $y.elapsed, delta_elapsed_ns: dlt($x.elapsed // 0; $y.elapsed // 0),
       a_wait_ns: $x.wait, b_wait_ns: $y.wait, delta_wait_ns: dlt($x.wait // 0; $y.wait // 0),
       a_transfer_ns: $x.transfer, b_transfer_ns: $y.transfer, delta_transfer_ns: dlt($x.transfer // 0; $y.transfer // 0),
@@ -148,8 +178,31 @@ def commrows($A; $B; $na; $nb):
       a_exposed_ns: $x.exposed_ns, b_exposed_ns: $y.exposed_ns, delta_exposed_ns: dlt($x.exposed_ns // 0; $y.exposed_ns // 0),
       delta_per_step_ns: (($y.exposed_ns // 0 | idiv($nb)) - ($x.exposed_ns // 0 | idiv($na)))});
 
+# The wait inside all communication ops per step, each side, and the late
+# peer its exposed communication waits for (asc-judge's finding).
+def lpeer($g): [$g.anomaly_discovery[0].recommendations[]? | select(.finding == "COMM_EXPOSED_HEAVY")][0]
+  | if . == null then null
+    else {rank: (if .late_peer_wait_ms != null then .stake_on else null end),
+	  wait_ns: ((.late_peer_wait_ms // .measured_wait_ms) | if . == null then null else . * 1000000 | round end),
+	  measured_by: (if .late_peer_wait_ms != null then "late_peer" elif .measured_wait_ms != null then "notify_wait" else null end)} end;
+def commwait($A; $B; $na; $nb):
+  def tot($g; f): [commops($g)[] | f] | sum;
+  select(commsrc($A) != null and commsrc($B) != null)
+  | {kind: "comm_wait", key: "communication ops", a_src: commsrc($A), b_src: commsrc($B),
+     a_elapsed_ns: (tot($A; .elapsed_ns) | idiv($na)), b_elapsed_ns: (tot($B; .elapsed_ns) | idiv($nb)),
+     a_wait_ns: (tot($A; .wait_ns) | idiv($na)), b_wait_ns: (tot($B; .wait_ns) | idiv($nb)),
+     a_late_peer: lpeer($A).rank, b_late_peer: lpeer($B).rank,
+     a_late_wait_ns: lpeer($A).wait_ns, b_late_wait_ns: lpeer($B).wait_ns}
+  | . + {delta_elapsed_ns: (.b_elapsed_ns - .a_elapsed_ns), delta_wait_ns: (.b_wait_ns - .a_wait_ns)};
+
 # ---- verdicts: the recommendations by finding, scope and target
 def stake: if .time_at_stake_ms == null then null else .time_at_stake_ms * 1000000 | round end;
+# What a finding's time at stake is: an upper bound (asc-judge says so),
+# else measured; the communication finding's two rules named.
+def stakekind: if . == null or .time_at_stake_ms == null then null
+  elif .finding == "COMM_EXPOSED_HEAVY" and .late_peer_wait_ms != null then "measured: what the late peer's arriving on time wins back, its wait less the next-latest peers'"
+  elif .finding == "COMM_EXPOSED_HEAVY" and .measured_wait_ms != null and .stake_upper_bound == true then "upper bound: all the Notify Wait time not under compute, no peer named"
+  elif .stake_upper_bound == true then "upper bound" elif .stake_upper_bound == false then "measured" else null end;
 def findrows($A; $B):
   def fmap($g): [$g.anomaly_discovery[0].recommendations[]?] | index_by([.finding, .scope, .target_id // empty] | map(tostring) | join(" "));
   fmap($A) as $ma | fmap($B) as $mb
@@ -158,6 +211,7 @@ def findrows($A; $B):
      status: (if $x == null then "appeared" elif $y == null then "disappeared"
 	      elif ($x | stake) != ($y | stake) then "changed" else "same" end),
      a_id: $x.id, b_id: $y.id, a_stake_ns: ($x | stake), b_stake_ns: ($y | stake),
+     a_stake_kind: ($x | stakekind), b_stake_kind: ($y | stakekind),
      delta_stake_ns: dlt($x | stake; $y | stake), headline: ($y.headline // $x.headline)};
 
 # ---- parts rows: each part (paired, or in one run only), each group of
@@ -212,20 +266,44 @@ def partrows($A; $B):
       def between($g): [$g.step_parts // [] | .[] | .between_parts_ns + (.before_parts_ns // 0) + (.after_parts_ns // 0)]
 		       | sum | idiv($g.step_parts // [] | length);
       def service($g): [$g.step_parts // [] | .[].service_ns] | sum | idiv($g.step_parts // [] | length);
+      # null where an older asc-parts did not write the piece apart
+      def outside($g; f): if any($g.step_parts // [] | .[]; f == null) then null
+			  else [$g.step_parts // [] | .[] | f] | sum | idiv($g.step_parts // [] | length) end;
       (([$pb[].wall] | sum) - ([$pa[].wall] | sum)) as $dw | dlt(between($A); between($B)) as $db | dlt(service($A); service($B)) as $ds
       | {kind: "part_total", key: "all parts", a_steps: $na, b_steps: $nb,
 	 a_service_ns: service($A), b_service_ns: service($B), delta_service_ns: $ds,
 	 a_wall_ns: ([$pa[].wall] | sum), b_wall_ns: ([$pb[].wall] | sum), delta_wall_ns: $dw,
 	 a_between_ns: between($A), b_between_ns: between($B), delta_between_ns: $db,
+	 # its three pieces: before the first part (the step's preparing), in
+	 # the gaps between parts, after the last (its tail)
+	 delta_before_ns: dlt(outside($A; .before_parts_ns); outside($B; .before_parts_ns)),
+	 delta_gaps_ns: dlt(outside($A; .between_parts_ns); outside($B; .between_parts_ns)),
+	 delta_after_ns: dlt(outside($A; .after_parts_ns); outside($B; .after_parts_ns)),
 	 rounding_ns: (if $ds == null or $db == null then null else $ds - $dw - $db end),
 	 a_unplaced: (([$A.part // [] | .[].kernels] | sum) - ([$A.part_op // [] | .[].calls] | sum)),
 	 b_unplaced: (([$B.part // [] | .[].kernels] | sum) - ([$B.part_op // [] | .[].calls] | sum))} );
+
+# Are A and B one run?  A run passes a step once, and the ranks of one
+# run start a step less than a step apart (its collectives bind them):
+# the same step id starting further apart than the longer of the two
+# steps is two runs.  Exact: the clocks' origins are decimal strings.
+def runs($A; $B):
+  def oint: tostring | split(".") | [(.[0] | tonumber), (((.[1] // "") + "000")[:3] | tonumber)];
+  ($A.profile[0].origin_us) as $oa | ($B.profile[0].origin_us) as $ob
+  | ([$A.step_metrics // [] | .[] | stepid] - ([$A.step_metrics // [] | .[] | stepid] - [$B.step_metrics // [] | .[] | stepid]))[0] as $sid
+  | if $oa == null or $ob == null or $sid == null then {kind: "runs", key: "runs", verdict: null, step: $sid}
+    else ($A.step_metrics[] | select(stepid == $sid)) as $x | ($B.step_metrics[] | select(stepid == $sid)) as $y
+    | ($oa | oint) as $a | ($ob | oint) as $b
+    | ((($b[0] - $a[0]) * 1000 + $b[1] - $a[1]) + $y.start_ns - $x.start_ns) as $d
+    | ([$x.service_ns, $y.service_ns] | max) as $lim
+    | {kind: "runs", key: "runs", step: $sid, start_delta_ns: $d, longer_step_ns: $lim,
+       verdict: (if ($d | abs) > $lim then "different" else "same_or_unknown" end)} end;
 
 # ---- what cannot be compared
 def chas($g; $what):
   if $what == "op types" then [$g.op[]? | select(.view == "op_type")]
   elif $what | startswith("torch_npu") then $g.step_trace // []
-  elif $what | startswith("communication ops") then $g.comm_op // []
+  elif $what | startswith("communication ops") then commops($g)
   elif $what == "communication groups" then $g.comm_group // []
   elif $what == "host cause attribution" then [$g.attribution[]? | select(.host_evidence)]
   elif $what | startswith("model parts") then $g.part // []
@@ -243,14 +321,22 @@ def caveats($A; $B):
       text: "the captures differ in export type (A \(cfg($A).export_type // "unknown"), B \(cfg($B).export_type // "unknown"))"}
    else empty end),
   # a wait for a late peer moves the comm ops' time: say it, with the peer
-  (def lp($g): [$g.anomaly_discovery[0].recommendations[]? | select(.late_peer_wait_ms != null)][0];
-   lp($A) as $x | lp($B) as $y
-   | select($x != null or $y != null)
-   | {kind: "caveat", key: "late_peer", a_value: $x.stake_on, b_value: $y.stake_on,
+  (lpeer($A) as $x | lpeer($B) as $y | (runs($A; $B) | .verdict) as $rv
+   | select($x.rank != null or $y.rank != null)
+   | {kind: "caveat", key: "late_peer", a_value: $x.rank, b_value: $y.rank,
       text: ("the exposed communication waits for a late peer: "
-	+ ([["A", $x], ["B", $y] | select(.[1] != null) | "\(.[0]) for \(.[1].stake_on), \(.[1].late_peer_wait_ms * 1000 | round / 1000) ms per step"] | join("; "))
-	+ (if $x != null and $y != null and $x.stake_on != $y.stake_on then " (a different late rank: most likely different runs)" else "" end)
-	+ ": the change of the communication ops holds the change of that wait, another rank's lateness, not of the ops' own work")}),
+	+ ([["A", $x], ["B", $y] | select(.[1] != null and .[1].wait_ns != null)
+	    | "\(.[0]) " + (if .[1].rank != null then "for \(.[1].rank), \(.[1].wait_ns | t) per step"
+			    else "waits \(.[1].wait_ns | t) per step not under compute by its Notify Wait tasks, for a peer its level does not name" end)] | join("; "))
+	+ (if $x.rank != null and $y.rank != null and $x.rank != $y.rank then " (a different late rank"
+	     + (if $rv == "different" then ", in different runs)" else ")" end) else "" end)
+	+ ": the change of the communication ops' wait is the change of that wait, another rank's lateness, not of the ops' own work")}),
+  (select(commsrc($A) != null and commsrc($B) != null and commsrc($A) != commsrc($B))
+   | {kind: "caveat", key: "comm_source", a_value: commsrc($A), b_value: commsrc($B),
+      text: ("the communication ops are measured differently: "
+	+ ([(["A", commsrc($A)], ["B", commsrc($B)]) | "\(.[0]) by " + (if .[1] == "hccl_tasks" then "HCCL tasks (wait: Notify_Wait tasks while no data moves, transfer: the tasks moving data; the peer waited for named)"
+								       else "the device's Notify Wait and SDMA tasks (wait: Notify Wait while no SDMA task moves data, transfer: SDMA; no peer named, no bytes)" end)] | join("; "))
+	+ "; elapsed, wait and transfer are compared, bandwidth and the peer only where both have them")}),
   (if ($A.profile[0].framework) != ($B.profile[0].framework) then
      {kind: "caveat", key: "framework", a_value: $A.profile[0].framework, b_value: $B.profile[0].framework,
       text: "the captures come from different frameworks"}
@@ -277,6 +363,7 @@ def caveats($A; $B):
      text: "\($what): only \(if $x then "A" else "B" end)'s records have them; not compared"});
 
 def plabel($g): $g.profile[0].profile;
+
 
 def diff:
   .a as $A | .b as $B
@@ -307,6 +394,8 @@ def diff:
 	  bubblerows($A; $B; $na; $nb) | select(.kind != "bubble_cause" or both("host cause attribution")) else empty end),
        (commrows($A; $B; $na; $nb) | select(if .kind == "comm_op" then both("communication ops (HCCL tasks)") else both("communication groups") end)),
        (if both("findings (anomaly_discovery)") then findrows($A; $B) else empty end)),
+      commwait($A; $B; $na; $nb),
+      runs($A; $B),
       caveats($A; $B) ] as $rows
   # ranked: the rows of one thing each (not the sums by type or scope)
   | ([$rows[] | select((.kind == "op" or .kind == "part" or .kind == "part_kind" or (.kind == "part_op" and .ranked)
@@ -359,10 +448,6 @@ def code: if . == null then "n/a" else tostring |
 	([range(0; $run + 1) | 96]) as $f |
 	$f + $pad + [$c[] | if . < 32 or . == 127 then ctl[] else . end] + $pad + $f | implode end end;
 def cell: tostring | if test("[|\\n]") | not then . else explode | [.[] | if . == 124 then 92, 124 elif . == 10 then 32 else . end] | implode end;
-def t: if . == null then "–"
-       elif (. | abs) >= 1000000 then "\((. / 1000 | round) / 1000) ms"
-       else "\(. / 1000 | tostring) µs" end;
-def st: if . == null then "–" elif . > 0 then "+" + t else t end;
 # The model parts: each part with its four clocks, A, B and the change,
 # and the op in it that changed most; what the parts' walls add up to.
 def partsmd($r):
@@ -388,22 +473,75 @@ def partsmd($r):
 						 + ($top[.key] | if . == null or .delta_kernel_ns == 0 then "" else ", most in op \(.op | code) (\(.delta_kernel_ns | st))" end) end))
 	    | join("; ")) + ".\n" end)
     + (if $tot.delta_service_ns == null then "" else
-       "\nThe parts' walls change by \($tot.delta_wall_ns | st) per step and the time outside them (between, before the first, after the last) by \($tot.delta_between_ns | st)"
+       "\nThe parts' walls change by \($tot.delta_wall_ns | st) per step and the time outside them by \($tot.delta_between_ns | st)"
+       + (if $tot.delta_before_ns != null then " (before the first part \($tot.delta_before_ns | st), between parts \($tot.delta_gaps_ns | st), after the last \($tot.delta_after_ns | st))" else "" end)
        + (if $tot.rounding_ns != 0 then ", and the integer means round by \($tot.rounding_ns | st)" else "" end)
        + ": \($tot.delta_service_ns | st), the change of the mean step over the steps with parts (A \($tot.a_service_ns | t), B \($tot.b_service_ns | t)).\n" end)
     end;
 
 # The part (or the group compared as a whole) whose wall, else kernel
 # sum, changed most, and the op in it whose kernel sum changed most.
+def leadpart($r):
+  [$r[] | select((.kind == "part" and (.align | startswith("unpaired") | not)) or (.kind == "part_kind" and .align == "count_differs"))]
+  | sort_by([-(.delta_wall_ns // 0 | abs), -(.delta_kernel_ns // 0 | abs)]) | .[0];
+def leadop($r; $p): [$r[] | select(.kind == "part_op" and .part == $p.key)] | sort_by([-(.delta_kernel_ns | abs), .op]) | .[0];
 def partlead($r):
-  ([$r[] | select((.kind == "part" and (.align | startswith("unpaired") | not)) or (.kind == "part_kind" and .align == "count_differs"))]
-     | sort_by([-(.delta_wall_ns // 0 | abs), -(.delta_kernel_ns // 0 | abs)]) | .[0]) as $p
-     | ([$r[] | select(.kind == "part_op" and .part == $p.key)] | sort_by([-(.delta_kernel_ns | abs), .op]) | .[0]) as $o
+  leadpart($r) as $p | leadop($r; $p) as $o
      | if $p == null or (($p.delta_wall_ns // 0) == 0 and ($p.delta_kernel_ns // 0) == 0) then ""
        else "By model part, " + (if $p.kind == "part_kind" then "the \($p.key | code) parts (A \($p.a_count), B \($p.b_count) per step)" else "\($p.key | code)" end)
 	    + (if $p.align == "only_a" then " (only in A)" elif $p.align == "only_b" then " (only in B)" else "" end)
 	    + " changed most: wall \($p.delta_wall_ns | st), kernel sum \($p.delta_kernel_ns | st) per step"
 	    + (if $o != null and $o.delta_kernel_ns != 0 then ", most in op \($o.op | code) (kernel sum \($o.delta_kernel_ns | st))" else "" end) + ".\n" end;
+
+# Whether the two captures are one run, as the step starts tell.
+def runsmd($r):
+  ([$r[] | select(.kind == "runs")][0]) as $u
+  | def secs: if (. | abs) >= 1000000000 then "\(. / 1000000000) s" else t end;
+  if $u == null or $u.start_delta_ns == null then ""
+  elif $u.verdict == "different" then "A and B are different runs: both hold step \($u.step | code), and B's starts \($u.start_delta_ns | abs | secs) "
+    + (if $u.start_delta_ns > 0 then "after" else "before" end) + " A's by their clocks, more than a step (\($u.longer_step_ns | t)) apart: a run passes a step once, and its collectives keep its ranks less than a step apart.\n"
+  else "Both hold step \($u.step | code), B's starting \($u.start_delta_ns | abs | t) " + (if $u.start_delta_ns >= 0 then "after" else "before" end)
+    + " A's by their clocks, less than a step (\($u.longer_step_ns | t)) apart, which fits one run.\n" end;
+def iscomm: .kind == "comm_op" or .task_type == "COMMUNICATION" or ((.op // .key // "") | test("^hcom_|^hccl_"));
+def srcname: if . == "hccl_tasks" then "HCCL tasks" elif . == "notify_wait_tasks" then "the device's Notify Wait tasks" else "unknown" end;
+# A communication change is mostly a wait for a peer: say how much of it
+# is waiting and whom each side waits for, so no op is taken for the cause.
+def commlead($r; $row):
+  ([$r[] | select(.kind == "comm_wait")][0]) as $w
+  | ([$r[] | select(.kind == "runs")][0].verdict == "different") as $diffrun
+  | if $row == null or ($row | iscomm | not) or $w == null then "" else
+    (if $row.kind == "comm_op" and $row.status == "both" then {e: $row.delta_elapsed_ns, d: $row.delta_wait_ns, a: $row.a_wait_ns, b: $row.b_wait_ns, what: "this op's", its: "its"}
+     else {e: $w.delta_elapsed_ns, d: $w.delta_wait_ns, a: $w.a_wait_ns, b: $w.b_wait_ns, what: "all communication ops'", its: "their"} end) as $c
+    | "Of the change of \($c.what) elapsed time (\($c.e | st) per step) \($c.its) wait for peers is \($c.d | st) (A \($c.a | t) by \($w.a_src | srcname), B \($c.b | t) by \($w.b_src | srcname))"
+      + (if ($c.e | abs) > 0 and (($c.e - $c.d) | abs) * 10 <= ($c.e | abs) then ", so the change is waiting, not the ops' own work"
+	 else ", the other \(($c.e - $c.d) | st) their own work (moving data and the rest)" end)
+      + (if $w.a_late_peer != null and $w.b_late_peer != null then
+	   (if $w.a_late_peer == $w.b_late_peer then "; both wait for \($w.a_late_peer), A \($w.a_late_wait_ns | t) and B \($w.b_late_wait_ns | t) per step: the change is how long each waits for that rank"
+	    else "; A waits for \($w.a_late_peer), \($w.a_late_wait_ns | t) per step, B for \($w.b_late_peer), \($w.b_late_wait_ns | t)"
+		 + (if $diffrun then ", different late ranks in different runs" else ", a different late rank" end)
+		 + ": the late peer's wait lands in different ops in the two captures, which is no change of the ops themselves" end)
+	 elif $w.a_late_peer != null or $w.b_late_peer != null then
+	   "; " + (if $w.a_late_peer != null then "A" else "B" end) + " waits for \($w.a_late_peer // $w.b_late_peer), "
+	   + (if $w.a_late_peer != null then $w.a_late_wait_ns else $w.b_late_wait_ns end | t) + " per step, "
+	   + (if $w.a_late_peer != null then "B's" else "A's" end) + " capture names none"
+	   + ((if $w.a_late_peer != null then $w.b_src else $w.a_src end) | if . == "notify_wait_tasks" then " (no HCCL tasks at its level)" else "" end)
+	   + (if $diffrun then ", and the runs differ" else "" end)
+	 else "" end) + ".\n" end;
+def stakemd: if .status != "changed" then ""
+  elif .a_stake_kind == null and .b_stake_kind == null then ""
+  elif .a_stake_kind == .b_stake_kind then " (both " + (.a_stake_kind | sub("^upper bound"; "upper bounds") | mdt) + ")"
+  else " (A's " + (.a_stake_kind // "not said" | mdt) + "; B's " + (.b_stake_kind // "not said" | mdt) + ": figures of different kinds, so part of the change is the change of rule)" end;
+# The names the report uses and the raw names they stand for.
+def namesmd($r):
+  ([$r[] | select((.kind == "op" or .kind == "comm_op") and ((.a_names // []) + (.b_names // []) | any(. != null)))
+    | select(.kind == "comm_op" or (.rank != null and .rank <= 20))
+    | select(((.a_names // []) + (.b_names // []) | unique) != [.key])]
+   | unique_by([.kind, .key])) as $n
+  | if ($n | length) == 0 then "" else
+    "\n## Names\n\nAn op is keyed by its kernel name without the instance suffix (the rules' `ops.name_strip_regex`, `hcom_allReduce__586_0_1` → `hcom_allReduce`), a communication op by its name without the communication group's number, which differs from run to run (`hcom_allReduce__586_0_1` → `hcom_allReduce__0_1`), and so is a kernel named at either end of an idle window. The names in this report stand for these raw names:\n\n"
+    + ($n | map("- \(.kind | sub("comm_op"; "communication op")) \(.key | code): A " + (.a_names // [] | if length == 0 then "none" else map(code) | join(", ") end)
+		+ "; B " + (.b_names // [] | if length == 0 then "none" else map(code) | join(", ") end)
+		+ (if .names_more then " (and more; the op records list three)" else "" end) + "\n") | add) end;
 
 def report:
   .records as $r
@@ -418,6 +556,7 @@ def report:
 		  else "\(.kind) \(.key | code)" end);
   "# asc-diff: \($s.a | code) → \($s.b | code)\n\n"
   + "A: \($s.a_input | code) (\($s.a_level // "level unknown" | mdt), \($s.a_steps) step(s)); B: \($s.b_input | code) (\($s.b_level // "level unknown" | mdt), \($s.b_steps) step(s)).\n\n"
+  + runsmd($r)
   + (if $s.mode == "cluster" then "Cluster of \($s.ranks) ranks, by mean step time: A is the median rank (\($s.a | code)), B the slowest (\($s.b | code)).\n\n" else "" end)
   + "B's mean step is " + (if $s.delta_ns == null then "not compared with A's (one of them has no step breakdown: below)"
 			   elif $s.delta_ns == 0 then "as long as A's"
@@ -425,7 +564,11 @@ def report:
   + " (A \($s.a_step_ns | t) over \($s.a_steps) step(s), B \($s.b_step_ns | t) over \($s.b_steps)).\n"
   + ([$r[] | select(.rank == 1)][0] as $top
      | if $top then "The biggest change: \($top | rowdesc), \($top.delta_per_step_ns | st) per step.\n" else "No op, part, idle window or communication op compared on both sides changed.\n" end)
-  + partlead($r)
+  # the wait for peers, after the line that names a communication op
+  + ([$r[] | select(.rank == 1)][0] as $top | leadop($r; leadpart($r)) as $o
+     | if $top != null and ($top | iscomm) then commlead($r; $top) else "" end
+       + partlead($r)
+       + (if ($top == null or ($top | iscomm | not)) and $o != null and $o.delta_kernel_ns != 0 then commlead($r; $o) else "" end))
   + "\n## Where the step time went\n\nThe parts of the mean step, largest change first; they sum to the change of the step.\n\n"
   + row(["part", "A", "B", "delta"]) + "\n" + row(["---", "---:", "---:", "---:"]) + "\n"
   + ([$bm[] | select(.additive and .part != "unexplained")] | sort_by(-(.delta_ns // 0 | abs)) | map(row([.part, (.a_ns | t), (.b_ns | t), (.delta_ns | st)]) + "\n") | add // "")
@@ -441,6 +584,7 @@ def report:
      | map(row([.rank, rowdesc, ((.a_total_ns // .a_elapsed_ns // .a_ns // .a_kernel_ns) | t), ((.b_total_ns // .b_elapsed_ns // .b_ns // .b_kernel_ns) | t), (.delta_per_step_ns | st)]) + "\n") | add // "(none)\n")
   + ([$r[] | select(.kind == "caveat")] as $c
      | if ($c | length) > 0 then "\n## What cannot be compared\n\n" + ($c | map("- " + (.text | mdt) + "\n") | add) else "" end)
+  + namesmd($r)
   + partsmd($r)
   + ([$r[] | select(.kind == "op" and .status != "same")] | sort_by(-(.delta_total_ns // 0 | abs)) as $o
      | "\n## Ops\n\nBy name; totals over the capture.\n\n"
@@ -455,7 +599,9 @@ def report:
 	+ ($c | sort_by(-(.delta_ns // 0 | abs)) | map("\(.key | code) \(.delta_ns | st)") | join(", ")) + ".\n" else "" end)
   + ([$r[] | select(.kind == "bubble_window")] | sort_by(-(.delta_ns // 0 | abs)) as $w
      | if ($w | length) > 0 then "\nWindows new, gone, grown or shrunk:\n\n"
-	+ ($w[:20] | map("- \(.status) \(.key | code): \(.delta_ns | st)" + (if .b_rel_ns != null then ", at \(.b_rel_ns | t) into B's step" else "" end)
+	+ ($w[:20] | map("- \(.status) \(.key | code): \(.delta_ns | st)"
+			 + (if .b_rel_ns != null then ", at \(.b_rel_ns | t) into B's step" + (if .b_where then ", " + (.b_where | mdt) else "" end)
+			    elif .a_rel_ns != null then ", at \(.a_rel_ns | t) into A's step" + (if .a_where then ", " + (.a_where | mdt) else "" end) else "" end)
 			 + (if .cause then ", host cause \(.cause | code)" else "" end) + "\n") | add) else "" end)
   + ([$r[] | select(.kind == "comm_op")] as $c
      | if ($c | length) > 0 then "\n## Communication\n\n" + row(["op", "elapsed A", "elapsed B", "delta", "wait delta", "transfer delta", "GB/s A", "GB/s B"]) + "\n"
@@ -475,7 +621,7 @@ def report:
        else "" end)
   + ([$r[] | select(.kind == "finding" and .status != "same")] as $f
      | "\n## Findings\n\n" + (if ($f | length) == 0 then "The same findings, with the same time at stake.\n"
-	else ($f | map("- \(.status): \(.finding | code) (\(.key | code))" + (if .status == "changed" then ", at stake \(.a_stake_ns | t) → \(.b_stake_ns | t)" else "" end) + "\n") | add) end));
+	else ($f | map("- \(.status): \(.finding | code) (\(.key | code))" + (if .status == "changed" then ", at stake \(.a_stake_ns | t) → \(.b_stake_ns | t)" + stakemd else "" end) + "\n") | add) end));
 
 # A waterfall: A's step, each part's change (unexplained included), B's
 # step.  The bars start at a floor below the smallest running total, said
