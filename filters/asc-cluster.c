@@ -559,7 +559,7 @@ mdcolls(const struct cres *x)
 		fprintf(md, "\n## Collectives by wait caused\n\n%zu collectives seen on two ranks or more, %zu with an arrival skew of at least %g µs.",
 		    ncl, nsig, skew_min / 1000);
 		if (ncov)
-			fprintf(md, " In %d of them every rank in this input waits longer for rank %lld (not in this input): while it is late they cause no wait; the last column gives the wait once it is fixed.",
+			fprintf(md, " In %d of them every rank in this input waits longer for rank %lld (not in this input): while it is late they cause no wait; the last column gives the skew once it is fixed, the most the others can then wait (what they lose of it not under compute is in the recommendations).",
 			    ncov, (long long)up);
 		if (nself)
 			fprintf(md, " In %d of them the latest rank in this input itself waits (comm records) for a rank of its group not in this input, which arrives later still: the wait caused is 0 there%s.",

@@ -957,8 +957,15 @@ def xferclause($n):
 # is not measured); a group whose ops move data under 20% of their time
 # (the transfer-bound rule's other end) and mostly wait by the comm
 # records waits on its peers: at stake on them, not here.
+# Without the kernel table, step_trace_time.csv's Overlapped 0 still says
+# that a group's whole time is not under compute (exposed_from); what is
+# unknown is how much compute could run beside it.  A transfer-bound
+# group whose compute after its gradient is unknown: only the half of
+# its transfer that BF16 saves is counted (compute_unknown).  A wait for
+# a peer in the input is the cluster report's (it compares arrivals).
 def collstakes($n):
 	(xferlist($n) | map({key: .group, value: .}) | from_entries) as $xf |
+	(($BD.comm_overlapped // null) == 0 and ($M | all(.window_source == "step_trace"))) as $st0 |
 	[ $CGR[] | select((.size // 0) > 1 and ((.role // "") | startswith("pp") | not)) | . as $g |
 	  ((.exposed_ms // .elapsed_ms // 0) / $n) as $ex |
 	  [ $C[] | select(.group == $g.group and .op != null) ] as $o |
@@ -968,15 +975,20 @@ def collstakes($n):
 	  ($o | map((.bandwidth // {}) | ((.HCCS.time_ms // 0) + (.PCIE.time_ms // 0) + (.SIO.time_ms // 0)) as $on |
 	    (if $on > 0 then $on else (.SDMA.time_ms // 0) end) + (.RDMA.time_ms // 0)) | add // 0) as $lt |
 	  $xf[$g.group] as $x |
-	  {group: $g.group, role: $g.role, peer_global_ranks: $g.peer_global_ranks, exposed_ms: ($ex | r6)} +
+	  {group: $g.group, role: $g.role, peer_global_ranks: $g.peer_global_ranks, exposed_ms: ($ex | r6),
+	   exposed_from: (if $g.exposed_ms != null then "kernels" elif $st0 then "step_trace" else "elapsed" end),
+	   peers_in_input: (($g.peer_global_ranks // []) | map(select(. as $m | $INR | index([$m]) != null)))} +
 	  (if $el > 0 and $lt < 0.2 * $el and $wt >= 0.5 * $el then
-	     {how: "peers", stake_ms: 0, wait_ms: ($wt / $n | r6)}
+	     {how: "peers", stake_ms: 0, wait_ms: ($wt / $n | r6), upper_bound: ($g.exposed_ms == null)}
 	   elif $x != null and $x.after_grad_compute_ms != null and $x.after_grad_compute_ms < $x.elapsed_ms then
 	     {how: "shrink", stake_ms: ([$ex, $x.after_grad_compute_ms + $x.transfer_ms / 2] | min | r6),
-	      compute_ms: $x.after_grad_compute_ms, half_transfer_ms: ($x.transfer_ms / 2 | r6)}
-	   else {how: "overlap", stake_ms: ([$ex, ($BD.compute // $ex)] | min | r6)} end) +
-	  # without the kernel table its time under compute is not known
-	  {upper_bound: ($g.exposed_ms == null)} ];
+	      compute_ms: $x.after_grad_compute_ms, half_transfer_ms: ($x.transfer_ms / 2 | r6), upper_bound: false}
+	   elif $x != null and $x.after_grad_compute_ms == null and gap("no_kernel_table") then
+	     {how: "shrink", stake_ms: ([$ex, $x.transfer_ms / 2] | min | r6), compute_ms: null, compute_unknown: true,
+	      half_transfer_ms: ($x.transfer_ms / 2 | r6), upper_bound: false}
+	   # without the kernel table, the compute that could hide it is not known
+	   else {how: "overlap", stake_ms: ([$ex, ($BD.compute // $ex)] | min | r6), upper_bound: ($g.exposed_ms == null)} end) +
+	  (if $wt > 0 and ($el <= 0 or $lt >= 0.2 * $el or $wt < 0.5 * $el) then {comm_wait_ms: ($wt / $n | r6)} else {} end) ];
 (.attribution_summary[0] // {}) as $ASUM |
 (([$ASUM.steps // 1, 1] | max)) as $asteps |
 ($ASUM.dispatch_ops // [] | map({name, ms_per_step: (.ns / $asteps | ms)})) as $DISP |
@@ -1337,13 +1349,21 @@ def parttext($k):
 		      (if $one > 0 then "\($one | fmt) the collectives on 1-rank groups" else empty end) ] | join(" and ")) +
 	       ", each at stake in its own finding; " else " " end) +
 	     (if $bygroup | not then "at most \($oth | fmt) is at stake here (what overlapping or shrinking the other collectives could win)."
-	      else "\(if $PPST > 0 or $one > 0 then "of the other \($oth | fmt), at" else "At" end) most \($won | fmt) is at stake here: " +
+	      else "\(if $PPST > 0 or $one > 0 then "of the other \($oth | fmt), at" else "At" end) most \($won | fmt) is at stake here" +
+		(if any($cs[]; .compute_unknown == true) then " (besides what compute left after the gradients could hide, not known without the kernel table)" else "" end) + ": " +
+		# where it is not under compute by step_trace_time.csv, and the
+		# waits the comm records or the cluster report count
+		def waitnote: (if (.comm_wait_ms // 0) > 0 then "; the comm records count \(.comm_wait_ms | fmt) of it as waiting for peers, which their arriving on time wins too" else "" end) +
+		  (if (.peers_in_input // [] | length) > 0 then "; what of it waits for global rank\(if (.peers_in_input | length) == 1 then "" else "s" end) \(.peers_in_input | map(tostring) | join(", ")), in this input, the cluster report tells from the ranks' arrival times (the comm records book such a wait as idle) and counts under the late rank: not to be added to this" else "" end);
+		def stnote: if .exposed_from == "step_trace" then "; none of it runs under compute (step_trace_time.csv: Overlapped 0)" else "" end;
 		($cs | map("\(.role // "group \(.group)") \(.stake_ms | fmt)" +
 		  (if .how == "peers" then " (its \(.exposed_ms | fmt) not under compute is its ops waiting for their peers, \(.wait_ms | fmt) of it by the comm records, while moving almost no data: at stake on \(if (.peer_global_ranks // [] | length) > 0 then "global ranks \(.peer_global_ranks | map(tostring) | join(", "))" else "its peers" end), not here)"
-		   elif .how == "shrink" then " of its \(.exposed_ms | fmt) (the \(.compute_ms | fmt) of compute that can hide it plus half its \(.half_transfer_ms * 2 | fmt) of transfer, which reducing it in BF16 saves; what running it beside another group's collective wins is not measured: they share the links)"
-		   elif .upper_bound then " (overlapping it; an upper bound: without the kernel table its time under compute is not known)"
-		   elif .stake_ms < .exposed_ms - 0.0005 then " of its \(.exposed_ms | fmt) (overlap hides at most the \($BD.compute | fmt) of compute)"
-		   else " (overlapping it)" end)) | join(", ")) + "." end)
+		   elif .how == "shrink" and .compute_unknown == true then " of its \(.exposed_ms | fmt) (half its \(.half_transfer_ms * 2 | fmt) of transfer, which reducing it in BF16 saves\(stnote); how much more overlapping it could hide is not counted: the compute left after its gradient is not known without the kernel table\(if .role == "embd" then ", and on a first pipeline stage the embedding gradient is computed last" else "" end); what running it beside another group's collective wins is not measured: they share the links\(waitnote))"
+		   elif .how == "shrink" then " of its \(.exposed_ms | fmt) (the \(.compute_ms | fmt) of compute that can hide it plus half its \(.half_transfer_ms * 2 | fmt) of transfer, which reducing it in BF16 saves; what running it beside another group's collective wins is not measured: they share the links\(waitnote))"
+		   elif .upper_bound and .exposed_from == "step_trace" then " (overlapping it\(stnote); an upper bound: how much compute could run beside it (after its gradients are ready, or before its parameters are needed) is not known without the kernel table\(waitnote))"
+		   elif .upper_bound then " (overlapping it; an upper bound: without the kernel table its time under compute is not known\(waitnote))"
+		   elif .stake_ms < .exposed_ms - 0.0005 then " of its \(.exposed_ms | fmt) (overlap hides at most the \($BD.compute | fmt) of compute\(waitnote))"
+		   else " (overlapping it\(waitnote))" end)) | join(", ")) + "." end)
 	   else "" end) end);
        "step_group"; $dom; ([$ce - $PPST - ([$ONEST, ([$ce - $PPST, 0] | max)] | min), 0] | max |
 	 if $COMM == null and $MWAIT != null then [., $MWAIT] | min
@@ -1607,7 +1627,8 @@ def parttext($k):
       elif .finding == "COMM_EXPOSED_HEAVY" and ((.stake_excludes.pipeline_bubble_ms // 0) + (.stake_excludes.one_rank_groups_ms // 0)) > 0 then
 	"Communication not hidden behind compute: \(.exposed_ms | fmt) per step; besides the " +
 	([ (if .stake_excludes.pipeline_bubble_ms > 0 then "pipeline bubble" else empty end), (if .stake_excludes.one_rank_groups_ms > 0 then "1-rank groups" else empty end) ] | join(" and ")) +
-	", at most \($t) at stake."
+	(if any(.stake_by_group[]?; .compute_unknown == true) then ", at most \($t) at stake (besides what compute left after the gradients could hide, not known without the kernel table)."
+	 else ", at most \($t) at stake." end)
       elif .finding == "COMM_EXPOSED_HEAVY" then "Communication not hidden behind compute: \($t)."
       elif .finding == "COMM_WAIT_DOMINANT" and .pipeline_bubble == true then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) is the pipeline bubble" + (if .peer_global_rank != null then " with global rank \(.peer_global_rank)" else "" end) +
 	(if .pipeline_stake == null then ": \($t)."

@@ -86,9 +86,10 @@ struct pwait {
 /* A comm_op's waits per peer (local ranks, as its tasks number them). */
 struct cop {
 	int	 rank;
-	char	*group, *step;
+	char	*group, *step, *op;
 	int	 n;
 	int64_t	*peer, *ex, *ownex;	/* exposed_wait_ns, own_exposed_wait_ns */
+	int64_t	*own;			/* own_wait_ns */
 };
 extern struct cop *cops;
 extern size_t ncop;
@@ -273,6 +274,8 @@ void slowlinks(const struct job *j);
 /* peers.c */
 int64_t uncaptured_worst(const struct job *j, const char **g, int64_t *least);
 void peerwaits(const struct job *j);
+int pairwait(int ri, const char *g, int64_t first, int64_t p, const char *step, const char *op,
+    int64_t *per, int64_t *w, int64_t *ex);
 
 /* late.c */
 int64_t stepv(const struct rstep *s, enum dim d);

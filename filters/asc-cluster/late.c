@@ -624,7 +624,7 @@ laterec(const struct job *j, const struct cres *x, const struct late *L)
 
 /* A peer outside the input covers its skew: it is secondary. */
 static void
-latesecondary(const struct cres *x, const struct late *L)
+latesecondary(const struct job *j, const struct cres *x, const struct late *L)
 {
 	struct rank *r = L->r;
 	const struct coll *w = L->w;
@@ -638,7 +638,22 @@ latesecondary(const struct cres *x, const struct late *L)
 	struct buf chain = L->chain;
 
 	char t7[64];
+	struct buf fx = {0};
 
+	/* Once that peer is fixed, its skew is the gap in arrival; what the
+	 * ranks that wait for it lose is their wait not under compute, as
+	 * the recommendation on that peer counts their next-latest waits. */
+	for (int i = 0; i < j->nr; i++) {
+		const struct cinst *c0 = &cis[w->first];
+		int64_t per, wt, ex;
+		char h1[64], h2[64], h3[64], h4[64], h5[64], wn[64];
+
+		if (j->r[i] == ri || !pairwait(j->r[i], upg, up, r->rankid, c0->step, c0->op, &per, &wt, &ex))
+			continue;
+		bprintf(&fx, "%s%s %s per step, %s of it in %s, where it waits %s for %s, the other %s under its own compute",
+		    fx.len ? "; " : "", rname(&ranks[j->r[i]], wn), hd(per, h1), hd(ex, h2), c0->op, hd(wt, h3),
+		    rname(r, h5), hd(wt > ex ? wt - ex : 0, h4));
+	}
 	if (md)
 		fprintf(md, "\n## Latest of the captured ranks: %s\n\n%s is the last of the ranks in this input to arrive at %d of %zu collectives with a skew of at least %g µs; its arrival skews there add up to %s (how much later than the earliest rank in this input it arrived). "
 		    "Every rank in this input waits longer for rank %lld of group `%s`, which is not in this input (at least %s per step, below): that peer arrives later still, so this skew is secondary.\n\n%s.\n\nCause of the skew: %s.\n",
@@ -646,8 +661,13 @@ latesecondary(const struct cres *x, const struct late *L)
 		    (long long)up, upg, hd(upleast, t7), mdt(chain.p, 0), cause);
 	/* The longer wait covers this one: nothing is won
 	 * here while that peer is late. */
-	addreco(0, "Secondary to the wait for rank %lld (not in this input), which covers it: %s arrives %s late at its first late collective (%d of %zu) among the ranks in this input; nothing is at stake while rank %lld is late, up to %s once it is fixed. Cause: %s.",
-	    (long long)up, rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, (long long)up, hd(w->delay, t6), cause);
+	if (fx.len)
+		addreco(0, "Secondary to the wait for rank %lld (not in this input), which covers it: %s arrives %s late at its first late collective (%d of %zu) among the ranks in this input; nothing is at stake while rank %lld is late; once it is fixed, its %s skew there (the gap in arrival) costs the ranks that wait for it, not under compute (their HCCL tasks; in each op at most their wait for rank %lld, as the recommendation on rank %lld counts the waits it leaves): %s. Cause: %s.",
+		    (long long)up, rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, (long long)up, hd(w->delay, t6), (long long)up, (long long)up, fx.p, cause);
+	else
+		addreco(0, "Secondary to the wait for rank %lld (not in this input), which covers it: %s arrives %s late at its first late collective (%d of %zu) among the ranks in this input; nothing is at stake while rank %lld is late, up to %s once it is fixed. Cause: %s.",
+		    (long long)up, rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, (long long)up, hd(w->delay, t6), cause);
+	buf_free(&fx);
 }
 
 static void
@@ -727,7 +747,7 @@ lateranks(const struct job *j, const struct cres *x)
 		latecompute(j, x, ri, &L);
 		laterec(j, x, &L);
 		if (x->up >= 0 && x->upleast > L.w->delay)
-			latesecondary(x, &L);
+			latesecondary(j, x, &L);
 		else
 			lateprimary(x, &L);
 		buf_free(&L.xt);

@@ -241,12 +241,46 @@ xferadvice(const struct job *j, size_t k, struct buf *adv)
  * each rank's figure in txt; UNSET unless every such rank gives one;
  * in *ub whether the rank report marks that most an upper bound.
  */
+/* grpstake: a rank report counts only the half transfer, its compute
+ * after the gradient unknown (no kernel table); xferreco words it */
+static int gsunknown;
+
+/* The compute after its gradient that a rank of the same role as group g
+ * gives (a twin stage with a kernel table), into w; 0 if none. */
+static int
+twincompute(const struct job *j, const char *g, int ri, char *w, size_t n)
+{
+	const char *role = NULL;
+	char nm[64], t[64];
+
+	for (size_t q = 0; q < nrg && role == NULL; q++)
+		if (rgs[q].rank == ri && strcmp(rgs[q].group, g) == 0)
+			role = rgs[q].role;
+	if (role == NULL)
+		return 0;
+	for (size_t i = 0; i < ngs; i++) {
+		if (gss[i].rank == ri || !injob(j, gss[i].rank) || strcmp(gss[i].how, "shrink") != 0 ||
+		    gss[i].compute == UNSET)
+			continue;
+		for (size_t q = 0; q < nrg; q++)
+			if (rgs[q].rank == gss[i].rank && strcmp(rgs[q].group, gss[i].group) == 0 &&
+			    rgs[q].role && strcmp(rgs[q].role, role) == 0) {
+				snprintf(w, n, "; on %s, %s follows its %s gradient", rname(&ranks[gss[i].rank], nm),
+				    hd(gss[i].compute, t), role);
+				return 1;
+			}
+	}
+	return 0;
+}
+
 static int64_t
 grpstake(const struct job *j, const char *g, struct buf *txt, int *nr, int *ub)
 {
 	int64_t most = UNSET;
 	int n = 0;
-	char t1[64], t2[64], t3[64], nm[64], w[160];
+	char t1[64], t2[64], t3[64], nm[64], w[160], tw[160];
+
+	gsunknown = 0;
 
 	for (size_t q = 0; q < nrg; q++) {
 		const struct rgroup *x = &rgs[q];
@@ -262,7 +296,13 @@ grpstake(const struct job *j, const char *g, struct buf *txt, int *nr, int *ub)
 		if (strcmp(s->how, "shrink") == 0 && s->compute != UNSET && s->halfxfer != UNSET)
 			bprintf(txt, "%s%s %s (the %s of compute after its gradient, and %s, half its transfer, by reducing in BF16)",
 			    n++ ? ", " : "", rname(&ranks[x->rank], nm), hd(s->stake, t1), hd(s->compute, t2), hd(s->halfxfer, t3));
-		else
+		else if (strcmp(s->how, "shrink") == 0 && s->halfxfer != UNSET) {
+			if (!twincompute(j, g, x->rank, tw, sizeof tw))
+				tw[0] = 0;
+			bprintf(txt, "%s%s %s (half its transfer, by reducing in BF16; the compute after its gradient, under which overlapping it could hide more, is not known: no kernel table%s)",
+			    n++ ? ", " : "", rname(&ranks[x->rank], nm), hd(s->stake, t1), tw);
+			gsunknown = 1;
+		} else
 			bprintf(txt, "%s%s %s", n++ ? ", " : "", rname(&ranks[x->rank], nm), hd(s->stake, t1));
 		if (s->ub)
 			bprintf(txt, " (%s)", ubwhy(x->rank, w));
@@ -289,7 +329,9 @@ xferreco(const struct job *j, size_t k, int64_t least, int64_t stake, int64_t mo
 		fprintf(md, "Its ops are transfer-bound: by the bandwidth table they move, per step, %s; at most %s per step can be a wait on global rank%s %s.\n",
 		    bound, hd(mostwait, t1), nout > 1 ? "s" : "", out);
 	xferadvice(j, k, &adv);
-	if (stake != least)
+	if (stake != least && gsunknown)
+		bprintf(&sk, "%s per step is at stake by what the rank report%s can measure, more only as far as compute after its gradient can hide it: %s", hd(stake, t3), ngtxt > 1 ? "s" : "", gtxt);
+	else if (stake != least)
 		bprintf(&sk, "at most %s per step is at stake, by the rank report%s: %s", hd(stake, t3), ngtxt > 1 ? "s" : "", gtxt);
 	else if (ub && ngtxt)
 		bprintf(&sk, "at most the whole %s per step is at stake, by the rank report%s: %s", hd(least, t3),
@@ -559,6 +601,49 @@ gpeer(int ri, const char *g, int64_t local)
 }
 
 /*
+ * Rank ri's own wait for peer p by its HCCL tasks: per step, in each op
+ * of group g at most its wait on `first` and not under compute, as
+ * nextpeers counts it (into *per); and in op `op` of step `step`, the
+ * whole wait (*w) and the part not under compute (*ex).  0 when that op
+ * has no such wait.
+ */
+int
+pairwait(int ri, const char *g, int64_t first, int64_t p, const char *step, const char *op,
+    int64_t *per, int64_t *w, int64_t *ex)
+{
+	int64_t steps = 0, sum = 0;
+	int found = 0;
+
+	for (size_t a = 0; a < ncop; a++) {
+		int dup = 0;
+
+		for (size_t c = 0; c < a && !dup; c++)
+			dup = cops[c].rank == ri && strcmp(cops[c].step, cops[a].step) == 0;
+		steps += cops[a].rank == ri && !dup;
+	}
+	for (size_t a = 0; a < ncop; a++) {
+		const struct cop *c = &cops[a];
+		int64_t lw = 0, v = 0;
+
+		if (c->rank != ri || strcmp(c->group, g) != 0)
+			continue;
+		for (int i = 0; i < c->n; i++)
+			if (c->peer[i] != UNSET && c->ex[i] != UNSET && gpeer(ri, g, c->peer[i]) == first)
+				lw += c->ex[i];
+		for (int i = 0; i < c->n; i++) {
+			if (c->peer[i] == UNSET || c->ownex[i] == UNSET || gpeer(ri, g, c->peer[i]) != p)
+				continue;
+			v += c->ownex[i] < lw ? c->ownex[i] : lw;
+			if (c->op && strcmp(c->op, op) == 0 && strcmp(c->step, step) == 0 && c->own[i] != UNSET)
+				*w = c->own[i], *ex = c->ownex[i], found = 1;
+		}
+		sum += v;
+	}
+	*per = steps ? sum / steps : 0;
+	return found && steps;
+}
+
+/*
  * After the peer `first`, the peers rank ri waits for next, as its own
  * report gives them (asc-judge(1)): in each op of the group, a peer's
  * own wait not under compute, at most the wait on `first` there (fixing
@@ -824,7 +909,7 @@ pwnext(const struct job *j, struct pw *p)
 			bprintf(&nx, " per step, not under compute (in each op at most its wait for rank %lld)", (long long)w->peer);
 		bprintf(&nx, "; the longest of them in each op, what fixing rank %lld leaves: %s per step.", (long long)w->peer, hd(rem, h2));
 		if (rx.len == 0) {
-			bprintf(&rx, "; fixing it leaves %s per step of waits on the next-latest peers on %s (rank %lld the longest, %s)",
+			bprintf(&rx, "; fixing it leaves %s per step of waits not under compute on the next-latest peers on %s (rank %lld the longest, %s)",
 			    hd(rem, h2), rname(&ranks[j->r[i]], nm), (long long)top, hd(topw, h));
 		}
 		buf_free(&b);

@@ -676,12 +676,13 @@ onverdict(struct rin *in, int ri)
 static void
 oncop(struct rin *in, int ri)
 {
-	struct cop c = { ri, getstr(in, "group"), getstr(in, "step"), 0, NULL, NULL, NULL };
+	struct cop c = { ri, getstr(in, "group"), getstr(in, "step"), getstr(in, "op"), 0, NULL, NULL, NULL, NULL };
 	jv pv = getjv(in, "peers");
 
 	if (c.group == NULL || c.step == NULL || jv_get_kind(pv) != JV_KIND_ARRAY) {
 		free(c.group);
 		free(c.step);
+		free(c.op);
 		jv_free(pv);
 		return;
 	}
@@ -689,12 +690,13 @@ oncop(struct rin *in, int ri)
 	c.peer = xcalloc((size_t)c.n + 1, sizeof *c.peer);
 	c.ex = xcalloc((size_t)c.n + 1, sizeof *c.ex);
 	c.ownex = xcalloc((size_t)c.n + 1, sizeof *c.ownex);
+	c.own = xcalloc((size_t)c.n + 1, sizeof *c.own);
 	for (int i = 0; i < c.n; i++) {
 		jv o = jv_array_get(jv_copy(pv), i);
-		const char *k[] = { "rank", "exposed_wait_ns", "own_exposed_wait_ns" };
-		int64_t *d[] = { &c.peer[i], &c.ex[i], &c.ownex[i] };
+		const char *k[] = { "rank", "exposed_wait_ns", "own_exposed_wait_ns", "own_wait_ns" };
+		int64_t *d[] = { &c.peer[i], &c.ex[i], &c.ownex[i], &c.own[i] };
 
-		for (int x = 0; x < 3; x++) {
+		for (int x = 0; x < 4; x++) {
 			jv v = jv_object_get(jv_copy(o), jv_string(k[x]));
 
 			*d[x] = jv_get_kind(v) == JV_KIND_NUMBER ? (int64_t)jv_number_value(v) : UNSET;
