@@ -24,6 +24,9 @@ UNITS	 = dec rec csvline trace simd
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
 # A filter's own modules, linked into it alone: filters/FILTER/*.c.
 OPSOBJ	 = filters/asc-ops/pmu.o
+ATTRIBOBJ = filters/asc-attrib/names.o filters/asc-attrib/context.o filters/asc-attrib/host.o \
+	   filters/asc-attrib/tree.o filters/asc-attrib/sweep.o filters/asc-attrib/causes.o \
+	   filters/asc-attrib/out.o filters/asc-attrib/stakes.o
 FIAOBJ	 = filters/asc-fia/names.o filters/asc-fia/layers.o filters/asc-fia/passes.o \
 	   filters/asc-fia/phases.o filters/asc-fia/checks.o filters/asc-fia/roles.o \
 	   filters/asc-fia/classify.o filters/asc-fia/emit.o filters/asc-fia/summary.o \
@@ -32,7 +35,7 @@ DIFFOBJ	 = filters/asc-diff/partops.o
 PARTSOBJ = filters/asc-parts/assign.o filters/asc-parts/write.o
 CLUSTEROBJ = filters/asc-cluster/read.o filters/asc-cluster/jobs.o filters/asc-cluster/out.o \
 	   filters/asc-cluster/links.o filters/asc-cluster/peers.o filters/asc-cluster/late.o
-OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(FIAOBJ) $(DIFFOBJ) $(PARTSOBJ) $(CLUSTEROBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
+OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(ATTRIBOBJ) $(FIAOBJ) $(DIFFOBJ) $(PARTSOBJ) $(CLUSTEROBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
 
 all: $(BIN) $(TESTBIN)
 
@@ -45,6 +48,10 @@ bin/asc-ingest: filters/asc-ingest.o lib/ingest/libingest.a lib/libasc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bin/asc-ops: filters/asc-ops.o $(OPSOBJ) lib/libasc.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/asc-attrib: filters/asc-attrib.o $(ATTRIBOBJ) lib/libasc.a
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
