@@ -23,7 +23,8 @@ INGOBJ	 = lib/ingest/find.o lib/ingest/tables.o lib/ingest/cell.o lib/ingest/kta
 UNITS	 = dec rec csvline trace simd
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
 # A filter's own modules, linked into it alone: filters/FILTER/*.c.
-OPSOBJ	 = filters/asc-ops/pmu.o
+OPSOBJ	 = filters/asc-ops/pmu.o filters/asc-ops/table.o filters/asc-ops/kernels.o \
+	   filters/asc-ops/steps.o filters/asc-ops/rank.o filters/asc-ops/summary.o
 ATTRIBOBJ = filters/asc-attrib/names.o filters/asc-attrib/context.o filters/asc-attrib/host.o \
 	   filters/asc-attrib/tree.o filters/asc-attrib/sweep.o filters/asc-attrib/causes.o \
 	   filters/asc-attrib/out.o filters/asc-attrib/stakes.o
