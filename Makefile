@@ -23,7 +23,11 @@ INGOBJ	 = lib/ingest/find.o lib/ingest/tables.o lib/ingest/cell.o lib/ingest/kta
 UNITS	 = dec rec csvline trace simd
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
 # A filter's own modules, linked into it alone: filters/FILTER/*.c.
-OPSOBJ	 = filters/asc-ops/pmu.o
+OPSOBJ	 = filters/asc-ops/pmu.o filters/asc-ops/table.o filters/asc-ops/kernels.o \
+	   filters/asc-ops/steps.o filters/asc-ops/rank.o filters/asc-ops/summary.o
+ATTRIBOBJ = filters/asc-attrib/names.o filters/asc-attrib/context.o filters/asc-attrib/host.o \
+	   filters/asc-attrib/tree.o filters/asc-attrib/sweep.o filters/asc-attrib/causes.o \
+	   filters/asc-attrib/out.o filters/asc-attrib/stakes.o
 FIAOBJ	 = filters/asc-fia/names.o filters/asc-fia/layers.o filters/asc-fia/passes.o \
 	   filters/asc-fia/phases.o filters/asc-fia/checks.o filters/asc-fia/roles.o \
 	   filters/asc-fia/classify.o filters/asc-fia/emit.o filters/asc-fia/summary.o \
@@ -35,7 +39,7 @@ ARCHMDOBJ = filters/asc-archmd/fmt.o filters/asc-archmd/evidence.o filters/asc-a
 	   filters/asc-archmd/save.o
 CLUSTEROBJ = filters/asc-cluster/read.o filters/asc-cluster/jobs.o filters/asc-cluster/out.o \
 	   filters/asc-cluster/links.o filters/asc-cluster/peers.o filters/asc-cluster/late.o
-OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(FIAOBJ) $(DIFFOBJ) $(PARTSOBJ) $(ARCHMDOBJ) $(CLUSTEROBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
+OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(ATTRIBOBJ) $(FIAOBJ) $(DIFFOBJ) $(PARTSOBJ) $(ARCHMDOBJ) $(CLUSTEROBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
 
 all: $(BIN) $(TESTBIN)
 
@@ -48,6 +52,10 @@ bin/asc-ingest: filters/asc-ingest.o lib/ingest/libingest.a lib/libasc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bin/asc-ops: filters/asc-ops.o $(OPSOBJ) lib/libasc.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/asc-attrib: filters/asc-attrib.o $(ATTRIBOBJ) lib/libasc.a
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -1,7 +1,12 @@
-/* asc-ops: the PMU values parsed, summed, joined from -M, judged (pmu.h). */
+/*
+ * asc-ops: the PMU part (pmu.h): the profile's PMU status, each kernel's
+ * values parsed and summed per op or joined from -M, each op judged.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jv.h>
 
 #include "opkey.h"
 #include "rec.h"
@@ -520,3 +525,93 @@ bad:
 	return rc;
 }
 
+/*
+ * A kernel's PMU values.  With a join (-M) its sums are left for the file
+ * and a "pmu" of its own is an error; else a compute kernel's "pmu" is
+ * scanned into val / has.  1: values to add, 0: none, -1: an error, in r.
+ */
+int
+pmu_kernel(struct rin *r, struct pmu_join *jn, struct pmu_sum *const sum[PMU_VIEWS],
+    int64_t dur, const struct rfield *src, int compute, double *val, int *has)
+{
+	const struct rfield *f;
+	int pmu = 0;
+
+	if (jn) {
+		if (rin_get(r, "pmu") != NULL) {
+			snprintf(r->err, sizeof r->err, "kernel has \"pmu\": with -M the values come from the -M file only");
+			return -1;
+		}
+		pmu_join_kernel(jn, sum, dur, src, compute);
+	} else if (compute && (f = rin_get(r, "pmu")) != NULL && !rf_isnull(f)) {
+		pmu_scan(f->v, f->v + f->vlen, val, has);
+		for (int i = 0; i < NPMU; i++)
+			pmu |= has[i];
+	}
+	return pmu;
+}
+
+/*
+ * The profile's PMU status from its record line (pmu_status says what
+ * each value means), and the raw JSON of its config.aic_metrics appended
+ * to metrics.  joined: the values come from an -M file.
+ */
+int
+pmu_profile(const char *line, size_t len, int joined, struct buf *metrics)
+{
+	jv p, cfg, m, pmu;
+	int status;
+
+	p = jv_parse_sized(line, (int)len);
+	if (!jv_is_valid(p)) {
+		jv_free(p);
+		return 0;
+	}
+	cfg = jv_get_kind(p) == JV_KIND_OBJECT ? jv_object_get(jv_copy(p), jv_string("config")) :
+	    jv_null();
+	m = jv_get_kind(cfg) == JV_KIND_OBJECT ? jv_object_get(jv_copy(cfg), jv_string("aic_metrics")) :
+	    jv_null();
+	pmu = jv_get_kind(p) == JV_KIND_OBJECT ? jv_object_get(jv_copy(p), jv_string("kernel_table")) :
+	    jv_null();
+	int leftout = 0;
+
+	if (jv_get_kind(pmu) == JV_KIND_OBJECT) {
+		jv lo = jv_object_get(jv_copy(pmu), jv_string("pmu_left_out"));
+		jv as = jv_object_get(jv_copy(pmu), jv_string("pmu_aside"));
+
+		/* asc-ingest -M without asc-ops -M: the values are not here either. */
+		leftout = jv_get_kind(lo) == JV_KIND_TRUE || (jv_get_kind(as) == JV_KIND_TRUE && !joined);
+		jv_free(lo);
+		jv_free(as);
+	}
+	pmu = jv_get_kind(pmu) == JV_KIND_OBJECT ? jv_object_get(pmu, jv_string("pmu")) :
+	    (jv_free(pmu), jv_null());
+	int ratios = 0;
+
+	if (jv_get_kind(pmu) == JV_KIND_ARRAY)
+		jv_array_foreach(pmu, i, c) {
+			if (jv_get_kind(c) == JV_KIND_STRING && strstr(jv_string_value(c), "_ratio"))
+				ratios = 1;
+			jv_free(c);
+			(void)i;
+		}
+	if (jv_get_kind(m) == JV_KIND_STRING) {
+		jv d = jv_dump_string(jv_copy(m), 0);
+		const char *s = jv_string_value(m);
+
+		buf_adds(metrics, jv_string_value(d));
+		jv_free(d);
+		int pipe = strstr(s, "PIPE_UTILIZATION") || strstr(s, "PipeUtilization");
+		int none = s[0] == '\0' || strstr(s, "NONE") != NULL;
+
+		status = !pipe && !none ? 2 : ratios ? 1 : 0;
+	} else
+		status = ratios ? 1 : 0;
+	if (status == 1 && leftout)
+		status = 3;	/* asc-ingest -P or -M: collected, not read */
+	jv_free(m);
+	jv_free(cfg);
+	jv_free(pmu);
+	jv_free(p);
+	return status;
+}

@@ -1,7 +1,8 @@
 /*
- * asc-ops's PMU part: the kernels' PMU values parsed, summed per op (also
- * joined from an -M file, asc-ingest -M), and each op judged (its bound
- * class, asc-ops(1) PMU judgements).  Linked into asc-ops alone.
+ * asc-ops's PMU part: the profile's PMU status, the kernels' PMU values
+ * parsed, summed per op (also joined from an -M file, asc-ingest -M), and
+ * each op judged (its bound class, asc-ops(1) PMU judgements).  Linked
+ * into asc-ops alone.
  */
 #ifndef ASC_OPS_PMU_H
 #define ASC_OPS_PMU_H
@@ -56,6 +57,9 @@ void	pmu_judge(const struct pmu_sum *, const struct pmu_who *, struct pmu_judge 
 /* The profile's PMU status text (status: 0 unavailable, 1 available, 2
  * other metrics, 3 left out), metrics the raw JSON of config.aic_metrics. */
 void	pmu_status(struct buf *, int status, const struct buf *metrics);
+/* The profile's status from its record line, its config.aic_metrics (raw
+ * JSON) appended to metrics; joined: the values come from an -M file. */
+int	pmu_profile(const char *line, size_t len, int joined, struct buf *metrics);
 /* "pmu": the op's judgement with its evidence (null unless compute). */
 void	pmu_put(struct buf *ob, const struct pmu_sum *, const struct pmu_who *, int compute,
 	    int status, const struct buf *metrics);
@@ -80,5 +84,9 @@ void	pmu_join_kernel(struct pmu_join *, struct pmu_sum *const sum[PMU_VIEWS], in
  * when keep (else it exits). */
 int	pmu_join_file(struct pmu_join *, const char *path, size_t maxline, const char *prof,
 	    size_t nprof, int keep);
+/* A kernel's values: left for the join jn (-M) or scanned from its record
+ * into val / has.  1: values to add, 0: none, -1: an error, in r. */
+int	pmu_kernel(struct rin *r, struct pmu_join *jn, struct pmu_sum *const sum[PMU_VIEWS],
+	    int64_t dur, const struct rfield *src, int compute, double *val, int *has);
 
 #endif

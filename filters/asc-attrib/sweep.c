@@ -1,0 +1,238 @@
+/*
+ * asc-attrib: the sweep: each host event, its leafness known, against
+ * the windows it overlaps (coverage, families, chains, threads, evidence,
+ * the top op and the longest untraced gap of each window).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rec.h"
+#include "util.h"
+
+#include "attrib.h"
+
+/* Keep the EVN largest overlaps, earlier events first among equals. */
+static void
+top_add(struct top *t, uint32_t name, int64_t tid, int64_t ov)
+{
+	int i = t->n;
+
+	if (t->n == EVN) {
+		if (ov <= t->v[EVN - 1].ov)
+			return;
+		i = EVN - 1;
+	} else
+		t->n++;
+	for (; i > 0 && t->v[i - 1].ov < ov; i--)
+		t->v[i] = t->v[i - 1];
+	t->v[i].name = name;
+	t->v[i].tid = tid;
+	t->v[i].ov = ov;
+}
+
+/* The family's chain in a window: see struct fbest. */
+static void
+fbestadd(struct wst *st, const struct qev *h, int64_t ov)
+{
+	struct fbest *b = st->fb[h->fam];
+
+	if (b == NULL) {
+		b = st->fb[h->fam] = xcalloc(1, sizeof *b);
+		b->treeov = -1;
+	}
+	if (h->pser != 0 && h->pser == b->ser) {
+		if (2 * ov < b->treeov)
+			return;
+	} else if (ov <= b->treeov)
+		return;
+	else
+		b->treeov = ov;
+	b->ser = h->ser;
+	b->ov = ov;
+	b->s = h->s;
+	b->e = h->e;
+	b->ch = h->ch;
+	b->frame = h->cframe;
+}
+
+/* Before h's [a, b) joins the window's coverage: is the gap it ends the longest? */
+static void
+gapadd(const struct win *w, struct wst *st, const struct qev *h, int64_t a, int64_t b)
+{
+	const struct run *u = &st->fam[nfam];
+	int64_t from = u->have ? u->ce : w->s;
+
+	if (a > from && a - from > st->gap.e - st->gap.s) {
+		st->gap.s = from;
+		st->gap.e = a;
+		st->gap.before = u->have ? st->lastname : NOID;
+		st->gap.after = h->name;
+	}
+	if (!u->have || b > st->lastend) {
+		st->lastend = b;
+		st->lastname = h->name;
+	}
+}
+
+/*
+ * Event h covers [a, b) of window w.  Every event counts for the cause
+ * families (by its chain's family) and sync and comm markers for theirs
+ * at any depth; coverage, threads, evidence and the top op count leaves.
+ */
+static struct wst *
+wstof(struct win *w)
+{
+	struct wst *st = w->st;
+
+	if (st == NULL) {
+		st = w->st = xcalloc(1, sizeof *st);
+		st->best.name = NOID;
+		st->gap.before = st->gap.after = NOID;
+		st->cxname = st->cxframe = NOID;
+	}
+	return st;
+}
+
+/*
+ * A frame of the step's context covers [a, b) of w: no cause, but the
+ * time it covers alone is its own code.  Events come in start order, so
+ * the last one named is the innermost of nested frames.
+ */
+static void
+ctxtouch(struct win *w, const struct qev *h, int64_t a, int64_t b)
+{
+	struct wst *st;
+
+	if (b <= a)
+		return;
+	st = wstof(w);
+	run_add(&st->all, a, b);
+	st->cxname = h->name;
+	st->cxframe = h->frame;
+}
+
+static void
+touch(struct win *w, const struct qev *h, int64_t a, int64_t b, int leaf)
+{
+	struct wst *st;
+	struct thr *t = NULL;
+
+	if (b <= a)
+		return;
+	st = wstof(w);
+	run_add(&st->all, a, b);
+	if (h->cls & 1) {
+		if (st->tsync == NULL)
+			st->tsync = xcalloc(1, sizeof *st->tsync);
+		run_add(&st->sync, a, b);
+		top_add(st->tsync, h->name, h->tid, b - a);
+	}
+	if (h->cls & 2) {
+		if (st->tcomm == NULL)
+			st->tcomm = xcalloc(1, sizeof *st->tcomm);
+		run_add(&st->comm, a, b);
+		top_add(st->tcomm, h->name, h->tid, b - a);
+	}
+	gapadd(w, st, h, a, b);
+	/* A serialisation point waits on the device: it causes no bubble. */
+	if (h->serial)
+		run_add(&st->ser, a, b);
+	for (int f = h->serial ? 0 : h->fam; f <= nfam; f++)
+		run_add(&st->fam[f], a, b);
+	if (!h->serial)
+		fbestadd(st, h, b - a);
+	if (h->tally && w->sig && w->scope != S_GLOBAL)
+		P.opns[h->name] += b - a;
+	if (!leaf)
+		return;
+	run_add(&st->any, a, b);
+	top_add(&st->tany, h->name, h->tid, b - a);
+	for (int i = 0; i < st->nth; i++)
+		if (st->th[i].tid == h->tid && st->th[i].pid == h->pid) {
+			t = &st->th[i];
+			break;
+		}
+	if (t == NULL) {
+		if (st->nth == st->capth) {
+			st->capth = st->capth ? 2 * st->capth : 2;
+			st->th = xreallocarray(st->th, (size_t)st->capth, sizeof *st->th);
+		}
+		t = &st->th[st->nth++];
+		memset(t, 0, sizeof *t);
+		t->pid = h->pid;
+		t->tid = h->tid;
+	}
+	run_add(&t->u, a, b);
+	if (st->best.name == NOID || b - a > st->best.ov) {
+		st->best.name = h->name;
+		st->best.frame = h->frame;
+		st->best.tid = h->tid;
+		st->best.s = h->s;
+		st->best.e = h->e;
+		st->best.ov = b - a;
+	}
+}
+
+/* One event, its leafness known, against the windows. */
+static void
+process(const struct qev *h)
+{
+	int leaf = h->state == Q_LEAF;
+	size_t k = 0;
+
+	if (leaf)
+		P.nleaf++;
+	openupto(h->s, 0);
+	/* Active windows: drop those that ended, clip to the others. */
+	for (size_t i = 0; i < P.nact; i++) {
+		struct win *w = &P.w[P.act[i]];
+
+		if (w->e <= h->s)
+			continue;
+		P.act[k++] = P.act[i];
+		if (h->ctx)
+			ctxtouch(w, h, h->s, h->e < w->e ? h->e : w->e);
+		else
+			touch(w, h, h->s, h->e < w->e ? h->e : w->e, leaf);
+	}
+	P.nact = k;
+	/* Windows not yet open that the event reaches. */
+	for (size_t i = P.nopen; i < P.nw && P.w[P.ord[i]].s < h->e; i++) {
+		struct win *w = &P.w[P.ord[i]];
+
+		if (h->ctx)
+			ctxtouch(w, h, w->s, h->e < w->e ? h->e : w->e);
+		else
+			touch(w, h, w->s, h->e < w->e ? h->e : w->e, leaf);
+	}
+	if (h->ctx)
+		return;
+	if (leaf && (P.last.name == NOID || h->e >= P.last.e)) {
+		P.last.name = h->name;
+		P.last.frame = h->frame;
+		P.last.tid = h->tid;
+		P.last.s = h->s;
+		P.last.e = h->e;
+		P.last.ov = 0;
+	}
+}
+
+/*
+ * Process the queue's head while its leafness is known.  Nothing that
+ * starts at or after now can lie inside an event that ends by now.
+ */
+void
+drain(int64_t now)
+{
+	while (P.qhead < P.qtail) {
+		struct qev *h = qat(P.qhead);
+
+		if (h->state == Q_PENDING) {
+			if (h->e > now)
+				return;
+			h->state = Q_LEAF;
+		}
+		process(h);
+		P.qhead++;
+	}
+}

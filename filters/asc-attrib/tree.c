@@ -1,0 +1,158 @@
+/*
+ * asc-attrib: the call-tree index: the threads (pid, tid) with their
+ * queued open events, the OS threads' open events, and each event placed
+ * under its parent (family, chain, dispatch op, serialisation candidate).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rec.h"
+#include "util.h"
+
+#include "attrib.h"
+
+/* The thread (pid, tid), added when new. */
+struct othr *
+othr(int64_t pid, int64_t tid)
+{
+	struct othr *t;
+
+	if (P.lastth < P.nth && P.th[P.lastth].tid == tid && P.th[P.lastth].pid == pid)
+		return &P.th[P.lastth];
+	for (size_t i = 0; i < P.nth; i++)
+		if (P.th[i].tid == tid && P.th[i].pid == pid)
+			return &P.th[P.lastth = i];
+	if (P.nth == P.capth) {
+		P.capth = P.capth ? 2 * P.capth : 16;
+		P.th = xreallocarray(P.th, P.capth, sizeof *P.th);
+	}
+	t = &P.th[P.lastth = P.nth++];
+	memset(t, 0, sizeof *t);
+	t->pid = pid;
+	t->tid = tid;
+	return t;
+}
+
+/* The OS thread tid's open events, added when new. */
+static struct cthr *
+cthr(int64_t tid)
+{
+	struct cthr *t;
+
+	if (P.lastct < P.nct && P.ct[P.lastct].tid == tid)
+		return &P.ct[P.lastct];
+	for (size_t i = 0; i < P.nct; i++)
+		if (P.ct[i].tid == tid)
+			return &P.ct[P.lastct = i];
+	if (P.nct == P.capct) {
+		P.capct = P.capct ? 2 * P.capct : 16;
+		P.ct = xreallocarray(P.ct, P.capct, sizeof *P.ct);
+		memset(P.ct + P.nct, 0, (P.capct - P.nct) * sizeof *P.ct);
+	}
+	t = &P.ct[P.lastct = P.nct++];
+	t->tid = tid;
+	t->n = 0;
+	return t;
+}
+
+/* Append a name; a full chain keeps its outermost name and the deepest. */
+static void
+chainadd(struct chain *c, uint32_t id)
+{
+	if (c->n == CHN) {
+		memmove(c->id + 1, c->id + 2, (CHN - 2) * sizeof *c->id);
+		c->n--;
+	}
+	c->id[c->n++] = id;
+}
+
+/* A long sync's outermost event starts a serialisation candidate. */
+static int32_t
+serialnew(const struct qev *h)
+{
+	struct serial *c;
+
+	if (P.nsr == P.capsr) {
+		P.capsr = P.capsr ? 2 * P.capsr : 16;
+		P.sr = xreallocarray(P.sr, P.capsr, sizeof *P.sr);
+	}
+	c = &P.sr[P.nsr];
+	c->s = h->s;
+	c->e = h->e;
+	c->bs = h->s;
+	c->blocked = h->e - h->s;
+	c->frame = h->cframe;
+	c->fam = h->fam;
+	c->ch = h->ch;
+	c->step = NOID;
+	c->point = 2 * idleov(h->s, h->e) <= h->e - h->s;
+	return (int32_t)P.nsr++;
+}
+
+/*
+ * Place h in its OS thread's call tree.  Its parent is the latest-
+ * starting open event that wholly contains it: events that end by its
+ * start, or before its end, contain neither it nor anything after it
+ * that a later-starting event would not contain too.
+ */
+void
+chainof(struct qev *h, int python)
+{
+	struct cthr *t = cthr(h->tid);
+	struct cent *par, *c;
+	int32_t cand;
+	int isop = 0;
+
+	while (t->n > 0 && (t->v[t->n - 1].e <= h->s || t->v[t->n - 1].e < h->e))
+		t->n--;
+	par = t->n > 0 ? &t->v[t->n - 1] : NULL;
+	h->ser = ++P.serialno;
+	h->pser = par ? par->ser : 0;
+	h->depth = par ? par->depth + 1 : 0;
+	if (par && par->fam < h->fam)
+		h->fam = par->fam;
+	if (par)
+		h->ch = par->ch;
+	else
+		h->ch.n = 0;
+	chainadd(&h->ch, h->name);
+	h->cframe = h->frame != NOID ? h->frame : par ? par->frame : NOID;
+	h->op = par ? par->op : NOID;
+	if (h->op == NOID && (I.v[h->name].cls & 8)) {
+		h->op = h->name;
+		isop = 1;
+	}
+	/* Dispatch time is named by the outermost op (children included). */
+	h->tally = h->fam == famlaunch && isop;
+	cand = par ? par->cand : -1;
+	if (famsync[h->fam] && !(par && famsync[par->fam]) && h->e - h->s >= serialmin)
+		cand = serialnew(h);
+	else if (cand >= 0 && (h->cls & 1) && 2 * (h->e - h->s) >= P.sr[cand].e - P.sr[cand].s) {
+		/* a deeper synchronising call: how long the host was blocked */
+		P.sr[cand].bs = h->s;
+		P.sr[cand].blocked = h->e - h->s;
+		P.sr[cand].ch = h->ch;
+	}
+	h->serial = cand >= 0 && P.sr[cand].point;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 16;
+		t->v = xreallocarray(t->v, t->cap, sizeof *t->v);
+		par = t->n > 0 ? &t->v[t->n - 1] : NULL;
+	}
+	c = &t->v[t->n++];
+	c->s = h->s;
+	c->e = h->e;
+	c->ser = h->ser;
+	c->frame = h->cframe;
+	c->op = h->op;
+	c->depth = h->depth;
+	c->cand = cand;
+	c->serial = h->serial;
+	c->fam = h->fam;
+	if (!python)
+		c->ch = h->ch;
+	else if (par)
+		c->ch = par->ch;
+	else
+		c->ch.n = 0;
+}
