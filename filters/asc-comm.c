@@ -99,11 +99,13 @@ static struct {
 	size_t		 nmv, cmv;
 	char		*nwsrc;		/* where they came from */
 	char		*tsrc;		/* where the tasks came from */
-	char		*path;		/* the profile's directory */
+	char		*groups;	/* the metadata record's "groups" (raw JSON), NULL */
+	int		 meta;		/* 0: no metadata record, 1: one without the file, 2: with it */
 	int64_t		 maxop;		/* the longest op */
 } S;
 
-/* A named group of profiler_metadata.json's parallel_group_info. */
+/* A named group of profiler_metadata.json's parallel_group_info (the
+ * metadata record of asc-ingest). */
 struct named {
 	char		*name;
 	int		 n;		/* its global ranks */
@@ -247,9 +249,10 @@ clear(void)
 	ngm = 0;
 	free(S.profile);
 	free(S.tsrc);
-	free(S.path);
+	free(S.groups);
 	free(S.nwsrc);
-	S.profile = S.tsrc = S.path = S.nwsrc = NULL;
+	S.profile = S.tsrc = S.groups = S.nwsrc = NULL;
+	S.meta = 0;
 	S.nop = S.nt = S.ncr = S.nlk = S.ncu = S.nnw = S.nmv = 0;
 	S.maxop = 0;
 	S.have = 0;
@@ -654,38 +657,25 @@ spcmp(const void *a, const void *b)
 	return x->peer < y->peer ? -1 : x->peer > y->peer;
 }
 
-/* profiler_metadata.json's parallel_group_info: names and sizes. */
+/* The metadata record's groups (parallel_group_info): names and global
+ * ranks. */
 static size_t
-readnamed(struct named *nm, size_t cap, int *nofile)
+readnamed(struct named *nm, size_t cap)
 {
-	struct buf pb = {0};
-	jv doc, pg;
+	jv pg;
 	size_t n = 0;
 
-	*nofile = 1;
-	if (S.path == NULL)
+	if (S.groups == NULL)
 		return 0;
-	buf_adds(&pb, S.path);
-	buf_adds(&pb, "/profiler_metadata.json");
-	*nofile = access(pb.p, F_OK) != 0;
-	doc = jv_load_file(pb.p, 0);	/* an array of the file's JSON texts */
-	buf_free(&pb);
-	if (jv_get_kind(doc) != JV_KIND_ARRAY || jv_array_length(jv_copy(doc)) != 1) {
-		jv_free(doc);
-		return 0;
-	}
-	doc = jv_array_get(doc, 0);
-	pg = jv_get_kind(doc) == JV_KIND_OBJECT ?
-	    jv_object_get(doc, jv_string("parallel_group_info")) : (jv_free(doc), jv_invalid());
-	if (jv_get_kind(pg) != JV_KIND_OBJECT) {
+	pg = jv_parse_sized(S.groups, (int)strlen(S.groups));
+	if (jv_get_kind(pg) != JV_KIND_ARRAY) {
 		jv_free(pg);
 		return 0;
 	}
-	jv_object_foreach(pg, k, v) {
-		jv gn = jv_get_kind(v) == JV_KIND_OBJECT ?
-		    jv_object_get(jv_copy(v), jv_string("group_name")) : jv_invalid();
-		jv gr = jv_get_kind(v) == JV_KIND_OBJECT ?
-		    jv_object_get(jv_copy(v), jv_string("global_ranks")) : jv_invalid();
+	jv_array_foreach(pg, gi, v) {
+		int isobj = jv_get_kind(v) == JV_KIND_OBJECT;
+		jv gn = isobj ? jv_object_get(jv_copy(v), jv_string("name")) : jv_invalid();
+		jv gr = isobj ? jv_object_get(jv_copy(v), jv_string("global_ranks")) : jv_invalid();
 
 		if (n < cap && jv_get_kind(gn) == JV_KIND_STRING && jv_get_kind(gr) == JV_KIND_ARRAY) {
 			nm[n].name = xstrdup(jv_string_value(gn));
@@ -702,7 +692,6 @@ readnamed(struct named *nm, size_t cap, int *nofile)
 		}
 		jv_free(gn);
 		jv_free(gr);
-		jv_free(k);
 		jv_free(v);
 	}
 	jv_free(pg);
@@ -756,8 +745,7 @@ static void
 roles(struct gev *g, size_t ng)
 {
 	struct named nm[256];
-	int nofile;
-	size_t nn = readnamed(nm, sizeof nm / sizeof nm[0], &nofile);
+	size_t nn = readnamed(nm, sizeof nm / sizeof nm[0]);
 
 	for (size_t i = 0; i < ng; i++)
 		if (g[i].p2p)
@@ -792,7 +780,8 @@ roles(struct gev *g, size_t ng)
 		free(nm[i].name), free(nm[i].gr);
 	if (nn == 0)
 		for (size_t i = 0; i < ng; i++)
-			g[i].from = nofile ? "no profiler_metadata.json beside the profile: no parallel_group_info" :
+			g[i].from = S.meta == 0 ? "no metadata record in the input (asc-ingest writes it): no parallel_group_info" :
+			    S.meta == 1 ? "no profiler_metadata.json beside the profile: no parallel_group_info" :
 			    "no parallel_group_info in profiler_metadata.json";
 }
 
@@ -1284,7 +1273,6 @@ profilerec(struct rin *r)
 	if ((p = rin_get(r, "profile")) == NULL)
 		return snprintf(r->err, sizeof r->err, "profile record has no \"profile\""), -1;
 	S.profile = xstrndup(p->v, p->vlen);
-	S.path = strf(r, "path");
 	S.have = 1;
 	S.rank = -1;
 	if ((c = rin_get(r, "config")) != NULL) {
@@ -1477,6 +1465,22 @@ linkrec(struct rin *r)
 	return 0;
 }
 
+/* The profile's metadata record: its parallel groups. */
+static int
+metarec(struct rin *r)
+{
+	const struct rfield *g, *f;
+
+	if (rin_scan(r) != 0)
+		return -1;
+	g = rin_get(r, "groups");
+	f = rin_get(r, "file");
+	free(S.groups);
+	S.groups = g != NULL && !rf_isnull(g) ? xstrndup(g->v, g->vlen) : NULL;
+	S.meta = f != NULL && !rf_isnull(f) ? 2 : 1;
+	return 0;
+}
+
 static int
 onrec(struct rin *r, const char *t, size_t n, void *arg)
 {
@@ -1499,6 +1503,8 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		rc = commrec(r);
 	else if (sr_is(t, n, "comm_link"))
 		rc = linkrec(r);
+	else if (sr_is(t, n, "metadata"))
+		rc = metarec(r);
 	if (rc == 0)
 		sr_pass(r);
 	return rc;

@@ -331,6 +331,12 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		commrec(r);
 	if (sr_is(t, n, "comm_link") && G.sect.active && G.sect.sec == SR_BEFORE)
 		linkrec(r);
+	if (sr_is(t, n, "metadata") && G.sect.active && G.sect.sec == SR_BEFORE) {
+		if (rin_scan(r) != 0)
+			return -1;
+		f = rin_get(r, "groups");
+		readmeta(f ? f->v : NULL, f ? f->vlen : 0);
+	}
 	if (sr_is(t, n, "profile")) {
 		if (rin_scan(r) != 0)
 			return -1;
@@ -346,10 +352,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		nopg = 0;
 		ncg = cgdone = ncr = 0;
 		tmp.len = 0;
-		if ((f = rin_get(r, "path")) != NULL && rf_str(f, &tmp) == 0 && tmp.len > 0)
-			readmeta(tmp.p, tmp.len);
-		else
-			readmeta(NULL, 0);
+		readmeta(NULL, 0);	/* until its metadata record */
 		if ((f = rin_get(r, "origin_us")) != NULL && rf_str(f, &tmp) == 0 &&
 		    dec_us2ns(tmp.p, tmp.len, &G.origin) == 0)
 			G.haveorigin = 1;

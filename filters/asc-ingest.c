@@ -17,6 +17,7 @@
 #include "ingest/dbread.h"
 #include "ingest/find.h"
 #include "ingest/ktab.h"
+#include "ingest/meta.h"
 #include "ingest/rec_out.h"
 #include "ingest/source.h"
 #include "ingest/tables.h"
@@ -520,6 +521,7 @@ struct pctx {
 	struct trace_devtasks devt;	/* Level0's stream and task type */
 	struct trace_counts tc;
 	struct buf	 cfg;
+	struct buf	 meta;		/* the metadata record */
 	char		*level;
 	const char	*deg[24], *origin_from;
 	int		 ndeg, nkfiles, trace_used, disjoint;
@@ -743,6 +745,7 @@ read_tables(struct pctx *x)
 
 	if (fk[F_INFO])
 		tab_info(&x->tabc, fk[F_INFO], &x->cfg, &x->level);
+	meta_read(&x->tabc, p->dir, p->name, &x->meta);
 	if (fk[F_STEPTRACE])
 		tab_steptrace(&x->tabc, fk[F_STEPTRACE], p->name);
 	else if (x->db)
@@ -962,7 +965,7 @@ put_counts(struct pctx *x)
 	}
 }
 
-/* The profile record, then its warnings. */
+/* The profile record, then its warnings, then its metadata record. */
 static void
 put_profile(struct pctx *x)
 {
@@ -1007,6 +1010,7 @@ put_profile(struct pctx *x)
 		free(warns[i].code);
 		free(warns[i].msg);
 	}
+	rec_put(&x->meta, stdout);
 }
 
 /* Every other record of the profile, in stream order. */
@@ -1110,6 +1114,7 @@ process(struct profile *p)
 	if (!x->fk[F_KERNEL])
 		ktab_free(&x->kt);
 	buf_free(&x->cfg);
+	buf_free(&x->meta);
 	free(x->level);
 	trace_devtasks_free(&x->devt);
 	free(x);

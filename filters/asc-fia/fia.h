@@ -324,7 +324,8 @@ struct fia {
 };
 extern struct fia G;
 
-/* The capture's parallel groups (profiler_metadata.json). */
+/* The capture's parallel groups (profiler_metadata.json, from the
+ * metadata record). */
 struct meta {
 	int	 have, n, dims;		/* dims: the only collective role with > 1 rank, or -1 */
 	char	*key[MAXGROUP], *name[MAXGROUP];
@@ -451,7 +452,7 @@ void	lossname(int name, int argmax);
 int	commrole(const char *raw, size_t, int fl, int namerole, int ph, int *group, int *src);
 void	comm_tally(const struct lk *, int group, int src, int ph, int64_t dur);
 const char *cgwhy(int);
-void	readmeta(const char *dir, size_t);
+void	readmeta(const char *groups, size_t);
 void	commrec(struct rin *);
 void	linkrec(struct rin *);
 void	put_comm_ops(void);

@@ -1,5 +1,5 @@
 /* asc-fia: communication roles: the capture's parallel groups
- * (profiler_metadata.json), its comm groups matched to them, each comm
+ * (asc-ingest's metadata record), its comm groups matched to them, each comm
  * kernel's role and where it came from (fia.h). */
 #define _GNU_SOURCE		/* strcasestr */
 #include <fnmatch.h>
@@ -221,12 +221,15 @@ comm_tally(const struct lk *x, int group, int src, int ph, int64_t dur)
 	c->nph[ph]++;
 }
 
-/* profiler_metadata.json beside the profile: its parallel groups. */
+/*
+ * The parallel groups of the profile's metadata record (asc-ingest reads
+ * profiler_metadata.json): groups, the raw JSON of its "groups" (NULL, or
+ * not an array: none, as at each profile record).
+ */
 void
-readmeta(const char *dir, size_t n)
+readmeta(const char *groups, size_t n)
 {
-	struct buf pb = {0};
-	jv doc, pg;
+	jv pg;
 
 	for (int i = 0; i < M.n; i++) {
 		free(M.key[i]);
@@ -235,31 +238,21 @@ readmeta(const char *dir, size_t n)
 	memset(&M, 0, sizeof M);
 	M.dims = -1;
 	M.ppstage = M.ppstages = -1;
-	if (dir == NULL)
+	if (groups == NULL)
 		return;
-	buf_add(&pb, dir, n);
-	buf_adds(&pb, "/profiler_metadata.json");
-	doc = jv_load_file(pb.p, 0);	/* an array of the file's JSON texts */
-	buf_free(&pb);
-	if (jv_get_kind(doc) != JV_KIND_ARRAY || jv_array_length(jv_copy(doc)) != 1) {
-		jv_free(doc);
-		return;
-	}
-	doc = jv_array_get(doc, 0);
-	pg = jv_get_kind(doc) == JV_KIND_OBJECT ?
-	    jv_object_get(doc, jv_string("parallel_group_info")) : (jv_free(doc), jv_invalid());
-	if (jv_get_kind(pg) != JV_KIND_OBJECT) {
+	pg = jv_parse_sized(groups, (int)n);
+	if (jv_get_kind(pg) != JV_KIND_ARRAY) {
 		jv_free(pg);
 		return;
 	}
 	M.have = 1;
-	jv_object_foreach(pg, k, v) {
-		jv gn = jv_get_kind(v) == JV_KIND_OBJECT ?
-		    jv_object_get(jv_copy(v), jv_string("group_name")) : jv_invalid();
-		jv gr = jv_get_kind(v) == JV_KIND_OBJECT ?
-		    jv_object_get(jv_copy(v), jv_string("global_ranks")) : jv_invalid();
+	jv_array_foreach(pg, gi, v) {
+		int isobj = jv_get_kind(v) == JV_KIND_OBJECT;
+		jv k = isobj ? jv_object_get(jv_copy(v), jv_string("key")) : jv_invalid();
+		jv gn = isobj ? jv_object_get(jv_copy(v), jv_string("name")) : jv_invalid();
+		jv gr = isobj ? jv_object_get(jv_copy(v), jv_string("global_ranks")) : jv_invalid();
 
-		if (M.n < MAXGROUP && jv_get_kind(gn) == JV_KIND_STRING) {
+		if (M.n < MAXGROUP && jv_get_kind(gn) == JV_KIND_STRING && jv_get_kind(k) == JV_KIND_STRING) {
 			int i = M.n++;
 
 			M.key[i] = xstrdup(jv_string_value(k));
