@@ -38,7 +38,8 @@ ARCHMDOBJ = filters/asc-archmd/fmt.o filters/asc-archmd/evidence.o filters/asc-a
 	   filters/asc-archmd/comm.o filters/asc-archmd/summary.o filters/asc-archmd/render.o \
 	   filters/asc-archmd/save.o
 CLUSTEROBJ = filters/asc-cluster/read.o filters/asc-cluster/jobs.o filters/asc-cluster/out.o \
-	   filters/asc-cluster/links.o filters/asc-cluster/peers.o filters/asc-cluster/late.o
+	   filters/asc-cluster/links.o filters/asc-cluster/peers.o filters/asc-cluster/late.o \
+	   filters/asc-cluster/pipeline.o
 OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(ATTRIBOBJ) $(FIAOBJ) $(DIFFOBJ) $(PARTSOBJ) $(ARCHMDOBJ) $(CLUSTEROBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
 
 all: $(BIN) $(TESTBIN)

@@ -277,6 +277,11 @@ void peerwaits(const struct job *j);
 int pairwait(int ri, const char *g, int64_t first, int64_t p, const char *step, const char *op,
     int64_t *per, int64_t *w, int64_t *ex);
 
+/* pipeline.c */
+int ppimbalance(const struct job *j, const char *g, const char *peers, int npeer, struct buf *b);
+int64_t ppwon(const struct job *j, const char *g, struct buf *b, int *ub);
+int nomorembs(const struct job *j, const char *g);
+
 /* late.c */
 int64_t stepv(const struct rstep *s, enum dim d);
 const char *moreless(int64_t d, const char *more, const char *less, char *t);
