@@ -1162,8 +1162,8 @@ def topk($k): $k.top_kernels | map("\(.name) \(.kernel_sum_ms | fmt)" + (if .ker
 def sidems($k; $side): ($k.sides | map(select(.side == $side)) | .[0].kernel_sum_ms) // 0;
 def parttext($k):
 	"Step \($MP.step_id): the \($k.label) takes \($k.wall_ms | fmt) of the \($MP.service_ms | fmt) step (\($k.share | pcs)), " +
-	"device busy \($k.busy_union_ms | fmt) of it, kernel sum \($k.kernel_sum_ms | fmt), total cost \($k.total_cost_ms | fmt), in \($k.kernels) kernel\(if $k.kernels == 1 then "" else "s" end); the largest: \(topk($k)). " +
-	(if $k.busy_union_ms < 0.5 * $k.wall_ms then "The device idles \($k.wall_ms - $k.busy_union_ms | fmt) of its wall between these kernels. " else "" end) +
+	"device busy \($k.busy_union_ms | fmt) of it with these kernels" + (if ($k.busy_others_ns // 0) > 0 then " and \($k.busy_others_ms | fmt) more with other parts' kernels only" else "" end) + ", kernel sum \($k.kernel_sum_ms | fmt), total cost \($k.total_cost_ms | fmt), in \($k.kernels) kernel\(if $k.kernels == 1 then "" else "s" end); the largest: \(topk($k)). " +
+	(if $k.bubble_ns > 0.5 * $k.wall_ns then "The device idles \($k.bubble_ms | fmt) of its wall (no kernel of any part running). " else "" end) +
 	if $k.kind == "lm_head_loss" then
 	  (if ($k.loss_kernels // 0) > 0 then
 	    "\($k.loss_kernels) of its kernels are loss kernels (the fia.loss names); its MatMul takes \(sidems($k; "matmul") | fmt): a vocabulary-parallel LM head and loss (the vocabulary split over the tensor-parallel ranks) cuts it per rank."
