@@ -321,7 +321,7 @@ buildparts(void)
 		if (np == capp)
 			P = xreallocarray(P, capp = capp ? 2 * capp : 256, sizeof *P);
 		P[np++] = (struct part){ i, i + 1, x->kind, x->step, x->layer, 0, x->key,
-		    x->moved ? S.r[x->key].gs : INT64_MIN };
+		    x->moved ? x->at : INT64_MIN };
 	}
 	/*
 	 * Between two decode passes of a step: the gap between tokens, a part
@@ -436,6 +436,18 @@ layerno(const struct layer *l)
 	return l->bwd && bmodel() ? passlayers(l->pass, 1) - l->lip : l->lip + 1;
 }
 
+/* A part after the loss that holds a metric kernel (fia.metric). */
+static int
+ismetric(const struct part *q)
+{
+	if (q->kind != K_POSTLOSS)
+		return 0;
+	for (size_t i = q->a; i < q->b; i++)
+		if (S.k[i].metric)
+			return 1;
+	return 0;
+}
+
 static void
 partname(const struct part *q, char *d, size_t n)
 {
@@ -453,6 +465,8 @@ partname(const struct part *q, char *d, size_t n)
 		snprintf(d, n, "%s %ld", klabel[q->kind], q->key / 4);
 	else if (q->kind == K_DGAP && q > P)
 		snprintf(d, n, "gap after decode pass %ld", q[-1].key / 4);
+	else if (ismetric(q))
+		snprintf(d, n, "metric (%s)", klabel[q->kind]);
 	else
 		snprintf(d, n, "%s", klabel[q->kind]);
 }
@@ -555,7 +569,7 @@ kindlabel(const struct part *q, long parts, int mbs, char *d, size_t n)
 
 	if (*t && strcmp(t, "dense") != 0 && strcmp(t, "backward") != 0)
 		snprintf(ty, sizeof ty, " (%s)", t);
-	const char *kl = q->kind == K_FC && !S.conv ? "matmul layer" : klabel[q->kind];
+	const char *kl = q->kind == K_FC && !S.conv ? "matmul layer" : ismetric(q) ? "metric (after the loss)" : klabel[q->kind];
 
 	if (mbs > 1 && parts % mbs == 0)
 		snprintf(d, n, "%s%s x%ld x%d micro-batches", kl, ty, parts / mbs, mbs);
