@@ -1210,8 +1210,7 @@ def idletext($q):
 	(if $hosted then
 	   ([$q[].host[]] | group_by(.key) | map({key: .[0].key, value: (map(.value) | add)}) | sort_by(-.value)) as $h |
 	   (if ($h | length) > 0 then "Host time in those windows: \($h | map("\(.key) \(.value | ms | fmt)") | join(", "))." else "No host event covers those windows." end)
-	 else "The capture has no host events, so what the host did in the gaps is not measured." end) +
-	" This idle lies within the device idle that the idle findings count; it is not in addition to them.";
+	 else "The capture has no host events, so what the host did in the gaps is not measured." end);
 ([
   (if ($M | length) == 0 then rec("No step could be measured: no kernel table and no step_trace_time.csv were read. Export kernel_details.csv (Level0 or higher) or op_summary to measure device idle time."; "global"; null; null; true; (if gap("db_export_only") then "db_export_only" else "no_kernel_table" end); "no_steps") else empty end),
 
@@ -1579,9 +1578,12 @@ def idletext($q):
   (idleparts | map(select(.kind as $x | any(($MP.kinds // [])[]; .kind == $x and (.kind | IN("optimizer")) and .share >= $R.verdict.part_share) | not)) as $ps |
    if ($ps | length) == 0 then empty else partidle($ps) as $q |
      rec(idletext($q); "structure"; "step \($MP.step_id): \($q | map(.name) | join(", "))"; ($q | map(.bubble_ns) | add | ms); false; (if $hosted then null else "no_host_events" end); "PART_IDLE") +
-       {part_idle: ($q | map(del(.host) | .bubble_ms = (.bubble_ns | ms) | .wall_ms = (.wall_ns | ms) | .windows_ms = (.windows_ns | ms)))} end)
+       {part_idle_ms: ($q | map(.bubble_ns) | add | ms), part_idle: ($q | map(del(.host) | .bubble_ms = (.bubble_ns | ms) | .wall_ms = (.wall_ns | ms) | .windows_ms = (.windows_ns | ms)))} end)
 ] | (any(.[]; .pipeline_bubble == true)) as $pb
   | map(if .finding == "PART_PIPELINE_WAIT" and $pb then . + {time_at_stake_ms: null, text: (.text + " Its time is at stake in the pipeline-bubble finding, not counted again here.")} else . end)
+  # the once-per-step parts' idle is device idle: at stake in the idle findings
+  | (any(.[]; .finding == "DEVICE_IDLE" or (.finding | startswith("host_cause:")))) as $idlef
+  | map(if .finding == "PART_IDLE" and $idlef then . + {time_at_stake_ms: null, text: (.text + " This idle lies within the device idle of the idle findings: it is at stake there, not counted again here.")} else . end)
   | map(. + {share_of_step: (if .time_at_stake_ms == null or $svcms <= 0 then null else share(.time_at_stake_ms; $svcms) end)})
   | map(. + {headline: (
       (if .time_at_stake_ms == null then "" else "\(.time_at_stake_ms | fmt) per step (\(.share_of_step | pcs))" end) as $t |
@@ -1616,7 +1618,7 @@ def idletext($q):
       elif .finding == "AICPU_EXPOSED" then "AI CPU op \(.target_id) runs exposed: \($t)."
       elif .finding == "HOST_SERIALISATION" then "The host blocks on the device while it is busy (a serialisation point)."
       elif .finding == "compute" then "Compute-bound: \($t)."
-      elif .finding == "PART_IDLE" then "The \(.part_idle | map(.name) | join(" and ")) idle\(if (.part_idle | length) == 1 then "s" else "" end) on the device: \($t)."
+      elif .finding == "PART_IDLE" then "The \(.part_idle | map(.name) | join(" and ")) idle\(if (.part_idle | length) == 1 then "s" else "" end) \(.part_idle_ms | fmt) per step on the device (\(share(.part_idle_ms; $svcms) | pcs) of the step)" + (if .time_at_stake_ms == null then ", at stake in the idle findings." else "." end)
       elif (.finding | startswith("PART_")) then "The \(.part_label) takes \(.part_wall_ms | fmt) per step (\(.part_share | pcs))" + (if .time_at_stake_ms == null then ", at stake in the pipeline-bubble finding." else "." end)
       else .text end)})
   | sort_by(-(.time_at_stake_ms // -1))
