@@ -1219,8 +1219,8 @@ def topk($k): $k.top_kernels | map("\(.name) \(.kernel_sum_ms | fmt)" + (if .ker
 def sidems($k; $side): ($k.sides | map(select(.side == $side)) | .[0].kernel_sum_ms) // 0;
 def parttext($k):
 	"Step \($MP.step_id): the \($k.label) takes \($k.wall_ms | fmt) of the \($MP.service_ms | fmt) step (\($k.share | pcs)), " +
-	"device busy \($k.busy_union_ms | fmt) of it, kernel sum \($k.kernel_sum_ms | fmt), total cost \($k.total_cost_ms | fmt), in \($k.kernels) kernel\(if $k.kernels == 1 then "" else "s" end); the largest: \(topk($k)). " +
-	(if $k.busy_union_ms < 0.5 * $k.wall_ms then "The device idles \($k.wall_ms - $k.busy_union_ms | fmt) of its wall between these kernels. " else "" end) +
+	"device busy \($k.busy_union_ms | fmt) of it with these kernels" + (if ($k.busy_others_ns // 0) > 0 then " and \($k.busy_others_ms | fmt) more with other parts' kernels only" else "" end) + ", kernel sum \($k.kernel_sum_ms | fmt), total cost \($k.total_cost_ms | fmt), in \($k.kernels) kernel\(if $k.kernels == 1 then "" else "s" end); the largest: \(topk($k)). " +
+	(if $k.bubble_ns > 0.5 * $k.wall_ns then "The device idles \($k.bubble_ms | fmt) of its wall (no kernel of any part running). " else "" end) +
 	if $k.kind == "lm_head_loss" then
 	  (if ($k.loss_kernels // 0) > 0 then
 	    "\($k.loss_kernels) of its kernels are loss kernels (the fia.loss names); its MatMul takes \(sidems($k; "matmul") | fmt): a vocabulary-parallel LM head and loss (the vocabulary split over the tensor-parallel ranks) cuts it per rank."
@@ -1241,6 +1241,33 @@ def parttext($k):
 	    "\($k.kernels) kernels for one update (\($k.kernel_sum_ms / $k.kernels * 1000 | round) µs each on average): a fused (multi-tensor) optimizer runs it in fewer, larger kernels."
 	  else "Its kernel time is in the kernels above." end
 	end;
+# The once-per-step parts outside the layers (gradient sync, clipping,
+# optimizer step) whose device idle holds at least verdict.part_idle_share
+# of the step: their idle, the kernels before their longest significant
+# windows (a host-synchronising kernel, verdict.host_sync_kernels, named
+# apart) and the host causes of those windows when there are host events.
+def idleparts: (($MP // {}).parts // []) | map(select((.kind | IN("gradient_sync", "gradient_clipping", "optimizer")) and
+	($MP.service_ns // 0) > 0 and .bubble_ns >= $R.verdict.part_idle_share * $MP.service_ns));
+def partidle($ps):
+	[$ps[] | . as $p | [$WIN[] | select((.step_id | tostring) == ($MP.step_id | tostring) and .start_ns >= $p.start_ns and .start_ns < $p.end_ns)] as $w |
+	 ($w | group_by(.before.name // "(none)") | map({name: (.[0].before.name // "(none)"), n: length, ns: (map(.dur_ns) | add)}) | sort_by(-.ns, .name)) as $by |
+	 {name: $p.name, kind: $p.kind, wall_ns: $p.wall_ns, bubble_ns: $p.bubble_ns, bubbles: $p.bubbles, kernels: $p.kernels,
+	  windows: ($w | length), windows_ns: ($w | map(.dur_ns) | add // 0), before: $by[0:3],
+	  sync_kernels: [$by[] | select(.name as $n | any($R.verdict.host_sync_kernels[]; . as $g | $n | test("^" + ($g | gsub("(?<c>[.+^$(){}|\\[\\]\\\\])"; "\\\(.c)") | gsub("\\*"; ".*") | gsub("\\?"; ".")) + "$")))],
+	  host: ($w | map(.causes | to_entries[]) | group_by(.key) | map({key: .[0].key, value: (map(.value) | add)}) | sort_by(-.value) | .[0:3])}];
+def idletext($q):
+	"Step \($MP.step_id): " + ($q | map("the \(.name) idles \(.bubble_ns | ms | fmt) of its \(.wall_ns | ms | fmt) wall in \(.bubbles) gaps" +
+	  (if .windows > 0 then "; \(.windows) of them are windows of at least \($R.bubbles.min_bubble_us) µs (\(.windows_ns | ms | fmt)), the longest in all after " +
+	    (.before | map("\(.name) (\(.n) window\(if .n == 1 then "" else "s" end), \(.ns | ms | fmt))") | join(", ")) else "" end)) | join("; ")) +
+	". \(if ($q | length) == 1 then "This part runs" else "These parts run" end) once per step, and no kernel of any part runs in its idle. " +
+	([$q[].sync_kernels[]] as $sk | if ($sk | length) > 0 then
+	  ($sk | map(.name) | unique) as $skn | "\($skn | join(", ")) (verdict.host_sync_kernels) return\(if ($skn | length) == 1 then "s" else "" end) an output whose size depends on the data: the host waits for the kernel to learn it before it launches the next one, so the device idles after each (\($sk | map(.ns) | add | ms | fmt) of windows after them); avoid them in the update (boolean indexing, nonzero, masked_select, an inf/nan check that reads back a tensor). " else "" end) +
+	(if ($q | any(.kind == "gradient_clipping")) then "Clip the gradients with one multi-tensor norm (a foreach / fused clip_grad_norm) instead of a norm per parameter. " else "" end) +
+	(if ($q | any(.kind == "optimizer")) then "A fused (multi-tensor) optimizer runs the update in a few large kernels. " else "" end) +
+	(if $hosted then
+	   ([$q[].host[]] | group_by(.key) | map({key: .[0].key, value: (map(.value) | add)}) | sort_by(-.value)) as $h |
+	   (if ($h | length) > 0 then "Host time in those windows: \($h | map("\(.key) \(.value | ms | fmt)") | join(", "))." else "No host event covers those windows." end)
+	 else "The capture has no host events, so what the host did in the gaps is not measured." end);
 ([
   (if ($M | length) == 0 then rec("No step could be measured: no kernel table and no step_trace_time.csv were read. Export kernel_details.csv (Level0 or higher) or op_summary to measure device idle time."; "global"; null; null; true; (if gap("db_export_only") then "db_export_only" else "no_kernel_table" end); "no_steps") else empty end),
 
@@ -1611,9 +1638,17 @@ def parttext($k):
   # A part outside the layers that costs more than verdict.part_share of the step.
   ((($MP // {}).kinds // []) | map(select((.kind | IN("lm_head_loss", "pipeline_wait", "optimizer")) and .share >= $R.verdict.part_share)) | .[] as $k |
      rec(parttext($k); "structure"; "step \($MP.step_id): \($k.label)"; $k.wall_ms; false; null; "PART_" + ($k.kind | ascii_upcase)) +
-       {part_kind: $k.kind, part_label: $k.label, part_wall_ms: $k.wall_ms, part_share: $k.share})
+       {part_kind: $k.kind, part_label: $k.label, part_wall_ms: $k.wall_ms, part_share: $k.share}),
+  # Once-per-step parts that idle (their wall's finding above, if any, holds it).
+  (idleparts | map(select(.kind as $x | any(($MP.kinds // [])[]; .kind == $x and (.kind | IN("optimizer")) and .share >= $R.verdict.part_share) | not)) as $ps |
+   if ($ps | length) == 0 then empty else partidle($ps) as $q |
+     rec(idletext($q); "structure"; "step \($MP.step_id): \($q | map(.name) | join(", "))"; ($q | map(.bubble_ns) | add | ms); false; (if $hosted then null else "no_host_events" end); "PART_IDLE") +
+       {part_idle_ms: ($q | map(.bubble_ns) | add | ms), part_idle: ($q | map(del(.host) | .bubble_ms = (.bubble_ns | ms) | .wall_ms = (.wall_ns | ms) | .windows_ms = (.windows_ns | ms)))} end)
 ] | (any(.[]; .pipeline_bubble == true)) as $pb
   | map(if .finding == "PART_PIPELINE_WAIT" and $pb then . + {time_at_stake_ms: null, text: (.text + " Its time is at stake in the pipeline-bubble finding, not counted again here.")} else . end)
+  # the once-per-step parts' idle is device idle: at stake in the idle findings
+  | (any(.[]; .finding == "DEVICE_IDLE" or (.finding | startswith("host_cause:")))) as $idlef
+  | map(if .finding == "PART_IDLE" and $idlef then . + {time_at_stake_ms: null, text: (.text + " This idle lies within the device idle of the idle findings: it is at stake there, not counted again here.")} else . end)
   | map(. + {share_of_step: (if .time_at_stake_ms == null or $svcms <= 0 then null else share(.time_at_stake_ms; $svcms) end)})
   | map(. + {headline: (
       (if .time_at_stake_ms == null then "" else "\(.time_at_stake_ms | fmt) per step (\(.share_of_step | pcs))" end) as $t |
@@ -1652,6 +1687,7 @@ def parttext($k):
       elif .finding == "AICPU_EXPOSED" then "AI CPU op \(.target_id) runs exposed: \($t)."
       elif .finding == "HOST_SERIALISATION" then "The host blocks on the device while it is busy (a serialisation point)."
       elif .finding == "compute" then "Compute-bound: \($t)."
+      elif .finding == "PART_IDLE" then "The \(.part_idle | map(.name) | join(" and ")) idle\(if (.part_idle | length) == 1 then "s" else "" end) \(.part_idle_ms | fmt) per step on the device (\(share(.part_idle_ms; $svcms) | pcs) of the step)" + (if .time_at_stake_ms == null then ", at stake in the idle findings." else "." end)
       elif (.finding | startswith("PART_")) then "The \(.part_label) takes \(.part_wall_ms | fmt) per step (\(.part_share | pcs))" + (if .time_at_stake_ms == null then ", at stake in the pipeline-bubble finding." else "." end)
       else .text end)})
   | sort_by(-(.time_at_stake_ms // -1))

@@ -164,6 +164,8 @@ kernelrec(struct rin *r)
 	memset(x, 0, sizeof *x);
 	x->s = k.start, x->e = k.end, x->dur = k.dur, x->wait = k.haswait ? k.wait : 0;
 	x->step = -1, x->layer = x->pass = -1, x->kind = K_OTHER;
+	if (k.stream == NULL || rf_isnull(k.stream) || rf_i64(k.stream, &x->stream) != 0)
+		x->stream = -1;
 	if (k.step_id != NULL && !rf_isnull(k.step_id) && rf_str(k.step_id, &tmp) == 0) {
 		buf_addc(&tmp, '\0');
 		x->step = stepidx(tmp.p, 1);
@@ -192,6 +194,8 @@ kernelrec(struct rin *r)
 	x->gnorm = rules_match("fia.grad_norm", nm);
 	x->lsm = rules_match("fia.log_softmax", nm);
 	x->drop = rules_match("fia.dropout", nm);
+	x->metric = rules_match("fia.metric", nm);
+	x->seed = rules_match("fia.grad_seed", nm);
 	x->conv = matchany(convg, nm);
 	x->mm = !x->conv && matchany(mmg, nm);
 	x->role = roleof(nm, x->comm);

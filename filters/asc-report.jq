@@ -350,20 +350,20 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
  (if $MP.backward_numbering == "model" then "A backward layer is numbered by the forward layer it differentiates (the backward runs them from the last down). "
   elif $MP.backward_numbering == "execution" then "Backward layers are numbered in the order they run (not by the forward layer they differentiate: the passes differ in layer count). "
   else "" end) +
- "Wall: first kernel start to last kernel end, cut at the next part; busy union: the time the part's own kernels keep the device busy inside it; total cost: kernel time plus wait; bubbles: the gaps between its own kernels inside the wall" + (if any($MP.parts[]?; .kind == "gradient_sync" and .kernel_sum_ns > .wall_ns) and any($MP.parts[]?; .kind == "backward" or .kind == "backward_layer") then " (where a gradient sync's kernel sum exceeds its wall, a collective it holds began inside the backward's wall and keeps the device busy in the backward's bubbles: they are not all idle)" else "" end) + ".\n\n" +
+ "Wall: first kernel start to last kernel end, cut at the next part; busy union: the time the part's own kernels keep the device busy inside it" + (if any($MP.kinds[]?; (.busy_others_ns // 0) > 0) then ", and after a plus the time only other parts' kernels keep it busy there (such as a collective of the gradient sync begun inside the backward)" else "" end) + "; total cost: kernel time plus wait; bubbles: the device's idle gaps inside the wall, where no kernel of any part runs.\n\n" +
  table(["part", "wall", "share of step", "busy union", "kernel sum", "total cost", "bubbles"];
-   ($MP.kinds | map([(.label | md), (.wall_ms | dur), (.share | pctx), (.busy_union_ms | dur), (.kernel_sum_ms | dur), (.total_cost_ms | dur),
+   ($MP.kinds | map([(.label | md), (.wall_ms | dur), (.share | pctx), (.busy_union_ms | dur) + (if (.busy_others_ns // 0) > 0 then " + \(.busy_others_ms | dur) of other parts'" else "" end), (.kernel_sum_ms | dur), (.total_cost_ms | dur),
      "\(.bubbles) (\(.bubble_ms | dur))"]))) + "\n\n" +
  # How busy the layers are, and parts whose kernel time is mostly communication.
  ([ $MP.kinds[] | select(.kind == "forward_layer" or .kind == "backward_layer") |
-    share(.busy_union_ms; .wall_ms) as $b |
-    "The \(if .kind == "forward_layer" then "forward" else "backward" end) layers (\(.label | md)) are \(if $b < 0.5 then "mostly idle" elif $b >= 0.8 then "busy" else "partly idle" end): the device is busy \(.busy_union_ms | dur) of their \(.wall_ms | dur) of wall (\($b | pctx))." ] +
+    ((.busy_union_ns + (.busy_others_ns // 0)) / 1000000) as $db | share($db; .wall_ms) as $b |
+    "The \(if .kind == "forward_layer" then "forward" else "backward" end) layers (\(.label | md)) are \(if $b < 0.5 then "mostly idle" elif $b >= 0.8 then "busy" else "partly idle" end): the device is busy \($db | dur) of their \(.wall_ms | dur) of wall (\($b | pctx))" + (if (.busy_others_ns // 0) > 0 then ", \(.busy_others_ms | dur) of it with other parts' kernels only" else "" end) + "." ] +
   [ $MP.kinds[] | select((.kind | IN("pipeline_wait", "pipeline_send_receive", "gradient_sync") | not)) |
     ((.sides | map(select(.side == "comm")) | .[0].kernel_sum_ms) // 0) as $c |
     select(.kernel_sum_ms > 0 and $c > 0.5 * .kernel_sum_ms) |
     "\($c | dur) of the \(.label | md)'s \(.kernel_sum_ms | dur) of kernel time is communication." ] +
   [ $MP.kinds[] | select(.kind == "gradient_sync" and .kernel_sum_ns > .wall_ns) |
-    "The gradient sync's kernel sum (\(.kernel_sum_ms | dur)) exceeds its wall (\(.wall_ms | dur)): it holds whole the collectives begun inside the backward that outlast its last compute kernel, where the backward ends (as asc-fia's phases cut it): their time before that lies in the backward's wall but counts in the gradient sync's kernel sum." ] | join(" ") |
+    "The gradient sync's kernel sum (\(.kernel_sum_ms | dur)) exceeds its wall (\(.wall_ms | dur)): it holds whole the collectives begun inside the backward that outlast its last compute kernel, where the backward ends (as asc-fia's phases cut it): their time before that lies in the backward's wall (its busy union's plus) but counts in the gradient sync's kernel sum." ] | join(" ") |
   if . == "" then "" else . + "\n\n" end) +
  "Inside each part, its top kernels by kernel sum and its sides (op families and communication: kernel sum, busy union, wall, total cost):\n\n" +
  ($MP.kinds | map("- **\(.label | md)**: " +

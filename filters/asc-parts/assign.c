@@ -282,6 +282,82 @@ pullback(size_t i, int kind, long stage, int loss)
 		S.k[j].kind = kind, S.k[j].key = stage;
 }
 
+/* The stream with the most compute kernels of step st (-1: none). */
+static int64_t
+mainstream(int st)
+{
+	struct { int64_t id; size_t n; } c[16];
+	size_t nc = 0, best = 0;
+
+	for (size_t i = 0; i < S.nk; i++) {
+		size_t q;
+
+		if (S.k[i].step != st || S.k[i].comm || S.k[i].stream < 0)
+			continue;
+		for (q = 0; q < nc && c[q].id != S.k[i].stream; q++)
+			;
+		if (q == nc && nc < sizeof c / sizeof *c)
+			c[nc].id = S.k[i].stream, c[nc++].n = 0;
+		if (q < nc)
+			c[q].n++;
+	}
+	for (size_t q = 1; q < nc; q++)
+		if (c[q].n > c[best].n)
+			best = q;
+	return nc > 0 ? c[best].id : -1;
+}
+
+/*
+ * A dropout kernel on a side stream (fia.dropout: the mask, which the
+ * framework launches ahead, before the kernels it runs between on the
+ * main stream) goes to the part of the next dropout kernel of the main
+ * stream, the one that applies it: it moves to the start of that part,
+ * whose wall starts where the part's main-stream kernels do.
+ */
+static void
+sidedrop(void)
+{
+	int st = -2;
+	int64_t ms = -1;
+
+	for (size_t i = 0; i < S.nk; i++) {
+		struct kern x = S.k[i];
+		size_t j, t;
+
+		if (x.step != st)
+			st = x.step, ms = mainstream(st);
+		if (!x.drop || x.comm || x.moved || x.stream < 0 || ms < 0 || x.stream == ms ||
+		    (x.kind != K_INPUT && x.kind != K_CONV && x.kind != K_FC))
+			continue;
+		for (j = i + 1; j < S.nk && S.k[j].step == st && !(S.k[j].drop && S.k[j].stream == ms); j++)
+			;
+		if (j == S.nk || S.k[j].step != st || (S.k[j].kind == x.kind && S.k[j].key == x.key))
+			continue;
+		for (t = j; t > i + 1 && S.k[t - 1].kind == S.k[j].kind && S.k[t - 1].key == S.k[j].key; t--)
+			;
+		x.kind = S.k[j].kind, x.key = S.k[j].key, x.moved = 1, x.at = S.k[t].s;
+		memmove(&S.k[i], &S.k[i + 1], (t - i - 1) * sizeof *S.k);
+		S.k[t - 1] = x;
+		i--;
+	}
+}
+
+/*
+ * The seed of the backward (fia.grad_seed: the ones the loss's gradient
+ * starts from), launched just before the backward's first kernel, is the
+ * backward's.
+ */
+static void
+seedback(void)
+{
+	for (size_t j = 1; j < S.nk; j++) {
+		if (S.k[j].kind != K_BACK || S.k[j - 1].kind == K_BACK)
+			continue;
+		for (size_t t = j; t-- > 0 && S.k[t].seed && S.k[t].step == S.k[j].step && !S.k[t].comm;)
+			S.k[t].kind = K_BACK, S.k[t].key = S.k[j].key;
+	}
+}
+
 /*
  * Without layers (a CNN): before the first convolution or matmul the
  * input, then a convolution stage at each convolution kernel and a
@@ -328,6 +404,8 @@ markcnn(void)
 		while (i > 0 && S.k[i - 1].kind == K_LOSS)
 			i--;
 	}
+	seedback();
+	sidedrop();
 }
 
 /*
@@ -526,7 +604,7 @@ movelate(void)
 		while (j < S.nk && S.k[j].step == x.step && S.k[j].s < gs)
 			j++;
 		memmove(&S.k[i], &S.k[i + 1], (j - i - 1) * sizeof *S.k);
-		x.late = 0, x.moved = 1;
+		x.late = 0, x.moved = 1, x.at = gs;
 		S.k[j - 1] = x;
 		i--;
 	}

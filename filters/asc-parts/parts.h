@@ -26,6 +26,8 @@ enum kind {
 enum { W_NONE, W_FWDBWD, W_FWDFWD, W_BWDBWD, W_BWDFWD };
 struct kern {
 	int64_t		 s, e, dur, wait;
+	int64_t		 at;		/* moved: where its part's wall may start */
+	int64_t		 stream;	/* -1: none */
 	size_t		 no;		/* name in S.names, NUL-terminated */
 	size_t		 ko;		/* its op key (opkey(3)) in S.names */
 	int		 step;		/* index in S.step, -1: none */
@@ -33,6 +35,7 @@ struct kern {
 	long		 key;
 	unsigned	 comm:1, p2p:1, loss:1, conv:1, mm:1, lmhead:1;
 	unsigned	 embed:1, egrad:1, gnorm:1, lsm:1, drop:1, pool:1, late:1, moved:1, sub:3;
+	unsigned	 metric:1, seed:1;
 };
 struct layer { int64_t start, end, ksum; long kernels; size_t first; int idx, pass, lip, bwd, cls; char type[24]; };
 struct pass { int idx, bwd, prefill, decode, mb; int64_t start, end; };

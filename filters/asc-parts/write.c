@@ -25,8 +25,12 @@ const char *const klabel[K_N] = {
 	"embedding backward", "gradient clipping", "after the loss"
 };
 
-/* The four clocks of a set of kernels inside [lo, hi], and its gaps. */
-struct clk { long n; int64_t ws, we, busy, ksum, cost, gaps; };
+/*
+ * The four clocks of a set of kernels inside [lo, hi], and its gaps; for
+ * a part, dbusy: the device busy inside the wall with the kernels of any
+ * part, and gaps then the device's idle gaps there (no kernel running).
+ */
+struct clk { long n; int64_t ws, we, busy, ksum, cost, gaps, dbusy; };
 
 static int
 ivcmp(const void *a, const void *b)
@@ -90,18 +94,88 @@ clocks(const size_t *idx, size_t n, int64_t lo, int64_t hi)
 	return c;
 }
 
+/*
+ * The device's busy time inside [ws, we] of step st from every kernel of
+ * the step, whatever part holds it (a collective of the gradient sync
+ * begun inside the backward runs in the backward's wall), and its idle
+ * gaps there.  The step's intervals sorted by start, with the running
+ * maximum of their ends, are built once per step.
+ */
+static int64_t	*dv, *dmax;
+static size_t	 ndv, capdv;
+static int	 dstep = -1;
+
+static void
+devclk(int st, struct clk *c)
+{
+	int64_t cs = 0, ce = 0, at;
+	size_t lo = 0, hi;
+
+	if (st != dstep) {
+		ndv = 0;
+		for (size_t i = 0; i < S.nk; i++)
+			if (S.k[i].step == st && S.k[i].e > S.k[i].s) {
+				if (capdv < 2 * ndv + 2)
+					dv = xreallocarray(dv, capdv = 2 * ndv + 4096, sizeof *dv);
+				dv[2 * ndv] = S.k[i].s, dv[2 * ndv + 1] = S.k[i].e, ndv++;
+			}
+		qsort(dv, ndv, 2 * sizeof *dv, ivcmp);
+		dmax = xreallocarray(dmax, ndv ? ndv : 1, sizeof *dmax);
+		for (size_t i = 0; i < ndv; i++)
+			dmax[i] = i > 0 && dmax[i - 1] > dv[2 * i + 1] ? dmax[i - 1] : dv[2 * i + 1];
+		dstep = st;
+	}
+	c->dbusy = 0, c->gaps = 0;
+	if (c->we <= c->ws)
+		return;
+	/* [lo, hi): the intervals that start before we and may end after ws */
+	for (hi = ndv; hi > 0 && dv[2 * (hi - 1)] >= c->we; hi--)
+		;
+	for (size_t b = hi; lo < b;) {
+		size_t m = lo + (b - lo) / 2;
+
+		if (dmax[m] <= c->ws)
+			lo = m + 1;
+		else
+			b = m;
+	}
+	at = c->ws;
+	for (size_t i = lo; i < hi; i++) {
+		int64_t s = dv[2 * i] < c->ws ? c->ws : dv[2 * i], e = dv[2 * i + 1] > c->we ? c->we : dv[2 * i + 1];
+
+		if (e <= s)
+			continue;
+		if (ce > cs && s <= ce) {
+			if (e > ce)
+				ce = e;
+			continue;
+		}
+		if (ce > cs)
+			c->dbusy += ce - cs, at = ce;
+		if (s > at)
+			c->gaps++;
+		cs = s, ce = e;
+	}
+	if (ce > cs)
+		c->dbusy += ce - cs, at = ce;
+	if (at < c->we)
+		c->gaps++;
+}
+
 static void
 putclk(const struct clk *c, int64_t service)
 {
 	out_i64(&ob, "kernels", c->n);
 	out_nsms(&ob, "wall", c->we - c->ws);
 	out_nsms(&ob, "busy_union", c->busy);
+	if (service >= 0)
+		out_nsms(&ob, "busy_others", c->dbusy - c->busy);
 	out_nsms(&ob, "kernel_sum", c->ksum);
 	out_nsms(&ob, "total_cost", c->cost);
 	if (service >= 0) {
 		out_ratio(&ob, "share", c->we - c->ws, service);
 		out_i64(&ob, "bubbles", c->gaps);
-		out_nsms(&ob, "bubble", c->we - c->ws - c->busy);
+		out_nsms(&ob, "bubble", c->we - c->ws - c->dbusy);
 	}
 }
 
@@ -233,7 +307,7 @@ islayer(const struct part *q)
 void
 buildparts(void)
 {
-	np = 0;
+	np = 0, dstep = -1;
 	for (size_t i = 0; i < S.nk; i++) {
 		const struct kern *x = &S.k[i];
 		struct part *q = np ? &P[np - 1] : NULL;
@@ -247,7 +321,7 @@ buildparts(void)
 		if (np == capp)
 			P = xreallocarray(P, capp = capp ? 2 * capp : 256, sizeof *P);
 		P[np++] = (struct part){ i, i + 1, x->kind, x->step, x->layer, 0, x->key,
-		    x->moved ? S.r[x->key].gs : INT64_MIN };
+		    x->moved ? x->at : INT64_MIN };
 	}
 	/*
 	 * Between two decode passes of a step: the gap between tokens, a part
@@ -328,6 +402,7 @@ partclk(size_t pi)
 		c.ws = prev.we;
 		growmem(q->b - q->a + 1);
 	}
+	devclk(q->step, &c);
 	return c;
 }
 
@@ -361,6 +436,18 @@ layerno(const struct layer *l)
 	return l->bwd && bmodel() ? passlayers(l->pass, 1) - l->lip : l->lip + 1;
 }
 
+/* A part after the loss that holds a metric kernel (fia.metric). */
+static int
+ismetric(const struct part *q)
+{
+	if (q->kind != K_POSTLOSS)
+		return 0;
+	for (size_t i = q->a; i < q->b; i++)
+		if (S.k[i].metric)
+			return 1;
+	return 0;
+}
+
 static void
 partname(const struct part *q, char *d, size_t n)
 {
@@ -378,6 +465,8 @@ partname(const struct part *q, char *d, size_t n)
 		snprintf(d, n, "%s %ld", klabel[q->kind], q->key / 4);
 	else if (q->kind == K_DGAP && q > P)
 		snprintf(d, n, "gap after decode pass %ld", q[-1].key / 4);
+	else if (ismetric(q))
+		snprintf(d, n, "metric (%s)", klabel[q->kind]);
 	else
 		snprintf(d, n, "%s", klabel[q->kind]);
 }
@@ -480,7 +569,7 @@ kindlabel(const struct part *q, long parts, int mbs, char *d, size_t n)
 
 	if (*t && strcmp(t, "dense") != 0 && strcmp(t, "backward") != 0)
 		snprintf(ty, sizeof ty, " (%s)", t);
-	const char *kl = q->kind == K_FC && !S.conv ? "matmul layer" : klabel[q->kind];
+	const char *kl = q->kind == K_FC && !S.conv ? "matmul layer" : ismetric(q) ? "metric (after the loss)" : klabel[q->kind];
 
 	if (mbs > 1 && parts % mbs == 0)
 		snprintf(d, n, "%s%s x%ld x%d micro-batches", kl, ty, parts / mbs, mbs);
@@ -512,7 +601,7 @@ putkind(size_t p0, size_t p1, size_t k, const struct clk *pc, const struct step 
 		if (P[i].mb > mbs)
 			mbs = P[i].mb;
 		sum.n += pc[i - p0].n, sum.we += pc[i - p0].we - pc[i - p0].ws;
-		sum.busy += pc[i - p0].busy, sum.ksum += pc[i - p0].ksum;
+		sum.busy += pc[i - p0].busy, sum.ksum += pc[i - p0].ksum, sum.dbusy += pc[i - p0].dbusy;
 		sum.cost += pc[i - p0].cost, sum.gaps += pc[i - p0].gaps;
 		n += members(&P[i], mem + n, -1);
 	}
