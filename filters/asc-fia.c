@@ -179,7 +179,7 @@ kernelrec(struct rin *r)
 	struct sr_kern k;
 	struct lk x;
 	int o, fl, fam, ph, newstep, group = -1, src = RS_NAME;
-	int64_t gap;
+	int64_t gap, pe, pce;
 
 	if (sr_sect_need(&G.sect, r, "kernel") != 0 || sr_kernel(r, &k) != 0)
 		return -1;
@@ -238,7 +238,13 @@ kernelrec(struct rin *r)
 		x.role = commrole(nmb.p, nmb.len, fl, x.role, ph, &group, &src);
 		comm_tally(&x, group, src, ph, k.dur);
 	}
+	pe = G.lastrun.e, pce = G.lastrun.ce;
 	phase_kernel(ph, &x, fam, k.dur);
+	if (ph == PH_BWD && G.lastrun.n == 1 && G.seed.on)
+		phase_seed();
+	G.seed.on = ph == PH_FWD && (fl & F_SEED) && x.cls != C_COMM;
+	if (G.seed.on)
+		G.seed.fam = fam, G.seed.dur = k.dur, G.seed.x = x, G.seed.pe = pe, G.seed.pce = pce;
 	gap = G.havek ? k.start - G.maxend : -1;
 	if (!G.havek) {
 		G.havek = 1;

@@ -196,6 +196,7 @@ kernelrec(struct rin *r)
 	x->drop = rules_match("fia.dropout", nm);
 	x->metric = rules_match("fia.metric", nm);
 	x->seed = rules_match("fia.grad_seed", nm);
+	x->gpool = rules_match("fia.global_pool", nm);
 	x->conv = matchany(convg, nm);
 	x->mm = !x->conv && matchany(mmg, nm);
 	x->role = roleof(nm, x->comm);

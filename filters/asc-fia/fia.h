@@ -45,6 +45,7 @@
 #define F_PFA	0x1000	/* prefill attention by name (PromptFlashAttention) */
 #define F_IFA	0x2000	/* decode attention by name (IncreFlashAttention) */
 #define F_EMB	0x4000	/* the embedding's lookup or gradient */
+#define F_SEED	0x8000	/* the ones a backward's gradient starts from */
 
 enum { C_COMPUTE, C_COMM, C_AICPU };
 enum { FC_NONE, FC_PREFILL, FC_DECODE, FC_AMBIG };
@@ -299,6 +300,8 @@ struct fia {
 	/* Phases: the current one, kernels per phase, runs of one phase. */
 	int		 ph;
 	int64_t		 nph[NPH], phsum[NPH], nbwd, nopt;
+	/* the last kernel, when a seed (F_SEED) counted in the forward */
+	struct { int on, fam; int64_t dur, pe, pce; struct lk x; } seed;
 	struct prun	*runs;		/* the closed runs */
 	int64_t		 nruns;		/* all, the open one included */
 	size_t		 caprun;
@@ -446,6 +449,7 @@ void	layer_pass(struct eng *, struct layer *);
 /* phases.c: runs of one phase (training), families, stages, loss ops. */
 void	run_close(void);
 void	phase_kernel(int ph, const struct lk *, int fam, int64_t dur);
+void	phase_seed(void);
 void	lossname(int name, int argmax);
 
 /* roles.c: communication groups and roles. */

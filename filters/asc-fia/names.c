@@ -239,6 +239,7 @@ kname(const char *s, size_t n)
 	c->flags |= rules_match("fia.loss", c->s) ? F_LOSS : 0;
 	c->flags |= rules_match("fia.p2p", c->s) ? F_P2P : 0;
 	c->flags |= rules_match("fia.embedding", c->s) ? F_EMB : 0;
+	c->flags |= rules_match("fia.grad_seed", c->s) ? F_SEED : 0;
 	/* Prompt / incremental flash attention are prefill / decode FIA by
 	 * definition: FIA markers whose class is their name. */
 	if (!(c->flags & F_FIA)) {

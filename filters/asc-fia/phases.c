@@ -210,6 +210,30 @@ phase_kernel(int ph, const struct lk *x, int fam, int64_t dur)
 	}
 }
 
+/*
+ * The backward's run has just opened, and the kernel before it, counted
+ * in the forward, seeds it (fia.grad_seed: the ones the loss's gradient
+ * starts from): it is the backward's, as asc-parts(1) counts it.
+ */
+void
+phase_seed(void)
+{
+	struct prun *f = &G.runs[G.nruns - 2];
+	int fam = G.seed.fam < 0 ? nfam : G.seed.fam;
+	int64_t d = G.seed.dur;
+
+	if (G.nruns < 2 || f->ph != PH_FWD || f->n < 2)
+		return;
+	f->n--, f->sum -= d;
+	f->e = G.seed.pe, f->ce = G.seed.pce;	/* its ends before the seed */
+	G.nph[PH_FWD]--, G.phsum[PH_FWD] -= d;
+	G.nph[PH_BWD]++, G.phsum[PH_BWD] += d;
+	G.famn[fam][PH_FWD]--, G.famsum[fam][PH_FWD] -= d;
+	G.famn[fam][PH_BWD]++, G.famsum[fam][PH_BWD] += d;
+	G.lastrun.n++, G.lastrun.sum += d;
+	G.lastrun.first = G.seed.x.name, G.lastrun.s = G.seed.x.s;
+}
+
 void
 lossname(int name, int argmax)
 {

@@ -272,7 +272,8 @@ pullback(size_t i, int kind, long stage, int loss)
 	for (size_t j = i; j-- > 0;) {
 		const struct kern *y = &S.k[j];
 
-		if (y->step != S.k[i].step || (y->kind != K_CONV && y->kind != K_FC && y->kind != K_INPUT) ||
+		if (y->step != S.k[i].step || (y->kind != K_CONV && y->kind != K_FC && y->kind != K_INPUT &&
+		    y->kind != K_GPOOL) ||
 		    y->conv || y->mm || y->pool)
 			break;
 		if (loss ? y->lsm : y->drop)
@@ -327,7 +328,7 @@ sidedrop(void)
 		if (x.step != st)
 			st = x.step, ms = mainstream(st);
 		if (!x.drop || x.comm || x.moved || x.stream < 0 || ms < 0 || x.stream == ms ||
-		    (x.kind != K_INPUT && x.kind != K_CONV && x.kind != K_FC))
+		    (x.kind != K_INPUT && x.kind != K_CONV && x.kind != K_FC && x.kind != K_GPOOL))
 			continue;
 		for (j = i + 1; j < S.nk && S.k[j].step == st && !(S.k[j].drop && S.k[j].stream == ms); j++)
 			;
@@ -361,7 +362,8 @@ seedback(void)
 /*
  * Without layers (a CNN): before the first convolution or matmul the
  * input, then a convolution stage at each convolution kernel and a
- * classifier layer at each matmul, the loss from the first loss kernel;
+ * classifier layer at each matmul, global pooling (fia.global_pool) after
+ * a convolution stage on its own, the loss from the first loss kernel;
  * the backward phase is one part.
  */
 static void
@@ -391,7 +393,8 @@ markcnn(void)
 		} else if (cur != K_LOSS && (x->conv || x->mm)) {
 			cur = x->conv ? K_CONV : K_FC, stage = x->conv ? ++nconv : ++nfc;
 			pullback(i, cur, stage, 0);
-		}
+		} else if (cur == K_CONV && x->gpool)
+			cur = K_GPOOL, stage = 0;
 		S.conv |= cur == K_CONV;
 		x->kind = cur, x->key = stage;
 	}

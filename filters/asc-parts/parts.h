@@ -20,7 +20,7 @@ enum kind {
 	K_EMBED, K_FWD, K_LMHEAD, K_PWAIT, K_P2P, K_BPRO, K_BWD, K_BEPI,
 	K_GSYNC, K_OPT, K_INPUT, K_CONV, K_FC, K_LOSS, K_BACK, K_PREFILL,
 	K_DECODE, K_PASS, K_BETWEEN, K_DGAP, K_OTHER, K_EBWD, K_CLIP,
-	K_POSTLOSS, K_N
+	K_POSTLOSS, K_GPOOL, K_N
 };
 /* Where a pipeline wait lies (kern.sub): between which layers. */
 enum { W_NONE, W_FWDBWD, W_FWDFWD, W_BWDBWD, W_BWDFWD };
@@ -35,7 +35,7 @@ struct kern {
 	long		 key;
 	unsigned	 comm:1, p2p:1, loss:1, conv:1, mm:1, lmhead:1;
 	unsigned	 embed:1, egrad:1, gnorm:1, lsm:1, drop:1, pool:1, late:1, moved:1, sub:3;
-	unsigned	 metric:1, seed:1;
+	unsigned	 metric:1, seed:1, gpool:1;
 };
 struct layer { int64_t start, end, ksum; long kernels; size_t first; int idx, pass, lip, bwd, cls; char type[24]; };
 struct pass { int idx, bwd, prefill, decode, mb; int64_t start, end; };

@@ -13,7 +13,7 @@ const char *const kname[K_N] = {
 	"backward_epilogue", "gradient_sync", "optimizer", "input",
 	"conv_stage", "classifier_layer", "loss", "backward", "prefill_pass",
 	"decode_pass", "forward_pass", "between_passes", "decode_gap", "other",
-	"embedding_backward", "gradient_clipping", "after_loss"
+	"embedding_backward", "gradient_clipping", "after_loss", "global_pool"
 };
 const char *const klabel[K_N] = {
 	"embedding and before the first layer", "forward layer", "LM head + loss", "pipeline wait",
@@ -22,7 +22,8 @@ const char *const klabel[K_N] = {
 	"optimizer step", "input", "convolution stage", "classifier layer",
 	"loss", "backward", "prefill pass", "decode pass", "forward pass",
 	"between passes", "gap between decode tokens", "other",
-	"embedding backward", "gradient clipping", "after the loss"
+	"embedding backward", "gradient clipping", "after the loss",
+	"global pooling"
 };
 
 /*
