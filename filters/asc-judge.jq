@@ -734,6 +734,8 @@ def ppstage($g):
 	  # where both stages are known: the gain is (m - 1) |t_1 - t_0| / 2.
 	  critical_path_ms: (if $p != 2 or $m == null or $m < 1 or $here == null or $peer == null then null
 	    else $here + $peer + ($m - 1) * ([$here, $peer] | max) | r6 end),
+	  mean_stage_ms: (if $p != 2 or $here == null or $peer == null then null
+	    else ($here + $peer) / $p | r6 end),
 	  balanced_path_ms: (if $p != 2 or $m == null or $m < 1 or $here == null or $peer == null then null
 	    else ($m + $p - 1) * ($here + $peer) / $p | r6 end),
 	  rebalance_ms_per_step: (if $p != 2 or $m == null or $m < 1 or $here == null or $peer == null then null
@@ -811,11 +813,11 @@ def ppwin($s; $bms; $xms):
 	   here_busy_ms: (if $f == null then null else $s.here_ms - $s.here_idle_ms | r6 end), here_idle_ms: $s.here_idle_ms, here_ms: $s.here_ms,
 	   upper_bound: ($f == null), won_if_all_scales_ms: (($rb // 0) + $swall | r6),
 	   stages: $s.stages, microbatches: $s.microbatches, peer_ms: $s.peer_ms,
-	   critical_path_ms: $s.critical_path_ms, balanced_path_ms: $s.balanced_path_ms} end;
+	   critical_path_ms: $s.critical_path_ms, mean_stage_ms: $s.mean_stage_ms, balanced_path_ms: $s.balanced_path_ms} end;
 # What rebalancing wins against what the imbalance is (its clause).
 def pprebtext($w):
 	(if $w.rebalance_ms == null then "rebalancing the stages, not counted: with p = \($w.stages) stages the others' times are not in this profile"
-	 else "rebalancing the stages, about \($w.rebalance_ms | fmt) (1F1B, p = 2, m = \($w.microbatches): the step's pipeline runs about this stage's time per micro-batch plus m x the slower stage's, \($w.here_ms | fmt) + \($w.microbatches) x \($w.peer_ms | fmt) = \($w.critical_path_ms | fmt), and with the work moved so that both stages take their mean, \(($w.here_ms + $w.peer_ms) / 2 | fmt), (m + p - 1) x the mean = \($w.balanced_path_ms | fmt))" end) +
+	 else "rebalancing the stages, about \($w.rebalance_ms | fmt) (1F1B, p = 2, m = \($w.microbatches): the step's pipeline runs about this stage's time per micro-batch plus m x the slower stage's, \($w.here_ms | fmt) + \($w.microbatches) x \($w.peer_ms | fmt) = \($w.critical_path_ms | fmt), and with the work moved so that both stages take their mean, \($w.mean_stage_ms | fmt), (m + p - 1) x the mean = \($w.balanced_path_ms | fmt))" end) +
 	"; the imbalance's \($w.imbalance_ms | fmt) of the bubble is won only were the peer stage as fast as this one with no work moved here: an upper bound for making that stage faster (what profiling it would show), not for rebalancing";
 # Its sentence.
 def ppwintext($w):
