@@ -5,6 +5,8 @@
  * each structure into block (the main compute chain) and side, with the
  * four clocks; "structure" and "step_structure" records after each step
  * record, a "structure_drilldown" for the dominant step per profile.
+ * This file reads the records and holds a step's kernels; the cut, the
+ * measures and the records are filters/asc-segment/'s (segment.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
