@@ -37,10 +37,12 @@ PARTSOBJ = filters/asc-parts/assign.o filters/asc-parts/write.o
 ARCHMDOBJ = filters/asc-archmd/fmt.o filters/asc-archmd/evidence.o filters/asc-archmd/layers.o \
 	   filters/asc-archmd/comm.o filters/asc-archmd/summary.o filters/asc-archmd/render.o \
 	   filters/asc-archmd/save.o
+SEGOBJ	 = filters/asc-segment/cut.o filters/asc-segment/measure.o filters/asc-segment/emit.o
+TRACEOBJ = filters/asc-trace/out.o filters/asc-trace/breakdown.o filters/asc-trace/merge.o
 CLUSTEROBJ = filters/asc-cluster/read.o filters/asc-cluster/jobs.o filters/asc-cluster/out.o \
 	   filters/asc-cluster/links.o filters/asc-cluster/peers.o filters/asc-cluster/late.o \
 	   filters/asc-cluster/pipeline.o
-OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(ATTRIBOBJ) $(FIAOBJ) $(DIFFOBJ) $(PARTSOBJ) $(ARCHMDOBJ) $(CLUSTEROBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
+OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(ATTRIBOBJ) $(FIAOBJ) $(DIFFOBJ) $(PARTSOBJ) $(ARCHMDOBJ) $(CLUSTEROBJ) $(SEGOBJ) $(TRACEOBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
 
 all: $(BIN) $(TESTBIN)
 
@@ -65,6 +67,14 @@ bin/asc-fia: filters/asc-fia.o $(FIAOBJ) lib/libasc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bin/asc-archmd: filters/asc-archmd.o $(ARCHMDOBJ) lib/libasc.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/asc-segment: filters/asc-segment.o $(SEGOBJ) lib/libasc.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/asc-trace: filters/asc-trace.o $(TRACEOBJ) lib/libasc.a
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -751,59 +751,6 @@ tr_event(struct trace *t, const struct ev *ev, const char *at)
 
 /* ---------- finishing ---------- */
 
-int
-tr_mkcmp(const void *a, const void *b)
-{
-	const struct marker *x = a, *y = b;
-
-	return rcmp(x->start, x->dur, x->off, y->start, y->dur, y->off);
-}
-
-/* Flow ends by (id, kind, ts): the first of an id is its earliest. */
-int
-tr_flcmp(const void *a, const void *b)
-{
-	const struct fl *x = a, *y = b;
-
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->ti != y->ti)
-		return x->ti < y->ti ? -1 : 1;
-	return 0;
-}
-
-/* HCCL tasks in start order, then file order. */
-int
-tr_ctcmp(const void *a, const void *b)
-{
-	const struct ctask *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->off != y->off)
-		return x->off < y->off ? -1 : 1;
-	return 0;
-}
-
-/* Links in host pass order: (ts, thread, kernel ts). */
-int
-tr_lkcmp(const void *a, const void *b)
-{
-	const struct lk *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->ti != y->ti)
-		return x->ti < y->ti ? -1 : 1;
-	if (x->kts != y->kts)
-		return x->kts < y->kts ? -1 : 1;
-	return 0;
-}
-
 /*
  * Link every host s end to the earliest f end of the same id and kind:
  * a merge join of the two sorted streams.  The links, sorted by

@@ -863,3 +863,75 @@ tr_fmrg_close(struct fmrg *m)
 	free(m->hp);
 	memset(m, 0, sizeof *m);
 }
+
+/* ---------- the runs of a reader ---------- */
+
+/* Markers by start, longer first, then file order. */
+int
+tr_mkcmp(const void *a, const void *b)
+{
+	const struct marker *x = a, *y = b;
+
+	return rcmp(x->start, x->dur, x->off, y->start, y->dur, y->off);
+}
+
+/* Flow ends by (id, kind, ts): the first of an id is its earliest. */
+int
+tr_flcmp(const void *a, const void *b)
+{
+	const struct fl *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->ti != y->ti)
+		return x->ti < y->ti ? -1 : 1;
+	return 0;
+}
+
+/* HCCL tasks in start order, then file order. */
+int
+tr_ctcmp(const void *a, const void *b)
+{
+	const struct ctask *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return 0;
+}
+
+/* Links in host pass order: (ts, thread, kernel ts). */
+int
+tr_lkcmp(const void *a, const void *b)
+{
+	const struct lk *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->ti != y->ti)
+		return x->ti < y->ti ? -1 : 1;
+	if (x->kts != y->kts)
+		return x->kts < y->kts ? -1 : 1;
+	return 0;
+}
+
+/* The empty sorted-run state of a reader (or of a split half). */
+void
+tr_sortstate_init(struct trace *t, size_t chunk)
+{
+	t->lastth = -1;
+	t->chunk = chunk;
+	t->mints = t->minkts = INT64_MAX;
+	t->maxte = INT64_MIN;
+	tr_frs_init(&t->fs, sizeof(struct fl), t->runbytes / 32, tr_flcmp, 0);
+	tr_frs_init(&t->ff, sizeof(struct fl), t->runbytes / 32, tr_flcmp, 0);
+	tr_frs_init(&t->lk, sizeof(struct lk), t->runbytes / 8, tr_lkcmp, 1);
+	tr_frs_init(&t->mk, sizeof(struct marker), t->runbytes / 64, tr_mkcmp, 1);
+	tr_frs_init(&t->mko, sizeof(struct marker), t->runbytes / 64, tr_mkcmp, 1);
+	tr_frs_init(&t->ct, sizeof(struct ctask), t->runbytes / 64, tr_ctcmp, 1);
+}

@@ -18,7 +18,8 @@ struct split {
 	pthread_t	 th;
 	struct trace	*u;		/* the second reader */
 	struct rdst	 rs;		/* its state at the end */
-	int		 r;		/* its tr_readloop() result */
+	tr_readfn	*readloop;	/* trace.c's, given by tr_split_start() */
+	int		 r;		/* its readloop() result */
 	_Atomic int	 cancel;
 };
 
@@ -28,7 +29,7 @@ splitmain(void *a)
 	struct split *sp = a;
 	struct trace *u = sp->u;
 
-	sp->r = tr_readloop(u, &sp->rs);
+	sp->r = sp->readloop(u, &sp->rs);
 	if (sp->r == 0) {
 		tr_flushrun(u);
 		free(u->blk);
@@ -79,7 +80,7 @@ splitguess(struct trace *t, uint64_t from)
 }
 
 void
-tr_split_start(struct trace *t)
+tr_split_start(struct trace *t, tr_readfn *readloop)
 {
 	char h[64];
 	ssize_t k = pread(t->fd, h, sizeof h, 0);
@@ -122,6 +123,7 @@ tr_split_start(struct trace *t)
 	atomic_init(&sp->cancel, 0);
 	u->cancel = &sp->cancel;
 	sp->u = u;
+	sp->readloop = readloop;
 	sp->rs.st = ST_ARRELEM;
 	sp->rs.inobj = inobj;
 	sp->rs.sawarr = inobj;	/* it is in the traceEvents array */

@@ -6,6 +6,7 @@
  * units, 38.1 M so, 37.4 M before the cut).  Each part stays a file of its own, with
  * its own job, and compiles on its own as well.
  */
+#include "msg.c"
 #include "trace.c"
 #include "json.c"
 #include "runs.c"

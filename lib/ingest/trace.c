@@ -1,64 +1,6 @@
-/* trace: the timeline reader: open, read loop, input buffer, messages. */
+/* trace: the timeline reader: open, read loop, input buffer (its
+ * messages: msg.c). */
 #include "trace_int.h"
-
-/* ---------- small helpers ---------- */
-
-void
-tr_addwarn(struct trace *t, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-void
-tr_addwarn(struct trace *t, const char *code, const char *fmt, ...)
-{
-	va_list ap;
-	char m[512];
-
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
-	va_end(ap);
-	t->w = xreallocarray(t->w, (size_t)t->nw + 1, sizeof *t->w);
-	t->w[t->nw].code = code;
-	t->w[t->nw].msg = xstrdup(m);
-	t->nw++;
-}
-
-/* Error at buffer position ep: FILE:LINE: byte OFFSET: what. */
-int
-tr_bad(struct trace *t, const char *ep, const char *what)
-{
-	size_t at = (size_t)(ep - t->b);
-	unsigned long line = t->bline;
-
-	if (t->nomsg)
-		return -1;
-	if (at > t->len)
-		at = t->len;
-	if (t->mm && t->boff) {
-		/* lines before the window: counted now, not while reading */
-		char *rb = xmalloc(1u << 20);
-		uint64_t o = 0;
-
-		line = 0;
-		while (o < t->boff) {
-			size_t want = t->boff - o < (1u << 20) ?
-			    (size_t)(t->boff - o) : (1u << 20);
-			ssize_t k = pread(t->fd, rb, want, (off_t)o);
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				break;
-			line += countnl(rb, (size_t)k);
-			o += (uint64_t)k;
-		}
-		free(rb);
-	}
-	snprintf(t->err, sizeof t->err, "%s:%lu: byte %llu: %s", t->disp,
-	    line + 1 + countnl(t->b, at),
-	    (unsigned long long)(t->boff + at), what);
-	return -1;
-}
-
 
 /* ---------- input buffer ---------- */
 
@@ -166,22 +108,6 @@ fill(struct trace *t, size_t keep)
 }
 
 /* ---------- public: open/read ---------- */
-
-/* The empty sorted-run state of a reader (or of a split half). */
-void
-tr_sortstate_init(struct trace *t, size_t chunk)
-{
-	t->lastth = -1;
-	t->chunk = chunk;
-	t->mints = t->minkts = INT64_MAX;
-	t->maxte = INT64_MIN;
-	tr_frs_init(&t->fs, sizeof(struct fl), t->runbytes / 32, tr_flcmp, 0);
-	tr_frs_init(&t->ff, sizeof(struct fl), t->runbytes / 32, tr_flcmp, 0);
-	tr_frs_init(&t->lk, sizeof(struct lk), t->runbytes / 8, tr_lkcmp, 1);
-	tr_frs_init(&t->mk, sizeof(struct marker), t->runbytes / 64, tr_mkcmp, 1);
-	tr_frs_init(&t->mko, sizeof(struct marker), t->runbytes / 64, tr_mkcmp, 1);
-	tr_frs_init(&t->ct, sizeof(struct ctask), t->runbytes / 64, tr_ctcmp, 1);
-}
 
 struct trace *
 trace_open(const char *path, const struct trace_opts *o)
@@ -296,11 +222,54 @@ toolong(struct trace *t, const char *p, int ev)
 	return skipevent(t);
 }
 
+/* The read loop's state kept for the next call (or the join). */
+static void
+rdsave(struct rdst *rs, int st, int inobj, int sawarr)
+{
+	rs->st = st;
+	rs->inobj = inobj;
+	rs->sawarr = sawarr;
+}
+
+/*
+ * The end of the file at p in state st: -1 when nothing was read or the
+ * top-level object ended before its event array, else 0 (a warning when
+ * the array or the object is not closed).
+ */
+static int
+atend(struct trace *t, const char *p, int st, int sawarr)
+{
+	switch (st) {
+	case ST_START:
+		return tr_bad(t, p, "empty file, expected \"[\" "
+		    "or \"{\"");
+	case ST_ARR0:
+	case ST_ARRNEXT:
+	case ST_ARRELEM:
+		tr_addwarn(t, "trace_unterminated",
+		    "%s: the event array has no closing \"]\"",
+		    t->disp);
+		break;
+	case ST_OBJ0:
+	case ST_OBJKEY:
+	case ST_OBJNEXT:
+		if (!sawarr)
+			return tr_bad(t, p, "truncated top-level "
+			    "object");
+		tr_addwarn(t, "trace_unterminated",
+		    "%s: the top-level object has no closing "
+		    "\"}\"", t->disp);
+		break;
+	}
+	return 0;
+}
+
 /*
  * Read events from pos on: 0 at the end of the file, -1 on bad data, 1
- * (the first thread) at the second thread's start.
+ * (the first thread) at the second thread's start.  split.c is given it
+ * to run on the second thread.
  */
-int
+static int
 tr_readloop(struct trace *t, struct rdst *rs)
 {
 	int st = rs->st, inobj = rs->inobj, sawarr = rs->sawarr, r;
@@ -318,9 +287,7 @@ tr_readloop(struct trace *t, struct rdst *rs)
 		    t->boff + (uint64_t)(p - t->b) >= t->split) {
 			if (t->boff + (uint64_t)(p - t->b) == t->split &&
 			    st == ST_ARRELEM) {
-				rs->st = st;
-				rs->inobj = inobj;
-				rs->sawarr = sawarr;
+				rdsave(rs, st, inobj, sawarr);
 				return 1;
 			}
 			tr_split_drop(t);	/* not an event start: a wrong guess */
@@ -330,28 +297,8 @@ tr_readloop(struct trace *t, struct rdst *rs)
 				fill(t, t->pos);
 				continue;
 			}
-			switch (st) {
-			case ST_START:
-				return tr_bad(t, p, "empty file, expected \"[\" "
-				    "or \"{\"");
-			case ST_ARR0:
-			case ST_ARRNEXT:
-			case ST_ARRELEM:
-				tr_addwarn(t, "trace_unterminated",
-				    "%s: the event array has no closing \"]\"",
-				    t->disp);
-				break;
-			case ST_OBJ0:
-			case ST_OBJKEY:
-			case ST_OBJNEXT:
-				if (!sawarr)
-					return tr_bad(t, p, "truncated top-level "
-					    "object");
-				tr_addwarn(t, "trace_unterminated",
-				    "%s: the top-level object has no closing "
-				    "\"}\"", t->disp);
-				break;
-			}
+			if (atend(t, p, st, sawarr) < 0)
+				return -1;
 			break;
 		}
 		c.p = p;
@@ -467,9 +414,7 @@ tr_readloop(struct trace *t, struct rdst *rs)
 		}
 		fill(t, t->pos);
 	}
-	rs->st = st;
-	rs->inobj = inobj;
-	rs->sawarr = sawarr;
+	rdsave(rs, st, inobj, sawarr);
 	return 0;
 }
 
@@ -505,7 +450,7 @@ trace_read(struct trace *t)
 		t->b = xmalloc(t->cap);
 	}
 	if (t->mm && t->splitmin && t->fsize >= t->splitmin)
-		tr_split_start(t);
+		tr_split_start(t, tr_readloop);
 	while ((r = tr_readloop(t, &rs)) == 1)
 		if (tr_split_join(t, &rs) == 0)
 			break;

@@ -1,13 +1,17 @@
 /*
  * trace_int: what the parts of the timeline reader share, for them alone.
  * The reader is cut by job:
- *   trace.c   open, read loop, input buffer, messages, public getters
+ *   trace.c   open, read loop, input buffer, public getters
+ *   msg.c     warnings and FILE:LINE errors
  *   json.c    the JSON tokenizer (events as spans of the buffer)
- *   runs.c    external sorts: spilled runs of events, fixed-size runs
+ *   runs.c    external sorts: spilled runs of events, fixed-size runs,
+ *             the order of each kind of run, a reader's empty run state
  *   events.c  Ascend logic: processes, threads, markers, flows, links
  *   split.c   reading on two threads, joined into the result of one
  *   put.c     the marker, kernel and host writers
- * Functions shared between the parts are named tr_*.
+ * Functions shared between the parts are named tr_*.  Calls go one way:
+ * no part calls one that calls it back; msg.c and runs.c call none (the
+ * read loop reaches split.c as a function pointer).
  */
 #ifndef ASC_TRACE_INT_H
 #define ASC_TRACE_INT_H
@@ -360,7 +364,7 @@ struct rdst {
 #define KEYIS(k, lit) ((k).n == sizeof(lit) - 1 && \
 	memcmp((k).p, lit, sizeof(lit) - 1) == 0)
 
-/* shared between the parts */
+/* shared between the parts; msg.c: */
 void	tr_addwarn(struct trace *t, const char *code, const char *fmt, ...);
 int	tr_bad(struct trace *t, const char *ep, const char *what);
 void	tr_unesc(struct buf *o, const char *s, size_t n);
@@ -410,16 +414,21 @@ int	tr_ctcmp(const void *a, const void *b);
 void	tr_finish(struct trace *t);
 void	tr_progress(struct trace *t, int final);
 void	tr_sortstate_init(struct trace *t, size_t chunk);
-int	tr_readloop(struct trace *t, struct rdst *rs);
+/*
+ * The read loop of trace.c (tr_readloop): events from t->pos on; 0 at the
+ * end of the file, -1 on bad data, 1 at the second thread's start.
+ */
+typedef int tr_readfn(struct trace *t, struct rdst *rs);
 /*
  * split.c, reading on two threads: tr_split_start() starts the second
- * thread at an event guessed past the middle (t->split); when the first
- * thread's tr_readloop() reaches it (returns 1), tr_split_join() adds the
+ * thread, running the read loop it is given, at an event guessed past the
+ * middle (t->split); when the first
+ * thread's read loop reaches it (returns 1), tr_split_join() adds the
  * second thread's results to the first's: 0 joined (reading is done), -1
  * dropped (the first thread reads on).  tr_split_drop() stops it and
  * throws its work away (bad data, a wrong guess).
  */
-void	tr_split_start(struct trace *t);
+void	tr_split_start(struct trace *t, tr_readfn *readloop);
 int	tr_split_join(struct trace *t, struct rdst *rs);
 void	tr_split_drop(struct trace *t);
 

@@ -1,0 +1,62 @@
+/*
+ * msg: the timeline reader's messages, warnings kept for the profile and
+ * FILE:LINE errors.  A leaf: it calls no other part of the reader, so
+ * every part may report through it.
+ */
+#include "trace_int.h"
+
+void
+tr_addwarn(struct trace *t, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+void
+tr_addwarn(struct trace *t, const char *code, const char *fmt, ...)
+{
+	va_list ap;
+	char m[512];
+
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof m, fmt, ap);
+	va_end(ap);
+	t->w = xreallocarray(t->w, (size_t)t->nw + 1, sizeof *t->w);
+	t->w[t->nw].code = code;
+	t->w[t->nw].msg = xstrdup(m);
+	t->nw++;
+}
+
+/* Error at buffer position ep: FILE:LINE: byte OFFSET: what. */
+int
+tr_bad(struct trace *t, const char *ep, const char *what)
+{
+	size_t at = (size_t)(ep - t->b);
+	unsigned long line = t->bline;
+
+	if (t->nomsg)
+		return -1;
+	if (at > t->len)
+		at = t->len;
+	if (t->mm && t->boff) {
+		/* lines before the window: counted now, not while reading */
+		char *rb = xmalloc(1u << 20);
+		uint64_t o = 0;
+
+		line = 0;
+		while (o < t->boff) {
+			size_t want = t->boff - o < (1u << 20) ?
+			    (size_t)(t->boff - o) : (1u << 20);
+			ssize_t k = pread(t->fd, rb, want, (off_t)o);
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			line += countnl(rb, (size_t)k);
+			o += (uint64_t)k;
+		}
+		free(rb);
+	}
+	snprintf(t->err, sizeof t->err, "%s:%lu: byte %llu: %s", t->disp,
+	    line + 1 + countnl(t->b, at),
+	    (unsigned long long)(t->boff + at), what);
+	return -1;
+}
