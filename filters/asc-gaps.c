@@ -568,6 +568,79 @@ heavy(int64_t x, int64_t service)
 {
 	return x >= heavymin && (__int128)x * 1000000 >= (__int128)heavyppm * service;
 }
+/* The step's window, kept for the whole-capture gaps. */
+static void
+addwin(const struct rfield *sid, const struct rfield *gid, int64_t ws, int64_t we)
+{
+	if (G.nw == G.capw) {
+		G.capw = G.capw ? 2 * G.capw : 64;
+		G.w = xreallocarray(G.w, G.capw, sizeof *G.w);
+	}
+	struct win *w = &G.w[G.nw++];
+
+	w->s = ws;
+	w->e = we;
+	w->id = G.ids.len;
+	buf_add(&G.ids, sid->v, sid->vlen);
+	w->idn = sid->vlen;
+	w->gid = G.ids.len;
+	sr_raw(&G.ids, gid);
+	w->gidn = G.ids.len - w->gid;
+}
+
+/* What the busy segments of a step say. */
+struct stepm {
+	int64_t busy, internal, largest, nbub, nsig, compute, comm;
+};
+
+static void
+measure(struct stepm *m)
+{
+	*m = (struct stepm){ 0 };
+	for (size_t i = 0; i < G.nsg; i++) {
+		m->busy += G.sg[i].e - G.sg[i].s;
+		m->compute += G.sg[i].compute;
+		m->comm += G.sg[i].comm;
+		if (i > 0) {
+			int64_t g = G.sg[i].s - G.sg[i - 1].e;
+
+			m->internal += g;
+			m->nbub++;
+			if (g > m->largest)
+				m->largest = g;
+			if (g >= minbubble)
+				m->nsig++;
+		}
+	}
+}
+
+/* The step_metrics tags, in their order. */
+static void
+puttags(int tidle, int tpre, int ttail, int tint, int tcomm)
+{
+	const char *tags[5] = { NULL };
+	int nt = 0;
+
+	out_key(&ob, "tags");
+	buf_addc(&ob, '[');
+	if (tidle)
+		tags[nt++] = "DEVICE_IDLE_GAP_HEAVY";
+	if (tpre)
+		tags[nt++] = "PRELAUNCH_GAP_HEAVY";
+	if (ttail)
+		tags[nt++] = "TAIL_GAP_HEAVY";
+	if (tint)
+		tags[nt++] = "INTERNAL_BUBBLE_HEAVY";
+	if (tcomm)
+		tags[nt++] = "COMM_EXPOSED_HEAVY";
+	for (int i = 0; i < nt; i++) {
+		if (i)
+			buf_addc(&ob, ',');
+		out_esc(&ob, tags[i], strlen(tags[i]));
+	}
+	buf_addc(&ob, ']');
+}
+
 
 static int
 steprec(struct rin *r)
@@ -612,39 +685,13 @@ steprec(struct rin *r)
 	G.nsteps++;
 
 	/* The window, for the whole-capture gaps. */
-	if (G.nw == G.capw) {
-		G.capw = G.capw ? 2 * G.capw : 64;
-		G.w = xreallocarray(G.w, G.capw, sizeof *G.w);
-	}
-	struct win *w = &G.w[G.nw++];
-
-	w->s = ws;
-	w->e = we;
-	w->id = G.ids.len;
-	buf_add(&G.ids, sid->v, sid->vlen);
-	w->idn = sid->vlen;
-	w->gid = G.ids.len;
-	sr_raw(&G.ids, gid);
-	w->gidn = G.ids.len - w->gid;
+	addwin(sid, gid, ws, we);
 	resolve(we, 0);
 
-	int64_t service = we - ws, busy = 0, internal = 0, largest = 0;
-	int64_t nbub = 0, nsig = 0, pre, tail, compute = 0, comm = 0;
-	for (size_t i = 0; i < G.nsg; i++) {
-		busy += G.sg[i].e - G.sg[i].s;
-		compute += G.sg[i].compute;
-		comm += G.sg[i].comm;
-		if (i > 0) {
-			int64_t g = G.sg[i].s - G.sg[i - 1].e;
+	struct stepm m;
+	int64_t service = we - ws, pre, tail;
 
-			internal += g;
-			nbub++;
-			if (g > largest)
-				largest = g;
-			if (g >= minbubble)
-				nsig++;
-		}
-	}
+	measure(&m);
 	pre = G.nsg ? G.sg[0].s - ws : service;
 	tail = G.nsg ? we - G.sg[G.nsg - 1].e : 0;
 
@@ -652,17 +699,17 @@ steprec(struct rin *r)
 	size_t gn = gid ? gid->vlen : 4;
 	int tpre = measurable && heavy(pre, service);
 	int ttail = measurable && heavy(tail, service);
-	int tint = heavy(largest, service);
+	int tint = heavy(m.largest, service);
 	/*
 	 * torch_npu's split of the busy union: Computing (compute union),
 	 * Communication(Not Overlapped) (busy minus compute), Overlapped
 	 * (compute and comm both: |A| + |B| - |A u B|).
 	 */
-	int64_t exposed = busy - compute, overlapped = compute + comm - busy;
+	int64_t exposed = m.busy - m.compute, overlapped = m.compute + m.comm - m.busy;
 	int tcomm = exposed >= commmin &&
 	    (__int128)exposed * 1000000 >= (__int128)commppm * service;
 	int tidle = (service > 0 &&
-	    (__int128)(service - busy) * 1000000 >= (__int128)underppm * service) ||
+	    (__int128)(service - m.busy) * 1000000 >= (__int128)underppm * service) ||
 	    tpre || ttail || tint;
 
 	head("step_metrics");
@@ -676,10 +723,10 @@ steprec(struct rin *r)
 	out_i64(&ob, "kernels", kernels);
 	out_i64(&ob, "segments", (int64_t)G.nsg);
 	out_nsms(&ob, "service", service);
-	out_nsms(&ob, "device_busy_union", busy);
-	out_nsms(&ob, "underfeed", service - busy);
-	out_ratio(&ob, "underfeed_ratio", service - busy, service);
-	out_nsms(&ob, "compute", compute);
+	out_nsms(&ob, "device_busy_union", m.busy);
+	out_nsms(&ob, "underfeed", service - m.busy);
+	out_ratio(&ob, "underfeed_ratio", service - m.busy, service);
+	out_nsms(&ob, "compute", m.compute);
 	out_nsms(&ob, "comm_exposed", exposed);
 	out_nsms(&ob, "comm_overlapped", overlapped);
 	if (measurable) {
@@ -691,34 +738,12 @@ steprec(struct rin *r)
 		out_null(&ob, "tail_gap_ns");
 		out_null(&ob, "tail_gap_ms");
 	}
-	out_nsms(&ob, "internal_bubble_total", internal);
-	out_nsms(&ob, "largest_internal_bubble", largest);
-	out_i64(&ob, "bubble_count", nbub);
-	out_i64(&ob, "significant_bubble_count", nsig);
+	out_nsms(&ob, "internal_bubble_total", m.internal);
+	out_nsms(&ob, "largest_internal_bubble", m.largest);
+	out_i64(&ob, "bubble_count", m.nbub);
+	out_i64(&ob, "significant_bubble_count", m.nsig);
 	out_dec(&ob, "min_bubble_us", minbubble, 3);
-	out_key(&ob, "tags");
-	buf_addc(&ob, '[');
-	{
-		const char *tags[5] = { NULL };
-		int nt = 0;
-
-		if (tidle)
-			tags[nt++] = "DEVICE_IDLE_GAP_HEAVY";
-		if (tpre)
-			tags[nt++] = "PRELAUNCH_GAP_HEAVY";
-		if (ttail)
-			tags[nt++] = "TAIL_GAP_HEAVY";
-		if (tint)
-			tags[nt++] = "INTERNAL_BUBBLE_HEAVY";
-		if (tcomm)
-			tags[nt++] = "COMM_EXPOSED_HEAVY";
-		for (int i = 0; i < nt; i++) {
-			if (i)
-				buf_addc(&ob, ',');
-			out_esc(&ob, tags[i], strlen(tags[i]));
-		}
-	}
-	buf_addc(&ob, ']');
+	puttags(tidle, tpre, ttail, tint, tcomm);
 	rec_put(&ob, stdout);
 
 	/* Bubbles in time order: prelaunch, internal, tail. */

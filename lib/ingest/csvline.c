@@ -215,6 +215,107 @@ recstart(struct csvin *c)
 }
 
 /*
+ * The fields of the record being split, kept in next()'s locals (the
+ * helpers below are inlined into it): stores through the buffer (a char
+ * pointer) would make the compiler reload them from c each time.
+ */
+struct fields {
+	size_t *off, *len;
+	int nf, maxf, keep;
+};
+
+static inline __attribute__((always_inline)) void
+growfields(struct csvin *c, struct fields *f)
+{
+	morefields(c);
+	f->off = c->off;
+	f->len = c->len;
+	f->maxf = c->maxf;
+}
+
+static inline __attribute__((always_inline)) void
+addfield(struct csvin *c, struct fields *f, size_t o, size_t l)
+{
+	if (f->nf == f->maxf)
+		growfields(c, f);
+	f->off[f->nf] = o;
+	f->len[f->nf] = l;
+	f->nf++;
+}
+
+/* Unquoted: the fields ended by the commas cm (those before the next
+ * quote or newline) at i in the block b; *fs is where the next begins. */
+static inline __attribute__((always_inline)) void
+commas(struct csvin *c, struct fields *f, char *b, size_t i, uint64_t cm, size_t *fs)
+{
+	size_t p;
+
+	if (f->maxf - f->nf < 64)
+		growfields(c, f);
+	if (f->keep == INT_MAX)
+		/* Every field: the common loop. */
+		for (; cm; cm &= cm - 1) {
+			p = i + (size_t)__builtin_ctzll(cm);
+			f->off[f->nf] = *fs;
+			f->len[f->nf] = p - *fs;
+			f->nf++;
+			b[p] = '\0';
+			*fs = p + 1;
+		}
+	while (cm) {
+		if (f->nf >= f->keep) {
+			/* Past the fields kept: counted. */
+			f->nf += popcount64(cm);
+			*fs = i + (size_t)(63 - __builtin_clzll(cm)) + 1;
+			break;
+		}
+		p = i + (size_t)__builtin_ctzll(cm);
+		cm &= cm - 1;
+		addfield(c, f, *fs, p - *fs);
+		b[p] = '\0';
+		*fs = p + 1;
+	}
+}
+
+/* Unquoted: the record's last field, fs up to the newline at p (less
+ * any '\r's before it). */
+static inline __attribute__((always_inline)) void
+lastfield(struct csvin *c, struct fields *f, char *b, size_t fs, size_t p)
+{
+	if (f->nf < f->keep) {
+		size_t e = p;
+
+		while (e > fs && b[e - 1] == '\r')
+			e--;
+		addfield(c, f, fs, e - fs);
+		b[e] = '\0';
+	} else
+		f->nf++;
+}
+
+/* After a closing quote: the quoted field (unescaped from qs up to w)
+ * ends at the comma or newline (nl) at p, and what lies from rd to p is
+ * more of it. */
+static inline __attribute__((always_inline)) void
+quotedend(struct csvin *c, struct fields *f, char *b, size_t p, int nl,
+    size_t qs, size_t w, size_t rd)
+{
+	if (f->nf < f->keep) {
+		size_t e = p;
+
+		if (nl)
+			while (e > rd && b[e - 1] == '\r')
+				e--;
+		if (w != rd)
+			memmove(b + w, b + rd, e - rd);
+		w += e - rd;
+		addfield(c, f, qs, w - qs);
+		b[w] = '\0';
+	} else
+		f->nf++;
+}
+
+/*
  * A record is split where it lies in the buffer, 64 bytes at a time: the
  * positions of commas, quotes and newlines come as bit masks, and only
  * those are visited.  Positions are relative to the record's start, so
@@ -228,24 +329,9 @@ static inline __attribute__((always_inline)) int
 next(struct csvin *c, int wide)
 {
 	size_t r0, i, fs = 0, qs = 0, w = 0, rd = 0, avail, endp;
-	size_t *off = c->off, *len = c->len;
-	int nf = 0, maxf = c->maxf, keep = c->keep ? c->keep : INT_MAX;
+	struct fields f = { c->off, c->len, 0, c->maxf, c->keep ? c->keep : INT_MAX };
 	char *b;
 	int st = S_UNQ;
-
-	/* The field arrays are kept in locals: stores through b (a char
-	 * pointer) would make the compiler reload them from c each time. */
-#define ADDFIELD(o, l) do {						\
-		if (nf == maxf) {					\
-			morefields(c);					\
-			off = c->off;					\
-			len = c->len;					\
-			maxf = c->maxf;					\
-		}							\
-		off[nf] = (o);						\
-		len[nf] = (l);						\
-		nf++;							\
-	} while (0)
 
 	if (!recstart(c)) {
 		c->bytes = curoff(c);
@@ -284,7 +370,7 @@ next(struct csvin *c, int wide)
 		m = st == S_QUO ? mq | mn : mc | mq | mn;
 		while (m) {
 			int k;
-			size_t p, e;
+			size_t p;
 
 			if (st == S_UNQ) {
 				/* The commas before the next quote or newline. */
@@ -293,35 +379,7 @@ next(struct csvin *c, int wide)
 				if (oth)
 					cm &= (oth & -oth) - 1;
 				m &= ~cm;
-				if (maxf - nf < 64) {
-					morefields(c);
-					off = c->off;
-					len = c->len;
-					maxf = c->maxf;
-				}
-				if (keep == INT_MAX)
-					/* Every field: the common loop. */
-					for (; cm; cm &= cm - 1) {
-						p = i + (size_t)__builtin_ctzll(cm);
-						off[nf] = fs;
-						len[nf] = p - fs;
-						nf++;
-						b[p] = '\0';
-						fs = p + 1;
-					}
-				while (cm) {
-					if (nf >= keep) {
-						/* Past the fields kept: counted. */
-						nf += popcount64(cm);
-						fs = i + (size_t)(63 - __builtin_clzll(cm)) + 1;
-						break;
-					}
-					p = i + (size_t)__builtin_ctzll(cm);
-					cm &= cm - 1;
-					ADDFIELD(fs, p - fs);
-					b[p] = '\0';
-					fs = p + 1;
-				}
+				commas(c, &f, b, i, cm, &fs);
 				if (!m)
 					break;
 				k = __builtin_ctzll(m);
@@ -336,14 +394,7 @@ next(struct csvin *c, int wide)
 					}
 					continue;
 				}
-				if (nf < keep) {
-					e = p;
-					while (e > fs && b[e - 1] == '\r')
-						e--;
-					ADDFIELD(fs, e - fs);
-					b[e] = '\0';
-				} else
-					nf++;
+				lastfield(c, &f, b, fs, p);
 				endp = p;
 				goto done;
 			}
@@ -370,7 +421,7 @@ next(struct csvin *c, int wide)
 				if (p + 1 < avail && b[p + 1] == '"') {
 					size_t n = p + 1 - rd;
 
-					if (w != rd && nf < keep)
+					if (w != rd && f.nf < f.keep)
 						memmove(b + w, b + rd, n);
 					w += n;
 					rd = p + 2;
@@ -380,7 +431,7 @@ next(struct csvin *c, int wide)
 					}
 					m &= ~(1ULL << (k + 1));
 				} else {
-					if (w != rd && nf < keep)
+					if (w != rd && f.nf < f.keep)
 						memmove(b + w, b + rd, p - rd);
 					w += p - rd;
 					rd = p + 1;
@@ -393,18 +444,7 @@ next(struct csvin *c, int wide)
 			 * the field (a quote there is data). */
 			if (mq >> k & 1)
 				continue;
-			if (nf < keep) {
-				e = p;
-				if (mn >> k & 1)
-					while (e > rd && b[e - 1] == '\r')
-						e--;
-				if (w != rd)
-					memmove(b + w, b + rd, e - rd);
-				w += e - rd;
-				ADDFIELD(qs, w - qs);
-				b[w] = '\0';
-			} else
-				nf++;
+			quotedend(c, &f, b, p, (int)(mn >> k & 1), qs, w, rd);
 			if (mn >> k & 1) {
 				endp = p;
 				goto done;
@@ -416,16 +456,15 @@ next(struct csvin *c, int wide)
 rescan:
 		;
 	}
-#undef ADDFIELD
 done:
-	c->nf = nf;
+	c->nf = f.nf;
 	c->lineno++;
 	c->recp = c->buf + r0;
 	c->pos = r0 + endp + 1;
 	c->bytes = curoff(c);
 	return 1;
 unterminated:
-	c->nf = nf;
+	c->nf = f.nf;
 	snprintf(c->err, sizeof c->err, "unterminated quoted field");
 	c->pos = c->end;
 	c->bytes = curoff(c);

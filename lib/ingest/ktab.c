@@ -404,59 +404,18 @@ tmpcopy(const struct ktab *kt, int fd, const char *path)
 	return t;
 }
 
-/*
- * Read one kernel CSV into kt: every row is checked, and what the sort
- * and the second reading need is kept (no text).  0, or -1 if the file
- * is unusable.
- */
-int
-ktab_read(struct ktab *kt, struct src_file *pf, int fileno_)
+/* What the header says the table holds: the columns read now (the rest
+ * of a row is only counted), and the PMU counters' names. */
+static void
+kheader_seen(struct ktab *kt, struct csvin *c, const struct kfile *kf)
 {
-	struct kread *kr = &kt->kr[fileno_];
-	struct kfile *kf = &kr->kf;
-	struct csvin c;
-	struct stat st;
-	struct buf scratch = {0};
-	struct timespec t0, tl;
-	unsigned long long lastb = 0;
-	int fd, r;
+	static const enum col need[] = { C_START, C_DUR, C_WAIT, C_DEVICE,
+	    C_STREAM, C_STEP, C_NAME, C_OPTYPE, C_TASKTYPE, C_TASKID,
+	    C_MODEL, C_BLOCK, C_MIXBLOCK };
 
-	if ((fd = open(pf->path, O_RDONLY)) < 0 || fstat(fd, &st) != 0)
-		dieerr("%s", pf->path);
-	kr->fd = -1;
-	kr->dev = st.st_dev;
-	kr->ino = st.st_ino;
-	if (!S_ISREG(st.st_mode)) {
-		kr->fd = tmpcopy(kt, fd, pf->path);
-		close(fd);
-		fd = kr->fd;
-	}
-	csv_fdopen(&c, fd, pf->path);
-	c.ownfd = kr->fd < 0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	tl = t0;
-	if ((r = csv_next(&c)) <= 0) {
-		if (r == 0)
-			kbad(kt, "%s:1: empty file, no header", pf->path);
-		else
-			kbad(kt, "%s:%lu: %s", pf->path, c.recline, c.err);
-		goto unusable;
-	}
-	if (mapheader(kt, &c, kf, pf->path) != 0) {
-		freekfile(kf);
-		goto unusable;
-	}
-	kf->nopmu = kt->nopmu;
-	/* The columns read now: the rest of a row is only counted. */
-	{
-		static const enum col need[] = { C_START, C_DUR, C_WAIT, C_DEVICE,
-		    C_STREAM, C_STEP, C_NAME, C_OPTYPE, C_TASKTYPE, C_TASKID,
-		    C_MODEL, C_BLOCK, C_MIXBLOCK };
-
-		for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-			if (kf->idx[need[i]] >= c.keep)
-				c.keep = kf->idx[need[i]] + 1;
-	}
+	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+		if (kf->idx[need[i]] >= c->keep)
+			c->keep = kf->idx[need[i]] + 1;
 	if (kf->idx[C_STEP] >= 0)
 		kt->has_step = 1;
 	if (kf->idx[C_DEVICE] >= 0)
@@ -478,12 +437,140 @@ ktab_read(struct ktab *kt, struct src_file *pf, int fileno_)
 			buf_addc(&kt->pmunames, ']');
 		}
 	}
+}
+
+/* A row's times and device: 0, or -1 when the row is rejected (said). */
+static int
+krow_check(struct ktab *kt, const struct src_file *pf, struct csvin *c,
+    const struct kfile *kf, struct buf *scratch, int64_t t[3], int64_t *devp)
+{
+	const char *s;
+	size_t n;
+	int64_t start, dur, end, dev = -1;
+	int bi;
+
+	s = csv_field(c, kf->idx[C_START], &n);
+	if (us2ns(s, n, &start) != 0) {
+		kbad(kt, "%s:%lu: field \"%s\": not a time: '%s'", pf->path, c->recline,
+		    cols[C_START].names[0], cell_snip(s, n));
+		return -1;
+	}
+	s = csv_field(c, kf->idx[C_DUR], &n);
+	if (us2ns(s, n, &dur) != 0 || dur < 0) {
+		kbad(kt, "%s:%lu: field \"Duration(us)\": %s: '%s'", pf->path, c->recline,
+		    dur < 0 && dec_us2ns(s, n, &dur) == 0 ? "negative" : "not a number", cell_snip(s, n));
+		return -1;
+	}
+	/* end_ns is written: start + duration must be a time */
+	if (__builtin_add_overflow(start, dur, &end)) {
+		kbad(kt, "%s:%lu: start + duration past the range of 64-bit ns: '%s'",
+		    pf->path, c->recline, cell_snip(s, n));
+		return -1;
+	}
+	if ((bi = badintcell(c, kf, &s, &n)) >= 0) {
+		kbad(kt, "%s:%lu: field \"%s\": %s: '%s'", pf->path, c->recline,
+		    cols[bi].names[0], cell_digits(*s == '-' ? s + 1 : s, *s == '-' ? n - 1 : n) ?
+		    "out of the range of a 64-bit integer" : "not an integer", cell_snip(s, n));
+		return -1;
+	}
+	if (cell(c, kf, C_DEVICE, &s, &n)) {
+		int64_t v;
+
+		cell_trim(&s, &n);
+		if (cell_plainint(s, n)) {
+			dev = 0;
+			for (size_t i = 0; i < n; i++)
+				dev = dev * 10 + (s[i] - '0');
+		} else if (!cell_isnull(s, n) && dec_parse(s, n, 0, &v) == 0)
+			dev = v;
+	}
+	if (cell(c, kf, C_TASKTYPE, &s, &n)) {
+		cell_trim(&s, &n);
+		if (!(n == 4 && memcmp(s, "HCCL", 4) == 0) && cell_isnull(s, n))
+			kt->na_types++;
+	} else
+		kt->na_types++;
+	if (cell(c, kf, C_WAIT, &s, &n)) {
+		int64_t w;
+
+		cell_trim(&s, &n);
+		if (!cell_isnull(s, n) && (us2ns(s, n, &w) != 0 || w < 0)) {
+			/* The record's first half was formatted before
+			 * this check: its invalid UTF-8 counts. */
+			static const char nopre[64];
+			struct kout kh = { .pre = nopre, .overread = 1 };
+
+			kfields_head(&kh, c, kf);
+			scratch->len = 0;
+			rec_out_kernel(scratch, &kh);
+			kbad(kt, "%s:%lu: field \"Wait Time(us)\": not a non-negative number: '%s'",
+			    pf->path, c->recline, cell_snip(s, n));
+			return -1;
+		}
+	}
+	t[0] = start;
+	t[1] = dur;
+	t[2] = end;
+	*devp = dev;
+	return 0;
+}
+
+/* The table's file, opened (a copy when it is not a regular file). */
+static int
+kopen(struct ktab *kt, struct kread *kr, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY)) < 0 || fstat(fd, &st) != 0)
+		dieerr("%s", path);
+	kr->fd = -1;
+	kr->dev = st.st_dev;
+	kr->ino = st.st_ino;
+	if (!S_ISREG(st.st_mode)) {
+		kr->fd = tmpcopy(kt, fd, path);
+		close(fd);
+		fd = kr->fd;
+	}
+	return fd;
+}
+
+/*
+ * Read one kernel CSV into kt: every row is checked, and what the sort
+ * and the second reading need is kept (no text).  0, or -1 if the file
+ * is unusable.
+ */
+int
+ktab_read(struct ktab *kt, struct src_file *pf, int fileno_)
+{
+	struct kread *kr = &kt->kr[fileno_];
+	struct kfile *kf = &kr->kf;
+	struct csvin c;
+	struct buf scratch = {0};
+	struct timespec t0, tl;
+	unsigned long long lastb = 0;
+	int r;
+
+	csv_fdopen(&c, kopen(kt, kr, pf->path), pf->path);
+	c.ownfd = kr->fd < 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	tl = t0;
+	if ((r = csv_next(&c)) <= 0) {
+		if (r == 0)
+			kbad(kt, "%s:1: empty file, no header", pf->path);
+		else
+			kbad(kt, "%s:%lu: %s", pf->path, c.recline, c.err);
+		goto unusable;
+	}
+	if (mapheader(kt, &c, kf, pf->path) != 0) {
+		freekfile(kf);
+		goto unusable;
+	}
+	kf->nopmu = kt->nopmu;
+	kheader_seen(kt, &c, kf);
 	while ((r = csv_next(&c)) != 0) {
-		const char *s;
-		size_t n;
-		int64_t start, dur, end, dev = -1;
+		int64_t tm[3], dev;
 		struct krow *k;
-		int bi;
 
 		if (kt->progress && (c.bytes - lastb) > (8u << 20)) {
 			struct timespec t;
@@ -506,69 +593,9 @@ ktab_read(struct ktab *kt, struct src_file *pf, int fileno_)
 			kbad(kt, "%s:%lu: %d fields, header has %d", pf->path, c.recline, c.nf, kf->ncols);
 			continue;
 		}
-		s = csv_field(&c, kf->idx[C_START], &n);
-		if (us2ns(s, n, &start) != 0) {
+		if (krow_check(kt, pf, &c, kf, &scratch, tm, &dev) != 0) {
 			pf->rejected++;
-			kbad(kt, "%s:%lu: field \"%s\": not a time: '%s'", pf->path, c.recline,
-			    cols[C_START].names[0], cell_snip(s, n));
 			continue;
-		}
-		s = csv_field(&c, kf->idx[C_DUR], &n);
-		if (us2ns(s, n, &dur) != 0 || dur < 0) {
-			pf->rejected++;
-			kbad(kt, "%s:%lu: field \"Duration(us)\": %s: '%s'", pf->path, c.recline,
-			    dur < 0 && dec_us2ns(s, n, &dur) == 0 ? "negative" : "not a number", cell_snip(s, n));
-			continue;
-		}
-		/* end_ns is written: start + duration must be a time */
-		if (__builtin_add_overflow(start, dur, &end)) {
-			pf->rejected++;
-			kbad(kt, "%s:%lu: start + duration past the range of 64-bit ns: '%s'",
-			    pf->path, c.recline, cell_snip(s, n));
-			continue;
-		}
-		if ((bi = badintcell(&c, kf, &s, &n)) >= 0) {
-			pf->rejected++;
-			kbad(kt, "%s:%lu: field \"%s\": %s: '%s'", pf->path, c.recline,
-			    cols[bi].names[0], cell_digits(*s == '-' ? s + 1 : s, *s == '-' ? n - 1 : n) ?
-			    "out of the range of a 64-bit integer" : "not an integer", cell_snip(s, n));
-			continue;
-		}
-		if (cell(&c, kf, C_DEVICE, &s, &n)) {
-			int64_t v;
-
-			cell_trim(&s, &n);
-			if (cell_plainint(s, n)) {
-				dev = 0;
-				for (size_t i = 0; i < n; i++)
-					dev = dev * 10 + (s[i] - '0');
-			} else if (!cell_isnull(s, n) && dec_parse(s, n, 0, &v) == 0)
-				dev = v;
-		}
-		if (cell(&c, kf, C_TASKTYPE, &s, &n)) {
-			cell_trim(&s, &n);
-			if (!(n == 4 && memcmp(s, "HCCL", 4) == 0) && cell_isnull(s, n))
-				kt->na_types++;
-		} else
-			kt->na_types++;
-		if (cell(&c, kf, C_WAIT, &s, &n)) {
-			int64_t w;
-
-			cell_trim(&s, &n);
-			if (!cell_isnull(s, n) && (us2ns(s, n, &w) != 0 || w < 0)) {
-				/* The record's first half was formatted before
-				 * this check: its invalid UTF-8 counts. */
-				static const char nopre[64];
-				struct kout kh = { .pre = nopre, .overread = 1 };
-
-				kfields_head(&kh, &c, kf);
-				scratch.len = 0;
-				rec_out_kernel(&scratch, &kh);
-				pf->rejected++;
-				kbad(kt, "%s:%lu: field \"Wait Time(us)\": not a non-negative number: '%s'",
-				    pf->path, c.recline, cell_snip(s, n));
-				continue;
-			}
 		}
 		if (kt->n == kt->cap) {
 			kt->cap = kt->cap ? kt->cap * 2 : 4096;
@@ -576,16 +603,16 @@ ktab_read(struct ktab *kt, struct src_file *pf, int fileno_)
 		}
 		k = &kt->row[kt->n++];
 		k->dev = dev;
-		k->start = start;
-		k->dur = dur;
+		k->start = tm[0];
+		k->dur = tm[1];
 		k->off = c.recoff;
 		k->len = c.bytes - c.recoff > UINT32_MAX ? UINT32_MAX : (uint32_t)(c.bytes - c.recoff);
 		k->line = (uint32_t)c.recline;
 		k->file = (uint16_t)fileno_;
-		if (start < kt->minstart)
-			kt->minstart = start;
-		if (end > kt->maxend)
-			kt->maxend = end;
+		if (tm[0] < kt->minstart)
+			kt->minstart = tm[0];
+		if (tm[2] > kt->maxend)
+			kt->maxend = tm[2];
 		pf->emitted++;
 	}
 	if (kt->progress)

@@ -385,6 +385,13 @@ test_jq16(void)
 	CHECK(i64is(&r, "c", 1) && i64is(&r, "d", 1));
 	CHECK(rawis(rin_get(&r, "b"), "0.5"));
 	done(&r);
+}
+
+/* Nested values: checked whole, as libjq does. */
+static void
+test_nested(void)
+{
+	struct rin r;
 
 	/* A record consumed is checked whole (issue 14 item 6): a broken
 	 * nested value that no filter asks for is refused, with libjq's
@@ -464,6 +471,13 @@ test_jq16(void)
 			done(&r);
 		}
 	}
+}
+
+/* Keys and strings: duplicates, invalid UTF-8, escapes. */
+static void
+test_strings(void)
+{
+	struct rin r;
 
 	/* Duplicate keys: the last wins, as in jq, on the fast path and on
 	 * libjq's (asc(7)). */
@@ -504,6 +518,13 @@ test_jq16(void)
 	CHECK(stris(&r, "f", "\n\t\r\b\f/\\\""));
 	CHECK(strbytes(&r, "g", "", 1));
 	done(&r);
+}
+
+/* Lines that are not JSON objects. */
+static void
+test_notjson(void)
+{
+	struct rin r;
 
 	/* Not objects. */
 	CHECK(scanone(&r, "[1]") == -1);
@@ -787,6 +808,9 @@ main(void)
 	test_fast();
 	test_fallback();
 	test_jq16();
+	test_nested();
+	test_strings();
+	test_notjson();
 	test_lines();
 	test_write();
 	if (fails)
