@@ -334,6 +334,20 @@ layer_end(struct eng *e, int ei, int cut)
 	layer_close(e, ei);
 }
 
+/*
+ * Is name in the template of the layer type (a norm a model's layers run,
+ * not the once-per-step gradient norm)?
+ */
+static int
+intpl(const struct eng *e, int type, int name)
+{
+	for (int i = 0; i < e->nt; i++)
+		for (int j = 0; e->t[i].type == type && j < e->t[i].ntpl; j++)
+			if (e->t[i].tpl[j].name == name)
+				return 1;
+	return 0;
+}
+
 void
 eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
     const struct rfield *step, int64_t gap, int af)
@@ -394,7 +408,8 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 		e->seal = 0;
 	/* The embedding's kernels and once-per-step work (the gradient norm)
 	 * after a layer are not its own: the layer ends before them. */
-	if (k->flags & (F_EMB | F_ONCE))
+	if ((k->flags & F_EMB) || ((k->flags & F_ONCE) && e->open && e->cur.dir &&
+	    !intpl(e, T_BWD, k->name)))
 		sl = 2;
 	if (sl)
 		seal_open(e, sl);
