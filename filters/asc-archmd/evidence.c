@@ -516,9 +516,10 @@ s2_parts(jv S)
 		row(3, "Embedding (`aclnnEmbedding*`, `*EmbeddingDenseGrad*`, `*EmbeddingBag*`)", s,
 		    has(S, "pipeline_stages") && gi(S, "pipeline_stage") == 0 ?
 		    "the input embedding, held by this first pipeline stage: the embedding part, not a "
-		    "layer (section 6 names a layer whose span holds its gradient kernels)" :
-		    "the embedding part, not a layer (section 6 names a layer whose span holds its "
-		    "gradient kernels)");
+		    "layer (no layer's wall holds its kernels: they run before a pass's first layer "
+		    "or after its last)" :
+		    "the embedding part, not a layer (no layer's wall holds its kernels: they run "
+		    "before a pass's first layer or after its last)");
 	}
 	if (!train) {
 		snprintf(s, sizeof s, "%lld layers", (long long)gi(S, "sampling_layers"));
@@ -648,6 +649,21 @@ notypes(void)
 	return 1;
 }
 
+/* Does the profile have backward layers (asc-parts cuts its backward by them)? */
+static int
+bwdlayers(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < len(P.types) && !n; i++) {
+		jv t = at(P.types, i);
+
+		n = strcmp(gs(t, "layer_type"), "backward") == 0;
+		jv_free(t);
+	}
+	return n;
+}
+
 /* Training: the runs of forward, backward and optimizer kernels. */
 static void
 phasetable(void)
@@ -697,6 +713,17 @@ phasetable(void)
 			    "critical path, not backward compute.", (long long)gi(r, "run"),
 			    ms(gi(g, "wait_start_ns")), ms(gi(g, "wait_end_ns")), ms(gi(g, "wait_ns")),
 			    code(gs(g, "wait_on")));
+		if (i == len(P.phases) - 1 && m && bwdlayers())
+			/* The anomaly report cuts the same kernels by part: say where. */
+			pf(" The anomaly report's parts (asc-parts) cut these boundaries "
+			    "otherwise: its backward ends with the last backward layer%s; the "
+			    "gradient-norm check and scaling (a `fia.grad_norm` kernel and those "
+			    "after it) before the first collective, counted here in the backward "
+			    "run, are in its gradient sync part; and the optimizer's clip-grad-norm "
+			    "(from the gradient-norm kernels after the last collective), counted "
+			    "here in the gradient sync, is its gradient clipping part.",
+			    gi(P.summary, "embedding_backward_kernels") > 0 ?
+			    " and the embedding backward (a part of its own, not a layer's)" : "");
 		if (i == len(P.phases) - 1 && m)
 			pf("\n\n");
 		jv_free(g);

@@ -46,6 +46,7 @@
 #define F_IFA	0x2000	/* decode attention by name (IncreFlashAttention) */
 #define F_EMB	0x4000	/* the embedding's lookup or gradient */
 #define F_SEED	0x8000	/* the ones a backward's gradient starts from */
+#define F_ONCE	0x10000	/* once-per-step work: the gradient norm (fia.grad_norm) */
 
 enum { C_COMPUTE, C_COMM, C_AICPU };
 enum { FC_NONE, FC_PREFILL, FC_DECODE, FC_AMBIG };

@@ -6,7 +6,6 @@
 
 #include "dec.h"
 #include "rec.h"
-#include "rules.h"
 #include "util.h"
 
 #include "fia.h"
@@ -236,22 +235,19 @@ layer_close(struct eng *e, int ei)
 					    t->first, t->ntpl);
 					buf_adds(&tb, s);
 				}
-				/* Names in this layer that the template lacks; the
-				 * embedding's (its lookup or gradient) apart. */
-				for (int emb = 0; emb < 2; emb++, shown = 0)
-					for (size_t i = 0; i < e->ndn && shown < 4; i++) {
-						int in = 0;
+				/* Names in this layer that the template lacks (the
+				 * embedding's never: they end a layer, eng_kernel). */
+				for (size_t i = 0; i < e->ndn && shown < 4; i++) {
+					int in = 0;
 
-						for (int j = 0; j < t->ntpl && !in; j++)
-							in = t->tpl[j].name == e->dn[i];
-						if (in || !!rules_match("fia.embedding", names[e->dn[i]].s) != emb)
-							continue;
-						buf_adds(&tb, shown ? ", " : emb ? "; in its span, the "
-						    "embedding's kernels (the embedding part, not this "
-						    "layer's): " : "; not in the template: ");
-						buf_adds(&tb, names[e->dn[i]].s);
-						shown++;
-					}
+					for (int j = 0; j < t->ntpl && !in; j++)
+						in = t->tpl[j].name == e->dn[i];
+					if (in)
+						continue;
+					buf_adds(&tb, shown ? ", " : "; not in the template: ");
+					buf_adds(&tb, names[e->dn[i]].s);
+					shown++;
+				}
 				anomaly(t, &tb);
 			}
 		}
@@ -338,6 +334,20 @@ layer_end(struct eng *e, int ei, int cut)
 	layer_close(e, ei);
 }
 
+/*
+ * Is name in the template of the layer type (a norm a model's layers run,
+ * not the once-per-step gradient norm)?
+ */
+static int
+intpl(const struct eng *e, int type, int name)
+{
+	for (int i = 0; i < e->nt; i++)
+		for (int j = 0; e->t[i].type == type && j < e->t[i].ntpl; j++)
+			if (e->t[i].tpl[j].name == name)
+				return 1;
+	return 0;
+}
+
 void
 eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
     const struct rfield *step, int64_t gap, int af)
@@ -394,8 +404,13 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 		return;
 	}
 	/* A gradient kernel after a gradient sync: the sync overlaps the pass. */
-	if (e->seal == 1 && (k->flags & F_BWD))
+	if (e->seal == 1 && (k->flags & F_BWD) && !(k->flags & (F_EMB | F_ONCE)))
 		e->seal = 0;
+	/* The embedding's kernels and once-per-step work (the gradient norm)
+	 * after a layer are not its own: the layer ends before them. */
+	if ((k->flags & F_EMB) || ((k->flags & F_ONCE) && e->open && e->cur.dir &&
+	    !intpl(e, T_BWD, k->name)))
+		sl = 2;
 	if (sl)
 		seal_open(e, sl);
 	if (e->seal) {

@@ -125,6 +125,7 @@ loadroles(void)
 	rules_list("fia.optimizer");
 	rules_list("fia.loss");
 	rules_list("fia.embedding");
+	rules_list("fia.grad_norm");
 	rules_list("fia.p2p");
 	rules_list("fia.prefill_attention");
 	rules_list("fia.decode_attention");
@@ -240,6 +241,7 @@ kname(const char *s, size_t n)
 	c->flags |= rules_match("fia.p2p", c->s) ? F_P2P : 0;
 	c->flags |= rules_match("fia.embedding", c->s) ? F_EMB : 0;
 	c->flags |= rules_match("fia.grad_seed", c->s) ? F_SEED : 0;
+	c->flags |= rules_match("fia.grad_norm", c->s) ? F_ONCE : 0;
 	/* Prompt / incremental flash attention are prefill / decode FIA by
 	 * definition: FIA markers whose class is their name. */
 	if (!(c->flags & F_FIA)) {

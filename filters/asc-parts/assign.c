@@ -204,6 +204,32 @@ stretchkind(size_t a, size_t b, const struct layer *prev, const struct layer *ne
 }
 
 /*
+ * An embedding backward stretch [a, b) after a backward layer (asc-fia
+ * ends the layer before the embedding's kernels) ends as splitembed ends
+ * one inside a layer: at a gradient-norm kernel after its first embedding
+ * gradient kernel (gradient sync from there) or at a forward embedding
+ * kernel (the next micro-batch's embedding).  Returns whether it did.
+ */
+static int
+ebwdtail(size_t a, size_t b)
+{
+	size_t j = a, t;
+
+	while (j < b && !S.k[j].egrad)
+		j++;
+	for (t = j; t < b && !S.k[t].gnorm && !(S.k[t].embed && !S.k[t].egrad); t++)
+		;
+	if (t == b)
+		return 0;
+	if (!S.k[t].gnorm)
+		for (size_t f = t; t < b; t++)
+			S.k[t].kind = K_EMBED, S.k[t].key = (long)f;
+	for (size_t ri = t < b ? runof(0, &S.k[t]) : 0; t < b; t++)
+		S.k[t].kind = K_GSYNC, S.k[t].key = (long)ri;
+	return 1;
+}
+
+/*
  * The kernels of a layered training capture outside the layers: send /
  * receive runs (a wait between the last forward and the first backward
  * layer), and stretches cut where the phase run changes.
@@ -254,7 +280,7 @@ markstretches(void)
 
 		for (size_t j = i; j < b; j++)
 			S.k[j].kind = k, S.k[j].key = key;
-		lastkind = k, lastend = b, i = b;
+		lastkind = k == K_EBWD && ebwdtail(i, b) ? -1 : k, lastend = b, i = b;
 	}
 }
 
