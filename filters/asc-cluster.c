@@ -612,33 +612,97 @@ bybandstake(const void *a, const void *b)
 	return bystake(a, b);
 }
 
+/*
+ * The rank reports' own first findings (P0), to which the list points:
+ * it holds only what the ranks show together.  *least: the least of
+ * their stakes (UNSET: none given), which a cluster item must reach to
+ * be P0 itself: it would then lead that rank's list too.
+ */
+static void
+ranktops(const struct job *j, int64_t *least)
+{
+	char nm[64], t1[64];
+	int n = 0;
+
+	*least = UNSET;
+	for (size_t i = 0; i < nrtop; i++) {
+		const struct rtop *r = &rtops[i];
+
+		if (!injob(j, r->rank))
+			continue;
+		if (r->stake != UNSET && (*least == UNSET || r->stake < *least))
+			*least = r->stake;
+		if (md)
+			fprintf(md, "%s%s's %s (P0, %s per step%s): %s", n++ ? "; " :
+			    "This list holds what the ranks show together (groups, late ranks, links); each rank's own findings are in its report, led by ",
+			    rname(&ranks[r->rank], nm), mdt(r->id, 0), r->stake == UNSET ? "none" : hd(r->stake, t1),
+			    r->ub ? ", an upper bound" : "", mdt(r->head, 0));
+	}
+	if (md && n)
+		fprintf(md, ". An item here takes the rank reports' priority scale on its own stake, and P0 only the first and only when it is at least as large as a rank's own P0 (it would lead that rank's list too).\n\n");
+}
+
+/* Where the rank reports hold a group's stake in a finding of another
+ * priority than pri (their finding sums several groups'): say so. */
+static void
+grouppri(const struct job *j, const char *g, int pri, struct buf *o)
+{
+	char nm[64], t1[64], t2[64];
+	int n = 0;
+
+	for (size_t i = 0; g && i < ngs; i++) {
+		const struct gstake *s = &gss[i];
+
+		if (!injob(j, s->rank) || strcmp(s->group, g) != 0 || s->rpri == pri || s->rpri > 3)
+			continue;
+		if (n++ == 0)
+			bprintf(o, "; P%d here, on this item's own stake: the rank reports count the group in a finding of theirs that sums several groups' stakes, ", pri);
+		else
+			bprintf(o, ", ");
+		bprintf(o, "%s's %s (P%d, %s per step, %s of it this group's)", rname(&ranks[s->rank], nm),
+		    s->rid, s->rpri, s->rstake == UNSET ? "none" : hd(s->rstake, t1),
+		    s->stake == UNSET ? "none" : hd(s->stake, t2));
+	}
+}
+
 /* The recommendations, on the rank reports' priority scale. */
 static void
 wrecos(const struct job *j, int64_t mstep)
 {
 	char t1[64];
+	int64_t top;
 
 	jsarray("recommendations");
 	bandstep = mstep;
 	if (nreco > 1)	/* never a NULL base, even for zero items */
 		qsort(recos, (size_t)nreco, sizeof *recos, bybandstake);
 	if (md)
-		fprintf(md, "\n## Recommendations (by priority, then time at stake per step; an upper bound after the measured figures of its priority)\n\n");
+		fprintf(md, "\n## Recommendations (across the ranks; by priority, then time at stake per step; estimates and upper bounds after the measured figures of their priority)\n\n");
+	ranktops(j, &top);
 	for (int k = 0; k < nreco; k++) {
 		/* The rank reports' scale (asc-judge): by the share of the
-		 * median step at stake, P0 only for the first. */
+		 * median step at stake, P0 only for the first, and only
+		 * when no less than a rank's own P0. */
 		double sh = mstep == UNSET || mstep <= 0 || recos[k].stake == UNSET ? 0 :
 		    (double)recos[k].stake / (double)mstep;
-		int pri = k == 0 && sh >= 0.05 ? 0 : sh >= 0.10 ? 1 : sh >= 0.02 ? 2 : 3;
+		int pri = k == 0 && sh >= 0.05 && (top == UNSET || recos[k].stake >= top) ? 0 :
+		    sh >= 0.10 ? 1 : sh >= 0.02 ? 2 : 3;
+		struct buf txt = {0};
 
+		bprintf(&txt, "%s", recos[k].text);
+		if (txt.len && txt.p[txt.len - 1] == '.')
+			txt.p[--txt.len] = '\0';
+		grouppri(j, recos[k].group, pri, &txt);
+		bprintf(&txt, ".");
 		rbegin("recommendation", j);
 		out_i64(&rb, "priority", pri);
 		put_ns(&rb, "time_at_stake", recos[k].stake);
-		out_cstr(&rb, "text", recos[k].text);
+		out_cstr(&rb, "text", txt.p);
 		out_bool(&rb, "upper_bound", recos[k].ub);
 		rput();
 		if (md)
-			fprintf(md, "%d. P%d (%s): %s\n", k + 1, pri, hd(recos[k].stake, t1), mdt(recos[k].text, 0));
+			fprintf(md, "%d. P%d (%s): %s\n", k + 1, pri, hd(recos[k].stake, t1), mdt(txt.p, 0));
+		buf_free(&txt);
 	}
 	if (md && nreco == 0)
 		fprintf(md, "No rank, collective or link stands out across the job.\n");

@@ -115,6 +115,12 @@ struct ppst {
 	/* pipeline_stake.rebalance_ms: what rebalancing the stages wins
 	 * (wimb is won only were the peer stage as fast); UNSET unknown */
 	int64_t	 rebal;
+	/* the rank report's own last stretch when it ends at a once-per-step
+	 * part (per_step_part) before nextop: its length, its device idle
+	 * and that part's time before nextop; mbpart NULL when it does not */
+	char	*mbpart;
+	int64_t	 mbafter, mbidle, mbcut;
+	int	 mbs;			/* microbatches, 0 unknown */
 };
 extern struct ppst *pps;
 extern size_t npps;
@@ -142,8 +148,22 @@ struct gstake {
 	char	*group, *how;
 	int64_t	 stake, compute, halfxfer;	/* UNSET: not given */
 	int	 ub;			/* its upper_bound */
+	char	*rid;			/* the rank report's finding holding it */
+	int	 rpri;			/* that finding's priority */
+	int64_t	 rstake;		/* and its stake, UNSET: none */
 };
 extern struct gstake *gss;
+
+/* A rank report's first finding (P0): its id, stake (UNSET: none) and
+ * headline, for the cluster's pointer to it. */
+struct rtop {
+	int	 rank;
+	char	*id, *head;
+	int64_t	 stake;
+	int	 ub;
+};
+extern struct rtop *rtops;
+extern size_t nrtop;
 extern size_t ngs;
 
 /* A long Notify_Wait of a rank's HCCL tasks: on which peer (the tasks'
@@ -220,6 +240,7 @@ struct reco {
 	int64_t	 stake;
 	char	*text;
 	int	 ub;			/* an upper bound only because a figure is unmeasured */
+	const char *group;		/* a group finding's group, else NULL */
 };
 extern struct reco *recos;
 extern int nreco;
@@ -261,6 +282,7 @@ int bycaused(const void *a, const void *b);
 void addreco(int64_t stake, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int bystake(const void *a, const void *b);
 void recoub(void);
+void recogroup(const char *);
 const char *ubwhy(int ri, char *t);
 char *relpath(const char *from, const char *to);
 int injob(const struct job *j, int ri);

@@ -145,18 +145,27 @@ idlein(int ri, int64_t a0, int64_t z0)
 	return idle;
 }
 
-/* The same stretch in its rank report's pipeline stages. */
+/* The same stretch in its rank report's pipeline stages.  A report
+ * that ends its last micro-batch at a once-per-step part measures a
+ * shorter stretch than this one (to the collective): say which. */
 static void
 ppsidle(int ri, const struct cinst *prev, const struct cinst *me, struct buf *out)
 {
-	char h[64];
+	char h[64], h2[64], h3[64];
 
-	for (size_t a = 0; a < npps; a++)
-		if (pps[a].rank == ri && pps[a].lastidle != UNSET && pps[a].lastop && pps[a].nextop &&
-		    strcmp(pps[a].lastop, prev->op) == 0 && strcmp(pps[a].nextop, me->op) == 0) {
-			bprintf(out, "; its rank report, which counts every gap, gives %s there", hd(pps[a].lastidle, h));
-			break;
-		}
+	for (size_t a = 0; a < npps; a++) {
+		const struct ppst *p = &pps[a];
+
+		if (p->rank != ri || p->lastidle == UNSET || !p->lastop || !p->nextop ||
+		    strcmp(p->lastop, prev->op) != 0 || strcmp(p->nextop, me->op) != 0)
+			continue;
+		if (p->mbpart)
+			bprintf(out, "; its rank report, which counts every gap, gives %s of idle in the %s from %s to its %s part, a shorter stretch: it leaves out that part's %s before %s, once-per-step work, not a micro-batch's",
+			    hd(p->mbidle, h), hd(p->mbafter, h2), prev->op, p->mbpart, hd(p->mbcut, h3), me->op);
+		else
+			bprintf(out, "; its rank report, which counts every gap, gives %s there", hd(p->lastidle, h));
+		break;
+	}
 }
 
 /*

@@ -245,6 +245,7 @@ addreco(int64_t stake, const char *fmt, ...)
 	recos = xreallocarray(recos, (size_t)nreco + 1, sizeof *recos);
 	recos[nreco].stake = stake;
 	recos[nreco].ub = 0;
+	recos[nreco].group = NULL;
 	va_start(ap, fmt);
 	bvprintf(&b, fmt, ap);
 	va_end(ap);
@@ -258,6 +259,15 @@ recoub(void)
 {
 	if (nreco > 0)
 		recos[nreco - 1].ub = 1;
+}
+
+/* The last recommendation is about group g (its rank reports' stakes
+ * for it may sit in a finding of theirs of another priority). */
+void
+recogroup(const char *g)
+{
+	if (nreco > 0)
+		recos[nreco - 1].group = g;
 }
 
 /* Why rank ri's report gives an upper bound: no kernel table, or its

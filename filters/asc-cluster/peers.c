@@ -236,6 +236,7 @@ xferreco(const struct job *j, size_t k, int64_t least, int64_t stake, int64_t mo
 	addreco(stake, "Group %s (%s) spends %s per step in its %s, transfer-bound: by the bandwidth table %s; at most %s per step can be a wait on global rank%s %s (not in this input)%s; %s.",
 	    rgs[k].group, rgs[k].role ? rgs[k].role : "no role", hd(least, t2), rgs[k].kind ? rgs[k].kind : "ops",
 	    bound, hd(mostwait, t1), nout > 1 ? "s" : "", out, adv.p, sk.p);
+	recogroup(rgs[k].group);
 	if (ub)
 		recoub();
 	buf_free(&adv);
@@ -377,6 +378,7 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 		    rgs[k].kind ? rgs[k].kind : "ops",
 		    wtxt.len ? ", of which acting could win, by the rank reports: " : " (all of it at most at stake: no rank report in this input gives what acting could win",
 		    wtxt.len ? wtxt.p : "", wtxt.len ? "" : ")", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p, pp.p);
+		recogroup(g);
 		if (ub && stake != least)
 			recoub();
 		buf_free(&st);
@@ -385,6 +387,7 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 		addreco(least, "Group %s (%s) has members not in this input (global rank%s %s, by parallel_group_info): the ranks in this input spend %s per step in its %s (all of it at most at stake); the input holds no HCCL tasks to measure the wait on %s: profile global rank%s %s (or all ranks).",
 		    g, rgs[k].role ? rgs[k].role : "no role", nout > 1 ? "s" : "", out.p, hd(least, t2),
 		    rgs[k].kind ? rgs[k].kind : "ops", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p);
+	recogroup(g);
 done:
 	buf_free(&out);
 	buf_free(&who);
@@ -437,6 +440,7 @@ exposedgroup(const struct job *j, size_t k, int in, int64_t size)
 	    who.p, hd(least, t2),
 	    rgs[k].role && strncmp(rgs[k].role, "dp", 2) == 0 ?
 	    " (data-parallel gradients: the reduce-scatter under the backward, the all-gather under the next forward, e.g. Megatron's overlap_grad_reduce / overlap_param_gather)" : "");
+	recogroup(g);
 out:
 	buf_free(&who);
 }

@@ -13,6 +13,35 @@
 #include "cluster.h"
 
 /*
+ * How a rank report cut its stage's last stretch: at a once-per-step part
+ * (left out), or, without a kernel table, at the step's next op with
+ * whatever once-per-step work runs before it; then whether another rank
+ * of the job cut its own otherwise, so the two do not compare alike.
+ */
+static void
+ppcut(const struct job *j, const struct ppst *x, struct buf *b)
+{
+	char t1[64], t2[64], nm[64];
+
+	if (x->mbpart) {
+		bprintf(b, " (its last stretch ends at its %s part: its %s of once-per-step work before %s left out)",
+		    x->mbpart, hd(x->mbcut, t1), x->nextop);
+		return;
+	}
+	if (!x->est || x->nextop == NULL)
+		return;
+	bprintf(b, " (its first forward estimated, and its last stretch runs to %s with whatever once-per-step work runs before it: no kernel table",
+	    x->nextop);
+	for (size_t a = 0; a < npps; a++)
+		if (injob(j, pps[a].rank) && pps[a].rank != x->rank && pps[a].mbpart && pps[a].mbs > 0) {
+			bprintf(b, "; %s's stage time leaves that work out, %s per step there (%s per micro-batch): the two are not cut alike, and differ by up to that much for a reason other than the stages",
+			    rname(&ranks[pps[a].rank], nm), hd(pps[a].mbcut, t1), hd(pps[a].mbcut / pps[a].mbs, t2));
+			break;
+		}
+	bprintf(b, ")");
+}
+
+/*
  * A pp group's stage imbalance as the rank reports give it (asc-judge's
  * pipeline_stages), for each rank of the job in the group, into b;
  * returns whether a stage is the slower by 10 % or more.
@@ -31,10 +60,10 @@ ppimbalance(const struct job *j, const char *g, const char *peers, int npeer, st
 		    x->peer == UNSET || x->imb == NULL)
 			continue;
 		peer = strcmp(x->imb, "peer") == 0;
-		bprintf(b, "%s%s's stage takes %s%s per micro-batch%s, the peer stage (global rank%s %s) %s",
-		    b->len ? "; " : "", rname(&ranks[x->rank], nm), x->est ? "about " : "", hd(x->here, t1),
-		    x->est ? " (its first forward estimated: no kernel table)" : "",
-		    npeer > 1 ? "s" : "", peers, hd(x->peer, t2));
+		bprintf(b, "%s%s's stage takes %s%s per micro-batch", b->len ? "; " : "", rname(&ranks[x->rank], nm),
+		    x->est ? "about " : "", hd(x->here, t1));
+		ppcut(j, x, b);
+		bprintf(b, ", the peer stage (global rank%s %s) %s", npeer > 1 ? "s" : "", peers, hd(x->peer, t2));
 		if (peer && x->perstep != UNSET) {
 			bprintf(b, ": the peer stage is the slower, by %s per micro-batch (%.0f%%), %s per step of the bubble on %s",
 			    hd(x->peer - x->here, t3), x->ratio * 100, hd(x->perstep, t4), rname(&ranks[x->rank], nm));

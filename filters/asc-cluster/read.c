@@ -27,6 +27,8 @@ struct ppst *pps;
 size_t npps;
 struct gstake *gss;
 size_t ngs;
+struct rtop *rtops;
+size_t nrtop;
 struct pwait *pws;
 size_t npw;
 struct lwait *lws;
@@ -579,10 +581,11 @@ ppidle(jv s, struct ppst *x)
 	char t[256];
 
 	/* one stretch before the first op, one after each */
-	if (no > 0 && ns == no + 1 && strcmp(jvs(s, "next_op", t, sizeof t), "-") != 0) {
+	if (strcmp(jvs(s, "next_op", t, sizeof t), "-") != 0)
+		x->nextop = xstrdup(t);
+	if (no > 0 && ns == no + 1 && x->nextop) {
 		jv lo = jv_array_get(jv_copy(ops), no - 1), li = jv_array_get(jv_copy(st), ns - 1);
 
-		x->nextop = xstrdup(t);
 		if (jv_get_kind(lo) == JV_KIND_STRING && jv_get_kind(li) == JV_KIND_NUMBER) {
 			x->lastop = xstrdup(jv_string_value(lo));
 			x->lastidle = llround(jv_number_value(li) * 1e6);
@@ -590,15 +593,76 @@ ppidle(jv s, struct ppst *x)
 		jv_free(lo);
 		jv_free(li);
 	}
+	x->mbpart = NULL;
+	x->mbafter = jvms(s, "after_microbatch_ms");
+	x->mbcut = jvms(s, "per_step_ms");
+	x->mbidle = UNSET;
+	{
+		jv m = jv_object_get(jv_copy(s), jv_string("microbatches"));
+
+		x->mbs = jv_get_kind(m) == JV_KIND_NUMBER ? (int)jv_number_value(m) : 0;
+		jv_free(m);
+	}
+	if (x->lastop && strcmp(jvs(s, "per_step_part", t, sizeof t), "-") != 0) {
+		jv mb = jv_object_get(jv_copy(s), jv_string("here_idle_microbatch_stretches_ms"));
+		jv mi = jv_get_kind(mb) == JV_KIND_ARRAY && jv_array_length(jv_copy(mb)) == ns ?
+		    jv_array_get(jv_copy(mb), ns - 1) : jv_null();
+
+		if (jv_get_kind(mi) == JV_KIND_NUMBER && x->mbafter != UNSET && x->mbcut != UNSET) {
+			x->mbpart = xstrdup(t);
+			x->mbidle = llround(jv_number_value(mi) * 1e6);
+		}
+		jv_free(mi);
+		jv_free(mb);
+	}
 	jv_free(ops);
 	jv_free(st);
+}
+
+/* A recommendation's priority: 0 for "P0" ..., 9 when it has none. */
+static int
+recpri(jv r)
+{
+	char t[16];
+
+	return strcmp(jvs(r, "priority", t, sizeof t), "-") != 0 && t[0] == 'P' && t[1] >= '0' && t[1] <= '9' ?
+	    t[1] - '0' : 9;
+}
+
+/* A rank report's P0 finding, which the cluster points to. */
+static void
+rankp0(jv r, int ri)
+{
+	char id[16], h[1024];
+	jv u;
+
+	if (recpri(r) != 0)
+		return;
+	rtops = xreallocarray(rtops, nrtop + 1, sizeof *rtops);
+	rtops[nrtop].rank = ri;
+	rtops[nrtop].id = xstrdup(jvs(r, "id", id, sizeof id));
+	jvs(r, "headline", h, sizeof h);
+	if (*h && h[strlen(h) - 1] == '.')	/* the cluster's sentence goes on */
+		h[strlen(h) - 1] = '\0';
+	rtops[nrtop].head = xstrdup(h);
+	rtops[nrtop].stake = jvms(r, "time_at_stake_ms");
+	u = jv_object_get(jv_copy(r), jv_string("stake_upper_bound"));
+	rtops[nrtop++].ub = jv_get_kind(u) == JV_KIND_TRUE;
+	jv_free(u);
 }
 
 /* The stake_by_group entries of one recommendation of a rank report. */
 static void
 groupstakes(jv r, int ri)
 {
-	jv sg = jv_object_get(r, jv_string("stake_by_group"));
+	char rid[16];
+	int rpri = recpri(r);
+	int64_t rstake = jvms(r, "time_at_stake_ms");
+	jv sg;
+
+	rankp0(r, ri);
+	jvs(r, "id", rid, sizeof rid);
+	sg = jv_object_get(r, jv_string("stake_by_group"));
 
 	if (jv_get_kind(sg) == JV_KIND_ARRAY)
 		jv_array_foreach(sg, i, e) {
@@ -606,12 +670,15 @@ groupstakes(jv r, int ri)
 
 			if (strcmp(jvs(e, "group", g, sizeof g), "-") != 0) {
 				struct gstake x = { ri, xstrdup(g), xstrdup(jvs(e, "how", h, sizeof h)),
-				    jvms(e, "stake_ms"), jvms(e, "compute_ms"), jvms(e, "half_transfer_ms"), 0 };
+				    jvms(e, "stake_ms"), jvms(e, "compute_ms"), jvms(e, "half_transfer_ms"), 0, NULL, 9, UNSET };
 
 				jv u = jv_object_get(jv_copy(e), jv_string("upper_bound"));
 
 				x.ub = jv_get_kind(u) == JV_KIND_TRUE;
 				jv_free(u);
+				x.rid = xstrdup(rid);
+				x.rpri = rpri;
+				x.rstake = rstake;
 				gss = xreallocarray(gss, ngs + 1, sizeof *gss);
 				gss[ngs++] = x;
 			}
@@ -632,7 +699,8 @@ onverdict(struct rin *in, int ri)
 		jv s = jv_object_get(jv_array_get(jv_copy(rv), i), jv_string("pipeline_stages"));
 		char t[64];
 		jv ps = jv_object_get(jv_array_get(jv_copy(rv), i), jv_string("pipeline_stake"));
-		struct ppst x = { ri, NULL, NULL, UNSET, UNSET, UNSET, 0, 0, 0, UNSET, UNSET, UNSET, 0, NULL, NULL, UNSET, 0, UNSET };
+		struct ppst x = { ri, NULL, NULL, UNSET, UNSET, UNSET, 0, 0, 0, UNSET, UNSET, UNSET, 0, NULL, NULL, UNSET, 0, UNSET,
+		    NULL, UNSET, UNSET, UNSET, 0 };
 
 		if (jv_get_kind(s) == JV_KIND_OBJECT && strcmp(jvs(s, "group", t, sizeof t), "-") != 0) {
 			jv v;
