@@ -380,7 +380,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
     if $ct == 0 then "no compute kernels" else
     ($c | map(select($OB[.op].b != null)) | group_by($OB[.op].b) | map({b: $OB[.[0].op].b, t: (map(.kernel_sum_ns) | add)}) | sort_by(-.t, .b) |
      map("\(.b | code) \(share(.t; $ct) | if . < 0.0005 then "<0.1%" else pctx end)") | join(", ")) + " of \($ct / 1e6 | dur)" end;
-  "Block / side per part, as asc-segment(1) splits its structures: block is the main compute chain (compute kernels of at least \(($MP.block_min_ns // 0) / 1000) µs on the step's stream with the most compute time), side the rest (communication, AI CPU, small ops, other streams); each cell: kernels · kernel sum · busy union · wall · total cost, summed over the parts of a kind. " +
+  "Block / side per part, as asc-segment(1) splits its structures: block is the main compute chain (kernels of a compute or unknown task type, at least \(($MP.block_min_ns // 0) / 1000) µs long, on the step's stream with the most compute time), side the rest (communication, AI CPU, small ops, other streams); each cell: kernels · kernel sum · busy union · wall · total cost, summed over the parts of a kind. " +
   (if $pmu then "PMU: the part's compute kernel time by the bound class of its ops (asc-ops' judgement of each op by name over all its calls, the PMU judgement below), as shares of it." else "PMU: not available in this capture (see the PMU judgement below)." end) + "\n\n" +
   table(["part", "block", "side"] + (if $pmu then ["PMU (share of compute time)"] else [] end);
     $MP.kinds | map([(.label | md), bs(.block_side[0]), bs(.block_side[1])] + (if $pmu then [pmucls(.)] else [] end))) + "\n\n"
