@@ -184,6 +184,7 @@ kernelrec(struct rin *r)
 		rf_str(k.task_type, &tmp);
 	buf_addc(&tmp, '\0');
 	x->comm = rules_match("ops.comm_task_types", tmp.p);
+	x->cls = (unsigned)tt_class(tmp.p);
 	const char *nm = S.names.p + x->no;
 
 	x->p2p = rules_match("fia.p2p", nm);

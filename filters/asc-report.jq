@@ -365,10 +365,26 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
   [ $MP.kinds[] | select(.kind == "gradient_sync" and .kernel_sum_ns > .wall_ns) |
     "The gradient sync's kernel sum (\(.kernel_sum_ms | dur)) exceeds its wall (\(.wall_ms | dur)): it holds whole the collectives begun inside the backward that outlast its last compute kernel, where the backward ends (as asc-fia's phases cut it): their time before that lies in the backward's wall (its busy union's plus) but counts in the gradient sync's kernel sum." ] | join(" ") |
   if . == "" then "" else . + "\n\n" end) +
- "Inside each part, its top kernels by kernel sum and its sides (op families and communication: kernel sum, busy union, wall, total cost):\n\n" +
+ "Inside each part, its top kernels by kernel sum and its kernel time by op family (op families and communication: kernel sum, busy union, wall, total cost):\n\n" +
  ($MP.kinds | map("- **\(.label | md)**: " +
    (.top_kernels | map("\(.name | code) \(.kernel_sum_ms | dur)" + (if .kernels > 1 then " (\(.kernels) kernels)" else "" end)) | join(", ")) +
-   "; by side: " + (.sides | sort_by(-.kernel_sum_ns) | map("\(.side | md) \(.kernel_sum_ms | dur) (busy \(.busy_union_ms | dur), wall \(.wall_ms | dur), cost \(.total_cost_ms | dur))") | join(", ")) + ".") | join("\n")) + "\n\n" +
+   "; by op family: " + (.sides | sort_by(-.kernel_sum_ns) | map("\(.side | md) \(.kernel_sum_ms | dur) (busy \(.busy_union_ms | dur), wall \(.wall_ms | dur), cost \(.total_cost_ms | dur))") | join(", ")) + ".") | join("\n")) + "\n\n" +
+ # step -> part -> block / side -> op -> PMU: per kind of part, the block
+ # / side split (asc-parts, asc-segment's rule) and its compute kernel time
+ # by the bound class asc-ops gives each op (view name).
+ (if any($MP.kinds[]; .block_side != null) then
+  (reduce ((.op // [])[] | select((.view // "name") == "name")) as $o ({}; .[$o.key] = {c: $o.task_class, b: (if $o.pmu.status == "available" then $o.pmu.bound else null end)})) as $OB |
+  (any($OB[]; .b != null)) as $pmu |
+  def bs($x): if $x.kernels == 0 then "none" else "\($x.kernels) · \($x.kernel_sum_ms | dur) · \($x.busy_union_ms | dur) · \($x.wall_ms | dur) · \($x.total_cost_ms | dur)" end;
+  def pmucls($k): ([$k.ops[]? | select($OB[.op].c == "compute")] ) as $c | ($c | map(.kernel_sum_ns) | add // 0) as $ct |
+    if $ct == 0 then "no compute kernels" else
+    ($c | map(select($OB[.op].b != null)) | group_by($OB[.op].b) | map({b: $OB[.[0].op].b, t: (map(.kernel_sum_ns) | add)}) | sort_by(-.t, .b) |
+     map("\(.b | code) \(share(.t; $ct) | if . < 0.0005 then "<0.1%" else pctx end)") | join(", ")) + " of \($ct / 1e6 | dur)" end;
+  "Block / side per part, as asc-segment(1) splits its structures: block is the main compute chain (kernels of a compute or unknown task type, at least \(($MP.block_min_ns // 0) / 1000) µs long, on the step's stream with the most compute time), side the rest (communication, AI CPU, small ops, other streams); each cell: kernels · kernel sum · busy union · wall · total cost, summed over the parts of a kind. " +
+  (if $pmu then "PMU: the part's compute kernel time by the bound class of its ops (asc-ops' judgement of each op by name over all its calls, the PMU judgement below), as shares of it." else "PMU: not available in this capture (see the PMU judgement below)." end) + "\n\n" +
+  table(["part", "block", "side"] + (if $pmu then ["PMU (share of compute time)"] else [] end);
+    $MP.kinds | map([(.label | md), bs(.block_side[0]), bs(.block_side[1])] + (if $pmu then [pmucls(.)] else [] end))) + "\n\n"
+  else "" end) +
  "Each part, asc-segment's repetition structures and the block / side split are in anomaly_discovery.json (model_parts) and records.ndjson (part, step_parts, structure records).\n" +
  # Phase 9: the kernels around the step's largest bubbles, and the part that holds each.
  (if $DD == null or (($DD.step_id | tostring) != ($MP.step_id | tostring)) then "" else
@@ -434,8 +450,17 @@ elif $DD == null or (($ALL.structure // []) | length) == 0 then "" else
    table(["op type", "kernel time", "bound class", "decisive ratio", "ratios (time-weighted)"];
      ($J | sort_by(-.dur_total_ns) | .[0:8] | map([(.key | code), (.dur_total_ns / 1e6 | dur), (.pmu.bound | code),
        (if .pmu.rule == null then "—" else "\(.pmu.rule | code) (by \(.pmu.margin))" end),
-       (.pmu.evidence // {} | to_entries | map(select(.key | test("ratio$"))) | sort_by(-.value) | .[0:3] |
+       # the top three, and any other column the rule names
+       ((.pmu.rule // "") as $r | .pmu.evidence // {} | to_entries | map(select(.key | test("ratio$"))) | sort_by(-.value) |
+        (.[0:3] + (.[3:] | map(select(.key as $k | $r | contains($k))))) |
         map("\(.key | md) \(.value)") | join(", "))]))) + "\n" +
+   # The limits, per core side, so each class above can be checked.
+   ($PM.limits // null | if . == null then "" else
+    "\nThe limits (a ratio at or above its limit sets the class): AI Cube pipes (`aic_`): mac \(.["cube.mac_ratio"]) (cube_bound), " +
+    "mte2 \(.["cube.mte2_ratio"]) (mte2_bound), or mte2 \(.["cube.starved_mte2_ratio"]) while mac stays below \(.["cube.starved_mac_ratio"]) (mte2_bound: the cube waits for its input); " +
+    "AI Vector pipes (`aiv_`): vec \(.["vector.vec_ratio"]), mte2 \(.["vector.mte2_ratio"]), mte3 \(.["vector.mte3_ratio"]); " +
+    "attention ops: mte2 \(.["attention.mte2_ratio"]), fixpipe \(.["attention.fixpipe_ratio"]), vec \(.["attention.vec_ratio"]); scalar \(.scalar_ratio) on either core; " +
+    "balanced: the ratios of one core sum to at least \(.balanced_sum).\n" end) +
    (if $PM.bound_classes == null then "" else
     "\nBy op name (op records of view `name`, each judged on its own calls): \($PM.ops_judged) judged, " +
     ($PM.bound_classes | to_entries | map(select(.value > 0)) | sort_by(-.value) | map("\(.key | md) \(.value)") | join(", ")) + ".\n" end) +

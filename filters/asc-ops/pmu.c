@@ -206,7 +206,31 @@ have:
 		j->rule = pmu_col[col];
 		j->value = v;
 		j->threshold = thr;
+		j->cond = NULL;
 	}
+}
+
+/*
+ * A cube kernel whose input pipe (MTE2, GM -> L1) is busy while the cube
+ * (MAC) idles most of the time waits for its input: mte2_bound, even
+ * below the plain mte2 limit (pmu.cube.starved_*).
+ */
+static void
+starved(struct pmu_judge *j, const struct pmu_sum *o, int mte2, int mac)
+{
+	double thr = rules_num("pmu.cube.starved_mte2_ratio");
+	double cthr = rules_num("pmu.cube.starved_mac_ratio");
+	double v = pv(o, mte2), m = pv(o, mac);
+
+	if (v < 0 || m < 0 || m >= cthr || v < thr ||
+	    (j->bound != NULL && v - thr <= j->value - j->threshold))
+		return;
+	j->bound = "mte2_bound";
+	j->rule = pmu_col[mte2];
+	j->value = v;
+	j->threshold = thr;
+	j->cond = pmu_col[mac];
+	j->cthr = cthr;
 }
 
 static int
@@ -259,6 +283,7 @@ pmu_judge(const struct pmu_sum *o, const struct pmu_who *w, struct pmu_judge *j)
 		cand(j, o, P_AIC_SCALAR, "scalar_bound", sc);
 		cand(j, o, P_AIC_MTE1, "", 2);
 		cand(j, o, P_AIC_FIXPIPE, "", 2);
+		starved(j, o, P_AIC_MTE2, P_AIC_MAC);
 	}
 	if (vec && sideused(o, P_AIV_VEC, P_AIV_MTE3)) {
 		cand(j, o, P_AIV_VEC, "vector_bound", rules_num("pmu.vector.vec_ratio"));
@@ -278,6 +303,8 @@ pmu_judge(const struct pmu_sum *o, const struct pmu_who *w, struct pmu_judge *j)
 		cand(j, o, P_SCALAR, "scalar_bound", sc);
 		cand(j, o, P_MTE1, "", 2);
 		cand(j, o, P_FIXPIPE, "", 2);
+		if (cubeish)
+			starved(j, o, P_MTE2, P_MAC);
 	}
 done:
 	if (j->bound == NULL && j->ncols > 0) {
@@ -347,8 +374,13 @@ pmu_put(struct buf *ob, const struct pmu_sum *o, const struct pmu_who *w, int co
 	out_esc(ob, j.bound, strlen(j.bound));
 	out_key(ob, "rule");
 	if (j.rule) {
-		snprintf(t, sizeof t, "%s>=%g", j.rule, j.threshold);
-		out_esc(ob, t, strlen(t));
+		char r[96];
+
+		if (j.cond)
+			snprintf(r, sizeof r, "%s>=%g and %s<%g", j.rule, j.threshold, j.cond, j.cthr);
+		else
+			snprintf(r, sizeof r, "%s>=%g", j.rule, j.threshold);
+		out_esc(ob, r, strlen(r));
 		snprintf(t, sizeof t, "%.3f", j.value - j.threshold);
 		out_raw(ob, "margin", t, strlen(t));
 	} else {

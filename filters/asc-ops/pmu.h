@@ -40,6 +40,8 @@ struct pmu_judge {
 	const char	*bound;
 	const char	*rule;		/* column of the winner */
 	double		 value, threshold;
+	const char	*cond;		/* and-condition of the winner, or NULL */
+	double		 cthr;
 	int		 side;		/* evaluated columns: bit per P_* */
 	int		 cols[NPMU];
 	int		 ncols;

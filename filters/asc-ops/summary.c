@@ -10,6 +10,7 @@
 #include "dec.h"
 #include "opkey.h"
 #include "rec.h"
+#include "rules.h"
 #include "util.h"
 
 #include "ops.h"
@@ -119,6 +120,30 @@ sum_tags(struct op **nm, size_t nn)
 	buf_addc(&ob, '}');
 }
 
+/* The limits pmu_judge uses, per core side, so a report can show them. */
+static void
+sum_limits(void)
+{
+	static const char *const k[] = { "cube.mac_ratio", "cube.mte2_ratio",
+	    "cube.starved_mte2_ratio", "cube.starved_mac_ratio", "vector.vec_ratio",
+	    "vector.mte2_ratio", "vector.mte3_ratio", "attention.mte2_ratio",
+	    "attention.fixpipe_ratio", "attention.vec_ratio", "scalar_ratio", "balanced_sum" };
+	char full[64], t[32];
+
+	out_key(&ob, "limits");
+	buf_addc(&ob, '{');
+	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+		snprintf(full, sizeof full, "pmu.%s", k[i]);
+		snprintf(t, sizeof t, "%g", rules_num(full));
+		if (i > 0)
+			buf_addc(&ob, ',');
+		out_esc(&ob, k[i], strlen(k[i]));
+		buf_addc(&ob, ':');
+		buf_adds(&ob, t);
+	}
+	buf_addc(&ob, '}');
+}
+
 /* The PMU status and the ops' bound classes (asc-ops/pmu.c judges). */
 static void
 sum_pmu(struct op **nm, size_t nn)
@@ -167,6 +192,7 @@ sum_pmu(struct op **nm, size_t nn)
 			out_int(&ob, bounds[b]);
 		}
 		buf_addc(&ob, '}');
+		sum_limits();
 	} else {
 		out_i64(&ob, "ops_judged", 0);
 		out_null(&ob, "bound_classes");

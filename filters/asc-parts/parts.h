@@ -36,6 +36,7 @@ struct kern {
 	unsigned	 comm:1, p2p:1, loss:1, conv:1, mm:1, lmhead:1;
 	unsigned	 embed:1, egrad:1, gnorm:1, lsm:1, drop:1, pool:1, late:1, moved:1, sub:3;
 	unsigned	 metric:1, seed:1, gpool:1;
+	unsigned	 cls:3, block:1;	/* tt_class; block: asc-segment(1)'s */
 };
 struct layer { int64_t start, end, ksum; long kernels; size_t first; int idx, pass, lip, bwd, cls; char type[24]; };
 struct pass { int idx, bwd, prefill, decode, mb; int64_t start, end; };

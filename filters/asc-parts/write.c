@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opkey.h"
+#include "rules.h"
+
 #include "parts.h"
 
 const char *const kname[K_N] = {
@@ -189,6 +192,8 @@ namecmp(const void *a, const void *b)
 	return d ? d : (*x > *y) - (*x < *y);
 }
 
+static void	markblock(void);
+
 struct grp { size_t at; long cnt; int64_t sum, wait; };
 
 static int
@@ -309,6 +314,7 @@ void
 buildparts(void)
 {
 	np = 0, dstep = -1;
+	markblock();
 	for (size_t i = 0; i < S.nk; i++) {
 		const struct kern *x = &S.k[i];
 		struct part *q = np ? &P[np - 1] : NULL;
@@ -505,6 +511,89 @@ putsides(const size_t *m, size_t n, const struct clk *pc, struct clk *acc)
 	free(v);
 }
 
+/*
+ * block / side as asc-segment(1) splits a structure: block, the kernels
+ * of the main compute chain (compute or unknown task type, on the step's
+ * stream with the most compute time, at least ops.small_op_us long);
+ * side, the rest (communication, AI CPU, small ops, other streams).
+ */
+struct bsk { int step; int64_t stream, dur; };
+
+static int
+bskcmp(const void *a, const void *b)
+{
+	const struct bsk *x = a, *y = b;
+
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	return x->stream < y->stream ? -1 : x->stream > y->stream;
+}
+
+static void
+markblock(void)
+{
+	struct bsk *v = xreallocarray(NULL, S.nk ? S.nk : 1, sizeof *v);
+	int64_t *ms = xreallocarray(NULL, S.nst ? S.nst : 1, sizeof *ms), *best;
+	int64_t small = (int64_t)(rules_num("ops.small_op_us") * 1000 + 0.5);
+	size_t n = 0;
+
+	best = xcalloc(S.nst ? S.nst : 1, sizeof *best);
+	for (size_t i = 0; i < S.nst; i++)
+		ms[i] = -1;
+	for (size_t i = 0; i < S.nk; i++)
+		if (S.k[i].step >= 0 && S.k[i].stream >= 0 &&
+		    (S.k[i].cls == TT_COMPUTE || S.k[i].cls == TT_UNKNOWN))
+			v[n].step = S.k[i].step, v[n].stream = S.k[i].stream, v[n++].dur = S.k[i].dur;
+	qsort(v, n, sizeof *v, bskcmp);
+	for (size_t i = 0, j; i < n; i = j) {
+		int64_t d = 0;
+
+		for (j = i; j < n && v[j].step == v[i].step && v[j].stream == v[i].stream; j++)
+			d += v[j].dur;
+		if (d > 0 && (ms[v[i].step] < 0 || d > best[v[i].step]))
+			ms[v[i].step] = v[i].stream, best[v[i].step] = d;
+	}
+	for (size_t i = 0; i < S.nk; i++) {
+		struct kern *x = &S.k[i];
+
+		x->block = x->step >= 0 && x->stream >= 0 && x->stream == ms[x->step] &&
+		    x->dur >= small && (x->cls == TT_COMPUTE || x->cls == TT_UNKNOWN);
+	}
+	free(v);
+	free(ms);
+	free(best);
+}
+
+/* block_side: the clocks of the block and side kernels inside the wall. */
+static void
+putblockside(const size_t *m, size_t n, const struct clk *pc, struct clk *acc)
+{
+	size_t *v = xreallocarray(NULL, n ? n : 1, sizeof *v);
+
+	out_key(&ob, "block_side");
+	buf_addc(&ob, '[');
+	for (int b = 1, first = 1; b >= 0; b--) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (S.k[m[i]].block == (unsigned)b)
+				v[k++] = m[i];
+		struct clk c = clocks(v, k, pc->ws, pc->we);
+
+		if (acc != NULL) {
+			acc[b].n += c.n, acc[b].busy += c.busy, acc[b].ksum += c.ksum;
+			acc[b].cost += c.cost, acc[b].we += c.we - c.ws;
+		}
+		buf_adds(&ob, first ? "{\"side\":" : ",{\"side\":");
+		buf_adds(&ob, b ? "\"block\"" : "\"side\"");
+		putclk(&c, -1);
+		buf_addc(&ob, '}');
+		first = 0;
+	}
+	buf_addc(&ob, ']');
+	free(v);
+}
+
 static void
 puthead(const char *type, const struct step *s)
 {
@@ -549,6 +638,7 @@ putpart(size_t pi, int idx)
 	puttop(mem, n);
 	putops(mem, n);
 	putsides(mem, n, &c, NULL);
+	putblockside(mem, n, &c, NULL);
 	rec_put(&ob, stdout);
 }
 
@@ -626,6 +716,29 @@ putkind(size_t p0, size_t p1, size_t k, const struct clk *pc, const struct step 
 	putclk(&sum, s->have ? s->service : 0);
 	out_i64(&ob, "loss_kernels", nloss);
 	puttop(mem, n);
+	putops(mem, n);
+	/* The block / side split, summed over the parts as the sides are. */
+	struct clk bs[2];
+
+	memset(bs, 0, sizeof bs);
+	for (size_t i = p0; i < p1; i++)
+		if (samekind(&P[i], &P[k])) {
+			size_t m = members(&P[i], mem, -1), len = ob.len;
+
+			putblockside(mem, m, &pc[i - p0], bs);
+			ob.len = len;
+		}
+	out_key(&ob, "block_side");
+	for (int b = 1; b >= 0; b--) {
+		buf_adds(&ob, b ? "[{\"side\":\"block\"" : ",{\"side\":\"side\"");
+		out_i64(&ob, "kernels", bs[b].n);
+		out_nsms(&ob, "wall", bs[b].we);
+		out_nsms(&ob, "busy_union", bs[b].busy);
+		out_nsms(&ob, "kernel_sum", bs[b].ksum);
+		out_nsms(&ob, "total_cost", bs[b].cost);
+		buf_addc(&ob, '}');
+	}
+	buf_addc(&ob, ']');
 	/* The sides summed over the parts, each part's cut at its wall. */
 	out_key(&ob, "sides");
 	buf_addc(&ob, '[');
@@ -691,6 +804,7 @@ putstep(size_t p0, size_t p1)
 	out_nsms(&ob, "before_parts", before);
 	out_nsms(&ob, "after_parts", after);
 	out_cstr(&ob, "backward_numbering", !hasbwd ? NULL : bmodel() ? "model" : "execution");
+	out_i64(&ob, "block_min_ns", (int64_t)(rules_num("ops.small_op_us") * 1000 + 0.5));
 	out_key(&ob, "kinds");
 	buf_addc(&ob, '[');
 	for (size_t k = p0, first = 1; k < p1; k++) {
