@@ -504,9 +504,8 @@ def partsmd($r):
 		     (.a_cost_ns | t), (.b_cost_ns | t), (if .align == "paired" then .delta_cost_ns | st else null end),
 		     ($top[.key] | if . == null or .delta_kernel_ns == 0 then null else "\(.op | code) \(.delta_kernel_ns | st)" end)]) + "\n") | add)
     + ([$p[] | select(.covered)] as $c
-       | if ($c | length) == 0 then "" else "\nA wall change that is mostly time in which only other parts' kernels run is not the part's own: "
-	 + ($c | map("\(.key | code): \(coveredtxt)") | join("; "))
-	 + "; it is ranked by its own busy + idle.\n" end)
+       | if ($c | length) == 0 then "" else "\nA wall change that is mostly time in which only other parts' kernels run is not the part's own, and the part is ranked by its own busy + idle: "
+	 + ($c | map("\(.key | code), \(coveredtxt)") | join("; ")) + ".\n" end)
     + (offsets($r) as $o | if ($o | length) == 0 then "" else "\n" + ($o | map(offsettxt | "T" + .[1:]) | join("; ")) + ".\n" end)
     + ([$r[] | select(.kind == "part_kind" and .align != "paired")] as $g
        | if ($g | length) == 0 then "" else "\nNot paired one by one: "
