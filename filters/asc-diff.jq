@@ -31,7 +31,8 @@ def partkeyed:
     | .out += [$p + {pk: ([($p | pid[]), $n] | tojson), n: $n}]) | .out;
 def parts($g):
   pns($g) as $ns
-  | [$g.part // [] | group_by(.step_id)[] | partkeyed[]] as $ps
+  | [$g.part // [] | group_by(.step_id)[] | partkeyed | sort_by(.part)
+     | . as $s | range(0; length) as $i | $s[$i] + {adjoins: ($i + 1 < ($s | length) and $s[$i].end_ns == $s[$i + 1].start_ns)}] as $ps
   | ([$g.op[]? | select(.view == "name")] | map({key, value: .op_type}) | from_entries) as $otype
   | ($g.part_op // [] | group_by(.step_id) | map({key: .[0].step_id, value: (group_by(.part) | map({key: (.[0].part | tostring), value: .}) | from_entries)}) | from_entries) as $ops
   | [$ps | group_by(.pk)[]
@@ -41,6 +42,13 @@ def parts($g):
 	ord: ([.[].part] | min), steps: length,
 	wall: ([.[].wall_ns] | sum | idiv($ns)), busy: ([.[].busy_union_ns] | sum | idiv($ns)),
 	kernel: ([.[].kernel_sum_ns] | sum | idiv($ns)), cost: ([.[].total_cost_ns] | sum | idiv($ns)),
+	# time only other parts' kernels keep the device busy in the wall, and
+	# the device idle in it (null from an asc-parts that did not write them)
+	others: (if any(.[]; .busy_others_ns == null) then null else [.[].busy_others_ns] | sum | idiv($ns) end),
+	idle: (if any(.[]; .bubble_ns == null) then null else [.[].bubble_ns] | sum | idiv($ns) end),
+	bubbles: (if any(.[]; .bubbles == null) then null else [.[].bubbles] | sum | idiv($ns) end),
+	# its end is the next part's start in every step
+	adjoins: all(.[]; .adjoins),
 	kernels: ([.[].kernels] | sum),
 	ops: ([.[] | $ops[.step_id][.part | tostring] // [] | .[]] | group_by(.op)
 	      | map({key: .[0].op, value: {op_type: (.[0].op_type // $otype[.[0].op]), calls: ([.[].calls] | sum), dur: ([.[].dur_ns] | sum), wait: ([.[].wait_ns] | sum)}}) | from_entries)}]
@@ -48,7 +56,7 @@ def parts($g):
   | (map(.name) | group_by(.) | map(select(length > 1) | .[0]) ) as $dup
   | map(.name as $nm | .label = (if $nm != null and ($dup | any(.[]; . == $nm) | not) then $nm
 		  else .glabel + " #\(.n)" + (if .micro_batch != null then " (micro-batch \(.micro_batch))" else "" end) end))
-  | sort_by(.ord);
+  | sort_by(.ord) | . as $l | [range(0; length) as $i | $l[$i] + {next: $l[$i + 1].key, next_label: $l[$i + 1].label}];
 # Groups of parts: {group: {a: [parts], b: [parts], paired}}; the parts of
 # a group pair one by one when both runs have the same parts of it (the
 # same count per micro-batch), else the group is compared as a whole.
@@ -220,8 +228,22 @@ def clocks($x; $y):
   {a_wall_ns: $x.wall, b_wall_ns: $y.wall, delta_wall_ns: dlt($x.wall // 0; $y.wall // 0),
    a_busy_ns: $x.busy, b_busy_ns: $y.busy, delta_busy_ns: dlt($x.busy // 0; $y.busy // 0),
    a_kernel_ns: $x.kernel, b_kernel_ns: $y.kernel, delta_kernel_ns: dlt($x.kernel // 0; $y.kernel // 0),
-   a_cost_ns: $x.cost, b_cost_ns: $y.cost, delta_cost_ns: dlt($x.cost // 0; $y.cost // 0)};
+   a_cost_ns: $x.cost, b_cost_ns: $y.cost, delta_cost_ns: dlt($x.cost // 0; $y.cost // 0),
+   a_others_ns: $x.others, b_others_ns: $y.others, delta_others_ns: dlt($x.others; $y.others),
+   a_idle_ns: $x.idle, b_idle_ns: $y.idle, delta_idle_ns: dlt($x.idle; $y.idle),
+   a_bubbles: $x.bubbles, b_bubbles: $y.bubbles,
+   # the part's own time in its wall: its busy union and the idle in it
+   a_own_ns: (if $x.idle == null then null else $x.busy + $x.idle end),
+   b_own_ns: (if $y.idle == null then null else $y.busy + $y.idle end)}
+  | . + {delta_own_ns: dlt(.a_own_ns; .b_own_ns)};
+# A wall change that is mostly time only other parts' kernels fill (the
+# same sign, over half of it) is not the part's: it ranks by its own.
+def covered: .delta_others_ns != null and .delta_own_ns != null and .delta_wall_ns != 0
+  and .delta_others_ns * .delta_wall_ns > 0 and 2 * (.delta_others_ns | abs) > (.delta_wall_ns | abs);
 def gsum: {wall: ([.[].wall] | sum), busy: ([.[].busy] | sum), kernel: ([.[].kernel] | sum), cost: ([.[].cost] | sum),
+	   others: (if any(.[]; .others == null) then null else [.[].others] | sum end),
+	   idle: (if any(.[]; .idle == null) then null else [.[].idle] | sum end),
+	   bubbles: (if any(.[]; .bubbles == null) then null else [.[].bubbles] | sum end),
 	   ops: ([.[].ops | to_entries[]] | group_by(.key)
 		 | map({key: .[0].key, value: {op_type: .[0].value.op_type, calls: ([.[].value.calls] | sum), dur: ([.[].value.dur] | sum), wait: ([.[].value.wait] | sum)}}) | from_entries)};
 def oprows_in($where; $x; $y; $na; $nb; $rk):
@@ -252,8 +274,10 @@ def partrows($A; $B):
 	    part_kind: ($x.kind // $y.kind), layer_type: ($x.layer_type // $y.layer_type), direction: ($x.direction // $y.direction),
 	    micro_batch: ($x.micro_batch // $y.micro_batch),
 	    a_steps: $x.steps, b_steps: $y.steps}
-	   + clocks($x; $y) + {a_ns: $x.wall, b_ns: $y.wall, delta_ns: (($y.wall // 0) - ($x.wall // 0))}
-	   + (if $g.how == "count_differs" then {} else {delta_per_step_ns: (($y.wall // 0) - ($x.wall // 0))} end),
+	   + clocks($x; $y) + {a_ns: $x.wall, b_ns: $y.wall, delta_ns: (($y.wall // 0) - ($x.wall // 0)),
+			       next_part: (if $g.how == "paired" and $x.adjoins and $y.adjoins and $x.next != null and $x.next == $y.next then $x.next_label else null end)}
+	   | .covered = ($g.how == "paired" and covered)
+	   | if $g.how == "count_differs" then . else .delta_per_step_ns = (if .covered then .delta_own_ns else .delta_wall_ns end) end,
 	 (if $g.how == "paired" then oprows_in($x.label; $x; $y; $na; $nb; true) else empty end) ),
        ( ($g.a | gsum) as $x | ($g.b | gsum) as $y
 	 | {kind: "part_kind", key: $g.label, align: $g.how, a_count: ($g.a | length), b_count: ($g.b | length)}
@@ -448,6 +472,18 @@ def code: if . == null then "n/a" else tostring |
 	([range(0; $run + 1) | 96]) as $f |
 	$f + $pad + [$c[] | if . < 32 or . == 127 then ctl[] else . end] + $pad + $f | implode end end;
 def cell: tostring | if test("[|\\n]") | not then . else explode | [.[] | if . == 124 then 92, 124 elif . == 10 then 32 else . end] | implode end;
+def idlec($ns; $n): if $ns == null then null else ($ns | t) + (if $n != null then " in \($n)" else "" end) end;
+# Two adjacent parts (the first's wall ends where the next one's starts,
+# in both runs) whose walls change in opposite directions: time moved
+# across their boundary counts in one wall or the other, so their sum is
+# the change.
+def offsets($r):
+  ([$r[] | select(.kind == "part")] | index_by(.key)) as $by
+  | [$r[] | select(.kind == "part" and .next_part != null) | . as $x | $by[$x.next_part] as $y
+     | select($y != null and $x.delta_wall_ns * $y.delta_wall_ns < 0)
+     | {a: $x, b: $y, sum: ($x.delta_wall_ns + $y.delta_wall_ns)}];
+def coveredtxt: "wall \(.delta_wall_ns | st), \(.delta_others_ns | st) of it time in which only other parts' kernels run, its own busy + idle \(.delta_own_ns | st)";
+def offsettxt: "the walls of \(.a.key | code) (\(.a.delta_wall_ns | st)) and \(.b.key | code) (\(.b.delta_wall_ns | st)) share a boundary and change in opposite directions: together \(.sum | st)";
 # The model parts: each part with its four clocks, A, B and the change,
 # and the op in it that changed most; what the parts' walls add up to.
 def partsmd($r):
@@ -456,15 +492,21 @@ def partsmd($r):
   | ($r | map(select(.kind == "part_op")) | group_by(.part) | map({key: .[0].part, value: (sort_by([-(.delta_kernel_ns | abs), .op]) | .[0])}) | from_entries) as $top
   | ([$r[] | select(.kind == "part_total")][0]) as $tot
   | if ($p | length) == 0 then "" else
-    "\n## Model parts\n\nThe parts of the model as asc-parts cuts the steps, in time order, per step (mean over A's \($tot.a_steps) and B's \($tot.b_steps) step(s) with parts): wall, busy union, kernel sum and total cost (kernel sum + wait), and the op whose kernel sum in the part changed most.\n\n"
-    + row(["part", "wall A", "wall B", "wall delta", "busy A", "busy B", "busy delta", "kernel A", "kernel B", "kernel delta", "cost A", "cost B", "cost delta", "op that changed most"]) + "\n"
-    + row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---"]) + "\n"
+    "\n## Model parts\n\nThe parts of the model as asc-parts cuts the steps, in time order, per step (mean over A's \($tot.a_steps) and B's \($tot.b_steps) step(s) with parts): wall; in the wall, the busy union of the part's own kernels, the time only other parts' kernels keep the device busy (others) and the device idle (idle, with its count of gaps), which add up to the wall; kernel sum and total cost (kernel sum + wait); and the op whose kernel sum in the part changed most.\n\n"
+    + row(["part", "wall A", "wall B", "wall delta", "busy A", "busy B", "busy delta", "others A", "others B", "others delta", "idle A", "idle B", "idle delta", "kernel A", "kernel B", "kernel delta", "cost A", "cost B", "cost delta", "op that changed most"]) + "\n"
+    + row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---"]) + "\n"
     + ($p | map(row([(.key | code) + (if .align == "only_a" or .align == "unpaired_a" then " (A only)" elif .align == "only_b" or .align == "unpaired_b" then " (B only)" else "" end),
 		     (.a_wall_ns | t), (.b_wall_ns | t), (if .align == "paired" then .delta_wall_ns | st else null end),
 		     (.a_busy_ns | t), (.b_busy_ns | t), (if .align == "paired" then .delta_busy_ns | st else null end),
+		     (.a_others_ns | t), (.b_others_ns | t), (if .align == "paired" then .delta_others_ns | st else null end),
+		     idlec(.a_idle_ns; .a_bubbles), idlec(.b_idle_ns; .b_bubbles), (if .align == "paired" then .delta_idle_ns | st else null end),
 		     (.a_kernel_ns | t), (.b_kernel_ns | t), (if .align == "paired" then .delta_kernel_ns | st else null end),
 		     (.a_cost_ns | t), (.b_cost_ns | t), (if .align == "paired" then .delta_cost_ns | st else null end),
 		     ($top[.key] | if . == null or .delta_kernel_ns == 0 then null else "\(.op | code) \(.delta_kernel_ns | st)" end)]) + "\n") | add)
+    + ([$p[] | select(.covered)] as $c
+       | if ($c | length) == 0 then "" else "\nA wall change that is mostly time in which only other parts' kernels run is not the part's own, and the part is ranked by its own busy + idle: "
+	 + ($c | map("\(.key | code), \(coveredtxt)") | join("; ")) + ".\n" end)
+    + (offsets($r) as $o | if ($o | length) == 0 then "" else "\n" + ($o | map(offsettxt | "T" + .[1:]) | join("; ")) + ".\n" end)
     + ([$r[] | select(.kind == "part_kind" and .align != "paired")] as $g
        | if ($g | length) == 0 then "" else "\nNot paired one by one: "
 	 + ($g | map("\(.key | code): " + (if .align == "only_a" then "only in A (\(.a_count) per step, wall \(.a_wall_ns | t))"
@@ -483,15 +525,28 @@ def partsmd($r):
 # sum, changed most, and the op in it whose kernel sum changed most.
 def leadpart($r):
   [$r[] | select((.kind == "part" and (.align | startswith("unpaired") | not)) or (.kind == "part_kind" and .align == "count_differs"))]
-  | sort_by([-(.delta_wall_ns // 0 | abs), -(.delta_kernel_ns // 0 | abs)]) | .[0];
+  | sort_by([-(.delta_per_step_ns // .delta_wall_ns // 0 | abs), -(.delta_kernel_ns // 0 | abs)]) | .[0];
 def leadop($r; $p): [$r[] | select(.kind == "part_op" and .part == $p.key)] | sort_by([-(.delta_kernel_ns | abs), .op]) | .[0];
 def partlead($r):
   leadpart($r) as $p | leadop($r; $p) as $o
-     | if $p == null or (($p.delta_wall_ns // 0) == 0 and ($p.delta_kernel_ns // 0) == 0) then ""
+     # walls that changed more than the lead part, by other parts' kernels:
+     # named, so that the owner does not look for a change in them
+     | ([$r[] | select(.kind == "part" and .covered and .key != $p.key and (.delta_wall_ns | abs) > ($p.delta_per_step_ns // 0 | abs))
+	| select(. as $c | offsets($r) | any(.[]; (.a.key == $c.key and .b.key == $p.key) or (.b.key == $c.key and .a.key == $p.key)) | not)]
+	| sort_by(-(.delta_wall_ns | abs)) | .[:2]
+	| map("The wall of \(.key | code) changed \(.delta_wall_ns | st) per step, \(.delta_others_ns | st) of it time in which only other parts' kernels run: its own busy + idle changed \(.delta_own_ns | st).\n") | add // "") as $cov
+     | if $p == null or (($p.delta_per_step_ns // $p.delta_wall_ns // 0) == 0 and ($p.delta_kernel_ns // 0) == 0) then
+	 (if $cov == "" then "" else "By model part, no part's own time (busy + idle) changed. " + $cov end)
        else "By model part, " + (if $p.kind == "part_kind" then "the \($p.key | code) parts (A \($p.a_count), B \($p.b_count) per step)" else "\($p.key | code)" end)
 	    + (if $p.align == "only_a" then " (only in A)" elif $p.align == "only_b" then " (only in B)" else "" end)
-	    + " changed most: wall \($p.delta_wall_ns | st), kernel sum \($p.delta_kernel_ns | st) per step"
-	    + (if $o != null and $o.delta_kernel_ns != 0 then ", most in op \($o.op | code) (kernel sum \($o.delta_kernel_ns | st))" else "" end) + ".\n" end;
+	    + " changed most: " + (if $p.covered then "its own busy + idle \($p.delta_own_ns | st) (wall \($p.delta_wall_ns | st), mostly time in which only other parts' kernels run)" else "wall \($p.delta_wall_ns | st)" end)
+	    + ", kernel sum \($p.delta_kernel_ns | st) per step"
+	    + (if $o != null and $o.delta_kernel_ns != 0 then ", most in op \($o.op | code) (kernel sum \($o.delta_kernel_ns | st))" else "" end) + ".\n"
+	    # a wall change that is partly its neighbour's, and a neighbour whose wall change is not its own
+	    + ([offsets($r)[] | select(.a.key == $p.key or .b.key == $p.key)]
+	       | map("Its wall and " + (if .a.key == $p.key then .b else .a end | "\(.key | code)'s share a boundary, and \(.key | code)'s changed "
+			+ (if .covered then "\(.delta_wall_ns | st), \(.delta_others_ns | st) of it time in which only other parts' kernels run (its own busy + idle \(.delta_own_ns | st))" else "\(.delta_wall_ns | st)" end))
+		     + ": the two walls together change \(.sum | st) per step.\n") | add // "") + $cov end;
 
 # Whether the two captures are one run, as the step starts tell.
 def runsmd($r):
@@ -550,6 +605,7 @@ def report:
   | def row(c): "| " + (c | map(if . == null then "–" else cell end) | join(" | ")) + " |";
     def rowdesc: (if .kind == "op" then "op \(.key | code) (\(.status))"
 		  elif .kind == "part" then "part \(.key | code)" + (if .align == "only_a" then " (only in A)" elif .align == "only_b" then " (only in B)" else "" end)
+		    + (if .covered then ", its own busy + idle (wall \(.delta_wall_ns | st), \(.delta_others_ns | st) of it only other parts' kernels)" else "" end)
 		  elif .kind == "part_op" then "op \(.op | code) in part \(.part | code)" + (if .status == "added" then " (new in B)" elif .status == "removed" then " (gone in B)" else "" end)
 		  elif .kind == "part_kind" then "the \(.key | code) parts (A \(.a_count), B \(.b_count) per step)"
 		  elif .kind == "bubble_window" then "\(.status) bubble \(.key | code)" + (if .cause then ", host cause \(.cause | code)" else "" end)
@@ -563,7 +619,8 @@ def report:
 			   else "\($s.delta_ns | abs | t) " + (if $s.delta_ns > 0 then "longer" else "shorter" end) + " than A's" end)
   + " (A \($s.a_step_ns | t) over \($s.a_steps) step(s), B \($s.b_step_ns | t) over \($s.b_steps)).\n"
   + ([$r[] | select(.rank == 1)][0] as $top
-     | if $top then "The biggest change: \($top | rowdesc), \($top.delta_per_step_ns | st) per step.\n" else "No op, part, idle window or communication op compared on both sides changed.\n" end)
+     | if $top then "The biggest change: \($top | rowdesc), \($top.delta_per_step_ns | st) per step.\n" else "No op, part, idle window or communication op compared on both sides changed"
+	  + (if any($r[]; .kind == "part" and .covered) then " (a part by its own busy + idle)" else "" end) + ".\n" end)
   # the wait for peers, after the line that names a communication op
   + ([$r[] | select(.rank == 1)][0] as $top | leadop($r; leadpart($r)) as $o
      | if $top != null and ($top | iscomm) then commlead($r; $top) else "" end
@@ -578,10 +635,11 @@ def report:
   + ([$r[] | select(.kind == "step_trace")] as $c
      | if ($c | length) > 0 then "\ntorch_npu's own breakdown (step_trace_time.csv, mean per step): "
 	+ ($c | map("\(.key) \(.delta_ns | st)") | join(", ")) + ".\n" else "" end)
-  + "\n## Biggest changes (per step)\n\nOps, model parts and the ops in them, idle windows and communication ops by the change of their time per step (a part by its wall, an op in a part by its kernel sum); A and B are over the whole capture, for a part or an op in a part per step.\n\n"
+  + "\n## Biggest changes (per step)\n\nOps, model parts and the ops in them, idle windows and communication ops by the change of their time per step (a part by its wall, or by its own busy + idle when its wall change is mostly time in which only other parts' kernels run; an op in a part by its kernel sum); A and B are over the whole capture, for a part or an op in a part per step.\n\n"
   + row(["#", "what", "A", "B", "delta per step"]) + "\n" + row(["---:", "---", "---:", "---:", "---:"]) + "\n"
   + ([$r[] | select(.rank != null and .rank <= 20)] | sort_by(.rank)
-     | map(row([.rank, rowdesc, ((.a_total_ns // .a_elapsed_ns // .a_ns // .a_kernel_ns) | t), ((.b_total_ns // .b_elapsed_ns // .b_ns // .b_kernel_ns) | t), (.delta_per_step_ns | st)]) + "\n") | add // "(none)\n")
+     | map(row([.rank, rowdesc, ((if .covered then .a_own_ns else .a_total_ns // .a_elapsed_ns // .a_ns // .a_kernel_ns end) | t),
+		((if .covered then .b_own_ns else .b_total_ns // .b_elapsed_ns // .b_ns // .b_kernel_ns end) | t), (.delta_per_step_ns | st)]) + "\n") | add // "(none)\n")
   + ([$r[] | select(.kind == "caveat")] as $c
      | if ($c | length) > 0 then "\n## What cannot be compared\n\n" + ($c | map("- " + (.text | mdt) + "\n") | add) else "" end)
   + namesmd($r)

@@ -116,6 +116,7 @@ class Rank:
         self.seq = {}
         self.task = 30000
         self.truth = {'dp_comm': 0, 'pp_comm': 0, 'ep_comm': 0}
+        self.slowed, self.gaps_ns = False, 0     # --bucket-gap-us
         self.loss = 0
         self.lm = []            # (start_ns, dur_ns) of the LM head + loss kernels
         self.layers = []        # per layer: direction, micro-batch, layer, kernels, sum
@@ -139,6 +140,8 @@ class Rank:
         self.seq[group] = n
         name = '%s_%s_%d_1' % (e[1], SUF[group], n)
         d = self.dur(e[12], e[13])
+        if group == G_DP and n == 1 and self.a.bucket_us:   # a late peer: drawn, then set
+            d = self.a.bucket_us * US
         self.ks.append([self.t, d, -1, e, 0, 2, 0, None, name, 0, step])
         self.comm.append((kind, name, group, self.t, d, step))
         self.truth[role] += 1
@@ -166,11 +169,18 @@ class Rank:
                 seq += [MM, SWIG, MM]
             seq += [RMSG, MM, ROPEG]
         n0 = len(self.ks)
-        for s in seq:
+        # the host launching slowly under the first bucket: a gap after each
+        # kernel but the last of the layer that follows it
+        slow = not fwd and self.a.bucket_gap_us and self.seq.get(G_DP, 0) == 1 and not self.slowed
+        for i, s in enumerate(seq):
             if s == 'a2a':
                 self.coll(A2A, G_EP, 'ep_comm', step, wait=True)
             else:
                 self.kern(s, step)
+            if slow and i + 1 < len(seq):
+                self.t += self.a.bucket_gap_us * US
+                self.gaps_ns += self.a.bucket_gap_us * US
+        self.slowed = self.slowed or slow
         ks = [x for x in self.ks[n0:] if x[5] != 2]    # its compute kernels
         self.layers.append({'step': step, 'direction': 'forward' if fwd else 'backward',
                             'micro_batch': mb, 'layer': no, 'kernels': len(ks),
@@ -313,6 +323,11 @@ def main(argv):
     p.add_argument('--moe', action='store_true')
     p.add_argument('--buckets', type=int, default=2, help='dp gradient buckets (allReduce)')
     p.add_argument('--params', type=int, default=6, help='optimizer kernels per step')
+    p.add_argument('--bucket-us', type=int, default=0,
+                   help='the first gradient bucket\'s all-reduce lasts US (a late peer)')
+    p.add_argument('--bucket-gap-us', type=int, default=0,
+                   help='US of host gap after each kernel but the last of the backward '
+                   'layer after the first bucket (step 1 of the run only)')
     p.add_argument('--steps', type=int, default=1)
     p.add_argument('--first-step', type=int, default=5)
     p.add_argument('--meta', choices=['group', 'dims', 'none'], default='group')
@@ -344,6 +359,8 @@ def main(argv):
         'backward_layers': a.layers * a.micro_batches * a.steps,
         'moe': a.moe,
         'comm_roles': {k: v for k, v in r.truth.items() if v},
+        # --bucket-gap-us: the host gaps added, all in one backward layer
+        'bucket_gaps_ns': r.gaps_ns,
         # Where the dp role comes from: its group, the only collective dimension
         # with > 1 rank, or its position; under "dims" the MoE job has two (dp,
         # ep), so dp falls back to position (all-to-all is ep by its name).
