@@ -1304,7 +1304,10 @@ def partidle($ps):
 	  sync_kernels: [$by[] | select(.name as $n | any($R.verdict.host_sync_kernels[]; . as $g | $n | test("^" + ($g | gsub("(?<c>[.+^$(){}|\\[\\]\\\\])"; "\\\(.c)") | gsub("\\*"; ".*") | gsub("\\?"; ".")) + "$")))],
 	  host: ($w | map(.causes | to_entries[]) | group_by(.key) | map({key: .[0].key, value: (map(.value) | add)}) | sort_by(-.value) | .[0:3])}];
 # The device-idle finding's pointer to the part-idle finding.
-def partpointer: idleparts as $q |
+# The parts the PART_IDLE finding names (an optimizer step with a
+# PART_OPTIMIZER finding holds its own idle there).
+def namedidleparts: idleparts | map(select(.kind as $x | any(($MP.kinds // [])[]; .kind == $x and (.kind | IN("optimizer")) and .share >= $R.verdict.part_share) | not));
+def partpointer: namedidleparts as $q |
 	if ($q | length) == 0 then "" else partidle($q) as $pi | ([$pi[] | .readback // empty] | .[0] // null) as $rb |
 	" \($q | map(.bubble_ns) | add | ms | fmt) of this idle lies in the \($q | map("\(.name) (\(.bubble_ns | ms | fmt))") | join(" and ")), once per step: the part-idle finding names what their idle windows follow" +
 	(if $rb != null then ", among them the \($rb.ms | fmt) after \($rb.op) where the host most likely reads the collective's result back" else "" end) + "." end;
@@ -1666,6 +1669,9 @@ def idletext($q):
        # without host events the split is not measured; without kernels
        # there are no windows to tell short gaps from
        + {stake_on: "this rank", stake_upper_bound: ($AFALL <= 0 and $PIPE == null and gap("no_kernel_table") and nokpp != null),
+	  # the soft label the kernel table's gaps give without host events
+	  launch_lag: (if $hosted then null else $LLAG end),
+	  parts_idle_ms: (namedidleparts | if length == 0 then null else map(.bubble_ns) | add | ms end),
 	  pipeline_critical: ($AFALL <= 0 and $PST != null),
 	  figures: {idle_ms: ($idle | r6), rest_ms: ($rest | r6), absorbed_by_late_peer_ms: ($rest * $AFALL | r6),
 	  other_ms: (if $hosted then $other | r6 else null end), serial_wait_ms: (if $hosted then $swait | r6 else null end),
@@ -1741,7 +1747,9 @@ def idletext($q):
 	 else "Device idle while the host \($what): \($t)." end)
       elif .finding == "DEVICE_IDLE" and (.figures.absorbed_by_late_peer_ms // 0) > 0 then "Device idle without a named host cause: \(.figures.rest_ms | fmt) per step, of which \(.time_at_stake_ms | fmt) at stake on this rank (the rest lies before the wait for \(if $LATE != null then $LATEN else $OPWN end))."
       elif .finding == "DEVICE_IDLE" and .stake_upper_bound == true then "Device idle without a named host cause: at most \($t), an upper bound (without the kernel table it cannot be placed on or off the critical path)."
-      elif .finding == "DEVICE_IDLE" and .pipeline_critical == true then "Device idle without a named host cause: \(.figures.rest_ms | fmt) per step, of which \($t) on the pipeline's critical path."
+      elif .finding == "DEVICE_IDLE" and .pipeline_critical == true then "Device idle without a named host cause: \(.figures.rest_ms | fmt) per step, of which \($t) on the pipeline's critical path" +
+	(if .launch_lag != null then "; the forward layers' many short gaps (\(.launch_lag.idle_ms | fmt) in \(.launch_lag.gaps)) point to a probable host launch lag" else "" end) +
+	(if (.parts_idle_ms // 0) > 0 then "; \(.parts_idle_ms | fmt) of it in once-per-step parts (the part-idle finding names their patterns)" else "" end) + "."
       elif .finding == "DEVICE_IDLE" then "Device idle without a named host cause: \($t)."
       elif .finding == "AICPU_EXPOSED" then "AI CPU op \(.target_id) runs exposed: \($t)."
       elif .finding == "HOST_SERIALISATION" then "The host blocks on the device while it is busy (a serialisation point)."
