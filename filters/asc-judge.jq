@@ -1158,6 +1158,43 @@ def opwtext: if ($OPW | length) == 0 then ""
 		    elif $sh < 0.10 and $hostrisk == "high" then "medium" else $hostrisk end)} end) as $HRB1 |
 ($HRB1 | if . == null then null else del(.level) end) as $HRB |
 (if $HRB1 == null then $hostrisk else $HRB1.level end) as $hostrisk |
+# The device's own evidence of a host launch lag when no host event is
+# recorded (asc-parts' gap figures, the step model_parts reports): the
+# forward layers idle in many gaps, before most kernels, with a median of
+# at least verdict.launch_lag_median_us and at least launch_lag_long_share
+# of them windows, while the backward layers (which autograd dispatches
+# ahead of the device) run back to back.  One long gap is a sync instead.
+((.step_parts // []) as $SP0 |
+ (reduce ($M[] | select(.group_id == $dom)) as $m ({}; .[$m.step_id | tostring] = true)) as $inDG |
+ ($SP0 | map(select($inDG[.step_id | tostring] == true))) as $SP1 |
+ (if ($SP1 | length) > 0 then $SP1 else $SP0 end) as $SP |
+ ($SP | map(.service_ns) | median) as $med |
+ if ($SP | length) == 0 then null else
+ ($SP | min_by((.service_ns - $med) | fabs)) as $s |
+ ($s.kinds // [] | map(select(.kind == "forward_layer")) | .[0] // null) as $f |
+ ($s.kinds // [] | map(select(.kind == "backward_layer")) | .[0] // null) as $b |
+ if $f == null or ($f.bubbles // 0) == 0 or $f.bubble_median_ns == null then null
+ elif $f.bubble_median_ns < $R.verdict.launch_lag_median_us * 1000 or
+      $f.long_bubbles < $R.verdict.launch_lag_long_share * $f.bubbles or
+      $f.bubbles < $R.verdict.launch_lag_gaps_per_kernel * $f.kernels then null
+ elif $b != null and ($b.bubbles // 0) > 0 and $b.bubble_median_ns * $R.verdict.launch_lag_ratio > $f.bubble_median_ns then null
+ else
+   ((.part // []) | map(select((.step_id | tostring) == ($s.step_id | tostring) and .kind == "forward_layer"))) as $fp |
+   ([$WIN[] | select((.step_id | tostring) == ($s.step_id | tostring)) | . as $w |
+     select(any($fp[]; $w.start_ns >= .start_ns and $w.start_ns < .end_ns))]) as $fw |
+   {step_id: $s.step_id, label: $f.label, kernels: $f.kernels, gaps: $f.bubbles, idle_ms: $f.bubble_ms, median_ms: $f.bubble_median_ms,
+    long: $f.long_bubbles, long_ms: $f.long_bubble_ms,
+    backward: (if $b == null then null else {label: $b.label, gaps: $b.bubbles, idle_ms: $b.bubble_ms, median_ms: $b.bubble_median_ms, long: $b.long_bubbles, long_ms: $b.long_bubble_ms} end),
+    after: ($fw | group_by(.before.name // "(none)") | map({name: (.[0].before.name // "(none)"), n: length, ms: (map(.dur_ns) | add | ms)}) | sort_by(-.ms, .name) | .[0:4]),
+    after_ms: ($fw | map(.dur_ns) | add // 0 | ms)} end end) as $LLAG |
+def llagtext: if $LLAG == null then "" else $LLAG as $l |
+	def gfmt: if . < 0.001 then "\(. * 1000000 | round) ns" else fmt end;
+	" The kernel table's gaps point to the host: in step \($l.step_id) the forward layers (\($l.label)) idle \($l.idle_ms | fmt) in \($l.gaps) gaps between their \($l.kernels) kernels (median gap \($l.median_ms | gfmt); \($l.long) of them, \(share($l.long; $l.gaps) | pcs), of at least \($R.bubbles.min_bubble_us) µs, \($l.long_ms | fmt))" +
+	(if $l.backward != null then ", while the backward layers (\($l.backward.label)) run back to back (\($l.backward.gaps) gaps, median \($l.backward.median_ms | gfmt), \($l.backward.idle_ms | fmt) in all, \($l.backward.long) of at least \($R.bubbles.min_bubble_us) µs)" else "" end) +
+	(if ($l.after | length) > 0 then "; of the forward's windows of at least \($R.bubbles.min_bubble_us) µs (\($l.after_ms | fmt)), the most idle falls after \($l.after | map("\(.name) (\(.n), \(.ms | fmt))") | join(", "))" else "" end) +
+	". An idle gap before most forward kernels, spread over their kinds, " + (if $l.backward != null then "with the backward (which autograd dispatches ahead of the device) dense, " else "" end) +
+	"is the pattern of a host that dispatches the forward ops more slowly than the device runs them: a probable host launch lag (a soft label from the device side alone: no host event confirms it), not a sync, which shows as one long gap. What to try: first a capture with host events (trace_view.json) to confirm it; then graph mode (torch.compile, torchair) or fewer, larger ops around the kernels named." +
+	(if ($INFL | length) > 0 then " \($INFL | if length > 1 then (.[0:-1] | join(", ")) + " and " + .[-1] else .[0] end) \(if ($INFL | length) == 1 then "was" else "were" end) on in this capture (profiler_info): they add host time to every op dispatch, so part of such a lag may be the profiler's own; capture without them to size it." else "" end) end;
 # The step's idle around the pp send/recv ops ($PIPE), as a sentence.
 def pipeidle:
 	($CGR | map(select(.group == $PIPE.group)) | .[0] // {}) as $g |
@@ -1171,6 +1208,7 @@ def pipeidle:
 	   (if $hosted then ": the host causes of the idle windows there are in the windows' table."
 	    # kernel_details lists kernels only: copies and event waits on
 	    # the device's streams are in trace_view.json's device tasks
+	    elif $LLAG != null then ": no host event is recorded, but the kernel table's gaps point to a host launch lag (below); device work the kernel table does not list (memory copies, event waits) is not excluded: trace_view.json (its host events and the device tasks of its Ascend Hardware process) would tell them apart."
 	    else ": with no host data in this capture the cause cannot be named; possible causes are the host (launching too slowly, or blocked in a call) and device work that the kernel table does not list (memory copies, event waits). trace_view.json (its host events and the device tasks of its Ascend Hardware process) would tell them apart." end) end);
 # Without a kernel table the idle cannot be placed, but a pp group's op
 # times bound it: a stretch that ends in a send/recv op where this stage
@@ -1250,20 +1288,43 @@ def parttext($k):
 # apart) and the host causes of those windows when there are host events.
 def idleparts: (($MP // {}).parts // []) | map(select((.kind | IN("gradient_sync", "gradient_clipping", "optimizer")) and
 	($MP.service_ns // 0) > 0 and .bubble_ns >= $R.verdict.part_idle_share * $MP.service_ns));
+# The part's longest window when it follows a collective that moves at
+# most verdict.readback_max_mb (a scalar, such as a gradient norm) and
+# precedes the part's next kernels: the host most likely reads the
+# result back before it launches them.
+def readback($p; $w): ($w | max_by(.dur_ns) // null) as $l |
+	if $l == null or ($l.before.task_type // "") != "COMMUNICATION" or $l.end_ns > $p.end_ns then null else
+	([$C[] | select(.op == $l.before.name and (.step | tostring) == ($l.step_id | tostring)) | [(.bandwidth // {})[] | .size_mb // 0] | add // 0] | .[0] // null) as $mb |
+	if $mb == null or $mb > $R.verdict.readback_max_mb then null
+	else {bubble_id: $l.bubble_id, ms: ($l.dur_ns | ms), op: $l.before.name, op_ms: ($l.before.dur_ns | ms), size_mb: $mb, next: ($l.after.name // null)} end end;
 def partidle($ps):
 	[$ps[] | . as $p | [$WIN[] | select((.step_id | tostring) == ($MP.step_id | tostring) and .start_ns >= $p.start_ns and .start_ns < $p.end_ns)] as $w |
 	 ($w | group_by(.before.name // "(none)") | map({name: (.[0].before.name // "(none)"), n: length, ns: (map(.dur_ns) | add)}) | sort_by(-.ns, .name)) as $by |
 	 {name: $p.name, kind: $p.kind, wall_ns: $p.wall_ns, bubble_ns: $p.bubble_ns, bubbles: $p.bubbles, kernels: $p.kernels,
 	  windows: ($w | length), windows_ns: ($w | map(.dur_ns) | add // 0), before: $by[0:3],
+	  readback: readback($p; $w),
 	  sync_kernels: [$by[] | select(.name as $n | any($R.verdict.host_sync_kernels[]; . as $g | $n | test("^" + ($g | gsub("(?<c>[.+^$(){}|\\[\\]\\\\])"; "\\\(.c)") | gsub("\\*"; ".*") | gsub("\\?"; ".")) + "$")))],
 	  host: ($w | map(.causes | to_entries[]) | group_by(.key) | map({key: .[0].key, value: (map(.value) | add)}) | sort_by(-.value) | .[0:3])}];
+# The device-idle finding's pointer to the part-idle finding.
+# The parts the PART_IDLE finding names (an optimizer step with a
+# PART_OPTIMIZER finding holds its own idle there).
+def namedidleparts: idleparts | map(select(.kind as $x | any(($MP.kinds // [])[]; .kind == $x and (.kind | IN("optimizer")) and .share >= $R.verdict.part_share) | not));
+def partpointer: namedidleparts as $q |
+	if ($q | length) == 0 then "" else partidle($q) as $pi | ([$pi[] | .readback // empty] | .[0] // null) as $rb |
+	" \($q | map(.bubble_ns) | add | ms | fmt) of this idle lies in the \($q | map("\(.name) (\(.bubble_ns | ms | fmt))") | join(" and ")), once per step: the part-idle finding names what their idle windows follow" +
+	(if $rb != null then ", among them the \($rb.ms | fmt) after \($rb.op) where the host most likely reads the collective's result back" else "" end) + "." end;
 def idletext($q):
 	"Step \($MP.step_id): " + ($q | map("the \(.name) idles \(.bubble_ns | ms | fmt) of its \(.wall_ns | ms | fmt) wall in \(.bubbles) gaps" +
 	  (if .windows > 0 then "; \(.windows) of them are windows of at least \($R.bubbles.min_bubble_us) µs (\(.windows_ns | ms | fmt)), the longest in all after " +
 	    (.before | map("\(.name) (\(.n) window\(if .n == 1 then "" else "s" end), \(.ns | ms | fmt))") | join(", ")) else "" end)) | join("; ")) +
 	". \(if ($q | length) == 1 then "This part runs" else "These parts run" end) once per step, and no kernel of any part runs in its idle. " +
 	([$q[].sync_kernels[]] as $sk | if ($sk | length) > 0 then
-	  ($sk | map(.name) | unique) as $skn | "\($skn | join(", ")) (verdict.host_sync_kernels) return\(if ($skn | length) == 1 then "s" else "" end) an output whose size depends on the data: the host waits for the kernel to learn it before it launches the next one, so the device idles after each (\($sk | map(.ns) | add | ms | fmt) of windows after them); avoid them in the update (boolean indexing, nonzero, masked_select, an inf/nan check that reads back a tensor). " else "" end) +
+	  ($sk | map(.name) | unique) as $skn | "\($skn | join(", ")) (\(if ($skn | length) == 1 then "a kernel" else "kernels" end) the rules list as making the host wait) return\(if ($skn | length) == 1 then "s" else "" end) an output whose size depends on the data: the host waits for the kernel to learn it before it launches the next one, so the device idles after each (\($sk | map(.ns) | add | ms | fmt) of windows after them); avoid them in the update (boolean indexing, nonzero, masked_select, an inf/nan check that reads back a tensor). " else "" end) +
+	([$q[] | select(.readback != null) | . as $p | .readback | . + {part: $p.name, kind: $p.kind}] | map(
+	  "The longest window of the \(.part), \(.ms | fmt) (\(.bubble_id)), follows \(.op) (\(.op_ms | fmt), a collective moving \(if .size_mb == 0 then "no measurable data" else "\(.size_mb) MB" end) by the comm records: a scalar such as a norm or a flag)" +
+	  (if .next != null then " and precedes \(.next)" else "" end) +
+	  ": the host most likely reads the collective's result back before it launches the next kernels" +
+	  (if .kind == "gradient_clipping" then " (the total gradient norm, read to compute the clip coefficient); a per-parameter norm fused into one does not remove it: keep the coefficient on the device (a clip that scales by a device tensor, such as torch's clip_grad_norm_ with foreach, reads nothing back). " else "; keep that value on the device. " end)) | join("")) +
 	(if ($q | any(.kind == "gradient_clipping")) then "Clip the gradients with one multi-tensor norm (a foreach / fused clip_grad_norm) instead of a norm per parameter. " else "" end) +
 	(if ($q | any(.kind == "optimizer")) then "A fused (multi-tensor) optimizer runs the update in a few large kernels. " else "" end) +
 	(if $hosted then
@@ -1604,11 +1665,15 @@ def idletext($q):
 	elif $AFALL <= 0 and $PIPE != null then " The \($PST | fmt) on the critical path is what is at stake here."
 	elif $AFALL <= 0 and gap("no_kernel_table") and nokpp != null then
 	  " So at most all of it, \($rest | fmt) per step, is at stake here: an upper bound, as how much of it lies on the critical path cannot be told without the kernel table."
-	else "" end);
+	else "" end) +
+       (if ($hosted | not) then llagtext else "" end) + partpointer;
        "step_group"; $dom; (if $AFALL <= 0 and $PIPE != null then $PST else $rest * (1 - $AFALL) end); true; (if ($hosted | not) then (if gap("no_trace_view") then "no_trace_view" else "no_host_events" end) else null end); "DEVICE_IDLE")
        # without host events the split is not measured; without kernels
        # there are no windows to tell short gaps from
        + {stake_on: "this rank", stake_upper_bound: ($AFALL <= 0 and $PIPE == null and gap("no_kernel_table") and nokpp != null),
+	  # the soft label the kernel table's gaps give without host events
+	  launch_lag: (if $hosted then null else $LLAG end),
+	  parts_idle_ms: (namedidleparts | if length == 0 then null else map(.bubble_ns) | add | ms end),
 	  pipeline_critical: ($AFALL <= 0 and $PST != null),
 	  figures: {idle_ms: ($idle | r6), rest_ms: ($rest | r6), absorbed_by_late_peer_ms: ($rest * $AFALL | r6),
 	  other_ms: (if $hosted then $other | r6 else null end), serial_wait_ms: (if $hosted then $swait | r6 else null end),
@@ -1684,7 +1749,9 @@ def idletext($q):
 	 else "Device idle while the host \($what): \($t)." end)
       elif .finding == "DEVICE_IDLE" and (.figures.absorbed_by_late_peer_ms // 0) > 0 then "Device idle without a named host cause: \(.figures.rest_ms | fmt) per step, of which \(.time_at_stake_ms | fmt) at stake on this rank (the rest lies before the wait for \(if $LATE != null then $LATEN else $OPWN end))."
       elif .finding == "DEVICE_IDLE" and .stake_upper_bound == true then "Device idle without a named host cause: at most \($t), an upper bound (without the kernel table it cannot be placed on or off the critical path)."
-      elif .finding == "DEVICE_IDLE" and .pipeline_critical == true then "Device idle without a named host cause: \(.figures.rest_ms | fmt) per step, of which \($t) on the pipeline's critical path."
+      elif .finding == "DEVICE_IDLE" and .pipeline_critical == true then "Device idle without a named host cause: \(.figures.rest_ms | fmt) per step, of which \($t) on the pipeline's critical path" +
+	(if .launch_lag != null then "; the forward layers' many short gaps (\(.launch_lag.idle_ms | fmt) in \(.launch_lag.gaps)) point to a probable host launch lag" else "" end) +
+	(if (.parts_idle_ms // 0) > 0 then "; \(.parts_idle_ms | fmt) of it in once-per-step parts (the part-idle finding names their patterns)" else "" end) + "."
       elif .finding == "DEVICE_IDLE" then "Device idle without a named host cause: \($t)."
       elif .finding == "AICPU_EXPOSED" then "AI CPU op \(.target_id) runs exposed: \($t)."
       elif .finding == "HOST_SERIALISATION" then "The host blocks on the device while it is busy (a serialisation point)."

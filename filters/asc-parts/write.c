@@ -9,6 +9,7 @@
 #include "rules.h"
 
 #include "parts.h"
+#include "rules.h"
 
 const char *const kname[K_N] = {
 	"embedding", "forward_layer", "lm_head_loss", "pipeline_wait",
@@ -34,7 +35,44 @@ const char *const klabel[K_N] = {
  * a part, dbusy: the device busy inside the wall with the kernels of any
  * part, and gaps then the device's idle gaps there (no kernel running).
  */
-struct clk { long n; int64_t ws, we, busy, ksum, cost, gaps, dbusy; };
+struct clk { long n; int64_t ws, we, busy, ksum, cost, gaps, dbusy, gmed, glong, glongns; };
+
+/*
+ * The lengths of the gaps the last devclk counted, and a pool of the gaps
+ * of a kind's parts: their median and how many reach bubbles.min_bubble_us
+ * tell many short launch gaps from a few long waits (asc-judge).
+ */
+static int64_t	*gl, *gpool;
+static size_t	 ngl, capgl, ngpool, capgpool;
+
+static void
+addgap(int64_t **v, size_t *n, size_t *cap, int64_t g)
+{
+	if (*n == *cap)
+		*v = xreallocarray(*v, *cap = 2 * *cap + 256, sizeof **v);
+	(*v)[(*n)++] = g;
+}
+
+static int
+i64cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The lower median of v (sorted here) and the gaps of at least thr. */
+static void
+gapstats(int64_t *v, size_t n, struct clk *c)
+{
+	int64_t thr = rules_ns("bubbles.min_bubble_us", 1e3);
+
+	qsort(v, n, sizeof *v, i64cmp);
+	c->gmed = n ? v[(n - 1) / 2] : 0, c->glong = 0, c->glongns = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] >= thr)
+			c->glong++, c->glongns += v[i];
+}
 
 static int
 ivcmp(const void *a, const void *b)
@@ -129,7 +167,8 @@ devclk(int st, struct clk *c)
 			dmax[i] = i > 0 && dmax[i - 1] > dv[2 * i + 1] ? dmax[i - 1] : dv[2 * i + 1];
 		dstep = st;
 	}
-	c->dbusy = 0, c->gaps = 0;
+	c->dbusy = 0, c->gaps = 0, ngl = 0;
+	c->gmed = 0, c->glong = 0, c->glongns = 0;
 	if (c->we <= c->ws)
 		return;
 	/* [lo, hi): the intervals that start before we and may end after ws */
@@ -157,13 +196,14 @@ devclk(int st, struct clk *c)
 		if (ce > cs)
 			c->dbusy += ce - cs, at = ce;
 		if (s > at)
-			c->gaps++;
+			c->gaps++, addgap(&gl, &ngl, &capgl, s - at);
 		cs = s, ce = e;
 	}
 	if (ce > cs)
 		c->dbusy += ce - cs, at = ce;
 	if (at < c->we)
-		c->gaps++;
+		c->gaps++, addgap(&gl, &ngl, &capgl, c->we - at);
+	gapstats(gl, ngl, c);
 }
 
 static void
@@ -180,6 +220,9 @@ putclk(const struct clk *c, int64_t service)
 		out_ratio(&ob, "share", c->we - c->ws, service);
 		out_i64(&ob, "bubbles", c->gaps);
 		out_nsms(&ob, "bubble", c->we - c->ws - c->dbusy);
+		out_nsms(&ob, "bubble_median", c->gmed);
+		out_i64(&ob, "long_bubbles", c->glong);
+		out_nsms(&ob, "long_bubble", c->glongns);
 	}
 }
 
@@ -681,6 +724,15 @@ putkind(size_t p0, size_t p1, size_t k, const struct clk *pc, const struct step 
 	char label[128];
 
 	memset(acc, 0, sizeof acc);
+	/* the gaps of every part of the kind, for their median (partclk
+	 * uses mem: before the members are gathered there) */
+	ngpool = 0;
+	for (size_t i = p0; i < p1; i++)
+		if (samekind(&P[i], &P[k])) {
+			partclk(i);
+			for (size_t g = 0; g < ngl; g++)
+				addgap(&gpool, &ngpool, &capgpool, gl[g]);
+		}
 	for (size_t i = p0; i < p1; i++)
 		if (samekind(&P[i], &P[k]))
 			tot += P[i].b - P[i].a;
@@ -696,6 +748,7 @@ putkind(size_t p0, size_t p1, size_t k, const struct clk *pc, const struct step 
 		sum.cost += pc[i - p0].cost, sum.gaps += pc[i - p0].gaps;
 		n += members(&P[i], mem + n, -1);
 	}
+	gapstats(gpool, ngpool, &sum);
 	long nloss = 0;
 
 	for (size_t i = 0; i < n; i++)
