@@ -1281,7 +1281,7 @@ def idletext2($q):
 	  (if any($h[]; .key == "item_sync" and .value > 0) then ", and the host reads values back from the device (.item()) in it" else "" end) +
 	  ": compute and read the metrics every N steps (at the print frequency), or keep them on the device and read them once, so the host neither launches those ops nor waits on the device every step. " else "" end) +
 	(stakeclause($t; $ab; ", counted by its share of the idle windows that do,") | ltrimstr(" ")) +
-	(if $ab > 0 and $LATE != null then " But the remedy is job-wide (every rank runs the same code): if that peer has the same host pattern, the fix shortens its lateness as well, and up to \($t | fmt) per step is won here; that is the figure at stake, an upper bound within the host findings' figures and the wait the communication finding counts, not in addition to them." else "" end);
+	(if $ab > 0 and ($LATE != null or ($OPW | length) > 0) then " But the remedy is job-wide (every rank runs the same code): if that peer has the same host pattern, the fix shortens its lateness as well, and up to \($t | fmt) per step is won here; that is the figure at stake, an upper bound within the host findings' figures and the wait the communication finding counts, not in addition to them." else "" end);
 def idletext($q):
 	"Step \($MP.step_id): " + ($q | map("the \(.name) idles \(.bubble_ns | ms | fmt) of its \(.wall_ns | ms | fmt) wall in \(.bubbles) gaps" +
 	  (if .windows > 0 then "; \(.windows) of them are windows of at least \($R.bubbles.min_bubble_us) µs (\(.windows_ns | ms | fmt)), the longest in all after " +
@@ -1679,7 +1679,7 @@ def idletext($q):
      rec(idletext($q) + " " + idletext2($q); "structure"; "step \($MP.step_id): \($q | map(.name) | join(", "))"; $t; false; (if $hosted then null else "no_host_events" end); "PART_IDLE") +
        {part_idle_ms: $t, part_idle: ($q | map(del(.host, .calls, .before_late_ns) | .bubble_ms = (.bubble_ns | ms) | .wall_ms = (.wall_ns | ms) | .windows_ms = (.windows_ns | ms))),
 	part_calls: ([$q[].calls[]] | sort_by(-.ns) | .[0:4] | map(.ms = (.ns | ms) | del(.ns)))} +
-       (if $ab > 0 and $LATE != null then {stake_on: $LATEN, stake_upper_bound: true,
+       (if $ab > 0 and ($LATE != null or ($OPW | length) > 0) then {stake_on: (if $LATE != null then $LATEN else $OPWN end), stake_upper_bound: true,
 	  figures: {part_idle_ms: ($t | r6), before_late_peer_ms: ($ab | r6), at_stake_while_peer_late_ms: ([$t - $ab, 0] | max | r6), at_stake_job_wide_ms: ($t | r6)}} else {} end) end)
 ] | (any(.[]; .pipeline_bubble == true)) as $pb
   | map(if .finding == "PART_PIPELINE_WAIT" and $pb then . + {time_at_stake_ms: null, text: (.text + " Its time is at stake in the pipeline-bubble finding, not counted again here.")} else . end)
