@@ -1183,13 +1183,13 @@ def opwtext: if ($OPW | length) == 0 then ""
    ([$WIN[] | select((.step_id | tostring) == ($s.step_id | tostring)) | . as $w |
      select(any($fp[]; $w.start_ns >= .start_ns and $w.start_ns < .end_ns))]) as $fw |
    {step_id: $s.step_id, label: $f.label, kernels: $f.kernels, gaps: $f.bubbles, idle_ms: $f.bubble_ms, median_ms: $f.bubble_median_ms,
-    long: $f.long_bubbles, long_ms: $f.long_bubble_ms,
+    long: $f.long_bubbles, long_share: share($f.long_bubbles; $f.bubbles), long_ms: $f.long_bubble_ms,
     backward: (if $b == null then null else {label: $b.label, gaps: $b.bubbles, idle_ms: $b.bubble_ms, median_ms: $b.bubble_median_ms, long: $b.long_bubbles, long_ms: $b.long_bubble_ms} end),
     after: ($fw | group_by(.before.name // "(none)") | map({name: (.[0].before.name // "(none)"), n: length, ms: (map(.dur_ns) | add | ms)}) | sort_by(-.ms, .name) | .[0:4]),
     after_ms: ($fw | map(.dur_ns) | add // 0 | ms)} end end) as $LLAG |
 def llagtext: if $LLAG == null then "" else $LLAG as $l |
 	def gfmt: if . < 0.001 then "\(. * 1000000 | round) ns" else fmt end;
-	" The kernel table's gaps point to the host: in step \($l.step_id) the forward layers (\($l.label)) idle \($l.idle_ms | fmt) in \($l.gaps) gaps between their \($l.kernels) kernels (median gap \($l.median_ms | gfmt); \($l.long) of them, \(share($l.long; $l.gaps) | pcs), of at least \($R.bubbles.min_bubble_us) µs, \($l.long_ms | fmt))" +
+	" The kernel table's gaps point to the host: in step \($l.step_id) the forward layers (\($l.label)) idle \($l.idle_ms | fmt) in \($l.gaps) gaps between their \($l.kernels) kernels (median gap \($l.median_ms | gfmt); \($l.long) of them, \($l.long_share | pcs), of at least \($R.bubbles.min_bubble_us) µs, \($l.long_ms | fmt))" +
 	(if $l.backward != null then ", while the backward layers (\($l.backward.label)) run back to back (\($l.backward.gaps) gaps, median \($l.backward.median_ms | gfmt), \($l.backward.idle_ms | fmt) in all, \($l.backward.long) of at least \($R.bubbles.min_bubble_us) µs)" else "" end) +
 	(if ($l.after | length) > 0 then "; of the forward's windows of at least \($R.bubbles.min_bubble_us) µs (\($l.after_ms | fmt)), the most idle falls after \($l.after | map("\(.name) (\(.n), \(.ms | fmt))") | join(", "))" else "" end) +
 	". An idle gap before most forward kernels, spread over their kinds, " + (if $l.backward != null then "with the backward (which autograd dispatches ahead of the device) dense, " else "" end) +
@@ -1313,6 +1313,35 @@ def partpointer: namedidleparts as $q |
 	if ($q | length) == 0 then "" else partidle($q) as $pi | ([$pi[] | .readback // empty] | .[0] // null) as $rb |
 	" \($q | map(.bubble_ns) | add | ms | fmt) of this idle lies in the \($q | map("\(.name) (\(.bubble_ns | ms | fmt))") | join(" and ")), once per step: the part-idle finding names what their idle windows follow" +
 	(if $rb != null then ", among them the \($rb.ms | fmt) after \($rb.op) where the host most likely reads the collective's result back" else "" end) + "." end;
+# The once-per-step parts outside the layers and the update (input, loss,
+# the metric after the loss) whose device idle holds at least
+# verdict.part_idle_share of the step: the calls with most host time in
+# their windows, and what lies before a late peer's wait (its share of the
+# windows that do, as the host findings count it).
+def idleparts2: (($MP // {}).parts // []) | map(select((.kind | IN("input", "loss", "after_loss")) and
+	($MP.service_ns // 0) > 0 and .bubble_ns >= $R.verdict.part_idle_share * $MP.service_ns));
+def partidle2($ps):
+	partidle($ps) | map(. as $x | ($ps | map(select(.name == $x.name and .kind == $x.kind)) | .[0]) as $p |
+	  [$WIN[] | select((.step_id | tostring) == ($MP.step_id | tostring) and .start_ns >= $p.start_ns and .start_ns < $p.end_ns)] as $w |
+	  ($LWS[$MP.step_id | tostring] // null) as $l |
+	  . + {calls: ([$w[].chains[] | select((.chain | length) > 0)] | group_by([.family, .chain[0], (.frame // "")]) |
+		  map({family: .[0].family, call: .[0].chain[0], frame: .[0].frame, ns: (map(.ns // 0) | add)}) | sort_by(-.ns, .call) | .[0:4]),
+		before_late_ns: (if $l == null or ($BEF[$MP.step_id | tostring] // 0) <= 0 then 0 else
+		  $w | map(select(.end_ns <= $l.t and (.boundary | not)) | .dur_ns * ([$l.w, $BEF[$MP.step_id | tostring]] | min) / $BEF[$MP.step_id | tostring]) | add // 0 | round end)});
+def calltext($c): "\($c.call)" + (if $c.frame != null then " at \($c.frame | sub("^.*/"; ""))" else "" end) + " (\($c.family)) \($c.ns | ms | fmt)";
+def idletext2($q):
+	($q | map(.bubble_ns) | add | ms) as $t | ($q | map(.before_late_ns) | add / 1000000) as $ab |
+	([$q[].calls[]] | sort_by(-.ns)) as $cs |
+	([$q[].host[]] | group_by(.key) | map({key: .[0].key, value: (map(.value) | add)}) | sort_by(-.value)) as $h |
+	(if $hosted and ($cs | length) > 0 then "The calls with most host time there: \($cs[0:4] | map(calltext(.)) | join(", ")). " else "" end) +
+	(if ($q | any(.kind == "after_loss")) then
+	  "The work after the loss (metrics such as the accuracy, running averages) runs every step as many small ops" +
+	  (if any($h[]; .key == "item_sync" and .value > 0) then ", and the host reads values back from the device (.item()) in it" else "" end) +
+	  ": compute and read the metrics every N steps (at the print frequency), or keep them on the device and read them once, so the host neither launches those ops nor waits on the device every step. " else "" end) +
+	(stakeclause($t; $ab; ", counted by its share of the idle windows that do,") | ltrimstr(" ")) +
+	(if $ab > 0 and ($LATE != null or ($OPW | length) > 0) then " But the remedy is job-wide (every rank runs the same code): if that peer has the same host pattern, the fix shortens its lateness as well, and up to \($t | fmt) per step is won here; that is the figure at stake, an upper bound within the host findings' figures and the wait the communication finding counts, not in addition to them." else "" end);
+# The host time by family in the parts' idle windows (what idletext says).
+def parthost($q): [$q[].host[]] | group_by(.key) | map({key: .[0].key, value: (map(.value) | add | ms)}) | from_entries;
 def idletext($q):
 	"Step \($MP.step_id): " + ($q | map("the \(.name) idles \(.bubble_ns | ms | fmt) of its \(.wall_ns | ms | fmt) wall in \(.bubbles) gaps" +
 	  (if .windows > 0 then "; \(.windows) of them are windows of at least \($R.bubbles.min_bubble_us) µs (\(.windows_ns | ms | fmt)), the longest in all after " +
@@ -1710,12 +1739,23 @@ def idletext($q):
   (idleparts | map(select(.kind as $x | any(($MP.kinds // [])[]; .kind == $x and (.kind | IN("optimizer")) and .share >= $R.verdict.part_share) | not)) as $ps |
    if ($ps | length) == 0 then empty else partidle($ps) as $q |
      rec(idletext($q); "structure"; "step \($MP.step_id): \($q | map(.name) | join(", "))"; ($q | map(.bubble_ns) | add | ms); false; (if $hosted then null else "no_host_events" end); "PART_IDLE") +
-       {part_idle_ms: ($q | map(.bubble_ns) | add | ms), part_idle: ($q | map(del(.host) | .bubble_ms = (.bubble_ns | ms) | .wall_ms = (.wall_ns | ms) | .windows_ms = (.windows_ns | ms)))} end)
+       {part_idle_ms: ($q | map(.bubble_ns) | add | ms), part_idle: ($q | map(del(.host) | .bubble_ms = (.bubble_ns | ms) | .wall_ms = (.wall_ns | ms) | .windows_ms = (.windows_ns | ms))),
+	part_host_ms: parthost($q)} end)
+  ,
+  # The input, the loss and the metric after it, by the same rule; a late
+  # peer's wait makes their time an upper bound, as for the host findings.
+  (idleparts2 as $ps | if ($ps | length) == 0 then empty else partidle2($ps) as $q |
+     ($q | map(.bubble_ns) | add | ms) as $t | ($q | map(.before_late_ns) | add / 1000000) as $ab |
+     rec(idletext($q) + " " + idletext2($q); "structure"; "step \($MP.step_id): \($q | map(.name) | join(", "))"; $t; false; (if $hosted then null else "no_host_events" end); "PART_IDLE") +
+       {part_idle_ms: $t, part_idle: ($q | map(del(.host, .calls, .before_late_ns) | .bubble_ms = (.bubble_ns | ms) | .wall_ms = (.wall_ns | ms) | .windows_ms = (.windows_ns | ms))),
+	part_calls: ([$q[].calls[]] | sort_by(-.ns) | .[0:4] | map(.ms = (.ns | ms) | del(.ns))), part_host_ms: parthost($q)} +
+       (if $ab > 0 and ($LATE != null or ($OPW | length) > 0) then {stake_on: (if $LATE != null then $LATEN else $OPWN end), stake_upper_bound: true,
+	  figures: {part_idle_ms: ($t | r6), before_late_peer_ms: ($ab | r6), at_stake_while_peer_late_ms: ([$t - $ab, 0] | max | r6), at_stake_job_wide_ms: ($t | r6)}} else {} end) end)
 ] | (any(.[]; .pipeline_bubble == true)) as $pb
   | map(if .finding == "PART_PIPELINE_WAIT" and $pb then . + {time_at_stake_ms: null, text: (.text + " Its time is at stake in the pipeline-bubble finding, not counted again here.")} else . end)
   # the once-per-step parts' idle is device idle: at stake in the idle findings
   | (any(.[]; .finding == "DEVICE_IDLE" or (.finding | startswith("host_cause:")))) as $idlef
-  | map(if .finding == "PART_IDLE" and $idlef then . + {time_at_stake_ms: null, text: (.text + " This idle lies within the device idle of the idle findings: it is at stake there, not counted again here.")} else . end)
+  | map(if .finding == "PART_IDLE" and $idlef and (.stake_upper_bound != true) then . + {time_at_stake_ms: null, text: (.text + " This idle lies within the device idle of the idle findings: it is at stake there, not counted again here.")} else . end)
   | map(. + {share_of_step: (if .time_at_stake_ms == null or $svcms <= 0 then null else share(.time_at_stake_ms; $svcms) end)})
   | map(. + {headline: (
       (if .time_at_stake_ms == null then "" else "\(.time_at_stake_ms | fmt) per step (\(.share_of_step | pcs))" end) as $t |
@@ -1756,6 +1796,7 @@ def idletext($q):
       elif .finding == "AICPU_EXPOSED" then "AI CPU op \(.target_id) runs exposed: \($t)."
       elif .finding == "HOST_SERIALISATION" then "The host blocks on the device while it is busy (a serialisation point)."
       elif .finding == "compute" then "Compute-bound: \($t)."
+      elif .finding == "PART_IDLE" and .stake_upper_bound == true then "The \(.part_idle | map(.name) | join(" and ")) idle\(if (.part_idle | length) == 1 then "s" else "" end) \(.part_idle_ms | fmt) per step on the device: up to \($t) at stake if \(.stake_on) has the same host pattern (the fix is job-wide); \(.figures.at_stake_while_peer_late_ms | fmt) if it does not (the rest lies before the wait for it)."
       elif .finding == "PART_IDLE" then "The \(.part_idle | map(.name) | join(" and ")) idle\(if (.part_idle | length) == 1 then "s" else "" end) \(.part_idle_ms | fmt) per step on the device (\(share(.part_idle_ms; $svcms) | pcs) of the step)" + (if .time_at_stake_ms == null then ", at stake in the idle findings." else "." end)
       elif (.finding | startswith("PART_")) then "The \(.part_label) takes \(.part_wall_ms | fmt) per step (\(.part_share | pcs))" + (if .time_at_stake_ms == null then ", at stake in the pipeline-bubble finding." else "." end)
       else .text end)})

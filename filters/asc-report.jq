@@ -257,6 +257,11 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
        ["no host event of any depth (untraced)", ($DG.untraced_ms_per_step // 0 | dur), (share($DG.untraced_ms_per_step // 0; $DG.host_bubble_ms_per_step) | pctx)]])) +
    (if $A.gc_recorded.recorded == false then "\n\nGC not recorded: \($A.gc_recorded.from | md); its time is unknown, not zero." else "" end)
   end) + "\n\n" +
+ # The soft labels weigh whole windows, the families above instants.
+ (($A.soft_root_cause_summary // []) | if length == 0 then "" else
+  "Soft root-cause labels, per window (soft_root_cause_summary; share of the significant idle time): " +
+  (sort_by(-(.share_of_significant_bubble_time // 0)) | map("\(.label | code) \(.windows) window\(if .windows == 1 then "" else "s" end), \(.share_of_significant_bubble_time | pctx) (\(.confidence | md))") | join("; ")) +
+  (if ($HC | length) > 0 then ". A label counts each window whole once its evidence covers a set share of it (synchronisation markers, such as copies and .item(), over \(($rules.attribution.sync_ratio // 0.2) * 100 | round)% of a window label all of it; a window may carry more than one label), while the families above count each instant by the host call under it: the two weigh the same idle differently" else "" end) + ".\n\n" end) +
  (if ($TOP | length) == 0 then "No significant bubble (≥ \($rules.bubbles.min_bubble_us) µs)." else
   "The \($TOP | length) longest of \($W | length) significant windows (start: the capture's own clock, µs; every window is in the JSON):\n\n" +
   table(["bubble", "scope", "start", "duration", "labels", "host causes", "host op"];
@@ -347,6 +352,13 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
    "\($MP.between_parts_ms // 0 | dur) in the gaps between parts",
    (if ($MP.after_parts_ns // 0) > 0 then "\($MP.after_parts_ms | dur) after the last part" else empty end)] |
   if length == 1 then .[0] else (.[0:-1] | join(", ")) + " and " + .[-1] end) + ". " +
+ # Boundary or within: the step's device idle inside the parts' walls
+ # (their bubbles) against the gaps between the walls.
+ (($MP.kinds | map(.bubble_ns // 0) | add // 0) as $in | ($MP.between_parts_ns // 0) as $bt |
+  if $in + $bt <= 0 then "" else
+  "Of the device idle, \($in / 1000000 | dur) lies inside the parts (the bubbles column) and \($bt / 1000000 | dur) between them" +
+  (if ($MP.before_parts_ns // 0) + ($MP.after_parts_ns // 0) > 0 then " (the step's window before the first and after the last part aside)" else "" end) +
+  ": \(if $in >= $bt then "most of it is within the parts, not at their boundaries" else "most of it is at the boundaries between parts" end). " end) +
  (if $MP.backward_numbering == "model" then "A backward layer is numbered by the forward layer it differentiates (the backward runs them from the last down). "
   elif $MP.backward_numbering == "execution" then "Backward layers are numbered in the order they run (not by the forward layer they differentiate: the passes differ in layer count). "
   else "" end) +
@@ -362,6 +374,8 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
     ((.sides | map(select(.side == "comm")) | .[0].kernel_sum_ms) // 0) as $c |
     select(.kernel_sum_ms > 0 and $c > 0.5 * .kernel_sum_ms) |
     "\($c | dur) of the \(.label | md)'s \(.kernel_sum_ms | dur) of kernel time is communication." ] +
+  [ $MP.kinds[] | select((.ahead_kernels // 0) > 0) |
+    "\(.ahead_kernels) kernel\(if .ahead_kernels == 1 then "" else "s" end) of the \(.label | md) (\(.ahead_kernel_sum_ms | dur)) \(if .ahead_kernels == 1 then "was" else "were" end) launched ahead on a side stream (such as a dropout mask): \(if .ahead_kernels == 1 then "it counts" else "they count" end) in the part's kernel sum (\(.kernel_sum_ms | dur)) but start\(if .ahead_kernels == 1 then "s" else "" end) before the part's wall, in an earlier part's wall or the gap before it: the part's busy union (\(.busy_union_ms | dur)) leaves out \(if .ahead_kernels == 1 then "its" else "their" end) time there." ] +
   [ $MP.kinds[] | select(.kind == "gradient_sync" and .kernel_sum_ns > .wall_ns) |
     "The gradient sync's kernel sum (\(.kernel_sum_ms | dur)) exceeds its wall (\(.wall_ms | dur)): it holds whole the collectives begun inside the backward that outlast its last compute kernel, where the backward ends (as asc-fia's phases cut it): their time before that lies in the backward's wall (its busy union's plus) but counts in the gradient sync's kernel sum." ] | join(" ") |
   if . == "" then "" else . + "\n\n" end) +

@@ -35,7 +35,7 @@ const char *const klabel[K_N] = {
  * a part, dbusy: the device busy inside the wall with the kernels of any
  * part, and gaps then the device's idle gaps there (no kernel running).
  */
-struct clk { long n; int64_t ws, we, busy, ksum, cost, gaps, dbusy, gmed, glong, glongns; };
+struct clk { long n, ahead; int64_t ws, we, busy, ksum, cost, gaps, dbusy, aheadsum, gmed, glong, glongns; };
 
 /*
  * The lengths of the gaps the last devclk counted, and a pool of the gaps
@@ -113,6 +113,11 @@ clocks(const size_t *idx, size_t n, int64_t lo, int64_t hi)
 	c.we = me < hi ? me : hi;
 	if (c.we < c.ws)
 		c.we = c.ws;
+	/* compute kernels launched ahead on a side stream (a dropout mask):
+	 * in the kernel sum, but in an earlier part's wall */
+	for (size_t i = 0; i < n; i++)
+		if (S.k[idx[i]].s < c.ws && !S.k[idx[i]].comm)
+			c.ahead++, c.aheadsum += S.k[idx[i]].dur;
 	if (ivcap < 2 * n)
 		ivbuf = xreallocarray(ivbuf, ivcap = 2 * n, sizeof *ivbuf);
 	for (size_t i = 0; i < n; i++) {
@@ -223,6 +228,8 @@ putclk(const struct clk *c, int64_t service)
 		out_nsms(&ob, "bubble_median", c->gmed);
 		out_i64(&ob, "long_bubbles", c->glong);
 		out_nsms(&ob, "long_bubble", c->glongns);
+		out_i64(&ob, "ahead_kernels", c->ahead);
+		out_nsms(&ob, "ahead_kernel_sum", c->aheadsum);
 	}
 }
 
@@ -746,6 +753,7 @@ putkind(size_t p0, size_t p1, size_t k, const struct clk *pc, const struct step 
 		sum.n += pc[i - p0].n, sum.we += pc[i - p0].we - pc[i - p0].ws;
 		sum.busy += pc[i - p0].busy, sum.ksum += pc[i - p0].ksum, sum.dbusy += pc[i - p0].dbusy;
 		sum.cost += pc[i - p0].cost, sum.gaps += pc[i - p0].gaps;
+		sum.ahead += pc[i - p0].ahead, sum.aheadsum += pc[i - p0].aheadsum;
 		n += members(&P[i], mem + n, -1);
 	}
 	gapstats(gpool, ngpool, &sum);
