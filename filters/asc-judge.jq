@@ -1294,8 +1294,12 @@ def idleparts: (($MP // {}).parts // []) | map(select((.kind | IN("gradient_sync
 # result back before it launches them.
 def readback($p; $w): ($w | max_by(.dur_ns) // null) as $l |
 	if $l == null or ($l.before.task_type // "") != "COMMUNICATION" or $l.end_ns > $p.end_ns then null else
-	([$C[] | select(.op == $l.before.name and (.step | tostring) == ($l.step_id | tostring)) | [(.bandwidth // {})[] | .size_mb // 0] | add // 0] | .[0] // null) as $mb |
-	if $mb == null or $mb > $R.verdict.readback_max_mb then null
+	([$C[] | select(.op == $l.before.name and (.step | tostring) == ($l.step_id | tostring))] | .[0] // null) as $c |
+	(if $c == null then null else [($c.bandwidth // {})[] | .size_mb // 0] | add // 0 end) as $mb |
+	# a collective of a 1-rank group moves nothing whatever it reduces: its
+	# zero bytes are no sign of a scalar
+	([$CGR[] | select(.group == ($c.group // null)) | .size] | .[0] // null) as $gs |
+	if $mb == null or $mb > $R.verdict.readback_max_mb or $gs == 1 then null
 	else {bubble_id: $l.bubble_id, ms: ($l.dur_ns | ms), op: $l.before.name, op_ms: ($l.before.dur_ns | ms), size_mb: $mb, next: ($l.after.name // null)} end end;
 def partidle($ps):
 	[$ps[] | . as $p | [$WIN[] | select((.step_id | tostring) == ($MP.step_id | tostring) and .start_ns >= $p.start_ns and .start_ns < $p.end_ns)] as $w |
@@ -1304,7 +1308,7 @@ def partidle($ps):
 	  windows: ($w | length), windows_ns: ($w | map(.dur_ns) | add // 0), before: $by[0:3],
 	  readback: readback($p; $w),
 	  sync_kernels: [$by[] | select(.name as $n | any($R.verdict.host_sync_kernels[]; . as $g | $n | test("^" + ($g | gsub("(?<c>[.+^$(){}|\\[\\]\\\\])"; "\\\(.c)") | gsub("\\*"; ".*") | gsub("\\?"; ".")) + "$")))],
-	  host: ($w | map(.causes | to_entries[]) | group_by(.key) | map({key: .[0].key, value: (map(.value) | add)}) | sort_by(-.value) | .[0:3])}];
+	  host: ($w | map(.causes | to_entries[]) | group_by(.key) | map({key: .[0].key, value: (map(.value) | add)}) | map(select(.value > 0)) | sort_by(-.value))}];
 # The device-idle finding's pointer to the part-idle finding.
 # The parts the PART_IDLE finding names (an optimizer step with a
 # PART_OPTIMIZER finding holds its own idle there).
