@@ -1707,6 +1707,7 @@ def idletext($q):
 	  # the soft label the kernel table's gaps give without host events
 	  launch_lag: (if $hosted then null else $LLAG end),
 	  parts_idle_ms: (namedidleparts | if length == 0 then null else map(.bubble_ns) | add | ms end),
+	  parts_idle_names: (namedidleparts | if length == 0 then null else map(.name) end),
 	  pipeline_critical: ($AFALL <= 0 and $PST != null),
 	  figures: {idle_ms: ($idle | r6), rest_ms: ($rest | r6), absorbed_by_late_peer_ms: ($rest * $AFALL | r6),
 	  other_ms: (if $hosted then $other | r6 else null end), serial_wait_ms: (if $hosted then $swait | r6 else null end),
@@ -1795,7 +1796,7 @@ def idletext($q):
       elif .finding == "DEVICE_IDLE" and .stake_upper_bound == true then "Device idle without a named host cause: at most \($t), an upper bound (without the kernel table it cannot be placed on or off the critical path)."
       elif .finding == "DEVICE_IDLE" and .pipeline_critical == true then "Device idle without a named host cause: \(.figures.rest_ms | fmt) per step, of which \($t) on the pipeline's critical path" +
 	(if .launch_lag != null then "; the forward layers' many short gaps (\(.launch_lag.idle_ms | fmt) in \(.launch_lag.gaps)) point to a probable host launch lag" else "" end) +
-	(if (.parts_idle_ms // 0) > 0 then "; \(.parts_idle_ms | fmt) of it in once-per-step parts (the part-idle finding names their patterns)" else "" end) + "."
+	(if (.parts_idle_ms // 0) > 0 then "; \(.parts_idle_ms | fmt) of the idle lies not in the forward layers but in once-per-step parts (\(.parts_idle_names // [] | join(", ")): the part-idle finding names their patterns)" else "" end) + "."
       elif .finding == "DEVICE_IDLE" then "Device idle without a named host cause: \($t)."
       elif .finding == "AICPU_EXPOSED" then "AI CPU op \(.target_id) runs exposed: \($t)."
       elif .finding == "HOST_SERIALISATION" then "The host blocks on the device while it is busy (a serialisation point)."
