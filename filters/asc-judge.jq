@@ -1286,8 +1286,9 @@ def parttext($k):
 # of the step: their idle, the kernels before their longest significant
 # windows (a host-synchronising kernel, verdict.host_sync_kernels, named
 # apart) and the host causes of those windows when there are host events.
-def idleparts: (($MP // {}).parts // []) | map(select((.kind | IN("gradient_sync", "gradient_clipping", "optimizer")) and
+def idlepartsof($kinds): (($MP // {}).parts // []) | map(select((.kind | IN($kinds[])) and
 	($MP.service_ns // 0) > 0 and .bubble_ns >= $R.verdict.part_idle_share * $MP.service_ns));
+def idleparts: idlepartsof(["gradient_sync", "gradient_clipping", "optimizer"]);
 # The part's longest window when it follows a collective that moves at
 # most verdict.readback_max_mb (a scalar, such as a gradient norm) and
 # precedes the part's next kernels: the host most likely reads the
@@ -1301,8 +1302,12 @@ def readback($p; $w): ($w | max_by(.dur_ns) // null) as $l |
 	([$CGR[] | select(.group == ($c.group // null)) | .size] | .[0] // null) as $gs |
 	if $mb == null or $mb > $R.verdict.readback_max_mb or $gs == 1 then null
 	else {bubble_id: $l.bubble_id, ms: ($l.dur_ns | ms), op: $l.before.name, op_ms: ($l.before.dur_ns | ms), size_mb: $mb, next: ($l.after.name // null)} end end;
+# The bubble windows of the drill-down step that start in part $p.
+def partwins($p): [$WIN[] | select((.step_id | tostring) == ($MP.step_id | tostring) and .start_ns >= $p.start_ns and .start_ns < $p.end_ns)];
+# The host time by family in the parts' windows (ns), largest first.
+def hostsum($q): [$q[].host[]] | group_by(.key) | map({key: .[0].key, value: (map(.value) | add)}) | sort_by(-.value);
 def partidle($ps):
-	[$ps[] | . as $p | [$WIN[] | select((.step_id | tostring) == ($MP.step_id | tostring) and .start_ns >= $p.start_ns and .start_ns < $p.end_ns)] as $w |
+	[$ps[] | . as $p | partwins($p) as $w |
 	 ($w | group_by(.before.name // "(none)") | map({name: (.[0].before.name // "(none)"), n: length, ns: (map(.dur_ns) | add)}) | sort_by(-.ns, .name)) as $by |
 	 {name: $p.name, kind: $p.kind, wall_ns: $p.wall_ns, bubble_ns: $p.bubble_ns, bubbles: $p.bubbles, kernels: $p.kernels,
 	  windows: ($w | length), windows_ns: ($w | map(.dur_ns) | add // 0), before: $by[0:3],
@@ -1322,11 +1327,10 @@ def partpointer: namedidleparts as $q |
 # verdict.part_idle_share of the step: the calls with most host time in
 # their windows, and what lies before a late peer's wait (its share of the
 # windows that do, as the host findings count it).
-def idleparts2: (($MP // {}).parts // []) | map(select((.kind | IN("input", "loss", "after_loss")) and
-	($MP.service_ns // 0) > 0 and .bubble_ns >= $R.verdict.part_idle_share * $MP.service_ns));
+def idleparts2: idlepartsof(["input", "loss", "after_loss"]);
 def partidle2($ps):
 	partidle($ps) | map(. as $x | ($ps | map(select(.name == $x.name and .kind == $x.kind)) | .[0]) as $p |
-	  [$WIN[] | select((.step_id | tostring) == ($MP.step_id | tostring) and .start_ns >= $p.start_ns and .start_ns < $p.end_ns)] as $w |
+	  partwins($p) as $w |
 	  ($LWS[$MP.step_id | tostring] // null) as $l |
 	  . + {calls: ([$w[].chains[] | select((.chain | length) > 0)] | group_by([.family, .chain[0], (.frame // "")]) |
 		  map({family: .[0].family, call: .[0].chain[0], frame: .[0].frame, ns: (map(.ns // 0) | add)}) | sort_by(-.ns, .call) | .[0:4]),
@@ -1336,7 +1340,7 @@ def calltext($c): "\($c.call)" + (if $c.frame != null then " at \($c.frame | sub
 def idletext2($q):
 	($q | map(.bubble_ns) | add | ms) as $t | ($q | map(.before_late_ns) | add / 1000000) as $ab |
 	([$q[].calls[]] | sort_by(-.ns)) as $cs |
-	([$q[].host[]] | group_by(.key) | map({key: .[0].key, value: (map(.value) | add)}) | sort_by(-.value)) as $h |
+	hostsum($q) as $h |
 	(if $hosted and ($cs | length) > 0 then "The calls with most host time there: \($cs[0:4] | map(calltext(.)) | join(", ")). " else "" end) +
 	(if ($q | any(.kind == "after_loss")) then
 	  "The work after the loss (metrics such as the accuracy, running averages) runs every step as many small ops" +
@@ -1345,7 +1349,7 @@ def idletext2($q):
 	(stakeclause($t; $ab; ", counted by its share of the idle windows that do,") | ltrimstr(" ")) +
 	(if $ab > 0 and ($LATE != null or ($OPW | length) > 0) then " But the remedy is job-wide (every rank runs the same code): if that peer has the same host pattern, the fix shortens its lateness as well, and up to \($t | fmt) per step is won here; that is the figure at stake, an upper bound within the host findings' figures and the wait the communication finding counts, not in addition to them." else "" end);
 # The host time by family in the parts' idle windows (what idletext says).
-def parthost($q): [$q[].host[]] | group_by(.key) | map({key: .[0].key, value: (map(.value) | add | ms)}) | from_entries;
+def parthost($q): hostsum($q) | sort_by(.key) | map(.value |= ms) | from_entries;
 def idletext($q):
 	"Step \($MP.step_id): " + ($q | map("the \(.name) idles \(.bubble_ns | ms | fmt) of its \(.wall_ns | ms | fmt) wall in \(.bubbles) gaps" +
 	  (if .windows > 0 then "; \(.windows) of them are windows of at least \($R.bubbles.min_bubble_us) µs (\(.windows_ns | ms | fmt)), the longest in all after " +
@@ -1361,7 +1365,7 @@ def idletext($q):
 	(if ($q | any(.kind == "gradient_clipping")) then "Clip the gradients with one multi-tensor norm (a foreach / fused clip_grad_norm) instead of a norm per parameter. " else "" end) +
 	(if ($q | any(.kind == "optimizer")) then "A fused (multi-tensor) optimizer runs the update in a few large kernels. " else "" end) +
 	(if $hosted then
-	   ([$q[].host[]] | group_by(.key) | map({key: .[0].key, value: (map(.value) | add)}) | sort_by(-.value)) as $h |
+	   hostsum($q) as $h |
 	   (if ($h | length) > 0 then "Host time in those windows: \($h | map("\(.key) \(.value | ms | fmt)") | join(", "))." else "No host event covers those windows." end)
 	 else "The capture has no host events, so what the host did in the gaps is not measured." end);
 ([

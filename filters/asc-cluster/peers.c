@@ -505,6 +505,34 @@ gpeer(int ri, const char *g, int64_t local)
 	return local;
 }
 
+/* The steps of rank ri's comm ops. */
+static int64_t
+copsteps(int ri)
+{
+	int64_t steps = 0;
+
+	for (size_t a = 0; a < ncop; a++) {
+		int dup = 0;
+
+		for (size_t c = 0; c < a && !dup; c++)
+			dup = cops[c].rank == ri && strcmp(cops[c].step, cops[a].step) == 0;
+		steps += cops[a].rank == ri && !dup;
+	}
+	return steps;
+}
+
+/* Rank ri's wait on peer `first` in op c not under compute. */
+static int64_t
+firstwait(const struct cop *c, int ri, const char *g, int64_t first)
+{
+	int64_t lw = 0;
+
+	for (int i = 0; i < c->n; i++)
+		if (c->peer[i] != UNSET && c->ex[i] != UNSET && gpeer(ri, g, c->peer[i]) == first)
+			lw += c->ex[i];
+	return lw;
+}
+
 /*
  * Rank ri's own wait for peer p by its HCCL tasks: per step, in each op
  * of group g at most its wait on `first` and not under compute, as
@@ -516,25 +544,16 @@ int
 pairwait(int ri, const char *g, int64_t first, int64_t p, const char *step, const char *op,
     int64_t *per, int64_t *w, int64_t *ex)
 {
-	int64_t steps = 0, sum = 0;
+	int64_t steps = copsteps(ri), sum = 0;
 	int found = 0;
 
 	for (size_t a = 0; a < ncop; a++) {
-		int dup = 0;
-
-		for (size_t c = 0; c < a && !dup; c++)
-			dup = cops[c].rank == ri && strcmp(cops[c].step, cops[a].step) == 0;
-		steps += cops[a].rank == ri && !dup;
-	}
-	for (size_t a = 0; a < ncop; a++) {
 		const struct cop *c = &cops[a];
-		int64_t lw = 0, v = 0;
+		int64_t lw, v = 0;
 
 		if (c->rank != ri || strcmp(c->group, g) != 0)
 			continue;
-		for (int i = 0; i < c->n; i++)
-			if (c->peer[i] != UNSET && c->ex[i] != UNSET && gpeer(ri, g, c->peer[i]) == first)
-				lw += c->ex[i];
+		lw = firstwait(c, ri, g, first);
 		for (int i = 0; i < c->n; i++) {
 			if (c->peer[i] == UNSET || c->ownex[i] == UNSET || gpeer(ri, g, c->peer[i]) != p)
 				continue;
@@ -560,28 +579,19 @@ pairwait(int ri, const char *g, int64_t first, int64_t p, const char *step, cons
 static int
 nextpeers(int ri, const char *g, int64_t first, struct buf *b, int64_t *top, int64_t *topw, int64_t *rem)
 {
-	int64_t pe[64], pw[64], steps = 0;
+	int64_t pe[64], pw[64], steps = copsteps(ri);
 	int n = 0, m;
 
 	*top = -1;
 	*topw = UNSET;
 	*rem = 0;
 	for (size_t a = 0; a < ncop; a++) {
-		int dup = 0;
-
-		for (size_t c = 0; c < a && !dup; c++)
-			dup = cops[c].rank == ri && strcmp(cops[c].step, cops[a].step) == 0;
-		steps += cops[a].rank == ri && !dup;
-	}
-	for (size_t a = 0; a < ncop; a++) {
 		const struct cop *c = &cops[a];
-		int64_t lw = 0, best = 0;
+		int64_t lw, best = 0;
 
 		if (c->rank != ri || strcmp(c->group, g) != 0)
 			continue;
-		for (int i = 0; i < c->n; i++)
-			if (c->peer[i] != UNSET && c->ex[i] != UNSET && gpeer(ri, g, c->peer[i]) == first)
-				lw += c->ex[i];
+		lw = firstwait(c, ri, g, first);
 		for (int i = 0; i < c->n; i++) {
 			int64_t p, v;
 			int x;
