@@ -67,7 +67,8 @@ gapstats(int64_t *v, size_t n, struct clk *c)
 {
 	int64_t thr = rules_ns("bubbles.min_bubble_us", 1e3);
 
-	qsort(v, n, sizeof *v, i64cmp);
+	if (n)
+		qsort(v, n, sizeof *v, i64cmp);
 	c->gmed = n ? v[(n - 1) / 2] : 0, c->glong = 0, c->glongns = 0;
 	for (size_t i = 0; i < n; i++)
 		if (v[i] >= thr)
