@@ -240,6 +240,18 @@ def clocks($x; $y):
 # same sign, over half of it) is not the part's: it ranks by its own.
 def covered: .delta_others_ns != null and .delta_own_ns != null and .delta_wall_ns != 0
   and .delta_others_ns * .delta_wall_ns > 0 and 2 * (.delta_others_ns | abs) > (.delta_wall_ns | abs);
+# A part across a shared boundary from a covered part whose wall changes
+# the other way: its wall change is the time that moved across that
+# boundary (the covered part's others), not its own: it ranks by its
+# kernel sum, which no boundary moves.
+def boundaryrank:
+  ([.[] | select(.kind == "part")] | index_by(.key)) as $by
+  | map(if .kind != "part" or .align != "paired" or .covered then .
+	else . as $p
+	| ([if $p.next_part != null then $by[$p.next_part] else null end] + [$by[] | select(.next_part == $p.key)]
+	   | map(select(. != null and .covered and .delta_wall_ns * $p.delta_wall_ns < 0)) | .[0].key) as $q
+	| if $q == null then . else . + {boundary_with: $q, delta_per_step_ns: .delta_kernel_ns} end end
+      | if .kind == "part" and .align == "paired" then .ranked_by = (if .covered then "own" elif .boundary_with then "kernel_sum" else "wall" end) else . end);
 def gsum: {wall: ([.[].wall] | sum), busy: ([.[].busy] | sum), kernel: ([.[].kernel] | sum), cost: ([.[].cost] | sum),
 	   others: (if any(.[]; .others == null) then null else [.[].others] | sum end),
 	   idle: (if any(.[]; .idle == null) then null else [.[].idle] | sum end),
@@ -421,6 +433,7 @@ def diff:
       commwait($A; $B; $na; $nb),
       runs($A; $B),
       caveats($A; $B) ] as $rows
+  | ($rows | boundaryrank) as $rows
   # ranked: the rows of one thing each (not the sums by type or scope)
   | ([$rows[] | select((.kind == "op" or .kind == "part" or .kind == "part_kind" or (.kind == "part_op" and .ranked)
 			 or (.kind == "bubble_window" and .scope != "global") or .kind == "comm_op")
@@ -506,6 +519,9 @@ def partsmd($r):
     + ([$p[] | select(.covered)] as $c
        | if ($c | length) == 0 then "" else "\nA wall change that is mostly time in which only other parts' kernels run is not the part's own, and the part is ranked by its own busy + idle: "
 	 + ($c | map("\(.key | code), \(coveredtxt)") | join("; ")) + ".\n" end)
+    + ([$p[] | select(.boundary_with != null)] as $c
+       | if ($c | length) == 0 then "" else "\nA part whose wall shares a boundary with such a part's and changes the other way holds in its wall change the time that moved across that boundary, and it is ranked by its kernel sum: "
+	 + ($c | map("\(.key | code) (boundary with \(.boundary_with | code)), wall \(.delta_wall_ns | st), kernel sum \(.delta_kernel_ns | st)") | join("; ")) + ".\n" end)
     + (offsets($r) as $o | if ($o | length) == 0 then "" else "\n" + ($o | map(offsettxt | "T" + .[1:]) | join("; ")) + ".\n" end)
     + ([$r[] | select(.kind == "part_kind" and .align != "paired")] as $g
        | if ($g | length) == 0 then "" else "\nNot paired one by one: "
@@ -539,9 +555,11 @@ def partlead($r):
 	 (if $cov == "" then "" else "By model part, no part's own time (busy + idle) changed. " + $cov end)
        else "By model part, " + (if $p.kind == "part_kind" then "the \($p.key | code) parts (A \($p.a_count), B \($p.b_count) per step)" else "\($p.key | code)" end)
 	    + (if $p.align == "only_a" then " (only in A)" elif $p.align == "only_b" then " (only in B)" else "" end)
-	    + " changed most: " + (if $p.covered then "its own busy + idle \($p.delta_own_ns | st) (wall \($p.delta_wall_ns | st), mostly time in which only other parts' kernels run)" else "wall \($p.delta_wall_ns | st)" end)
-	    + ", kernel sum \($p.delta_kernel_ns | st) per step"
-	    + (if $o != null and $o.delta_kernel_ns != 0 then ", most in op \($o.op | code) (kernel sum \($o.delta_kernel_ns | st))" else "" end) + ".\n"
+	    + " changed most: " + (if $p.covered then "its own busy + idle \($p.delta_own_ns | st) (wall \($p.delta_wall_ns | st), mostly time in which only other parts' kernels run), "
+				   elif $p.boundary_with then "" else "wall \($p.delta_wall_ns | st), " end)
+	    + "kernel sum \($p.delta_kernel_ns | st) per step"
+	    + (if $o != null and $o.delta_kernel_ns != 0 then ", most in op \($o.op | code) (kernel sum \($o.delta_kernel_ns | st))" else "" end)
+	    + (if $p.boundary_with then "; it is ranked by its kernel sum, for its wall's change, \($p.delta_wall_ns | st), holds the time that moved across its boundary with \($p.boundary_with | code)" else "" end) + ".\n"
 	    # a wall change that is partly its neighbour's, and a neighbour whose wall change is not its own
 	    + ([offsets($r)[] | select(.a.key == $p.key or .b.key == $p.key)]
 	       | map("Its wall and " + (if .a.key == $p.key then .b else .a end | "\(.key | code)'s share a boundary, and \(.key | code)'s changed "
@@ -605,7 +623,8 @@ def report:
   | def row(c): "| " + (c | map(if . == null then "–" else cell end) | join(" | ")) + " |";
     def rowdesc: (if .kind == "op" then "op \(.key | code) (\(.status))"
 		  elif .kind == "part" then "part \(.key | code)" + (if .align == "only_a" then " (only in A)" elif .align == "only_b" then " (only in B)" else "" end)
-		    + (if .covered then ", its own busy + idle (wall \(.delta_wall_ns | st), \(.delta_others_ns | st) of it only other parts' kernels)" else "" end)
+		    + (if .covered then ", its own busy + idle (wall \(.delta_wall_ns | st), \(.delta_others_ns | st) of it only other parts' kernels)"
+		       elif .boundary_with then ", its kernel sum (wall \(.delta_wall_ns | st), moved with its boundary with \(.boundary_with | code))" else "" end)
 		  elif .kind == "part_op" then "op \(.op | code) in part \(.part | code)" + (if .status == "added" then " (new in B)" elif .status == "removed" then " (gone in B)" else "" end)
 		  elif .kind == "part_kind" then "the \(.key | code) parts (A \(.a_count), B \(.b_count) per step)"
 		  elif .kind == "bubble_window" then "\(.status) bubble \(.key | code)" + (if .cause then ", host cause \(.cause | code)" else "" end)
@@ -635,11 +654,11 @@ def report:
   + ([$r[] | select(.kind == "step_trace")] as $c
      | if ($c | length) > 0 then "\ntorch_npu's own breakdown (step_trace_time.csv, mean per step): "
 	+ ($c | map("\(.key) \(.delta_ns | st)") | join(", ")) + ".\n" else "" end)
-  + "\n## Biggest changes (per step)\n\nOps, model parts and the ops in them, idle windows and communication ops by the change of their time per step (a part by its wall, or by its own busy + idle when its wall change is mostly time in which only other parts' kernels run; an op in a part by its kernel sum); A and B are over the whole capture, for a part or an op in a part per step.\n\n"
+  + "\n## Biggest changes (per step)\n\nOps, model parts and the ops in them, idle windows and communication ops by the change of their time per step (a part by its wall, or by its own busy + idle when its wall change is mostly time in which only other parts' kernels run, or by its kernel sum when its wall shares a boundary with such a part's and changes the other way, for then the time that moved across the boundary is in its wall change; an op in a part by its kernel sum); A and B are over the whole capture, for a part or an op in a part per step.\n\n"
   + row(["#", "what", "A", "B", "delta per step"]) + "\n" + row(["---:", "---", "---:", "---:", "---:"]) + "\n"
   + ([$r[] | select(.rank != null and .rank <= 20)] | sort_by(.rank)
-     | map(row([.rank, rowdesc, ((if .covered then .a_own_ns else .a_total_ns // .a_elapsed_ns // .a_ns // .a_kernel_ns end) | t),
-		((if .covered then .b_own_ns else .b_total_ns // .b_elapsed_ns // .b_ns // .b_kernel_ns end) | t), (.delta_per_step_ns | st)]) + "\n") | add // "(none)\n")
+     | map(row([.rank, rowdesc, ((if .covered then .a_own_ns elif .boundary_with then .a_kernel_ns else .a_total_ns // .a_elapsed_ns // .a_ns // .a_kernel_ns end) | t),
+		((if .covered then .b_own_ns elif .boundary_with then .b_kernel_ns else .b_total_ns // .b_elapsed_ns // .b_ns // .b_kernel_ns end) | t), (.delta_per_step_ns | st)]) + "\n") | add // "(none)\n")
   + ([$r[] | select(.kind == "caveat")] as $c
      | if ($c | length) > 0 then "\n## What cannot be compared\n\n" + ($c | map("- " + (.text | mdt) + "\n") | add) else "" end)
   + namesmd($r)
