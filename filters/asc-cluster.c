@@ -643,18 +643,24 @@ ranktops(const struct job *j, int64_t *least)
 }
 
 /* Where the rank reports hold a group's stake in a finding of another
- * priority than pri (their finding sums several groups'): say so. */
+ * priority than pri (their finding sums several groups'): say so.  A
+ * finding that gives the group no share of its stake does not count it:
+ * said apart, with no share. */
 static void
 grouppri(const struct job *j, const char *g, int pri, struct buf *o)
 {
 	char nm[64], t1[64], t2[64];
-	int n = 0;
+	int n = 0, z = 0, peers = 1;
 
 	for (size_t i = 0; g && i < ngs; i++) {
 		const struct gstake *s = &gss[i];
 
 		if (!injob(j, s->rank) || strcmp(s->group, g) != 0 || s->rpri == pri || s->rpri > 3)
 			continue;
+		if (s->stake == 0) {
+			z++;
+			continue;
+		}
 		if (n++ == 0)
 			bprintf(o, "; P%d here, on this item's own stake: the rank reports count the group in a finding of theirs that sums several groups' stakes, ", pri);
 		else
@@ -663,6 +669,24 @@ grouppri(const struct job *j, const char *g, int pri, struct buf *o)
 		    s->rid, s->rpri, s->rstake == UNSET ? "none" : hd(s->rstake, t1),
 		    s->stake == UNSET ? "none" : hd(s->stake, t2));
 	}
+	if (z == 0)
+		return;
+	for (size_t i = 0; i < ngs; i++)
+		if (injob(j, gss[i].rank) && strcmp(gss[i].group, g) == 0 && gss[i].stake == 0 &&
+		    (gss[i].how == NULL || strcmp(gss[i].how, "peers") != 0))
+			peers = 0;
+	bprintf(o, n ? "; and " : "; P%d here, on this item's own stake: ", pri);
+	z = 0;
+	for (size_t i = 0; i < ngs; i++) {
+		const struct gstake *s = &gss[i];
+
+		if (!injob(j, s->rank) || strcmp(s->group, g) != 0 || s->rpri == pri || s->rpri > 3 || s->stake != 0)
+			continue;
+		bprintf(o, "%s%s's %s (P%d, %s per step)", z++ ? ", " : "", rname(&ranks[s->rank], nm),
+		    s->rid, s->rpri, s->rstake == UNSET ? "none" : hd(s->rstake, t1));
+	}
+	bprintf(o, " name%s the group but leave it out of %s stake%s", z > 1 ? "" : "s", z > 1 ? "their" : "its",
+	    peers ? " (its time there is its ops' wait for their peers, at stake on those peers)" : "");
 }
 
 /* The recommendations, on the rank reports' priority scale. */
@@ -701,7 +725,8 @@ wrecos(const struct job *j, int64_t mstep)
 		out_bool(&rb, "upper_bound", recos[k].ub);
 		rput();
 		if (md)
-			fprintf(md, "%d. P%d (%s): %s\n", k + 1, pri, hd(recos[k].stake, t1), mdt(txt.p, 0));
+			fprintf(md, "%d. P%d (%s): %s\n", k + 1, pri,
+			    recos[k].stake == 0 ? "0 ms" : hd(recos[k].stake, t1), mdt(txt.p, 0));
 		buf_free(&txt);
 	}
 	if (md && nreco == 0)
