@@ -166,14 +166,22 @@ def commsrc($g): if ($g.comm_op // [] | length) > 0 then "hccl_tasks"
 def commops($g): if commsrc($g) == "hccl_tasks" then $g.comm_op
 		 else [$g.comm_op_wait // [] | .[] | . + {transfer_ns: .moving_ns, transfer_bytes: null}] end;
 def commrows($A; $B; $na; $nb):
-  def agg: {n: length, names: ([.[].op] | unique), elapsed: ([.[].elapsed_ns] | sum), wait: ([.[].wait_ns] | sum),
+  def agg: {n: length, names: ([.[].op] | unique), groups: ([.[].group | select(. != null)] | unique), elapsed: ([.[].elapsed_ns] | sum), wait: ([.[].wait_ns] | sum),
 	    transfer: ([.[].transfer_ns] | sum), bytes: (if any(.[]; .transfer_bytes == null) then null else [.[].transfer_bytes] | sum end)}
 	   | . + {gbps: (if .bytes != null and .transfer > 0 then (.bytes / .transfer * 1000 | round) / 1000 else null end)};
   def byop($g): commops($g) | group_by(commkey) | map({key: (.[0] | commkey), value: agg}) | from_entries;
+  # do a group's ops in a step carry the number after the group's in the
+  # order they start (hcom_allReduce__586_0_1, __586_1_1, ...)?
+  def numbered($g): [commops($g)[] | select(.group != null)] | group_by([.group, .step])
+    | all(.[]; sort_by(.start_ns) | map(.op | capture("__[0-9]+_(?<n>[0-9]+)") | .n | tonumber) | . == (sort | unique));
+  # over the sides whose records name the groups
+  ([$A, $B | select(any(commops(.)[]; .group != null)) | numbered(.)] | length > 0 and all) as $ord
+  |
   (byop($A) as $ma | byop($B) as $mb
    | (($ma | keys) + ($mb | keys) | unique)[] as $k | $ma[$k] as $x | $mb[$k] as $y
    | {kind: "comm_op", key: $k, status: (if $x == null then "added" elif $y == null then "removed" else "both" end),
       a_src: commsrc($A), b_src: commsrc($B), a_names: $x.names, b_names: $y.names,
+      a_groups: $x.groups, b_groups: $y.groups, numbered_in_order: $ord,
       a_elapsed_ns: $x.elapsed, b_elapsed_ns: $y.elapsed, delta_elapsed_ns: dlt($x.elapsed // 0; $y.elapsed // 0),
       a_wait_ns: $x.wait, b_wait_ns: $y.wait, delta_wait_ns: dlt($x.wait // 0; $y.wait // 0),
       a_transfer_ns: $x.transfer, b_transfer_ns: $y.transfer, delta_transfer_ns: dlt($x.transfer // 0; $y.transfer // 0),
@@ -366,6 +374,10 @@ def caveats($A; $B):
 			    else "waits \(.[1].wait_ns | t) per step not under compute by its Notify Wait tasks, for a peer its level does not name" end)] | join("; "))
 	+ (if $x.rank != null and $y.rank != null and $x.rank != $y.rank then " (a different late rank"
 	     + (if $rv == "different" then ", in different runs)" else ")" end) else "" end)
+	# a Level0 side's figure bounds the wait, the other measures it
+	+ ([$x, $y | select(. != null and .wait_ns != null) | .measured_by] | unique | if length == 2 then
+	     " (figures of different kinds: \(if $x.measured_by == "notify_wait" then "A" else "B" end)'s, all the Notify Wait time not under compute, is an upper bound on the wait for a late peer; \(if $x.measured_by == "notify_wait" then "B" else "A" end)'s is the wait for that rank alone, not under compute, by HCCL tasks)"
+	   else "" end)
 	+ ": the change of the communication ops' wait is the change of that wait, another rank's lateness, not of the ops' own work")}),
   (select(commsrc($A) != null and commsrc($B) != null and commsrc($A) != commsrc($B))
    | {kind: "caveat", key: "comm_source", a_value: commsrc($A), b_value: commsrc($B),
@@ -604,6 +616,23 @@ def stakemd: if .status != "changed" then ""
   elif .a_stake_kind == null and .b_stake_kind == null then ""
   elif .a_stake_kind == .b_stake_kind then " (both " + (.a_stake_kind | sub("^upper bound"; "upper bounds") | mdt) + ")"
   else " (A's " + (.a_stake_kind // "not said" | mdt) + "; B's " + (.b_stake_kind // "not said" | mdt) + ": figures of different kinds, so part of the change is the change of rule)" end;
+# What a communication op's raw name is made of, on one of the report's
+# ops: only the parts its records show (the group's name ends in the
+# digits after the type; the next number follows the ops' start order).
+def commparts($r):
+  ([$r[] | select(.kind == "comm_op")] | sort_by(.rank // 1000000) | .[0]) as $c
+  | if $c == null then "" else
+    ([(($c.a_names // []) | .[0]) as $n | select($n != null) | {n: $n, g: ($c.a_groups // [])[0]}]
+     + [(($c.b_names // []) | .[0]) as $n | select($n != null) | {n: $n, g: ($c.b_groups // [])[0]}]
+     | sort_by(.g == null) | .[0]) as $e
+    | ($e.n | capture("^(?<t>.+?)__(?<g>[0-9]+)_(?<k>[0-9]+)(?<rest>.*)$")? // null) as $p
+    | if $p == null then "" else
+      " A communication op's raw name, here \($e.n | code), is the op (\($p.t | code)), then "
+      + (if $e.g != null and ($e.g | endswith($p.g)) then "\($p.g | code), the last digits of its communication group's name (\($e.g | code)), "
+	 else "\($p.g | code), a number of its communication group, " end)
+      + "then \($p.k | code), " + (if $c.numbered_in_order then "which numbers the group's ops in each step in the order they start"
+				 else "a number the captures do not explain" end)
+      + (if $p.rest != "" then ", and \($p.rest | code), which the captures do not explain" else "" end) + "." end end;
 # The names the report uses and the raw names they stand for.
 def namesmd($r):
   ([$r[] | select((.kind == "op" or .kind == "comm_op") and ((.a_names // []) + (.b_names // []) | any(. != null)))
@@ -611,7 +640,7 @@ def namesmd($r):
     | select(((.a_names // []) + (.b_names // []) | unique) != [.key])]
    | unique_by([.kind, .key])) as $n
   | if ($n | length) == 0 then "" else
-    "\n## Names\n\nAn op is keyed by its kernel name without the instance suffix (the rules' `ops.name_strip_regex`, `hcom_allReduce__586_0_1` → `hcom_allReduce`), a communication op by its name without the communication group's number, which differs from run to run (`hcom_allReduce__586_0_1` → `hcom_allReduce__0_1`), and so is a kernel named at either end of an idle window. The names in this report stand for these raw names:\n\n"
+    "\n## Names\n\nAn op is keyed by its kernel name without the instance suffix (the rules' `ops.name_strip_regex`, `hcom_allReduce__586_0_1` → `hcom_allReduce`), a communication op by its name without the communication group's number, which differs from run to run (`hcom_allReduce__586_0_1` → `hcom_allReduce__0_1`), and so is a kernel named at either end of an idle window." + commparts($r) + " The names in this report stand for these raw names:\n\n"
     + ($n | map("- \(.kind | sub("comm_op"; "communication op")) \(.key | code): A " + (.a_names // [] | if length == 0 then "none" else map(code) | join(", ") end)
 		+ "; B " + (.b_names // [] | if length == 0 then "none" else map(code) | join(", ") end)
 		+ (if .names_more then " (and more; the op records list three)" else "" end) + "\n") | add) end;
@@ -627,6 +656,9 @@ def report:
 		       elif .boundary_with then ", its kernel sum (wall \(.delta_wall_ns | st), moved with its boundary with \(.boundary_with | code))" else "" end)
 		  elif .kind == "part_op" then "op \(.op | code) in part \(.part | code)" + (if .status == "added" then " (new in B)" elif .status == "removed" then " (gone in B)" else "" end)
 		  elif .kind == "part_kind" then "the \(.key | code) parts (A \(.a_count), B \(.b_count) per step)"
+		  elif .kind == "comm_op" and ((.a_names // []) + (.b_names // []) | unique) != [.key] then
+		    "comm_op \(.key | code) (A " + (.a_names // [] | if length == 0 then "none" else map(code) | join(", ") end)
+		    + ", B " + (.b_names // [] | if length == 0 then "none" else map(code) | join(", ") end) + ")"
 		  elif .kind == "bubble_window" then "\(.status) bubble \(.key | code)" + (if .cause then ", host cause \(.cause | code)" else "" end)
 		  else "\(.kind) \(.key | code)" end);
   "# asc-diff: \($s.a | code) → \($s.b | code)\n\n"
@@ -681,7 +713,7 @@ def report:
 			    elif .a_rel_ns != null then ", at \(.a_rel_ns | t) into A's step" + (if .a_where then ", " + (.a_where | mdt) else "" end) else "" end)
 			 + (if .cause then ", host cause \(.cause | code)" else "" end) + "\n") | add) else "" end)
   + ([$r[] | select(.kind == "comm_op")] as $c
-     | if ($c | length) > 0 then "\n## Communication\n\n" + row(["op", "elapsed A", "elapsed B", "delta", "wait delta", "transfer delta", "GB/s A", "GB/s B"]) + "\n"
+     | if ($c | length) > 0 then "\n## Communication\n\nBy name without the communication group's number (Names, above).\n\n" + row(["op", "elapsed A", "elapsed B", "delta", "wait delta", "transfer delta", "GB/s A", "GB/s B"]) + "\n"
 	+ row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]) + "\n"
 	+ ($c | sort_by(-(.delta_elapsed_ns // 0 | abs)) | .[:20] | map(row([(.key | code), (.a_elapsed_ns | t), (.b_elapsed_ns | t), (.delta_elapsed_ns | st), (.delta_wait_ns | st), (.delta_transfer_ns | st), (.a_gbps // "–"), (.b_gbps // "–")]) + "\n") | add)
        else "" end)
