@@ -84,6 +84,24 @@ gradend(int64_t t)
 	return e;
 }
 
+/* The ranks v[0], v[1] (-1: none) added to the n of m not yet there, up
+ * to cap; the new count. */
+static size_t
+addranks(int64_t *m, size_t n, size_t cap, const int64_t v[2])
+{
+	for (int j = 0; j < 2; j++) {
+		size_t k;
+
+		if (v[j] < 0)
+			continue;
+		for (k = 0; k < n && m[k] != v[j]; k++)
+			;
+		if (k == n && n < cap)
+			m[n++] = v[j];
+	}
+	return n;
+}
+
 /* The group's members from communication_matrix links, as local ranks. */
 size_t
 members(const char *group, int64_t *m, size_t cap)
@@ -95,16 +113,7 @@ members(const char *group, int64_t *m, size_t cap)
 
 		if (group == NULL || S.lk[i].group == NULL || strcmp(group, S.lk[i].group) != 0)
 			continue;
-		for (int j = 0; j < 2; j++) {
-			size_t k;
-
-			if (v[j] < 0)
-				continue;
-			for (k = 0; k < n && m[k] != v[j]; k++)
-				;
-			if (k == n && n < cap)
-				m[n++] = v[j];
-		}
+		n = addranks(m, n, cap, v);
 	}
 	if (n == 0)	/* no matrix: the ranks the group's tasks name */
 		for (size_t i = 0; i < S.nt; i++) {
@@ -114,16 +123,7 @@ members(const char *group, int64_t *m, size_t cap)
 			if (o == NULL || o->rec == NULL || o->rec->group == NULL ||
 			    group == NULL || strcmp(o->rec->group, group) != 0)
 				continue;
-			for (int j = 0; j < 2; j++) {
-				size_t k;
-
-				if (v[j] < 0)
-					continue;
-				for (k = 0; k < n && m[k] != v[j]; k++)
-					;
-				if (k == n && n < cap)
-					m[n++] = v[j];
-			}
+			n = addranks(m, n, cap, v);
 		}
 	for (size_t i = 1; i < n; i++)	/* insertion sort: small */
 		for (size_t j = i; j > 0 && m[j - 1] > m[j]; j--) {
