@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "busy.h"
 #include "rec.h"
 #include "steprec.h"
 #include "util.h"
@@ -40,10 +41,6 @@ struct link {
 	char		*group;
 	int64_t		 a, b;
 	double		 mb;
-};
-
-struct iv {
-	int64_t		 s, e;
 };
 
 /* A step's span: from its first kernel's start to its last one's end. */
@@ -111,7 +108,6 @@ void clear(void);
 void sortv(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 size_t mergeiv(struct iv *v, size_t n);
 void mergecu(void);
-int64_t covered(const struct iv *v, size_t nv, int64_t s, int64_t e);
 int64_t undercompute(int64_t s, int64_t e);
 
 /* groups.c */

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "busy.h"
+
 #include "comm.h"
 
 /* Whether op o is a send/recv of group g in step st. */
@@ -30,7 +32,7 @@ putseg(const char *after, const char *before, int64_t s, int64_t e, const struct
 	out_i64(&ob, "start_ns", s);
 	out_i64(&ob, "end_ns", e);
 	out_nsms(&ob, "wall", e - s);
-	out_nsms(&ob, "idle", e - s - covered(al, nal, s, e));
+	out_nsms(&ob, "idle", e - s - iv_covered(al, nal, s, e));
 	buf_addc(&ob, '}');
 }
 
@@ -170,7 +172,7 @@ putopwaits(void)
 				lg = b - a;
 			n++;
 		}
-		mv = covered(S.mv, S.nmv, o->start, o->end);
+		mv = iv_covered(S.mv, S.nmv, o->start, o->end);
 		out_begin(&ob, "comm_op_wait");
 		out_raw(&ob, "profile", S.profile, strlen(S.profile));
 		out_cstr(&ob, "src", S.nwsrc);

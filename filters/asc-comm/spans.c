@@ -1,8 +1,11 @@
 /*
  * asc-comm: intervals: sorting without qsort's null-pointer trap, the
- * disjoint union, and the time of a stretch under compute.
+ * disjoint union, and the time of a stretch under compute (lib/busy.c's
+ * iv_covered()).
  */
 #include <stdlib.h>
+
+#include "busy.h"
 
 #include "comm.h"
 
@@ -45,34 +48,9 @@ mergecu(void)
 	S.ncu = mergeiv(S.cu, S.ncu);
 }
 
-/* Nanoseconds of [s, e) covered by the disjoint sorted intervals v. */
-int64_t
-covered(const struct iv *v, size_t nv, int64_t s, int64_t e)
-{
-	size_t lo = 0, hi = nv;
-	int64_t n = 0;
-
-	while (lo < hi) {	/* the first interval ending after s */
-		size_t m = (lo + hi) / 2;
-
-		if (v[m].e <= s)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	for (size_t i = lo; i < nv && v[i].s < e; i++) {
-		int64_t a = v[i].s > s ? v[i].s : s;
-		int64_t b = v[i].e < e ? v[i].e : e;
-
-		if (b > a)
-			n += b - a;
-	}
-	return n;
-}
-
 /* Nanoseconds of [s, e) under compute. */
 int64_t
 undercompute(int64_t s, int64_t e)
 {
-	return covered(S.cu, S.ncu, s, e);
+	return iv_covered(S.cu, S.ncu, s, e);
 }
