@@ -34,6 +34,10 @@ FIAOBJ	 = filters/asc-fia/names.o filters/asc-fia/layers.o filters/asc-fia/passe
 	   filters/asc-fia/head.o
 DIFFOBJ	 = filters/asc-diff/partops.o
 PARTSOBJ = filters/asc-parts/assign.o filters/asc-parts/write.o
+INGESTOBJ = filters/asc-ingest/read.o filters/asc-ingest/slices.o filters/asc-ingest/profile.o \
+	   filters/asc-ingest/records.o
+COMMOBJ	 = filters/asc-comm/spans.o filters/asc-comm/groups.o filters/asc-comm/ops.o \
+	   filters/asc-comm/pipeline.o
 ARCHMDOBJ = filters/asc-archmd/fmt.o filters/asc-archmd/evidence.o filters/asc-archmd/layers.o \
 	   filters/asc-archmd/comm.o filters/asc-archmd/summary.o filters/asc-archmd/render.o \
 	   filters/asc-archmd/save.o
@@ -42,7 +46,7 @@ TRACEOBJ = filters/asc-trace/out.o filters/asc-trace/breakdown.o filters/asc-tra
 CLUSTEROBJ = filters/asc-cluster/read.o filters/asc-cluster/jobs.o filters/asc-cluster/out.o \
 	   filters/asc-cluster/links.o filters/asc-cluster/peers.o filters/asc-cluster/late.o \
 	   filters/asc-cluster/pipeline.o
-OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(ATTRIBOBJ) $(FIAOBJ) $(DIFFOBJ) $(PARTSOBJ) $(ARCHMDOBJ) $(CLUSTEROBJ) $(SEGOBJ) $(TRACEOBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
+OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(ATTRIBOBJ) $(FIAOBJ) $(DIFFOBJ) $(PARTSOBJ) $(INGESTOBJ) $(COMMOBJ) $(ARCHMDOBJ) $(CLUSTEROBJ) $(SEGOBJ) $(TRACEOBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
 
 all: $(BIN) $(TESTBIN)
 
@@ -50,7 +54,7 @@ bin/%: filters/%.o lib/libasc.a
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-bin/asc-ingest: filters/asc-ingest.o lib/ingest/libingest.a lib/libasc.a
+bin/asc-ingest: filters/asc-ingest.o $(INGESTOBJ) lib/ingest/libingest.a lib/libasc.a
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -83,6 +87,10 @@ bin/asc-diff: filters/asc-diff.o $(DIFFOBJ) lib/libasc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bin/asc-parts: filters/asc-parts.o $(PARTSOBJ) lib/libasc.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/asc-comm: filters/asc-comm.o $(COMMOBJ) lib/libasc.a
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -199,13 +199,12 @@ main(int argc, char *argv[])
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "attribution", "attribution_step", "attribution_summary", NULL };
 	struct sr_filter f = { onrec, onend, NULL, NULL, 0, own };
-	size_t maxline = (size_t)1 << 28;
-	const char *rfile = NULL;
+	struct sr_opts o = SR_OPTS_INIT;
 	int c, rc;
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	while ((c = getopt(argc, argv, "H:km:nr:")) != -1)
+	while ((c = sr_getopt(argc, argv, "H:n", &o)) != -1)
 		switch (c) {
 		case 'H':
 			hpath = optarg;
@@ -216,21 +215,13 @@ main(int argc, char *argv[])
 			f.bulk = "kernel";
 			f.bulk_drop = 1;
 			break;
-		case 'k':
-			kflag = 1;
-			break;
-		case 'm':
-			maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
-			break;
-		case 'r':
-			rfile = optarg;
-			break;
 		default:
 			usage();
 		}
 	argc -= optind;
 	argv += optind;
-	rules_load(rfile);
+	kflag = o.kflag;
+	rules_load(o.rules);
 	P.last.name = NOID;
 	syncppm = ppm("attribution.sync_ratio");
 	commppm = ppm("attribution.comm_ratio");
@@ -245,8 +236,8 @@ main(int argc, char *argv[])
 	serialmin = rules_ns("attribution.serial_min_us", 1e3);
 	compilemin = rules_ns("attribution.compile_min_us", 1e3);
 	famrules();
-	hmaxline = maxline;
-	rc = sr_run(argc, argv, maxline, kflag, &f);
+	hmaxline = o.maxline;
+	rc = sr_run(argc, argv, o.maxline, kflag, &f);
 	if (rc == EX_OK)
 		rc = hrc;
 	if (getenv("ASC_ATTRIB_STATS"))

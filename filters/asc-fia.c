@@ -385,36 +385,26 @@ main(int argc, char *argv[])
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "fia_*", NULL };
 	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
-	size_t maxline = (size_t)1 << 28;
-	const char *rfile = NULL;
-	int c, kflag = 0, rc;
+	struct sr_opts o = SR_OPTS_INIT;
+	int c, rc;
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	while ((c = getopt(argc, argv, "km:nr:")) != -1)
+	while ((c = sr_getopt(argc, argv, "n", &o)) != -1)
 		switch (c) {
-		case 'k':
-			kflag = 1;
-			break;
 		case 'n':
 			ownonly = 1;
 			f.bulk_drop = 1;
-			break;
-		case 'm':
-			maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
-			break;
-		case 'r':
-			rfile = optarg;
 			break;
 		default:
 			usage();
 		}
 	argc -= optind;
 	argv += optind;
-	rules_load(rfile);
+	rules_load(o.rules);
 	opkey_init();
 	loadroles();
-	rc = sr_run(argc, argv, maxline, kflag, &f);
+	rc = sr_run(argc, argv, o.maxline, o.kflag, &f);
 	xclose_stdout();
 	return rc;
 }

@@ -809,13 +809,12 @@ main(int argc, char *argv[])
 		"segment", NULL };
 	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
 	static const int m125[] = { 1, 2, 5 };
-	size_t maxline = (size_t)1 << 28;
-	const char *rfile = NULL;
-	int c, kflag = 0, rc;
+	struct sr_opts o = SR_OPTS_INIT;
+	int c, rc;
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	while ((c = getopt(argc, argv, "ab:km:r:s")) != -1)
+	while ((c = sr_getopt(argc, argv, "ab:s", &o)) != -1)
 		switch (c) {
 		case 'a':
 			aflag = 1;
@@ -825,15 +824,6 @@ main(int argc, char *argv[])
 			    minbubble < 0)
 				die("min_bubble_us: not a non-negative number: %s", optarg);
 			break;
-		case 'k':
-			kflag = 1;
-			break;
-		case 'm':
-			maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
-			break;
-		case 'r':
-			rfile = optarg;
-			break;
 		case 's':
 			sflag = 1;
 			break;
@@ -842,7 +832,7 @@ main(int argc, char *argv[])
 		}
 	argc -= optind;
 	argv += optind;
-	rules_load(rfile);
+	rules_load(o.rules);
 	if (minbubble < 0)
 		minbubble = rules_ns("bubbles.min_bubble_us", 1e3);
 	/* 1-2-5 bounds below min_bubble_us, then min_bubble_us. */
@@ -856,7 +846,7 @@ main(int argc, char *argv[])
 	underppm = llround(rules_num("bubbles.high_underfeed_ratio") * 1e6);
 	commmin = rules_ns("bubbles.comm_exposed_min_ms", 1e6);
 	commppm = llround(rules_num("bubbles.comm_exposed_service_share") * 1e6);
-	rc = sr_run(argc, argv, maxline, kflag, &f);
+	rc = sr_run(argc, argv, o.maxline, o.kflag, &f);
 	if (G.bad && rc == 0)
 		rc = EX_DATA;
 	xclose_stdout();

@@ -126,31 +126,17 @@ main(int argc, char *argv[])
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "segment", NULL };
 	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
-	size_t maxline = (size_t)1 << 28;
-	int c, kflag = 0, rc;
+	struct sr_opts o = SR_OPTS_INIT;
+	int c, rc;
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	const char *rules = NULL;
-
-	while ((c = getopt(argc, argv, "km:r:")) != -1)
-		switch (c) {
-		case 'k':
-			kflag = 1;
-			break;
-		case 'm':
-			maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
-			break;
-		case 'r':
-			rules = optarg;
-			break;
-		default:
-			usage();
-		}
+	while ((c = sr_getopt(argc, argv, "", &o)) != -1)
+		usage();
 	argc -= optind;
 	argv += optind;
-	rules_load(rules);
-	rc = sr_run(argc, argv, maxline, kflag, &f);
+	rules_load(o.rules);
+	rc = sr_run(argc, argv, o.maxline, o.kflag, &f);
 	if (S.busy.have || S.bad)
 		rc = EX_DATA;
 	xclose_stdout();

@@ -114,35 +114,26 @@ main(int argc, char *argv[])
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "op", "op_summary", "op_step", NULL };
 	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
-	size_t maxline = (size_t)1 << 28;
-	const char *rfile = NULL;
+	struct sr_opts o = SR_OPTS_INIT;
 	int c, rc;
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	while ((c = getopt(argc, argv, "kM:m:n:r:")) != -1)
+	while ((c = sr_getopt(argc, argv, "M:n:", &o)) != -1)
 		switch (c) {
-		case 'k':
-			kflag = 1;
-			break;
 		case 'M':
 			mpath = optarg;
 			break;
-		case 'm':
-			maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
-			break;
 		case 'n':
 			topn = (int)xnum(optarg, 1, 1000000, "top");
-			break;
-		case 'r':
-			rfile = optarg;
 			break;
 		default:
 			usage();
 		}
 	argc -= optind;
 	argv += optind;
-	rules_load(rfile);
+	kflag = o.kflag;
+	rules_load(o.rules);
 	opkey_init();
 	pmu_init();
 	minbubble = rules_ns("bubbles.min_bubble_us", 1e3);
@@ -156,8 +147,8 @@ main(int argc, char *argv[])
 	runmin = (int)rules_num("ops.small_run_min_kernels");
 	rungap = rules_num("ops.small_run_gap_ratio");
 	S.hnames = S.hshapes = FNV_INIT;
-	mmaxline = maxline;
-	rc = sr_run(argc, argv, maxline, kflag, &f);
+	mmaxline = o.maxline;
+	rc = sr_run(argc, argv, o.maxline, kflag, &f);
 	if (rc == EX_OK)
 		rc = mrc;
 	xclose_stdout();

@@ -307,32 +307,22 @@ main(int argc, char *argv[])
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "structure", "step_structure", "structure_drilldown", NULL };
 	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
-	size_t maxline = (size_t)1 << 28;
-	const char *rfile = NULL;
-	int c, kflag = 0, rc;
+	struct sr_opts o = SR_OPTS_INIT;
+	int c, rc;
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	while ((c = getopt(argc, argv, "a:km:r:")) != -1)
+	while ((c = sr_getopt(argc, argv, "a:", &o)) != -1)
 		switch (c) {
 		case 'a':
 			annot = optarg;
-			break;
-		case 'k':
-			kflag = 1;
-			break;
-		case 'm':
-			maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
-			break;
-		case 'r':
-			rfile = optarg;
 			break;
 		default:
 			usage();
 		}
 	argc -= optind;
 	argv += optind;
-	rules_load(rfile);
+	rules_load(o.rules);
 	opkey_init();
 	minperiod = (int)rules_num("segment.min_period");
 	if (minperiod < 1)
@@ -347,7 +337,7 @@ main(int argc, char *argv[])
 	largegap = (int64_t)(rules_num("segment.large_gap_us") * 1000 + 0.5);
 	smallns = (int64_t)(rules_num("ops.small_op_us") * 1000 + 0.5);
 	minbubble = rules_ns("bubbles.min_bubble_us", 1e3);
-	rc = sr_run(argc, argv, maxline, kflag, &f);
+	rc = sr_run(argc, argv, o.maxline, o.kflag, &f);
 	xclose_stdout();
 	return rc;
 }

@@ -860,28 +860,18 @@ main(int argc, char *argv[])
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "step", "step_groups", NULL };
 	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
-	size_t maxline = (size_t)1 << 28;
-	const char *rfile = NULL;
-	int c, kflag = 0, rc;
+	struct sr_opts o = SR_OPTS_INIT;
+	int c, rc;
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	while ((c = getopt(argc, argv, "c:km:p:r:s:")) != -1)
+	while ((c = sr_getopt(argc, argv, "c:p:s:", &o)) != -1)
 		switch (c) {
 		case 'c':
 			ctol = xnum(optarg, 0, 100, "count_tol");
 			break;
-		case 'k':
-			kflag = 1;
-			break;
-		case 'm':
-			maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
-			break;
 		case 'p':
 			pattern = optarg;
-			break;
-		case 'r':
-			rfile = optarg;
 			break;
 		case 's':
 			stol = xnum(optarg, 0, 100, "share_tol");
@@ -891,7 +881,7 @@ main(int argc, char *argv[])
 		}
 	argc -= optind;
 	argv += optind;
-	rules_load(rfile);
+	rules_load(o.rules);
 	kinds = rules_list("steps.marker_kinds");
 	for (ncls = 1; kinds[ncls - 1]; ncls++)
 		;
@@ -900,7 +890,7 @@ main(int argc, char *argv[])
 	if (stol < 0)
 		stol = llround(rules_num("steps.group_share_tolerance_points"));
 	P.cur = -1;
-	rc = sr_run(argc, argv, maxline, kflag, &f);
+	rc = sr_run(argc, argv, o.maxline, o.kflag, &f);
 	xclose_stdout();
 	return rc;
 }

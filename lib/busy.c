@@ -205,3 +205,27 @@ busy_seg_rec(struct buf *ob, const struct busy *b, const struct busy_seg *g,
 	out_raw(ob, "first", b->ctx.p + g->first->ctx, g->first->ctxlen);
 	out_raw(ob, "last", b->ctx.p + g->last->ctx, g->last->ctxlen);
 }
+
+int64_t
+iv_covered(const struct iv *u, size_t n, int64_t a, int64_t b)
+{
+	size_t lo = 0, hi = n;
+	int64_t sum = 0;
+
+	while (lo < hi) {	/* the first interval ending after a */
+		size_t m = (lo + hi) / 2;
+
+		if (u[m].e <= a)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	for (size_t i = lo; i < n && u[i].s < b; i++) {
+		int64_t s = u[i].s > a ? u[i].s : a;
+		int64_t e = u[i].e < b ? u[i].e : b;
+
+		if (e > s)
+			sum += e - s;
+	}
+	return sum;
+}

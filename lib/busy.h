@@ -3,7 +3,8 @@
  * the step window, sorted and merged into segments.  asc-gaps measures
  * the step's bubbles on them, asc-merge (and asc-gaps -s) writes them as
  * "segment" records, asc-trace draws them from the kernels of a saved
- * stream, which does not carry them.
+ * stream, which does not carry them.  And the time an interval union
+ * covers, for asc-comm's and asc-ops's unions (iv_covered).
  */
 #ifndef BUSY_H
 #define BUSY_H
@@ -55,6 +56,14 @@ int	busy_step(struct busy *b, struct rin *r, const char *sid, size_t n);
 void	busy_merge(struct busy *b, int64_t ws, int64_t we,
 	    void (*fn)(const struct busy *, const struct busy_seg *, void *), void *arg);
 void	busy_clear(struct busy *b);
+
+/* A time interval [s, e) in ns: what asc-comm's and asc-ops's unions of
+ * kernels and tasks hold. */
+struct iv {
+	int64_t		 s, e;
+};
+/* The ns of [a, b) that u[0..n), disjoint and sorted by start, cover. */
+int64_t	iv_covered(const struct iv *u, size_t n, int64_t a, int64_t b);
 /* The "segment" record of g into ob; prof, dev, sid: the step record's. */
 void	busy_seg_rec(struct buf *ob, const struct busy *b, const struct busy_seg *g,
 	    const struct rfield *prof, const struct rfield *dev, const struct rfield *sid);

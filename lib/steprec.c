@@ -1,7 +1,9 @@
-/* steprec: record loop, kernel fields and order shared by the step filters. */
+/* steprec: record loop, kernel fields and order shared by the step
+ * filters, and their common options. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jv.h>
 
@@ -392,4 +394,29 @@ sr_aside_next(struct rin *r, const char *opt, const char *type,
 		}
 	}
 	return 1;
+}
+
+int
+sr_getopt(int argc, char *argv[], const char *own, struct sr_opts *o)
+{
+	char opts[64];
+	int c;
+
+	if ((size_t)snprintf(opts, sizeof opts, "km:r:%s", own) >= sizeof opts)
+		die("sr_getopt: too many options");
+	while ((c = getopt(argc, argv, opts)) != -1)
+		switch (c) {
+		case 'k':
+			o->kflag = 1;
+			break;
+		case 'm':
+			o->maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
+			break;
+		case 'r':
+			o->rules = optarg;
+			break;
+		default:
+			return c;
+		}
+	return -1;
 }

@@ -143,4 +143,19 @@ struct sr_filter {
 int	sr_run(int nfiles, char **files, size_t maxline, int kflag,
 	    const struct sr_filter *);
 
+/*
+ * The options of a stage that reads records with sr_run(): -k (go on
+ * past bad records), -m maxline (the longest line, in bytes), -r rules.
+ * sr_getopt() is getopt(3) over "km:r:" and the stage's own letters (own,
+ * spelled as for getopt): it takes the common ones into *o and returns
+ * the stage's, '?' for an unknown letter, -1 at the end.
+ */
+struct sr_opts {
+	size_t		 maxline;
+	int		 kflag;
+	const char	*rules;		/* NULL: the rules built in */
+};
+#define SR_OPTS_INIT	{ .maxline = (size_t)1 << 28, .kflag = 0, .rules = NULL }
+int	sr_getopt(int argc, char *argv[], const char *own, struct sr_opts *o);
+
 #endif

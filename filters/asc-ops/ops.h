@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "busy.h"
 #include "rec.h"
 #include "steprec.h"
 #include "util.h"
@@ -58,10 +59,6 @@ struct kv {
 	int		 stream;
 	unsigned char	 cls, small;
 	size_t		 src;			/* raw src JSON in S.arena */
-};
-
-struct iv {
-	int64_t		 s, e;
 };
 
 struct group {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "busy.h"
 #include "opkey.h"
 #include "rec.h"
 #include "util.h"
@@ -28,30 +29,6 @@ merge(struct iv *v, size_t n)
 			v[m++] = v[i];
 	}
 	return m;
-}
-
-/* Overlap of [a, b) with merged u[0..n). */
-static int64_t
-overlap(const struct iv *u, size_t n, int64_t a, int64_t b)
-{
-	size_t lo = 0, hi = n;
-	int64_t sum = 0;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (u[mid].e <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i < n && u[i].s < b; i++) {
-		int64_t s = u[i].s > a ? u[i].s : a, e = u[i].e < b ? u[i].e : b;
-
-		if (e > s)
-			sum += e - s;
-	}
-	return sum;
 }
 
 static struct group *
@@ -149,7 +126,7 @@ ops_aicpu_masked(const struct opstep *x)
 
 		if (k->cls != TT_AICPU)
 			continue;
-		k->masked = overlap(U.cu, U.ncu, k->s, k->e);
+		k->masked = iv_covered(U.cu, U.ncu, k->s, k->e);
 		for (int v = 0; v < NVIEW; v++)
 			if (k->op[v]) {
 				k->op[v]->masked += k->masked;
