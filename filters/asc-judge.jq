@@ -1878,6 +1878,7 @@ def idletext($q):
 	 else "; the kernel table's gaps point to one: the forward layers' many short gaps (\(.launch_lag.idle_ms | fmt) in \(.launch_lag.gaps)) are a probable host launch lag" +
 	   (if (.launch_lag.hidden_ms // 0) > 0 then ", \(.launch_lag.critical_ms | fmt) of it on the critical path and \(.launch_lag.hidden_ms | fmt) hidden under the wait for the peer stage (at stake too if that stage has the same pattern: the fix is job-wide)" else "" end) end) +
 	(if (.parts_idle_ms // 0) > 0 then "; \(.parts_idle_ms | fmt) of the idle lies not in the forward layers but in once-per-step parts (\(.parts_idle_names // [] | join(", ")): the part-idle finding names their patterns)" else "" end) + "."
+      elif .finding == "DEVICE_IDLE" and .launch_lag != null then "Device idle with no host event to name its cause: \($t); the kernel table's gaps point to one: the forward layers' many short gaps (\(.launch_lag.idle_ms | fmt) in \(.launch_lag.gaps)) are a probable host launch lag."
       elif .finding == "DEVICE_IDLE" then "Device idle without a named host cause: \($t)."
       elif .finding == "AICPU_EXPOSED" then "AI CPU op \(.target_id) runs exposed: \($t)."
       elif .finding == "HOST_SERIALISATION" then "The host blocks on the device while it is busy (a serialisation point)."
