@@ -80,7 +80,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 # device idle finding's launch lag) is the only host reading there is.
 ($R | map(select(.finding == "DEVICE_IDLE" and .launch_lag != null)) | .[0] // null) as $LLR |
 (if $LLR == null then "" else
-   "; from the device side alone, \($LLR.id)'s reading of the kernel table's gaps: the forward layers' many short gaps (\($LLR.launch_lag.idle_ms | dur) per step in \($LLR.launch_lag.gaps)) are a probable host launch lag, which no host event confirms" end) as $LLNOTE |
+   "; from the device side alone, \($LLR.id)'s reading of the kernel table's gaps: the forward layers' many short gaps (\($LLR.launch_lag.idle_ms | dur) per step in \($LLR.launch_lag.gaps) gaps) are a probable host launch lag, which no host event confirms" end) as $LLNOTE |
 ($A.communication // null) as $COMM |
 ($A.communication_tasks // null) as $CT |
 ($A.communication_groups // []) as $CG |
