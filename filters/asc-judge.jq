@@ -1158,6 +1158,21 @@ def opwtext: if ($OPW | length) == 0 then ""
 		    elif $sh < 0.10 and $hostrisk == "high" then "medium" else $hostrisk end)} end) as $HRB1 |
 ($HRB1 | if . == null then null else del(.level) end) as $HRB |
 (if $HRB1 == null then $hostrisk else $HRB1.level end) as $hostrisk |
+# The pp stretches of a step by $PIPE's rule, each with the idle the op
+# ending it hides (hidden_ns); and where some parts' idle lies in them:
+# per stretch, the parts' bubbles, what that op's wait hides of them (up
+# to the stretch's hidden: removing them alone wins only the rest) and
+# the rest, on the pipeline's critical path.
+def ppsegs($step): if $PIPE == null then [] else
+	([ $CPP[] | select(.group == $PIPE.group and (.step | tostring) == ($step | tostring)) ] | .[0].segments // []) as $sv |
+	[ range(0; $sv | length) as $i | $sv[$i] |
+	  . + {hidden_ns: (if .before == null or $i + 1 >= ($sv | length) then 0 else [.idle_ns, $sv[$i + 1].start_ns - .end_ns] | min end)} ] end;
+def ppplace($parts; $step):
+	ppsegs($step) as $sg | if ($sg | length) == 0 then null else
+	[ $sg[] as $g | ($parts | map(select(.start_ns >= $g.start_ns and .start_ns < $g.end_ns))) as $p |
+	  select(($p | length) > 0) | ($p | map(.bubble_ns // 0) | add) as $b |
+	  {before: $g.before, micro_batches: ($p | map(.micro_batch | select(. != null)) | unique),
+	   idle_ms: ($b | ms), hidden_ms: ([$b, $g.hidden_ns] | min | ms), critical_ms: ([$b - $g.hidden_ns, 0] | max | ms)} ] end;
 # The device's own evidence of a host launch lag when no host event is
 # recorded (asc-parts' gap figures, the step model_parts reports): the
 # forward layers idle in many gaps, before most kernels, with a median of
@@ -1186,14 +1201,35 @@ def opwtext: if ($OPW | length) == 0 then ""
     long: $f.long_bubbles, long_share: share($f.long_bubbles; $f.bubbles), long_ms: $f.long_bubble_ms,
     backward: (if $b == null then null else {label: $b.label, gaps: $b.bubbles, idle_ms: $b.bubble_ms, median_ms: $b.bubble_median_ms, long: $b.long_bubbles, long_ms: $b.long_bubble_ms} end),
     after: ($fw | group_by(.before.name // "(none)") | map({name: (.[0].before.name // "(none)"), n: length, ms: (map(.dur_ns) | add | ms)}) | sort_by(-.ms, .name) | .[0:4]),
-    after_ms: ($fw | map(.dur_ns) | add // 0 | ms)} end end) as $LLAG |
-def llagtext: if $LLAG == null then "" else $LLAG as $l |
+    after_ms: ($fw | map(.dur_ns) | add // 0 | ms),
+    windows: ($fw | length)} +
+   (ppplace($fp; $s.step_id) as $pl | if $pl == null then {placement: null, critical_ms: null, hidden_ms: null}
+    else {placement: $pl, critical_ms: ($pl | map(.critical_ms) | add | r6), hidden_ms: ($pl | map(.hidden_ms) | add | r6)} end) end end) as $LLAG |
+# Where the forward's idle lies around the pp ops (ppplace), per
+# micro-batch: what a fix wins on this rank; the fix is job-wide, so the
+# peer stage, if it has the same pattern, shortens too (an upper bound).
+def mbtext: if length == 0 then "" else " (micro-batch\(if length > 1 then "es" else "" end) \(map(tostring) | join(", ")))" end;
+def pppeer: ($CGR | map(select(.group == $PIPE.group)) | .[0] // {}) as $g |
+	if ($g.peer_global_ranks // [] | length) == 1 then "global rank \($g.peer_global_ranks[0])" else "the peer stage" end;
+def placelist($pl): pppeer as $pn |
+	$pl | map("\(.idle_ms | fmt)\(.micro_batches | mbtext) " +
+	   (if .before == null then "lies after the last op: on the critical path"
+	    elif .critical_ms <= 0 then "lies before \(.before), in which this stage then waits for \($pn): hidden under that wait"
+	    elif .hidden_ms > 0 then "lies before \(.before): \(.critical_ms | fmt) of it on the critical path (that op's wait hides \(.hidden_ms | fmt))"
+	    else "lies before \(.before): on the critical path" end)) | join("; ");
+def llagplace($l):
+	if $l.placement == null then "" else pppeer as $pn |
+	" Placed by the pp send/recv ops, of the forward's \($l.idle_ms | fmt): " + placelist($l.placement) +
+	(if $l.hidden_ms <= 0 then ". Removing the lag wins up to all of it on this rank."
+	 else ". Removing the lag wins about \($l.critical_ms | fmt) per step on this rank; the fix is job-wide: if \($pn) has the same pattern, its stage shortens too, and with it the wait that hides the rest: up to \($l.idle_ms | fmt) per step (an upper bound: that stage is not in this profile; the pipeline-bubble finding compares the two stages)." end) end;
+def llagtext($bpat): if $LLAG == null then "" else $LLAG as $l |
 	def gfmt: if . < 0.001 then "\(. * 1000000 | round) ns" else fmt end;
 	" The kernel table's gaps point to the host: in step \($l.step_id) the forward layers (\($l.label)) idle \($l.idle_ms | fmt) in \($l.gaps) gaps between their \($l.kernels) kernels (median gap \($l.median_ms | gfmt); \($l.long) of them, \($l.long_share | pcs), of at least \($R.bubbles.min_bubble_us) µs, \($l.long_ms | fmt))" +
-	(if $l.backward != null then ", while the backward layers (\($l.backward.label)) run back to back (\($l.backward.gaps) gaps, median \($l.backward.median_ms | gfmt), \($l.backward.idle_ms | fmt) in all, \($l.backward.long) of at least \($R.bubbles.min_bubble_us) µs)" else "" end) +
+	(if $l.backward != null then ", while the backward layers (\($l.backward.label)) run back to back at the median (\($l.backward.gaps) gaps, median \($l.backward.median_ms | gfmt), \($l.backward.idle_ms | fmt) in all, \($l.backward.long) of at least \($R.bubbles.min_bubble_us) µs, \($l.backward.long_ms | fmt)" + (if $bpat != null then ": see below for where" else "" end) + ")" else "" end) +
 	(if ($l.after | length) > 0 then "; of the forward's windows of at least \($R.bubbles.min_bubble_us) µs (\($l.after_ms | fmt)), the most idle falls after \($l.after | map("\(.name) (\(.n), \(.ms | fmt))") | join(", "))" else "" end) +
 	". An idle gap before most forward kernels, spread over their kinds, " + (if $l.backward != null then "with the backward (which autograd dispatches ahead of the device) dense, " else "" end) +
-	"is the pattern of a host that dispatches the forward ops more slowly than the device runs them: a probable host launch lag (a soft label from the device side alone: no host event confirms it), not a sync, which shows as one long gap. What to try: first a capture with host events (trace_view.json) to confirm it; then graph mode (torch.compile, torchair) or fewer, larger ops around the kernels named." +
+	"is the pattern of a host that dispatches the forward ops more slowly than the device runs them: a probable host launch lag (a soft label from the device side alone: no host event confirms it), not a sync, which shows as one long gap." +
+	llagplace($l) + " What to try: first a capture with host events (trace_view.json) to confirm it; then graph mode (torch.compile, torchair) or fewer, larger ops around the kernels named." +
 	(if ($INFL | length) > 0 then " \($INFL | if length > 1 then (.[0:-1] | join(", ")) + " and " + .[-1] else .[0] end) \(if ($INFL | length) == 1 then "was" else "were" end) on in this capture (profiler_info): they add host time to every op dispatch, so part of such a lag may be the profiler's own; capture without them to size it." else "" end) end;
 # The step's idle around the pp send/recv ops ($PIPE), as a sentence.
 def pipeidle:
@@ -1253,6 +1289,31 @@ def stakeclause($idle; $ab; $how):
    steps_with_parts: ($SP0 | length),
    parts: ((.part // []) | map(select((.step_id | tostring) == ($s.step_id | tostring)) | del(.type, .profile, .device, .step_id)))
  } end) as $MP |
+# A backward-layer gap that recurs, without host events: the kernel
+# after which the backward layers' windows hold at least
+# verdict.launch_lag_long_share of their idle, with windows in as many
+# as there are layers; the kernels after those windows, and where they lie
+# around the pp ops.  A gap at one spot of every layer is a host step
+# there (the backward runs back to back elsewhere), not a spread-out lag.
+(if $MP == null or $hosted then null else
+  ($MP.parts | map(select(.kind == "backward_layer"))) as $bp |
+  ([ $WIN[] | select((.step_id | tostring) == ($MP.step_id | tostring)) | . as $w |
+     ([ $bp[] | select($w.start_ns >= .start_ns and $w.start_ns < .end_ns) ] | .[0] // null) as $p |
+     select($p != null) | . + {micro_batch: $p.micro_batch, part: $p.part, bubble_ns: .dur_ns} ]) as $bw |
+  ($bw | map(.dur_ns) | add // 0) as $tot |
+  if ($bp | length) < 2 or $tot == 0 then null else
+  ($bw | group_by(.before.name // "(none)") | map({name: (.[0].before.name // "(none)"), w: .}) | max_by(.w | map(.dur_ns) | add)) as $top |
+  ($top.w | map(.dur_ns) | add) as $tns |
+  if $tns < $R.verdict.launch_lag_long_share * $tot or ($top.w | length) < ($bp | length) then null else
+  {step_id: $MP.step_id, layers: ($bp | length), windows: ($bw | length), windows_ms: ($tot | ms),
+   before: $top.name, n: ($top.w | length), ms: ($tns | ms), in_layers: ($top.w | map(.part) | unique | length),
+   after: ($top.w | group_by(.after.name // "(none)") | map({name: (.[0].after.name // "(none)"), n: length, ms: (map(.dur_ns) | add | ms), layers: (map(.part) | unique | length)}) | sort_by(-.ms, .name) | .[0:3]),
+   placement: ppplace($top.w; $MP.step_id)} end end end) as $BPAT |
+def bpattext: if $BPAT == null then "" else $BPAT as $b |
+	" The backward layers' idle gathers at one spot: of their \($b.windows) windows of at least \($R.bubbles.min_bubble_us) µs (\($b.windows_ms | fmt)), \($b.n) (\($b.ms | fmt)) follow \($b.before), in \($b.in_layers) of the \($b.layers) backward layers; the kernels after them: " +
+	($b.after | map("\(.name) (\(.n), \(.ms | fmt)" + (if .n == $b.layers and .layers == $b.layers then ", one in each layer" else "" end) + ")") | join(", ")) +
+	(if $b.placement == null then "" else ". Placed by the pp send/recv ops: " + placelist($b.placement) end) +
+	". Gaps after the same kernel in every layer, with the rest back to back, point to a host step there (a hook, a recompute, a slow launch of the kernel after it) rather than the forward's spread-out lag: a soft label from the device side alone; host events with stacks would name it." end;
 # The finding of a part that is not a layer and costs more than
 # verdict.part_share of the step, with what its kernels show.
 def topk($k): $k.top_kernels | map("\(.name) \(.kernel_sum_ms | fmt)" + (if .kernels > 1 then " in \(.kernels) kernels" else "" end)) | join(", ");
@@ -1516,13 +1577,24 @@ def idletext($q):
    (($g1 | map(.elapsed_ms) | add // 0) / $csteps) as $e1 |
    if ($g1 | length) == 0 or $e1 < $B.comm_exposed_min_ms then empty else
      (([ $C[] | select(.group as $x | $g1 | any(.group == $x)) | .wait_ms // 0 ] | add // 0) / $csteps) as $w1 |
+     # the idle windows right after those ops: no kernel runs there, so
+     # the host's (a value read back before the next call, or a slow
+     # launch), which skipping the calls removes only if nothing reads
+     # their values back
+     ([ $C[] | select(.group as $x | $g1 | any(.group == $x)) | .op ] | unique) as $o1 |
+     ([ $WIN[] | select((.before.name // "") as $b | $o1 | index([$b]) != null) ]) as $gw |
+     (($gw | map(.dur_ns) | add // 0) / $csteps | ms) as $gms |
      rec("Collectives on 1-rank groups move nothing between ranks: " +
 	 ($g1 | map("\(.role // "group \(.group)") (group \(.group)) \(.ops_kind) \(.elapsed_ms / $csteps | fmt)") | join(", ")) +
 	 " per step" +
 	 (if $w1 > 0 then ", of which the comm records count \($w1 | fmt) as waiting although there is no peer" else "" end) +
 	 ". Skip collectives on groups of one rank (a size check before the call), or find what that time is; it wins up to \($ONEST | fmt) per step" +
-	 (if $ONEST < $e1 - 0.0005 then " (their time not under compute)" else "" end) + ".";
-	 "step_group"; $dom; $ONEST; false; null; "COMM_ONE_RANK_GROUP") end),
+	 (if $ONEST < $e1 - 0.0005 then " (their time not under compute)" else "" end) + "." +
+	 (if ($gw | length) == 0 then "" else
+	    " After them the device idles \($gms | fmt) per step in \($gw | length) window\(if ($gw | length) > 1 then "s" else "" end) of at least \($R.bubbles.min_bubble_us) µs (after " +
+	    ($gw | sort_by(.start_ns) | map("\(.before.name) \(.dur_ns | ms | fmt) before \(.after.name // "the end")") | join(", ")) +
+	    "): no kernel runs there, so it is most likely the host's (a value read back before the next call, such as a found-inf flag or a norm read with .item(), or a slow launch). Skipping the collectives removes their \($e1 | fmt); these gaps only if their values are not read back, and they lie within the device idle finding's idle, not counted again here." end);
+	 "step_group"; $dom; $ONEST; false; null; "COMM_ONE_RANK_GROUP") + {one_rank_gap_ms: (if ($gw | length) == 0 then null else $gms | r6 end), one_rank_gap_windows: ($gw | length)} end),
   ($WAITOPS | map(select(.wait_ms / $csteps >= ([0.1, 0.01 * $svcms] | max))) | .[0:3][] | . as $o |
      ($CGR | map(select(.group == $o.group)) | .[0] // null) as $g |
      (if $g != null and ($g.peer_global_ranks // [] | length) == 1 then $g.peer_global_ranks[0] else null end) as $peer |
@@ -1703,13 +1775,14 @@ def idletext($q):
 	elif $AFALL <= 0 and gap("no_kernel_table") and nokpp != null then
 	  " So at most all of it, \($rest | fmt) per step, is at stake here: an upper bound, as how much of it lies on the critical path cannot be told without the kernel table."
 	else "" end) +
-       (if ($hosted | not) then llagtext else "" end) + partpointer;
+       (if ($hosted | not) then llagtext($BPAT) + bpattext else "" end) + partpointer;
        "step_group"; $dom; (if $AFALL <= 0 and $PIPE != null then $PST else $rest * (1 - $AFALL) end); true; (if ($hosted | not) then (if gap("no_trace_view") then "no_trace_view" else "no_host_events" end) else null end); "DEVICE_IDLE")
        # without host events the split is not measured; without kernels
        # there are no windows to tell short gaps from
        + {stake_on: "this rank", stake_upper_bound: ($AFALL <= 0 and $PIPE == null and gap("no_kernel_table") and nokpp != null),
 	  # the soft label the kernel table's gaps give without host events
 	  launch_lag: (if $hosted then null else $LLAG end),
+	  backward_gap: $BPAT,
 	  parts_idle_ms: (namedidleparts | if length == 0 then null else map(.bubble_ns) | add | ms end),
 	  parts_idle_names: (namedidleparts | if length == 0 then null else map(.name) end),
 	  pipeline_critical: ($AFALL <= 0 and $PST != null),
@@ -1798,9 +1871,14 @@ def idletext($q):
 	 else "Device idle while the host \($what): \($t)." end)
       elif .finding == "DEVICE_IDLE" and (.figures.absorbed_by_late_peer_ms // 0) > 0 then "Device idle without a named host cause: \(.figures.rest_ms | fmt) per step, of which \(.time_at_stake_ms | fmt) at stake on this rank (the rest lies before the wait for \(if $LATE != null then $LATEN else $OPWN end))."
       elif .finding == "DEVICE_IDLE" and .stake_upper_bound == true then "Device idle without a named host cause: at most \($t), an upper bound (without the kernel table it cannot be placed on or off the critical path)."
-      elif .finding == "DEVICE_IDLE" and .pipeline_critical == true then "Device idle without a named host cause: \(.figures.rest_ms | fmt) per step, of which \($t) on the pipeline's critical path" +
-	(if .launch_lag != null then "; the forward layers' many short gaps (\(.launch_lag.idle_ms | fmt) in \(.launch_lag.gaps)) point to a probable host launch lag" else "" end) +
+      elif .finding == "DEVICE_IDLE" and .pipeline_critical == true then
+	(if .launch_lag != null then "Device idle with no host event to name its cause" else "Device idle without a named host cause" end) +
+	": \(.figures.rest_ms | fmt) per step, of which \($t) on the pipeline's critical path" +
+	(if .launch_lag == null then ""
+	 else "; the kernel table's gaps point to one: the forward layers' many short gaps (\(.launch_lag.idle_ms | fmt) in \(.launch_lag.gaps)) are a probable host launch lag" +
+	   (if (.launch_lag.hidden_ms // 0) > 0 then ", \(.launch_lag.critical_ms | fmt) of it on the critical path and \(.launch_lag.hidden_ms | fmt) hidden under the wait for the peer stage (at stake too if that stage has the same pattern: the fix is job-wide)" else "" end) end) +
 	(if (.parts_idle_ms // 0) > 0 then "; \(.parts_idle_ms | fmt) of the idle lies not in the forward layers but in once-per-step parts (\(.parts_idle_names // [] | join(", ")): the part-idle finding names their patterns)" else "" end) + "."
+      elif .finding == "DEVICE_IDLE" and .launch_lag != null then "Device idle with no host event to name its cause: \($t); the kernel table's gaps point to one: the forward layers' many short gaps (\(.launch_lag.idle_ms | fmt) in \(.launch_lag.gaps)) are a probable host launch lag."
       elif .finding == "DEVICE_IDLE" then "Device idle without a named host cause: \($t)."
       elif .finding == "AICPU_EXPOSED" then "AI CPU op \(.target_id) runs exposed: \($t)."
       elif .finding == "HOST_SERIALISATION" then "The host blocks on the device while it is busy (a serialisation point)."
@@ -1878,6 +1956,11 @@ def idletext($q):
     elif gap("no_stacks") and $fw and $DG != null and (($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) > 0 then
      {capture: "a short capture with with_stack=True (profiler_info: with_stack false)",
       why: "\((($BD.free // 0) + ($BD.preparing // 0) + ($BD.tail // 0)) | fmt) of device idle per step: without stacks, even a recovered trace_view.json names no Python source line for its host causes", gap: "no_stacks"} else empty end),
+   # the device-side launch lag: a lean capture sizes it, apart from the
+   # with_stack one (stacks add host time to every dispatch too)
+   (if ($INFL | length) > 0 and ($hosted | not) and $LLAG != null then
+     {capture: ("a capture with \($INFL | if length > 1 then (.[0:-1] | join(", ")) + " and " + .[-1] else .[0] end) off" + (if gap("no_stacks") and $P.config.with_stack == false then ", apart from the with_stack capture (stacks add host time too)" else "" end)),
+      why: "the forward layers' gaps (\($LLAG.idle_ms | fmt) per step in \($LLAG.gaps)) point to a probable host launch lag, and these options add host time to every op dispatch: part of it may be the profiler's own", gap: null} else empty end),
    (if ($INFL | length) > 0 and $hosted and ($DG.host_bubble_ms_per_step // 0) > 0 then
      {capture: "a capture with \($INFL | join(", ")) off",
       why: "these options inflate host times, so the host's share of each idle window is an upper bound here", gap: null} else empty end),

@@ -76,6 +76,11 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 ($DG.breakdown_ms_avg // {}) as $BD |
 ($DG.service_ms_avg // null) as $SVC |
 ($A.recommendations // []) as $R |
+# Without host events, what the kernel table's gaps say of the host (the
+# device idle finding's launch lag) is the only host reading there is.
+($R | map(select(.finding == "DEVICE_IDLE" and .launch_lag != null)) | .[0] // null) as $LLR |
+(if $LLR == null then "" else
+   "; from the device side alone, \($LLR.id)'s reading of the kernel table's gaps: the forward layers' many short gaps (\($LLR.launch_lag.idle_ms | dur) per step in \($LLR.launch_lag.gaps) gaps) are a probable host launch lag, which no host event confirms" end) as $LLNOTE |
 ($A.communication // null) as $COMM |
 ($A.communication_tasks // null) as $CT |
 ($A.communication_groups // []) as $CG |
@@ -114,7 +119,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
     else "The device idles or communicates where it should compute." end)
  else "**No hidden issue.** The device is fed (underfeed \($DG.underfeed_ratio_avg | pctx)) and communication is hidden behind compute." end),
 "",
-"Host risk: " + (if $A.host_risk_assessed == false then "not assessed (no host events in the capture)" else "**\($A.host_risk_level)**" +
+"Host risk: " + (if $A.host_risk_assessed == false then "not assessed from host events (none in the capture)" + $LLNOTE else "**\($A.host_risk_level)**" +
   ($A.host_risk_basis // null | if . == null or .marker_level == null or .marker_level == $A.host_risk_level then ""
    else " on this rank (the host markers alone give \(.marker_level))" end) end) +
 # What the level rests on, and how much of it could be won here.
@@ -165,7 +170,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
    ($A.step_group_anomalies | map(select(.group_id != $DG.group_id)) | if length == 0 then "; it is the only group." else
      "; other groups: " + (map("\(.group_id | code) (\(.group_size) step(s), \(.steps_with_significant_bubbles) with significant bubbles, underfeed \(.underfeed_ratio_avg | pctx))") | join(", ")) + "." end) + "\n" +
  "3. Scope: \($DG.dominant_idle_pattern | idlepattern); per step free \($BD.free | dur), preparing \($BD.preparing | dur), tail \($BD.tail | dur).\n" end) +
- "4. Host-originated risk: " + (if $A.host_risk_assessed == false then "not assessed (no host events)."
+ "4. Host-originated risk: " + (if $A.host_risk_assessed == false then "not assessed from host events (none in the capture)\($LLNOTE)."
     else "\($A.host_risk_level)" + ($A.host_risk_basis // null | if . == null or .under_named_host_ms_per_step <= 0 then "." else
       (if .marker_level != null and .marker_level != $A.host_risk_level then " on this rank: \(.at_stake_job_wide_ms_per_step // .at_stake_ms_per_step | dur) per step (\(.at_stake_job_wide_share_of_step // .at_stake_share_of_step | pctx) of the step) is at stake here, although " else ": " end) +
       "\(.under_named_host_ms_per_step | dur) of the \(.idle_ms_per_step | dur) of idle per step lies under named host work (see above)." end) end) + "\n" +
@@ -257,10 +262,22 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
        ["no host event of any depth (untraced)", ($DG.untraced_ms_per_step // 0 | dur), (share($DG.untraced_ms_per_step // 0; $DG.host_bubble_ms_per_step) | pctx)]])) +
    (if $A.gc_recorded.recorded == false then "\n\nGC not recorded: \($A.gc_recorded.from | md); its time is unknown, not zero." else "" end)
   end) + "\n\n" +
+ # The soft labels weigh host evidence: without host events every
+ # window is insufficient_evidence, and the device-side readings are the
+ # findings' (the launch lag; a part's read-back and host-waiting kernels).
+ ($R | map(select(.finding == "PART_IDLE")) | .[0] // null) as $PI |
+ ([ ($PI.part_idle // [])[] | (select(.readback != null) | "\(.readback.bubble_id | code) (\(.readback.ms | dur), after \(.readback.op | code)) as a probable read-back of the collective's result by the host"),
+    ((.sync_kernels // [])[] | "the \(.n) windows after \(.name | code) (\(.ns / 1000000 | dur)) as the host waiting for the kernel's output size") ]) as $pil |
+ (if $A.host_risk_assessed != false or ($LLR == null and ($pil | length) == 0) then "" else
+  ". These labels rest on host evidence, and the capture has none; the device-side soft labels are the findings': " +
+  ([ (if $LLR == null then empty else "\($LLR.id) reads the forward layers' \($LLR.launch_lag.windows // $LLR.launch_lag.long) windows of at least \($rules.bubbles.min_bubble_us) µs (\($LLR.launch_lag.long_ms | dur)) as a probable host launch lag" + (if $LLR.backward_gap == null then "" else ", and the backward layers' \($LLR.backward_gap.n) windows after \($LLR.backward_gap.before | code) (\($LLR.backward_gap.ms | dur)) as a host step between kernels" end) end),
+     (if ($pil | length) == 0 then empty else "\($PI.id) reads " + ($pil | join(", and ")) end) ] | join("; ")) + " (low confidence: from the kernel table alone)" end) as $devlabels0 |
+ def devlabels: $devlabels0;
  # The soft labels weigh whole windows, the families above instants.
  (($A.soft_root_cause_summary // []) | if length == 0 then "" else
   "Soft root-cause labels, per window (soft_root_cause_summary; share of the significant idle time): " +
   (sort_by(-(.share_of_significant_bubble_time // 0)) | map("\(.label | code) \(.windows) window\(if .windows == 1 then "" else "s" end), \(.share_of_significant_bubble_time | pctx) (\(.confidence | md))") | join("; ")) +
+  devlabels +
   (if ($HC | length) > 0 then ". A label counts each window whole once its evidence covers a set share of it (synchronisation markers, such as copies and .item(), over \(($rules.attribution.sync_ratio // 0.2) * 100 | round)% of a window label all of it; a window may carry more than one label), while the families above count each instant by the host call under it: the two weigh the same idle differently" else "" end) + ".\n\n" end) +
  (if ($TOP | length) == 0 then "No significant bubble (≥ \($rules.bubbles.min_bubble_us) µs)." else
   "The \($TOP | length) longest of \($W | length) significant windows (start: the capture's own clock, µs; every window is in the JSON):\n\n" +
