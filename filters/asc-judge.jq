@@ -1325,7 +1325,8 @@ def partpointer: namedidleparts as $q |
 # The once-per-step parts outside the layers and the update (input, loss,
 # the metric after the loss) whose device idle holds at least
 # verdict.part_idle_share of the step: the calls with most host time in
-# their windows, and what lies before a late peer's wait (its share of the
+# their windows (a call's own time, tree_ns, at most its family's, in the
+# windows where it is the family's longest call), and what lies before a late peer's wait (its share of the
 # windows that do, as the host findings count it).
 def idleparts2: idlepartsof(["input", "loss", "after_loss"]);
 def partidle2($ps):
@@ -1333,7 +1334,7 @@ def partidle2($ps):
 	  partwins($p) as $w |
 	  ($LWS[$MP.step_id | tostring] // null) as $l |
 	  . + {calls: ([$w[].chains[] | select((.chain | length) > 0)] | group_by([.family, .chain[0], (.frame // "")]) |
-		  map({family: .[0].family, call: .[0].chain[0], frame: .[0].frame, ns: (map(.ns // 0) | add)}) | sort_by(-.ns, .call) | .[0:4]),
+		  map({family: .[0].family, call: .[0].chain[0], frame: .[0].frame, ns: (map([.tree_ns // .ns, .ns] | min // 0) | add)}) | sort_by(-.ns, .call) | .[0:4]),
 		before_late_ns: (if $l == null or ($BEF[$MP.step_id | tostring] // 0) <= 0 then 0 else
 		  $w | map(select(.end_ns <= $l.t and (.boundary | not)) | .dur_ns * ([$l.w, $BEF[$MP.step_id | tostring]] | min) / $BEF[$MP.step_id | tostring]) | add // 0 | round end)});
 def calltext($c): "\($c.call)" + (if $c.frame != null then " at \($c.frame | sub("^.*/"; ""))" else "" end) + " (\($c.family)) \($c.ns | ms | fmt)";
@@ -1993,7 +1994,7 @@ def idletext($q):
       if type == "object" then (.name // empty) elif type == "string" then . else empty end ] | uniq | .[0:5]),
     top_host_op: .top_host_op,
     host_causes: (.causes | map_values(ms) | gcnull),
-    host_chains: (.chains | map(.ms = (.ns | ms) | del(.ns, .overlap_ns, .call_ns, .copy_start_ns))),
+    host_chains: (.chains | map(.ms = (.ns | ms) | del(.ns, .overlap_ns, .tree_ns, .call_ns, .copy_start_ns))),
     capture_artefact: .boundary,
     before: .before,
     after: .after,

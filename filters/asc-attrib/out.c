@@ -225,6 +225,7 @@ chains(const struct wst *st, const struct fig *f, int hosts)
 		out_key(&ob, "frame");
 		putistr(b->frame);
 		out_i64(&ob, "overlap_ns", b->ov);
+		out_i64(&ob, "tree_ns", b->treeov);
 		if (ord[k] == famh2d)
 			copystart(b);
 		buf_addc(&ob, '}');

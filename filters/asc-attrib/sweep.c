@@ -227,6 +227,12 @@ drain(int64_t now)
 	while (P.qhead < P.qtail) {
 		struct qev *h = qat(P.qhead);
 
+		/* a pending copy call waits until a call under it decides or it ends */
+		if (h->troot != 0 && h->troot == h->ser) {
+			if (h->e > now)
+				return;
+			copyres(P.qhead, famlaunch);
+		}
 		if (h->state == Q_PENDING) {
 			if (h->e > now)
 				return;
