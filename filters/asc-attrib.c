@@ -62,7 +62,7 @@ int famcompile = -1, famh2d = -1, famlaunch = -1;
 const char *const *stepmarks, *const *syncmarks, *const *commmarks;
 const char *const *dispops;
 unsigned char famsync[MAXFAM + 1], famhold[MAXFAM + 1];
-const char *const *copycalls, *const *copyev;
+const char *const *copycalls, *const *copyev, *const *todevcalls;
 struct buf ob, tmp;
 
 static void
@@ -254,6 +254,7 @@ main(int argc, char *argv[])
 	dispops = rules_list("attribution.dispatch_ops");
 	copycalls = rules_list("attribution.copy_calls");
 	copyev = rules_list("attribution.copy_evidence");
+	todevcalls = rules_list("attribution.to_device_calls");
 	serialmin = rules_ns("attribution.serial_min_us", 1e3);
 	compilemin = rules_ns("attribution.compile_min_us", 1e3);
 	famrules();

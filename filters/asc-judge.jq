@@ -308,7 +308,7 @@ def periodicity($g):
     serial_wait_ms_per_step: ($swait / $g.n | ms),
     # Per family, the chain of the window where the family has most time.
     host_cause_chains: ([ $hw[] | . as $w | .chains[] | . + {bubble_id: $w.bubble_id, window_ms: $w.duration_ms} ]
-      | group_by(.family) | map(max_by(.ns) | {family, bubble_id, window_ms, ms: (.ns | ms), chain, frame, overlap_ms: (.overlap_ns | ms), call_ms: (.call_ns | ms), copy_start_ms: (.copy_start_ns | ms),
+      | group_by(.family) | map(max_by(.ns) | {family, bubble_id, window_ms, ms: (.ns | ms), chain, frame, overlap_ms: (.overlap_ns | ms), call_ms: (.call_ns | ms), copy_start_ms: (.copy_start_ns | ms), to_device: .to_device,
         copy_after_ms: (if .copy_start_ns == null or .call_ns == null then null else (.call_ns - .copy_start_ns | ms) end)})
       | sort_by(-.ms)),
     comm_exposed_heavy: $commheavy,
@@ -1564,9 +1564,13 @@ def idletext($q):
 	 # Name the sync only when the chain shows one: a Level0 capture
 	 # records no AscendCL calls, so only the copy's length is seen.
 	 ($DG.host_cause_chains // [] | map(select(.family == $f)) | .[0].chain // []) as $ch |
+	 # "to the device" only where a call names it (to_device); a sync
+	 # under a copy call alone does not say which way the copy goes
+	 (if ($DG.host_cause_chains // [] | map(select(.family == $f)) | .[0].to_device) == false
+	  then " (the capture names no direction for them: a copy to the device is the common case, a .cpu() or .numpy() read-back the other)" else "" end) as $dir |
 	 (if any($ch[]; test("^(AscendCL@|acl)")) or ($LEVEL0 | not) then
-	    "the host blocks in copies to the device (a synchronisation under aten::to / _to_copy / copy_, or a memcpy)." + chaintext($f) + copytext
-	  else "the host is in copies to the device (aten::to / _to_copy / copy_)." + chaintext($f) + copytext +
+	    "the host blocks in copies\(if $dir == "" then " to the device" else "" end) (a synchronisation or a memcpy under aten::to / _to_copy / copy_)\($dir)." + chaintext($f) + copytext
+	  else "the host is in copies\(if $dir == "" then " to the device" else "" end) (aten::to / _to_copy / copy_)\($dir)." + chaintext($f) + copytext +
 	    " A copy that long is likely a blocking one, but the synchronisation itself cannot be seen: a Level0 capture records no AscendCL calls (capture Level1 to see it)." end) + " A copy from pageable memory makes the host wait for it: use DataLoader(pin_memory=True) and .to(device, non_blocking=True) so the copy overlaps, or move the copies off the critical path."
        elif $f == "item_sync" then ".item() waits for the device inside the step (aten::item / _local_scalar_dense)." + chaintext($f) + " Keep the value on the device (accumulate metrics as tensors) and read it every N steps."
        elif $f == "sync" then "the host synchronises with the device outside any copy or .item() (an explicit stream or device synchronisation)." + chaintext($f) + " Remove torch.npu.synchronize() and other explicit synchronisations from the step."
@@ -1790,7 +1794,7 @@ def idletext($q):
       elif .finding == "COMM_WAIT_DOMINANT" then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) waits for a late peer: \($t)."
       elif .finding == "COMM_BANDWIDTH_LOW" then "\(.target_id) moves data below the bandwidth floor: \($t)."
       elif (.finding | startswith("host_cause:")) then
-	({op_compile: "compiles operators", h2d_copy: (if $LEVEL0 then "copies to the device" else "blocks in copies to the device" end), item_sync: "spends host time in .item() calls",
+	({op_compile: "compiles operators", h2d_copy: ((if $LEVEL0 then "copies" else "blocks in copies" end) + (if ($DG.host_cause_chains // [] | map(select(.family == "h2d_copy")) | .[0].to_device) == false then " (direction not recorded)" else " to the device" end)), item_sync: "spends host time in .item() calls",
 	  sync: "synchronises with the device", dataloader: "waits for the data loader", gc: "collects garbage",
 	  launch: "dispatches ops (dispatch-bound)", python: "runs Python code"}[.finding[11:]] // "does \(.finding[11:])") as $what |
 	(if (.figures.absorbed_by_late_peer_ms // 0) > 0 then

@@ -33,7 +33,8 @@ extern const char *const scopename[NSCOPE];
 /*
  * Interned strings: host event names and frames as raw JSON text, with
  * the name's class (1 sync marker, 2 comm marker, 4 step marker, 8
- * dispatch op, 16 copy call, 32 a copy's evidence).  Held for the whole run: bounded by
+ * dispatch op, 16 copy call, 32 a copy's evidence, 64 a copy to the
+ * device by its name).  Held for the whole run: bounded by
  * the distinct names, not by the events.
  */
 struct istr {
@@ -127,6 +128,7 @@ struct wst {
 	int64_t		 lastend;
 	struct thr	*th;
 	int		 nth, capth;
+	int		 todev;		/* an h2d_copy call names the device as target */
 	struct top	 tany, *tsync, *tcomm;
 	struct hop	 best;
 	struct fbest	*fb[MAXFAM + 1];
@@ -314,7 +316,7 @@ extern const char *const *stepmarks, *const *syncmarks, *const *commmarks;
 extern const char *const *dispops;
 extern unsigned char famsync[MAXFAM + 1];	/* attribution.serial_families */
 extern unsigned char famhold[MAXFAM + 1];	/* attribution.holding_families */
-extern const char *const *copycalls, *const *copyev;
+extern const char *const *copycalls, *const *copyev, *const *todevcalls;
 extern int famlaunch;		/* the family whose ops are named */
 extern struct buf ob, tmp;
 /* Host records read, and read by hostfast: $ASC_ATTRIB_STATS prints them. */

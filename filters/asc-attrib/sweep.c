@@ -141,6 +141,8 @@ touch(struct win *w, const struct qev *h, int64_t a, int64_t b, int leaf)
 		run_add(&st->fam[f], a, b);
 	if (!h->serial)
 		fbestadd(st, h, b - a);
+	if (h->fam == famh2d && (h->cls & 64))
+		st->todev = 1;
 	if (h->tally && w->sig && w->scope != S_GLOBAL)
 		P.opns[h->name] += b - a;
 	if (!leaf)
