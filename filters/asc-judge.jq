@@ -1567,10 +1567,10 @@ def idletext($q):
 	 # "to the device" only where a call names it (to_device); a sync
 	 # under a copy call alone does not say which way the copy goes
 	 (if ($DG.host_cause_chains // [] | map(select(.family == $f)) | .[0].to_device) == false
-	  then " (the capture names no direction for them: a copy to the device is the common case, a .cpu() or .numpy() read-back the other)" else "" end) as $dir |
+	  then "; the capture names no direction for them: a copy to the device is the common case, a .cpu() or .numpy() read-back the other" else "" end) as $dir |
 	 (if any($ch[]; test("^(AscendCL@|acl)")) or ($LEVEL0 | not) then
-	    "the host blocks in copies\(if $dir == "" then " to the device" else "" end) (a synchronisation or a memcpy under aten::to / _to_copy / copy_)\($dir)." + chaintext($f) + copytext
-	  else "the host is in copies\(if $dir == "" then " to the device" else "" end) (aten::to / _to_copy / copy_)\($dir)." + chaintext($f) + copytext +
+	    "the host blocks in copies\(if $dir == "" then " to the device" else "" end) (a synchronisation or a memcpy under aten::to / _to_copy / copy_\($dir))." + chaintext($f) + copytext
+	  else "the host is in copies\(if $dir == "" then " to the device" else "" end) (aten::to / _to_copy / copy_\($dir))." + chaintext($f) + copytext +
 	    " A copy that long is likely a blocking one, but the synchronisation itself cannot be seen: a Level0 capture records no AscendCL calls (capture Level1 to see it)." end) + " A copy from pageable memory makes the host wait for it: use DataLoader(pin_memory=True) and .to(device, non_blocking=True) so the copy overlaps, or move the copies off the critical path."
        elif $f == "item_sync" then ".item() waits for the device inside the step (aten::item / _local_scalar_dense)." + chaintext($f) + " Keep the value on the device (accumulate metrics as tensors) and read it every N steps."
        elif $f == "sync" then "the host synchronises with the device outside any copy or .item() (an explicit stream or device synchronisation)." + chaintext($f) + " Remove torch.npu.synchronize() and other explicit synchronisations from the step."
