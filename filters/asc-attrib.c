@@ -19,7 +19,13 @@
  * Causes come from the call chain instead: on one OS thread (tid, any
  * pid) an event's parent is the latest-starting earlier event that
  * wholly contains it, and its family is the first in the rules' order
- * among its own and its parent's (so a sync inside aten::to is a copy).
+ * among its own and its parent's (so a sync inside aten::to is a copy),
+ * with two exceptions: under a holding family (item_sync) every call
+ * takes the holder's family (the memcpy of .item() is its read-back),
+ * and a copy call (aten::to, _to_copy, copy_) is a copy only when a call
+ * under it is a copy's evidence (a memcpy, a synchronisation): until
+ * then it waits in the queue; when it ends without one it is dispatch
+ * work (a dtype cast on the device, a no-op) and no sync marker.
  * Every event counts for the families and for the host-covered time,
  * whatever its depth, except the step's context: step markers and the
  * events around a marker or a step window (the training loop's frames),
@@ -55,7 +61,8 @@ int64_t serialmin, compilemin;
 int famcompile = -1, famh2d = -1, famlaunch = -1;
 const char *const *stepmarks, *const *syncmarks, *const *commmarks;
 const char *const *dispops;
-unsigned char famsync[MAXFAM + 1];
+unsigned char famsync[MAXFAM + 1], famhold[MAXFAM + 1];
+const char *const *copycalls, *const *copyev, *const *todevcalls;
 struct buf ob, tmp;
 
 static void
@@ -161,6 +168,7 @@ famrules(void)
 {
 	const char *const *ord = rules_list("attribution.host_cause_order");
 	const char *const *sf = rules_list("attribution.serial_families");
+	const char *const *hf = rules_list("attribution.holding_families");
 	const char *lf = rules_str("attribution.dispatch_family");
 	char key[256];
 
@@ -179,6 +187,8 @@ famrules(void)
 	famname[nfam] = "other";
 	for (; *sf; sf++)
 		famsync[famindex("attribution.serial_families", *sf)] = 1;
+	for (; *hf; hf++)
+		famhold[famindex("attribution.holding_families", *hf)] = 1;
 	famlaunch = famindex("attribution.dispatch_family", lf);
 	for (int i = 0; i < nfam; i++)
 		if (strcmp(famname[i], "op_compile") == 0)
@@ -233,6 +243,9 @@ main(int argc, char *argv[])
 	syncmarks = rules_list("attribution.sync_markers");
 	commmarks = rules_list("attribution.comm_markers");
 	dispops = rules_list("attribution.dispatch_ops");
+	copycalls = rules_list("attribution.copy_calls");
+	copyev = rules_list("attribution.copy_evidence");
+	todevcalls = rules_list("attribution.to_device_calls");
 	serialmin = rules_ns("attribution.serial_min_us", 1e3);
 	compilemin = rules_ns("attribution.compile_min_us", 1e3);
 	famrules();

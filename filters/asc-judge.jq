@@ -308,7 +308,7 @@ def periodicity($g):
     serial_wait_ms_per_step: ($swait / $g.n | ms),
     # Per family, the chain of the window where the family has most time.
     host_cause_chains: ([ $hw[] | . as $w | .chains[] | . + {bubble_id: $w.bubble_id, window_ms: $w.duration_ms} ]
-      | group_by(.family) | map(max_by(.ns) | {family, bubble_id, window_ms, ms: (.ns | ms), chain, frame, overlap_ms: (.overlap_ns | ms), call_ms: (.call_ns | ms), copy_start_ms: (.copy_start_ns | ms),
+      | group_by(.family) | map(max_by(.ns) | {family, bubble_id, window_ms, ms: (.ns | ms), chain, frame, overlap_ms: (.overlap_ns | ms), call_ms: (.call_ns | ms), copy_start_ms: (.copy_start_ns | ms), to_device: .to_device,
         copy_after_ms: (if .copy_start_ns == null or .call_ns == null then null else (.call_ns - .copy_start_ns | ms) end)})
       | sort_by(-.ms)),
     comm_exposed_heavy: $commheavy,
@@ -1386,7 +1386,8 @@ def partpointer: namedidleparts as $q |
 # The once-per-step parts outside the layers and the update (input, loss,
 # the metric after the loss) whose device idle holds at least
 # verdict.part_idle_share of the step: the calls with most host time in
-# their windows, and what lies before a late peer's wait (its share of the
+# their windows (a call's own time, tree_ns, at most its family's, in the
+# windows where it is the family's longest call), and what lies before a late peer's wait (its share of the
 # windows that do, as the host findings count it).
 def idleparts2: idlepartsof(["input", "loss", "after_loss"]);
 def partidle2($ps):
@@ -1394,7 +1395,7 @@ def partidle2($ps):
 	  partwins($p) as $w |
 	  ($LWS[$MP.step_id | tostring] // null) as $l |
 	  . + {calls: ([$w[].chains[] | select((.chain | length) > 0)] | group_by([.family, .chain[0], (.frame // "")]) |
-		  map({family: .[0].family, call: .[0].chain[0], frame: .[0].frame, ns: (map(.ns // 0) | add)}) | sort_by(-.ns, .call) | .[0:4]),
+		  map({family: .[0].family, call: .[0].chain[0], frame: .[0].frame, ns: (map([.tree_ns // .ns, .ns] | min // 0) | add)}) | sort_by(-.ns, .call) | .[0:4]),
 		before_late_ns: (if $l == null or ($BEF[$MP.step_id | tostring] // 0) <= 0 then 0 else
 		  $w | map(select(.end_ns <= $l.t and (.boundary | not)) | .dur_ns * ([$l.w, $BEF[$MP.step_id | tostring]] | min) / $BEF[$MP.step_id | tostring]) | add // 0 | round end)});
 def calltext($c): "\($c.call)" + (if $c.frame != null then " at \($c.frame | sub("^.*/"; ""))" else "" end) + " (\($c.family)) \($c.ns | ms | fmt)";
@@ -1635,9 +1636,13 @@ def idletext($q):
 	 # Name the sync only when the chain shows one: a Level0 capture
 	 # records no AscendCL calls, so only the copy's length is seen.
 	 ($DG.host_cause_chains // [] | map(select(.family == $f)) | .[0].chain // []) as $ch |
+	 # "to the device" only where a call names it (to_device); a sync
+	 # under a copy call alone does not say which way the copy goes
+	 (if ($DG.host_cause_chains // [] | map(select(.family == $f)) | .[0].to_device) == false
+	  then "; the capture names no direction for them: a copy to the device is the common case, a .cpu() or .numpy() read-back the other" else "" end) as $dir |
 	 (if any($ch[]; test("^(AscendCL@|acl)")) or ($LEVEL0 | not) then
-	    "the host blocks in copies to the device (a synchronisation under aten::to / _to_copy / copy_, or a memcpy)." + chaintext($f) + copytext
-	  else "the host is in copies to the device (aten::to / _to_copy / copy_)." + chaintext($f) + copytext +
+	    "the host blocks in copies\(if $dir == "" then " to the device" else "" end) (a synchronisation or a memcpy under aten::to / _to_copy / copy_\($dir))." + chaintext($f) + copytext
+	  else "the host is in copies\(if $dir == "" then " to the device" else "" end) (aten::to / _to_copy / copy_\($dir))." + chaintext($f) + copytext +
 	    " A copy that long is likely a blocking one, but the synchronisation itself cannot be seen: a Level0 capture records no AscendCL calls (capture Level1 to see it)." end) + " A copy from pageable memory makes the host wait for it: use DataLoader(pin_memory=True) and .to(device, non_blocking=True) so the copy overlaps, or move the copies off the critical path."
        elif $f == "item_sync" then ".item() waits for the device inside the step (aten::item / _local_scalar_dense)." + chaintext($f) + " Keep the value on the device (accumulate metrics as tensors) and read it every N steps."
        elif $f == "sync" then "the host synchronises with the device outside any copy or .item() (an explicit stream or device synchronisation)." + chaintext($f) + " Remove torch.npu.synchronize() and other explicit synchronisations from the step."
@@ -1862,7 +1867,7 @@ def idletext($q):
       elif .finding == "COMM_WAIT_DOMINANT" then "\(.target_id) (group \(.group // "?" | tostring | .[0:8])…) waits for a late peer: \($t)."
       elif .finding == "COMM_BANDWIDTH_LOW" then "\(.target_id) moves data below the bandwidth floor: \($t)."
       elif (.finding | startswith("host_cause:")) then
-	({op_compile: "compiles operators", h2d_copy: (if $LEVEL0 then "copies to the device" else "blocks in copies to the device" end), item_sync: "spends host time in .item() calls",
+	({op_compile: "compiles operators", h2d_copy: ((if $LEVEL0 then "copies" else "blocks in copies" end) + (if ($DG.host_cause_chains // [] | map(select(.family == "h2d_copy")) | .[0].to_device) == false then " (direction not recorded)" else " to the device" end)), item_sync: "spends host time in .item() calls",
 	  sync: "synchronises with the device", dataloader: "waits for the data loader", gc: "collects garbage",
 	  launch: "dispatches ops (dispatch-bound)", python: "runs Python code"}[.finding[11:]] // "does \(.finding[11:])") as $what |
 	(if (.figures.absorbed_by_late_peer_ms // 0) > 0 then
@@ -2076,7 +2081,7 @@ def idletext($q):
       if type == "object" then (.name // empty) elif type == "string" then . else empty end ] | uniq | .[0:5]),
     top_host_op: .top_host_op,
     host_causes: (.causes | map_values(ms) | gcnull),
-    host_chains: (.chains | map(.ms = (.ns | ms) | del(.ns, .overlap_ns, .call_ns, .copy_start_ns))),
+    host_chains: (.chains | map(.ms = (.ns | ms) | del(.ns, .overlap_ns, .tree_ns, .call_ns, .copy_start_ns))),
     capture_artefact: .boundary,
     before: .before,
     after: .after,

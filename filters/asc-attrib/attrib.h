@@ -33,7 +33,8 @@ extern const char *const scopename[NSCOPE];
 /*
  * Interned strings: host event names and frames as raw JSON text, with
  * the name's class (1 sync marker, 2 comm marker, 4 step marker, 8
- * dispatch op).  Held for the whole run: bounded by
+ * dispatch op, 16 copy call, 32 a copy's evidence, 64 a copy to the
+ * device by its name).  Held for the whole run: bounded by
  * the distinct names, not by the events.
  */
 struct istr {
@@ -127,6 +128,7 @@ struct wst {
 	int64_t		 lastend;
 	struct thr	*th;
 	int		 nth, capth;
+	int		 todev;		/* an h2d_copy call names the device as target */
 	struct top	 tany, *tsync, *tcomm;
 	struct hop	 best;
 	struct fbest	*fb[MAXFAM + 1];
@@ -195,7 +197,13 @@ struct qev {
 	int		 cls, state, depth, tally;
 	int		 serial;	/* inside a serialisation point */
 	int		 ctx;		/* a frame of the step's context */
+	int		 isop;		/* the chain's outermost dispatch op */
 	unsigned char	 fam;
+	/* Under a copy call the chain has not yet shown to be a copy (see
+	 * copyres): troot its serial number (0: none), pqi the queue index
+	 * of the parent, own the family it takes from itself. */
+	uint64_t	 troot, pqi;
+	unsigned char	 own;
 	struct chain	 ch;		/* the chain down to this event */
 };
 
@@ -207,7 +215,9 @@ struct cent {
 	int		 depth;
 	int32_t		 cand;		/* its serial candidate, -1 none */
 	int		 serial;	/* the candidate is a serialisation point */
-	unsigned char	 fam;
+	int		 cls;
+	unsigned char	 fam, own;
+	uint64_t	 troot, qi;	/* as struct qev's; qi: its queue index */
 	struct chain	 ch;		/* python frames left out */
 };
 
@@ -305,6 +315,8 @@ extern int famh2d;		/* h2d_copy's index, -1 when the rules have none */
 extern const char *const *stepmarks, *const *syncmarks, *const *commmarks;
 extern const char *const *dispops;
 extern unsigned char famsync[MAXFAM + 1];	/* attribution.serial_families */
+extern unsigned char famhold[MAXFAM + 1];	/* attribution.holding_families */
+extern const char *const *copycalls, *const *copyev, *const *todevcalls;
 extern int famlaunch;		/* the family whose ops are named */
 extern struct buf ob, tmp;
 /* Host records read, and read by hostfast: $ASC_ATTRIB_STATS prints them. */
@@ -372,6 +384,7 @@ int		 hostrec(struct rin *);
 /* tree.c */
 struct othr	*othr(int64_t, int64_t);
 void		 chainof(struct qev *, int);
+void		 copyres(uint64_t, int);
 
 /* sweep.c */
 void		 drain(int64_t);

@@ -211,6 +211,8 @@ hostrec(struct rin *r)
 	P.nhost++;
 	h.name = intern(hr.name, hr.namelen);
 	h.cls = I.v[h.name].cls;
+	h.troot = 0;
+	h.isop = 0;
 	h.fam = I.v[h.name].nfam;
 	if (h.fam == famcompile && famcompile >= 0) {
 		P.ncomp++;

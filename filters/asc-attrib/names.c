@@ -88,7 +88,10 @@ intern(const char *s, size_t n)
 			I.v[I.n].cls = (globs(syncmarks, tmp.p) ? 1 : 0) |
 			    (globs(commmarks, tmp.p) ? 2 : 0) |
 			    (globs(stepmarks, tmp.p) ? 4 : 0) |
-			    (globs(dispops, tmp.p) ? 8 : 0);
+			    (globs(dispops, tmp.p) ? 8 : 0) |
+			    (globs(copycalls, tmp.p) ? 16 : 0) |
+			    (globs(copyev, tmp.p) ? 32 : 0) |
+			    (globs(todevcalls, tmp.p) ? 64 : 0);
 			for (int k = nfam - 1; k >= 0; k--) {
 				if (globs(famnames[k], tmp.p))
 					I.v[I.n].nfam = (unsigned char)k;

@@ -225,8 +225,12 @@ chains(const struct wst *st, const struct fig *f, int hosts)
 		out_key(&ob, "frame");
 		putistr(b->frame);
 		out_i64(&ob, "overlap_ns", b->ov);
-		if (ord[k] == famh2d)
+		out_i64(&ob, "tree_ns", b->treeov);
+		if (ord[k] == famh2d) {
 			copystart(b);
+			out_key(&ob, "to_device");
+			buf_adds(&ob, st->todev ? "true" : "false");
+		}
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, ']');

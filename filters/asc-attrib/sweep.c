@@ -141,6 +141,8 @@ touch(struct win *w, const struct qev *h, int64_t a, int64_t b, int leaf)
 		run_add(&st->fam[f], a, b);
 	if (!h->serial)
 		fbestadd(st, h, b - a);
+	if (h->fam == famh2d && (h->cls & 64))
+		st->todev = 1;
 	if (h->tally && w->sig && w->scope != S_GLOBAL)
 		P.opns[h->name] += b - a;
 	if (!leaf)
@@ -227,6 +229,12 @@ drain(int64_t now)
 	while (P.qhead < P.qtail) {
 		struct qev *h = qat(P.qhead);
 
+		/* a pending copy call waits until a call under it decides or it ends */
+		if (h->troot != 0 && h->troot == h->ser) {
+			if (h->e > now)
+				return;
+			copyres(P.qhead, famlaunch);
+		}
 		if (h->state == Q_PENDING) {
 			if (h->e > now)
 				return;

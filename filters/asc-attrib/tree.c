@@ -109,7 +109,28 @@ chainof(struct qev *h, int python)
 	h->ser = ++P.serialno;
 	h->pser = par ? par->ser : 0;
 	h->depth = par ? par->depth + 1 : 0;
-	if (par && par->fam < h->fam)
+	/* A copy's evidence under a pending copy call makes it a copy. */
+	if (par && par->troot && (h->cls & 32)) {
+		size_t r = 0;
+
+		while (t->v[r].ser != par->troot)
+			r++;
+		copyres(t->v[r].qi, famh2d);
+	}
+	h->troot = 0;
+	h->own = (h->cls & 16) ? (unsigned char)nfam : h->fam;
+	if (par && famhold[par->fam] && !par->troot)
+		h->fam = par->fam;
+	else if (par && par->troot) {
+		h->troot = par->troot;
+		h->pqi = par->qi;
+		h->fam = par->fam < h->own ? par->fam : h->own;
+	} else if ((h->cls & 16) && famh2d >= 0 && !(par && par->fam <= famh2d)) {
+		/* pending: a copy until copyres says otherwise */
+		h->troot = h->ser;
+		h->own = par ? par->fam : (unsigned char)nfam;
+		h->fam = (unsigned char)famh2d;
+	} else if (par && par->fam < h->fam)
 		h->fam = par->fam;
 	if (par)
 		h->ch = par->ch;
@@ -123,9 +144,11 @@ chainof(struct qev *h, int python)
 		isop = 1;
 	}
 	/* Dispatch time is named by the outermost op (children included). */
+	h->isop = isop;
 	h->tally = h->fam == famlaunch && isop;
 	cand = par ? par->cand : -1;
-	if (famsync[h->fam] && !(par && famsync[par->fam]) && h->e - h->s >= serialmin)
+	if (h->troot != h->ser && famsync[h->fam] && !(par && famsync[par->fam]) &&
+	    h->e - h->s >= serialmin)
 		cand = serialnew(h);
 	else if (cand >= 0 && (h->cls & 1) && 2 * (h->e - h->s) >= P.sr[cand].e - P.sr[cand].s) {
 		/* a deeper synchronising call: how long the host was blocked */
@@ -149,10 +172,69 @@ chainof(struct qev *h, int python)
 	c->cand = cand;
 	c->serial = h->serial;
 	c->fam = h->fam;
+	c->own = h->own;
+	c->cls = h->cls;
+	c->troot = h->troot;
+	c->qi = P.qtail;
 	if (!python)
 		c->ch = h->ch;
 	else if (par)
 		c->ch = par->ch;
 	else
 		c->ch.n = 0;
+}
+
+/*
+ * The pending copy call queued at qi is a copy (fam h2d_copy: a call
+ * under it copies or synchronises) or dispatch work (the dispatch
+ * family: it ended without one).  Its queued calls and its thread's
+ * open ones take their families from it; a copy of serial_min_us starts
+ * a serialisation candidate, deepened as chainof would have; one that
+ * is no copy is no sync marker either.
+ */
+void
+copyres(uint64_t qi, int fam)
+{
+	struct qev *r = qat(qi), *q;
+	struct cthr *t = cthr(r->tid);
+	uint64_t root = r->ser;
+	int32_t cand = -1;
+
+	r->fam = (unsigned char)(fam < r->own ? fam : r->own);
+	if (famsync[r->fam] && !famsync[r->own] && r->e - r->s >= serialmin)
+		cand = serialnew(r);
+	for (uint64_t i = qi; i < P.qtail; i++) {
+		q = qat(i);
+		if (q->troot != root)
+			continue;
+		if (i != qi)
+			q->fam = q->own < qat(q->pqi)->fam ? q->own : qat(q->pqi)->fam;
+		if (fam != famh2d && (q->cls & 16))
+			q->cls &= ~1;
+		q->tally = q->fam == famlaunch && q->isop;
+		if (cand >= 0)
+			q->serial = P.sr[cand].point;
+		q->troot = 0;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		struct cent *c = &t->v[i];
+
+		if (c->troot != root)
+			continue;
+		c->fam = c->ser == root ? r->fam : c->own < t->v[i - 1].fam ? c->own : t->v[i - 1].fam;
+		if (fam != famh2d && (c->cls & 16))
+			c->cls &= ~1;
+		if (cand >= 0) {
+			struct serial *sr = &P.sr[cand];
+
+			c->cand = cand;
+			c->serial = sr->point;
+			if (c->ser != root && (c->cls & 1) && 2 * (c->e - c->s) >= sr->e - sr->s) {
+				sr->bs = c->s;
+				sr->blocked = c->e - c->s;
+				sr->ch = c->ch;
+			}
+		}
+		c->troot = 0;
+	}
 }

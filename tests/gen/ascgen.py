@@ -1065,12 +1065,18 @@ class Generator:
                            'ACL_RTS', self.conn)
                     self.conn += 1
                     n_cann += 1
+                elif cause == 'h2dsync':
+                    # Level0 has no CANN calls, but torch_npu records the
+                    # copy's own op (a real Level0 capture has it)
+                    cpu_op('acl_memcpy_host_to_device', c.main, g0 - 500, g1 + 500, '')
             elif cause == 'h2d':
                 cpu_op('aten::to', c.main, g0 - US, g1 + US, self.simple_stack('to') if stack else '')
                 if level1:
                     cann_x('AscendCL@aclrtMemcpy', c.main, g0 - 500, g1 + 500, 'ACL_RTS', self.conn)
                     self.conn += 1
                     n_cann += 1
+                else:
+                    cpu_op('acl_memcpy_host_to_device', c.main, g0 - 500, g1 + 500, '')
 
         # bubble covering host events
         for g0, g1, cause, j in bubbles:

@@ -6,7 +6,9 @@
 # but the step's context (markers, events holding a marker of their
 # thread or a step window) at any depth, its family the first in the
 # rules' order along its parents (an op_compile name only when the event
-# lasts compile_min_us) (parent: the latest-starting earlier
+# lasts compile_min_us), but the holder's under a holding family, and for
+# a copy call h2d_copy only when a copy's evidence lies under it, else
+# launch and no sync marker (parent: the latest-starting earlier
 # event of its tid, any pid, wholly containing it); the events under a
 # long sync (serial_families, >= serial_min_us) that the device was busy
 # for at least half of come first, as serial wait.  Prints one line per
@@ -93,11 +95,29 @@ for prof, bubbles, hosts, markers, steps in profiles:
     def idle(s, e):
         return sum(max(0, min(e, b["end_ns"]) - max(s, b["start_ns"])) for b in nonglobal)
     serialf = rules["serial_families"]
+    hold = rules["holding_families"]
+    H2D, LAUNCH = fams.index("h2d_copy"), fams.index(rules["dispatch_family"])
+    kids = {}
+    for h in counted:
+        if h["par"] is not None:
+            kids.setdefault(h["par"]["i"], []).append(h)
+    def evidence(h):    # a copy's evidence anywhere under h
+        return any(match("copy_evidence", k["name"]) or evidence(k) for k in kids.get(h["i"], []))
     def fam(h):
+        # under a holding family: the holder's; a copy call not under a
+        # copy (or op_compile): h2d_copy when a call under it is a copy's
+        # evidence, else launch (and no sync marker); else the first in
+        # the order along the parents
         if "cf" not in h:
-            f = fams.index(family(h))
-            if h["par"] is not None:
-                f = min(f, fam(h["par"]))
+            p = h["par"]
+            pf = fam(p) if p is not None else len(fams) - 1
+            if p is not None and fams[pf] in hold:
+                f = pf
+            elif match("copy_calls", h["name"]):
+                f = pf if pf <= H2D else min(H2D if evidence(h) else LAUNCH, pf)
+                h["nocopy"] = f != H2D and pf > H2D
+            else:
+                f = min(fams.index(family(h)), pf)
             h["cf"] = f
         return h["cf"]
     def serial(h):     # under a long sync that the device was mostly busy for
@@ -125,7 +145,7 @@ for prof, bubbles, hosts, markers, steps in profiles:
                 allov.append((a, z, h))
         ov = [x for x in allov if not x[2]["ctx"]]
         cov = union([(a, z) for a, z, h in ov])
-        sync = union([(a, z) for a, z, h in allov if match("sync_markers", h["name"])])
+        sync = union([(a, z) for a, z, h in allov if match("sync_markers", h["name"]) and not h.get("nocopy")])
         comm = union([(a, z) for a, z, h in allov if match("comm_markers", h["name"])])
         cov2 = []
         for h in counted:
