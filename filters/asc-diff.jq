@@ -630,7 +630,7 @@ def commparts($r):
       " A communication op's raw name, here \($e.n | code), is the op (\($p.t | code)), then "
       + (if $e.g != null and ($e.g | endswith($p.g)) then "\($p.g | code), the last digits of its communication group's name (\($e.g | code)), "
 	 else "\($p.g | code), a number of its communication group, " end)
-      + "then \($p.k | code), " + (if $c.numbered_in_order then "which numbers the group's ops in each step in the order they start"
+      + "then \($p.k | code), " + (if $c.numbered_in_order then "which follows the order in which the group's ops start in this capture (the count need not start at 0 in a step: the same number in two runs is the same op only if both issued the same collectives on the group before it)"
 				 else "a number the captures do not explain" end)
       + (if $p.rest != "" then ", and \($p.rest | code), which the captures do not explain" else "" end) + "." end end;
 # The names the report uses and the raw names they stand for.

@@ -1038,7 +1038,15 @@ def owinflight($s; $e): [ $OWT[] | select(.start_ns < $e and .end_ns > $s) ] as 
    device_busy_ms: ((.dur_ns - .device_idle_ns) | ms),
    to_step_end_ms: (.step_id as $sid | ($M | map(select((.step_id | tostring) == $sid)) | .[0].service_ns) as $svc |
      if $svc == null then null else ($svc - .offset_ns - .dur_ns | ms) end),
-   chain, frame} + (if ($CO | length) > 0 then {in_flight: inflight(.start_ns; .end_ns)}
+   chain, frame,
+   # the idle windows of its step where the same call site holds host
+   # time (the rest of a print's reads and formatting, say): the call
+   # blocks while the device is busy, but its site may still cost idle
+   site_windows: (.frame as $fr | (.step_id | tostring) as $sid | if $fr == null then [] else
+     [ $WIN[] | select((.step_id | tostring) == $sid and (.chains | any(.frame == $fr))) |
+       {bubble_id, scope, dur_ms: (.dur_ns | ms), site_ms: ([.chains[] | select(.frame == $fr) | .ns] | add | ms),
+	host_ms: (.causes | to_entries | map(select(.value != null and .value > 0) | .value |= ms) | sort_by(-.value) | from_entries)} ] end)}
+   + (if ($CO | length) > 0 then {in_flight: inflight(.start_ns; .end_ns)}
      elif ($OWT | length) > 0 then {in_flight: owinflight(.start_ns; .end_ns)} else {in_flight: null} end))) as $SERIAL |
 # Idle time ahead of a wait for a late peer only moves into that
 # wait.  The peer is the one the communication finding names (exposed
@@ -1160,7 +1168,7 @@ def opwtext: if ($OPW | length) == 0 then ""
 (if $HRB1 == null then $hostrisk else $HRB1.level end) as $hostrisk |
 # The pp stretches of a step by $PIPE's rule, each with the idle the op
 # ending it hides (hidden_ns); and where some parts' idle lies in them:
-# per stretch, the parts' bubbles, what that op's wait hides of them (up
+# per stretch, the parts' bubbles, what that op's time hides of them (up
 # to the stretch's hidden: removing them alone wins only the rest) and
 # the rest, on the pipeline's critical path.
 def ppsegs($step): if $PIPE == null then [] else
@@ -1215,7 +1223,7 @@ def placelist($pl): pppeer as $pn |
 	$pl | map("\(.idle_ms | fmt)\(.micro_batches | mbtext) " +
 	   (if .before == null then "lies after the last op: on the critical path"
 	    elif .critical_ms <= 0 then "lies before \(.before), in which this stage then waits for \($pn): hidden under that wait"
-	    elif .hidden_ms > 0 then "lies before \(.before): \(.critical_ms | fmt) of it on the critical path (that op's wait hides \(.hidden_ms | fmt))"
+	    elif .hidden_ms > 0 then "lies before \(.before): \(.critical_ms | fmt) of it on the critical path (that op's time hides \(.hidden_ms | fmt))"
 	    else "lies before \(.before): on the critical path" end)) | join("; ");
 def llagplace($l):
 	if $l.placement == null then "" else pppeer as $pn |
@@ -1592,7 +1600,7 @@ def idletext($q):
 	 ". Skip collectives on groups of one rank (a size check before the call), or find what that time is; it wins up to \($ONEST | fmt) per step" +
 	 (if $ONEST < $e1 - 0.0005 then " (their time not under compute)" else "" end) + "." +
 	 (if ($gw | length) == 0 then "" else
-	    " After them the device idles \($gms | fmt) per step in \($gw | length) window\(if ($gw | length) > 1 then "s" else "" end) of at least \($R.bubbles.min_bubble_us) µs (after " +
+	    " Between them and after the last the device idles \($gms | fmt) per step in \($gw | length) window\(if ($gw | length) > 1 then "s" else "" end) of at least \($R.bubbles.min_bubble_us) µs (after " +
 	    ($gw | sort_by(.start_ns) | map("\(.before.name) \(.dur_ns | ms | fmt) before \(.after.name // "the end")") | join(", ")) +
 	    "): no kernel runs there, so it is most likely the host's (a value read back before the next call, such as a found-inf flag or a norm read with .item(), or a slow launch). Skipping the collectives removes their \($e1 | fmt); these gaps only if their values are not read back, and they lie within the device idle finding's idle, not counted again here." end);
 	 "step_group"; $dom; $ONEST; false; null; "COMM_ONE_RANK_GROUP") + {one_rank_gap_ms: (if ($gw | length) == 0 then null else $gms | r6 end), one_rank_gap_windows: ($gw | length)} end),
@@ -1698,8 +1706,12 @@ def idletext($q):
        # step while it blocks: that step's preparing stays exposed.
        "; it creates no idle window of its own, but it keeps the next step's preparing fully exposed, since the host cannot run ahead while it blocks" +
        (if ($BD.preparing // 0) > 0 then " (this step's preparing: \($BD.preparing | fmt))" else "" end) + ". " +
+       (if (.site_windows | length) == 0 then "" else
+	  "The same call site holds host time in " +
+	  (.site_windows | map("\(.bubble_id) (\(.dur_ms | fmt) of device idle" + (if .scope == "tail" then ", the step's tail after its last kernel, which no wait for a peer hides" else "" end) +
+	     "; host there: " + (.host_ms | to_entries | map("\(.key) \(.value | fmt)") | join(", ")) + "; of it \(.site_ms | fmt) in calls at this site)") | join(" and ")) + ". " end) +
        (if .family == "h2d_copy" then "Use pinned memory and non_blocking=True copies."
-	elif .family == "item_sync" then "Keep the value on the device and read it every N steps, so the host can run ahead."
+	elif .family == "item_sync" then "Keep the value on the device and read it every N steps, so the host can run ahead" + (if (.site_windows | length) > 0 then ", and the site's calls in \(if (.site_windows | length) > 1 then "those windows" else "that window" end) (\(.site_windows | map(.site_ms) | add | fmt)) go too." else "." end)
 	else "Remove the synchronisation from the step, so the host can run ahead." end) + $caveat;
        "step_group"; $dom; null; false; null; "HOST_SERIALISATION")),
 

@@ -134,7 +134,13 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 	(if .key == "item_sync" then " (the host cost of .item() calls, named by their call chain: how long their synchronisation waits is not counted apart)" else "" end)) | join(", ")) +
       # which share of it the recommendations' own figures on this rank hold
       (if (.at_stake_in_recommendations // []) == [] then "" else
-	 "; of it, \(.at_stake_in_recommendations_ms_per_step | dur) is what \(.at_stake_in_recommendations | join(" and "))'s headline\(if (.at_stake_in_recommendations | length) > 1 then "s" else "" end) give on this rank (the at-stake column holds the job-wide figure), and the other \(.at_stake_outside_recommendations_ms_per_step | dur) is in no recommendation's time at stake" end) +
+	 "; of it, \(.at_stake_in_recommendations_ms_per_step | dur) is what \(.at_stake_in_recommendations | join(" and "))'s headline\(if (.at_stake_in_recommendations | length) > 1 then "s" else "" end) give on this rank (the at-stake column holds the job-wide figure), and the other \(.at_stake_outside_recommendations_ms_per_step | dur) is in no recommendation's time at stake" +
+	 # a serialisation point's call site may hold host time in idle windows
+	 ([$A.recommendations[]? | select(.finding == "HOST_SERIALISATION") | .id] as $sid |
+	  [$A.serialisation_points[0:($sid | length)][]? | (.site_windows // []) | map(.site_ms) | add // 0] as $sm |
+	  if ($sm | add // 0) > 0 then
+	    " (\([range($sm | length) as $i | select($sm[$i] > 0) | $sid[$i]] | join(" and ")) name\(if ([$sm[] | select(. > 0)] | length) > 1 then "" else "s" end) the call site of \($sm | add | dur) of host time in idle windows)"
+	  else "" end) end) +
       # a serialisation point's recommendation speaks for its family too
       (([$A.recommendations[]?.finding] + (if any($A.recommendations[]?; .finding == "HOST_SERIALISATION")
 	 then [$A.serialisation_points[]?.family | "host_cause:" + .] else [] end)) as $rf |
