@@ -1045,6 +1045,7 @@ def owinflight($s; $e): [ $OWT[] | select(.start_ns < $e and .end_ns > $s) ] as 
    site_windows: (.frame as $fr | (.step_id | tostring) as $sid | if $fr == null then [] else
      [ $WIN[] | select((.step_id | tostring) == $sid and (.chains | any(.frame == $fr))) |
        {bubble_id, scope, dur_ms: (.dur_ns | ms), site_ms: ([.chains[] | select(.frame == $fr) | .ns] | add | ms),
+	noframe_ms: ([.chains[] | select(.frame == null) | .ns] | add // 0 | ms),
 	host_ms: (.causes | to_entries | map(select(.value != null and .value > 0) | .value |= ms) | sort_by(-.value) | from_entries)} ] end)}
    + (if ($CO | length) > 0 then {in_flight: inflight(.start_ns; .end_ns)}
      elif ($OWT | length) > 0 then {in_flight: owinflight(.start_ns; .end_ns)} else {in_flight: null} end))) as $SERIAL |
@@ -1704,12 +1705,16 @@ def idletext($q):
 	  "; it ends \(.to_step_end_ms | fmt) before the step does, with the device's queue drained, so the next step's work (its input copy included) starts from an empty queue" else "" end) +
        # No idle window of its own, but the host cannot prepare the next
        # step while it blocks: that step's preparing stays exposed.
-       "; it creates no idle window of its own, but it keeps the next step's preparing fully exposed, since the host cannot run ahead while it blocks" +
+       "; the device mostly works while it blocks, but it keeps the next step's preparing fully exposed, since the host cannot run ahead while it blocks" +
        (if ($BD.preparing // 0) > 0 then " (this step's preparing: \($BD.preparing | fmt))" else "" end) + ". " +
        (if (.site_windows | length) == 0 then "" else
 	  "The same call site holds host time in " +
-	  (.site_windows | map("\(.bubble_id) (\(.dur_ms | fmt) of device idle" + (if .scope == "tail" then ", the step's tail after its last kernel, which no wait for a peer hides" else "" end) +
-	     "; host there: " + (.host_ms | to_entries | map("\(.key) \(.value | fmt)") | join(", ")) + "; of it \(.site_ms | fmt) in calls at this site)") | join(" and ")) + ". " end) +
+	  (.site_windows | map("\(.bubble_id) (\(.dur_ms | fmt) of device idle" + (if .scope == "tail" then ", the step's tail after its last kernel: no collective of this step follows it, and whether the next step's first one would wait for a late peer and absorb it lies past the capture" else "" end) +
+	     "; host there: " + (.host_ms | to_entries | map("\(.key) \(.value | fmt)") | join(", ")) + "; of it \(.site_ms | fmt) in calls at this site" +
+	     (if .noframe_ms > 0 then " and \(.noframe_ms | fmt) in calls that name no source line, which may be the same code's" else "" end) + ")") | join(" and ")) + ". " +
+	  # one step cannot tell code run every step from code run every few
+	  (if ($DG.group_size // 0) < $R.verdict.recurring_min_steps then
+	     "With \($DG.group_size // 0) step(s) captured, whether this code runs every step or only every few (at a print frequency, say) is not in the capture: the figures are the captured step's. " else "" end) end) +
        (if .family == "h2d_copy" then "Use pinned memory and non_blocking=True copies."
 	elif .family == "item_sync" then "Keep the value on the device and read it every N steps, so the host can run ahead" + (if (.site_windows | length) > 0 then ", and the site's calls in \(if (.site_windows | length) > 1 then "those windows" else "that window" end) (\(.site_windows | map(.site_ms) | add | fmt)) go too." else "." end)
 	else "Remove the synchronisation from the step, so the host can run ahead." end) + $caveat;

@@ -139,7 +139,7 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 	 ([$A.recommendations[]? | select(.finding == "HOST_SERIALISATION") | .id] as $sid |
 	  [$A.serialisation_points[0:($sid | length)][]? | (.site_windows // []) | map(.site_ms) | add // 0] as $sm |
 	  if ($sm | add // 0) > 0 then
-	    " (\([range($sm | length) as $i | select($sm[$i] > 0) | $sid[$i]] | join(" and ")) name\(if ([$sm[] | select(. > 0)] | length) > 1 then "" else "s" end) the call site of \($sm | add | dur) of host time in idle windows)"
+	    " (\([range($sm | length) as $i | select($sm[$i] > 0) | $sid[$i]] | join(" and ")) name\(if ([$sm[] | select(. > 0)] | length) > 1 then "" else "s" end) the call site of \($sm | add | dur) of host time in \([$A.serialisation_points[0:($sid | length)][]? | (.site_windows // [])[]] | if length > 1 then "idle windows" else "an idle window" end))"
 	  else "" end) end) +
       # a serialisation point's recommendation speaks for its family too
       (([$A.recommendations[]?.finding] + (if any($A.recommendations[]?; .finding == "HOST_SERIALISATION")
