@@ -1711,10 +1711,10 @@ def idletext($q):
 	  "The same call site holds host time in " +
 	  (.site_windows | map("\(.bubble_id) (\(.dur_ms | fmt) of device idle" + (if .scope == "tail" then ", the step's tail after its last kernel: no collective of this step follows it, and whether the next step's first one would wait for a late peer and absorb it lies past the capture" else "" end) +
 	     "; host there: " + (.host_ms | to_entries | map("\(.key) \(.value | fmt)") | join(", ")) + "; of it \(.site_ms | fmt) in calls at this site" +
-	     (if .noframe_ms > 0 then " and \(.noframe_ms | fmt) in calls that name no source line, which may be the same code's" else "" end) + ")") | join(" and ")) + ". " +
+	     (if .noframe_ms > 0 then " and \(.noframe_ms | fmt) in calls whose stack names no source line, which may be the same code's" else "" end) + ")") | join(" and ")) + ". " +
 	  # one step cannot tell code run every step from code run every few
 	  (if ($DG.group_size // 0) < $R.verdict.recurring_min_steps then
-	     "With \($DG.group_size // 0) step(s) captured, whether this code runs every step or only every few (at a print frequency, say) is not in the capture: the figures are the captured step's. " else "" end) end) +
+	     "With \(($DG.group_size // 0) | if . == 1 then "one step" else "\(.) steps" end) captured, whether this call site runs every step or only every few (at a print frequency, say) is not in the capture: the figures are the captured step's. " else "" end) end) +
        (if .family == "h2d_copy" then "Use pinned memory and non_blocking=True copies."
 	elif .family == "item_sync" then "Keep the value on the device and read it every N steps, so the host can run ahead" + (if (.site_windows | length) > 0 then ", and the site's calls in \(if (.site_windows | length) > 1 then "those windows" else "that window" end) (\(.site_windows | map(.site_ms) | add | fmt)) go too." else "." end)
 	else "Remove the synchronisation from the step, so the host can run ahead." end) + $caveat;

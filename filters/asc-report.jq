@@ -137,9 +137,10 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 	 "; of it, \(.at_stake_in_recommendations_ms_per_step | dur) is what \(.at_stake_in_recommendations | join(" and "))'s headline\(if (.at_stake_in_recommendations | length) > 1 then "s" else "" end) give on this rank (the at-stake column holds the job-wide figure), and the other \(.at_stake_outside_recommendations_ms_per_step | dur) is in no recommendation's time at stake" +
 	 # a serialisation point's call site may hold host time in idle windows
 	 ([$A.recommendations[]? | select(.finding == "HOST_SERIALISATION") | .id] as $sid |
-	  [$A.serialisation_points[0:($sid | length)][]? | (.site_windows // []) | map(.site_ms) | add // 0] as $sm |
+	  [$A.serialisation_points[0:($sid | length)][]? | .site_windows // []] as $sw |
+	  ($sw | map(map(.site_ms) | add // 0)) as $sm |
 	  if ($sm | add // 0) > 0 then
-	    " (\([range($sm | length) as $i | select($sm[$i] > 0) | $sid[$i]] | join(" and ")) name\(if ([$sm[] | select(. > 0)] | length) > 1 then "" else "s" end) the call site of \($sm | add | dur) of host time in \([$A.serialisation_points[0:($sid | length)][]? | (.site_windows // [])[]] | if length > 1 then "idle windows" else "an idle window" end))"
+	    " (\([range($sm | length) as $i | select($sm[$i] > 0) | $sid[$i]] | join(" and ")) name\(if ([$sm[] | select(. > 0)] | length) > 1 then "" else "s" end) the call site of \($sm | add | dur) of host time in \(if ($sw | add | length) > 1 then "idle windows" else "an idle window" end), and what the capture cannot show of it)"
 	  else "" end) end) +
       # a serialisation point's recommendation speaks for its family too
       (([$A.recommendations[]?.finding] + (if any($A.recommendations[]?; .finding == "HOST_SERIALISATION")
