@@ -1711,7 +1711,7 @@ def idletext($q):
 	  "The same call site holds host time in " +
 	  (.site_windows | map("\(.bubble_id) (\(.dur_ms | fmt) of device idle" + (if .scope == "tail" then ", the step's tail after its last kernel: no collective of this step follows it, and whether the next step's first one would wait for a late peer and absorb it lies past the capture" else "" end) +
 	     "; host there: " + (.host_ms | to_entries | map("\(.key) \(.value | fmt)") | join(", ")) + "; of it \(.site_ms | fmt) in calls at this site" +
-	     (if .noframe_ms > 0 then " and \(.noframe_ms | fmt) in calls whose stack names no source line, which may be the same code's" else "" end) + ")") | join(" and ")) + ". " +
+	     (if .noframe_ms > 0 then " and \(.noframe_ms | fmt) in calls recorded without a call stack, which may be the same code's" else "" end) + ")") | join(" and ")) + ". " +
 	  # one step cannot tell code run every step from code run every few
 	  (if ($DG.group_size // 0) < $R.verdict.recurring_min_steps then
 	     "With \(($DG.group_size // 0) | if . == 1 then "one step" else "\(.) steps" end) captured, whether this call site runs every step or only every few (at a print frequency, say) is not in the capture: the figures are the captured step's. " else "" end) end) +

@@ -140,7 +140,10 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 	  [$A.serialisation_points[0:($sid | length)][]? | .site_windows // []] as $sw |
 	  ($sw | map(map(.site_ms) | add // 0)) as $sm |
 	  if ($sm | add // 0) > 0 then
-	    " (\([range($sm | length) as $i | select($sm[$i] > 0) | $sid[$i]] | join(" and ")) name\(if ([$sm[] | select(. > 0)] | length) > 1 then "" else "s" end) the call site of \($sm | add | dur) of host time in \(if ($sw | add | length) > 1 then "idle windows" else "an idle window" end), and what the capture cannot show of it)"
+	    " (\([range($sm | length) as $i | select($sm[$i] > 0) | $sid[$i]] | join(" and ")) name\(if ([$sm[] | select(. > 0)] | length) > 1 then "" else "s" end) the call site of \($sm | add | dur) of host time in \(if ($sw | add | length) > 1 then "idle windows" else "an idle window" end)" +
+	    # what one capture cannot show of such a window, said beside the figure
+	    (if any($sw[][]; .scope == "tail") then ", the step's tail: whether the next step's wait for a late peer would absorb it lies past the capture" else "" end) +
+	    (if ($A.step_results | length) == 1 then "\(if any($sw[][]; .scope == "tail") then ", and w" else "; w" end)ith one step captured, whether it recurs every step is not shown" else "" end) + ")"
 	  else "" end) end) +
       # a serialisation point's recommendation speaks for its family too
       (([$A.recommendations[]?.finding] + (if any($A.recommendations[]?; .finding == "HOST_SERIALISATION")
