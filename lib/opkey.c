@@ -1,4 +1,4 @@
-/* opkey: op keys, task-type classes and template hashes. */
+/* opkey: op keys and task-type classes (opkey.h). */
 #include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,14 +43,11 @@ void
 opkey(const char *name, size_t n, struct buf *out)
 {
 	regmatch_t m;
-	uint32_t h = 2166136261u;
+	uint32_t h = fnv32(name, n) % NCACHE;
 	size_t so = 0, eo = 0;
 
 	if (!compiled)
 		opkey_init();
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)name[i]) * 16777619u;
-	h %= NCACHE;
 	if (cache[h].name && cache[h].n == n && memcmp(cache[h].name, name, n) == 0) {
 		so = cache[h].so;
 		eo = cache[h].eo;
@@ -108,42 +105,4 @@ tt_classname(int c)
 	    "ai_cpu", "other" };
 
 	return c >= 0 && c <= TT_OTHER ? names[c] : "unknown";
-}
-
-/*
- * For in-memory tables only, never printed (printed ids are fnv's):
- * eight bytes per multiply where fnv takes one byte, for the op tables of
- * asc-ops and asc-segment, which hash some 200 bytes of keys per kernel.
- */
-uint64_t
-hash64(uint64_t seed, const void *p, size_t n)
-{
-	const unsigned char *s = p;
-	uint64_t h = seed ^ (0x9e3779b97f4a7c15ULL * (n + 1)), w;
-
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	if (n > 0) {
-		w = 0;
-		memcpy(&w, s, n);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-	}
-	h ^= h >> 29;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	return h ^ (h >> 32);
-}
-
-uint64_t
-fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *s = p;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
 }

@@ -3,7 +3,7 @@
  * kernel name without its instance suffix, by the rules regex
  * "ops.name_strip_regex"), the task-type classes of the rules
  * ("ops.compute_task_types", "ops.comm_task_types",
- * "ops.aicpu_task_types") and a 64-bit FNV-1a hash for templates.
+ * "ops.aicpu_task_types").  Its users hash with intern.h's fnv().
  */
 #ifndef ASC_OPKEY_H
 #define ASC_OPKEY_H
@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "intern.h"
 #include "util.h"
 
 /* Compile the regex (after rules_load); a bad regex exits EX_SYS. */
@@ -27,9 +28,5 @@ enum { TT_UNKNOWN, TT_COMPUTE, TT_COMM, TT_AICPU, TT_OTHER };
 /* Class of a task type (unescaped; NULL, "" or "N/A": TT_UNKNOWN). */
 int	tt_class(const char *tt);
 const char *tt_classname(int);
-
-#define FNV_INIT	0xcbf29ce484222325ULL
-uint64_t fnv(uint64_t h, const void *p, size_t n);
-uint64_t hash64(uint64_t seed, const void *p, size_t n);
 
 #endif

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "intern.h"
+
 #include "archmd.h"
 
 static int nreports;
@@ -17,11 +19,9 @@ static int nreports;
 static void
 sanitize(char *s)
 {
-	uint32_t h = 2166136261u;
 	size_t n = strlen(s);
+	uint32_t h = fnv32(s, n);
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
 	for (char *p = s; *p; p++)
 		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
 		    (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-'))

@@ -15,6 +15,7 @@
 #include <jv.h>
 
 #include "dec.h"
+#include "intern.h"
 #include "rec.h"
 #include "rules.h"
 #include "util.h"
@@ -373,14 +374,10 @@ newci(int rank)
 static uint64_t
 occhash(int rank, const char *step, const char *op)
 {
-	uint64_t h = 1469598103934665603ULL ^ (uint64_t)rank;
+	uint64_t h = fnv(1469598103934665603ULL ^ (uint64_t)rank, step, strlen(step));
 
-	for (const char *p = step; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	h = (h ^ 0x1f) * 1099511628211ULL;
-	for (const char *p = op; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	return h;
+	h = fnv(h, "\x1f", 1);
+	return fnv(h, op, strlen(op));
 }
 
 static struct occ *

@@ -217,7 +217,7 @@ type_anomalies(struct ltype *t)
 		if (t->tpl[i].cls == C_AICPU) {
 			tb.len = 0;
 			buf_adds(&tb, "AI_CPU kernel ");
-			buf_adds(&tb, names[t->tpl[i].name].s);
+			buf_adds(&tb, NT.v[t->tpl[i].name].s);
 			buf_adds(&tb, " on stream ");
 			buf_adds(&tb, G.st[t->tpl[i].stream].label);
 			buf_adds(&tb, " (");
@@ -271,7 +271,7 @@ put_tpl(const struct ltype *t)
 		if (i)
 			buf_addc(&ob, ',');
 		buf_adds(&ob, "{\"name\":");
-		out_esc(&ob, names[k->name].s, names[k->name].n);
+		out_esc(&ob, NT.v[k->name].s, NT.v[k->name].n);
 		out_cstr(&ob, "role", rolename(k->role));
 		out_cstr(&ob, "stream", G.st[k->stream].label);
 		out_cstr(&ob, "class", clname[k->cls]);
@@ -404,7 +404,7 @@ emit_phases(void)
 		out_nsms(&ob, "comm_kernel_sum", csum);
 		out_i64(&ob, "comm_kernels", cn);
 		out_i64(&ob, "kernels", n);
-		out_cstr(&ob, "first_kernel", names[u->first].s);
+		out_cstr(&ob, "first_kernel", NT.v[u->first].s);
 		out_key(&ob, "gradient_sync");
 		if (u->sync) {
 			buf_adds(&ob, "{\"start_ns\":");
@@ -422,7 +422,7 @@ emit_phases(void)
 				out_i64(&ob, "wait_start_ns", u->xs);
 				out_i64(&ob, "wait_end_ns", u->xe);
 				out_nsms(&ob, "wait", u->xe - u->xs);
-				out_cstr(&ob, "wait_on", u->xcraw[0] ? u->xcraw : names[u->xc].s);
+				out_cstr(&ob, "wait_on", u->xcraw[0] ? u->xcraw : NT.v[u->xc].s);
 			} else {
 				out_null(&ob, "wait_start_ns");
 				out_null(&ob, "wait_end_ns");
@@ -445,9 +445,9 @@ emit_comm(void)
 		const struct cb *c = &G.cb[i];
 
 		head("fia_comm");
-		out_cstr(&ob, "op", names[c->name].s);
+		out_cstr(&ob, "op", NT.v[c->name].s);
 		if (c->group >= 0)
-			out_cstr(&ob, "group", names[c->group].s);
+			out_cstr(&ob, "group", NT.v[c->group].s);
 		else
 			out_null(&ob, "group");
 		out_cstr(&ob, "role", rolename(c->role));

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "intern.h"
 #include "rec.h"
 #include "steprec.h"
 #include "util.h"
@@ -78,11 +79,6 @@ extern const char *const clname[];
  * unique per kernel (hcom_allReduce__428_1001_1).
  */
 #define RAWCACHE	16384
-
-struct name {
-	char	*s;
-	size_t	 n;
-};
 
 struct rawname {
 	char	*s;
@@ -393,8 +389,7 @@ extern int ownonly;
 extern int training;
 
 /* names.c: the rules' names and roles, interned kernel names. */
-extern struct name *names;
-extern size_t nnames;
+extern struct intern NT;		/* by index: NT.v[i].s, NT.v[i].n */
 extern char *roles[MAXROLE];
 extern int nroles, rsmall, rother;
 extern char *famname[MAXFAM];

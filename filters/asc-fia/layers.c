@@ -245,7 +245,7 @@ layer_close(struct eng *e, int ei)
 					if (in)
 						continue;
 					buf_adds(&tb, shown ? ", " : "; not in the template: ");
-					buf_adds(&tb, names[e->dn[i]].s);
+					buf_adds(&tb, NT.v[e->dn[i]].s);
 					shown++;
 				}
 				anomaly(t, &tb);
@@ -447,7 +447,7 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 		e->buf[e->nbuf++] = *k;
 	}
 	if ((size_t)k->name >= e->capst) {
-		size_t nc = nnames > 2 * e->capst ? nnames : 2 * e->capst + 64;
+		size_t nc = NT.n > 2 * e->capst ? NT.n : 2 * e->capst + 64;
 
 		e->stamp = xreallocarray(e->stamp, nc, sizeof *e->stamp);
 		memset(e->stamp + e->capst, 0, (nc - e->capst) * sizeof *e->stamp);

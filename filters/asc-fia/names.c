@@ -7,6 +7,7 @@
 
 #include <jv.h>
 
+#include "intern.h"
 #include "opkey.h"
 #include "rules.h"
 #include "util.h"
@@ -22,9 +23,7 @@ const char *const phname[NPH] = { "forward", "backward", "optimizer" };
 const char *const rsname[NRS] = { "metadata_group", "inferred", "metadata_dims", "position", "name" };
 const char *const clname[] = { "compute", "comm", "ai_cpu" };
 
-struct name *names;
-size_t nnames;
-static size_t capnames, *htab, hcap;
+struct intern NT;
 char *roles[MAXROLE];
 static const char *const *rglob[MAXROLE];
 int nroles, rsmall, rother;
@@ -145,69 +144,17 @@ loadroles(void)
 	rules_list("ops.aicpu_task_types");
 }
 
-static uint64_t
-hash(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-	return h;
-}
-
 /* The index of an interned name, or -1. */
 int
 lookup(const char *s, size_t n)
 {
-	size_t i;
-
-	if (hcap == 0)
-		return -1;
-	i = hash(s, n) & (hcap - 1);
-	while (htab[i]) {
-		const struct name *t = &names[htab[i] - 1];
-
-		if (t->n == n && memcmp(t->s, s, n) == 0)
-			return (int)(htab[i] - 1);
-		i = (i + 1) & (hcap - 1);
-	}
-	return -1;
+	return (int)intern_find(&NT, s, n);
 }
 
 int
 intern(const char *s, size_t n)
 {
-	size_t i;
-
-	if (nnames * 2 >= hcap) {
-		size_t nc = hcap ? 2 * hcap : 1024;
-
-		free(htab);
-		htab = xcalloc(nc, sizeof *htab);
-		hcap = nc;
-		for (size_t k = 0; k < nnames; k++) {
-			i = hash(names[k].s, names[k].n) & (hcap - 1);
-			while (htab[i])
-				i = (i + 1) & (hcap - 1);
-			htab[i] = k + 1;
-		}
-	}
-	i = hash(s, n) & (hcap - 1);
-	while (htab[i]) {
-		const struct name *t = &names[htab[i] - 1];
-
-		if (t->n == n && memcmp(t->s, s, n) == 0)
-			return (int)(htab[i] - 1);
-		i = (i + 1) & (hcap - 1);
-	}
-	if (nnames == capnames) {
-		capnames = capnames ? 2 * capnames : 256;
-		names = xreallocarray(names, capnames, sizeof *names);
-	}
-	names[nnames].s = xstrndup(s, n);
-	names[nnames].n = n;
-	htab[i] = ++nnames;
-	return (int)(nnames - 1);
+	return (int)intern_add(&NT, s, n);
 }
 
 /* What the rules say of a raw kernel name; valid until the next call. */
@@ -220,7 +167,7 @@ kname(const char *s, size_t n)
 
 	if (cache == NULL)
 		cache = xcalloc(RAWCACHE, sizeof *cache);
-	c = &cache[hash(s, n) & (RAWCACHE - 1)];
+	c = &cache[fnv(FNV_INIT, s, n) & (RAWCACHE - 1)];
 	if (c->s && c->n == n && memcmp(c->s, s, n) == 0)
 		return c;
 	free(c->s);

@@ -162,7 +162,7 @@ commrole(const char *raw, size_t n, int fl, int namerole, int ph, int *group, in
 
 	*group = oi >= 0 && (size_t)oi < capopg ? opg[oi] - 1 : -1;
 	for (int i = 0; *group >= 0 && i < M.n; i++)
-		if (M.role[i] >= 0 && strcmp(M.key[i], names[*group].s) == 0) {
+		if (M.role[i] >= 0 && strcmp(M.key[i], NT.v[*group].s) == 0) {
 			*src = RS_GROUP;
 			return M.role[i];
 		}
@@ -308,7 +308,7 @@ static void
 cr_add(struct rin *r, int op, int g)
 {
 	const struct rfield *f = rin_get(r, "elapse_ms");
-	int nm = kname(names[op].s, names[op].n)->norm, i;
+	int nm = kname(NT.v[op].s, NT.v[op].n)->norm, i;
 	int64_t ns = 0;
 
 	for (i = 0; i < ncr && (CR[i].name != nm || CR[i].group != g); i++)
@@ -349,7 +349,7 @@ commrec(struct rin *r)
 		opg[op] = g + 1;
 		cr_add(r, op, g);
 		if ((c = cgget(g)) != NULL) {
-			const char *on = names[op].s;
+			const char *on = NT.v[op].s;
 
 			if ((rin_str(r, "kind", &ob2) == 0 && strcmp(ob2.p, "p2p") == 0) ||
 			    strcasestr(on, "send") || strcasestr(on, "recv") || strcasestr(on, "receive"))
@@ -370,20 +370,20 @@ put_comm_ops(void)
 	out_key(&ob, "comm_ops");
 	buf_addc(&ob, '[');
 	for (int i = 0; i < ncr; i++) {
-		const struct rawname *kn = kname(names[CR[i].raw].s, names[CR[i].raw].n);
+		const struct rawname *kn = kname(NT.v[CR[i].raw].s, NT.v[CR[i].raw].n);
 		const char *pg = NULL;
 		int group, src, role;
 
-		role = commrole(names[CR[i].raw].s, names[CR[i].raw].n, kn->flags,
+		role = commrole(NT.v[CR[i].raw].s, NT.v[CR[i].raw].n, kn->flags,
 		    kn->role >= 0 ? kn->role : rother, PH_FWD, &group, &src);
 		for (int k = 0; k < ncg; k++)
 			if (CG[k].g == CR[i].group && CG[k].meta >= 0)
 				pg = M.name[CG[k].meta];
 		buf_adds(&ob, i ? ",{" : "{");
 		buf_adds(&ob, "\"op\":");
-		out_esc(&ob, names[CR[i].name].s, names[CR[i].name].n);
+		out_esc(&ob, NT.v[CR[i].name].s, NT.v[CR[i].name].n);
 		buf_adds(&ob, ",\"group\":");
-		out_esc(&ob, names[CR[i].group].s, names[CR[i].group].n);
+		out_esc(&ob, NT.v[CR[i].group].s, NT.v[CR[i].group].n);
 		buf_adds(&ob, ",\"parallel_group\":");
 		if (pg)
 			out_esc(&ob, pg, strlen(pg));

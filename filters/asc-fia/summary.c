@@ -192,7 +192,7 @@ sum_parts(const struct unit *u)
 		out_key(&ob, "optimizer");
 		buf_addc(&ob, '{');
 		buf_adds(&ob, "\"first_kernel\":");
-		out_esc(&ob, names[G.opt_first].s, names[G.opt_first].n);
+		out_esc(&ob, NT.v[G.opt_first].s, NT.v[G.opt_first].n);
 		out_i64(&ob, "start_ns", G.opt_s);
 		out_i64(&ob, "end_ns", G.opt_e);
 		out_nsms(&ob, "wall", G.opt_e - G.opt_s);
@@ -213,7 +213,7 @@ sum_parts(const struct unit *u)
 		if (m++)
 			buf_addc(&ob, ',');
 		v = v < 0 ? -v - 1 : v - 1;
-		out_esc(&ob, names[v].s, names[v].n);
+		out_esc(&ob, NT.v[v].s, NT.v[v].n);
 	}
 	buf_addc(&ob, ']');
 	if (ei == E_PER && P.per) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "intern.h"
 #include "opkey.h"
 #include "rec.h"
 #include "util.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dec.h"
+#include "intern.h"
 #include "opkey.h"
 #include "rec.h"
 #include "rules.h"

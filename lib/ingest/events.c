@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 #include <limits.h>
 
+#include "intern.h"
 #include "rules.h"
 
 /* ---------- hash tables ---------- */
@@ -371,7 +372,7 @@ evid(struct trace *t, const struct ev *ev, const struct span *sp, int64_t *v)
 		return 0;
 	if (sp->k == 's') {
 		/* a non-numeric id: a stable value from its text */
-		*v = (int64_t)(hashb(sp->p, sp->n, 14695981039346656037ULL) |
+		*v = (int64_t)(fnv(FNV_INIT, sp->p, sp->n) |
 		    (1ULL << 63));
 		return 0;
 	}
@@ -696,7 +697,7 @@ fevent(struct trace *t, const struct ev *ev, const char *at, int isstart)
 		id = id * 10 + (uint64_t)(s[i] - '0');
 	}
 	if (i < n || n == 0) {
-		id = hashb(s, n, 14695981039346656037ULL);
+		id = fnv(FNV_INIT, s, n);
 		kind |= 0x80;
 	}
 	f.id = id;

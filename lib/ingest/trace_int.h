@@ -448,18 +448,6 @@ countnl(const char *p, size_t n)
 }
 
 static inline uint64_t
-hashb(const void *p, size_t n, uint64_t h)
-{
-	const unsigned char *s = p;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= s[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
-static inline uint64_t
 mix64(uint64_t x)
 {
 	x ^= x >> 33;
