@@ -6,6 +6,7 @@
 #include "dec.h"
 #include "rec.h"
 #include "rec_int.h"
+#include "jscan.h"
 
 int
 rin_type(struct rin *r, const char **t, size_t *n)
@@ -131,26 +132,6 @@ rf_bool(const struct rfield *f, int *out)
 	return -1;
 }
 
-static int
-hexval(const char *p, unsigned *u)
-{
-	*u = 0;
-	for (int i = 0; i < 4; i++) {
-		char c = p[i];
-
-		*u <<= 4;
-		if (c >= '0' && c <= '9')
-			*u |= (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			*u |= (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			*u |= (unsigned)(c - 'A' + 10);
-		else
-			return -1;
-	}
-	return 0;
-}
-
 void
 rec_pututf8(struct buf *b, unsigned long u)
 {
@@ -208,19 +189,19 @@ rf_str(const struct rfield *f, struct buf *b)
 		case 'b': buf_addc(b, '\b'); break;
 		case 'f': buf_addc(b, '\f'); break;
 		case 'u': {
-			unsigned u, lo;
+			long u, lo;
 
-			if (e - p < 5 || hexval(p + 1, &u))
+			if (e - p < 5 || (u = js_hex4(p + 1)) < 0)
 				return -1;
 			p += 4;
 			if (u >= 0xd800 && u < 0xdc00 && e - p >= 7 &&
-			    p[1] == '\\' && p[2] == 'u' && hexval(p + 3, &lo) == 0 &&
-			    lo >= 0xdc00 && lo < 0xe000) {
+			    p[1] == '\\' && p[2] == 'u' && (lo = js_hex4(p + 3)) >= 0xdc00 &&
+			    lo < 0xe000) {
 				u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
 				p += 6;
 			} else if (u >= 0xd800 && u < 0xe000)
 				u = 0xfffd;
-			rec_pututf8(b, u);
+			rec_pututf8(b, (unsigned long)u);
 			break;
 		}
 		default: buf_addc(b, *p); break;

@@ -1,12 +1,12 @@
 /* rec_scan: a record's line checked as JSON and cut into its top-level
  * fields (spans of the line); what it does not handle goes to libjq. */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "rec.h"
 #include "rec_int.h"
+#include "jscan.h"
 #include "simd.h"
 
 static inline const char *
@@ -15,54 +15,24 @@ skipws(const char *p, const char *e)
 	/* Records are compact: the next byte is almost never a blank. */
 	if (p < e && (unsigned char)*p > ' ')
 		return p;
-	while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-		p++;
-	return p;
+	return js_ws(p, e);
 }
 
 /* p at an opening quote: return the position after the closing quote. */
 static const char *
 skipstr(const char *p, const char *e, int *escaped)
 {
-	for (p++; p < e; p++) {
-#ifdef ASC_SSE2
-		/* Sixteen bytes at a time to the next quote, backslash or control. */
-		while (e - p >= 16) {
-			unsigned m = simd_stop16(p);
-
-			if (m) {
-				p += __builtin_ctz(m);
-				goto found;
-			}
-			p += 16;
-		}
-#endif
-		/* Eight bytes at a time to the next quote, backslash or control. */
-		while (e - p >= 8) {
-			uint64_t m = swar_stop8(p);
-
-			if (m) {
-				p += swar_first(m);
-				break;
-			}
-			p += 8;
-		}
-#ifdef ASC_SSE2
-found:
-#endif
-		if (p >= e)
-			break;
+	for (p++; (p = js_stop(p, e)) < e; p++) {
 		if (*p == '\\') {
 			*escaped = 1;
 			/* An invalid escape sends the line to libjq to report. */
 			if (++p >= e || memchr("\"\\/bfnrtu", *p, 9) == NULL)
 				return NULL;
-			for (int i = 1; *p == 'u' && i <= 4; i++)
-				if (p + i >= e || !isxdigit((unsigned char)p[i]))
-					return NULL;
+			if (*p == 'u' && (e - p < 5 || js_hex4(p + 1) < 0))
+				return NULL;
 		} else if (*p == '"')
 			return p + 1;
-		else if ((unsigned char)*p < 0x20)
+		else
 			return NULL;
 	}
 	return NULL;
@@ -102,7 +72,6 @@ skipshort(const char *p, const char *e, int *escaped)
 	return skipstr(p, e, escaped);
 }
 
-static inline const char *numend(const char *, const char *);
 static int nonfinite(const char *, size_t);
 
 /*
@@ -127,7 +96,7 @@ flatobj(const char *p, const char *e)
 		if (*p == '"')
 			q = skipshort(p, e, &esc);
 		else if ((*p >= '0' && *p <= '9') || *p == '-')
-			q = numend(p, e);
+			q = js_numend(p, e);
 		else
 			return NULL;
 		if (q == NULL || q >= e || esc)
@@ -216,7 +185,7 @@ skipval(const char *p, const char *e, const char **bad)
 			p += 4;
 			goto after;
 		default:
-			if ((q = numend(p, e)) == NULL) {
+			if ((q = js_numend(p, e)) == NULL) {
 				/* libjq would read these; JSON has none of them. */
 				if (*p == '+' || nonfinite(p, (size_t)(e - p)))
 					*bad = p;
@@ -256,72 +225,6 @@ after:
 	}
 }
 
-/* Is v[0..n) a number by the JSON grammar? */
-static int
-isnumber(const char *v, size_t n)
-{
-	size_t i = 0, d;
-
-	if (i < n && v[i] == '-')
-		i++;
-	if (i < n && v[i] == '0')
-		i++;
-	else {
-		for (d = i; i < n && v[i] >= '0' && v[i] <= '9'; i++)
-			;
-		if (i == d)
-			return 0;
-	}
-	if (i < n && v[i] == '.') {
-		for (d = ++i; i < n && v[i] >= '0' && v[i] <= '9'; i++)
-			;
-		if (i == d)
-			return 0;
-	}
-	if (i < n && (v[i] == 'e' || v[i] == 'E')) {
-		if (++i < n && (v[i] == '+' || v[i] == '-'))
-			i++;
-		for (d = i; i < n && v[i] >= '0' && v[i] <= '9'; i++)
-			;
-		if (i == d)
-			return 0;
-	}
-	return i == n;
-}
-
-/* The end of a JSON number at p, or NULL if p does not start one. */
-static inline const char *
-numend(const char *p, const char *e)
-{
-	const char *d;
-
-	if (p < e && *p == '-')
-		p++;
-	if (p < e && *p == '0')
-		p++;
-	else {
-		for (d = p; p < e && *p >= '0' && *p <= '9'; p++)
-			;
-		if (p == d)
-			return NULL;
-	}
-	if (p < e && *p == '.') {
-		for (d = ++p; p < e && *p >= '0' && *p <= '9'; p++)
-			;
-		if (p == d)
-			return NULL;
-	}
-	if (p < e && (*p == 'e' || *p == 'E')) {
-		if (++p < e && (*p == '+' || *p == '-'))
-			p++;
-		for (d = p; p < e && *p >= '0' && *p <= '9'; p++)
-			;
-		if (p == d)
-			return NULL;
-	}
-	return p;
-}
-
 static int
 validscalar(const char *v, size_t n)
 {
@@ -330,7 +233,7 @@ validscalar(const char *v, size_t n)
 	if ((n == 4 && (memcmp(v, "true", 4) == 0 || memcmp(v, "null", 4) == 0)) ||
 	    (n == 5 && memcmp(v, "false", 5) == 0))
 		return 1;
-	return isnumber(v, n);
+	return js_isnum(v, n);
 }
 
 /* A bare NaN, nan, Infinity, inf, with or without a sign? */
@@ -395,7 +298,7 @@ scannext(struct rin *r)
 		goto next;
 	}
 	if (p < e && ((*p >= '0' && *p <= '9') || *p == '-') &&
-	    (q = numend(p, e)) != NULL && (q == e || *q == ',' || *q == ' ')) {
+	    (q = js_numend(p, e)) != NULL && (q == e || *q == ',' || *q == ' ')) {
 		f->v = p;
 		f->vlen = (size_t)(q - p);
 		goto next;

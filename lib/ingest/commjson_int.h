@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "commjson.h"
+#include "jscan.h"
 #include "util.h"
 
 #define CHUNK		65536
@@ -99,19 +100,13 @@ advance(struct cj *r)
 	r->pos++;
 }
 
-static inline int
-isws(int c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
 /* Skip white space; the next byte (not consumed) or EOF. */
 static inline int
 ws(struct cj *r)
 {
 	int c;
 
-	while (isws(c = peekc(r)))
+	while (js_isws(c = peekc(r)))
 		advance(r);
 	return c;
 }

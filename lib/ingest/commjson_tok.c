@@ -12,6 +12,7 @@
 
 #include "commjson.h"
 #include "commjson_int.h"
+#include "jscan.h"
 #include "rec.h"
 #include "simd.h"
 #include "util.h"
@@ -81,25 +82,13 @@ cj_pop(struct cj *r, int open)
 	advance(r);
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static unsigned
 hex4(struct cj *r)
 {
 	unsigned v = 0;
 
 	for (int i = 0; i < 4; i++) {
-		int c = peekc(r), h = hexval(c);
+		int c = peekc(r), h = js_hexval(c);
 
 		if (h < 0) {
 			if (c == EOF)
@@ -282,41 +271,6 @@ static const unsigned char delim[256] = {
 	[']'] = 1, ['{'] = 1, ['}'] = 1, [','] = 1, [':'] = 1
 };
 
-/* Strict JSON number grammar: the common case, no strtod needed. */
-static int
-jsonnum(const char *s, size_t n)
-{
-	size_t i = 0, d;
-
-	if (i < n && s[i] == '-')
-		i++;
-	if (i < n && s[i] == '0')
-		i++;
-	else if (i < n && s[i] >= '1' && s[i] <= '9')
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-	else
-		return 0;
-	if (i < n && s[i] == '.') {
-		d = ++i;
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-		if (i == d)
-			return 0;
-	}
-	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-		i++;
-		if (i < n && (s[i] == '+' || s[i] == '-'))
-			i++;
-		d = i;
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-		if (i == d)
-			return 0;
-	}
-	return i == n;
-}
-
 /*
  * A literal (number, true, false, null) into r->tok, checked as libjq
  * checks it: true/false/null exactly, else whatever its strtod takes in
@@ -350,7 +304,7 @@ cj_lit(struct cj *r)
 	s = r->tok.p, n = r->tok.len;
 	if (n == 0)
 		cj_unexpected(r, "a value");
-	if (jsonnum(s, n))
+	if (js_isnum(s, n))
 		return CJ_NUMBER;
 	switch (s[0]) {
 	case 't':

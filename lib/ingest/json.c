@@ -1,25 +1,6 @@
 /* json: the tokenizer of the timeline reader: events as spans. */
 #include "trace_int.h"
 
-static unsigned long
-hex4(const char *s)
-{
-	unsigned long v = 0;
-
-	for (int i = 0; i < 4; i++) {
-		int c = (unsigned char)s[i];
-
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= (unsigned long)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v |= (unsigned long)(c - 'a' + 10);
-		else
-			v |= (unsigned long)(c - 'A' + 10);
-	}
-	return v;
-}
-
 /* Append the unescaped JSON string body s[0..n) (validated) to o. */
 void
 tr_unesc(struct buf *o, const char *s, size_t n)
@@ -40,12 +21,12 @@ tr_unesc(struct buf *o, const char *s, size_t n)
 		case 'r': buf_addc(o, '\r'); break;
 		case 't': buf_addc(o, '\t'); break;
 		case 'u': {
-			unsigned long c = hex4(q + 2);
+			unsigned long c = (unsigned long)js_hex4(q + 2);
 
 			s = q + 6;
 			if (c >= 0xd800 && c < 0xdc00 && e - s >= 6 &&
 			    s[0] == '\\' && s[1] == 'u') {
-				unsigned long lo = hex4(s + 2);
+				unsigned long lo = (unsigned long)js_hex4(s + 2);
 
 				if (lo >= 0xdc00 && lo < 0xe000) {
 					c = 0x10000 + ((c - 0xd800) << 10) +
@@ -67,26 +48,6 @@ tr_unesc(struct buf *o, const char *s, size_t n)
 
 /* ---------- JSON scanning ---------- */
 
-static unsigned char stopc[256];	/* '"', '\\', control characters */
-
-void
-tr_initstop(void)
-{
-	if (stopc['"'])
-		return;
-	for (int i = 0; i < 0x20; i++)
-		stopc[i] = 1;
-	stopc['"'] = 1;
-	stopc['\\'] = 1;
-}
-
-static int
-ishex(int c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-	    (c >= 'A' && c <= 'F');
-}
-
 /* c->p at '"': span of the body, c->p after the closing quote. */
 static int
 pstr_slow(struct pc *c, struct span *sp)
@@ -95,26 +56,7 @@ pstr_slow(struct pc *c, struct span *sp)
 	int esc = 0;
 
 	for (;;) {
-#ifdef ASC_SSE2
-		while (e - p >= 16) {
-			unsigned bits = simd_stop16(p);
-
-			if (bits) {
-				p += __builtin_ctz(bits);
-				break;
-			}
-			p += 16;
-		}
-#endif
-		while (e - p >= 8 && !stopc[(unsigned char)p[0]] &&
-		    !stopc[(unsigned char)p[1]] && !stopc[(unsigned char)p[2]] &&
-		    !stopc[(unsigned char)p[3]] && !stopc[(unsigned char)p[4]] &&
-		    !stopc[(unsigned char)p[5]] && !stopc[(unsigned char)p[6]] &&
-		    !stopc[(unsigned char)p[7]])
-			p += 8;
-		while (p < e && !stopc[(unsigned char)*p])
-			p++;
-		if (p >= e)
+		if ((p = js_stop(p, e)) >= e)
 			return P_MORE;
 		if (*p == '"')
 			break;
@@ -134,8 +76,7 @@ pstr_slow(struct pc *c, struct span *sp)
 		case 'u':
 			if (e - p < 6)
 				return P_MORE;
-			if (!ishex(p[2]) || !ishex(p[3]) || !ishex(p[4]) ||
-			    !ishex(p[5])) {
+			if (js_hex4(p + 2) < 0) {
 				c->ep = p;
 				c->what = "bad \\u escape in string";
 				return P_BAD;
@@ -236,43 +177,16 @@ pscalar(struct pc *c, struct span *sp)
 general:
 #endif
 	if (*p == '-' || (*p >= '0' && *p <= '9')) {
-#define NEED(c) do { if (p == e) return P_MORE; if (!(c)) goto badnum; } while (0)
-#define DIG(x) ((unsigned)(x) - '0' < 10)
-		if (*p == '-')
-			p++;
-		NEED(DIG(*p));
-		if (*p++ != '0')
-			while (p < e && DIG(*p))
-				p++;
-		if (p == e)
+		int ok;
+
+		/* a number cut by the buffer's end is read again with more */
+		if ((p = js_num(p, e, &ok)) == e)
 			return P_MORE;
-		if (*p == '.') {
-			p++;
-			NEED(DIG(*p));
-			while (p < e && DIG(*p))
-				p++;
-			if (p == e)
-				return P_MORE;
-		}
-		if (*p == 'e' || *p == 'E') {
-			p++;
-			NEED(1);
-			if (*p == '+' || *p == '-')
-				p++;
-			NEED(DIG(*p));
-			while (p < e && DIG(*p))
-				p++;
-			if (p == e)
-				return P_MORE;
-		}
-		if (isnumc((unsigned char)*p)) {
-badnum:
+		if (!ok || isnumc((unsigned char)*p)) {
 			c->ep = c->p;
 			c->what = "bad number";
 			return P_BAD;
 		}
-#undef NEED
-#undef DIG
 	} else {
 		for (int i = 0; i < 3; i++) {
 			size_t n = strlen(lit[i]);
@@ -311,7 +225,7 @@ ok:
 static inline __attribute__((always_inline)) int
 psep(struct pc *c, int closer, int *more)
 {
-	c->p = ws(c->p, c->e);
+	c->p = js_ws(c->p, c->e);
 	if (c->p == c->e)
 		return P_MORE;
 	if (*c->p == ',') {
@@ -336,7 +250,7 @@ tr_pkey(struct pc *c, struct span *k)
 {
 	int r;
 
-	c->p = ws(c->p, c->e);
+	c->p = js_ws(c->p, c->e);
 	if (c->p == c->e)
 		return P_MORE;
 	if (*c->p != '"') {
@@ -352,13 +266,13 @@ tr_pkey(struct pc *c, struct span *k)
 
 		if (c->e - p >= 3 && p[0] == ':') {
 			p += 1 + (p[1] == ' ');
-			if (!isws((unsigned char)*p)) {
+			if (!js_isws((unsigned char)*p)) {
 				c->p = p;
 				return P_OK;
 			}
 		}
 	}
-	c->p = ws(c->p, c->e);
+	c->p = js_ws(c->p, c->e);
 	if (c->p == c->e)
 		return P_MORE;
 	if (*c->p != ':') {
@@ -366,7 +280,7 @@ tr_pkey(struct pc *c, struct span *k)
 		c->what = "expected \":\" after key";
 		return P_BAD;
 	}
-	c->p = ws(c->p + 1, c->e);
+	c->p = js_ws(c->p + 1, c->e);
 	if (c->p == c->e)
 		return P_MORE;
 	return P_OK;
@@ -377,7 +291,7 @@ tr_pskip(struct pc *c, int depth)
 {
 	int r, more;
 
-	c->p = ws(c->p, c->e);
+	c->p = js_ws(c->p, c->e);
 	if (c->p == c->e)
 		return P_MORE;
 	if (depth > MAXDEPTH) {
@@ -389,7 +303,7 @@ tr_pskip(struct pc *c, int depth)
 	case '"':
 		return pstr(c, NULL);
 	case '{':
-		c->p = ws(c->p + 1, c->e);
+		c->p = js_ws(c->p + 1, c->e);
 		if (c->p == c->e)
 			return P_MORE;
 		if (*c->p == '}') {
@@ -406,7 +320,7 @@ tr_pskip(struct pc *c, int depth)
 		} while (more);
 		return P_OK;
 	case '[':
-		c->p = ws(c->p + 1, c->e);
+		c->p = js_ws(c->p + 1, c->e);
 		if (c->p == c->e)
 			return P_MORE;
 		if (*c->p == ']') {
@@ -472,7 +386,7 @@ pargs(struct pc *c, struct ev *ev)
 	char tmp[64];
 
 	c->p++;
-	c->p = ws(c->p, c->e);
+	c->p = js_ws(c->p, c->e);
 	if (c->p == c->e)
 		return P_MORE;
 	if (*c->p == '}') {
@@ -604,7 +518,7 @@ pevkey(struct pc *c, struct span *k)
 		p += n + 2;
 		if (p[0] == ':') {
 			p += 1 + (p[1] == ' ');
-			if (!isws((unsigned char)*p)) {
+			if (!js_isws((unsigned char)*p)) {
 				c->p = p;
 				return P_OK;
 			}
@@ -626,7 +540,7 @@ tr_pevent(struct pc *c, struct ev *ev)
 	ev->labels.k = ev->dims.k = 0;
 	ev->ctt.k = ev->csrc.k = ev->cdst.k = ev->csize.k = ev->ctrans.k = 0;
 	ev->cstream.k = ev->cnotify.k = 0;
-	c->p = ws(c->p + 1, c->e);
+	c->p = js_ws(c->p + 1, c->e);
 	if (c->p == c->e)
 		return P_MORE;
 	if (*c->p == '}') {

@@ -59,12 +59,12 @@ splitguess(struct trace *t, uint64_t from)
 
 			if (b[i] != '{' || b[i + 1] != '"')
 				continue;
-			while (j > 0 && isws((unsigned char)b[j - 1]))
+			while (j > 0 && js_isws((unsigned char)b[j - 1]))
 				j--;
 			if (j == 0 || b[j - 1] != ',')
 				continue;
 			j--;
-			while (j > 0 && isws((unsigned char)b[j - 1]))
+			while (j > 0 && js_isws((unsigned char)b[j - 1]))
 				j--;
 			if (j == 0 || b[j - 1] != '}')
 				continue;
@@ -94,7 +94,7 @@ tr_split_start(struct trace *t, tr_readfn *readloop)
 		return;
 	if (k >= 3 && memcmp(h, "\xef\xbb\xbf", 3) == 0)
 		i = 3;
-	while (i < (size_t)k && isws((unsigned char)h[i]))
+	while (i < (size_t)k && js_isws((unsigned char)h[i]))
 		i++;
 	if (i == (size_t)k || (h[i] != '[' && h[i] != '{'))
 		return;

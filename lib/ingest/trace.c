@@ -115,7 +115,6 @@ trace_open(const char *path, const struct trace_opts *o)
 	struct trace *t = xcalloc(1, sizeof *t);
 	const char *td;
 
-	tr_initstop();
 	trace_rules();
 	t->path = xstrdup(path);
 	t->disp = xstrdup(o && o->display ? o->display : dispname(path));
@@ -280,7 +279,7 @@ tr_readloop(struct trace *t, struct rdst *rs)
 		const char *p, *e;
 
 		/* No buffer before the first fill: NULL + 0 is undefined. */
-		p = t->b ? ws(t->b + t->pos, t->b + t->len) : NULL;
+		p = t->b ? js_ws(t->b + t->pos, t->b + t->len) : NULL;
 		t->pos = t->b ? (size_t)(p - t->b) : 0;
 		e = t->b ? t->b + t->len : NULL;
 		if (p != e && t->split &&

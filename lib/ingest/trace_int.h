@@ -32,6 +32,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include "dec.h"
+#include "jscan.h"
 #include "nest.h"
 #include "rec.h"
 #include "simd.h"
@@ -368,7 +369,6 @@ struct rdst {
 void	tr_addwarn(struct trace *t, const char *code, const char *fmt, ...);
 int	tr_bad(struct trace *t, const char *ep, const char *what);
 void	tr_unesc(struct buf *o, const char *s, size_t n);
-void	tr_initstop(void);
 int	tr_pkey(struct pc *c, struct span *k);
 int	tr_pskip(struct pc *c, int depth);
 int	tr_pevent(struct pc *c, struct ev *ev);
@@ -549,20 +549,6 @@ speq(const struct span *sp, const char *s)
 	size_t n = strlen(s);
 
 	return sp->k == 's' && !sp->esc && sp->n == n && memcmp(sp->p, s, n) == 0;
-}
-
-static inline const char *
-ws(const char *p, const char *e)
-{
-	while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-		p++;
-	return p;
-}
-
-static inline int
-isws(int ch)
-{
-	return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
 }
 
 static inline int
