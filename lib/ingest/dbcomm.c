@@ -345,9 +345,7 @@ putcommop(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 	dbi_selcol(q, "c", gc);
 	dbi_selcol(q, "c", cw ? "waitNs" : NULL);
 	buf_adds(q, " FROM COMMUNICATION_OP c WHERE ");
-	dbi_tx(q, "c.endNs");
-	buf_adds(q, " >= ");
-	dbi_tx(q, "c.startNs");
+	dbi_txvalid(q, "c");
 	buf_adds(q, " ORDER BY s, c.rowid");
 	if ((st = dbi_prep(d, q->p)) == NULL)
 		return -1;

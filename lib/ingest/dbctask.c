@@ -116,13 +116,7 @@ db_put_comm_tasks(struct dbread *d, FILE *fp, const char *profile, int64_t origi
 		b->len = 0;
 		out_begin(b, "comm_task");
 		out_cstr(b, "profile", profile);
-		snprintf(t, sizeof t, ":COMMUNICATION_TASK_INFO:%lld",
-		    (long long)sqlite3_column_int64(st, 0));
-		d->sc.len = 0;
-		buf_adds(&d->sc, d->disp);
-		buf_adds(&d->sc, t);
-		buf_addc(&d->sc, '\0');
-		out_cstr(b, "src", d->sc.p);
+		dbi_putsrc(d, b, "COMMUNICATION_TASK_INFO", (long long)sqlite3_column_int64(st, 0));
 		cttextcol(d, b, "op", st, 10);
 		out_null(b, "group");
 		cttextcol(d, b, "task_type", st, 3);

@@ -126,17 +126,11 @@ db_put_dev_tasks(struct dbread *d, FILE *fp, const char *profile, int64_t origin
 		int64_t s = sqlite3_column_int64(st, 1), e = sqlite3_column_int64(st, 2);
 		const char *nm;
 		size_t n;
-		char t[64];
 
 		b->len = 0;
 		out_begin(b, "device_task");
 		out_cstr(b, "profile", profile);
-		snprintf(t, sizeof t, ":TASK:%lld", (long long)sqlite3_column_int64(st, 0));
-		d->sc.len = 0;
-		buf_adds(&d->sc, d->disp);
-		buf_adds(&d->sc, t);
-		buf_addc(&d->sc, '\0');
-		out_cstr(b, "src", d->sc.p);
+		dbi_putsrc(d, b, "TASK", (long long)sqlite3_column_int64(st, 0));
 		out_key(b, "name");
 		if (dbi_coltext(d, st, 3, &nm, &n) == 0)
 			out_esc(b, nm, n);

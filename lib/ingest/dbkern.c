@@ -354,9 +354,7 @@ db_put_kernels(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 		if (q.has[K_PNAME])
 			buf_adds(b, " LEFT JOIN TASK_PMU_INFO p ON p.globalTaskId = t.globalTaskId");
 		buf_adds(b, " WHERE t.deviceId = ?1 AND ");
-		dbi_tx(b, "t.endNs");
-		buf_adds(b, " >= ");
-		dbi_tx(b, "t.startNs");
+		dbi_txvalid(b, "t");
 		/* An INTEGER column holds only integers where a row is valid:
 		 * order by it as is, so SQLite can walk TaskIndex. */
 		buf_adds(b, dbi_intcol(d, T_TASK, "startNs") ? " ORDER BY t.startNs" : " ORDER BY s");
@@ -379,9 +377,7 @@ db_put_kernels(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 		dbi_selcol(b, "c", dbi_anycol(d, T_COMM, "opType", NULL));
 		dbi_selcol(b, "c", q.cwait ? "waitNs" : NULL);
 		buf_adds(b, " FROM COMMUNICATION_OP c WHERE ");
-		dbi_tx(b, "c.endNs");
-		buf_adds(b, " >= ");
-		dbi_tx(b, "c.startNs");
+		dbi_txvalid(b, "c");
 		if (dv)
 			buf_adds(b, " AND c.deviceId = ?1");
 		else {

@@ -133,6 +133,19 @@ dbi_tx(struct buf *b, const char *col)
 	buf_adds(b, t);
 }
 
+/* A row's times are valid: PRE.endNs >= PRE.startNs, each read by dbi_tx. */
+void
+dbi_txvalid(struct buf *b, const char *pre)
+{
+	char t[64];
+
+	snprintf(t, sizeof t, "%s.endNs", pre);
+	dbi_tx(b, t);
+	buf_adds(b, " >= ");
+	snprintf(t, sizeof t, "%s.startNs", pre);
+	dbi_tx(b, t);
+}
+
 /* printf into d->q: SQL text. */
 const char *
 dbi_qstr(struct dbread *d, const char *fmt, ...)
@@ -341,6 +354,20 @@ dbi_srcprefix(struct dbread *d, struct buf *pre, const char *type, const char *p
 	buf_adds(&d->sc, dbi_tabname[table]);
 	buf_addc(&d->sc, ':');
 	rec_out_prefix(pre, type, profile, d->sc.p, d->sc.len);
+}
+
+/* A record's "src" for one row: FILE:TABLE:rowid. */
+void
+dbi_putsrc(struct dbread *d, struct buf *b, const char *table, long long rowid)
+{
+	char t[64];
+
+	snprintf(t, sizeof t, ":%s:%lld", table, rowid);
+	d->sc.len = 0;
+	buf_adds(&d->sc, d->disp);
+	buf_adds(&d->sc, t);
+	buf_addc(&d->sc, '\0');
+	out_cstr(b, "src", d->sc.p);
 }
 
 struct dbread *

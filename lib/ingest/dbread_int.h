@@ -84,6 +84,8 @@ int		 dbi_intcol(const struct dbread *, int t, const char *col);
 const char	*dbi_anycol(const struct dbread *, int t, const char *a, const char *b);
 /* SQL for a time column (see dbread.c). */
 void		 dbi_tx(struct buf *, const char *col);
+/* A row's times are valid: PRE.endNs >= PRE.startNs, each read by dbi_tx. */
+void		 dbi_txvalid(struct buf *, const char *pre);
 /* printf into d->q: SQL text. */
 const char	*dbi_qstr(struct dbread *, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A text column: a STRING_IDS id, or the text itself.  0, or -1 (null). */
@@ -97,6 +99,8 @@ char		*dbi_fileuri(const char *path);
 /* The start of every record of a table: "src" is FILE:TABLE:rowid. */
 void		 dbi_srcprefix(struct dbread *, struct buf *pre, const char *type, const char *profile,
 		    int table);
+/* A record's "src" for one row: FILE:TABLE:rowid. */
+void		 dbi_putsrc(struct dbread *, struct buf *b, const char *table, long long rowid);
 /* analysis.db beside the database (caller frees), or NULL if none. */
 char		*dbi_analysispath(struct dbread *);
 /* dbscan.c: the schema and counts of db_open(), then the markers. */

@@ -79,9 +79,7 @@ badrows(struct dbread *d, int t, const char *from, const char *pre)
 	buf_adds(&d->sc, " FROM ");
 	buf_adds(&d->sc, from);
 	buf_adds(&d->sc, " WHERE NOT coalesce(");
-	dbi_tx(&d->sc, e0);
-	buf_adds(&d->sc, " >= ");
-	dbi_tx(&d->sc, s0);
+	dbi_txvalid(&d->sc, pre);
 	buf_adds(&d->sc, ", 0)");
 	/* A text or missing deviceId matches no device (or a second one). */
 	if (t == T_TASK)
@@ -126,16 +124,13 @@ static int
 countrows(struct dbread *d, const char *from, const char *pre, unsigned long *n, int64_t *mn)
 {
 	sqlite3_stmt *st;
-	char s0[64], e0[64];
+	char s0[64];
 	int r;
 
 	snprintf(s0, sizeof s0, "%s.startNs", pre);
-	snprintf(e0, sizeof e0, "%s.endNs", pre);
 	d->sc.len = 0;
 	buf_adds(&d->sc, "SELECT count(*), min(CASE WHEN ");
-	dbi_tx(&d->sc, e0);
-	buf_adds(&d->sc, " >= ");
-	dbi_tx(&d->sc, s0);
+	dbi_txvalid(&d->sc, pre);
 	buf_adds(&d->sc, " THEN ");
 	dbi_tx(&d->sc, s0);
 	buf_adds(&d->sc, " END) FROM ");

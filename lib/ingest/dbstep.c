@@ -1,6 +1,5 @@
 /* dbread: the steps: markers (STEP_TIME, PYTORCH_API K#N) and step_trace
  * (StepTraceTime of analysis.db) */
-#define _GNU_SOURCE		/* memrchr */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,15 +18,11 @@
 int
 dbi_ismarker(const struct dbread *d, const char *s, size_t n, size_t *kind)
 {
-	const char *h = memrchr(s, '#', n);
-	size_t k;
+	long m = trace_mkname(s, n);
+	size_t k = (size_t)m;
 
-	if (h == NULL || h + 1 == s + n)
+	if (m < 0)
 		return 0;
-	for (const char *p = h + 1; p < s + n; p++)
-		if (*p < '0' || *p > '9')
-			return 0;
-	k = (size_t)(h - s);
 	if (trace_mkkind(s, k) >= 0 ||
 	    (d->pattern && k == d->npattern && memcmp(s, d->pattern, k) == 0)) {
 		*kind = k;

@@ -24,7 +24,6 @@ trace_put_dev_tasks(struct trace *t, FILE *fp, const char *profile,
 	struct buf *b = &t->ob;
 	struct mrg m;
 	struct rdr *r;
-	char src[32];
 
 	if (t->devsets == 0)
 		return;
@@ -43,12 +42,7 @@ trace_put_dev_tasks(struct trace *t, FILE *fp, const char *profile,
 		b->len = 0;
 		out_begin(b, "device_task");
 		out_cstr(b, "profile", profile);
-		t->sc.len = 0;
-		buf_adds(&t->sc, t->disp);
-		snprintf(src, sizeof src, "@%llu", (unsigned long long)h->off);
-		buf_adds(&t->sc, src);
-		buf_addc(&t->sc, '\0');
-		out_cstr(b, "src", t->sc.p);
+		tr_putsrc(t, b, h->off);
 		out_key(b, "name");
 		out_esc(b, s, h->nname);
 		out_key(b, "task_type");

@@ -268,6 +268,19 @@ trace_is_framework(const char *s, size_t n)
 	return framework(s, n);
 }
 
+long
+trace_mkname(const char *s, size_t n)
+{
+	const char *h = memrchr(s, '#', n);
+
+	if (h == NULL || h + 1 == s + n)
+		return -1;
+	for (const char *p = h + 1; p < s + n; p++)
+		if (*p < '0' || *p > '9')
+			return -1;
+	return h - s;
+}
+
 int
 trace_mkkind(const char *s, size_t n)
 {
@@ -316,15 +329,11 @@ static int
 ismarker(const struct trace *t, const char *s, size_t n, size_t *klen,
     int *kind)
 {
-	const char *h = memrchr(s, '#', n);
-	size_t k;
+	long m = trace_mkname(s, n);
+	size_t k = (size_t)m;
 
-	if (h == NULL || h + 1 == s + n)
+	if (m < 0)
 		return 0;
-	for (const char *p = h + 1; p < s + n; p++)
-		if (*p < '0' || *p > '9')
-			return 0;
-	k = (size_t)(h - s);
 	if ((*kind = trace_mkkind(s, k)) >= 0) {
 		*klen = k;
 		return 1;

@@ -53,19 +53,13 @@ trace_put_notify_waits(struct trace *t, FILE *fp, const char *profile,
 	tr_fmrg_open(&mg, &t->ct, 1);
 	for (; (c = tr_fmrg_top(&mg)) != NULL; tr_fmrg_pop(&mg)) {
 		const struct thr *th = &t->th[c->ti];
-		char src[32];
 
 		if (th->pi < 0 || t->pr[th->pi].role != R_HW)
 			continue;
 		b->len = 0;
 		out_begin(b, strcmp(c->ttype, hw_sdma) == 0 ? "sdma_task" : "notify_wait");
 		out_cstr(b, "profile", profile);
-		t->sc.len = 0;
-		buf_adds(&t->sc, t->disp);
-		snprintf(src, sizeof src, "@%llu", (unsigned long long)c->off);
-		buf_adds(&t->sc, src);
-		buf_addc(&t->sc, '\0');
-		out_cstr(b, "src", t->sc.p);
+		tr_putsrc(t, b, c->off);
 		out_i64(b, "start_ns", c->start - origin);
 		out_i64(b, "dur_ns", c->dur);
 		out_i64(b, "end_ns", c->start - origin + c->dur);

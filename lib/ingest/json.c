@@ -1,4 +1,6 @@
 /* json: the tokenizer of the timeline reader: events as spans. */
+#include <stddef.h>
+
 #include "trace_int.h"
 
 /* Append the unescaped JSON string body s[0..n) (validated) to o. */
@@ -379,14 +381,31 @@ keytext(struct span *k, char *tmp, size_t ntmp)
 	buf_free(&o);
 }
 
-static int
-pargs(struct pc *c, struct ev *ev)
+/* A member's value: into dst, or skipped. */
+static inline __attribute__((always_inline)) int
+pdst(struct pc *c, struct span *dst, int depth)
+{
+	struct span junk;
+
+	if (dst)
+		return pval(c, dst, depth);
+	if (*c->p == '"')
+		return pstr(c, NULL);
+	return pval(c, &junk, depth);
+}
+
+/*
+ * The members of the object at c->p ('{') into ev: each key read by key,
+ * then its value by val (the member's key, its text unescaped).
+ */
+static inline __attribute__((always_inline)) int
+pobj(struct pc *c, struct ev *ev, int (*key)(struct pc *, struct span *),
+    int (*val)(struct pc *, struct ev *, const struct span *))
 {
 	int r, more;
 	char tmp[64];
 
-	c->p++;
-	c->p = js_ws(c->p, c->e);
+	c->p = js_ws(c->p + 1, c->e);
 	if (c->p == c->e)
 		return P_MORE;
 	if (*c->p == '}') {
@@ -394,70 +413,51 @@ pargs(struct pc *c, struct ev *ev)
 		return P_OK;
 	}
 	do {
-		struct span k, *dst = NULL, junk;
+		struct span k;
 
-		if ((r = tr_pkey(c, &k)) != P_OK)
+		if ((r = key(c, &k)) != P_OK)
 			return r;
 		if (k.esc)
 			keytext(&k, tmp, sizeof tmp);
-		switch (k.n) {
-		case 4:
-			if (KEYIS(k, "name"))
-				dst = &ev->aname;
-			break;
-		case 8:
-			if (KEYIS(k, "src rank"))
-				dst = &ev->csrc;
-			else if (KEYIS(k, "dst rank"))
-				dst = &ev->cdst;
-			break;
-		case 6:
-			if (KEYIS(k, "labels"))
-				dst = &ev->labels;
-			break;
-		case 7:
-			if (KEYIS(k, "Task Id"))
-				dst = &ev->taskid;
-			break;
-		case 9:
-			if (KEYIS(k, "Stream Id"))
-				dst = &ev->stream;
-			else if (KEYIS(k, "Task Type"))
-				dst = &ev->ttype;
-			else if (KEYIS(k, "task type"))
-				dst = &ev->ctt;
-			else if (KEYIS(k, "stream id"))
-				dst = &ev->cstream;
-			else if (KEYIS(k, "notify_id"))
-				dst = &ev->cnotify;
-			break;
-		case 10:
-			if (KEYIS(k, "Call stack"))
-				dst = &ev->stack;
-			else if (KEYIS(k, "Input Dims"))
-				dst = &ev->dims;
-			else if (KEYIS(k, "size(Byte)"))
-				dst = &ev->csize;
-			break;
-		case 14:
-			if (KEYIS(k, "transport type"))
-				dst = &ev->ctrans;
-			break;
-		case 16:
-			if (KEYIS(k, "Physic Stream Id"))
-				dst = &ev->pstream;
-			break;
-		}
-		if (dst)
-			r = pval(c, dst, 2);
-		else if (*c->p == '"')
-			r = pstr(c, NULL);
-		else
-			r = pval(c, &junk, 2);
-		if (r != P_OK || (r = psep(c, '}', &more)) != P_OK)
+		if ((r = val(c, ev, &k)) != P_OK || (r = psep(c, '}', &more)) != P_OK)
 			return r;
 	} while (more);
 	return P_OK;
+}
+
+/* The members of an event's "args" that are read, and their fields. */
+#define ARG(key, field) { key, sizeof(key) - 1, offsetof(struct ev, field) }
+static const struct {
+	const char	*key;
+	size_t		 n, off;
+} argkey[] = {
+	ARG("name", aname), ARG("src rank", csrc), ARG("dst rank", cdst),
+	ARG("labels", labels), ARG("Task Id", taskid), ARG("Stream Id", stream),
+	ARG("Task Type", ttype), ARG("task type", ctt), ARG("stream id", cstream),
+	ARG("notify_id", cnotify), ARG("Call stack", stack), ARG("Input Dims", dims),
+	ARG("size(Byte)", csize), ARG("transport type", ctrans),
+	ARG("Physic Stream Id", pstream),
+};
+#undef ARG
+
+/* A member of an event's "args". */
+static int
+argval(struct pc *c, struct ev *ev, const struct span *k)
+{
+	struct span *dst = NULL;
+
+	for (size_t i = 0; i < sizeof argkey / sizeof argkey[0]; i++)
+		if (k->n == argkey[i].n && memcmp(k->p, argkey[i].key, k->n) == 0) {
+			dst = (struct span *)(void *)((char *)ev + argkey[i].off);
+			break;
+		}
+	return pdst(c, dst, 2);
+}
+
+static int
+pargs(struct pc *c, struct ev *ev)
+{
+	return pobj(c, ev, tr_pkey, argval);
 }
 
 /*
@@ -527,73 +527,50 @@ pevkey(struct pc *c, struct span *k)
 	return tr_pkey(c, k);
 }
 
+/* A member of an event. */
+static inline __attribute__((always_inline)) int
+evval(struct pc *c, struct ev *ev, const struct span *kp)
+{
+	struct span k = *kp, *dst = NULL;
+
+	switch (k.n) {
+	case 2:
+		if (KEYIS(k, "ph"))
+			dst = &ev->ph;
+		else if (KEYIS(k, "ts"))
+			dst = &ev->ts;
+		else if (KEYIS(k, "id"))
+			dst = &ev->id;
+		break;
+	case 3:
+		if (KEYIS(k, "pid"))
+			dst = &ev->pid;
+		else if (KEYIS(k, "tid"))
+			dst = &ev->tid;
+		else if (KEYIS(k, "dur"))
+			dst = &ev->dur;
+		else if (KEYIS(k, "cat"))
+			dst = &ev->cat;
+		break;
+	case 4:
+		if (KEYIS(k, "name"))
+			dst = &ev->name;
+		else if (KEYIS(k, "args"))
+			return *c->p == '{' ? pargs(c, ev) : pdst(c, NULL, 1);
+		break;
+	}
+	return pdst(c, dst, 1);
+}
+
 /* c->p at '{' of an event. */
 int
 tr_pevent(struct pc *c, struct ev *ev)
 {
-	int r, more;
-	char tmp[64];
-
 	ev->ph.k = ev->name.k = ev->pid.k = ev->tid.k = ev->ts.k = 0;
 	ev->dur.k = ev->cat.k = ev->id.k = ev->stack.k = ev->pstream.k = 0;
 	ev->stream.k = ev->taskid.k = ev->ttype.k = ev->aname.k = 0;
 	ev->labels.k = ev->dims.k = 0;
 	ev->ctt.k = ev->csrc.k = ev->cdst.k = ev->csize.k = ev->ctrans.k = 0;
 	ev->cstream.k = ev->cnotify.k = 0;
-	c->p = js_ws(c->p + 1, c->e);
-	if (c->p == c->e)
-		return P_MORE;
-	if (*c->p == '}') {
-		c->p++;
-		return P_OK;
-	}
-	do {
-		struct span k, *dst = NULL, junk;
-
-		if ((r = pevkey(c, &k)) != P_OK)
-			return r;
-		if (k.esc)
-			keytext(&k, tmp, sizeof tmp);
-		switch (k.n) {
-		case 2:
-			if (KEYIS(k, "ph"))
-				dst = &ev->ph;
-			else if (KEYIS(k, "ts"))
-				dst = &ev->ts;
-			else if (KEYIS(k, "id"))
-				dst = &ev->id;
-			break;
-		case 3:
-			if (KEYIS(k, "pid"))
-				dst = &ev->pid;
-			else if (KEYIS(k, "tid"))
-				dst = &ev->tid;
-			else if (KEYIS(k, "dur"))
-				dst = &ev->dur;
-			else if (KEYIS(k, "cat"))
-				dst = &ev->cat;
-			break;
-		case 4:
-			if (KEYIS(k, "name"))
-				dst = &ev->name;
-			else if (KEYIS(k, "args")) {
-				if (*c->p == '{')
-					r = pargs(c, ev);
-				else
-					r = pval(c, &junk, 1);
-				goto sep;
-			}
-			break;
-		}
-		if (dst)
-			r = pval(c, dst, 1);
-		else if (*c->p == '"')
-			r = pstr(c, NULL);
-		else
-			r = pval(c, &junk, 1);
-sep:
-		if (r != P_OK || (r = psep(c, '}', &more)) != P_OK)
-			return r;
-	} while (more);
-	return P_OK;
+	return pobj(c, ev, pevkey, evval);
 }

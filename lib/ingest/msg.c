@@ -1,7 +1,7 @@
 /*
  * msg: the timeline reader's messages, warnings kept for the profile and
- * FILE:LINE errors.  A leaf: it calls no other part of the reader, so
- * every part may report through it.
+ * FILE:LINE errors, and the FILE@OFFSET its records cite.  A leaf: it
+ * calls no other part of the reader, so every part may report through it.
  */
 #include "trace_int.h"
 
@@ -22,6 +22,20 @@ tr_addwarn(struct trace *t, const char *code, const char *fmt, ...)
 	t->w[t->nw].code = code;
 	t->w[t->nw].msg = xstrdup(m);
 	t->nw++;
+}
+
+/* A record's "src": FILE@OFFSET, the byte where its event starts. */
+void
+tr_putsrc(struct trace *t, struct buf *b, uint64_t off)
+{
+	char at[32];
+
+	t->sc.len = 0;
+	buf_adds(&t->sc, t->disp);
+	snprintf(at, sizeof at, "@%llu", (unsigned long long)off);
+	buf_adds(&t->sc, at);
+	buf_addc(&t->sc, '\0');
+	out_cstr(b, "src", t->sc.p);
 }
 
 /* Error at buffer position ep: FILE:LINE: byte OFFSET: what. */

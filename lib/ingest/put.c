@@ -785,19 +785,13 @@ trace_put_comm_tasks(struct trace *t, FILE *fp, const char *profile,
 	tr_fmrg_open(&mg, &t->ct, 1);
 	for (; (c = tr_fmrg_top(&mg)) != NULL; tr_fmrg_pop(&mg)) {
 		const struct thr *th = &t->th[c->ti];
-		char src[32];
 
 		if (th->pi < 0 || t->pr[th->pi].role != R_COMM)
 			continue;
 		b->len = 0;
 		out_begin(b, "comm_task");
 		out_cstr(b, "profile", profile);
-		t->sc.len = 0;
-		buf_adds(&t->sc, t->disp);
-		snprintf(src, sizeof src, "@%llu", (unsigned long long)c->off);
-		buf_adds(&t->sc, src);
-		buf_addc(&t->sc, '\0');
-		out_cstr(b, "src", t->sc.p);
+		tr_putsrc(t, b, c->off);
 		out_cstr(b, "op", NULL);
 		out_cstr(b, "group", NULL);
 		cttext(b, "task_type", c->ttype, sizeof c->ttype);

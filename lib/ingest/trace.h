@@ -150,6 +150,8 @@ void		 trace_rules(void);
  * attribution.framework_frames)?  The rule that picks the top user frame;
  * dbread.c shares it. */
 int		 trace_is_framework(const char *s, size_t n);
+/* A step marker's form, NAME#N (N digits): the length of NAME, or -1. */
+long		 trace_mkname(const char *s, size_t n);
 /* The index of s[0..n) in the rules' steps.marker_kinds, or -1. */
 int		 trace_mkkind(const char *s, size_t n);
 
