@@ -321,24 +321,6 @@ fmt_host(struct hput *hp, struct buf *b, int64_t origin,
 	return rec_out_host(b, &o);
 }
 
-static void
-pwall(struct trace *t, int fd, const void *p, size_t n, uint64_t off)
-{
-	const char *s = p;
-
-	while (n) {
-		ssize_t k = pwrite(fd, s, n, (off_t)off);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			dieerr("%s: spill file", t->tmpdir);
-		s += k;
-		n -= (size_t)k;
-		off += (uint64_t)k;
-	}
-}
-
 /* The memory slot of an event leaves the queue. */
 static void
 hq_free1(struct hq *q, struct pend *e)
@@ -384,7 +366,7 @@ hq_evict(struct trace *t, struct hq *q, struct hput *hp, int64_t origin)
 	if (q->fb.len >= DQBUF) {
 		if (q->fd < 0)
 			q->fd = tr_tmpfd(t);
-		pwall(t, q->fd, q->fb.p, q->fb.len, q->fend);
+		tr_pwall(t, q->fd, q->fb.p, q->fb.len, (int64_t)q->fend);
 		q->fend += q->fb.len;
 		q->fb.len = 0;
 	}

@@ -164,12 +164,12 @@ tr_tmpfd(struct trace *t)
 }
 
 void
-tr_wall(struct trace *t, int fd, const void *p, size_t n)
+tr_pwall(struct trace *t, int fd, const void *p, size_t n, int64_t off)
 {
 	const char *s = p;
 
 	while (n) {
-		ssize_t k = write(fd, s, n);
+		ssize_t k = off < 0 ? write(fd, s, n) : pwrite(fd, s, n, (off_t)off);
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -177,7 +177,15 @@ tr_wall(struct trace *t, int fd, const void *p, size_t n)
 			dieerr("%s: spill file", t->tmpdir);
 		s += k;
 		n -= (size_t)k;
+		if (off >= 0)
+			off += k;
 	}
+}
+
+void
+tr_wall(struct trace *t, int fd, const void *p, size_t n)
+{
+	tr_pwall(t, fd, p, n, -1);
 }
 
 void

@@ -374,6 +374,8 @@ int	tr_pkey(struct pc *c, struct span *k);
 int	tr_pskip(struct pc *c, int depth);
 int	tr_pevent(struct pc *c, struct ev *ev);
 int	tr_tmpfd(struct trace *t);
+/* Write all of p[0..n) to a spill file, at off (where it is: off < 0). */
+void	tr_pwall(struct trace *t, int fd, const void *p, size_t n, int64_t off);
 void	tr_wall(struct trace *t, int fd, const void *p, size_t n);
 void	tr_addrun(struct trace *t, int set, int fd, uint64_t n);
 void	tr_flushrun(struct trace *t);
