@@ -337,15 +337,7 @@ putcommop(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 	int r;
 
 	q->len = 0;
-	buf_adds(q, "SELECT c.rowid, ");
-	dbi_tx(q, "c.startNs");
-	buf_adds(q, " AS s, ");
-	dbi_tx(q, "c.endNs");
-	dbi_selcol(q, "c", "opName");
-	dbi_selcol(q, "c", gc);
-	dbi_selcol(q, "c", cw ? "waitNs" : NULL);
-	buf_adds(q, " FROM COMMUNICATION_OP c WHERE ");
-	dbi_txvalid(q, "c");
+	dbi_commsel(q, gc, cw);
 	buf_adds(q, " ORDER BY s, c.rowid");
 	if ((st = dbi_prep(d, q->p)) == NULL)
 		return -1;

@@ -369,15 +369,7 @@ db_put_kernels(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 
 		q.cwait = dbi_hascol(d, T_COMM, "waitNs");
 		b->len = 0;
-		buf_adds(b, "SELECT c.rowid, ");
-		dbi_tx(b, "c.startNs");
-		buf_adds(b, " AS s, ");
-		dbi_tx(b, "c.endNs");
-		dbi_selcol(b, "c", "opName");
-		dbi_selcol(b, "c", dbi_anycol(d, T_COMM, "opType", NULL));
-		dbi_selcol(b, "c", q.cwait ? "waitNs" : NULL);
-		buf_adds(b, " FROM COMMUNICATION_OP c WHERE ");
-		dbi_txvalid(b, "c");
+		dbi_commsel(b, dbi_anycol(d, T_COMM, "opType", NULL), q.cwait);
 		if (dv)
 			buf_adds(b, " AND c.deviceId = ?1");
 		else {

@@ -146,6 +146,25 @@ dbi_txvalid(struct buf *b, const char *pre)
 	dbi_tx(b, t);
 }
 
+/*
+ * The valid rows of COMMUNICATION_OP c: rowid, start (AS s), end, opName,
+ * the column col (NULL when missing) and waitNs when wait, up to WHERE's
+ * condition; the caller adds more and the order.
+ */
+void
+dbi_commsel(struct buf *b, const char *col, int wait)
+{
+	buf_adds(b, "SELECT c.rowid, ");
+	dbi_tx(b, "c.startNs");
+	buf_adds(b, " AS s, ");
+	dbi_tx(b, "c.endNs");
+	dbi_selcol(b, "c", "opName");
+	dbi_selcol(b, "c", col);
+	dbi_selcol(b, "c", wait ? "waitNs" : NULL);
+	buf_adds(b, " FROM COMMUNICATION_OP c WHERE ");
+	dbi_txvalid(b, "c");
+}
+
 /* printf into d->q: SQL text. */
 const char *
 dbi_qstr(struct dbread *d, const char *fmt, ...)

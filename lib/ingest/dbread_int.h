@@ -86,6 +86,9 @@ const char	*dbi_anycol(const struct dbread *, int t, const char *a, const char *
 void		 dbi_tx(struct buf *, const char *col);
 /* A row's times are valid: PRE.endNs >= PRE.startNs, each read by dbi_tx. */
 void		 dbi_txvalid(struct buf *, const char *pre);
+/* SELECT of COMMUNICATION_OP c's valid rows: rowid, s, end, opName, col,
+ * waitNs when wait; the caller adds conditions and the order. */
+void		 dbi_commsel(struct buf *, const char *col, int wait);
 /* printf into d->q: SQL text. */
 const char	*dbi_qstr(struct dbread *, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A text column: a STRING_IDS id, or the text itself.  0, or -1 (null). */
