@@ -17,6 +17,7 @@
 #include <jv.h>
 
 #include "dec.h"
+#include "filter.h"
 #include "rec.h"
 #include "rules.h"
 #include "steprec.h"
@@ -365,19 +366,24 @@ main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "comm_group", "comm_op", "comm_peer", "comm_op_wait", NULL };
-	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
-	struct sr_opts o = SR_OPTS_INIT;
+	const struct filter f = {
+		.rec = onrec,
+		.end = onend,
+		.bulk = "host",
+		.own = own,
+	};
+	struct filter_opts o = FILTER_OPTS_INIT;
 	int c, rc;
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	while ((c = sr_getopt(argc, argv, "", &o)) != -1)
+	while ((c = filter_getopt(argc, argv, "", &o)) != -1)
 		usage();
 	argc -= optind;
 	argv += optind;
 	rules_load(o.rules);
 	S.rank = -1;
-	rc = sr_run(argc, argv, o.maxline, o.kflag, &f);
+	rc = filter_run(argc, argv, &o, &f);
 	xclose_stdout();
 	return rc;
 }

@@ -1,9 +1,8 @@
-/* steprec: record loop, kernel fields and order shared by the step
- * filters, and their common options. */
+/* steprec: the stream protocol of a profile, kernel fields and order,
+ * pass-through and the aside reader, shared by the stages. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <jv.h>
 
@@ -182,64 +181,6 @@ sr_pass(const struct rin *r)
 		dieerr("stdout");
 }
 
-static int
-isown(const struct sr_filter *f, const char *t, size_t tn)
-{
-	if (f->own)
-		for (const char *const *o = f->own; *o; o++) {
-			size_t n = strlen(*o);
-
-			if (n && (*o)[n - 1] == '*' ? tn >= n - 1 && memcmp(t, *o, n - 1) == 0 :
-			    sr_is(t, tn, *o))
-				return 1;
-		}
-	return 0;
-}
-
-int
-sr_run(int nfiles, char **files, size_t maxline, int kflag,
-    const struct sr_filter *f)
-{
-	static char *stdinonly[] = { "-" };
-	struct rin r;
-	int rc = EX_OK;
-
-	if (nfiles == 0) {
-		nfiles = 1;
-		files = stdinonly;
-	}
-	stdout_big();
-	for (int i = 0; i < nfiles; i++) {
-		int st;
-
-		if (rin_open(&r, files[i], maxline) != 0)
-			dieerr("%s", files[i]);
-		while ((st = rin_next(&r)) != 0) {
-			const char *t;
-			size_t tn;
-
-			if (st > 0 && rin_type(&r, &t, &tn) == 0 && isown(f, t, tn))
-				continue;
-			if (st > 0 && rin_type(&r, &t, &tn) == 0 &&
-			    f->rec(&r, t, tn, f->arg) == 0) {
-				if (f->bulk && sr_is(t, tn, f->bulk))
-					rin_bulk(&r, f->bulk, strlen(f->bulk), f->bulk_drop ? NULL : stdout);
-				continue;
-			}
-			warnmsg("%s:%lu: %s", r.name, r.lineno, r.err);
-			rc = EX_DATA;
-			if (!kflag) {
-				rin_close(&r);
-				return rc;
-			}
-		}
-		rin_close(&r);
-	}
-	if (f->end)
-		f->end(f->arg);
-	return rc;
-}
-
 void
 sr_sect_profile(struct sr_sect *s, struct rin *r)
 {
@@ -394,29 +335,4 @@ sr_aside_next(struct rin *r, const char *opt, const char *type,
 		}
 	}
 	return 1;
-}
-
-int
-sr_getopt(int argc, char *argv[], const char *own, struct sr_opts *o)
-{
-	char opts[64];
-	int c;
-
-	if ((size_t)snprintf(opts, sizeof opts, "km:r:%s", own) >= sizeof opts)
-		die("sr_getopt: too many options");
-	while ((c = getopt(argc, argv, opts)) != -1)
-		switch (c) {
-		case 'k':
-			o->kflag = 1;
-			break;
-		case 'm':
-			o->maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
-			break;
-		case 'r':
-			o->rules = optarg;
-			break;
-		default:
-			return c;
-		}
-	return -1;
 }

@@ -1,8 +1,9 @@
 /*
- * steprec: what asc-steps, asc-merge and asc-gaps share: the record loop
- * with FILE:LINE messages and -k, the kernel fields they read, the
- * (device, start) order check and the kernel context object that segments
- * and bubbles carry.
+ * steprec: the stream protocol of a profile's records (struct sr_sect,
+ * which lib/filter.c drives at each profile record), the kernel fields
+ * the stages read, the (device, start) order check, the kernel context
+ * object that segments and bubbles carry, pass-through and the reader of
+ * an aside file.
  *
  * Field pointers (struct rfield) borrow the reader's current line: they
  * are valid until the next rin_next().  Nothing here exits on bad data:
@@ -113,49 +114,5 @@ int	sr_aside_next(struct rin *r, const char *opt, const char *type,
 
 /* Write the current line unchanged, with a newline. */
 void	sr_pass(const struct rin *);
-
-/*
- * The record loop over files (none: stdin).  rec() is called per line
- * with its "type" and returns 0, or -1 with r->err set: the message is
- * printed as FILE:LINE: err, and the loop stops (kflag 0) or skips the
- * record.  end() runs after the last line of the last file (not after a
- * stop).  Returns EX_OK or EX_DATA; unreadable files exit EX_SYS.
- */
-struct sr_filter {
-	int	(*rec)(struct rin *, const char *type, size_t tlen, void *arg);
-	void	(*end)(void *arg);
-	void	 *arg;
-	/*
-	 * bulk: a record type that rec() passes unchanged (bulk_drop: drops)
-	 * from its second consecutive record on; the loop then moves such
-	 * runs without calling rec() (rin_bulk).
-	 */
-	const char *bulk;
-	int	 bulk_drop;
-	/*
-	 * own: the record types this stage writes, NULL-terminated ("x_*":
-	 * every type that starts with x_).  Such records in the input come
-	 * from an earlier run of the stage and are dropped before rec() sees
-	 * them: a rerun replaces, never appends.
-	 */
-	const char *const *own;
-};
-int	sr_run(int nfiles, char **files, size_t maxline, int kflag,
-	    const struct sr_filter *);
-
-/*
- * The options of a stage that reads records with sr_run(): -k (go on
- * past bad records), -m maxline (the longest line, in bytes), -r rules.
- * sr_getopt() is getopt(3) over "km:r:" and the stage's own letters (own,
- * spelled as for getopt): it takes the common ones into *o and returns
- * the stage's, '?' for an unknown letter, -1 at the end.
- */
-struct sr_opts {
-	size_t		 maxline;
-	int		 kflag;
-	const char	*rules;		/* NULL: the rules built in */
-};
-#define SR_OPTS_INIT	{ .maxline = (size_t)1 << 28, .kflag = 0, .rules = NULL }
-int	sr_getopt(int argc, char *argv[], const char *own, struct sr_opts *o);
 
 #endif
