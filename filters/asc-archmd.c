@@ -164,7 +164,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 	v = jv_parse_sized(r->line, (int)r->len);
 	if (!jv_is_valid(v)) {
 		jv_free(v);
-		snprintf(r->err, sizeof r->err, "not a JSON object");
+		rin_error(r, "not a JSON object");
 		return -1;
 	}
 	pv = jv_object_get(jv_copy(v), jv_string("profile"));
@@ -177,7 +177,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 	} else {
 		jv_free(pv);
 		jv_free(v);
-		snprintf(r->err, sizeof r->err, "record has no \"profile\"");
+		rin_error(r, "record has no \"profile\"");
 		return -1;
 	}
 	if (sr_is(t, n, "profile")) {

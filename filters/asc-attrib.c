@@ -98,7 +98,7 @@ hostfile(void)
 	while ((st = sr_aside_next(&h, "-H", "host", P.prof.p, P.prof.len, &pre)) != 0) {
 		if (st > 0 && sr_sect_need(&P.sect, &h, "host") == 0 && hostrec(&h) == 0)
 			continue;
-		warnmsg("%s:%lu: %s", h.name, h.lineno, h.err);
+		warnmsg("%s:%lu: %s", h.name, h.lineno, rin_errmsg(&h));
 		if (!kflag)
 			exit(EX_DATA);
 		hrc = EX_DATA;

@@ -116,7 +116,7 @@ profilerec(struct rin *r)
 	if (rin_scan(r) != 0)
 		return -1;
 	if ((p = rin_get(r, "profile")) == NULL)
-		return snprintf(r->err, sizeof r->err, "profile record has no \"profile\""), -1;
+		return rin_error(r, "profile record has no \"profile\""), -1;
 	S.profile = xstrndup(p->v, p->vlen);
 	S.have = 1;
 	S.rank = -1;
@@ -146,7 +146,7 @@ taskrec(struct rin *r)
 		return -1;
 	if (rin_i64(r, "start_ns", &t.start) != 0 || rin_i64(r, "end_ns", &t.end) != 0 ||
 	    t.end < t.start)
-		return snprintf(r->err, sizeof r->err, "comm_task has no integer \"start_ns\" <= \"end_ns\""), -1;
+		return rin_error(r, "comm_task has no integer \"start_ns\" <= \"end_ns\""), -1;
 	tt = strf(r, "task_type");
 	t.cls = taskclass(tt);
 	free(tt);
@@ -177,7 +177,7 @@ nwrec(struct rin *r)
 	if (rin_scan(r) != 0)
 		return -1;
 	if (rin_i64(r, "start_ns", &v.s) != 0 || rin_i64(r, "end_ns", &v.e) != 0 || v.e < v.s)
-		return snprintf(r->err, sizeof r->err, "notify_wait has no integer \"start_ns\" <= \"end_ns\""), -1;
+		return rin_error(r, "notify_wait has no integer \"start_ns\" <= \"end_ns\""), -1;
 	if (S.nwsrc == NULL && (S.nwsrc = strf(r, "src")) != NULL && strrchr(S.nwsrc, '@'))
 		*strrchr(S.nwsrc, '@') = '\0';
 	PUSH(S.nw, S.nnw, S.cnw);
@@ -194,7 +194,7 @@ sdmarec(struct rin *r)
 	if (rin_scan(r) != 0)
 		return -1;
 	if (rin_i64(r, "start_ns", &v.s) != 0 || rin_i64(r, "end_ns", &v.e) != 0 || v.e < v.s)
-		return snprintf(r->err, sizeof r->err, "sdma_task has no integer \"start_ns\" <= \"end_ns\""), -1;
+		return rin_error(r, "sdma_task has no integer \"start_ns\" <= \"end_ns\""), -1;
 	if (S.nwsrc == NULL && (S.nwsrc = strf(r, "src")) != NULL && strrchr(S.nwsrc, '@'))
 		*strrchr(S.nwsrc, '@') = '\0';
 	PUSH(S.mv, S.nmv, S.cmv);

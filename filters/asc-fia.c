@@ -186,7 +186,7 @@ kernelrec(struct rin *r)
 		return -1;
 	/* before the order: a kernel rejected (-k) does not move it */
 	if (k.name == NULL || rf_str(k.name, &nmb) != 0) {
-		snprintf(r->err, sizeof r->err, "kernel has no string \"name\"");
+		rin_error(r, "kernel has no string \"name\"");
 		return -1;
 	}
 	if ((o = sr_sect_kernel(&G.sect, r, &k)) < 0)

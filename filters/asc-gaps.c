@@ -656,11 +656,11 @@ steprec(struct rin *r)
 		return -1;
 	sid = rin_get(r, "step_id");
 	if (rin_i64(r, "start_ns", &ws) != 0 || rin_i64(r, "end_ns", &we) != 0 || we < ws) {
-		snprintf(r->err, sizeof r->err, "step has no integer \"start_ns\" <= \"end_ns\"");
+		rin_error(r, "step has no integer \"start_ns\" <= \"end_ns\"");
 		return -1;
 	}
 	if (sid == NULL || rf_str(sid, &tmp) != 0) {
-		snprintf(r->err, sizeof r->err, "step has no string \"step_id\"");
+		rin_error(r, "step has no string \"step_id\"");
 		return -1;
 	}
 	if (busy_step(&G.un, r, tmp.p, tmp.len) != 0)

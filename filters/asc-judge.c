@@ -176,7 +176,7 @@ attribfile(void)
 		if (tn == 7 && memcmp(t, "profile", 7) == 0) {
 			if (rin_scan(&ar) != 0 || (f = rin_get(&ar, "profile")) == NULL ||
 			    f->vlen != aprof.len || memcmp(f->v, aprof.p, f->vlen) != 0) {
-				snprintf(ar.err, sizeof ar.err, "a profile record of another profile than the input's");
+				rin_error(&ar, "a profile record of another profile than the input's");
 				if (bad(&ar))
 					break;
 			}
@@ -246,7 +246,7 @@ static int
 onrec(struct rin *r, const char *t, size_t tn, void *arg)
 {
 	if (apath && tn >= 11 && memcmp(t, "attribution", 11) == 0) {
-		snprintf(r->err, sizeof r->err, "an %.*s record in the input: with -a they come from the -a file only",
+		rin_error(r, "an %.*s record in the input: with -a they come from the -a file only",
 		    (int)tn, t);
 		return -1;
 	}

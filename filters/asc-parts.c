@@ -234,7 +234,7 @@ fiarec(struct rin *r, const char *t, size_t n)
 
 	if (jv_get_kind(o) != JV_KIND_OBJECT) {
 		jv_free(o);
-		snprintf(r->err, sizeof r->err, "not a JSON object");
+		rin_error(r, "not a JSON object");
 		return -1;
 	}
 	if (sr_is(t, n, "fia_layer")) {

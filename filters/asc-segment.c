@@ -138,7 +138,7 @@ kernelrec(struct rin *r)
 	    (o = sr_sect_kernel(&S.sect, r, &k)) < 0)
 		return -1;
 	if (k.name == NULL || rf_str(k.name, &tmp) != 0) {
-		snprintf(r->err, sizeof r->err, "kernel has no string \"name\"");
+		rin_error(r, "kernel has no string \"name\"");
 		return -1;
 	}
 	/* Kernels of no step (before the first window) are not kept. */
@@ -198,16 +198,16 @@ step_read(struct rin *r, struct stepx *x)
 	x->dev = rin_get(r, "device");
 	if (rin_i64(r, "start_ns", &x->ws) != 0 || rin_i64(r, "end_ns", &x->we) != 0 ||
 	    x->we < x->ws) {
-		snprintf(r->err, sizeof r->err, "step has no integer \"start_ns\" <= \"end_ns\"");
+		rin_error(r, "step has no integer \"start_ns\" <= \"end_ns\"");
 		return -1;
 	}
 	if (x->sid == NULL || rf_str(x->sid, &tmp) != 0) {
-		snprintf(r->err, sizeof r->err, "step has no string \"step_id\"");
+		rin_error(r, "step has no string \"step_id\"");
 		return -1;
 	}
 	if (S.nk > 0 && (x->sid->vlen != S.stepid.len ||
 	    memcmp(x->sid->v, S.stepid.p, x->sid->vlen) != 0)) {
-		snprintf(r->err, sizeof r->err, "step \"%.40s\" closes kernels of another step", tmp.p);
+		rin_error(r, "step \"%.40s\" closes kernels of another step", tmp.p);
 		step_reset();
 		return -1;
 	}

@@ -639,19 +639,19 @@ markerrec(struct rin *r)
 	if (sr_sect_need(&P.sect, r, "marker") != 0)
 		return -1;
 	if (P.sect.sec != SR_BEFORE) {
-		snprintf(r->err, sizeof r->err, "marker after the profile's kernels");
+		rin_error(r, "marker after the profile's kernels");
 		return -1;
 	}
 	if (rin_scan(r) != 0)
 		return -1;
 	memset(&m, 0, sizeof m);
 	if (rin_i64(r, "start_ns", &m.start) != 0) {
-		snprintf(r->err, sizeof r->err, "marker has no integer \"start_ns\"");
+		rin_error(r, "marker has no integer \"start_ns\"");
 		return -1;
 	}
 	if (rin_i64(r, "end_ns", &m.end) != 0) {
 		if (rin_i64(r, "dur_ns", &dur) != 0) {
-			snprintf(r->err, sizeof r->err,
+			rin_error(r,
 			    "marker has no integer \"end_ns\" or \"dur_ns\"");
 			return -1;
 		}
@@ -754,7 +754,7 @@ kernelrec(struct rin *r)
 		return -1;
 	if (k.profile && (k.profile->vlen != P.prof.len ||
 	    memcmp(k.profile->v, P.prof.p, P.prof.len) != 0)) {
-		snprintf(r->err, sizeof r->err, "kernel of profile %.*s before its "
+		rin_error(r, "kernel of profile %.*s before its "
 		    "\"profile\" record", (int)(k.profile->vlen > 64 ? 64 : k.profile->vlen),
 		    k.profile->v);
 		return -1;

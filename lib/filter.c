@@ -74,15 +74,11 @@ profile(const struct filter *f, struct rin *r)
 static int
 onerec(const struct filter *f, struct rin *r, const char *t, size_t tn)
 {
-	int st;
-
 	if (f->sect && sr_is(t, tn, "profile") && profile(f, r) != 0)
 		return -1;
-	if ((st = f->rec(r, t, tn, f->arg)) < 0)
+	if (f->rec(r, t, tn, f->arg) != 0)
 		return -1;
-	if (st == FILTER_RUN)
-		rin_bulk(r, t, tn, stdout);
-	else if (f->bulk && sr_is(t, tn, f->bulk))
+	if (f->bulk && sr_is(t, tn, f->bulk))
 		rin_bulk(r, f->bulk, strlen(f->bulk), f->bulk_drop ? NULL : stdout);
 	return 0;
 }

@@ -33,13 +33,10 @@ struct filter_opts {
 #define FILTER_OPTS_INIT	{ .maxline = (size_t)1 << 28, .kflag = 0, .rules = NULL }
 int	filter_getopt(int argc, char *argv[], const char *own, struct filter_opts *o);
 
-/* What rec() returns besides 0 (done) and -1 (bad: r's error set). */
-#define FILTER_RUN	1	/* passed on: so are the same type's next records, unread */
-
 struct filter {
 	/*
 	 * Every record but the stage's own, with its "type" (tlen bytes, not
-	 * NUL-terminated).  Returns 0, FILTER_RUN, or -1 with r's error set.
+	 * NUL-terminated).  Returns 0, or -1 with r's error set.
 	 * The stage passes the records on itself (sr_pass).
 	 */
 	int	(*rec)(struct rin *r, const char *type, size_t tlen, void *arg);

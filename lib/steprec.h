@@ -7,7 +7,7 @@
  *
  * Field pointers (struct rfield) borrow the reader's current line: they
  * are valid until the next rin_next().  Nothing here exits on bad data:
- * functions return -1 with a message in r->err.
+ * functions return -1 with a message (rin_error()).
  */
 #ifndef ASC_STEPREC_H
 #define ASC_STEPREC_H
@@ -35,7 +35,7 @@ int	sr_kernel(struct rin *r, struct sr_kern *k);
  * Order of kernels inside one profile: (device, start).  A device run is a
  * "pass".  sr_order() returns 0 for the next kernel of the current pass,
  * 1 for the first kernel of a new pass (first kernel or a new device), -1
- * with r->err set when a start goes backwards on a device or a device
+ * with r's error set when a start goes backwards on a device or a device
  * comes back after another one.  sr_order_reset() at each profile.
  */
 struct sr_order {
@@ -80,12 +80,12 @@ void	sr_sect_profile(struct sr_sect *, struct rin *r);
  */
 enum { SR_CHECK_KERNEL = 1, SR_CHECK_HOST = 2 };
 int	sr_sect_end(struct sr_sect *, int what, FILE *out);
-/* A record of type what that needs a profile: 0, or -1 with r->err set. */
+/* A record of type what that needs a profile: 0, or -1 with r's error set. */
 int	sr_sect_need(struct sr_sect *, struct rin *r, const char *what);
 /*
  * A kernel, after sr_kernel(): it needs a profile, must come before the
  * host events and in (device, start) order.  Returns sr_order()'s 0 or 1
- * (1: the first kernel of a device run), or -1 with r->err set.
+ * (1: the first kernel of a device run), or -1 with r's error set.
  */
 int	sr_sect_kernel(struct sr_sect *, struct rin *r, const struct sr_kern *);
 /* A host record: 1 when it is the profile's first (its kernels are
@@ -106,7 +106,7 @@ int	sr_is(const char *t, size_t n, const char *want);
  * profile) read through r: its type must be `type`, its profile the
  * input's (prof: the raw JSON value), told by a prefix test and, when the
  * record is written otherwise, by its "profile" field.  1 a record, 0 at
- * the end, -1 bad (r->err set; opt names the option in it).  pre is the
+ * the end, -1 bad (r's error set; opt names the option in it).  pre is the
  * caller's, empty at the first call.
  */
 int	sr_aside_next(struct rin *r, const char *opt, const char *type,
