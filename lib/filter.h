@@ -80,8 +80,8 @@ struct filter {
 	 * on, and whole(gather) gets them at the next "profile" record and
 	 * after the last record (not after a stop).  profile(r), when set,
 	 * is called at each "profile" record after whole(); rec(), when
-	 * set, sees each record first and may refuse it (-1).  Records before
-	 * the first profile are not kept.
+	 * set, sees each record before it is passed on or kept and may refuse
+	 * it (-1: neither).  Records before the first profile are not kept.
 	 *
 	 * gather_pass: every record is passed on unchanged (else none is).
 	 * gather_as: the type index a record is kept as (NULL: its type's,
