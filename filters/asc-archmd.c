@@ -14,6 +14,7 @@
 
 #include <jv.h>
 
+#include "filter.h"
 #include "rec.h"
 #include "steprec.h"
 #include "asc-archmd/archmd.h"
@@ -163,7 +164,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 	v = jv_parse_sized(r->line, (int)r->len);
 	if (!jv_is_valid(v)) {
 		jv_free(v);
-		snprintf(r->err, sizeof r->err, "not a JSON object");
+		rin_error(r, "not a JSON object");
 		return -1;
 	}
 	pv = jv_object_get(jv_copy(v), jv_string("profile"));
@@ -176,7 +177,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 	} else {
 		jv_free(pv);
 		jv_free(v);
-		snprintf(r->err, sizeof r->err, "record has no \"profile\"");
+		rin_error(r, "record has no \"profile\"");
 		return -1;
 	}
 	if (sr_is(t, n, "profile")) {
@@ -228,9 +229,15 @@ onend(void *arg)
 int
 main(int argc, char *argv[])
 {
-	struct sr_filter f = { onrec, onend, NULL, "host", 1, NULL };
-	size_t maxline = (size_t)1 << 28;
-	int c, kflag = 0, rc;
+	/* The host events, most of the input, are dropped unread. */
+	const struct filter f = {
+		.rec = onrec,
+		.end = onend,
+		.bulk = "host",
+		.bulk_drop = 1,
+	};
+	struct filter_opts o = FILTER_OPTS_INIT;
+	int c, rc;
 	struct stat st;
 
 	setprogname_(argv[0]);
@@ -241,10 +248,10 @@ main(int argc, char *argv[])
 			outfile = optarg;
 			break;
 		case 'k':
-			kflag = 1;
+			o.kflag = 1;
 			break;
 		case 'm':
-			maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
+			o.maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
 			break;
 		case 'o':
 			outdir = optarg;
@@ -262,7 +269,7 @@ main(int argc, char *argv[])
 			dieerr("%s", outdir);
 		}
 	}
-	rc = sr_run(argc, argv, maxline, kflag, &f);
+	rc = filter_run(argc, argv, &o, &f);
 	xclose_stdout();
 	return rc;
 }

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "dec.h"
+#include "filter.h"
 #include "rec.h"
 #include "rules.h"
 #include "steprec.h"
@@ -97,7 +98,7 @@ hostfile(void)
 	while ((st = sr_aside_next(&h, "-H", "host", P.prof.p, P.prof.len, &pre)) != 0) {
 		if (st > 0 && sr_sect_need(&P.sect, &h, "host") == 0 && hostrec(&h) == 0)
 			continue;
-		warnmsg("%s:%lu: %s", h.name, h.lineno, h.err);
+		warnmsg("%s:%lu: %s", h.name, h.lineno, rin_errmsg(&h));
 		if (!kflag)
 			exit(EX_DATA);
 		hrc = EX_DATA;
@@ -106,24 +107,19 @@ hostfile(void)
 	buf_free(&pre);
 }
 
+/* A profile ends: its -H host records are read, its attribution written. */
+static void
+onprofend(struct rin *r, void *arg)
+{
+	if (hpath && P.sect.active)
+		hostfile();
+	profile_end();
+}
+
 static int
 onrec(struct rin *r, const char *t, size_t n, void *arg)
 {
-	const struct rfield *f;
-
-	if (sr_is(t, n, "profile")) {
-		if (rin_scan(r) != 0)
-			return -1;
-		if (hpath && P.sect.active)
-			hostfile();
-		profile_end();
-		sr_sect_profile(&P.sect, r);
-		P.prof.len = 0;
-		if ((f = rin_get(r, "profile")) != NULL)
-			buf_add(&P.prof, f->v, f->vlen);
-		else
-			buf_adds(&P.prof, "null");
-	} else if (sr_is(t, n, "marker")) {
+	if (sr_is(t, n, "marker")) {
 		if (markrec(r) != 0)
 			return -1;
 	} else if (sr_is(t, n, "device_task")) {
@@ -141,14 +137,6 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 	if (!ownonly || sr_is(t, n, "profile"))
 		sr_pass(r);
 	return 0;
-}
-
-static void
-onend(void *arg)
-{
-	if (hpath && P.sect.active)
-		hostfile();
-	profile_end();
 }
 
 /* The index of a family a rules key names. */
@@ -208,13 +196,19 @@ main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "attribution", "attribution_step", "attribution_summary", NULL };
-	struct sr_filter f = { onrec, onend, NULL, NULL, 0, own };
-	struct sr_opts o = SR_OPTS_INIT;
+	struct filter f = {
+		.rec = onrec,
+		.own = own,
+		.sect = &P.sect,
+		.prof = &P.prof,
+		.profile_end = onprofend,
+	};
+	struct filter_opts o = FILTER_OPTS_INIT;
 	int c, rc;
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	while ((c = sr_getopt(argc, argv, "H:n", &o)) != -1)
+	while ((c = filter_getopt(argc, argv, "H:n", &o)) != -1)
 		switch (c) {
 		case 'H':
 			hpath = optarg;
@@ -250,7 +244,7 @@ main(int argc, char *argv[])
 	compilemin = rules_ns("attribution.compile_min_us", 1e3);
 	famrules();
 	hmaxline = o.maxline;
-	rc = sr_run(argc, argv, o.maxline, kflag, &f);
+	rc = filter_run(argc, argv, &o, &f);
 	if (rc == EX_OK)
 		rc = hrc;
 	if (getenv("ASC_ATTRIB_STATS"))

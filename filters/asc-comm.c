@@ -17,6 +17,7 @@
 #include <jv.h>
 
 #include "dec.h"
+#include "filter.h"
 #include "rec.h"
 #include "rules.h"
 #include "steprec.h"
@@ -115,7 +116,7 @@ profilerec(struct rin *r)
 	if (rin_scan(r) != 0)
 		return -1;
 	if ((p = rin_get(r, "profile")) == NULL)
-		return snprintf(r->err, sizeof r->err, "profile record has no \"profile\""), -1;
+		return rin_error(r, "profile record has no \"profile\""), -1;
 	S.profile = xstrndup(p->v, p->vlen);
 	S.have = 1;
 	S.rank = -1;
@@ -145,7 +146,7 @@ taskrec(struct rin *r)
 		return -1;
 	if (rin_i64(r, "start_ns", &t.start) != 0 || rin_i64(r, "end_ns", &t.end) != 0 ||
 	    t.end < t.start)
-		return snprintf(r->err, sizeof r->err, "comm_task has no integer \"start_ns\" <= \"end_ns\""), -1;
+		return rin_error(r, "comm_task has no integer \"start_ns\" <= \"end_ns\""), -1;
 	tt = strf(r, "task_type");
 	t.cls = taskclass(tt);
 	free(tt);
@@ -176,7 +177,7 @@ nwrec(struct rin *r)
 	if (rin_scan(r) != 0)
 		return -1;
 	if (rin_i64(r, "start_ns", &v.s) != 0 || rin_i64(r, "end_ns", &v.e) != 0 || v.e < v.s)
-		return snprintf(r->err, sizeof r->err, "notify_wait has no integer \"start_ns\" <= \"end_ns\""), -1;
+		return rin_error(r, "notify_wait has no integer \"start_ns\" <= \"end_ns\""), -1;
 	if (S.nwsrc == NULL && (S.nwsrc = strf(r, "src")) != NULL && strrchr(S.nwsrc, '@'))
 		*strrchr(S.nwsrc, '@') = '\0';
 	PUSH(S.nw, S.nnw, S.cnw);
@@ -193,7 +194,7 @@ sdmarec(struct rin *r)
 	if (rin_scan(r) != 0)
 		return -1;
 	if (rin_i64(r, "start_ns", &v.s) != 0 || rin_i64(r, "end_ns", &v.e) != 0 || v.e < v.s)
-		return snprintf(r->err, sizeof r->err, "sdma_task has no integer \"start_ns\" <= \"end_ns\""), -1;
+		return rin_error(r, "sdma_task has no integer \"start_ns\" <= \"end_ns\""), -1;
 	if (S.nwsrc == NULL && (S.nwsrc = strf(r, "src")) != NULL && strrchr(S.nwsrc, '@'))
 		*strrchr(S.nwsrc, '@') = '\0';
 	PUSH(S.mv, S.nmv, S.cmv);
@@ -365,19 +366,24 @@ main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "comm_group", "comm_op", "comm_peer", "comm_op_wait", NULL };
-	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
-	struct sr_opts o = SR_OPTS_INIT;
+	const struct filter f = {
+		.rec = onrec,
+		.end = onend,
+		.bulk = "host",
+		.own = own,
+	};
+	struct filter_opts o = FILTER_OPTS_INIT;
 	int c, rc;
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	while ((c = sr_getopt(argc, argv, "", &o)) != -1)
+	while ((c = filter_getopt(argc, argv, "", &o)) != -1)
 		usage();
 	argc -= optind;
 	argv += optind;
 	rules_load(o.rules);
 	S.rank = -1;
-	rc = sr_run(argc, argv, o.maxline, o.kflag, &f);
+	rc = filter_run(argc, argv, &o, &f);
 	xclose_stdout();
 	return rc;
 }

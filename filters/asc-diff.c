@@ -146,7 +146,7 @@ static void baddata(const char *, struct rin *) __attribute__((noreturn));
 static void
 baddata(const char *name, struct rin *r)
 {
-	warnmsg("%s:%lu: %s", name, r->lineno, r->err);
+	warnmsg("%s:%lu: %s", name, r->lineno, rin_errmsg(r));
 	exit(EX_DATA);
 }
 

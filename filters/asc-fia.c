@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "dec.h"
+#include "filter.h"
 #include "opkey.h"
 #include "rec.h"
 #include "rules.h"
@@ -185,7 +186,7 @@ kernelrec(struct rin *r)
 		return -1;
 	/* before the order: a kernel rejected (-k) does not move it */
 	if (k.name == NULL || rf_str(k.name, &nmb) != 0) {
-		snprintf(r->err, sizeof r->err, "kernel has no string \"name\"");
+		rin_error(r, "kernel has no string \"name\"");
 		return -1;
 	}
 	if ((o = sr_sect_kernel(&G.sect, r, &k)) < 0)
@@ -324,6 +325,35 @@ opstatrec(struct rin *r)
 	return 0;
 }
 
+/* A profile ends: its analysis is written. */
+static void
+onprofend(struct rin *r, void *arg)
+{
+	profile_end();
+}
+
+static int
+onprofile(struct rin *r, void *arg)
+{
+	const struct rfield *f;
+
+	G.units = 0;
+	G.unit = 0;
+	G.opn = 0;
+	memset(G.opcnt, 0, sizeof G.opcnt);
+	G.haveorigin = 0;
+	if (opg)
+		memset(opg, 0, capopg * sizeof *opg);
+	nopg = 0;
+	ncg = cgdone = ncr = 0;
+	tmp.len = 0;
+	readmeta(NULL, 0);	/* until its metadata record */
+	if ((f = rin_get(r, "origin_us")) != NULL && rf_str(f, &tmp) == 0 &&
+	    dec_us2ns(tmp.p, tmp.len, &G.origin) == 0)
+		G.haveorigin = 1;
+	return 0;
+}
+
 static int
 onrec(struct rin *r, const char *t, size_t n, void *arg)
 {
@@ -343,26 +373,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		f = rin_get(r, "groups");
 		readmeta(f ? f->v : NULL, f ? f->vlen : 0);
 	}
-	if (sr_is(t, n, "profile")) {
-		if (rin_scan(r) != 0)
-			return -1;
-		profile_end();
-		sr_sect_profile(&G.sect, r);
-		G.units = 0;
-		G.unit = 0;
-		G.opn = 0;
-		memset(G.opcnt, 0, sizeof G.opcnt);
-		G.haveorigin = 0;
-		if (opg)
-			memset(opg, 0, capopg * sizeof *opg);
-		nopg = 0;
-		ncg = cgdone = ncr = 0;
-		tmp.len = 0;
-		readmeta(NULL, 0);	/* until its metadata record */
-		if ((f = rin_get(r, "origin_us")) != NULL && rf_str(f, &tmp) == 0 &&
-		    dec_us2ns(tmp.p, tmp.len, &G.origin) == 0)
-			G.haveorigin = 1;
-	} else if (sr_is(t, n, "host") && sr_sect_host(&G.sect)) {
+	if (sr_is(t, n, "host") && sr_sect_host(&G.sect)) {
 		/* The kernels are complete: write the analysis now. */
 		if (G.units == 0 && !G.unit)
 			unit_begin("null", 4);
@@ -373,24 +384,25 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 	return 0;
 }
 
-static void
-onend(void *arg)
-{
-	profile_end();
-}
-
 int
 main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "fia_*", NULL };
-	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
-	struct sr_opts o = SR_OPTS_INIT;
+	struct filter f = {
+		.rec = onrec,
+		.bulk = "host",
+		.own = own,
+		.sect = &G.sect,
+		.profile_end = onprofend,
+		.profile = onprofile,
+	};
+	struct filter_opts o = FILTER_OPTS_INIT;
 	int c, rc;
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	while ((c = sr_getopt(argc, argv, "n", &o)) != -1)
+	while ((c = filter_getopt(argc, argv, "n", &o)) != -1)
 		switch (c) {
 		case 'n':
 			ownonly = 1;
@@ -404,7 +416,7 @@ main(int argc, char *argv[])
 	rules_load(o.rules);
 	opkey_init();
 	loadroles();
-	rc = sr_run(argc, argv, o.maxline, o.kflag, &f);
+	rc = filter_run(argc, argv, &o, &f);
 	xclose_stdout();
 	return rc;
 }

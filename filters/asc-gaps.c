@@ -19,6 +19,7 @@
 
 #include "busy.h"
 #include "dec.h"
+#include "filter.h"
 #include "rec.h"
 #include "rules.h"
 #include "steprec.h"
@@ -655,11 +656,11 @@ steprec(struct rin *r)
 		return -1;
 	sid = rin_get(r, "step_id");
 	if (rin_i64(r, "start_ns", &ws) != 0 || rin_i64(r, "end_ns", &we) != 0 || we < ws) {
-		snprintf(r->err, sizeof r->err, "step has no integer \"start_ns\" <= \"end_ns\"");
+		rin_error(r, "step has no integer \"start_ns\" <= \"end_ns\"");
 		return -1;
 	}
 	if (sid == NULL || rf_str(sid, &tmp) != 0) {
-		snprintf(r->err, sizeof r->err, "step has no string \"step_id\"");
+		rin_error(r, "step has no string \"step_id\"");
 		return -1;
 	}
 	if (busy_step(&G.un, r, tmp.p, tmp.len) != 0)
@@ -764,41 +765,35 @@ steprec(struct rin *r)
 	return 0;
 }
 
+/* A profile ends (r: the record that ends it, NULL at the end of input). */
+static void
+onprofend(struct rin *r, void *arg)
+{
+	leftover(r);
+	profile_end();
+}
+
+static int
+onprofile(struct rin *r, void *arg)
+{
+	G.passes = 0;
+	G.nsg = 0;
+	return 0;
+}
+
 static int
 onrec(struct rin *r, const char *t, size_t n, void *arg)
 {
-	const struct rfield *f;
-
 	if (sr_is(t, n, "kernel"))
 		return kernelrec(r);
 	if (sr_is(t, n, "step"))
 		return steprec(r);
-	if (sr_is(t, n, "profile")) {
-		if (rin_scan(r) != 0)
-			return -1;
-		leftover(r);
-		profile_end();
-		sr_sect_profile(&G.sect, r);
-		G.passes = 0;
-		G.nsg = 0;
-		G.prof.len = 0;
-		if ((f = rin_get(r, "profile")) != NULL)
-			buf_add(&G.prof, f->v, f->vlen);
-		else
-			buf_adds(&G.prof, "null");
-	} else if (sr_is(t, n, "host") && sr_sect_host(&G.sect)) {
+	if (sr_is(t, n, "host") && sr_sect_host(&G.sect)) {
 		/* Kernels and steps are complete: write the capture now. */
 		pass_end();
 	}
 	sr_pass(r);
 	return 0;
-}
-
-static void
-onend(void *arg)
-{
-	leftover(NULL);
-	profile_end();
 }
 
 int
@@ -807,14 +802,22 @@ main(int argc, char *argv[])
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "step_metrics", "bubble", "bubble_minor", "capture_gaps",
 		"segment", NULL };
-	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
+	const struct filter f = {
+		.rec = onrec,
+		.bulk = "host",
+		.own = own,
+		.sect = &G.sect,
+		.prof = &G.prof,
+		.profile_end = onprofend,
+		.profile = onprofile,
+	};
 	static const int m125[] = { 1, 2, 5 };
-	struct sr_opts o = SR_OPTS_INIT;
+	struct filter_opts o = FILTER_OPTS_INIT;
 	int c, rc;
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	while ((c = sr_getopt(argc, argv, "ab:s", &o)) != -1)
+	while ((c = filter_getopt(argc, argv, "ab:s", &o)) != -1)
 		switch (c) {
 		case 'a':
 			aflag = 1;
@@ -846,7 +849,7 @@ main(int argc, char *argv[])
 	underppm = llround(rules_num("bubbles.high_underfeed_ratio") * 1e6);
 	commmin = rules_ns("bubbles.comm_exposed_min_ms", 1e6);
 	commppm = llround(rules_num("bubbles.comm_exposed_service_share") * 1e6);
-	rc = sr_run(argc, argv, o.maxline, o.kflag, &f);
+	rc = filter_run(argc, argv, &o, &f);
 	if (G.bad && rc == 0)
 		rc = EX_DATA;
 	xclose_stdout();

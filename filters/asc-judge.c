@@ -14,6 +14,7 @@
 
 #include <jv.h>
 
+#include "filter.h"
 #include "gather.h"
 #include "jqprog.h"
 #include "rec.h"
@@ -63,7 +64,6 @@ static struct gather_type kept[] = {
 static int kflag;
 static struct jqprog *prog;
 static struct gather *g;
-static int have;		/* a profile is being gathered */
 static int rc = EX_OK;
 static FILE *jfp;		/* -j: anomaly_discovery objects, pretty */
 static struct aside jas;	/* -j's file, written aside */
@@ -176,7 +176,7 @@ attribfile(void)
 		if (tn == 7 && memcmp(t, "profile", 7) == 0) {
 			if (rin_scan(&ar) != 0 || (f = rin_get(&ar, "profile")) == NULL ||
 			    f->vlen != aprof.len || memcmp(f->v, aprof.p, f->vlen) != 0) {
-				snprintf(ar.err, sizeof ar.err, "a profile record of another profile than the input's");
+				rin_error(&ar, "a profile record of another profile than the input's");
 				if (bad(&ar))
 					break;
 			}
@@ -188,19 +188,17 @@ attribfile(void)
 	}
 }
 
+/* The profile gathered: its verdict. */
 static void
-flush(void)
+flush(struct gather *gp, void *arg)
 {
 	char err[512];
 	jv acc, p;
 	char *name;
 
-	if (!have)
-		return;
 	if (apath && (rc == EX_OK || kflag))
 		attribfile();
-	have = 0;
-	acc = keybystep(gather_take(g));
+	acc = keybystep(gather_take(gp));
 	acc = jv_object_set(acc, jv_string("asc"), JV_OBJECT(jv_string("version"),
 	    jv_string(asc_version()), jv_string("rules_file"), jv_string(rulesf)));
 	acc = jv_object_set(acc, jv_string("input_ranks"), jv_copy(inranks));
@@ -221,67 +219,38 @@ commkernel(const struct rin *r)
 	return memmem(r->line, r->len, key, sizeof key - 1) != NULL;
 }
 
-static void
-run(const char *path)
+/* Kernels are gathered as "comm_kernel", communication kernels alone. */
+static int
+gatheras(const struct rin *r, const char *t, size_t tn, void *arg)
 {
-	struct rin r;
-	const char *t;
-	size_t tn;
-	int k, iskernel;
+	if (tn == 6 && memcmp(t, "kernel", 6) == 0)
+		return commkernel(r) ? gather_index(g, "comm_kernel", 11) : FILTER_ONE;
+	return gather_index(g, t, tn);
+}
 
-	if (rin_open(&r, path, 0) != 0)
-		dieerr("%s", path);
-	for (;;) {
-		int n = rin_next(&r);
+/* A profile record: with -a, its name, which the -a file's must match. */
+static int
+onprofile(struct rin *r, void *arg)
+{
+	const struct rfield *f;
 
-		if (n == 0)
-			break;
-		if (n < 0 || rin_type(&r, &t, &tn) != 0) {
-			warnmsg("%s:%lu: %s", r.name, r.lineno, r.err);
-			rc = EX_DATA;
-			if (!kflag)
-				break;
-			continue;
-		}
-		/* Ours, from an earlier run: a rerun replaces it. */
-		if (tn == 17 && memcmp(t, "anomaly_discovery", 17) == 0)
-			continue;
-		k = gather_index(g, t, tn);
-		iskernel = tn == 6 && memcmp(t, "kernel", 6) == 0;
-		if (iskernel && commkernel(&r))
-			k = gather_index(g, "comm_kernel", 11);
-		if (k == 0) {
-			flush();	/* the previous profile's verdict */
-			have = 1;
-			if (apath) {
-				const struct rfield *f;
-
-				aprof.len = 0;
-				if (rin_scan(&r) == 0 && (f = rin_get(&r, "profile")) != NULL)
-					buf_add(&aprof, f->v, f->vlen);
-			}
-		}
-		if (apath && tn >= 11 && memcmp(t, "attribution", 11) == 0) {
-			snprintf(r.err, sizeof r.err, "an %.*s record in the input: with -a they come from the -a file only",
-			    (int)tn, t);
-			if (bad(&r))
-				break;
-			continue;
-		}
-		/* Pass through: the record is not changed. */
-		sr_pass(&r);
-		if (k < 0 && !iskernel)
-			rin_bulk(&r, t, tn, stdout);	/* not gathered: the run passes */
-		if (k < 0 || !have)
-			continue;	/* records before any profile: ignored */
-		if (gather_add(g, k, &r) != 0) {
-			warnmsg("%s:%lu: %s", r.name, r.lineno, r.err);
-			rc = EX_DATA;
-			if (!kflag)
-				break;
-		}
+	if (apath) {
+		aprof.len = 0;
+		if (rin_scan(r) == 0 && (f = rin_get(r, "profile")) != NULL)
+			buf_add(&aprof, f->v, f->vlen);
 	}
-	rin_close(&r);
+	return 0;
+}
+
+static int
+onrec(struct rin *r, const char *t, size_t tn, void *arg)
+{
+	if (apath && tn >= 11 && memcmp(t, "attribution", 11) == 0) {
+		rin_error(r, "an %.*s record in the input: with -a they come from the -a file only",
+		    (int)tn, t);
+		return -1;
+	}
+	return 0;
 }
 
 /* -I 0,1,...: the ranks (profiler_info_N.json) of the input's profiles. */
@@ -309,7 +278,18 @@ rankopt(const char *arg)
 int
 main(int argc, char *argv[])
 {
-	int ch;
+	/* Ours, from an earlier run: a rerun replaces it. */
+	static const char *const own[] = { "anomaly_discovery", NULL };
+	struct filter f = {
+		.rec = onrec,
+		.own = own,
+		.profile = onprofile,
+		.gather_pass = 1,
+		.gather_as = gatheras,
+		.whole = flush,
+	};
+	struct filter_opts o = FILTER_OPTS_INIT;
+	int ch, st;
 	const char *rules = NULL;
 
 	setprogname_(argv[0]);
@@ -348,18 +328,15 @@ main(int argc, char *argv[])
 			if (kept[i].cap < 1)
 				kept[i].cap = 1;
 		}
-	g = gather_new(kept, NKEPT);
+	f.gather = g = gather_new(kept, NKEPT);
 	/* Opened now: a FIFO's writer waits for this reader. */
 	if (apath && rin_open(&ar, apath, 0) != 0)
 		dieerr("%s", apath);
 	prog = jqprog_new("asc-judge.jq", asc_judge_jq);
-	stdout_big();
-	if (argc == 0)
-		run("-");
-	for (int i = 0; i < argc && (rc == EX_OK || kflag); i++)
-		run(argv[i]);
-	if (rc == EX_OK || kflag)
-		flush();
+	o.kflag = kflag;
+	st = filter_run(argc, argv, &o, &f);
+	if (rc == EX_OK)
+		rc = st;
 	if (apath)
 		rin_close(&ar);
 	buf_free(&aprof);

@@ -10,6 +10,7 @@
 
 #include "busy.h"
 #include "dec.h"
+#include "filter.h"
 #include "rec.h"
 #include "rules.h"
 #include "steprec.h"
@@ -54,11 +55,11 @@ steprec(struct rin *r)
 		return -1;
 	sid = rin_get(r, "step_id");
 	if (rin_i64(r, "start_ns", &ws) != 0 || rin_i64(r, "end_ns", &we) != 0) {
-		snprintf(r->err, sizeof r->err, "step has no integer \"start_ns\" and \"end_ns\"");
+		rin_error(r, "step has no integer \"start_ns\" and \"end_ns\"");
 		return -1;
 	}
 	if (sid == NULL || rf_str(sid, &tmp) != 0) {
-		snprintf(r->err, sizeof r->err, "step has no string \"step_id\"");
+		rin_error(r, "step has no string \"step_id\"");
 		return -1;
 	}
 	if (busy_step(&S.busy, r, tmp.p, tmp.len) != 0)
@@ -82,11 +83,12 @@ kernelrec(struct rin *r)
 	return 0;
 }
 
-/* Reported, but the record that reveals it is still processed. */
+/* Kernels buffered when a profile ends: reported, but the record that
+ * reveals it is still processed.  At the end of input, onend() says so. */
 static void
-leftover(struct rin *r)
+onprofend(struct rin *r, void *arg)
 {
-	if (!S.busy.have)
+	if (r == NULL || !S.busy.have)
 		return;
 	warnmsg("%s:%lu: kernels of step \"%.40s\" have no \"step\" record",
 	    r->name, r->lineno, S.busy.step.p);
@@ -101,11 +103,7 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		return kernelrec(r);
 	if (sr_is(t, n, "step"))
 		return steprec(r);
-	if (sr_is(t, n, "profile")) {
-		leftover(r);
-		sr_sect_end(&S.sect, SR_CHECK_KERNEL, stdout);
-		sr_sect_profile(&S.sect, r);
-	} else if (sr_is(t, n, "host"))
+	if (sr_is(t, n, "host"))
 		sr_sect_host(&S.sect);
 	sr_pass(r);
 	return 0;
@@ -114,7 +112,6 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 static void
 onend(void *arg)
 {
-	sr_sect_end(&S.sect, SR_CHECK_KERNEL, stdout);
 	if (S.busy.have)
 		warnmsg("end of input: kernels of step \"%.40s\" have no \"step\" record",
 		    S.busy.step.p);
@@ -125,18 +122,26 @@ main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "segment", NULL };
-	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
-	struct sr_opts o = SR_OPTS_INIT;
+	const struct filter f = {
+		.rec = onrec,
+		.end = onend,
+		.bulk = "host",
+		.own = own,
+		.sect = &S.sect,
+		.check = SR_CHECK_KERNEL,
+		.profile_end = onprofend,
+	};
+	struct filter_opts o = FILTER_OPTS_INIT;
 	int c, rc;
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	while ((c = sr_getopt(argc, argv, "", &o)) != -1)
+	while ((c = filter_getopt(argc, argv, "", &o)) != -1)
 		usage();
 	argc -= optind;
 	argv += optind;
 	rules_load(o.rules);
-	rc = sr_run(argc, argv, o.maxline, o.kflag, &f);
+	rc = filter_run(argc, argv, &o, &f);
 	if (S.busy.have || S.bad)
 		rc = EX_DATA;
 	xclose_stdout();

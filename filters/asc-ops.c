@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "dec.h"
+#include "filter.h"
 #include "opkey.h"
 #include "rec.h"
 #include "rules.h"
@@ -41,24 +42,18 @@ usage(void)
 	    progname);
 	exit(EX_SYS);
 }
-static int
-profilerec(struct rin *r)
+/* A profile ends: its ops are written. */
+static void
+onprofend(struct rin *r, void *arg)
 {
-	const struct rfield *f;
-
-	if (rin_scan(r) != 0)
-		return -1;
 	profile_out();
-	sr_sect_end(&S.sect, SR_CHECK_KERNEL, stdout);
+}
+
+static int
+onprofile(struct rin *r, void *arg)
+{
 	profile_reset();
-	sr_sect_profile(&S.sect, r);
-	S.prof.len = 0;
-	if ((f = rin_get(r, "profile")) != NULL)
-		buf_add(&S.prof, f->v, f->vlen);
-	else
-		buf_adds(&S.prof, "null");
 	S.pmustatus = pmu_profile(r->line, r->len, mpath != NULL, &S.metrics);
-	sr_pass(r);
 	return 0;
 }
 
@@ -91,8 +86,6 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		return kernelrec(r);
 	if (sr_is(t, n, "step"))
 		return steprec(r);
-	if (sr_is(t, n, "profile"))
-		return profilerec(r);
 	if (sr_is(t, n, "comm") && S.sect.active)
 		return commrec(r);
 	if (sr_is(t, n, "host") && sr_sect_host(&S.sect))
@@ -101,25 +94,27 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 	return 0;
 }
 
-static void
-onend(void *arg)
-{
-	profile_out();
-	sr_sect_end(&S.sect, SR_CHECK_KERNEL, stdout);
-}
-
 int
 main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "op", "op_summary", "op_step", NULL };
-	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
-	struct sr_opts o = SR_OPTS_INIT;
+	const struct filter f = {
+		.rec = onrec,
+		.bulk = "host",
+		.own = own,
+		.sect = &S.sect,
+		.check = SR_CHECK_KERNEL,
+		.prof = &S.prof,
+		.profile_end = onprofend,
+		.profile = onprofile,
+	};
+	struct filter_opts o = FILTER_OPTS_INIT;
 	int c, rc;
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	while ((c = sr_getopt(argc, argv, "M:n:", &o)) != -1)
+	while ((c = filter_getopt(argc, argv, "M:n:", &o)) != -1)
 		switch (c) {
 		case 'M':
 			mpath = optarg;
@@ -148,7 +143,7 @@ main(int argc, char *argv[])
 	rungap = rules_num("ops.small_run_gap_ratio");
 	S.hnames = S.hshapes = FNV_INIT;
 	mmaxline = o.maxline;
-	rc = sr_run(argc, argv, o.maxline, kflag, &f);
+	rc = filter_run(argc, argv, &o, &f);
 	if (rc == EX_OK)
 		rc = mrc;
 	xclose_stdout();

@@ -16,6 +16,7 @@
 
 #include <jv.h>
 
+#include "filter.h"
 #include "opkey.h"
 #include "rec.h"
 #include "rules.h"
@@ -233,7 +234,7 @@ fiarec(struct rin *r, const char *t, size_t n)
 
 	if (jv_get_kind(o) != JV_KIND_OBJECT) {
 		jv_free(o);
-		snprintf(r->err, sizeof r->err, "not a JSON object");
+		rin_error(r, "not a JSON object");
 		return -1;
 	}
 	if (sr_is(t, n, "fia_layer")) {
@@ -397,33 +398,25 @@ int
 main(int argc, char *argv[])
 {
 	static const char *const own[] = { "part", "step_parts", NULL };
-	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
-	size_t maxline = (size_t)1 << 28;
-	const char *rules = NULL;
-	int c, kflag = 0, rc;
+	const struct filter f = {
+		.rec = onrec,
+		.end = onend,
+		.bulk = "host",
+		.own = own,
+	};
+	struct filter_opts o = FILTER_OPTS_INIT;
+	int c, rc;
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	while ((c = getopt(argc, argv, "km:r:")) != -1)
-		switch (c) {
-		case 'k':
-			kflag = 1;
-			break;
-		case 'm':
-			maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
-			break;
-		case 'r':
-			rules = optarg;
-			break;
-		default:
-			usage();
-		}
+	while ((c = filter_getopt(argc, argv, "", &o)) != -1)
+		usage();
 	argc -= optind;
 	argv += optind;
-	rules_load(rules);
+	rules_load(o.rules);
 	opkey_init();
 	loadglobs();
-	rc = sr_run(argc, argv, maxline, kflag, &f);
+	rc = filter_run(argc, argv, &o, &f);
 	xclose_stdout();
 	return rc;
 }

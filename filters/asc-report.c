@@ -13,6 +13,7 @@
 
 #include <jv.h>
 
+#include "filter.h"
 #include "gather.h"
 #include "jqprog.h"
 #include "rec.h"
@@ -39,7 +40,7 @@ static const struct gather_type kept[] = {
 
 static struct jqprog *prog;
 static struct gather *g;
-static int have, kflag, nreports, rc = EX_OK;
+static int nreports, rc = EX_OK;
 static const char *outpath;	/* -o: one file (a single profile) */
 static FILE *out;
 static struct aside oa;		/* -o: written aside (oa.tmp NULL: a device or FIFO, in place) */
@@ -62,16 +63,14 @@ put(jv s, void *arg)
 	jv_free(s);
 }
 
+/* The profile gathered: its report. */
 static void
-flush(void)
+flush(struct gather *gp, void *arg)
 {
 	char err[512];
 	jv acc, ad;
 
-	if (!have)
-		return;
-	have = 0;
-	acc = gather_take(g);
+	acc = gather_take(gp);
 	ad = jv_object_get(jv_copy(acc), jv_string("anomaly_discovery"));
 	if (jv_array_length(ad) == 0) {
 		jv p = jv_getpath(jv_copy(acc), JV_ARRAY(jv_string("profile"), jv_number(0), jv_string("profile")));
@@ -89,64 +88,28 @@ flush(void)
 		die("%s", err);
 }
 
-static void
-run(const char *path)
-{
-	struct rin r;
-	const char *t;
-	size_t tn;
-
-	if (rin_open(&r, path, 0) != 0)
-		dieerr("%s", path);
-	for (;;) {
-		int n = rin_next(&r), k;
-
-		if (n == 0)
-			break;
-		if (n < 0 || rin_type(&r, &t, &tn) != 0) {
-			warnmsg("%s:%lu: %s", r.name, r.lineno, r.err);
-			rc = EX_DATA;
-			if (!kflag)
-				break;
-			continue;
-		}
-		if ((k = gather_index(g, t, tn)) < 0) {
-			rin_bulk(&r, t, tn, NULL);	/* not gathered: skip the run */
-			continue;
-		}
-		if (k == 0) {
-			flush();
-			have = 1;
-		} else if (!have)
-			continue;
-		if (gather_add(g, k, &r) != 0) {
-			warnmsg("%s:%lu: %s", r.name, r.lineno, r.err);
-			rc = EX_DATA;
-			if (!kflag)
-				break;
-		}
-	}
-	rin_close(&r);
-}
-
 int
 main(int argc, char *argv[])
 {
-	int ch;
-	const char *rules = NULL;
+	/* Nothing is passed on: the output is the report. */
+	struct filter f = {
+		.whole = flush,
+	};
+	struct filter_opts o = FILTER_OPTS_INIT;
+	int ch, st;
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
 	while ((ch = getopt(argc, argv, "ko:r:")) != -1) {
 		switch (ch) {
 		case 'k':
-			kflag = 1;
+			o.kflag = 1;
 			break;
 		case 'o':
 			outpath = optarg;
 			break;
 		case 'r':
-			rules = optarg;
+			o.rules = optarg;
 			break;
 		default:
 			usage();
@@ -154,8 +117,8 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	rules_load(rules);
-	g = gather_new(kept, NKEPT);
+	rules_load(o.rules);
+	f.gather = g = gather_new(kept, NKEPT);
 	prog = jqprog_new("asc-report.jq", asc_report_jq);
 	out = stdout;
 	/* Written aside and renamed: never a half-written report; a device
@@ -165,12 +128,9 @@ main(int argc, char *argv[])
 			dieerr("%s", outpath);
 		out = oa.fp;
 	}
-	if (argc == 0)
-		run("-");
-	for (int i = 0; i < argc && (rc == EX_OK || kflag); i++)
-		run(argv[i]);
-	if (rc == EX_OK || kflag)
-		flush();
+	st = filter_run(argc, argv, &o, &f);
+	if (rc == EX_OK)
+		rc = st;
 	if (outpath) {
 		if (oa.tmp && (rc != EX_OK || nreports == 0)) {
 			aside_discard(&oa);

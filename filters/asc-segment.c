@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "dec.h"
+#include "filter.h"
 #include "opkey.h"
 #include "rec.h"
 #include "rules.h"
@@ -137,7 +138,7 @@ kernelrec(struct rin *r)
 	    (o = sr_sect_kernel(&S.sect, r, &k)) < 0)
 		return -1;
 	if (k.name == NULL || rf_str(k.name, &tmp) != 0) {
-		snprintf(r->err, sizeof r->err, "kernel has no string \"name\"");
+		rin_error(r, "kernel has no string \"name\"");
 		return -1;
 	}
 	/* Kernels of no step (before the first window) are not kept. */
@@ -197,16 +198,16 @@ step_read(struct rin *r, struct stepx *x)
 	x->dev = rin_get(r, "device");
 	if (rin_i64(r, "start_ns", &x->ws) != 0 || rin_i64(r, "end_ns", &x->we) != 0 ||
 	    x->we < x->ws) {
-		snprintf(r->err, sizeof r->err, "step has no integer \"start_ns\" <= \"end_ns\"");
+		rin_error(r, "step has no integer \"start_ns\" <= \"end_ns\"");
 		return -1;
 	}
 	if (x->sid == NULL || rf_str(x->sid, &tmp) != 0) {
-		snprintf(r->err, sizeof r->err, "step has no string \"step_id\"");
+		rin_error(r, "step has no string \"step_id\"");
 		return -1;
 	}
 	if (S.nk > 0 && (x->sid->vlen != S.stepid.len ||
 	    memcmp(x->sid->v, S.stepid.p, x->sid->vlen) != 0)) {
-		snprintf(r->err, sizeof r->err, "step \"%.40s\" closes kernels of another step", tmp.p);
+		rin_error(r, "step \"%.40s\" closes kernels of another step", tmp.p);
 		step_reset();
 		return -1;
 	}
@@ -255,6 +256,21 @@ profile_end(void)
 	S.sect.active = 0;
 }
 
+/* A profile ends: its structures are written. */
+static void
+onprofend(struct rin *r, void *arg)
+{
+	profile_end();
+}
+
+static int
+onprofile(struct rin *r, void *arg)
+{
+	S.drilled = 0;
+	step_reset();
+	return 0;
+}
+
 static int
 onrec(struct rin *r, const char *t, size_t n, void *arg)
 {
@@ -264,21 +280,6 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		return kernelrec(r);
 	if (sr_is(t, n, "step"))
 		return steprec(r);
-	if (sr_is(t, n, "profile")) {
-		if (rin_scan(r) != 0)
-			return -1;
-		profile_end();
-		sr_sect_profile(&S.sect, r);
-		S.drilled = 0;
-		step_reset();
-		S.prof.len = 0;
-		if ((f = rin_get(r, "profile")) != NULL)
-			buf_add(&S.prof, f->v, f->vlen);
-		else
-			buf_adds(&S.prof, "null");
-		sr_pass(r);
-		return 0;
-	}
 	if (sr_is(t, n, "step_groups") && S.sect.active) {
 		if (rin_scan(r) != 0)
 			return -1;
@@ -295,24 +296,26 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 	return 0;
 }
 
-static void
-onend(void *arg)
-{
-	profile_end();
-}
-
 int
 main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "structure", "step_structure", "structure_drilldown", NULL };
-	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
-	struct sr_opts o = SR_OPTS_INIT;
+	const struct filter f = {
+		.rec = onrec,
+		.bulk = "host",
+		.own = own,
+		.sect = &S.sect,
+		.prof = &S.prof,
+		.profile_end = onprofend,
+		.profile = onprofile,
+	};
+	struct filter_opts o = FILTER_OPTS_INIT;
 	int c, rc;
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	while ((c = sr_getopt(argc, argv, "a:", &o)) != -1)
+	while ((c = filter_getopt(argc, argv, "a:", &o)) != -1)
 		switch (c) {
 		case 'a':
 			annot = optarg;
@@ -337,7 +340,7 @@ main(int argc, char *argv[])
 	largegap = (int64_t)(rules_num("segment.large_gap_us") * 1000 + 0.5);
 	smallns = (int64_t)(rules_num("ops.small_op_us") * 1000 + 0.5);
 	minbubble = rules_ns("bubbles.min_bubble_us", 1e3);
-	rc = sr_run(argc, argv, o.maxline, o.kflag, &f);
+	rc = filter_run(argc, argv, &o, &f);
 	xclose_stdout();
 	return rc;
 }

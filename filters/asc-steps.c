@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "dec.h"
+#include "filter.h"
 #include "rec.h"
 #include "rules.h"
 #include "steprec.h"
@@ -638,19 +639,19 @@ markerrec(struct rin *r)
 	if (sr_sect_need(&P.sect, r, "marker") != 0)
 		return -1;
 	if (P.sect.sec != SR_BEFORE) {
-		snprintf(r->err, sizeof r->err, "marker after the profile's kernels");
+		rin_error(r, "marker after the profile's kernels");
 		return -1;
 	}
 	if (rin_scan(r) != 0)
 		return -1;
 	memset(&m, 0, sizeof m);
 	if (rin_i64(r, "start_ns", &m.start) != 0) {
-		snprintf(r->err, sizeof r->err, "marker has no integer \"start_ns\"");
+		rin_error(r, "marker has no integer \"start_ns\"");
 		return -1;
 	}
 	if (rin_i64(r, "end_ns", &m.end) != 0) {
 		if (rin_i64(r, "dur_ns", &dur) != 0) {
-			snprintf(r->err, sizeof r->err,
+			rin_error(r,
 			    "marker has no integer \"end_ns\" or \"dur_ns\"");
 			return -1;
 		}
@@ -753,7 +754,7 @@ kernelrec(struct rin *r)
 		return -1;
 	if (k.profile && (k.profile->vlen != P.prof.len ||
 	    memcmp(k.profile->v, P.prof.p, P.prof.len) != 0)) {
-		snprintf(r->err, sizeof r->err, "kernel of profile %.*s before its "
+		rin_error(r, "kernel of profile %.*s before its "
 		    "\"profile\" record", (int)(k.profile->vlen > 64 ? 64 : k.profile->vlen),
 		    k.profile->v);
 		return -1;
@@ -814,44 +815,31 @@ kernelrec(struct rin *r)
 	return 0;
 }
 
+/* A profile ends: its open steps are written. */
+static void
+onprofend(struct rin *r, void *arg)
+{
+	section_end();
+}
+
+static int
+onprofile(struct rin *r, void *arg)
+{
+	profile_reset();
+	return 0;
+}
+
 static int
 onrec(struct rin *r, const char *t, size_t n, void *arg)
 {
-	const struct rfield *f;
-
 	if (sr_is(t, n, "kernel"))
 		return kernelrec(r);
 	if (sr_is(t, n, "marker"))
 		return markerrec(r);
-	if (sr_is(t, n, "profile")) {
+	if (sr_is(t, n, "host"))
 		section_end();
-		sr_sect_end(&P.sect, SR_CHECK_KERNEL, stdout);
-		if (rin_scan(r) != 0)
-			return -1;
-		profile_reset();
-		sr_sect_profile(&P.sect, r);
-		P.prof.len = 0;
-		if ((f = rin_get(r, "profile")) != NULL)
-			buf_add(&P.prof, f->v, f->vlen);
-		else
-			buf_adds(&P.prof, "null");
-		sr_pass(r);
-		return 0;
-	}
-	if (sr_is(t, n, "host")) {
-		section_end();
-		sr_pass(r);
-		return 0;
-	}
 	sr_pass(r);
 	return 0;
-}
-
-static void
-onend(void *arg)
-{
-	section_end();
-	sr_sect_end(&P.sect, SR_CHECK_KERNEL, stdout);
 }
 
 int
@@ -859,13 +847,22 @@ main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "step", "step_groups", NULL };
-	struct sr_filter f = { onrec, onend, NULL, "host", 0, own };
-	struct sr_opts o = SR_OPTS_INIT;
+	const struct filter f = {
+		.rec = onrec,
+		.bulk = "host",
+		.own = own,
+		.sect = &P.sect,
+		.check = SR_CHECK_KERNEL,
+		.prof = &P.prof,
+		.profile_end = onprofend,
+		.profile = onprofile,
+	};
+	struct filter_opts o = FILTER_OPTS_INIT;
 	int c, rc;
 
 	setprogname_(argv[0]);
 	version_opt(argc, argv);
-	while ((c = sr_getopt(argc, argv, "c:p:s:", &o)) != -1)
+	while ((c = filter_getopt(argc, argv, "c:p:s:", &o)) != -1)
 		switch (c) {
 		case 'c':
 			ctol = xnum(optarg, 0, 100, "count_tol");
@@ -890,7 +887,7 @@ main(int argc, char *argv[])
 	if (stol < 0)
 		stol = llround(rules_num("steps.group_share_tolerance_points"));
 	P.cur = -1;
-	rc = sr_run(argc, argv, o.maxline, o.kflag, &f);
+	rc = filter_run(argc, argv, &o, &f);
 	xclose_stdout();
 	return rc;
 }

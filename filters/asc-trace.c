@@ -301,7 +301,7 @@ run(struct rin *r, int pass)
 				break;
 			}
 			if (rin_str(r, "origin_us", &s) != 0 || dec_us2ns(s.p, s.len, &origin_ns) != 0) {
-				snprintf(r->err, sizeof r->err, "\"origin_us\" is not exact decimal text");
+				rin_error(r, "\"origin_us\" is not exact decimal text");
 				bad(r);
 				break;
 			}
@@ -317,7 +317,7 @@ run(struct rin *r, int pass)
 
 			if (!jv_is_valid(v)) {
 				jv_free(v);
-				snprintf(r->err, sizeof r->err, "invalid JSON");
+				rin_error(r, "invalid JSON");
 				if (bad(r))
 					break;
 				continue;

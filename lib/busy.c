@@ -50,17 +50,17 @@ busy_kernel(struct busy *b, struct rin *r, const struct sr_kern *k)
 	static struct buf id;
 
 	if (k->step_id == NULL) {
-		snprintf(r->err, sizeof r->err, "kernel has no \"step_id\" (run asc-steps first)");
+		rin_error(r, "kernel has no \"step_id\" (run asc-steps first)");
 		return -1;
 	}
 	if (rf_isnull(k->step_id))
 		return 0;
 	if (rf_str(k->step_id, &id) != 0) {
-		snprintf(r->err, sizeof r->err, "kernel \"step_id\" is not a string");
+		rin_error(r, "kernel \"step_id\" is not a string");
 		return -1;
 	}
 	if (b->have && (id.len != b->step.len || memcmp(id.p, b->step.p, id.len) != 0)) {
-		snprintf(r->err, sizeof r->err, "kernel of step \"%.40s\" before the "
+		rin_error(r, "kernel of step \"%.40s\" before the "
 		    "\"step\" record of step \"%.40s\"", id.p, b->step.p);
 		return -1;
 	}
@@ -77,7 +77,7 @@ int
 busy_step(struct busy *b, struct rin *r, const char *sid, size_t n)
 {
 	if (b->have && (n != b->step.len || memcmp(sid, b->step.p, n) != 0)) {
-		snprintf(r->err, sizeof r->err, "step \"%.40s\" closes kernels of step \"%.40s\"",
+		rin_error(r, "step \"%.40s\" closes kernels of step \"%.40s\"",
 		    sid, b->step.p);
 		busy_clear(b);
 		return -1;

@@ -42,11 +42,11 @@ void	busy_add(struct busy *b, const struct sr_kern *k);
 /*
  * Kernel k of a stream after asc-steps: held (busy_add) for its step, or
  * passed over when its step_id is null.  1 held, 0 passed over, -1 with
- * r->err set: no step_id, or a step other than the kernels held.
+ * r's error set: no step_id, or a step other than the kernels held.
  */
 int	busy_kernel(struct busy *b, struct rin *r, const struct sr_kern *k);
 /* Does the step record of step sid (unescaped) close the kernels held?
- * 0 yes, or none are held; -1 with r->err set, and they are dropped. */
+ * 0 yes, or none are held; -1 with r's error set, and they are dropped. */
 int	busy_step(struct busy *b, struct rin *r, const char *sid, size_t n);
 /*
  * Clip the buffered kernels to [ws, we], merge them and call fn per

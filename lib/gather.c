@@ -123,7 +123,7 @@ gather_add(struct gather *g, int i, struct rin *r)
 	if (!jv_is_valid(v)) {
 		jv m = jv_invalid_get_msg(v);
 
-		snprintf(r->err, sizeof r->err, "invalid JSON: %s",
+		rin_error(r, "invalid JSON: %s",
 		    jv_get_kind(m) == JV_KIND_STRING ? jv_string_value(m) : "?");
 		jv_free(m);
 		s->total--;

@@ -27,7 +27,7 @@ struct gather	*gather_new(const struct gather_type *, int n);
 /* Index of the type t[0..n) in the table, or -1. */
 int		 gather_index(const struct gather *, const char *t, size_t n);
 /* Keep the current line of r as a record of type index i.  0, or -1
- * (r->err set) when the line is not valid JSON. */
+ * (r's error set) when the line is not valid JSON. */
 int		 gather_add(struct gather *, int i, struct rin *r);
 /* The profile so far as {type: [records], type+"_total": count}; resets. */
 jv		 gather_take(struct gather *);

@@ -3,6 +3,7 @@
  * rec_jq.c (libjq's fallback) and rec_field.c (fields into values); the
  * writer in rec_write.c. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,10 +207,26 @@ rin_next(struct rin *r)
 			continue;
 		r->len = n < 0 ? r->maxline + 1 : (size_t)n;
 		if (n < 0 || r->len > r->maxline) {
-			snprintf(r->err, sizeof r->err,
-			    "line longer than %zu bytes", r->maxline);
+			rin_error(r, "line longer than %zu bytes", r->maxline);
 			return -1;
 		}
 		return 1;
 	}
+}
+
+int
+rin_error(struct rin *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof r->err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+const char *
+rin_errmsg(const struct rin *r)
+{
+	return r->err;
 }

@@ -11,7 +11,8 @@
  * invalid one refused.  Nested values are kept as raw spans.
  *
  * Nothing here exits on bad data: functions return -1 and leave a message
- * in r->err for the caller to print as FILE:LINE: message.
+ * (rin_error(), read back by rin_errmsg()) for the caller to print as
+ * FILE:LINE: message.
  */
 #ifndef ASC_REC_H
 #define ASC_REC_H
@@ -71,6 +72,13 @@ int	rin_type(struct rin *, const char **t, size_t *n);
  * Returns whether to stop (not kflag).
  */
 int	rin_bad(const struct rin *r, int kflag, int *rc);
+/*
+ * A bad record's message (printf format), kept for the caller to print as
+ * FILE:LINE: message.  Returns -1, so that a check can return it.
+ */
+int	rin_error(struct rin *, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The last message rin_error() (or a reader function) left. */
+const char *rin_errmsg(const struct rin *);
 /* Check the current line as JSON whole (nested values included) and
  * tokenise its top-level object.  0, or -1 (err set). */
 int	rin_scan(struct rin *);

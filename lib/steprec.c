@@ -1,9 +1,8 @@
-/* steprec: record loop, kernel fields and order shared by the step
- * filters, and their common options. */
+/* steprec: the stream protocol of a profile, kernel fields and order,
+ * pass-through and the aside reader, shared by the stages. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <jv.h>
 
@@ -25,7 +24,7 @@ sr_kernel(struct rin *r, struct sr_kern *k)
 		return -1;
 	memset(k, 0, sizeof *k);
 	if (rin_i64(r, "start_ns", &k->start) != 0) {
-		snprintf(r->err, sizeof r->err, "kernel has no integer \"start_ns\"");
+		rin_error(r, "kernel has no integer \"start_ns\"");
 		return -1;
 	}
 	/* dur_ns and end_ns: either may be absent, neither may be wrong. */
@@ -33,24 +32,24 @@ sr_kernel(struct rin *r, struct sr_kern *k)
 	int hasdur = fd && !rf_isnull(fd), hasend = fe && !rf_isnull(fe);
 
 	if ((hasdur && rf_i64(fd, &k->dur) != 0) || (hasend && rf_i64(fe, &k->end) != 0)) {
-		snprintf(r->err, sizeof r->err, "kernel \"%s\" is not an integer",
+		rin_error(r, "kernel \"%s\" is not an integer",
 		    hasdur && rf_i64(fd, &k->dur) != 0 ? "dur_ns" : "end_ns");
 		return -1;
 	}
 	if (!hasdur && !hasend) {
-		snprintf(r->err, sizeof r->err, "kernel has no integer \"dur_ns\" or \"end_ns\"");
+		rin_error(r, "kernel has no integer \"dur_ns\" or \"end_ns\"");
 		return -1;
 	}
 	if (!hasdur && __builtin_sub_overflow(k->end, k->start, &k->dur)) {
-		snprintf(r->err, sizeof r->err, "kernel \"end_ns\" - \"start_ns\" overflows");
+		rin_error(r, "kernel \"end_ns\" - \"start_ns\" overflows");
 		return -1;
 	}
 	if (!hasend && __builtin_add_overflow(k->start, k->dur, &k->end)) {
-		snprintf(r->err, sizeof r->err, "kernel \"start_ns\" + \"dur_ns\" overflows");
+		rin_error(r, "kernel \"start_ns\" + \"dur_ns\" overflows");
 		return -1;
 	}
 	if (k->end < k->start) {
-		snprintf(r->err, sizeof r->err, "kernel ends before it starts "
+		rin_error(r, "kernel ends before it starts "
 		    "(\"end_ns\" %lld < \"start_ns\" %lld)",
 		    (long long)k->end, (long long)k->start);
 		return -1;
@@ -67,7 +66,7 @@ sr_kernel(struct rin *r, struct sr_kern *k)
 	/* Names are interned, normalised and copied by every stage: a
 	 * name of megabytes would cost each stage many times its size. */
 	if (k->name && k->name->vlen > SR_NAME_MAX) {
-		snprintf(r->err, sizeof r->err, "kernel \"name\" of %zu bytes (at most %d)",
+		rin_error(r, "kernel \"name\" of %zu bytes (at most %d)",
 		    k->name->vlen, SR_NAME_MAX);
 		return -1;
 	}
@@ -121,7 +120,7 @@ sr_order(struct sr_order *o, struct rin *r, const struct sr_kern *k)
 
 	if (o->have && o->dev.len == n && memcmp(o->dev.p, d, n) == 0) {
 		if (k->start < o->last) {
-			snprintf(r->err, sizeof r->err,
+			rin_error(r,
 			    "kernels out of order (start_ns %lld after %lld)",
 			    (long long)k->start, (long long)o->last);
 			return -1;
@@ -131,7 +130,7 @@ sr_order(struct sr_order *o, struct rin *r, const struct sr_kern *k)
 	}
 	if (o->have) {
 		if (seenbefore(&o->seen, d, n)) {
-			snprintf(r->err, sizeof r->err,
+			rin_error(r,
 			    "kernels out of order (device %.*s after device %.*s)",
 			    (int)(n > 32 ? 32 : n), d,
 			    (int)(o->dev.len > 32 ? 32 : o->dev.len), o->dev.p);
@@ -180,64 +179,6 @@ sr_pass(const struct rin *r)
 	if (fwrite_unlocked(r->line, 1, r->len, stdout) != r->len ||
 	    putc_unlocked('\n', stdout) == EOF)
 		dieerr("stdout");
-}
-
-static int
-isown(const struct sr_filter *f, const char *t, size_t tn)
-{
-	if (f->own)
-		for (const char *const *o = f->own; *o; o++) {
-			size_t n = strlen(*o);
-
-			if (n && (*o)[n - 1] == '*' ? tn >= n - 1 && memcmp(t, *o, n - 1) == 0 :
-			    sr_is(t, tn, *o))
-				return 1;
-		}
-	return 0;
-}
-
-int
-sr_run(int nfiles, char **files, size_t maxline, int kflag,
-    const struct sr_filter *f)
-{
-	static char *stdinonly[] = { "-" };
-	struct rin r;
-	int rc = EX_OK;
-
-	if (nfiles == 0) {
-		nfiles = 1;
-		files = stdinonly;
-	}
-	stdout_big();
-	for (int i = 0; i < nfiles; i++) {
-		int st;
-
-		if (rin_open(&r, files[i], maxline) != 0)
-			dieerr("%s", files[i]);
-		while ((st = rin_next(&r)) != 0) {
-			const char *t;
-			size_t tn;
-
-			if (st > 0 && rin_type(&r, &t, &tn) == 0 && isown(f, t, tn))
-				continue;
-			if (st > 0 && rin_type(&r, &t, &tn) == 0 &&
-			    f->rec(&r, t, tn, f->arg) == 0) {
-				if (f->bulk && sr_is(t, tn, f->bulk))
-					rin_bulk(&r, f->bulk, strlen(f->bulk), f->bulk_drop ? NULL : stdout);
-				continue;
-			}
-			warnmsg("%s:%lu: %s", r.name, r.lineno, r.err);
-			rc = EX_DATA;
-			if (!kflag) {
-				rin_close(&r);
-				return rc;
-			}
-		}
-		rin_close(&r);
-	}
-	if (f->end)
-		f->end(f->arg);
-	return rc;
 }
 
 void
@@ -317,7 +258,7 @@ sr_sect_need(struct sr_sect *s, struct rin *r, const char *what)
 {
 	if (s->active)
 		return 0;
-	snprintf(r->err, sizeof r->err, "%s before any \"profile\" record", what);
+	rin_error(r, "%s before any \"profile\" record", what);
 	return -1;
 }
 
@@ -329,7 +270,7 @@ sr_sect_kernel(struct sr_sect *s, struct rin *r, const struct sr_kern *k)
 	if (sr_sect_need(s, r, "kernel") != 0)
 		return -1;
 	if (s->sec == SR_HOST) {
-		snprintf(r->err, sizeof r->err, "kernel after the profile's \"host\" records");
+		rin_error(r, "kernel after the profile's \"host\" records");
 		return -1;
 	}
 	if ((o = sr_order(&s->ord, r, k)) < 0)
@@ -377,7 +318,7 @@ sr_aside_next(struct rin *r, const char *opt, const char *type,
 	if (st < 0 || rin_type(r, &t, &tn) != 0)
 		return -1;
 	if (!sr_is(t, tn, type)) {
-		snprintf(r->err, sizeof r->err, "a \"%.*s\" record: %s takes %s records only",
+		rin_error(r, "a \"%.*s\" record: %s takes %s records only",
 		    (int)(tn < 40 ? tn : 40), t, opt, type);
 		return -1;
 	}
@@ -388,35 +329,10 @@ sr_aside_next(struct rin *r, const char *opt, const char *type,
 			return -1;
 		f = rin_get(r, "profile");
 		if (f == NULL || f->vlen != proflen || memcmp(f->v, prof, proflen) != 0) {
-			snprintf(r->err, sizeof r->err, "%s record of another profile than the input's",
+			rin_error(r, "%s record of another profile than the input's",
 			    type);
 			return -1;
 		}
 	}
 	return 1;
-}
-
-int
-sr_getopt(int argc, char *argv[], const char *own, struct sr_opts *o)
-{
-	char opts[64];
-	int c;
-
-	if ((size_t)snprintf(opts, sizeof opts, "km:r:%s", own) >= sizeof opts)
-		die("sr_getopt: too many options");
-	while ((c = getopt(argc, argv, opts)) != -1)
-		switch (c) {
-		case 'k':
-			o->kflag = 1;
-			break;
-		case 'm':
-			o->maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
-			break;
-		case 'r':
-			o->rules = optarg;
-			break;
-		default:
-			return c;
-		}
-	return -1;
 }

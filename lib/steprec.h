@@ -1,12 +1,13 @@
 /*
- * steprec: what asc-steps, asc-merge and asc-gaps share: the record loop
- * with FILE:LINE messages and -k, the kernel fields they read, the
- * (device, start) order check and the kernel context object that segments
- * and bubbles carry.
+ * steprec: the stream protocol of a profile's records (struct sr_sect,
+ * which lib/filter.c drives at each profile record), the kernel fields
+ * the stages read, the (device, start) order check, the kernel context
+ * object that segments and bubbles carry, pass-through and the reader of
+ * an aside file.
  *
  * Field pointers (struct rfield) borrow the reader's current line: they
  * are valid until the next rin_next().  Nothing here exits on bad data:
- * functions return -1 with a message in r->err.
+ * functions return -1 with a message (rin_error()).
  */
 #ifndef ASC_STEPREC_H
 #define ASC_STEPREC_H
@@ -34,7 +35,7 @@ int	sr_kernel(struct rin *r, struct sr_kern *k);
  * Order of kernels inside one profile: (device, start).  A device run is a
  * "pass".  sr_order() returns 0 for the next kernel of the current pass,
  * 1 for the first kernel of a new pass (first kernel or a new device), -1
- * with r->err set when a start goes backwards on a device or a device
+ * with r's error set when a start goes backwards on a device or a device
  * comes back after another one.  sr_order_reset() at each profile.
  */
 struct sr_order {
@@ -79,12 +80,12 @@ void	sr_sect_profile(struct sr_sect *, struct rin *r);
  */
 enum { SR_CHECK_KERNEL = 1, SR_CHECK_HOST = 2 };
 int	sr_sect_end(struct sr_sect *, int what, FILE *out);
-/* A record of type what that needs a profile: 0, or -1 with r->err set. */
+/* A record of type what that needs a profile: 0, or -1 with r's error set. */
 int	sr_sect_need(struct sr_sect *, struct rin *r, const char *what);
 /*
  * A kernel, after sr_kernel(): it needs a profile, must come before the
  * host events and in (device, start) order.  Returns sr_order()'s 0 or 1
- * (1: the first kernel of a device run), or -1 with r->err set.
+ * (1: the first kernel of a device run), or -1 with r's error set.
  */
 int	sr_sect_kernel(struct sr_sect *, struct rin *r, const struct sr_kern *);
 /* A host record: 1 when it is the profile's first (its kernels are
@@ -105,7 +106,7 @@ int	sr_is(const char *t, size_t n, const char *want);
  * profile) read through r: its type must be `type`, its profile the
  * input's (prof: the raw JSON value), told by a prefix test and, when the
  * record is written otherwise, by its "profile" field.  1 a record, 0 at
- * the end, -1 bad (r->err set; opt names the option in it).  pre is the
+ * the end, -1 bad (r's error set; opt names the option in it).  pre is the
  * caller's, empty at the first call.
  */
 int	sr_aside_next(struct rin *r, const char *opt, const char *type,
@@ -113,49 +114,5 @@ int	sr_aside_next(struct rin *r, const char *opt, const char *type,
 
 /* Write the current line unchanged, with a newline. */
 void	sr_pass(const struct rin *);
-
-/*
- * The record loop over files (none: stdin).  rec() is called per line
- * with its "type" and returns 0, or -1 with r->err set: the message is
- * printed as FILE:LINE: err, and the loop stops (kflag 0) or skips the
- * record.  end() runs after the last line of the last file (not after a
- * stop).  Returns EX_OK or EX_DATA; unreadable files exit EX_SYS.
- */
-struct sr_filter {
-	int	(*rec)(struct rin *, const char *type, size_t tlen, void *arg);
-	void	(*end)(void *arg);
-	void	 *arg;
-	/*
-	 * bulk: a record type that rec() passes unchanged (bulk_drop: drops)
-	 * from its second consecutive record on; the loop then moves such
-	 * runs without calling rec() (rin_bulk).
-	 */
-	const char *bulk;
-	int	 bulk_drop;
-	/*
-	 * own: the record types this stage writes, NULL-terminated ("x_*":
-	 * every type that starts with x_).  Such records in the input come
-	 * from an earlier run of the stage and are dropped before rec() sees
-	 * them: a rerun replaces, never appends.
-	 */
-	const char *const *own;
-};
-int	sr_run(int nfiles, char **files, size_t maxline, int kflag,
-	    const struct sr_filter *);
-
-/*
- * The options of a stage that reads records with sr_run(): -k (go on
- * past bad records), -m maxline (the longest line, in bytes), -r rules.
- * sr_getopt() is getopt(3) over "km:r:" and the stage's own letters (own,
- * spelled as for getopt): it takes the common ones into *o and returns
- * the stage's, '?' for an unknown letter, -1 at the end.
- */
-struct sr_opts {
-	size_t		 maxline;
-	int		 kflag;
-	const char	*rules;		/* NULL: the rules built in */
-};
-#define SR_OPTS_INIT	{ .maxline = (size_t)1 << 28, .kflag = 0, .rules = NULL }
-int	sr_getopt(int argc, char *argv[], const char *own, struct sr_opts *o);
 
 #endif

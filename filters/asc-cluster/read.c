@@ -899,7 +899,7 @@ readinput(const char *path, int file)
 		}
 		prof = getstr(&in, "profile");
 		if (prof == NULL) {
-			snprintf(in.err, sizeof in.err, "record has no \"profile\"");
+			rin_error(&in, "record has no \"profile\"");
 			goto bad;
 		}
 		rk = findrank(file, prof, istype(t, tn, "profile"));
@@ -911,7 +911,7 @@ readinput(const char *path, int file)
 			rk->file = file;
 			onprofile(&in, rk);
 			if (sameprofile(&ranks[first], rk)) {
-				snprintf(in.err, sizeof in.err, "profile %.120s a second time (same path and origin): one profile given twice",
+				rin_error(&in, "profile %.120s a second time (same path and origin): one profile given twice",
 				    prof);
 				free(prof);
 				goto bad;
@@ -923,7 +923,7 @@ readinput(const char *path, int file)
 		}
 		free(prof);
 		if (rk == NULL) {
-			snprintf(in.err, sizeof in.err, "record of a profile before its \"profile\" record");
+			rin_error(&in, "record of a profile before its \"profile\" record");
 			goto bad;
 		}
 		if (istype(t, tn, "profile")) {
@@ -965,7 +965,7 @@ readinput(const char *path, int file)
 			oncommkernel(&in, rk, (int)(rk - ranks));
 		continue;
 bad:
-		fprintf(stderr, "%s: %s:%lu: %s\n", progname, dispname(path), in.lineno, in.err);
+		fprintf(stderr, "%s: %s:%lu: %s\n", progname, dispname(path), in.lineno, rin_errmsg(&in));
 		exit(EX_DATA);
 	}
 	rin_close(&in);

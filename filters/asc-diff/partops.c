@@ -231,7 +231,7 @@ partops(const char *path, jv parts)
 			break;
 		if (n < 0 || rin_type(&r, &t, &tn) != 0 ||
 		    (tn == 6 && memcmp(t, "kernel", 6) == 0 && add_kernel(&r, &tmp, &key) != 0))
-			die("%s:%lu: %s", path, r.lineno, r.err);
+			die("%s:%lu: %s", path, r.lineno, rin_errmsg(&r));
 		if (!(tn == 6 && memcmp(t, "kernel", 6) == 0))
 			rin_bulk(&r, t, tn, NULL);
 	}

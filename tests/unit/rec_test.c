@@ -123,8 +123,8 @@ stris(const struct rin *r, const char *key, const char *want)
 static int
 errhas(const struct rin *r, const char *s)
 {
-	if (strstr(r->err, s) == NULL) {
-		fprintf(stderr, "  err \"%s\" lacks \"%s\"\n", r->err, s);
+	if (strstr(rin_errmsg(r), s) == NULL) {
+		fprintf(stderr, "  err \"%s\" lacks \"%s\"\n", rin_errmsg(r), s);
 		return 0;
 	}
 	return 1;
@@ -150,6 +150,9 @@ test_fast(void)
 	CHECK(i64fails(&r, "missing"));
 	CHECK(stris(&r, "type", "kernel"));
 	CHECK(strfails(&r, "start_ns"));
+	/* A stage's message, formatted, and -1 to return. */
+	CHECK(rin_error(&r, "kernel \"%s\" of %d bytes", "name", 70000) == -1);
+	CHECK(strcmp(rin_errmsg(&r), "kernel \"name\" of 70000 bytes") == 0);
 	CHECK(rin_next(&r) == 0);
 	CHECK(rin_next(&r) == 0);
 	done(&r);
@@ -297,7 +300,7 @@ test_fallback(void)
 		}
 		buf_addc(&b, '}');
 		CHECK(scanone(&r, b.p) == -1);
-		CHECK(r.err[0] != '\0');
+		CHECK(rin_errmsg(&r)[0] != '\0');
 		CHECK(typeis(&r, "many"));	/* the fast type path still works */
 		done(&r);
 		buf_free(&b);
@@ -371,7 +374,7 @@ test_jq16(void)
 
 		for (size_t i = 0; i < sizeof nans / sizeof *nans; i++) {
 			CHECK(scanone(&r, nans[i]) == -1);
-			CHECK(strstr(r.err, "is not JSON") != NULL);
+			CHECK(strstr(rin_errmsg(&r), "is not JSON") != NULL);
 			done(&r);
 		}
 	}
@@ -379,7 +382,7 @@ test_jq16(void)
 	/* libjq 1.6 leniencies the fallback inherits: .5, 1., 01 are
 	 * accepted and normalised; a leading + is refused (issue 15). */
 	CHECK(scanone(&r, "{\"a\":+1}") == -1);
-	CHECK(strstr(r.err, "is not JSON") != NULL);
+	CHECK(strstr(rin_errmsg(&r), "is not JSON") != NULL);
 	done(&r);
 	CHECK(scanone(&r, "{\"b\":.5,\"c\":1.,\"d\":01}") == 0);
 	CHECK(i64is(&r, "c", 1) && i64is(&r, "d", 1));
@@ -397,7 +400,7 @@ test_nested(void)
 	 * nested value that no filter asks for is refused, with libjq's
 	 * message, and the line has no fields. */
 	CHECK(scanone(&r, "{\"type\":\"k\",\"start_ns\":5,\"pmu\":{\"a\":1,]}}") == -1);
-	CHECK(strstr(r.err, "invalid JSON") != NULL);
+	CHECK(strstr(rin_errmsg(&r), "invalid JSON") != NULL);
 	CHECK(r.nf == 0 && rin_get(&r, "start_ns") == NULL);
 	done(&r);
 	/* A line not closed by } */
@@ -451,7 +454,7 @@ test_nested(void)
 
 			snprintf(line, sizeof line, "{\"type\":\"k\",\"v\":%s}", nf[i]);
 			CHECK(scanone(&r, line) == -1);
-			CHECK(strstr(r.err, "field \"v\": ") && strstr(r.err, "is not JSON"));
+			CHECK(strstr(rin_errmsg(&r), "field \"v\": ") && strstr(rin_errmsg(&r), "is not JSON"));
 			done(&r);
 		}
 	}
@@ -553,8 +556,8 @@ test_notjson(void)
 			if (rc != -1)
 				fprintf(stderr, "  accepted: %s\n", bad[i]);
 			CHECK(rc == -1);
-			CHECK(r.err[0] != '\0');
-			CHECK(strstr(r.err, "while parsing") == NULL);
+			CHECK(rin_errmsg(&r)[0] != '\0');
+			CHECK(strstr(rin_errmsg(&r), "while parsing") == NULL);
 			done(&r);
 		}
 	}

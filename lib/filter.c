@@ -1,0 +1,157 @@
+/* filter: the options and the record loop every stage shares, with a
+ * profile's bookkeeping and the gathering of a whole profile. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "filter.h"
+#include "util.h"
+
+int
+filter_getopt(int argc, char *argv[], const char *own, struct filter_opts *o)
+{
+	char opts[64];
+	int c;
+
+	if ((size_t)snprintf(opts, sizeof opts, "km:r:%s", own) >= sizeof opts)
+		die("filter_getopt: too many options");
+	while ((c = getopt(argc, argv, opts)) != -1)
+		switch (c) {
+		case 'k':
+			o->kflag = 1;
+			break;
+		case 'm':
+			o->maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
+			break;
+		case 'r':
+			o->rules = optarg;
+			break;
+		default:
+			return c;
+		}
+	return -1;
+}
+
+static int
+isown(const struct filter *f, const char *t, size_t tn)
+{
+	if (f->own)
+		for (const char *const *o = f->own; *o; o++) {
+			size_t n = strlen(*o);
+
+			if (n && (*o)[n - 1] == '*' ? tn >= n - 1 && memcmp(t, *o, n - 1) == 0 :
+			    sr_is(t, tn, *o))
+				return 1;
+		}
+	return 0;
+}
+
+/* A "profile" record, with sect set: close the last profile, open this. */
+static int
+profile(const struct filter *f, struct rin *r)
+{
+	const struct rfield *p;
+
+	if (rin_scan(r) != 0)
+		return -1;
+	if (f->profile_end)
+		f->profile_end(r, f->arg);
+	if (f->check)
+		sr_sect_end(f->sect, f->check, stdout);
+	sr_sect_profile(f->sect, r);
+	if (f->prof) {
+		f->prof->len = 0;
+		if ((p = rin_get(r, "profile")) != NULL)
+			buf_add(f->prof, p->v, p->vlen);
+		else
+			buf_adds(f->prof, "null");
+	}
+	return f->profile ? f->profile(r, f->arg) : 0;
+}
+
+/* One record of type t[0..tn): 0, or -1 (r's error set). */
+static int
+onerec(const struct filter *f, struct rin *r, const char *t, size_t tn)
+{
+	if (f->sect && sr_is(t, tn, "profile") && profile(f, r) != 0)
+		return -1;
+	if (f->rec(r, t, tn, f->arg) != 0)
+		return -1;
+	if (f->bulk && sr_is(t, tn, f->bulk))
+		rin_bulk(r, f->bulk, strlen(f->bulk), f->bulk_drop ? NULL : stdout);
+	return 0;
+}
+
+/* In gather mode; *have: a profile is being gathered. */
+static int
+gatherrec(const struct filter *f, struct rin *r, const char *t, size_t tn, int *have)
+{
+	int k = f->gather_as ? f->gather_as(r, t, tn, f->arg) : gather_index(f->gather, t, tn);
+
+	if (!f->gather_pass && k == -1) {
+		rin_bulk(r, t, tn, NULL);	/* not gathered: skip the run */
+		return 0;
+	}
+	if (k == 0) {
+		if (*have)
+			f->whole(f->gather, f->arg);
+		*have = 1;
+		if (f->profile && f->profile(r, f->arg) != 0)
+			return -1;
+	}
+	if (f->rec && f->rec(r, t, tn, f->arg) != 0)
+		return -1;
+	if (f->gather_pass) {
+		sr_pass(r);
+		if (k == -1)
+			rin_bulk(r, t, tn, stdout);	/* not gathered: the run passes */
+	}
+	if (k < 0 || !*have)
+		return 0;	/* records before any profile: ignored */
+	return gather_add(f->gather, k, r);
+}
+
+int
+filter_run(int nfiles, char **files, const struct filter_opts *o, const struct filter *f)
+{
+	static char *stdinonly[] = { "-" };
+	struct rin r;
+	int rc = EX_OK, have = 0;
+
+	if (nfiles == 0) {
+		nfiles = 1;
+		files = stdinonly;
+	}
+	stdout_big();
+	for (int i = 0; i < nfiles; i++) {
+		int st;
+
+		if (rin_open(&r, files[i], o->maxline) != 0)
+			dieerr("%s", files[i]);
+		while ((st = rin_next(&r)) != 0) {
+			const char *t;
+			size_t tn;
+
+			if (st > 0 && rin_type(&r, &t, &tn) == 0 && isown(f, t, tn))
+				continue;
+			if (st > 0 && rin_type(&r, &t, &tn) == 0 &&
+			    (f->gather ? gatherrec(f, &r, t, tn, &have) : onerec(f, &r, t, tn)) == 0)
+				continue;
+			if (rin_bad(&r, o->kflag, &rc)) {
+				rin_close(&r);
+				return rc;
+			}
+		}
+		rin_close(&r);
+	}
+	if (f->gather && have)
+		f->whole(f->gather, f->arg);
+	if (f->sect && f->profile_end)
+		f->profile_end(NULL, f->arg);
+	if (f->sect && f->check)
+		sr_sect_end(f->sect, f->check, stdout);
+	if (f->end)
+		f->end(f->arg);
+	return rc;
+}

@@ -1,0 +1,103 @@
+/*
+ * filter: the skeleton of a stage.  main() takes the options common to
+ * the stages with filter_getopt(), fills a struct filter with designated
+ * initialisers (each field below says what it does; a field left out is
+ * off) and hands its inputs to filter_run(), which reads the records of
+ * every file (none: stdin) in order and calls the stage back.
+ *
+ * The loop prints a bad record as FILE:LINE: err and stops, or with -k
+ * skips it; it drops the records the stage writes itself (a rerun
+ * replaces them, never appends); it can do a profile's bookkeeping (the
+ * stream protocol of steprec.h) and gather a whole profile (gather.h) for
+ * the stages that judge or render one.
+ */
+#ifndef ASC_FILTER_H
+#define ASC_FILTER_H
+
+#include "gather.h"
+#include "rec.h"
+#include "steprec.h"
+
+/*
+ * The options of every stage: -k (go on past bad records), -m maxline
+ * (the longest line, in bytes), -r rules.  filter_getopt() is getopt(3)
+ * over "km:r:" and the stage's own letters (own, spelled as for getopt):
+ * it takes the common ones into *o and returns the stage's, '?' for an
+ * unknown letter, -1 at the end.
+ */
+struct filter_opts {
+	size_t		 maxline;
+	int		 kflag;
+	const char	*rules;		/* NULL: the rules built in */
+};
+#define FILTER_OPTS_INIT	{ .maxline = (size_t)1 << 28, .kflag = 0, .rules = NULL }
+int	filter_getopt(int argc, char *argv[], const char *own, struct filter_opts *o);
+
+struct filter {
+	/*
+	 * Every record but the stage's own, with its "type" (tlen bytes, not
+	 * NUL-terminated).  Returns 0, or -1 with r's error set.
+	 * The stage passes the records on itself (sr_pass).
+	 */
+	int	(*rec)(struct rin *r, const char *type, size_t tlen, void *arg);
+	/* After the last record of the last file; not after a stop. */
+	void	(*end)(void *arg);
+	void	 *arg;		/* given to every callback */
+	/*
+	 * bulk: a record type that rec() passes unchanged (bulk_drop: drops)
+	 * from its second consecutive record on; the loop then moves such
+	 * runs without calling rec() (rin_bulk).
+	 */
+	const char *bulk;
+	int	 bulk_drop;
+	/*
+	 * own: the record types this stage writes, NULL-terminated ("x_*":
+	 * every type that starts with x_).  Such records in the input come
+	 * from an earlier run of the stage and are dropped before rec() sees
+	 * them.
+	 */
+	const char *const *own;
+
+	/*
+	 * A profile's bookkeeping (when sect is set).  At a "profile" record,
+	 * before rec() sees it: the record is scanned (bad: -1), the previous
+	 * profile closed by profile_end(r), its counts compared when check
+	 * holds SR_CHECK_* (sr_sect_end), sect restarted on it
+	 * (sr_sect_profile), its "profile" value (raw JSON, null when
+	 * missing) copied into *prof when prof is set, and profile(r) called
+	 * (0, or -1 with r's error set).  After the last record (not after a
+	 * stop): profile_end(NULL) and the counts, before end().
+	 */
+	struct sr_sect *sect;
+	int	 check;
+	struct buf *prof;
+	void	(*profile_end)(struct rin *r, void *arg);
+	int	(*profile)(struct rin *r, void *arg);
+
+	/*
+	 * Gather mode (when gather is set): the records of one profile are
+	 * kept by type in gather, from its "profile" record (type index 0)
+	 * on, and whole(gather) gets them at the next "profile" record and
+	 * after the last record (not after a stop).  profile(r), when set,
+	 * is called at each "profile" record after whole(); rec(), when
+	 * set, sees each record before it is passed on or kept and may refuse
+	 * it (-1: neither).  Records before the first profile are not kept.
+	 *
+	 * gather_pass: every record is passed on unchanged (else none is).
+	 * gather_as: the type index a record is kept as (NULL: its type's,
+	 * gather_index()); -1: not kept, nor the rest of its run, which is
+	 * passed or skipped unread; FILTER_ONE: this record is not kept,
+	 * the next of its type may be.
+	 */
+	struct gather *gather;
+	int	 gather_pass;
+	int	(*gather_as)(const struct rin *r, const char *type, size_t tlen, void *arg);
+	void	(*whole)(struct gather *g, void *arg);
+};
+#define FILTER_ONE	(-2)
+
+/* Returns EX_OK or EX_DATA; an unreadable file exits EX_SYS. */
+int	filter_run(int nfiles, char **files, const struct filter_opts *o,
+	    const struct filter *f);
+
+#endif
