@@ -4,7 +4,8 @@
 # op:[rec], drill_step, kernels:[the drill-down step's kernels],
 # bubbles:[its significant bubble records]}.
 # Output: {file, text} objects: "anomaly_report.html", one "chart_*.svg"
-# per chart drawn, and "charts.md" (the Markdown links to them).
+# per chart drawn, and "charts.md" (the Markdown links to them, a file of
+# its own beside them).
 # Colours are the Okabe-Ito palette (told apart with every common colour
 # blindness); every mark has a <title> (the hover text) and every colour
 # a legend entry.  A chart needs two data points, else the page says so.
@@ -255,6 +256,8 @@ def extra($t):
 	elif $t == "Idle windows and their host causes" then ["c3", fig($C3) + $LONG]
 	elif $t == "Top ops" then ["c4", fig($C4)]
 	else null end;
+# (A Charts section at the end, which older asc appended to the report,
+# is left out.)
 def mdhtml:
 	(split("\n## Charts\n")[0] | split("\n")) as $L |
 	(reduce ($L[], "## ") as $l ({out: [], k: null, b: [], sec: null, placed: {}};
@@ -321,6 +324,6 @@ fig($C4),
 "<p>Written by asc-html from the anomaly_discovery verdict; exact figures are in anomaly_discovery.json.</p>"] | join("\n")) end),
 "</body></html>", ""] | join("\n"))}),
 ($CH[] | select(.svg) | {file, text: ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + .svg)}),
-{file: "charts.md", text: ("\n## Charts\n\n" +
+{file: "charts.md", text: ("# Charts of the anomaly report\n\n" +
   ($CH | map(select(.svg) | "![\(.caption)](\(.file))\n\n") | join("")) +
   "The same charts with hover text (the evidence of each bubble) are in anomaly_report.html.\n")}
