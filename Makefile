@@ -105,10 +105,12 @@ lib/rules_default.c: lib/rules.json
 	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' lib/rules.json; \
 	  echo ';'; } > $@
 
-# jq programs of asc-judge and asc-report are included as C strings.
-filters/%.jq.inc: filters/%.jq
-	{ echo '/* generated from $<: do not edit */'; \
-	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $<; } > $@
+# The jq programs of asc-judge, asc-report, asc-html and asc-diff are
+# included as C strings, each after filters/fmt.jq (the formatting helpers
+# they share: one program text, so no jq module path at run time).
+filters/%.jq.inc: filters/fmt.jq filters/%.jq
+	{ echo '/* generated from filters/fmt.jq and filters/$*.jq: do not edit */'; \
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' filters/fmt.jq filters/$*.jq; } > $@
 
 filters/asc-judge.o: filters/asc-judge.jq.inc
 filters/asc-report.o: filters/asc-report.jq.inc

@@ -472,31 +472,8 @@ def pick:
 # ---- the report.  Names (profiles, paths, ops, parts) are data: in the
 # Markdown each is a code span whose fence is longer than any run of
 # backticks in it, control characters shown, as asc-report writes them;
-# in a table '|' is escaped, in code spans too (as GFM reads tables).
-def hexd: "0123456789abcdef"[.:(. + 1)];
-# Every def below walks code points once: a name can be 64 KiB long.
-def ctl: if . == 10 then "\\n" elif . == 13 then "\\r" elif . == 9 then "\\t"
-	else "\\x" + ((. / 16 | floor) | hexd) + (. % 16 | hexd) end | explode;
-def alnum: . != null and ((. >= 48 and . <= 57) or (. >= 65 and . <= 90) or (. >= 97 and . <= 122) or . >= 128);
-# Per code point, the last one that is no '_' at or before it.
-def lastword: [foreach .[] as $x (null; if $x == 95 then . else $x end)];
-def mdt: tostring | if test("[\\\\`*_\\[\\]~<>&#+=\\-[:cntrl:]]") | not then . else explode as $c | ($c | lastword) as $p | ($c | reverse | lastword | reverse) as $q |
-	[range(0; $c | length) as $i | $c[$i] as $x |
-	 if $x < 32 or $x == 127 then [92] + ($x | ctl)
-	 elif $x == 60 then [38, 108, 116, 59] elif $x == 62 then [38, 103, 116, 59]
-	 elif $x == 38 then [38, 97, 109, 112, 59]
-	 elif $x == 95 and ($p[$i] | alnum) and ($q[$i] | alnum) then [95]
-	 elif $x == 92 or $x == 96 or $x == 42 or $x == 95 or $x == 91 or $x == 93 or $x == 126 or
-	   ($i == 0 and ($x == 35 or $x == 43 or $x == 45 or $x == 61)) then [92, $x]
-	 else [$x] end | .[]] | implode end;
-def code: if . == null then "n/a" else tostring |
-	if test("[`[:cntrl:]]|^ | $|^$") | not then "`" + . + "`" else explode as $c |
-	([foreach $c[] as $x (0; if $x == 96 then . + 1 else 0 end)] | max // 0) as $run |
-	($c | length > 0 and (.[0] == 96 or .[0] == 32 or .[-1] == 96 or .[-1] == 32)) as $edge |
-	(if $edge or ($c | length) == 0 then [32] else [] end) as $pad |
-	([range(0; $run + 1) | 96]) as $f |
-	$f + $pad + [$c[] | if . < 32 or . == 127 then ctl[] else . end] + $pad + $f | implode end end;
-def cell: tostring | if test("[|\\n]") | not then . else explode | [.[] | if . == 124 then 92, 124 elif . == 10 then 32 else . end] | implode end;
+# in a table '|' is escaped, in code spans too (as GFM reads tables):
+# md, code and cell of fmt.jq.
 def idlec($ns; $n): if $ns == null then null else ($ns | t) + (if $n != null then " in \($n)" else "" end) end;
 # Two adjacent parts (the first's wall ends where the next one's starts,
 # in both runs) whose walls change in opposite directions: time moved
@@ -614,8 +591,8 @@ def commlead($r; $row):
 	 else "" end) + ".\n" end;
 def stakemd: if .status != "changed" then ""
   elif .a_stake_kind == null and .b_stake_kind == null then ""
-  elif .a_stake_kind == .b_stake_kind then " (both " + (.a_stake_kind | sub("^upper bound"; "upper bounds") | mdt) + ")"
-  else " (A's " + (.a_stake_kind // "not said" | mdt) + "; B's " + (.b_stake_kind // "not said" | mdt) + ": figures of different kinds, so part of the change is the change of rule)" end;
+  elif .a_stake_kind == .b_stake_kind then " (both " + (.a_stake_kind | sub("^upper bound"; "upper bounds") | md) + ")"
+  else " (A's " + (.a_stake_kind // "not said" | md) + "; B's " + (.b_stake_kind // "not said" | md) + ": figures of different kinds, so part of the change is the change of rule)" end;
 # What a communication op's raw name is made of, on one of the report's
 # ops: only the parts its records show (the group's name ends in the
 # digits after the type; the next number follows the ops' start order).
@@ -662,7 +639,7 @@ def report:
 		  elif .kind == "bubble_window" then "\(.status) bubble \(.key | code)" + (if .cause then ", host cause \(.cause | code)" else "" end)
 		  else "\(.kind) \(.key | code)" end);
   "# asc-diff: \($s.a | code) → \($s.b | code)\n\n"
-  + "A: \($s.a_input | code) (\($s.a_level // "level unknown" | mdt), \($s.a_steps) step(s)); B: \($s.b_input | code) (\($s.b_level // "level unknown" | mdt), \($s.b_steps) step(s)).\n\n"
+  + "A: \($s.a_input | code) (\($s.a_level // "level unknown" | md), \($s.a_steps) step(s)); B: \($s.b_input | code) (\($s.b_level // "level unknown" | md), \($s.b_steps) step(s)).\n\n"
   + runsmd($r)
   + (if $s.mode == "cluster" then "Cluster of \($s.ranks) ranks, by mean step time: A is the median rank (\($s.a | code)), B the slowest (\($s.b | code)).\n\n" else "" end)
   + "B's mean step is " + (if $s.delta_ns == null then "not compared with A's (one of them has no step breakdown: below)"
@@ -692,7 +669,7 @@ def report:
      | map(row([.rank, rowdesc, ((if .covered then .a_own_ns elif .boundary_with then .a_kernel_ns else .a_total_ns // .a_elapsed_ns // .a_ns // .a_kernel_ns end) | t),
 		((if .covered then .b_own_ns elif .boundary_with then .b_kernel_ns else .b_total_ns // .b_elapsed_ns // .b_ns // .b_kernel_ns end) | t), (.delta_per_step_ns | st)]) + "\n") | add // "(none)\n")
   + ([$r[] | select(.kind == "caveat")] as $c
-     | if ($c | length) > 0 then "\n## What cannot be compared\n\n" + ($c | map("- " + (.text | mdt) + "\n") | add) else "" end)
+     | if ($c | length) > 0 then "\n## What cannot be compared\n\n" + ($c | map("- " + (.text | md) + "\n") | add) else "" end)
   + namesmd($r)
   + partsmd($r)
   + ([$r[] | select(.kind == "op" and .status != "same")] | sort_by(-(.delta_total_ns // 0 | abs)) as $o
@@ -709,8 +686,8 @@ def report:
   + ([$r[] | select(.kind == "bubble_window")] | sort_by(-(.delta_ns // 0 | abs)) as $w
      | if ($w | length) > 0 then "\nWindows new, gone, grown or shrunk:\n\n"
 	+ ($w[:20] | map("- \(.status) \(.key | code): \(.delta_ns | st)"
-			 + (if .b_rel_ns != null then ", at \(.b_rel_ns | t) into B's step" + (if .b_where then ", " + (.b_where | mdt) else "" end)
-			    elif .a_rel_ns != null then ", at \(.a_rel_ns | t) into A's step" + (if .a_where then ", " + (.a_where | mdt) else "" end) else "" end)
+			 + (if .b_rel_ns != null then ", at \(.b_rel_ns | t) into B's step" + (if .b_where then ", " + (.b_where | md) else "" end)
+			    elif .a_rel_ns != null then ", at \(.a_rel_ns | t) into A's step" + (if .a_where then ", " + (.a_where | md) else "" end) else "" end)
 			 + (if .cause then ", host cause \(.cause | code)" else "" end) + "\n") | add) else "" end)
   + ([$r[] | select(.kind == "comm_op")] as $c
      | if ($c | length) > 0 then "\n## Communication\n\nBy name without the communication group's number (Names, above).\n\n" + row(["op", "elapsed A", "elapsed B", "delta", "wait delta", "transfer delta", "GB/s A", "GB/s B"]) + "\n"
@@ -768,30 +745,8 @@ def svg:
 # The page: the Markdown report as HTML, as asc-html renders the anomaly
 # report (the same subset: headings, paragraphs, pipe tables, lists, code
 # spans, backslash escapes, the entities of the report), the waterfall
-# after the section it illustrates.  Every name reaches it escaped.
-def esc: gsub("&"; "&amp;") | gsub("<"; "&lt;") | gsub(">"; "&gt;") | gsub("\""; "&quot;");
-def txt: gsub("&(?!(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#[xX][0-9A-Fa-f]+);)"; "&amp;") |
-	gsub("<"; "&lt;") | gsub(">"; "&gt;") |
-	gsub("(?<!\\\\)\\*\\*(?<b>.+?)(?<!\\\\)\\*\\*"; "<b>\(.b)</b>") |
-	gsub("(?<![\\w\\\\])_(?<i>[^_\\s](?:.*?[^\\s\\\\])?)_(?!\\w)"; "<i>\(.i)</i>") |
-	gsub("\\\\(?<c>[!-/:-@\\[-`{-~])"; "\(.c)");
-def inl: [scan("(`+)(.+?)(?<!`)\\1(?!`)|([^`]+)|(`+)")] |
-	map(if .[0] != null then "<code>" + (.[1] | if test("^ .* $") and test("[^ ]") then .[1:-1] else . end | esc) + "</code>"
-	    else (.[2] // .[3]) | txt end) | join("");
-def cells: sub("^\\|"; "") | sub("\\|\\s*$"; "") | [splits("(?<!\\\\)\\|")] |
-	# a cell's \| is a pipe, in a code span too (as GFM reads tables)
-	map(sub("^\\s+"; "") | sub("\\s+$"; "") | gsub("\\\\\\|"; "|") | inl);
-def mdblock($k; $b):
-	if $k == "p" then ($b | join("\n")) as $t |
-		# a paragraph in _..._ (the report's last line) is italic whole
-		if ($t | test("^_[^_\\s].*[^\\s\\\\]_$")) then "<p><i>" + ($t[1:-1] | inl) + "</i></p>" else "<p>" + ($t | inl) + "</p>" end
-	elif $k == "table" then "<div class=\"nw\"><table><tr>" + ($b[0] | cells | map("<th>\(.)</th>") | join("")) + "</tr>" +
-		($b[2:] | map("<tr>" + (cells | map("<td>\(.)</td>") | join("")) + "</tr>") | join("")) + "</table></div>"
-	elif $k == "ul" then "<ul>" + ($b | map("<li>" + (sub("^- "; "") | inl) + "</li>") | join("")) + "</ul>"
-	elif $k == "ol" then "<ol>" + ($b | map("<li>" + (sub("^[0-9]+\\. "; "") | inl) + "</li>") | join("")) + "</ol>"
-	else "" end;
-def lkind: if test("^\\s*$") then "blank" elif test("^#{1,6} ") then "h" elif startswith("|") then "table"
-	elif startswith("- ") then "ul" elif test("^[0-9]+\\. ") then "ol" else "text" end;
+# after the section it illustrates.  Every name reaches it escaped.  The
+# block and inline helpers are fmt.jq's, shared with asc-html.
 def mdhtml($fig):
 	split("\n") as $L |
 	(reduce ($L[], "## ") as $l ({out: [], k: null, b: [], sec: null};

@@ -3,8 +3,9 @@
  * self-contained HTML page with inline SVG charts (the per-step time
  * breakdown, the drill-down step's timeline with its bubbles, the
  * bubble-size distribution, the top ops with their wait apart), and the
- * same charts as .svg files for the Markdown report.  The page and the
- * charts are written by the built-in jq program asc-html.jq.
+ * same charts as .svg files with charts.md, the Markdown that links them.
+ * The page and the charts are written by the built-in jq program
+ * asc-html.jq.
  *
  * The stream is read twice (a pipe is spooled): once to gather the
  * verdict, the drill-down choice and the ops, and once for the kernels
@@ -98,16 +99,12 @@ put(jv o, void *arg)
 			save(outpath, jv_string_value(t), n);
 		else if (fwrite(jv_string_value(t), 1, n, stdout) != n)
 			dieerr("stdout");
-	} else if (strcmp(fn, "charts.md") == 0) {
-		FILE *m;
-
-		/* The Markdown report links the charts written beside it. */
-		if (mdpath && svgdir) {
-			if ((m = fopen(mdpath, "a")) == NULL || fwrite(jv_string_value(t), 1, n, m) != n ||
-			    fclose(m) != 0)
-				dieerr("%s", mdpath);
-		}
 	} else if (svgdir) {
+		/*
+		 * The charts and charts.md, the Markdown that links them by
+		 * relative name, go to the same directory; no other file is
+		 * written to (the report read with -a stays asc-report's).
+		 */
 		size_t len = strlen(svgdir) + strlen(fn) + 2;
 		char *p = xmalloc(len);
 

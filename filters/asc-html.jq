@@ -4,19 +4,12 @@
 # op:[rec], drill_step, kernels:[the drill-down step's kernels],
 # bubbles:[its significant bubble records]}.
 # Output: {file, text} objects: "anomaly_report.html", one "chart_*.svg"
-# per chart drawn, and "charts.md" (the Markdown links to them).
+# per chart drawn, and "charts.md" (the Markdown links to them, a file of
+# its own beside them).
 # Colours are the Okabe-Ito palette (told apart with every common colour
 # blindness); every mark has a <title> (the hover text) and every colour
 # a legend entry.  A chart needs two data points, else the page says so.
 
-def sig3: if . >= 100 then round elif . >= 10 then (. * 10 | round) / 10
-	else (. * 100 | round) / 100 end;
-def dur: if . == null then "n/a"
-	elif (. | fabs) >= 1000 then "\(. / 1000 | sig3) s"
-	elif (. | fabs) >= 1 then "\(sig3) ms"
-	elif . == 0 then "0"
-	else "\(. * 1000 | sig3) µs" end;
-def pct: if . == null then "n/a" else "\((. * 1000 | round) / 10)%" end;
 def h: tostring | @html;
 def p: (. * 10 | round) / 10;
 def clip($n): if length > $n then .[0:$n - 1] + "…" else . end;
@@ -199,7 +192,7 @@ def kclass: if . == "COMMUNICATION" then "comm"
       rect($l; $y + 4; [$o.dur_total_ms * $sc, 0.8] | max; $rh - 8; C.compute;
         "\($o.key): duration \($o.dur_total_ms | dur) in \($o.calls) calls") +
       rect($l + $o.dur_total_ms * $sc; $y + 4; $o.wait_total_ms * $sc; $rh - 8; C.wait;
-        "\($o.key): wait before it \($o.wait_total_ms | dur) (\($o.wait_ratio | pct) of its cost)\(if $o.wait_anchor then "; a wait anchor" else "" end)") +
+        "\($o.key): wait before it \($o.wait_total_ms | dur) (\($o.wait_ratio | pctx) of its cost)\(if $o.wait_anchor then "; a wait anchor" else "" end)") +
       text($l + $o.total_cost_ms * $sc + 6; $y + 17; "start";
         "\($o.total_cost_ms | dur) (wait \($o.wait_total_ms | dur))\(if $o.wait_anchor then " anchor" else "" end)") +
       "</g>"] | join("")) +
@@ -209,41 +202,12 @@ def kclass: if . == "COMMUNICATION" then "comm"
 [$C1, $C2, $C3, $C4] as $CH |
 def fig($c): if $c.svg then "<figure>\($c.svg)<figcaption>\($c.caption | h)</figcaption></figure>"
 	else "<p class=\"none\">\($c.none | h)</p>" end;
-def row($cells): "<tr>" + ($cells | map("<td>\(. | h)</td>") | join("")) + "</tr>";
-def table($head; $rows): "<table><tr>" + ($head | map("<th>\(. | h)</th>") | join("")) + "</tr>" + ($rows | map(row(.)) | join("")) + "</table>";
+def hrow($cells): "<tr>" + ($cells | map("<td>\(. | h)</td>") | join("")) + "</tr>";
+def htable($head; $rows): "<table><tr>" + ($head | map("<th>\(. | h)</th>") | join("")) + "</tr>" + ($rows | map(hrow(.)) | join("")) + "</table>";
 
-
-# The Markdown report as HTML: the subset asc-report writes (headings,
-# paragraphs, pipe tables, lists; code spans, **bold**, _italic_,
-# backslash escapes, the entities it writes for < > &).  Each chart goes
-# after the section it illustrates, the longest bubbles after the idle
-# windows; a chart whose section is missing goes in a last section.
-def esc: gsub("&"; "&amp;") | gsub("<"; "&lt;") | gsub(">"; "&gt;") | gsub("\""; "&quot;");
-def txt: gsub("&(?!(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#[xX][0-9A-Fa-f]+);)"; "&amp;") |
-	gsub("<"; "&lt;") | gsub(">"; "&gt;") |
-	gsub("(?<!\\\\)\\*\\*(?<b>.+?)(?<!\\\\)\\*\\*"; "<b>\(.b)</b>") |
-	gsub("(?<![\\w\\\\])_(?<i>[^_\\s](?:.*?[^\\s\\\\])?)_(?!\\w)"; "<i>\(.i)</i>") |
-	gsub("\\\\(?<c>[!-/:-@\\[-`{-~])"; "\(.c)");
-def inl: [scan("(`+)(.+?)(?<!`)\\1(?!`)|([^`]+)|(`+)")] |
-	map(if .[0] != null then "<code>" + (.[1] | if test("^ .* $") and test("[^ ]") then .[1:-1] else . end | esc) + "</code>"
-	    else (.[2] // .[3]) | txt end) | join("");
-def cells: sub("^\\|"; "") | sub("\\|\\s*$"; "") | [splits("(?<!\\\\)\\|")] |
-	# a cell's \| is a pipe, in a code span too (as GFM reads tables)
-	map(sub("^\\s+"; "") | sub("\\s+$"; "") | gsub("\\\\\\|"; "|") | inl);
-def mdblock($k; $b):
-	if $k == "p" then ($b | join("\n")) as $t |
-		# a paragraph in _..._ (the report's last line) is italic whole
-		if ($t | test("^_[^_\\s].*[^\\s\\\\]_$")) then "<p><i>" + ($t[1:-1] | inl) + "</i></p>" else "<p>" + ($t | inl) + "</p>" end
-	elif $k == "table" then "<div class=\"nw\"><table><tr>" + ($b[0] | cells | map("<th>\(.)</th>") | join("")) + "</tr>" +
-		($b[2:] | map("<tr>" + (cells | map("<td>\(.)</td>") | join("")) + "</tr>") | join("")) + "</table></div>"
-	elif $k == "ul" then "<ul>" + ($b | map("<li>" + (sub("^- "; "") | inl) + "</li>") | join("")) + "</ul>"
-	elif $k == "ol" then "<ol>" + ($b | map("<li>" + (sub("^[0-9]+\\. "; "") | inl) + "</li>") | join("")) + "</ol>"
-	else "" end;
-def lkind: if test("^\\s*$") then "blank" elif test("^#{1,6} ") then "h" elif startswith("|") then "table"
-	elif startswith("- ") then "ul" elif test("^[0-9]+\\. ") then "ol" else "text" end;
 # The long bubble table (the page's own: the report shows the five longest).
 ("<p>The \([$W | length, 10] | min) longest of the \($A.significant_windows_total // ($W | length)) significant bubbles\(if ($W | length) > 10 then " (\(if ($W | length) == $A.significant_windows_total then "all" else "the \($W | length) longest" end) in anomaly_discovery.json, bubble_windows)" else "" end):</p>" +
- "<div class=\"nw\">" + table(["bubble", "duration", "start (abs µs)", "labels", "host causes", "kernel before", "kernel after", "device tasks (no kernels) inside"];
+ "<div class=\"nw\">" + htable(["bubble", "duration", "start (abs µs)", "labels", "host causes", "kernel before", "kernel after", "device tasks (no kernels) inside"];
   $W[0:10] | map([.bubble_id, (.duration_ms | dur), .start_abs_us // "n/a", (.candidate_labels // [] | join(", ")),
     (.host_causes // {} | to_entries | map("\(.key) \(if .value == null then "not recorded" else (.value | dur) end)") | join(", ")),
     (if .before == null then "(capture edge)" else "\(.before.name) (\(.before.src // ""))" end),
@@ -255,6 +219,11 @@ def extra($t):
 	elif $t == "Idle windows and their host causes" then ["c3", fig($C3) + $LONG]
 	elif $t == "Top ops" then ["c4", fig($C4)]
 	else null end;
+# The Markdown report as HTML (the helpers in fmt.jq).  Each chart goes
+# after the section it illustrates, the longest bubbles after the idle
+# windows; a chart whose section is missing goes in a last section.
+# (A Charts section at the end, which older asc appended to the report,
+# is left out.)
 def mdhtml:
 	(split("\n## Charts\n")[0] | split("\n")) as $L |
 	(reduce ($L[], "## ") as $l ({out: [], k: null, b: [], sec: null, placed: {}};
@@ -296,22 +265,22 @@ else ([
 "<h2>Where the step's time goes</h2>",
 (if $DG == null then "<p>No step group.</p>" else
  "<p>Group <code>\($DG.group_id | h)</code>: \($DG.group_size) step(s), \($DG.service_ms_avg | dur) per step on average.</p>" +
- table(["part", "per step", "share of step"];
+ htable(["part", "per step", "share of step"];
    [["compute", "compute"], ["communication not overlapped", "comm_exposed"], ["free (bubbles between kernels)", "free"],
     ["preparing (before the first kernel)", "preparing"], ["tail (after the last kernel)", "tail"],
     ["(communication overlapped with compute)", "comm_overlapped"]] |
-   map([.[0], ($DG.breakdown_ms_avg[.[1]] | dur), ($DG.breakdown_share[.[1]] | pct)]))
+   map([.[0], ($DG.breakdown_ms_avg[.[1]] | dur), ($DG.breakdown_share[.[1]] | pctx)]))
  end),
 fig($C1),
 "<h2>Recommendations</h2>",
-"<div class=\"nw\">" + table(["#", "priority", "at stake per step", "recommendation"];
-  ($A.recommendations // []) | map([.id // "", .priority // "", (if .time_at_stake_ms == null then "n/a" else "\(.time_at_stake_ms | dur) (\(.share_of_step | pct))" end), .text // .headline // ""])) + "</div>",
+"<div class=\"nw\">" + htable(["#", "priority", "at stake per step", "recommendation"];
+  ($A.recommendations // []) | map([.id // "", .priority // "", (if .time_at_stake_ms == null then "n/a" else "\(.time_at_stake_ms | dur) (\(.share_of_step | pctx))" end), .text // .headline // ""])) + "</div>",
 "<h2>The drill-down step</h2>",
 fig($C2),
 "<h2>Bubbles</h2>",
 fig($C3),
 "<p>The \([$W | length, 10] | min) longest of the \($A.significant_windows_total // ($W | length)) significant bubbles\(if ($W | length) > 10 then " (\(if ($W | length) == $A.significant_windows_total then "all" else "the \($W | length) longest" end) in anomaly_discovery.json, bubble_windows)" else "" end):</p>",
-"<div class=\"nw\">" + table(["bubble", "duration", "start (abs µs)", "labels", "host causes", "kernel before", "kernel after"];
+"<div class=\"nw\">" + htable(["bubble", "duration", "start (abs µs)", "labels", "host causes", "kernel before", "kernel after"];
   $W[0:10] | map([.bubble_id, (.duration_ms | dur), .start_abs_us // "n/a", (.candidate_labels // [] | join(", ")),
     (.host_causes // {} | to_entries | map("\(.key) \(if .value == null then "not recorded" else (.value | dur) end)") | join(", ")),
     (if .before == null then "(capture edge)" else "\(.before.name) (\(.before.src // ""))" end),
@@ -321,6 +290,6 @@ fig($C4),
 "<p>Written by asc-html from the anomaly_discovery verdict; exact figures are in anomaly_discovery.json.</p>"] | join("\n")) end),
 "</body></html>", ""] | join("\n"))}),
 ($CH[] | select(.svg) | {file, text: ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + .svg)}),
-{file: "charts.md", text: ("\n## Charts\n\n" +
+{file: "charts.md", text: ("# Charts of the anomaly report\n\n" +
   ($CH | map(select(.svg) | "![\(.caption)](\(.file))\n\n") | join("")) +
   "The same charts with hover text (the evidence of each bubble) are in anomaly_report.html.\n")}

@@ -584,9 +584,6 @@ def undercap($lr; $grp):
 
 # Recommendations: each carries the time at stake per step of its
 # group and they are ranked by it; P0 is the largest share of the step.
-def fmt: if . == null then "n/a" elif . >= 1000 then "\(. / 1000 | . * 100 | round / 100) s"
-	elif . >= 1 then "\(. * 100 | round / 100) ms" else "\(. * 1000 | . * 10 | round / 10) µs" end;
-def pcs: "\(. * 1000 | round / 10)%";
 # How a figure compares with another: "1.2 ms less than", "the same as".
 # The groups' roles and times per step, as one clause.
 def roleclause($n): map(select((.ops // 0) > 0)) |

@@ -7,46 +7,6 @@
 # "possible", "probable" or "insufficient evidence".
 
 def n: if . == null then "n/a" else tostring end;
-# A duration in ms, readable: 17.9 ms, 53.7 µs, 1.24 s.
-def sig3: if . >= 100 then round elif . >= 10 then (. * 10 | round) / 10
-	else (. * 100 | round) / 100 end;
-def dur: if . == null then "n/a"
-	elif (. | fabs) >= 1000 then "\(. / 1000 | sig3) s"
-	elif (. | fabs) >= 1 then "\(sig3) ms"
-	elif . == 0 then "0"
-	else "\(. * 1000 | sig3) µs" end;
-def pctx: if . == null then "n/a" else "\((. * 1000 | round) / 10)%" end;
-# Names are data: a viewer shows them as they are, whatever they hold.  A
-# control character is written \n, \r, \t or \xHH; in text, Markdown
-# punctuation is backslash-escaped (a run of '_' inside a word opens
-# nothing and stays) and < > & are entities; a code span's fence is longer than any run
-# of backticks inside it.  In a table, cell escapes '|' (in code spans too).
-def hexd: "0123456789abcdef"[.:(. + 1)];
-# Every def below walks code points once: a name can be 64 KiB long.
-def ctl: if . == 10 then "\\n" elif . == 13 then "\\r" elif . == 9 then "\\t"
-	else "\\x" + ((. / 16 | floor) | hexd) + (. % 16 | hexd) end | explode;
-def alnum: . != null and ((. >= 48 and . <= 57) or (. >= 65 and . <= 90) or (. >= 97 and . <= 122) or . >= 128);
-# Per code point, the last one that is no '_' at or before it.
-def lastword: [foreach .[] as $x (null; if $x == 95 then . else $x end)];
-def md: tostring | if test("[\\\\`*_\\[\\]~<>&#+=\\-[:cntrl:]]") | not then . else explode as $c | ($c | lastword) as $p | ($c | reverse | lastword | reverse) as $q |
-	[range(0; $c | length) as $i | $c[$i] as $x |
-	 if $x < 32 or $x == 127 then [92] + ($x | ctl)
-	 elif $x == 60 then [38, 108, 116, 59] elif $x == 62 then [38, 103, 116, 59]
-	 elif $x == 38 then [38, 97, 109, 112, 59]
-	 elif $x == 95 and ($p[$i] | alnum) and ($q[$i] | alnum) then [95]
-	 elif $x == 92 or $x == 96 or $x == 42 or $x == 95 or $x == 91 or $x == 93 or $x == 126 or
-	   ($i == 0 and ($x == 35 or $x == 43 or $x == 45 or $x == 61)) then [92, $x]
-	 else [$x] end | .[]] | implode end;
-def code: if . == null then "n/a" else tostring |
-	if test("[`[:cntrl:]]|^ | $|^$") | not then "`" + . + "`" else explode as $c |
-	([foreach $c[] as $x (0; if $x == 96 then . + 1 else 0 end)] | max // 0) as $run |
-	($c | length > 0 and (.[0] == 96 or .[0] == 32 or .[-1] == 96 or .[-1] == 32)) as $edge |
-	(if $edge or ($c | length) == 0 then [32] else [] end) as $pad |
-	([range(0; $run + 1) | 96]) as $f |
-	$f + $pad + [$c[] | if . < 32 or . == 127 then ctl[] else . end] + $pad + $f | implode end end;
-def cell: tostring | if test("[|\\n]") | not then . else explode | [.[] | if . == 124 then 92, 124 elif . == 10 then 32 else . end] | implode end;
-def row: "| " + (map(cell) | join(" | ")) + " |";
-def table($head; $rows): ([$head | row, ($head | map("---") | row)] + ($rows | map(row))) | join("\n");
 def kern: if . == null then "(capture edge)"
 	else "\(.name | code) \(.dur_ns / 1000000 | dur)" end;
 # A neighbouring kernel's name, and its task type, duration and stream.

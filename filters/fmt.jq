@@ -1,0 +1,84 @@
+# fmt.jq: the formatting helpers of asc's jq programs (asc-judge.jq,
+# asc-report.jq, asc-diff.jq, asc-html.jq), built into each before its
+# own text (the Makefile's .jq.inc rule), so that a format is changed in
+# one place.  A program that defines a name again uses its own.
+
+# ---- durations and shares
+# A duration in ms, readable: 17.9 ms, 53.7 µs, 1.24 s.
+def sig3: if . >= 100 then round elif . >= 10 then (. * 10 | round) / 10
+	else (. * 100 | round) / 100 end;
+def dur: if . == null then "n/a"
+	elif (. | fabs) >= 1000 then "\(. / 1000 | sig3) s"
+	elif (. | fabs) >= 1 then "\(sig3) ms"
+	elif . == 0 then "0"
+	else "\(. * 1000 | sig3) µs" end;
+# A share (0.123) as a percentage with one decimal: 12.3%.
+def pctx: if . == null then "n/a" else "\((. * 1000 | round) / 10)%" end;
+# The verdict's durations in ms (asc-judge: 2 decimals, µs below 1 ms)
+# and its shares (no null).
+def fmt: if . == null then "n/a" elif . >= 1000 then "\(. / 1000 | . * 100 | round / 100) s"
+	elif . >= 1 then "\(. * 100 | round / 100) ms" else "\(. * 1000 | . * 10 | round / 10) µs" end;
+def pcs: "\(. * 1000 | round / 10)%";
+
+# ---- Markdown text: escapes, code spans, pipe tables
+# Names are data: a viewer shows them as they are, whatever they hold.  A
+# control character is written \n, \r, \t or \xHH; in text, Markdown
+# punctuation is backslash-escaped (a run of '_' inside a word opens
+# nothing and stays) and < > & are entities; a code span's fence is longer than any run
+# of backticks inside it.  In a table, cell escapes '|' (in code spans too).
+def hexd: "0123456789abcdef"[.:(. + 1)];
+# Every def below walks code points once: a name can be 64 KiB long.
+def ctl: if . == 10 then "\\n" elif . == 13 then "\\r" elif . == 9 then "\\t"
+	else "\\x" + ((. / 16 | floor) | hexd) + (. % 16 | hexd) end | explode;
+def alnum: . != null and ((. >= 48 and . <= 57) or (. >= 65 and . <= 90) or (. >= 97 and . <= 122) or . >= 128);
+# Per code point, the last one that is no '_' at or before it.
+def lastword: [foreach .[] as $x (null; if $x == 95 then . else $x end)];
+def md: tostring | if test("[\\\\`*_\\[\\]~<>&#+=\\-[:cntrl:]]") | not then . else explode as $c | ($c | lastword) as $p | ($c | reverse | lastword | reverse) as $q |
+	[range(0; $c | length) as $i | $c[$i] as $x |
+	 if $x < 32 or $x == 127 then [92] + ($x | ctl)
+	 elif $x == 60 then [38, 108, 116, 59] elif $x == 62 then [38, 103, 116, 59]
+	 elif $x == 38 then [38, 97, 109, 112, 59]
+	 elif $x == 95 and ($p[$i] | alnum) and ($q[$i] | alnum) then [95]
+	 elif $x == 92 or $x == 96 or $x == 42 or $x == 95 or $x == 91 or $x == 93 or $x == 126 or
+	   ($i == 0 and ($x == 35 or $x == 43 or $x == 45 or $x == 61)) then [92, $x]
+	 else [$x] end | .[]] | implode end;
+def code: if . == null then "n/a" else tostring |
+	if test("[`[:cntrl:]]|^ | $|^$") | not then "`" + . + "`" else explode as $c |
+	([foreach $c[] as $x (0; if $x == 96 then . + 1 else 0 end)] | max // 0) as $run |
+	($c | length > 0 and (.[0] == 96 or .[0] == 32 or .[-1] == 96 or .[-1] == 32)) as $edge |
+	(if $edge or ($c | length) == 0 then [32] else [] end) as $pad |
+	([range(0; $run + 1) | 96]) as $f |
+	$f + $pad + [$c[] | if . < 32 or . == 127 then ctl[] else . end] + $pad + $f | implode end end;
+def cell: tostring | if test("[|\\n]") | not then . else explode | [.[] | if . == 124 then 92, 124 elif . == 10 then 32 else . end] | implode end;
+def row: "| " + (map(cell) | join(" | ")) + " |";
+def table($head; $rows): ([$head | row, ($head | map("---") | row)] + ($rows | map(row))) | join("\n");
+
+# ---- Markdown to HTML (asc-html, asc-diff)
+# The Markdown report as HTML: the subset asc-report writes (headings,
+# paragraphs, pipe tables, lists; code spans, **bold**, _italic_,
+# backslash escapes, the entities it writes for < > &).  Each chart goes
+# after the section it illustrates, the longest bubbles after the idle
+# windows; a chart whose section is missing goes in a last section.
+def esc: gsub("&"; "&amp;") | gsub("<"; "&lt;") | gsub(">"; "&gt;") | gsub("\""; "&quot;");
+def txt: gsub("&(?!(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#[xX][0-9A-Fa-f]+);)"; "&amp;") |
+	gsub("<"; "&lt;") | gsub(">"; "&gt;") |
+	gsub("(?<!\\\\)\\*\\*(?<b>.+?)(?<!\\\\)\\*\\*"; "<b>\(.b)</b>") |
+	gsub("(?<![\\w\\\\])_(?<i>[^_\\s](?:.*?[^\\s\\\\])?)_(?!\\w)"; "<i>\(.i)</i>") |
+	gsub("\\\\(?<c>[!-/:-@\\[-`{-~])"; "\(.c)");
+def inl: [scan("(`+)(.+?)(?<!`)\\1(?!`)|([^`]+)|(`+)")] |
+	map(if .[0] != null then "<code>" + (.[1] | if test("^ .* $") and test("[^ ]") then .[1:-1] else . end | esc) + "</code>"
+	    else (.[2] // .[3]) | txt end) | join("");
+def cells: sub("^\\|"; "") | sub("\\|\\s*$"; "") | [splits("(?<!\\\\)\\|")] |
+	# a cell's \| is a pipe, in a code span too (as GFM reads tables)
+	map(sub("^\\s+"; "") | sub("\\s+$"; "") | gsub("\\\\\\|"; "|") | inl);
+def mdblock($k; $b):
+	if $k == "p" then ($b | join("\n")) as $t |
+		# a paragraph in _..._ (the report's last line) is italic whole
+		if ($t | test("^_[^_\\s].*[^\\s\\\\]_$")) then "<p><i>" + ($t[1:-1] | inl) + "</i></p>" else "<p>" + ($t | inl) + "</p>" end
+	elif $k == "table" then "<div class=\"nw\"><table><tr>" + ($b[0] | cells | map("<th>\(.)</th>") | join("")) + "</tr>" +
+		($b[2:] | map("<tr>" + (cells | map("<td>\(.)</td>") | join("")) + "</tr>") | join("")) + "</table></div>"
+	elif $k == "ul" then "<ul>" + ($b | map("<li>" + (sub("^- "; "") | inl) + "</li>") | join("")) + "</ul>"
+	elif $k == "ol" then "<ol>" + ($b | map("<li>" + (sub("^[0-9]+\\. "; "") | inl) + "</li>") | join("")) + "</ol>"
+	else "" end;
+def lkind: if test("^\\s*$") then "blank" elif test("^#{1,6} ") then "h" elif startswith("|") then "table"
+	elif startswith("- ") then "ul" elif test("^[0-9]+\\. ") then "ol" else "text" end;
