@@ -2129,7 +2129,7 @@ def idletext($q):
       if type == "object" then (.name // empty) elif type == "string" then . else empty end ] | uniq | .[0:5]),
     top_host_op: .top_host_op,
     host_causes: (.causes | map_values(ms) | gcnull),
-    host_chains: (.chains | map(.ms = (.ns | ms) | del(.ns, .overlap_ns, .tree_ns, .call_ns, .copy_start_ns))),
+    host_chains: (.chains | map(.ms = (.ns | ms) | del(.ns, .overlap_ns, .tree_ns, .call_ns, .copy_start_ns, .by_frame))),
     capture_artefact: .boundary,
     before: .before,
     after: .after,

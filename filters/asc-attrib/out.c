@@ -194,24 +194,29 @@ copystart(const struct fbest *b)
 
 /*
  * The family's time in calls with no frame of their own, by enclosing
- * Python user frame and outermost call (struct pyg), most first.
+ * Python user frame and outermost call (struct pyg), most first; only
+ * when a Python frame holds some of it.
  */
 static void
 byframe(const struct fbest *b)
 {
-	int ord[PGN], n = 0;
+	int ord[PGN], n = 0, framed = 0;
 	int64_t ns[PGN];
 
 	for (int i = 0; i < b->npg; i++) {
 		ns[i] = run_len(&b->pg[i].gl) - run_len(&b->pg[i].l);
 		if (ns[i] <= 0)
 			continue;
+		framed |= b->pg[i].f != NOID;
 		int j = n++;
 
 		for (; j > 0 && ns[ord[j - 1]] < ns[i]; j--)
 			ord[j] = ord[j - 1];
 		ord[j] = i;
 	}
+	/* no Python frame places any of it: the chain says as much */
+	if (!framed)
+		return;
 	out_key(&ob, "by_frame");
 	buf_addc(&ob, '[');
 	for (int k = 0; k < n; k++) {
