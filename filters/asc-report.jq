@@ -161,7 +161,9 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 	       ", and places \($b | map(.ms) | add | dur) of the \("python" | code) time there by the trace's Python frames: " +
 	       ([(rel(["site_function", "caller"]) | select(. > 0) | "\(dur) in the call site's function and its callers"),
 		 (rel(["profiler"]) | select(. > 0) | "\(dur) in the profiler's own code"),
-		 (rel(["other", "none"]) | select(. > 0) | "\(dur) elsewhere")] | join(", ")) end) + ")"
+		 (rel(["other", "none"]) | select(. > 0) | "\(dur) elsewhere")] | join(", ")) +
+	       ([$sw[][].noframe_ms] | add // 0) as $nf | ($nf - ($b | map(.ms) | add)) |
+	       if . >= 0.0005 then ", and the other \(dur) of it outside these calls" else "" end end) + ")"
 	  else "" end) end) +
       # a serialisation point's recommendation speaks for its family too
       (([$A.recommendations[]?.finding] + (if any($A.recommendations[]?; .finding == "HOST_SERIALISATION")
