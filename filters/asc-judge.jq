@@ -1057,7 +1057,13 @@ def owinflight($s; $e): [ $OWT[] | select(.start_ns < $e and .end_ns > $s) ] as 
 			  elif $f == null then "none" elif ($pf | length) > 0 and $pf[-1] == $f then "site_function"
 			  elif ($pf | index([$f])) != null then "caller" else "other" end),
 	       calls: (sort_by(-.ns) | map(.call | if . == null then "others" else sub(" at 0x[0-9a-fA-F]+>$"; ">") end))}) | sort_by(-.ms)),
-	host_ms: (.causes | to_entries | map(select(.value != null and .value > 0) | .value |= ms) | sort_by(-.value) | from_entries)} ] end)}
+	host_ms: (.causes | to_entries | map(select(.value != null and .value > 0) | .value |= ms) | sort_by(-.value) | from_entries)} |
+       # its sums, as the report states them
+       ([.noframe_by_frame[].ms] | add // 0 | r6) as $pl |
+       . + {placed_ms: $pl, unplaced_ms: ([.noframe_ms - $pl, 0] | max | r6),
+	    site_frames_ms: ([.noframe_by_frame[] | select(.relation == "site_function" or .relation == "caller") | .ms] | add // 0 | r6),
+	    profiler_ms: ([.noframe_by_frame[] | select(.relation == "profiler") | .ms] | add // 0 | r6),
+	    elsewhere_ms: ([.noframe_by_frame[] | select(.relation == "other" or .relation == "none") | .ms] | add // 0 | r6)} ] end)}
    + (if ($CO | length) > 0 then {in_flight: inflight(.start_ns; .end_ns)}
      elif ($OWT | length) > 0 then {in_flight: owinflight(.start_ns; .end_ns)} else {in_flight: null} end))) as $SERIAL |
 # Idle time ahead of a wait for a late peer only moves into that
@@ -1735,7 +1741,7 @@ def idletext($q):
 		      else "under \(.frame)" + (if .relation == "site_function" then ", the call site's own function"
 			elif .relation == "caller" then ", which calls the call site's function" else "" end) end) +
 		     " (\(.calls[0:2] | join(", "))\(if (.calls | length) > 2 then " and others" else "" end))") | join(", ")) +
-		   (.noframe_ms - ($b | map(.ms) | add) | if . > 0.0005 then ", and \(fmt) outside these calls (the frames' own lines, or calls with a stack)" else "" end) end)
+		   (if .unplaced_ms > 0 then ", and \(.unplaced_ms | fmt) outside these calls (the frames' own lines, or calls with a stack)" else "" end) end)
 	      else "" end) + ")") | join(" and ")) + ". " +
 	  # one step cannot tell code run every step from code run every few
 	  (if ($DG.group_size // 0) < $R.verdict.recurring_min_steps then
@@ -1743,9 +1749,9 @@ def idletext($q):
        (if .family == "h2d_copy" then "Use pinned memory and non_blocking=True copies."
 	elif .family == "item_sync" then "Keep the value on the device and read it every N steps, so the host can run ahead" + (if (.site_windows | length) > 0 then ", and the site's calls in \(if (.site_windows | length) > 1 then "those windows" else "that window" end) (\(.site_windows | map(.site_ms) | add | fmt)) go too" +
 	  # the same frames' python time goes with them if the display does
-	  ([.site_windows[].noframe_by_frame[]? | select(.relation == "site_function" or .relation == "caller") | .ms] | add // 0 |
+	  ([.site_windows[].site_frames_ms] | add // 0 |
 	   if . > 0 then ", and so does the Python work the trace nests with them in the same frames (\(fmt)) if the code around the call runs every N steps with it" else "" end) +
-	  ([.site_windows[].noframe_by_frame[]? | select(.relation == "profiler") | .ms] | add // 0 |
+	  ([.site_windows[].profiler_ms] | add // 0 |
 	   if . > 0 then "; the profiler's own \(fmt) stays while profiling." else "." end)
 	  else "." end)
 	else "Remove the synchronisation from the step, so the host can run ahead." end) + $caveat;

@@ -155,22 +155,20 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 	    # at-stake figure above does not say it already
 	    (if any($sw[][]; .scope == "tail") and ($A.host_risk_basis.at_stake_after_last_wait_ms_per_step // 0) <= 0 then ", the step's tail: whether the next step's wait for a late peer would absorb it lies past the capture" else "" end) +
 	    # where the trace's Python frames put the python time there
-	    ([$sw[][].noframe_by_frame[]?] as $b |
-	     def rel($r): [$b[] | select(.relation as $x | $r | index($x)) | .ms] | add // 0;
-	     if ($b | length) == 0 then "" else
-	       ", and places \($b | map(.ms) | add | dur) of the \("python" | code) time there by the trace's Python frames: " +
-	       ([(rel(["site_function", "caller"]) | select(. > 0) | "\(dur) in the call site's function and its callers"),
-		 (rel(["profiler"]) | select(. > 0) | "\(dur) in the profiler's own code"),
-		 (rel(["other", "none"]) | select(. > 0) | "\(dur) elsewhere")] | join(", ")) +
-	       ([$sw[][].noframe_ms] | add // 0) as $nf | ($nf - ($b | map(.ms) | add)) |
-	       if . >= 0.0005 then ", and the other \(dur) of it outside these calls" else "" end end) + ")"
+	    ([$sw[][]] as $w | def tot($k): [$w[] | .[$k] // 0] | add // 0;
+	     if tot("placed_ms") <= 0 then "" else
+	       ", and places \(tot("placed_ms") | dur) of the \("python" | code) time there by the trace's Python frames: " +
+	       ([(tot("site_frames_ms") | select(. > 0) | "\(dur) in the call site's function and its callers"),
+		 (tot("profiler_ms") | select(. > 0) | "\(dur) in the profiler's own code"),
+		 (tot("elsewhere_ms") | select(. > 0) | "\(dur) elsewhere")] | join(", ")) +
+	       (tot("unplaced_ms") | if . > 0 then ", and the other \(dur) of it outside these calls" else "" end) end) + ")"
 	  else "" end) end) +
       # a serialisation point's recommendation speaks for its family too
       (([$A.recommendations[]?.finding] + (if any($A.recommendations[]?; .finding == "HOST_SERIALISATION")
 	 then [$A.serialisation_points[]?.family | "host_cause:" + .] else [] end)) as $rf |
        .families_ms_per_step | keys_unsorted | map(select(. as $f | $rf | index(["host_cause:" + $f]) | not)) |
        # python time R6 places in the call site's frames goes with its remedy
-       ([$A.serialisation_points[]?.site_windows[]?.noframe_by_frame[]? | select(.relation == "site_function" or .relation == "caller") | .ms] | add // 0) as $pyr |
+       ([$A.serialisation_points[]?.site_windows[]?.site_frames_ms // 0] | add // 0) as $pyr |
        if length > 0 then "; no recommendation of their own: \(map(code + (if . == "python" and $pyr > 0 then " (but for the \($pyr | dur) R6's remedy takes along if the code around its call runs every N steps with it)" else "" end)) | join(", "))" else "" end) +
       "; the rest only lengthens the wait for it)" +
       # job-wide remedies: up to the whole if the late peer shares the pattern
