@@ -1039,11 +1039,28 @@ def owinflight($s; $e): [ $OWT[] | select(.start_ns < $e and .end_ns > $s) ] as 
    # the idle windows of its step where the same call site holds host
    # time (the rest of a print's reads and formatting, say): the call
    # blocks while the device is busy, but its site may still cost idle
-   site_windows: (.frame as $fr | (.step_id | tostring) as $sid | if $fr == null then [] else
+   python_frames: (.python_frames // []),
+   site_windows: (.frame as $fr | (.python_frames // []) as $pf | (.step_id | tostring) as $sid | if $fr == null then [] else
      [ $WIN[] | select((.step_id | tostring) == $sid and (.chains | any(.frame == $fr))) |
        {bubble_id, scope, dur_ms: (.dur_ns | ms), site_ms: ([.chains[] | select(.frame == $fr) | .ns] | add | ms),
 	noframe_ms: ([.chains[] | select(.frame == null) | .ns] | add // 0 | ms),
-	host_ms: (.causes | to_entries | map(select(.value != null and .value > 0) | .value |= ms) | sort_by(-.value) | from_entries)} ] end)}
+	# that time by the Python frame of user code the trace nests its
+	# calls under (asc-attrib's by_frame): the call's own function, a
+	# caller of it, another frame, or none
+	noframe_by_frame: ([.chains[] | select(.frame == null) | .by_frame // [] | .[]] | group_by(.frame) |
+	  map({frame: .[0].frame, ms: (map(.ns) | add | ms),
+	       # the profiler's own code: its calls name its package
+	       relation: (.[0].frame as $f | if $f == null and all(.[]; (.call // "") | test("(^|/)torch(_npu)?/profiler/")) then "profiler"
+			  elif $f == null then "none" elif ($pf | length) > 0 and $pf[-1] == $f then "site_function"
+			  elif ($pf | index([$f])) != null then "caller" else "other" end),
+	       calls: (sort_by(-.ns) | map(.call | if . == null then "others" else sub(" at 0x[0-9a-fA-F]+>$"; ">") end))}) | sort_by(-.ms)),
+	host_ms: (.causes | to_entries | map(select(.value != null and .value > 0) | .value |= ms) | sort_by(-.value) | from_entries)} |
+       # its sums, as the report states them
+       ([.noframe_by_frame[].ms] | add // 0 | r6) as $pl |
+       . + {placed_ms: $pl, unplaced_ms: ([.noframe_ms - $pl, 0] | max | r6),
+	    site_frames_ms: ([.noframe_by_frame[] | select(.relation == "site_function" or .relation == "caller") | .ms] | add // 0 | r6),
+	    profiler_ms: ([.noframe_by_frame[] | select(.relation == "profiler") | .ms] | add // 0 | r6),
+	    elsewhere_ms: ([.noframe_by_frame[] | select(.relation == "other" or .relation == "none") | .ms] | add // 0 | r6)} ] end)}
    + (if ($CO | length) > 0 then {in_flight: inflight(.start_ns; .end_ns)}
      elif ($OWT | length) > 0 then {in_flight: owinflight(.start_ns; .end_ns)} else {in_flight: null} end))) as $SERIAL |
 # Idle time ahead of a wait for a late peer only moves into that
@@ -1150,6 +1167,10 @@ def opwtext: if ($OPW | length) == 0 then ""
     # the same if the late peer has the same host pattern (job-wide fixes)
     at_stake_job_wide_ms_per_step: ($fs | map(famjob(.key; .value)) | add // 0 | r6),
     at_stake_on_late_peer: (if $LATE != null then $LATEN elif ($OPW | length) > 0 then $OPWN else null end),
+    # the named families' time in windows after the step's last wait for
+    # the late peer: the next step's wait may absorb it
+    at_stake_after_last_wait_ms_per_step: (if $LATE == null then null else
+      ($HWA | map(select(.before | not) | [.causes | to_entries[] | select(.key != "other") | .value // 0] | add // 0) | add // 0) / $gn | ms | r6 end),
     at_stake_upper_bound: ($DG.comm_exposed_heavy and $CT == null and ($OPW | length) == 0)} end) as $HRB0 |
 # The host risk level rates what acting on the host causes could
 # win on this rank, so the level the markers give (marker_level) is
@@ -1708,12 +1729,28 @@ def idletext($q):
 	  "The same call site holds host time in " +
 	  (.site_windows | map("\(.bubble_id) (\(.dur_ms | fmt) of device idle" + (if .scope == "tail" then ", the step's tail after its last kernel: no collective of this step follows it, and whether the next step's first one would wait for a late peer and absorb it lies past the capture" else "" end) +
 	     "; host there: " + (.host_ms | to_entries | map("\(.key) \(.value | fmt)") | join(", ")) + "; of it \(.site_ms | fmt) in calls at this site" +
-	     (if .noframe_ms > 0 then " and \(.noframe_ms | fmt) in calls recorded without a call stack, which may be the same code's" else "" end) + ")") | join(" and ")) + ". " +
+	     (if .noframe_ms > 0 then " and \(.noframe_ms | fmt) in Python calls the profiler records without a call stack of their own" +
+		# placed by the trace's nesting (asc-attrib's by_frame)
+		(.noframe_by_frame as $b | if ($b | length) == 0 then "" else
+		   "; the trace's Python frames hold them: " + ($b | map("\(.ms | fmt) " +
+		     (if .relation == "profiler" then "under no Python frame of user code, in the profiler's own code"
+		      elif .relation == "none" then "under no Python frame of user code"
+		      else "under \(.frame)" + (if .relation == "site_function" then ", the call site's own function"
+			elif .relation == "caller" then ", which calls the call site's function" else "" end) end) +
+		     " (\(.calls[0:2] | join(", "))\(if (.calls | length) > 2 then " and others" else "" end))") | join(", ")) +
+		   (if .unplaced_ms > 0 then ", and \(.unplaced_ms | fmt) outside these calls (the frames' own lines, or calls with a stack)" else "" end) end)
+	      else "" end) + ")") | join(" and ")) + ". " +
 	  # one step cannot tell code run every step from code run every few
 	  (if ($DG.group_size // 0) < $R.verdict.recurring_min_steps then
 	     "With \(($DG.group_size // 0) | if . == 1 then "one step" else "\(.) steps" end) captured, whether this call site runs every step or only every few (at a print frequency, say) is not in the capture: the figures are the captured step's. " else "" end) end) +
        (if .family == "h2d_copy" then "Use pinned memory and non_blocking=True copies."
-	elif .family == "item_sync" then "Keep the value on the device and read it every N steps, so the host can run ahead" + (if (.site_windows | length) > 0 then ", and the site's calls in \(if (.site_windows | length) > 1 then "those windows" else "that window" end) (\(.site_windows | map(.site_ms) | add | fmt)) go too." else "." end)
+	elif .family == "item_sync" then "Keep the value on the device and read it every N steps, so the host can run ahead" + (if (.site_windows | length) > 0 then ", and the site's calls in \(if (.site_windows | length) > 1 then "those windows" else "that window" end) (\(.site_windows | map(.site_ms) | add | fmt)) go too" +
+	  # the same frames' python time goes with them if the display does
+	  ([.site_windows[].site_frames_ms] | add // 0 |
+	   if . > 0 then ", and so does the Python work the trace nests with them in the same frames (\(fmt)) if the code around the call runs every N steps with it" else "" end) +
+	  ([.site_windows[].profiler_ms] | add // 0 |
+	   if . > 0 then "; the profiler's own \(fmt) stays while profiling." else "." end)
+	  else "." end)
 	else "Remove the synchronisation from the step, so the host can run ahead." end) + $caveat;
        "step_group"; $dom; null; false; null; "HOST_SERIALISATION")),
 
@@ -2095,7 +2132,7 @@ def idletext($q):
       if type == "object" then (.name // empty) elif type == "string" then . else empty end ] | uniq | .[0:5]),
     top_host_op: .top_host_op,
     host_causes: (.causes | map_values(ms) | gcnull),
-    host_chains: (.chains | map(.ms = (.ns | ms) | del(.ns, .overlap_ns, .tree_ns, .call_ns, .copy_start_ns))),
+    host_chains: (.chains | map(.ms = (.ns | ms) | del(.ns, .overlap_ns, .tree_ns, .call_ns, .copy_start_ns, .by_frame))),
     capture_artefact: .boundary,
     before: .before,
     after: .after,

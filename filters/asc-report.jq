@@ -87,7 +87,17 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
    ": \(.under_named_host_ms_per_step | dur) of the \(.idle_ms_per_step | dur) of device idle per step lie under named host work (" +
    (.families_ms_per_step | to_entries | map("\(.key | code) \(.value | dur)") | join(", ")) + "); " +
    (if .at_stake_upper_bound then "at most \(.at_stake_ms_per_step | dur) of it is at stake on this rank: without HCCL tasks, whether it only lengthens a wait for a late peer cannot be told"
-    elif .at_stake_on_late_peer != null then "\(.at_stake_ms_per_step | dur) per step of it is at stake on this rank while \(.at_stake_on_late_peer) is late (" +
+    elif .at_stake_on_late_peer != null then
+      # the conditions stand beside the figure: time after the step's
+      # last wait for the peer may be absorbed by the next step's wait,
+      # and one captured step cannot show that it recurs
+      (($A.step_results | length) == 1) as $one |
+      ((.at_stake_after_last_wait_ms_per_step // 0) > 0 and ((.at_stake_after_last_wait_ms_per_step // 0) - .at_stake_ms_per_step | fabs) < 0.0005) as $after |
+      (if $one then "up to \(.at_stake_ms_per_step | dur) of it in the captured step" else "\(.at_stake_ms_per_step | dur) per step of it" end) +
+      " is at stake on this rank while \(.at_stake_on_late_peer) is late" +
+      (if $after and $one then ", if the next step's wait for that peer does not absorb it and it recurs: it lies after the step's last wait for that peer, and whether the next step's wait absorbs it, and whether it recurs every step, lie past this one-step capture"
+       elif $after then ", if the next step's wait for that peer does not absorb it: it lies after each step's last wait for that peer"
+       elif $one then ", if it recurs: with one step captured, that is not shown" else "" end) + " (" +
       # item_sync is named by its call chain (aten::item): its time is the
       # host's in .item() calls, not shown to be a wait on the device
       (.at_stake_by_family_ms_per_step // {} | to_entries | sort_by(-.value) | map("\(.key | code) \(.value | dur)" +
@@ -101,15 +111,25 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 	  ($sw | map(map(.site_ms) | add // 0)) as $sm |
 	  if ($sm | add // 0) > 0 then
 	    " (\([range($sm | length) as $i | select($sm[$i] > 0) | $sid[$i]] | join(" and ")) name\(if ([$sm[] | select(. > 0)] | length) > 1 then "" else "s" end) the call site of \($sm | add | dur) of host time in \(if ($sw | add | length) > 1 then "idle windows" else "an idle window" end)" +
-	    # what one capture cannot show of such a window, said beside the figure
-	    (if any($sw[][]; .scope == "tail") then ", the step's tail: whether the next step's wait for a late peer would absorb it lies past the capture" else "" end) +
-	    (if ($A.step_results | length) == 1 then "\(if any($sw[][]; .scope == "tail") then ", and w" else "; w" end)ith one step captured, whether it recurs every step is not shown" else "" end) + ")"
+	    # what one capture cannot show of such a window, when the
+	    # at-stake figure above does not say it already
+	    (if any($sw[][]; .scope == "tail") and ($A.host_risk_basis.at_stake_after_last_wait_ms_per_step // 0) <= 0 then ", the step's tail: whether the next step's wait for a late peer would absorb it lies past the capture" else "" end) +
+	    # where the trace's Python frames put the python time there
+	    ([$sw[][]] as $w | def tot($k): [$w[] | .[$k] // 0] | add // 0;
+	     if tot("placed_ms") <= 0 then "" else
+	       ", and places \(tot("placed_ms") | dur) of the \("python" | code) time there by the trace's Python frames: " +
+	       ([(tot("site_frames_ms") | select(. > 0) | "\(dur) in the call site's function and its callers"),
+		 (tot("profiler_ms") | select(. > 0) | "\(dur) in the profiler's own code"),
+		 (tot("elsewhere_ms") | select(. > 0) | "\(dur) elsewhere")] | join(", ")) +
+	       (tot("unplaced_ms") | if . > 0 then ", and the other \(dur) of it outside these calls" else "" end) end) + ")"
 	  else "" end) end) +
       # a serialisation point's recommendation speaks for its family too
       (([$A.recommendations[]?.finding] + (if any($A.recommendations[]?; .finding == "HOST_SERIALISATION")
 	 then [$A.serialisation_points[]?.family | "host_cause:" + .] else [] end)) as $rf |
        .families_ms_per_step | keys_unsorted | map(select(. as $f | $rf | index(["host_cause:" + $f]) | not)) |
-       if length > 0 then "; no recommendation of their own: \(map(code) | join(", "))" else "" end) +
+       # python time R6 places in the call site's frames goes with its remedy
+       ([$A.serialisation_points[]?.site_windows[]?.site_frames_ms // 0] | add // 0) as $pyr |
+       if length > 0 then "; no recommendation of their own: \(map(code + (if . == "python" and $pyr > 0 then " (but for the \($pyr | dur) R6's remedy takes along if the code around its call runs every N steps with it)" else "" end)) | join(", "))" else "" end) +
       "; the rest only lengthens the wait for it)" +
       # job-wide remedies: up to the whole if the late peer shares the pattern
       (if (.at_stake_job_wide_ms_per_step // .at_stake_ms_per_step) > .at_stake_ms_per_step then

@@ -97,7 +97,7 @@ static const struct { const char *prefix, *readers; } readers[] = {
 	{ "verdict.", "asc-judge" },
 	{ "comm.straggler_min_ms", "asc-judge asc-cluster" },
 	{ "comm.", "asc-judge" },
-	{ "attribution.framework_frames", "asc-ingest" },
+	{ "attribution.framework_frames", "asc-ingest asc-attrib" },
 	{ "attribution.device_tasks", "asc-ingest" },
 	{ "attribution.", "asc-attrib" },
 	{ "ops.comm_task_types", "asc-gaps asc-merge asc-trace asc-ops asc-segment asc-fia asc-cluster asc-parts" },

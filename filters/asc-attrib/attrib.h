@@ -34,7 +34,8 @@ extern const char *const scopename[NSCOPE];
  * Interned strings: host event names and frames as raw JSON text, with
  * the name's class (1 sync marker, 2 comm marker, 4 step marker, 8
  * dispatch op, 16 copy call, 32 a copy's evidence, 64 a copy to the
- * device by its name).  Held for the whole run: bounded by
+ * device by its name, 128 a Python frame of user code naming its
+ * source line).  Held for the whole run: bounded by
  * the distinct names, not by the events.
  */
 struct istr {
@@ -92,12 +93,29 @@ struct hop {
  * overlaps at least half as much, and so on down, so that the chain
  * reaches the runtime call under an aten op.
  */
+/*
+ * Calls with no frame of their own, by the nearest enclosing Python
+ * frame of user code (f, NOID none) and the outermost call under it (c):
+ * gl holds the group's calls and the window's events of the families
+ * before this one (and serialisation points), l those alone, so the
+ * family's time in the group is |gl| - |l|.  f = c = NOID and over set:
+ * the groups past PGN.
+ */
+#define PGN	12
+struct pyg {
+	uint32_t	 f, c;
+	int		 over;
+	struct run	 gl, l;
+};
+
 struct fbest {
 	uint64_t	 ser;
 	int64_t		 treeov, ov;
 	int64_t		 s, e;		/* the deepest event's span */
 	struct chain	 ch;
 	uint32_t	 frame;
+	struct pyg	 pg[PGN];
+	int		 npg;
 };
 
 /*
@@ -173,6 +191,7 @@ struct serial {
 	unsigned char	 fam;
 	int		 point;		/* a serialisation point, not a bubble cause */
 	struct chain	 ch;
+	struct chain	 fch;		/* its enclosing Python user frames */
 };
 
 /*
@@ -192,6 +211,12 @@ struct qev {
 	uint32_t	 name, frame;	/* frame NOID: none */
 	uint32_t	 op;		/* outermost dispatch op of the chain; NOID: none */
 	uint32_t	 cframe;	/* the chain's user frame; NOID: none */
+	/* nearest enclosing Python user frame (NOID: none), the outermost
+	 * call under it (pyc; pyent: this event is that call), the user
+	 * frames down to pyf (fch) */
+	uint32_t	 pyf, pyc;
+	int		 pyent;
+	struct chain	 fch;
 	int64_t		 pid, tid, s, e;
 	uint64_t	 ser, pser;	/* its serial number, its parent's (0: none) */
 	int		 cls, state, depth, tally;
@@ -219,6 +244,8 @@ struct cent {
 	unsigned char	 fam, own;
 	uint64_t	 troot, qi;	/* as struct qev's; qi: its queue index */
 	struct chain	 ch;		/* python frames left out */
+	uint32_t	 pyf, pyc;	/* as struct qev's */
+	struct chain	 fch;
 };
 
 struct cthr {

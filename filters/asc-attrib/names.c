@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rec.h"
+#include "rules.h"
 #include "util.h"
 
 #include "attrib.h"
@@ -35,6 +36,30 @@ globs(const char *const *l, const char *s)
 		if (fnmatch(*l, s, 0) == 0)
 			return 1;
 	return 0;
+}
+
+/*
+ * A python_function name of user code that names its source line
+ * ("main.py(483): __str__"): its path is relative to sys.path, so the
+ * framework globs (which match absolute stack paths) see it after a '/'.
+ */
+static int
+userframe(const char *s)
+{
+	static const char *const *fw;
+	char *p;
+	int r;
+
+	if (fnmatch("*.py([0-9]*): *", s, 0) != 0)
+		return 0;
+	if (fw == NULL)
+		fw = rules_list("attribution.framework_frames");
+	p = xmalloc(strlen(s) + 2);
+	p[0] = '/';
+	strcpy(p + 1, s);
+	r = !globs(fw, p) && !globs(fw, s);
+	free(p);
+	return r;
 }
 
 static uint64_t
@@ -91,7 +116,8 @@ intern(const char *s, size_t n)
 			    (globs(dispops, tmp.p) ? 8 : 0) |
 			    (globs(copycalls, tmp.p) ? 16 : 0) |
 			    (globs(copyev, tmp.p) ? 32 : 0) |
-			    (globs(todevcalls, tmp.p) ? 64 : 0);
+			    (globs(todevcalls, tmp.p) ? 64 : 0) |
+			    (userframe(tmp.p) ? 128 : 0);
 			for (int k = nfam - 1; k >= 0; k--) {
 				if (globs(famnames[k], tmp.p))
 					I.v[I.n].nfam = (unsigned char)k;

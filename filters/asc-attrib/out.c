@@ -192,6 +192,46 @@ copystart(const struct fbest *b)
 	out_i64(&ob, "copy_start_ns", P.cp[lo - 1] - b->s);
 }
 
+/*
+ * The family's time in calls with no frame of their own, by enclosing
+ * Python user frame and outermost call (struct pyg), most first; only
+ * when a Python frame holds some of it.
+ */
+static void
+byframe(const struct fbest *b)
+{
+	int ord[PGN], n = 0, framed = 0;
+	int64_t ns[PGN];
+
+	for (int i = 0; i < b->npg; i++) {
+		ns[i] = run_len(&b->pg[i].gl) - run_len(&b->pg[i].l);
+		if (ns[i] <= 0)
+			continue;
+		framed |= b->pg[i].f != NOID;
+		int j = n++;
+
+		for (; j > 0 && ns[ord[j - 1]] < ns[i]; j--)
+			ord[j] = ord[j - 1];
+		ord[j] = i;
+	}
+	/* no Python frame places any of it: the chain says as much */
+	if (!framed)
+		return;
+	out_key(&ob, "by_frame");
+	buf_addc(&ob, '[');
+	for (int k = 0; k < n; k++) {
+		const struct pyg *g = &b->pg[ord[k]];
+
+		buf_adds(&ob, k ? ",{\"frame\":" : "{\"frame\":");
+		putistr(g->f);
+		out_key(&ob, "call");
+		putistr(g->c);
+		out_i64(&ob, "ns", ns[ord[k]]);
+		buf_addc(&ob, '}');
+	}
+	buf_addc(&ob, ']');
+}
+
 /* Each family's chain in the window, the family with most time first. */
 static void
 chains(const struct wst *st, const struct fig *f, int hosts)
@@ -226,6 +266,8 @@ chains(const struct wst *st, const struct fig *f, int hosts)
 		putistr(b->frame);
 		out_i64(&ob, "overlap_ns", b->ov);
 		out_i64(&ob, "tree_ns", b->treeov);
+		if (b->npg > 0)
+			byframe(b);
 		if (ord[k] == famh2d) {
 			copystart(b);
 			out_key(&ob, "to_device");

@@ -136,6 +136,8 @@ pointout(const struct serial *c, int withstep)
 	chainout(&c->ch);
 	out_key(&ob, "frame");
 	putistr(c->frame);
+	out_key(&ob, "python_frames");
+	chainout(&c->fch);
 	buf_addc(&ob, '}');
 }
 

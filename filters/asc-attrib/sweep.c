@@ -55,6 +55,43 @@ fbestadd(struct wst *st, const struct qev *h, int64_t ov)
 	b->frame = h->cframe;
 }
 
+/*
+ * h's [a, b) in the window's frame groups (struct pyg): an event of a
+ * family before f (or of a serialisation point) in every group of f, a
+ * call with no frame, outermost under its Python frame, in its own.
+ */
+static void
+pgtouch(struct wst *st, const struct qev *h, int64_t a, int64_t b)
+{
+	struct fbest *fb;
+	struct pyg *g = NULL;
+	int lo = h->serial ? 0 : h->fam;
+
+	for (int f = lo + 1; f <= nfam; f++)
+		for (int i = 0; st->fb[f] && i < st->fb[f]->npg; i++) {
+			run_add(&st->fb[f]->pg[i].gl, a, b);
+			run_add(&st->fb[f]->pg[i].l, a, b);
+		}
+	if (h->serial || h->cframe != NOID || !h->pyent || (fb = st->fb[h->fam]) == NULL)
+		return;
+	for (int i = 0; i < fb->npg && g == NULL; i++)
+		if (fb->pg[i].over || (fb->pg[i].f == h->pyf && fb->pg[i].c == h->pyc))
+			g = &fb->pg[i];
+	if (g == NULL) {
+		g = &fb->pg[fb->npg++];
+		memset(g, 0, sizeof *g);
+		g->over = fb->npg == PGN;
+		g->f = g->over ? NOID : h->pyf;
+		g->c = g->over ? NOID : h->pyc;
+		/* the earlier families' events still open at a */
+		if (h->fam > 0 && st->fam[h->fam - 1].have && st->fam[h->fam - 1].ce > a) {
+			run_add(&g->gl, st->fam[h->fam - 1].cs, st->fam[h->fam - 1].ce);
+			run_add(&g->l, st->fam[h->fam - 1].cs, st->fam[h->fam - 1].ce);
+		}
+	}
+	run_add(&g->gl, a, b);
+}
+
 /* Before h's [a, b) joins the window's coverage: is the gap it ends the longest? */
 static void
 gapadd(const struct win *w, struct wst *st, const struct qev *h, int64_t a, int64_t b)
@@ -141,6 +178,7 @@ touch(struct win *w, const struct qev *h, int64_t a, int64_t b, int leaf)
 		run_add(&st->fam[f], a, b);
 	if (!h->serial)
 		fbestadd(st, h, b - a);
+	pgtouch(st, h, a, b);
 	if (h->fam == famh2d && (h->cls & 64))
 		st->todev = 1;
 	if (h->tally && w->sig && w->scope != S_GLOBAL)

@@ -66,6 +66,32 @@ chainadd(struct chain *c, uint32_t id)
 	c->id[c->n++] = id;
 }
 
+/*
+ * h's Python user frame (struct qev): itself when it is one (a
+ * python_function naming a user source line) right under another or at
+ * the root; else its parent's, h the outermost call under it when the
+ * parent is that frame.  A user frame under a framework call stays in
+ * that call, so the calls counted by frame never nest.
+ */
+static void
+pyframe(struct qev *h, const struct cent *par, int python)
+{
+	if (par)
+		h->fch = par->fch;
+	else
+		h->fch.n = 0;
+	if (python && (I.v[h->name].cls & 128) && (par == NULL || par->pyc == NOID)) {
+		h->pyf = h->name;
+		h->pyc = NOID;
+		h->pyent = 0;
+		chainadd(&h->fch, h->name);
+		return;
+	}
+	h->pyf = par ? par->pyf : NOID;
+	h->pyent = par == NULL || par->pyc == NOID;
+	h->pyc = h->pyent ? h->name : par->pyc;
+}
+
 /* A long sync's outermost event starts a serialisation candidate. */
 static int32_t
 serialnew(const struct qev *h)
@@ -84,6 +110,7 @@ serialnew(const struct qev *h)
 	c->frame = h->cframe;
 	c->fam = h->fam;
 	c->ch = h->ch;
+	c->fch = h->fch;
 	c->step = NOID;
 	c->point = 2 * idleov(h->s, h->e) <= h->e - h->s;
 	return (int32_t)P.nsr++;
@@ -138,6 +165,7 @@ chainof(struct qev *h, int python)
 		h->ch.n = 0;
 	chainadd(&h->ch, h->name);
 	h->cframe = h->frame != NOID ? h->frame : par ? par->frame : NOID;
+	pyframe(h, par, python);
 	h->op = par ? par->op : NOID;
 	if (h->op == NOID && (I.v[h->name].cls & 8)) {
 		h->op = h->name;
@@ -176,6 +204,9 @@ chainof(struct qev *h, int python)
 	c->cls = h->cls;
 	c->troot = h->troot;
 	c->qi = P.qtail;
+	c->pyf = h->pyf;
+	c->pyc = h->pyc;
+	c->fch = h->fch;
 	if (!python)
 		c->ch = h->ch;
 	else if (par)
