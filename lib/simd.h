@@ -52,26 +52,28 @@ simd_isesc(unsigned char c)
 	return simd_isstop(c) || c >= 0x80;
 }
 
-static inline unsigned
-simd_stop16_ref(const void *p)
+/* Bit i: is(p[i]), of 16 bytes (is, a constant, is inlined). */
+static inline __attribute__((always_inline)) unsigned
+simd_mask16_ref(const void *p, int (*is)(unsigned char))
 {
 	const unsigned char *s = p;
 	unsigned m = 0;
 
 	for (int i = 0; i < 16; i++)
-		m |= (unsigned)simd_isstop(s[i]) << i;
+		m |= (unsigned)is(s[i]) << i;
 	return m;
+}
+
+static inline unsigned
+simd_stop16_ref(const void *p)
+{
+	return simd_mask16_ref(p, simd_isstop);
 }
 
 static inline unsigned
 simd_esc16_ref(const void *p)
 {
-	const unsigned char *s = p;
-	unsigned m = 0;
-
-	for (int i = 0; i < 16; i++)
-		m |= (unsigned)simd_isesc(s[i]) << i;
-	return m;
+	return simd_mask16_ref(p, simd_isesc);
 }
 
 /* Bit i: p[i] == a and p[i + 1] == b (17 bytes are read). */

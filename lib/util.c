@@ -93,6 +93,18 @@ warnmsg(const char *fmt, ...)
 	va_end(ap);
 }
 
+void
+sayf(void (*say)(const char *), const char *fmt, ...)
+{
+	char m[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof m, fmt, ap);
+	va_end(ap);
+	say(m);
+}
+
 void *
 xmalloc(size_t n)
 {

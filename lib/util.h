@@ -30,6 +30,9 @@ void	 die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void	 dieerr(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* "progname: msg" on stderr. */
 void	 warnmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The message (cut to 2047 bytes) to say: a reader's caller's sink. */
+void	 sayf(void (*say)(const char *), const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 void	*xmalloc(size_t);
 void	*xcalloc(size_t, size_t);
@@ -66,25 +69,6 @@ void	 aside_discard(struct aside *);
 
 /* Name for messages: "<stdin>" for "-", else the path. */
 const char *dispname(const char *path);
-
-/*
- * Word-at-a-time byte search (SWAR): the mask has the high bit set in the
- * first byte that matches (bits above it may be noise, never below).
- */
-#define SWAR_ONES	0x0101010101010101ULL
-#define SWAR_HIGHS	0x8080808080808080ULL
-#define SWAR_ZERO(v)	(((v) - SWAR_ONES) & ~(v) & SWAR_HIGHS)
-#define SWAR_BYTE(v, c)	SWAR_ZERO((v) ^ (SWAR_ONES * (unsigned char)(c)))
-#define SWAR_LESS(v, n)	(((v) - SWAR_ONES * (n)) & ~(v) & SWAR_HIGHS)
-
-static inline uint64_t
-swar_load(const void *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
 
 /* Growable byte buffer. */
 struct buf {

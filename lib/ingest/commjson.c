@@ -67,28 +67,39 @@ capture(struct cj *r, struct slot *v, const char *name)
 	r->field = NULL;
 }
 
-static void
-timeinfo(struct cj *r)
+/*
+ * An object of known members: each of key[0..n) captured into v[],
+ * others skipped, each key read into k.  0 when the value is no object
+ * (skipped; v all absent).
+ */
+static int
+knownobj(struct cj *r, struct slot *v, const char *const *key, int n, struct buf *k)
 {
 	int first = 1, i;
 
-	for (i = 0; i < T_N; i++)
-		r->t[i].kind = CJ_ABSENT;
-	r->has_time = peekc(r) == '{';
-	if (!r->has_time) {
+	for (i = 0; i < n; i++)
+		v[i].kind = CJ_ABSENT;
+	if (peekc(r) != '{') {
 		cj_skipvalue(r);
-		return;
+		return 0;
 	}
 	cj_push(r);
-	while (cj_member(r, &first, &r->k5)) {
-		for (i = 0; i < T_N; i++)
-			if (keyis(&r->k5, timekey[i]))
+	while (cj_member(r, &first, k)) {
+		for (i = 0; i < n; i++)
+			if (keyis(k, key[i]))
 				break;
-		if (i < T_N)
-			capture(r, &r->t[i], timekey[i]);
+		if (i < n)
+			capture(r, &v[i], key[i]);
 		else
 			cj_skipvalue(r);
 	}
+	return 1;
+}
+
+static void
+timeinfo(struct cj *r)
+{
+	r->has_time = knownobj(r, r->t, timekey, T_N, &r->k5);
 }
 
 static void
@@ -105,7 +116,7 @@ bwinfo(struct cj *r)
 	cj_push(r);
 	while (cj_member(r, &first, &r->k5)) {
 		struct tslot *t = NULL;
-		int f2 = 1, i;
+		int i;
 
 		/* A repeated key replaces the value in place, as in libjq. */
 		for (i = 0; i < r->ntr; i++)
@@ -123,23 +134,7 @@ bwinfo(struct cj *r)
 			buf_add(&r->arena, r->k5.p, r->k5.len);
 			buf_addc(&r->arena, '\0');
 		}
-		for (i = 0; i < 3; i++)
-			t->v[i].kind = CJ_ABSENT;
-		t->isobj = peekc(r) == '{';
-		if (!t->isobj) {
-			cj_skipvalue(r);
-			continue;
-		}
-		cj_push(r);
-		while (cj_member(r, &f2, &r->k6)) {
-			for (i = 0; i < 3; i++)
-				if (keyis(&r->k6, bwkey[i]))
-					break;
-			if (i < 3)
-				capture(r, &t->v[i], bwkey[i]);
-			else
-				cj_skipvalue(r);
-		}
+		t->isobj = knownobj(r, t->v, bwkey, 3, &r->k6);
 	}
 }
 

@@ -199,6 +199,15 @@ nsms(struct buf *t, int64_t ns)
 	return v;
 }
 
+/* analysis.db's error (in table what, if not NULL) into d->err: -1. */
+static int
+aerr(struct dbread *d, sqlite3 *a, const char *what)
+{
+	snprintf(d->err, sizeof d->err, "analysis.db: %s%s%s", what ? what : "",
+	    what ? ": " : "", sqlite3_errmsg(a));
+	return -1;
+}
+
 static int
 putanalysis(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 {
@@ -216,7 +225,7 @@ putanalysis(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 	}
 	analysisq(a, &d->sc, 0);
 	if (sqlite3_prepare_v2(a, d->sc.p, -1, &st, NULL) != SQLITE_OK) {
-		snprintf(d->err, sizeof d->err, "analysis.db: %s", sqlite3_errmsg(a));
+		aerr(d, a, NULL);
 		sqlite3_close(a);
 		return -1;
 	}
@@ -312,10 +321,8 @@ putanalysis(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 			break;
 		}
 	}
-	if (ret == 0 && r != SQLITE_DONE) {
-		snprintf(d->err, sizeof d->err, "analysis.db: %s", sqlite3_errmsg(a));
-		ret = -1;
-	}
+	if (ret == 0 && r != SQLITE_DONE)
+		ret = aerr(d, a, NULL);
 	sqlite3_finalize(st);
 	sqlite3_close(a);
 	buf_free(&arena);
@@ -443,10 +450,8 @@ putmatrix(struct dbread *d, FILE *fp, const char *profile)
 		buf_adds(&q, col[i]);
 	}
 	buf_adds(&q, " FROM CommAnalyzerMatrix ORDER BY rowid");
-	if (sqlite3_prepare_v2(a, q.p, -1, &st, NULL) != SQLITE_OK) {
-		snprintf(d->err, sizeof d->err, "analysis.db: CommAnalyzerMatrix: %s", sqlite3_errmsg(a));
-		ret = -1;
-	}
+	if (sqlite3_prepare_v2(a, q.p, -1, &st, NULL) != SQLITE_OK)
+		ret = aerr(d, a, "CommAnalyzerMatrix");
 	while (ret == 0 && (r = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *step = (const char *)sqlite3_column_text(st, 9);
 		const char *s = (const char *)sqlite3_column_text(st, 3), *t = (const char *)sqlite3_column_text(st, 4);
@@ -483,10 +488,8 @@ putmatrix(struct dbread *d, FILE *fp, const char *profile)
 		putcoltext(&b, "op", st, 11);
 		rec_put(&b, fp);
 	}
-	if (ret == 0 && r != SQLITE_DONE) {
-		snprintf(d->err, sizeof d->err, "analysis.db: CommAnalyzerMatrix: %s", sqlite3_errmsg(a));
-		ret = -1;
-	}
+	if (ret == 0 && r != SQLITE_DONE)
+		ret = aerr(d, a, "CommAnalyzerMatrix");
 	sqlite3_finalize(st);
 	sqlite3_close(a);
 	buf_free(&q);

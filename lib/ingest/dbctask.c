@@ -97,52 +97,47 @@ cttextcol(struct dbread *d, struct buf *b, const char *k, sqlite3_stmt *st, int 
 		out_null(b, k);
 }
 
+/* A COMMUNICATION_TASK_INFO row's "comm_task" record. */
+static void
+ctrow(struct dbread *d, struct buf *b, sqlite3_stmt *st, const struct dbi_put *a)
+{
+	int64_t s = sqlite3_column_int64(st, 1), e = sqlite3_column_int64(st, 2);
+	char t[64];
+
+	out_begin(b, "comm_task");
+	out_cstr(b, "profile", a->profile);
+	dbi_putsrc(d, b, "COMMUNICATION_TASK_INFO", (long long)sqlite3_column_int64(st, 0));
+	cttextcol(d, b, "op", st, 10);
+	out_null(b, "group");
+	cttextcol(d, b, "task_type", st, 3);
+	out_i64(b, "start_ns", s - a->origin);
+	out_i64(b, "dur_ns", e - s);
+	out_i64(b, "end_ns", e - a->origin);
+	dbi_put_int(b, "src_rank", st, 6);
+	dbi_put_int(b, "dst_rank", st, 7);
+	dbi_put_int(b, "bytes", st, 8);
+	cttextcol(d, b, "transport", st, 11);
+	if (sqlite3_column_type(st, 4) == SQLITE_INTEGER) {
+		snprintf(t, sizeof t, "Plane %lld", (long long)sqlite3_column_int64(st, 4));
+		out_cstr(b, "plane", t);
+	} else
+		out_null(b, "plane");
+	dbi_put_int(b, "stream", st, 9);
+	if (sqlite3_column_type(st, 5) == SQLITE_INTEGER) {
+		snprintf(t, sizeof t, "%lld", (long long)sqlite3_column_int64(st, 5));
+		out_cstr(b, "notify_id", t);
+	} else
+		out_null(b, "notify_id");
+}
+
 int
 db_put_comm_tasks(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 {
-	struct buf *b = &d->ob;
-	sqlite3_stmt *st;
-	int r;
+	const struct dbi_put a = { .fp = fp, .profile = profile, .origin = origin };
 
 	if (d->c.comm_tasks == 0)
 		return 0;
 	ctquery(d, &d->q, 0);
-	if ((st = dbi_prep(d, d->q.p)) == NULL)
-		return -1;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t s = sqlite3_column_int64(st, 1), e = sqlite3_column_int64(st, 2);
-		char t[64];
-
-		b->len = 0;
-		out_begin(b, "comm_task");
-		out_cstr(b, "profile", profile);
-		dbi_putsrc(d, b, "COMMUNICATION_TASK_INFO", (long long)sqlite3_column_int64(st, 0));
-		cttextcol(d, b, "op", st, 10);
-		out_null(b, "group");
-		cttextcol(d, b, "task_type", st, 3);
-		out_i64(b, "start_ns", s - origin);
-		out_i64(b, "dur_ns", e - s);
-		out_i64(b, "end_ns", e - origin);
-		dbi_put_int(b, "src_rank", st, 6);
-		dbi_put_int(b, "dst_rank", st, 7);
-		dbi_put_int(b, "bytes", st, 8);
-		cttextcol(d, b, "transport", st, 11);
-		if (sqlite3_column_type(st, 4) == SQLITE_INTEGER) {
-			snprintf(t, sizeof t, "Plane %lld", (long long)sqlite3_column_int64(st, 4));
-			out_cstr(b, "plane", t);
-		} else
-			out_null(b, "plane");
-		dbi_put_int(b, "stream", st, 9);
-		if (sqlite3_column_type(st, 5) == SQLITE_INTEGER) {
-			snprintf(t, sizeof t, "%lld", (long long)sqlite3_column_int64(st, 5));
-			out_cstr(b, "notify_id", t);
-		} else
-			out_null(b, "notify_id");
-		rec_put(b, fp);
-	}
-	sqlite3_finalize(st);
-	if (r != SQLITE_DONE)
-		return dbi_sqlerr(d, "COMMUNICATION_TASK_INFO");
-	return 0;
+	return dbi_put_rows(d, d->q.p, "COMMUNICATION_TASK_INFO", &a, ctrow);
 }
 

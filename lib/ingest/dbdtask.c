@@ -110,42 +110,37 @@ db_dev_tasks_scan(struct dbread *d)
 	return 0;
 }
 
+/* A TASK row's "device_task" record. */
+static void
+dtrow(struct dbread *d, struct buf *b, sqlite3_stmt *st, const struct dbi_put *a)
+{
+	int64_t s = sqlite3_column_int64(st, 1), e = sqlite3_column_int64(st, 2);
+	const char *nm;
+	size_t n;
+
+	out_begin(b, "device_task");
+	out_cstr(b, "profile", a->profile);
+	dbi_putsrc(d, b, "TASK", (long long)sqlite3_column_int64(st, 0));
+	out_key(b, "name");
+	if (dbi_coltext(d, st, 3, &nm, &n) == 0)
+		out_esc(b, nm, n);
+	else
+		buf_adds(b, "null");
+	out_null(b, "task_type");
+	dbi_put_int(b, "device", st, 4);
+	dbi_put_int(b, "stream", st, 5);
+	out_i64(b, "start_ns", s - a->origin);
+	out_i64(b, "dur_ns", e - s);
+	out_i64(b, "end_ns", e - a->origin);
+}
+
 int
 db_put_dev_tasks(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 {
-	struct buf *b = &d->ob;
-	sqlite3_stmt *st;
-	int r;
+	const struct dbi_put a = { .fp = fp, .profile = profile, .origin = origin };
 
 	if (d->c.dev_tasks == 0)
 		return 0;
 	dtquery(d, 0);
-	if ((st = dbi_prep(d, d->q.p)) == NULL)
-		return -1;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t s = sqlite3_column_int64(st, 1), e = sqlite3_column_int64(st, 2);
-		const char *nm;
-		size_t n;
-
-		b->len = 0;
-		out_begin(b, "device_task");
-		out_cstr(b, "profile", profile);
-		dbi_putsrc(d, b, "TASK", (long long)sqlite3_column_int64(st, 0));
-		out_key(b, "name");
-		if (dbi_coltext(d, st, 3, &nm, &n) == 0)
-			out_esc(b, nm, n);
-		else
-			buf_adds(b, "null");
-		out_null(b, "task_type");
-		dbi_put_int(b, "device", st, 4);
-		dbi_put_int(b, "stream", st, 5);
-		out_i64(b, "start_ns", s - origin);
-		out_i64(b, "dur_ns", e - s);
-		out_i64(b, "end_ns", e - origin);
-		rec_put(b, fp);
-	}
-	sqlite3_finalize(st);
-	if (r != SQLITE_DONE)
-		return dbi_sqlerr(d, "TASK");
-	return 0;
+	return dbi_put_rows(d, d->q.p, "TASK", &a, dtrow);
 }

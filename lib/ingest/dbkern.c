@@ -160,6 +160,17 @@ ktail(struct dbread *d, struct kq *q, struct kout *k, sqlite3_stmt *st, int comp
 	}
 }
 
+/* The first step of st (a query of one device's rows, if any) for dev. */
+static int
+devfirst(sqlite3_stmt *st, int64_t dev)
+{
+	if (st == NULL)
+		return SQLITE_DONE;
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, dev);
+	return sqlite3_step(st);
+}
+
 /* One device: merge compute tasks and communication ops by start. */
 static int
 putdev(struct dbread *d, FILE *fp, const char *profile, int64_t origin, int64_t dev,
@@ -169,18 +180,8 @@ putdev(struct dbread *d, FILE *fp, const char *profile, int64_t origin, int64_t 
 	int64_t prev_end = INT64_MIN;
 	int first = 1;
 
-	if (q->k) {
-		sqlite3_reset(q->k);
-		sqlite3_bind_int64(q->k, 1, dev);
-		q->kr = sqlite3_step(q->k);
-	} else
-		q->kr = SQLITE_DONE;
-	if (q->c) {
-		sqlite3_reset(q->c);
-		sqlite3_bind_int64(q->c, 1, dev);
-		q->cr = sqlite3_step(q->c);
-	} else
-		q->cr = SQLITE_DONE;
+	q->kr = devfirst(q->k, dev);
+	q->cr = devfirst(q->c, dev);
 	q->rg = 0;
 	for (;;) {
 		int comp;

@@ -63,6 +63,30 @@ dbi_prep(struct dbread *d, const char *sql)
 	return st;
 }
 
+/*
+ * A record by put for each row of sql, into d->ob and then fp; the
+ * statement is finalized after.  0, or -1 with the error (of table what).
+ */
+int
+dbi_put_rows(struct dbread *d, const char *sql, const char *what,
+    const struct dbi_put *a, dbi_rowput *put)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	if ((st = dbi_prep(d, sql)) == NULL)
+		return -1;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		d->ob.len = 0;
+		put(d, &d->ob, st, a);
+		rec_put(&d->ob, a->fp);
+	}
+	sqlite3_finalize(st);
+	if (r != SQLITE_DONE)
+		return dbi_sqlerr(d, what);
+	return 0;
+}
+
 /* Run a query whose first row's first column is an integer. */
 int
 dbi_qint(struct dbread *d, const char *sql, int64_t *v)

@@ -75,6 +75,17 @@ void		 dbi_addwarn(struct dbread *, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int		 dbi_sqlerr(struct dbread *, const char *what);
 sqlite3_stmt	*dbi_prep(struct dbread *, const char *sql);
+/* Where and how a part writes its records. */
+struct dbi_put {
+	FILE		*fp;
+	const char	*profile;
+	int64_t		 origin;
+};
+typedef void dbi_rowput(struct dbread *, struct buf *, sqlite3_stmt *,
+    const struct dbi_put *);
+/* A record by put for each row of sql (see dbread.c). */
+int		 dbi_put_rows(struct dbread *, const char *sql, const char *what,
+    const struct dbi_put *, dbi_rowput *put);
 /* Run a query whose first row's first column is an integer. */
 int		 dbi_qint(struct dbread *, const char *sql, int64_t *v);
 int		 dbi_hascol(const struct dbread *, int t, const char *col);

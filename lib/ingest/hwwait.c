@@ -41,33 +41,25 @@ tr_hwwait(struct trace *t, const struct ev *ev, const struct shdr *h,
 	tr_frs_add(t, &t->ct, &c);
 }
 
+static void
+hwtask(struct trace *t, struct buf *b, const struct ctask *c,
+    const char *profile, int64_t origin)
+{
+	out_begin(b, strcmp(c->ttype, hw_sdma) == 0 ? "sdma_task" : "notify_wait");
+	out_cstr(b, "profile", profile);
+	tr_putsrc(t, b, c->off);
+	out_i64(b, "start_ns", c->start - origin);
+	out_i64(b, "dur_ns", c->dur);
+	out_i64(b, "end_ns", c->start - origin + c->dur);
+	if (c->stream < 0)
+		out_cstr(b, "stream", NULL);
+	else
+		out_i64(b, "stream", c->stream);
+}
+
 void
 trace_put_notify_waits(struct trace *t, FILE *fp, const char *profile,
     int64_t origin)
 {
-	struct buf *b = &t->ob;
-	struct fmrg mg;
-	const struct ctask *c;
-
-	tr_frs_sort(&t->ct);
-	tr_fmrg_open(&mg, &t->ct, 1);
-	for (; (c = tr_fmrg_top(&mg)) != NULL; tr_fmrg_pop(&mg)) {
-		const struct thr *th = &t->th[c->ti];
-
-		if (th->pi < 0 || t->pr[th->pi].role != R_HW)
-			continue;
-		b->len = 0;
-		out_begin(b, strcmp(c->ttype, hw_sdma) == 0 ? "sdma_task" : "notify_wait");
-		out_cstr(b, "profile", profile);
-		tr_putsrc(t, b, c->off);
-		out_i64(b, "start_ns", c->start - origin);
-		out_i64(b, "dur_ns", c->dur);
-		out_i64(b, "end_ns", c->start - origin + c->dur);
-		if (c->stream < 0)
-			out_cstr(b, "stream", NULL);
-		else
-			out_i64(b, "stream", c->stream);
-		rec_put(b, fp);
-	}
-	tr_fmrg_close(&mg);
+	tr_put_ctasks(t, fp, R_HW, profile, origin, hwtask);
 }

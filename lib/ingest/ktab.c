@@ -22,21 +22,8 @@
 #include "simd.h"
 #include "util.h"
 
-/* A bad row or file: the caller's bad() says it (and may exit). */
-static void
-kbad(const struct ktab *kt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-kbad(const struct ktab *kt, const char *fmt, ...)
-{
-	char m[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
-	va_end(ap);
-	kt->bad(m);
-}
+/* A bad row or file: the caller's kt->bad() says it (and may exit). */
+#define kbad(kt, ...)	sayf((kt)->bad, __VA_ARGS__)
 
 static const struct {
 	const char	*key;		/* output key */

@@ -755,9 +755,14 @@ cttext(struct buf *b, const char *k, const char *s, size_t n)
 	}
 }
 
+/*
+ * A record by put for each task of the HCCL tasks' store on a thread of
+ * a process in the given role (R_COMM: HCCL tasks; R_HW: the device's
+ * Notify Wait and SDMA tasks), in start order, then file order.
+ */
 void
-trace_put_comm_tasks(struct trace *t, FILE *fp, const char *profile,
-    int64_t origin)
+tr_put_ctasks(struct trace *t, FILE *fp, int role, const char *profile,
+    int64_t origin, tr_ctput *put)
 {
 	struct buf *b = &t->ob;
 	struct fmrg mg;
@@ -768,26 +773,40 @@ trace_put_comm_tasks(struct trace *t, FILE *fp, const char *profile,
 	for (; (c = tr_fmrg_top(&mg)) != NULL; tr_fmrg_pop(&mg)) {
 		const struct thr *th = &t->th[c->ti];
 
-		if (th->pi < 0 || t->pr[th->pi].role != R_COMM)
+		if (th->pi < 0 || t->pr[th->pi].role != role)
 			continue;
 		b->len = 0;
-		out_begin(b, "comm_task");
-		out_cstr(b, "profile", profile);
-		tr_putsrc(t, b, c->off);
-		out_cstr(b, "op", NULL);
-		out_cstr(b, "group", NULL);
-		cttext(b, "task_type", c->ttype, sizeof c->ttype);
-		out_i64(b, "start_ns", c->start - origin);
-		out_i64(b, "dur_ns", c->dur);
-		out_i64(b, "end_ns", c->start - origin + c->dur);
-		ctnum(b, "src_rank", c->src);
-		ctnum(b, "dst_rank", c->dst);
-		ctnum(b, "bytes", c->bytes);
-		cttext(b, "transport", c->trans, sizeof c->trans);
-		out_cstr(b, "plane", tr_thrname(t, th));
-		ctnum(b, "stream", c->stream);
-		cttext(b, "notify_id", c->notify, sizeof c->notify);
+		put(t, b, c, profile, origin);
 		rec_put(b, fp);
 	}
 	tr_fmrg_close(&mg);
+}
+
+static void
+commtask(struct trace *t, struct buf *b, const struct ctask *c,
+    const char *profile, int64_t origin)
+{
+	out_begin(b, "comm_task");
+	out_cstr(b, "profile", profile);
+	tr_putsrc(t, b, c->off);
+	out_cstr(b, "op", NULL);
+	out_cstr(b, "group", NULL);
+	cttext(b, "task_type", c->ttype, sizeof c->ttype);
+	out_i64(b, "start_ns", c->start - origin);
+	out_i64(b, "dur_ns", c->dur);
+	out_i64(b, "end_ns", c->start - origin + c->dur);
+	ctnum(b, "src_rank", c->src);
+	ctnum(b, "dst_rank", c->dst);
+	ctnum(b, "bytes", c->bytes);
+	cttext(b, "transport", c->trans, sizeof c->trans);
+	out_cstr(b, "plane", tr_thrname(t, &t->th[c->ti]));
+	ctnum(b, "stream", c->stream);
+	cttext(b, "notify_id", c->notify, sizeof c->notify);
+}
+
+void
+trace_put_comm_tasks(struct trace *t, FILE *fp, const char *profile,
+    int64_t origin)
+{
+	tr_put_ctasks(t, fp, R_COMM, profile, origin, commtask);
 }

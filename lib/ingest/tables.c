@@ -17,20 +17,8 @@
 #include "tables.h"
 #include "util.h"
 
-static void
-tbad(const struct tab_ctx *tc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-tbad(const struct tab_ctx *tc, const char *fmt, ...)
-{
-	char m[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
-	va_end(ap);
-	tc->bad(m);
-}
+/* A bad row or file: the caller's tc->bad() says it (and may exit). */
+#define tbad(tc, ...)	sayf((tc)->bad, __VA_ARGS__)
 
 static void
 twarn(const struct tab_ctx *tc, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -624,39 +612,22 @@ linkbad(jv l, const char **why, char *t, size_t nt)
 	return NULL;
 }
 
-void
-tab_commx_read(const struct tab_ctx *tc, struct src_file *pf)
+/*
+ * Each link of a communication matrix: step -> kind -> op -> link, every
+ * level an object (a member that is none is passed over); fn sees the
+ * keys of the four levels and the link.  m stays the caller's.
+ */
+static void
+commx_each(jv m, void (*fn)(void *, jv sk, jv kk, jv ok, jv lk, jv lv), void *arg)
 {
-	jv doc = readjson(tc, pf);
-
-	if (!jv_is_valid(doc))
-		return;
-	if (jv_get_kind(doc) != JV_KIND_OBJECT) {
-		twarn(tc, "bad_communication", "%s: top level is not an object; file not used", pf->base);
-		pf->unusable = 1;
-		jv_free(doc);
-		return;
-	}
-	jv_object_foreach(jv_copy(doc), sk, sv) {
+	jv_object_foreach(m, sk, sv) {
 		if (jv_get_kind(sv) == JV_KIND_OBJECT)
 			jv_object_foreach(sv, kk, kv) {
 				if (jv_get_kind(kv) == JV_KIND_OBJECT)
 					jv_object_foreach(kv, ok, ov) {
 						if (jv_get_kind(ov) == JV_KIND_OBJECT)
 							jv_object_foreach(ov, lk, lv) {
-								const char *bad, *why;
-								char t[64];
-
-								pf->read++;
-								if (!islink(lv))
-									pf->rejected++;
-								else if ((bad = linkbad(lv, &why, t, sizeof t)) != NULL) {
-									pf->rejected++;
-									tbad(tc, "%s: op \"%s\" link \"%s\": \"%s\": %s: '%s'",
-									    pf->path, jv_string_value(ok), jv_string_value(lk),
-									    bad, why, t);
-								} else
-									pf->emitted++;
+								fn(arg, sk, kk, ok, lk, lv);
 								jv_free(lk);
 								jv_free(lv);
 							}
@@ -672,6 +643,54 @@ tab_commx_read(const struct tab_ctx *tc, struct src_file *pf)
 			jv_free(sv);
 		jv_free(sk);
 	}
+}
+
+struct commx_arg {
+	const struct tab_ctx	*tc;
+	const struct src_file	*cpf;
+	struct src_file		*pf;
+	struct buf		*b;
+	const char		*profile;
+};
+
+/* A link read: counted, and said when bad. */
+static void
+commx_check(void *arg, jv sk, jv kk, jv ok, jv lk, jv lv)
+{
+	struct commx_arg *a = arg;
+	struct src_file *pf = a->pf;
+	const char *bad, *why;
+	char t[64];
+
+	(void)sk;
+	(void)kk;
+	pf->read++;
+	if (!islink(lv))
+		pf->rejected++;
+	else if ((bad = linkbad(lv, &why, t, sizeof t)) != NULL) {
+		pf->rejected++;
+		tbad(a->tc, "%s: op \"%s\" link \"%s\": \"%s\": %s: '%s'",
+		    pf->path, jv_string_value(ok), jv_string_value(lk),
+		    bad, why, t);
+	} else
+		pf->emitted++;
+}
+
+void
+tab_commx_read(const struct tab_ctx *tc, struct src_file *pf)
+{
+	jv doc = readjson(tc, pf);
+	struct commx_arg a = { .tc = tc, .pf = pf };
+
+	if (!jv_is_valid(doc))
+		return;
+	if (jv_get_kind(doc) != JV_KIND_OBJECT) {
+		twarn(tc, "bad_communication", "%s: top level is not an object; file not used", pf->base);
+		pf->unusable = 1;
+		jv_free(doc);
+		return;
+	}
+	commx_each(doc, commx_check, &a);
 	commx = doc;
 	havecommx = 1;
 }
@@ -683,72 +702,57 @@ put_jvstr(struct buf *b, const char *key, jv s)
 	out_str(b, key, jv_string_value(s), (size_t)jv_string_length_bytes(jv_copy(s)));
 }
 
+/* A good link's "comm_link" record. */
+static void
+commx_link(void *arg, jv sk, jv kk, jv ok, jv lk, jv lv)
+{
+	struct commx_arg *a = arg;
+	struct buf *b = a->b;
+	const char *st = jv_string_value(sk);
+	const char *key = jv_string_value(ok), *at = strrchr(key, '@');
+	const char *why, *dash;
+	char t[64];
+
+	if (!islink(lv) || linkbad(lv, &why, t, sizeof t) != NULL)
+		return;
+	dash = strchr(jv_string_value(lk), '-');
+	b->len = 0;
+	out_begin(b, "comm_link");
+	out_cstr(b, "profile", a->profile);
+	out_cstr(b, "src", a->cpf->base);
+	if (strncmp(st, "step", 4) == 0 && st[4])
+		out_cstr(b, "step", st + 4);
+	else
+		out_null(b, "step");
+	put_jvstr(b, "kind", kk);
+	out_str(b, "op_class", key, at ? (size_t)(at - key) : strlen(key));
+	out_cstr(b, "group", at ? at + 1 : NULL);
+	put_jvstr(b, "link", lk);
+	if (dash) {
+		out_str(b, "src_rank", jv_string_value(lk), (size_t)(dash - jv_string_value(lk)));
+		out_cstr(b, "dst_rank", dash + 1);
+	} else {
+		out_null(b, "src_rank");
+		out_null(b, "dst_rank");
+	}
+	put_jv(b, "transport", jv_object_get(jv_copy(lv), jv_string("Transport Type")));
+	put_jv(b, "size_mb", jv_object_get(jv_copy(lv), jv_string("Transit Size(MB)")));
+	put_jv(b, "time_ms", jv_object_get(jv_copy(lv), jv_string("Transit Time(ms)")));
+	put_jv(b, "bandwidth_gbps", jv_object_get(jv_copy(lv), jv_string("Bandwidth(GB/s)")));
+	put_jv(b, "op", jv_object_get(jv_copy(lv), jv_string("Op Name")));
+	rec_put(b, stdout);
+}
+
 void
 tab_commx_put(const struct src_file *pf, const char *profile)
 {
 	struct buf b = {0};
+	struct commx_arg a = { .cpf = pf, .b = &b, .profile = profile };
 
 	if (!havecommx)
 		return;
 	havecommx = 0;
-	jv_object_foreach(commx, sk, sv) {
-		const char *st = jv_string_value(sk);
-
-		if (jv_get_kind(sv) == JV_KIND_OBJECT)
-		jv_object_foreach(sv, kk, kv) {
-			if (jv_get_kind(kv) == JV_KIND_OBJECT)
-			jv_object_foreach(kv, ok, ov) {
-				const char *key = jv_string_value(ok), *at = strrchr(key, '@');
-
-				if (jv_get_kind(ov) == JV_KIND_OBJECT)
-				jv_object_foreach(ov, lk, lv) {
-					const char *why;
-					char t[64];
-
-					if (islink(lv) && linkbad(lv, &why, t, sizeof t) == NULL) {
-						const char *dash = strchr(jv_string_value(lk), '-');
-
-						b.len = 0;
-						out_begin(&b, "comm_link");
-						out_cstr(&b, "profile", profile);
-						out_cstr(&b, "src", pf->base);
-						if (strncmp(st, "step", 4) == 0 && st[4])
-							out_cstr(&b, "step", st + 4);
-						else
-							out_null(&b, "step");
-						put_jvstr(&b, "kind", kk);
-						out_str(&b, "op_class", key, at ? (size_t)(at - key) : strlen(key));
-						out_cstr(&b, "group", at ? at + 1 : NULL);
-						put_jvstr(&b, "link", lk);
-						if (dash) {
-							out_str(&b, "src_rank", jv_string_value(lk), (size_t)(dash - jv_string_value(lk)));
-							out_cstr(&b, "dst_rank", dash + 1);
-						} else {
-							out_null(&b, "src_rank");
-							out_null(&b, "dst_rank");
-						}
-						put_jv(&b, "transport", jv_object_get(jv_copy(lv), jv_string("Transport Type")));
-						put_jv(&b, "size_mb", jv_object_get(jv_copy(lv), jv_string("Transit Size(MB)")));
-						put_jv(&b, "time_ms", jv_object_get(jv_copy(lv), jv_string("Transit Time(ms)")));
-						put_jv(&b, "bandwidth_gbps", jv_object_get(jv_copy(lv), jv_string("Bandwidth(GB/s)")));
-						put_jv(&b, "op", jv_object_get(jv_copy(lv), jv_string("Op Name")));
-						rec_put(&b, stdout);
-					}
-					jv_free(lk);
-					jv_free(lv);
-				}
-				else
-					jv_free(ov);
-				jv_free(ok);
-			}
-			else
-				jv_free(kv);
-			jv_free(kk);
-		}
-		else
-			jv_free(sv);
-		jv_free(sk);
-	}
+	commx_each(commx, commx_link, &a);
 	buf_free(&b);
 }
 

@@ -406,6 +406,12 @@ const char *tr_thrname(const struct trace *t, const struct thr *h);
 void	tr_setthrname(struct trace *t, struct thr *h, char *s);
 /* The process and thread metadata changed: provisional sets are stale. */
 void	tr_newgen(struct trace *t);
+/* put: a record for each HCCL-store task of a process in a role. */
+typedef void tr_ctput(struct trace *, struct buf *, const struct ctask *,
+    const char *profile, int64_t origin);
+void	tr_put_ctasks(struct trace *t, FILE *fp, int role, const char *profile,
+    int64_t origin, tr_ctput *put);
+
 /* hwwait: keep an Ascend Hardware event if its "Task Type" is Notify Wait. */
 void	tr_hwwait(struct trace *t, const struct ev *ev, const struct shdr *h, struct thr *th);
 const char *tr_mkprefix(const struct trace *t, int kind);

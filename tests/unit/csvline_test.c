@@ -15,38 +15,14 @@
 
 #include <csv.h>
 
+#include "check.h"
 #include "ingest/csvline.h"
 
-static int fails;
-
-#define CHECK(e) do { if (!(e)) { fails++; fprintf(stderr, \
-	"%s:%d: check failed: %s\n", __FILE__, __LINE__, #e); } } while (0)
-
-static char tmppath[4096];
-
-static void
-writetmp(const void *data, size_t n)
-{
-	const char *dir = getenv("TMPDIR");
-	FILE *fp;
-	int fd;
-
-	snprintf(tmppath, sizeof tmppath, "%s/csvline_test.XXXXXX",
-	    dir && *dir ? dir : "/tmp");
-	if ((fd = mkstemp(tmppath)) < 0 || (fp = fdopen(fd, "w")) == NULL) {
-		perror("csvline_test: mkstemp");
-		exit(2);
-	}
-	if (fwrite(data, 1, n, fp) != n || fclose(fp) != 0) {
-		perror("csvline_test: write");
-		exit(2);
-	}
-}
 
 static void
 openwith(struct csvin *c, const void *data, size_t n)
 {
-	writetmp(data, n);
+	check_tmpfile("csvline_test", data, n);
 	if (csv_open(c, tmppath) != 0) {
 		perror("csvline_test: csv_open");
 		exit(2);
@@ -275,7 +251,7 @@ samelit(const char *data, size_t n)
 {
 	int ok;
 
-	writetmp(data, n);
+	check_tmpfile("csvline_test", data, n);
 	ok = same(tmppath, "literal");
 	unlink(tmppath);
 	return ok;
@@ -569,7 +545,7 @@ test_seek(void)
 		buf_adds(&b, i % 31 == 0 ? "\r\n\r\n\n" : i % 2 ? "\n" : "\r\n");
 	}
 	buf_adds(&b, "last,1,2");
-	writetmp(b.p, b.len);
+	check_tmpfile("csvline_test", b.p, b.len);
 	n = readall(v, MAXR, 0);
 	CHECK(n > 1000 && n < MAXR);
 	CHECK(v[0].off == 3 && v[0].line == 1);
@@ -677,7 +653,7 @@ test_fdopen(void)
 	int fd, p[2];
 	static const char data[] = "a,b\nc,d\ne,f\n";
 
-	writetmp(data, sizeof data - 1);
+	check_tmpfile("csvline_test", data, sizeof data - 1);
 	if ((fd = open(tmppath, O_RDONLY)) < 0 || lseek(fd, 4, SEEK_SET) != 4) {
 		perror("csvline_test: open");
 		exit(2);

@@ -5,12 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "dec.h"
 
-static int fails;
-
-#define CHECK(e) do { if (!(e)) { fails++; fprintf(stderr, \
-	"%s:%d: check failed: %s\n", __FILE__, __LINE__, #e); } } while (0)
 
 /* dec_parse(s, scale) == want (0) or fails (want_rc -1). */
 static int
@@ -296,7 +293,5 @@ main(void)
 	test_fmt();
 	test_ratio();
 	test_roundtrip();
-	if (fails)
-		fprintf(stderr, "dec_test: %d checks failed\n", fails);
-	return fails ? 1 : 0;
+	return check_status("dec_test");
 }

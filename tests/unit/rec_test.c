@@ -8,34 +8,16 @@
 
 #include <jv.h>
 
+#include "check.h"
 #include "dec.h"
 #include "rec.h"
 
-static int fails;
-
-#define CHECK(e) do { if (!(e)) { fails++; fprintf(stderr, \
-	"%s:%d: check failed: %s\n", __FILE__, __LINE__, #e); } } while (0)
-
-static char tmppath[4096];
 
 /* Write data to a fresh temp file and open it with rin. */
 static int
 openwith(struct rin *r, const void *data, size_t n, size_t maxline)
 {
-	const char *dir = getenv("TMPDIR");
-	FILE *fp;
-	int fd;
-
-	snprintf(tmppath, sizeof tmppath, "%s/rec_test.XXXXXX",
-	    dir && *dir ? dir : "/tmp");
-	if ((fd = mkstemp(tmppath)) < 0 || (fp = fdopen(fd, "w")) == NULL) {
-		perror("rec_test: mkstemp");
-		exit(2);
-	}
-	if (fwrite(data, 1, n, fp) != n || fclose(fp) != 0) {
-		perror("rec_test: write");
-		exit(2);
-	}
+	check_tmpfile("rec_test", data, n);
 	if (rin_open(r, tmppath, maxline) != 0) {
 		perror("rec_test: rin_open");
 		exit(2);
@@ -816,7 +798,5 @@ main(void)
 	test_notjson();
 	test_lines();
 	test_write();
-	if (fails)
-		fprintf(stderr, "rec_test: %d checks failed\n", fails);
-	return fails ? 1 : 0;
+	return check_status("rec_test");
 }

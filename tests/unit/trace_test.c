@@ -53,6 +53,17 @@ struct out {
 	size_t	 n;
 };
 
+/* The markers, kernels and host records, from origin org (none: 0). */
+static void
+putall(struct trace *t, FILE *fp, int64_t org)
+{
+	if (org == INT64_MAX)
+		org = 0;
+	trace_put_markers(t, fp, "p", org);
+	trace_put_kernels(t, fp, "p", org);
+	trace_put_host(t, fp, "p", org);
+}
+
 /* Read a trace; 0 or -1; all three streams into o (if o). */
 static int
 run(const char *path, size_t rb, const char *pat, struct out *o,
@@ -69,19 +80,31 @@ run(const char *path, size_t rb, const char *pat, struct out *o,
 	r = trace_read(t);
 	if (r == 0 && o) {
 		fp = open_memstream(&o->p, &o->n);
-		int64_t org = trace_min_ts(t);
-
-		if (org == INT64_MAX)
-			org = 0;
-		trace_put_markers(t, fp, "p", org);
-		trace_put_kernels(t, fp, "p", org);
-		trace_put_host(t, fp, "p", org);
+		putall(t, fp, trace_min_ts(t));
 		fclose(fp);
 	}
 	if (tp)
 		*tp = t;
 	else
 		trace_close(t);
+	return r;
+}
+
+/* Read path again (runs of rb bytes; reads of ch bytes, or as they are
+ * now): the same bytes as o? */
+static int
+again(const char *path, size_t rb, size_t ch, const struct out *o)
+{
+	struct out o2 = { 0 };
+	size_t was = chunk;
+	int r;
+
+	if (ch)
+		chunk = ch;
+	r = run(path, rb, NULL, &o2, NULL);
+	chunk = was;
+	r = r == 0 && o->n == o2.n && memcmp(o->p, o2.p, o->n) == 0;
+	free(o2.p);
 	return r;
 }
 
@@ -306,7 +329,6 @@ t_markers(void)
 	 * markers (tiny runs: several sorted runs of markers) */
 	{
 		struct buf b = { 0 };
-		struct out o2;
 		char ev[256];
 
 		buf_adds(&b, "[" META);
@@ -330,10 +352,8 @@ t_markers(void)
 		CHECK(strstr(o.p, "\"name\":\"ProfilerStep#300\",\"kind\":"
 		    "\"ProfilerStep\",\"step\":\"300\",\"pid\":1,\"tid\":1,"
 		    "\"start_ns\":99999000,") != NULL);
-		CHECK(run(wtmp(b.p), 1024, NULL, &o2, NULL) == 0);
-		CHECK(o.n == o2.n && memcmp(o.p, o2.p, o.n) == 0);
+		CHECK(again(wtmp(b.p), 1024, 0, &o));
 		free(o.p);
-		free(o2.p);
 		buf_free(&b);
 	}
 }
@@ -349,7 +369,7 @@ static void
 t_quiet(void)
 {
 	struct buf b = { 0 };
-	struct out o, o2;
+	struct out o;
 	char ev[256];
 	const int n = 3000;
 
@@ -374,17 +394,15 @@ t_quiet(void)
 	    strstr(o.p, "\"name\":\"M\"") < strstr(o.p, "\"name\":\"op\""));
 	CHECK(strstr(o.p, "\"start_ns\":19990500,") < strstr(o.p, "\"name\":\"N\"") &&
 	    strstr(o.p, "\"name\":\"N\"") < strstr(o.p, "\"start_ns\":20000000,"));
-	CHECK(run(wtmp(b.p), 1024, NULL, &o2, NULL) == 0);
-	CHECK(o.n == o2.n && memcmp(o.p, o2.p, o.n) == 0);
+	CHECK(again(wtmp(b.p), 1024, 0, &o));
 	free(o.p);
-	free(o2.p);
 	buf_free(&b);
 }
 
 static void
 t_nesting(void)
 {
-	struct out o, o2;
+	struct out o;
 
 	/*
 	 * Thread 1: A [0,100) > B [10,50) > C [20,30); D [60,70) in A;
@@ -424,10 +442,8 @@ t_nesting(void)
 		}
 	}
 	/* tiny runs: multi-run merge gives identical bytes */
-	CHECK(run(wtmp(tr), 1024, NULL, &o2, NULL) == 0);
-	CHECK(o.n == o2.n && memcmp(o.p, o2.p, o.n) == 0);
+	CHECK(again(wtmp(tr), 1024, 0, &o));
 	free(o.p);
-	free(o2.p);
 }
 
 static void
@@ -755,7 +771,7 @@ static void
 t_real(const char *real, int argc, char **argv)
 {
 	char path[1024];
-	struct out o, o2;
+	struct out o;
 	struct trace *t;
 	struct trace_counts c;
 	const char *l;
@@ -811,23 +827,13 @@ t_real(const char *real, int argc, char **argv)
 	CHECK(count(&o, ",\"kernel_ns\":") == (int)c.host_linked);
 	CHECK(count(&o, "\"type\":\"kernel\"") == (int)c.device);
 	/* multi-run merge: byte-identical with 4 KiB runs */
-	CHECK(run(path, 4096, NULL, &o2, NULL) == 0);
-	CHECK(o.n == o2.n && memcmp(o.p, o2.p, o.n) == 0);
-	free(o2.p);
+	CHECK(again(path, 4096, 0, &o));
 	/* events split across reads: byte-identical with 997-byte reads */
-	chunk = 997;
-	CHECK(run(path, 0, NULL, &o2, NULL) == 0);
-	chunk = 0;
-	CHECK(o.n == o2.n && memcmp(o.p, o2.p, o.n) == 0);
-	free(o2.p);
+	CHECK(again(path, 0, 997, &o));
 	/* and across 8 KiB mmap windows */
-	chunk = 8192;
-	CHECK(run(path, 0, NULL, &o2, NULL) == 0);
-	chunk = 0;
-	CHECK(o.n == o2.n && memcmp(o.p, o2.p, o.n) == 0);
+	CHECK(again(path, 0, 8192, &o));
 	trace_close(t);
 	free(o.p);
-	free(o2.p);
 }
 
 static int
@@ -863,11 +869,7 @@ dump(int argc, char **argv)
 	}
 	printf("min %lld kernel %lld\n", (long long)org,
 	    (long long)trace_min_kernel_ts(t));
-	if (org == INT64_MAX)
-		org = 0;
-	trace_put_markers(t, stdout, "p", org);
-	trace_put_kernels(t, stdout, "p", org);
-	trace_put_host(t, stdout, "p", org);
+	putall(t, stdout, org);
 	trace_close(t);
 	if (fclose(stdout) == EOF)
 		dieerr("stdout");
