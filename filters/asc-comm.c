@@ -169,37 +169,35 @@ taskrec(struct rin *r)
 	return 0;
 }
 
+/* A device task record of the given type: its interval pushed on the
+ * array *v of *n (room for *c); the file of the first kept in S.nwsrc. */
 static int
-nwrec(struct rin *r)
+hwrec(struct rin *r, const char *type, struct iv **v, size_t *n, size_t *c)
 {
-	struct iv v;
+	struct iv x;
 
 	if (rin_scan(r) != 0)
 		return -1;
-	if (rin_i64(r, "start_ns", &v.s) != 0 || rin_i64(r, "end_ns", &v.e) != 0 || v.e < v.s)
-		return rin_error(r, "notify_wait has no integer \"start_ns\" <= \"end_ns\""), -1;
+	if (rin_i64(r, "start_ns", &x.s) != 0 || rin_i64(r, "end_ns", &x.e) != 0 || x.e < x.s)
+		return rin_error(r, "%s has no integer \"start_ns\" <= \"end_ns\"", type), -1;
 	if (S.nwsrc == NULL && (S.nwsrc = strf(r, "src")) != NULL && strrchr(S.nwsrc, '@'))
 		*strrchr(S.nwsrc, '@') = '\0';
-	PUSH(S.nw, S.nnw, S.cnw);
-	S.nw[S.nnw++] = v;
+	PUSH(*v, *n, *c);
+	(*v)[(*n)++] = x;
 	return 0;
+}
+
+static int
+nwrec(struct rin *r)
+{
+	return hwrec(r, "notify_wait", &S.nw, &S.nnw, &S.cnw);
 }
 
 /* An "sdma_task" record (asc-ingest, Level0): the device moving data. */
 static int
 sdmarec(struct rin *r)
 {
-	struct iv v;
-
-	if (rin_scan(r) != 0)
-		return -1;
-	if (rin_i64(r, "start_ns", &v.s) != 0 || rin_i64(r, "end_ns", &v.e) != 0 || v.e < v.s)
-		return rin_error(r, "sdma_task has no integer \"start_ns\" <= \"end_ns\""), -1;
-	if (S.nwsrc == NULL && (S.nwsrc = strf(r, "src")) != NULL && strrchr(S.nwsrc, '@'))
-		*strrchr(S.nwsrc, '@') = '\0';
-	PUSH(S.mv, S.nmv, S.cmv);
-	S.mv[S.nmv++] = v;
-	return 0;
+	return hwrec(r, "sdma_task", &S.mv, &S.nmv, &S.cmv);
 }
 
 /* Widen the span of the step named s to hold [a, b). */

@@ -241,7 +241,7 @@ kernelrec(struct rin *r)
 	}
 	pe = G.lastrun.e, pce = G.lastrun.ce;
 	phase_kernel(ph, &x, fam, k.dur);
-	if (ph == PH_BWD && G.lastrun.n == 1 && G.seed.on)
+	if (ph == PH_BWD && G.lastrun.a.n == 1 && G.seed.on)
 		phase_seed();
 	G.seed.on = ph == PH_FWD && (fl & F_SEED) && x.cls != C_COMM;
 	if (G.seed.on)

@@ -67,14 +67,21 @@ spanadd(struct span **v, size_t *n, size_t *cap, int64_t s, int64_t e, int64_t t
 	(*n)++;
 }
 
+/* Intervals by start, then end (spans and device tasks). */
+static int
+secmp(int64_t xs, int64_t xe, int64_t ys, int64_t ye)
+{
+	if (xs != ys)
+		return xs < ys ? -1 : 1;
+	return (xe > ye) - (xe < ye);
+}
+
 int
 spancmp(const void *a, const void *b)
 {
 	const struct span *x = a, *y = b;
 
-	if (x->s != y->s)
-		return x->s < y->s ? -1 : 1;
-	return (x->e > y->e) - (x->e < y->e);
+	return secmp(x->s, x->e, y->s, y->e);
 }
 
 /* The first span starting at or after s. */
@@ -177,9 +184,7 @@ dtcmp(const void *a, const void *b)
 {
 	const struct dtask *x = a, *y = b;
 
-	if (x->s != y->s)
-		return x->s < y->s ? -1 : 1;
-	return (x->e > y->e) - (x->e < y->e);
+	return secmp(x->s, x->e, y->s, y->e);
 }
 
 /* Sort the device tasks and make their running latest end, once. */

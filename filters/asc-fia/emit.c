@@ -389,9 +389,9 @@ emit_phases(void)
 		run_close();
 	for (int64_t i = 0; i < G.nruns; i++) {
 		const struct prun *u = &G.runs[i];
-		int64_t end = u->sync ? u->we : u->e, n = u->sync ? u->wn : u->n;
-		int64_t sum = u->sync ? u->wsum : u->sum, csum = u->sync ? u->wcsum : u->csum;
-		int64_t cn = u->sync ? u->wcn : u->cn;
+		int64_t end = u->sync ? u->we : u->e, n = u->sync ? u->w.n : u->a.n;
+		int64_t sum = u->sync ? u->w.sum : u->a.sum, csum = u->sync ? u->w.csum : u->a.csum;
+		int64_t cn = u->sync ? u->w.cn : u->a.cn;
 
 		head("fia_phase");
 		out_i64(&ob, "run", i);
@@ -411,12 +411,12 @@ emit_phases(void)
 			out_int(&ob, u->ts);
 			out_i64(&ob, "end_ns", u->e);
 			out_nsms(&ob, "wall", u->e - u->ts);
-			out_i64(&ob, "kernels", u->n - u->wn);
-			out_i64(&ob, "comm_kernels", u->cn - u->wcn);
-			out_nsms(&ob, "comm_kernel_sum", u->csum - u->wcsum);
-			out_nsms(&ob, "kernel_sum", u->sum - u->wsum);
+			out_i64(&ob, "kernels", u->a.n - u->w.n);
+			out_i64(&ob, "comm_kernels", u->a.cn - u->w.cn);
+			out_nsms(&ob, "comm_kernel_sum", u->a.csum - u->w.csum);
+			out_nsms(&ob, "kernel_sum", u->a.sum - u->w.sum);
 			/* the backward's collectives running on into the sync */
-			out_i64(&ob, "backward_comm_end_ns", u->wme > u->we ? u->wme : u->we);
+			out_i64(&ob, "backward_comm_end_ns", u->w.me > u->we ? u->w.me : u->we);
 			out_i64(&ob, "backward_comm_kernels", u->mv);
 			if (u->xc >= 0) {
 				out_i64(&ob, "wait_start_ns", u->xs);

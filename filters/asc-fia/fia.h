@@ -158,15 +158,24 @@ struct chain {
  */
 #define NBC 256		/* backward collectives followed per run */
 
+/* A run's kernels counted: all, communication ones (c*), and the last
+ * end of a communication kernel (me). */
+struct ptally {
+	int64_t	 n, sum, cn, csum, me;
+};
+
 struct prun {
 	int	 ph, first;	/* first: the name of its first kernel */
-	int64_t	 s, e, n, sum, cn, csum;	/* c*: communication kernels */
+	int64_t	 s, e;
+	struct ptally a;	/* the run's kernels */
 	int	 sync;
-	int64_t	 we, wn, wsum, wcn, wcsum, ts, wme;
-	int64_t	 ce, me;	/* last end of compute, of communication kernels */
+	int64_t	 we, ts;
+	struct ptally w;	/* those before the gradient sync (at we) */
+	int64_t	 ce;		/* last end of a compute kernel */
 	int	 mec, mer;	/* the collective ending last: name, role */
 	int	 pw, xc;	/* a wait since the last gradient kernel; its collective */
-	int64_t	 pn, psum, pcn, pcsum, pme, xs, xe;
+	struct ptally p;	/* those before the wait */
+	int64_t	 xs, xe;
 	char	 mecraw[96], xcraw[96];	/* mec, xc as the kernel names them */
 	/* The backward's dp collectives so far (pnbc: before the wait); mv:
 	 * those ending after its last compute kernel, moved to the sync. */

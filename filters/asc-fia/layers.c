@@ -290,18 +290,28 @@ sealof(const struct lk *k)
 	return 0;
 }
 
+/* The open layer's figures kept in s* (keep), or put back from them:
+ * one list, so that the two ways stay the same. */
+static void
+seal_keep(struct eng *e, int keep)
+{
+#define SEAL(f, s) (keep ? memcpy(&e->s, &e->f, sizeof e->f) : memcpy(&e->f, &e->s, sizeof e->f))
+	SEAL(cur, scur);
+	SEAL(ra, sra);
+	SEAL(rn, srn);
+	SEAL(rsum, srsum);
+	SEAL(rst, srst);
+	SEAL(nbuf, snbuf);
+	SEAL(ndn, sndn);
+#undef SEAL
+}
+
 /* Keep the open layer's figures before its first kernel between passes. */
 static void
 seal_open(struct eng *e, int how)
 {
 	if (e->seal == 0) {
-		e->scur = e->cur;
-		memcpy(e->sra, e->ra, sizeof e->ra);
-		memcpy(e->srn, e->rn, sizeof e->rn);
-		memcpy(e->srsum, e->rsum, sizeof e->rsum);
-		memcpy(e->srst, e->rst, sizeof e->rst);
-		e->snbuf = e->nbuf;
-		e->sndn = e->ndn;
+		seal_keep(e, 1);
 		memset(e->pn, 0, sizeof e->pn);
 		memset(e->psum, 0, sizeof e->psum);
 	}
@@ -318,13 +328,7 @@ void
 layer_end(struct eng *e, int ei, int cut)
 {
 	if (e->seal == 2 || (e->seal == 1 && cut)) {
-		e->cur = e->scur;
-		memcpy(e->ra, e->sra, sizeof e->ra);
-		memcpy(e->rn, e->srn, sizeof e->rn);
-		memcpy(e->rsum, e->srsum, sizeof e->rsum);
-		memcpy(e->rst, e->srst, sizeof e->rst);
-		e->nbuf = e->snbuf;
-		e->ndn = e->sndn;
+		seal_keep(e, 0);
 		for (int j = 0; j < NBP; j++) {
 			e->bn[j] += e->pn[j];
 			e->bsum[j] += e->psum[j];

@@ -157,6 +157,17 @@ intern(const char *s, size_t n)
 	return (int)intern_add(&NT, s, n);
 }
 
+/* The first of the n glob lists glob[] that has a pattern matching s, or -1. */
+static int
+globsof(const char *const *const *glob, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		for (const char *const *g = glob[i]; *g; g++)
+			if (fnmatch(*g, s, 0) == 0)
+				return i;
+	return -1;
+}
+
 /* What the rules say of a raw kernel name; valid until the next call. */
 const struct rawname *
 kname(const char *s, size_t n)
@@ -200,20 +211,8 @@ kname(const char *s, size_t n)
 	/* A gradient kernel is never a forward marker. */
 	if (c->flags & F_BWD)
 		c->flags &= ~(F_FIA | F_SAMP | F_LOSS | F_OPT);
-	c->fam = -1;
-	for (int f = 0; f < nfam && c->fam < 0; f++)
-		for (const char *const *g = famglob[f]; *g; g++)
-			if (fnmatch(*g, c->s, 0) == 0) {
-				c->fam = f;
-				break;
-			}
-	c->role = -1;
-	for (int r = 0; r < rsmall && c->role < 0; r++)
-		for (const char *const *g = rglob[r]; *g; g++)
-			if (fnmatch(*g, c->s, 0) == 0) {
-				c->role = r;
-				break;
-			}
+	c->fam = globsof(famglob, nfam, c->s);
+	c->role = globsof(rglob, rsmall, c->s);
 	kb.len = 0;
 	opkey(c->s, n, &kb);
 	c->norm = kb.len == n ? intern(c->s, n) : intern(kb.p, kb.len);

@@ -37,10 +37,10 @@ sync_move(struct prun *u)
 	for (int i = 0; i < lim; i++)
 		if (u->bc[i].e > u->we) {
 			u->mv++;
-			u->wn--;
-			u->wsum -= u->bc[i].dur;
-			u->wcn--;
-			u->wcsum -= u->bc[i].dur;
+			u->w.n--;
+			u->w.sum -= u->bc[i].dur;
+			u->w.cn--;
+			u->w.csum -= u->bc[i].dur;
 			G.cb[u->bc[i].cb].mark--;
 		}
 }
@@ -54,19 +54,11 @@ sync_start(struct prun *u, int last)
 		G.cb[i].mark = u->pw ? G.cb[i].wmark : G.cb[i].nph[PH_BWD] - (last && i == G.lastcb);
 	if (u->pw) {
 		u->we = u->xs;
-		u->wn = u->pn;
-		u->wsum = u->psum;
-		u->wcn = u->pcn;
-		u->wcsum = u->pcsum;
-		u->wme = u->pme;
+		u->w = u->p;
 	} else {
 		u->xc = -1;
 		u->we = u->ce ? u->ce : u->e;
-		u->wn = u->n;
-		u->wsum = u->sum;
-		u->wcn = u->cn;
-		u->wcsum = u->csum;
-		u->wme = u->me;
+		u->w = u->a;
 	}
 	u->ts = u->we;
 	sync_move(u);
@@ -93,15 +85,11 @@ run_sync(struct prun *u, const struct lk *x)
 		return;
 	if (x->flags & F_BWD)
 		u->pw = 0;
-	else if (!u->pw && x->cls != C_COMM && u->ce && u->me > u->ce && x->s >= u->me &&
+	else if (!u->pw && x->cls != C_COMM && u->ce && u->a.me > u->ce && x->s >= u->a.me &&
 	    syncrole(u->mer)) {
 		/* x waited for the collectives: the backward's compute ended at ce */
 		u->pw = 1;
-		u->pn = u->n;
-		u->psum = u->sum;
-		u->pcn = u->cn;
-		u->pcsum = u->csum;
-		u->pme = u->me;
+		u->p = u->a;
 		u->pnbc = u->nbc;
 		u->xs = u->ce;
 		u->xe = x->s;
@@ -165,18 +153,18 @@ phase_kernel(int ph, const struct lk *x, int fam, int64_t dur)
 	run_sync(&G.lastrun, x);
 	if (ph == PH_BWD && x->cls == C_COMM && syncrole(x->role) && G.lastrun.nbc < NBC)
 		G.lastrun.bc[G.lastrun.nbc++] = (struct bcoll){ G.lastcb, x->e, dur };
-	G.lastrun.n++;
-	G.lastrun.sum += dur;
+	G.lastrun.a.n++;
+	G.lastrun.a.sum += dur;
 	if (x->cls == C_COMM) {
-		G.lastrun.cn++;
-		G.lastrun.csum += dur;
+		G.lastrun.a.cn++;
+		G.lastrun.a.csum += dur;
 	}
 	if (x->e > G.lastrun.e)
 		G.lastrun.e = x->e;
 	if (x->cls != C_COMM && x->e > G.lastrun.ce)
 		G.lastrun.ce = x->e;
-	else if (x->cls == C_COMM && x->e > G.lastrun.me) {
-		G.lastrun.me = x->e;
+	else if (x->cls == C_COMM && x->e > G.lastrun.a.me) {
+		G.lastrun.a.me = x->e;
 		G.lastrun.mec = x->name;
 		G.lastrun.mer = x->role;
 		snprintf(G.lastrun.mecraw, sizeof G.lastrun.mecraw, "%.*s",
@@ -222,15 +210,15 @@ phase_seed(void)
 	int fam = G.seed.fam < 0 ? nfam : G.seed.fam;
 	int64_t d = G.seed.dur;
 
-	if (G.nruns < 2 || f->ph != PH_FWD || f->n < 2)
+	if (G.nruns < 2 || f->ph != PH_FWD || f->a.n < 2)
 		return;
-	f->n--, f->sum -= d;
+	f->a.n--, f->a.sum -= d;
 	f->e = G.seed.pe, f->ce = G.seed.pce;	/* its ends before the seed */
 	G.nph[PH_FWD]--, G.phsum[PH_FWD] -= d;
 	G.nph[PH_BWD]++, G.phsum[PH_BWD] += d;
 	G.famn[fam][PH_FWD]--, G.famsum[fam][PH_FWD] -= d;
 	G.famn[fam][PH_BWD]++, G.famsum[fam][PH_BWD] += d;
-	G.lastrun.n++, G.lastrun.sum += d;
+	G.lastrun.a.n++, G.lastrun.a.sum += d;
 	G.lastrun.first = G.seed.x.name, G.lastrun.s = G.seed.x.s;
 }
 

@@ -234,19 +234,31 @@ putclk(const struct clk *c, int64_t service)
 	}
 }
 
-static int
-namecmp(const void *a, const void *b)
-{
-	const size_t *x = a, *y = b;
-	int d = strcmp(S.names.p + S.k[*x].no, S.names.p + S.k[*y].no);
-
-	return d ? d : (*x > *y) - (*x < *y);
-}
-
 static void	markblock(void);
 
 struct grp { size_t at; long cnt; int64_t sum, wait; };
 
+/* What groups() groups kernels by, for the comparators: 0 their name,
+ * 1 their op key. */
+static int	gbyop;
+
+static const char *
+gtext(size_t i)
+{
+	return S.names.p + (gbyop ? S.k[i].ko : S.k[i].no);
+}
+
+/* Kernels of idx by gtext (ties: index). */
+static int
+textcmp(const void *a, const void *b)
+{
+	const size_t *x = a, *y = b;
+	int d = strcmp(gtext(*x), gtext(*y));
+
+	return d ? d : (*x > *y) - (*x < *y);
+}
+
+/* Groups by kernel sum, then gtext. */
 static int
 grpcmp(const void *a, const void *b)
 {
@@ -254,25 +266,39 @@ grpcmp(const void *a, const void *b)
 
 	if (x->sum != y->sum)
 		return x->sum > y->sum ? -1 : 1;
-	return strcmp(S.names.p + S.k[x->at].no, S.names.p + S.k[y->at].no);
+	return strcmp(gtext(x->at), gtext(y->at));
+}
+
+/* The kernels idx[0..n) grouped by name (byop 0) or op key, by kernel
+ * sum (ties: by that text): *ngp groups, to free. */
+static struct grp *
+groups(const size_t *idx, size_t n, int byop, size_t *ngp)
+{
+	size_t *v = xreallocarray(NULL, n ? n : 1, sizeof *v), ng = 0;
+	struct grp *g = xreallocarray(NULL, n ? n : 1, sizeof *g);
+
+	gbyop = byop;
+	memcpy(v, idx, n * sizeof *v);
+	qsort(v, n, sizeof *v, textcmp);
+	for (size_t i = 0, j; i < n; i = j) {
+		g[ng].at = v[i], g[ng].sum = g[ng].wait = 0;
+		for (j = i; j < n && strcmp(gtext(v[j]), gtext(v[i])) == 0; j++)
+			g[ng].sum += S.k[v[j]].dur, g[ng].wait += S.k[v[j]].wait;
+		g[ng++].cnt = (long)(j - i);
+	}
+	qsort(g, ng, sizeof *g, grpcmp);
+	free(v);
+	*ngp = ng;
+	return g;
 }
 
 /* The TOPK kernel names by kernel sum (ties: by name) of idx[0..n). */
 static void
 puttop(const size_t *idx, size_t n)
 {
-	size_t *v = xreallocarray(NULL, n ? n : 1, sizeof *v), ng = 0;
-	struct grp *g = xreallocarray(NULL, n ? n : 1, sizeof *g);
+	size_t ng;
+	struct grp *g = groups(idx, n, 0, &ng);
 
-	memcpy(v, idx, n * sizeof *v);
-	qsort(v, n, sizeof *v, namecmp);
-	for (size_t i = 0, j; i < n; i = j) {
-		g[ng].at = v[i], g[ng].sum = 0;
-		for (j = i; j < n && strcmp(S.names.p + S.k[v[j]].no, S.names.p + S.k[v[i]].no) == 0; j++)
-			g[ng].sum += S.k[v[j]].dur;
-		g[ng++].cnt = (long)(j - i);
-	}
-	qsort(g, ng, sizeof *g, grpcmp);
 	out_key(&ob, "top_kernels");
 	buf_addc(&ob, '[');
 	for (size_t q = 0; q < ng && q < TOPK; q++) {
@@ -285,29 +311,7 @@ puttop(const size_t *idx, size_t n)
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, ']');
-	free(v);
 	free(g);
-}
-
-/* Kernels of idx by op key (ties: index), as namecmp by name. */
-static int
-keycmp(const void *a, const void *b)
-{
-	const size_t *x = a, *y = b;
-	int d = strcmp(S.names.p + S.k[*x].ko, S.names.p + S.k[*y].ko);
-
-	return d ? d : (*x > *y) - (*x < *y);
-}
-
-/* Op groups by kernel sum, then op key. */
-static int
-opgrpcmp(const void *a, const void *b)
-{
-	const struct grp *x = a, *y = b;
-
-	if (x->sum != y->sum)
-		return x->sum > y->sum ? -1 : 1;
-	return strcmp(S.names.p + S.k[x->at].ko, S.names.p + S.k[y->at].ko);
 }
 
 /*
@@ -319,18 +323,9 @@ opgrpcmp(const void *a, const void *b)
 static void
 putops(const size_t *idx, size_t n)
 {
-	size_t *v = xreallocarray(NULL, n ? n : 1, sizeof *v), ng = 0;
-	struct grp *g = xreallocarray(NULL, n ? n : 1, sizeof *g);
+	size_t ng;
+	struct grp *g = groups(idx, n, 1, &ng);
 
-	memcpy(v, idx, n * sizeof *v);
-	qsort(v, n, sizeof *v, keycmp);
-	for (size_t i = 0, j; i < n; i = j) {
-		g[ng].at = v[i], g[ng].sum = g[ng].wait = 0;
-		for (j = i; j < n && strcmp(S.names.p + S.k[v[j]].ko, S.names.p + S.k[v[i]].ko) == 0; j++)
-			g[ng].sum += S.k[v[j]].dur, g[ng].wait += S.k[v[j]].wait;
-		g[ng++].cnt = (long)(j - i);
-	}
-	qsort(g, ng, sizeof *g, opgrpcmp);
 	out_key(&ob, "ops");
 	buf_addc(&ob, '[');
 	for (size_t q = 0; q < ng; q++) {
@@ -344,7 +339,6 @@ putops(const size_t *idx, size_t n)
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, ']');
-	free(v);
 	free(g);
 }
 

@@ -22,6 +22,20 @@ group_get(const char *id, size_t n)
 	return &S.g[S.ng++];
 }
 
+/* What every record of a step starts with: its profile, device, step
+ * and group. */
+static void
+stepkey(struct buf *b, const struct stepx *x)
+{
+	out_raw(b, "profile", S.prof.p, S.prof.len);
+	out_key(b, "device");
+	sr_raw(b, x->dev);
+	out_key(b, "step_id");
+	sr_raw(b, x->sid);
+	out_key(b, "group_id");
+	sr_raw(b, x->gid);
+}
+
 /* line = the step id, ':' and structure index b: a structure_id. */
 static void
 structid(long b)
@@ -50,13 +64,7 @@ emit_structures(const struct stepx *x)
 			nmain += S.k[i].stream == x->main_stream;
 		}
 		out_begin(&ob, "structure");
-		out_raw(&ob, "profile", S.prof.p, S.prof.len);
-		out_key(&ob, "device");
-		sr_raw(&ob, x->dev);
-		out_key(&ob, "step_id");
-		sr_raw(&ob, x->sid);
-		out_key(&ob, "group_id");
-		sr_raw(&ob, x->gid);
+		stepkey(&ob, x);
 		out_i64(&ob, "structure", (int64_t)b);
 		structid((long)b);
 		out_str(&ob, "structure_id", line.p, line.len);
@@ -138,23 +146,15 @@ emit_bubbles(struct buf *sb, const struct stepx *x)
 {
 	const struct st *sv = x->sv;
 	size_t *top = xcalloc((size_t)topk + 1, sizeof *top);
+	int64_t *tv = xcalloc((size_t)topk + 1, sizeof *tv);
 	int tn = 0;
 	char idbuf[64];
 
 	for (size_t b = 0; b < x->nst; b++) {
 		int64_t v = sv[b].gapbefore + sv[b].inside;
-		int j;
 
-		if (v <= 0)
-			continue;
-		for (j = tn; j > 0 && sv[top[j - 1]].gapbefore + sv[top[j - 1]].inside < v; j--)
-			if (j < topk)
-				top[j] = top[j - 1];
-		if (j < topk) {
-			top[j] = b;
-			if (tn < topk)
-				tn++;
-		}
+		if (v > 0)
+			topins(top, tv, &tn, b, v);
 	}
 	out_key(sb, "bubble_structures");
 	buf_addc(sb, '[');
@@ -175,18 +175,8 @@ emit_bubbles(struct buf *sb, const struct stepx *x)
 	}
 	buf_addc(sb, ']');
 	tn = 0;
-	for (size_t i = 0; i < x->nbub; i++) {
-		int j;
-
-		for (j = tn; j > 0 && x->bubs[top[j - 1]].d < x->bubs[i].d; j--)
-			if (j < topk)
-				top[j] = top[j - 1];
-		if (j < topk) {
-			top[j] = i;
-			if (tn < topk)
-				tn++;
-		}
-	}
+	for (size_t i = 0; i < x->nbub; i++)
+		topins(top, tv, &tn, i, x->bubs[i].d);
 	out_key(sb, "largest_bubbles");
 	buf_addc(sb, '[');
 	for (int j = 0; j < tn; j++) {
@@ -204,6 +194,7 @@ emit_bubbles(struct buf *sb, const struct stepx *x)
 	}
 	buf_addc(sb, ']');
 	free(top);
+	free(tv);
 }
 
 /* The step's record kept for the drill-down when its group's best. */
@@ -243,13 +234,7 @@ emit_step_structure(const struct stepx *x)
 	for (size_t i = 0; i < n; i++)
 		clk_add(&c, &S.k[i]);
 	out_begin(&sb, "step_structure");
-	out_raw(&sb, "profile", S.prof.p, S.prof.len);
-	out_key(&sb, "device");
-	sr_raw(&sb, x->dev);
-	out_key(&sb, "step_id");
-	sr_raw(&sb, x->sid);
-	out_key(&sb, "group_id");
-	sr_raw(&sb, x->gid);
+	stepkey(&sb, x);
 	out_cstr(&sb, "source", kindname[x->source]);
 	out_i64(&sb, "structures", (int64_t)x->nst);
 	emit_types(&sb, x);

@@ -97,29 +97,42 @@ waitheavy(const struct sk *k)
 	return k->wait >= minbubble && k->wait >= k->dur && k->wait > 0;
 }
 
+/* Keep i, of value v, among the topk largest top[0..*tn), their values
+ * in tv (ties: the one kept first stays first). */
+void
+topins(size_t *top, int64_t *tv, int *tn, size_t i, int64_t v)
+{
+	int j;
+
+	for (j = *tn; j > 0 && tv[j - 1] < v; j--)
+		if (j < topk) {
+			top[j] = top[j - 1];
+			tv[j] = tv[j - 1];
+		}
+	if (j < topk) {
+		top[j] = i;
+		tv[j] = v;
+		if (*tn < topk)
+			(*tn)++;
+	}
+}
+
 /* Top kernels by duration (0), total cost (1) or wait (2, wait-heavy only). */
 void
 topkernels(struct buf *b, const char *key, size_t from, size_t to, int st, int what)
 {
 	size_t *top = xcalloc((size_t)topk + 1, sizeof *top);
+	int64_t *tv = xcalloc((size_t)topk + 1, sizeof *tv);
 	int n = 0;
 
 	for (size_t i = from; i < to; i++) {
 		const struct sk *k = &S.k[i];
-		int j;
 
 		if (st >= 0 && k->st != st)
 			continue;
 		if (what == 2 && !waitheavy(k))
 			continue;
-		for (j = n; j > 0 && kval(&S.k[top[j - 1]], what) < kval(k, what); j--)
-			if (j < topk)
-				top[j] = top[j - 1];
-		if (j < topk) {
-			top[j] = i;
-			if (n < topk)
-				n++;
-		}
+		topins(top, tv, &n, i, kval(k, what));
 	}
 	out_key(b, key);
 	buf_addc(b, '[');
@@ -143,6 +156,7 @@ topkernels(struct buf *b, const char *key, size_t from, size_t to, int st, int w
 	}
 	buf_addc(b, ']');
 	free(top);
+	free(tv);
 }
 
 void

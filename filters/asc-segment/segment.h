@@ -118,6 +118,7 @@ void		 clk_add(struct clocks *, const struct sk *);
 void		 putclocks(struct buf *, const struct clocks *, int64_t);
 void		 dominant(struct buf *, size_t, size_t, int, int);
 void		 topkernels(struct buf *, const char *, size_t, size_t, int, int);
+void		 topins(size_t *top, int64_t *tv, int *tn, size_t i, int64_t v);
 void		 part(struct buf *, const char *, size_t, size_t, int, int);
 void		 step_measure(struct stepx *);
 

@@ -100,6 +100,9 @@ struct cjrec {
 
 /* The record as one line ending in a newline, in b (emptied first). */
 void	cj_putrec(struct buf *b, const char *profile, const char *src, const struct cjrec *);
+/* The record of an op of communication.json: its kind, name, figures and
+ * step (no group, no start). */
+void	cj_oprec(const struct cjop *op, struct cjrec *r);
 /* torch_npu's step key "step<N>" as the step: N; NULL for a bare "step". */
 const char *cj_step(const char *key, size_t n, size_t *len);
 /* A start in float us as exact ns, formatted to 3 decimals like torch_npu. */

@@ -150,3 +150,17 @@ cj_ratio(double part, double transit, char *t, size_t nt)
 	if (n > 0 && t[n - 1] == '.')
 		t[--n] = '\0';
 }
+
+void
+cj_oprec(const struct cjop *op, struct cjrec *r)
+{
+	*r = (struct cjrec){
+		.kind = op->kind, .kindlen = op->kindlen, .op = op->key, .oplen = op->keylen,
+		.elapse_ms = op->elapse_ms, .transit_ms = op->transit_ms, .wait_ms = op->wait_ms,
+		.sync_ms = op->sync_ms, .idle_ms = op->idle_ms, .wait_ratio = op->wait_ratio,
+		.sync_ratio = op->sync_ratio, .ntransport = op->has_bw ? op->ntransport : 0,
+		.transport = op->transport
+	};
+	if (op->step)
+		r->step = cj_step(op->step, op->steplen, &r->steplen);
+}

@@ -35,6 +35,26 @@ twarn(const struct tab_ctx *tc, const char *code, const char *fmt, ...)
 	tc->warn(code, m);
 }
 
+/*
+ * Row r (csv_next's answer) of a table of ncols columns, counted: 1 to
+ * use, 0 to pass over (a row of other width) or -1 to stop (unreadable),
+ * each said.
+ */
+static int
+rowcheck(const struct tab_ctx *tc, struct src_file *pf, const struct csvin *c,
+    int r, int ncols)
+{
+	pf->read++;
+	if (r >= 0 && c->nf == ncols)
+		return 1;
+	pf->rejected++;
+	if (r < 0)
+		tbad(tc, "%s:%lu: %s", pf->path, c->recline, c->err);
+	else
+		tbad(tc, "%s:%lu: %d fields, header has %d", pf->path, c->recline, c->nf, ncols);
+	return r < 0 ? -1 : 0;
+}
+
 static int
 colidx(struct csvin *c, const char *name)
 {
@@ -151,13 +171,7 @@ tab_steptrace(const struct tab_ctx *tc, struct src_file *pf, const char *profile
 		const char *s;
 		size_t n;
 
-		pf->read++;
-		if (r < 0 || c.nf != ncols) {
-			pf->rejected++;
-			if (r < 0)
-				tbad(tc, "%s:%lu: %s", pf->path, c.recline, c.err);
-			else
-				tbad(tc, "%s:%lu: %d fields, header has %d", pf->path, c.recline, c.nf, ncols);
+		if ((r = rowcheck(tc, pf, &c, r, ncols)) <= 0) {
 			if (r < 0)
 				break;
 			continue;
@@ -244,13 +258,7 @@ tab_opstat(const struct tab_ctx *tc, struct src_file *pf, const char *profile)
 	if (idx[3] < 0)
 		total = -1;
 	while ((r = csv_next(&c)) != 0) {
-		pf->read++;
-		if (r < 0 || c.nf != ncols) {
-			pf->rejected++;
-			if (r < 0)
-				tbad(tc, "%s:%lu: %s", pf->path, c.recline, c.err);
-			else
-				tbad(tc, "%s:%lu: %d fields, header has %d", pf->path, c.recline, c.nf, ncols);
+		if ((r = rowcheck(tc, pf, &c, r, ncols)) <= 0) {
 			if (r < 0)
 				break;
 			continue;
@@ -516,18 +524,11 @@ commput(const struct cjop *op, void *arg)
 {
 	struct commput *cp = arg;
 	const char *why, *val;
-	struct cjrec r = {
-		.kind = op->kind, .kindlen = op->kindlen, .op = op->key, .oplen = op->keylen,
-		.elapse_ms = op->elapse_ms, .transit_ms = op->transit_ms, .wait_ms = op->wait_ms,
-		.sync_ms = op->sync_ms, .idle_ms = op->idle_ms, .wait_ratio = op->wait_ratio,
-		.sync_ratio = op->sync_ratio, .ntransport = op->has_bw ? op->ntransport : 0,
-		.transport = op->transport
-	};
+	struct cjrec r;
 
 	if (istotal(op) || !op->has_time || commbadnum(op, &why, &val))
 		return 0;
-	if (op->step)
-		r.step = cj_step(op->step, op->steplen, &r.steplen);
+	cj_oprec(op, &r);
 	/* The op name is up to the last '@', the group after it. */
 	for (size_t i = op->keylen; i-- > 0; )
 		if (op->key[i] == '@') {
