@@ -15,13 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "ingest/trace.h"
 #include "util.h"
-
-static int fails;
-
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", \
-	__FILE__, __LINE__, #c); fails++; } } while (0)
 
 static char tmpdir[256];
 static size_t chunk;		/* read() size for run(), 0 = default */
@@ -925,9 +921,5 @@ main(int argc, char **argv)
 		unlink(p);
 		rmdir(tmpdir);
 	}
-	if (fails) {
-		fprintf(stderr, "trace_test: %d checks failed\n", fails);
-		return 1;
-	}
-	return 0;
+	return check_status("trace_test");
 }
