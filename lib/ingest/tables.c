@@ -55,6 +55,19 @@ rowcheck(const struct tab_ctx *tc, struct src_file *pf, const struct csvin *c,
 	return r < 0 ? -1 : 0;
 }
 
+/* A table row's record begun: its type, profile and "src" FILE:LINE. */
+static void
+rowhead(struct buf *b, const char *type, const char *profile,
+    const struct src_file *pf, const struct csvin *c)
+{
+	char src[300];
+
+	out_begin(b, type);
+	out_cstr(b, "profile", profile);
+	snprintf(src, sizeof src, "%s:%lu", pf->base, c->recline);
+	out_cstr(b, "src", src);
+}
+
 static int
 colidx(struct csvin *c, const char *name)
 {
@@ -153,7 +166,6 @@ tab_steptrace(const struct tab_ctx *tc, struct src_file *pf, const char *profile
 	struct csvin c;
 	int idx[9], istep, idev, ncols, r;
 	struct buf b = {0};
-	char src[300];
 
 	if (csv_open(&c, pf->path) != 0)
 		dieerr("%s", pf->path);
@@ -184,10 +196,7 @@ tab_steptrace(const struct tab_ctx *tc, struct src_file *pf, const char *profile
 			if (bad)
 				continue;
 		}
-		out_begin(&b, "step_trace");
-		out_cstr(&b, "profile", profile);
-		snprintf(src, sizeof src, "%s:%lu", pf->base, c.recline);
-		out_cstr(&b, "src", src);
+		rowhead(&b, "step_trace", profile, pf, &c);
 		if (idev >= 0) {
 			s = csv_field(&c, idev, &n);
 			cell_putint(&b, "device", s, n);
@@ -242,7 +251,6 @@ tab_opstat(const struct tab_ctx *tc, struct src_file *pf, const char *profile)
 	struct csvin c;
 	int idx[9], ncols, r;
 	struct buf b = {0};
-	char src[300];
 	int64_t total = 0;
 
 	if (csv_open(&c, pf->path) != 0)
@@ -272,10 +280,7 @@ tab_opstat(const struct tab_ctx *tc, struct src_file *pf, const char *profile)
 			if (bad)
 				continue;
 		}
-		out_begin(&b, "op_stat");
-		out_cstr(&b, "profile", profile);
-		snprintf(src, sizeof src, "%s:%lu", pf->base, c.recline);
-		out_cstr(&b, "src", src);
+		rowhead(&b, "op_stat", profile, pf, &c);
 		for (int i = 0; i < 9; i++) {
 			const char *s;
 			size_t n;
