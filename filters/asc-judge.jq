@@ -1062,6 +1062,7 @@ def owinflight($s; $e): [ $OWT[] | select(.start_ns < $e and .end_ns > $s) ] as 
        . + {placed_ms: $pl, unplaced_ms: ([.noframe_ms - $pl, 0] | max | r6),
 	    site_frames_ms: ([.noframe_by_frame[] | select(.relation == "site_function" or .relation == "caller") | .ms] | add // 0 | r6),
 	    site_own_ms: ([.noframe_by_frame[] | select(.own and (.relation == "site_function" or .relation == "caller")) | .ms] | add // 0 | r6),
+	    site_calls_ms: ([.noframe_by_frame[] | select((.own | not) and (.relation == "site_function" or .relation == "caller")) | .ms] | add // 0 | r6),
 	    profiler_ms: ([.noframe_by_frame[] | select(.relation == "profiler") | .ms] | add // 0 | r6),
 	    elsewhere_ms: ([.noframe_by_frame[] | select(.relation == "other" or .relation == "none") | .ms] | add // 0 | r6)} ] end)}
    + (if ($CO | length) > 0 then {in_flight: inflight(.start_ns; .end_ns)}
