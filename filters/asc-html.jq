@@ -291,5 +291,13 @@ fig($C4),
 "</body></html>", ""] | join("\n"))}),
 ($CH[] | select(.svg) | {file, text: ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + .svg)}),
 {file: "charts.md", text: ("# Charts of the anomaly report\n\n" +
-  ($CH | map(select(.svg) | "![\(.caption)](\(.file))\n\n") | join("")) +
-  "The same charts with hover text (the evidence of each bubble) are in anomaly_report.html.\n")}
+  # no chart drawn: say why, each chart's reason (a capture with no
+  # kernel table has neither the timeline nor bubbles nor ops to draw)
+  (if any($CH[]; .svg) then
+     ($CH | map(select(.svg) | "![\(.caption)](\(.file))\n\n") | join("")) +
+     "The same charts with hover text (the evidence of each bubble) are in anomaly_report.html.\n"
+   else
+     "No chart could be drawn for this profile" +
+     (if ($P.counts.kernel // 0) == 0 then ": its capture has no kernel timeline" else "" end) + ". " +
+     ([$CH[] | .none // empty | sub("; the table above is the breakdown\\.$"; ".")] | join(" ")) +
+     " anomaly_report.html has none either.\n" end))}

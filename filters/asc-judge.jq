@@ -1046,19 +1046,23 @@ def owinflight($s; $e): [ $OWT[] | select(.start_ns < $e and .end_ns > $s) ] as 
 	noframe_ms: ([.chains[] | select(.frame == null) | .ns] | add // 0 | ms),
 	# that time by the Python frame of user code the trace nests its
 	# calls under (asc-attrib's by_frame): the call's own function, a
-	# caller of it, another frame, or none
-	noframe_by_frame: ([.chains[] | select(.frame == null) | .by_frame // [] | .[]] | group_by(.frame) |
-	  map({frame: .[0].frame, ms: (map(.ns) | add | ms),
-	       # the profiler's own code: its calls name its package
-	       relation: (.[0].frame as $f | if $f == null and all(.[]; (.call // "") | test("(^|/)torch(_npu)?/profiler/")) then "profiler"
+	# caller of it, another frame, or none; apart, each frame's own lines
+	noframe_by_frame: ([.chains[] | select(.frame == null) | .by_frame // [] | .[]] | group_by([.frame, .own == true]) |
+	  map({frame: .[0].frame, own: (.[0].own == true), ms: (map(.ns) | add | ms),
+	       # the profiler's own code (asc-attrib: attribution.profiler_frames)
+	       relation: (.[0].frame as $f | if $f == null and all(.[]; .profiler == true) then "profiler"
 			  elif $f == null then "none" elif ($pf | length) > 0 and $pf[-1] == $f then "site_function"
 			  elif ($pf | index([$f])) != null then "caller" else "other" end),
-	       calls: (sort_by(-.ns) | map(.call | if . == null then "others" else sub(" at 0x[0-9a-fA-F]+>$"; ">") end))}) | sort_by(-.ms)),
+	       # no frame in the call tree: the loop frame that calls it
+	       called_by: (if .[0].frame == null then (map(.called_by // empty) | first // null) else null end),
+	       calls: (if .[0].own == true then [] else sort_by(-.ns) | map(.call | if . == null then "others" else sub(" at 0x[0-9a-fA-F]+>$"; ">") end) end)}) | sort_by(-.ms)),
 	host_ms: (.causes | to_entries | map(select(.value != null and .value > 0) | .value |= ms) | sort_by(-.value) | from_entries)} |
        # its sums, as the report states them
        ([.noframe_by_frame[].ms] | add // 0 | r6) as $pl |
        . + {placed_ms: $pl, unplaced_ms: ([.noframe_ms - $pl, 0] | max | r6),
 	    site_frames_ms: ([.noframe_by_frame[] | select(.relation == "site_function" or .relation == "caller") | .ms] | add // 0 | r6),
+	    site_own_ms: ([.noframe_by_frame[] | select(.own and (.relation == "site_function" or .relation == "caller")) | .ms] | add // 0 | r6),
+	    site_calls_ms: ([.noframe_by_frame[] | select((.own | not) and (.relation == "site_function" or .relation == "caller")) | .ms] | add // 0 | r6),
 	    profiler_ms: ([.noframe_by_frame[] | select(.relation == "profiler") | .ms] | add // 0 | r6),
 	    elsewhere_ms: ([.noframe_by_frame[] | select(.relation == "other" or .relation == "none") | .ms] | add // 0 | r6)} ] end)}
    + (if ($CO | length) > 0 then {in_flight: inflight(.start_ns; .end_ns)}
@@ -1727,18 +1731,29 @@ def idletext($q):
        (if ($BD.preparing // 0) > 0 then " (this step's preparing: \($BD.preparing | fmt))" else "" end) + ". " +
        (if (.site_windows | length) == 0 then "" else
 	  "The same call site holds host time in " +
-	  (.site_windows | map("\(.bubble_id) (\(.dur_ms | fmt) of device idle" + (if .scope == "tail" then ", the step's tail after its last kernel: no collective of this step follows it, and whether the next step's first one would wait for a late peer and absorb it lies past the capture" else "" end) +
+	  (.python_frames as $pf | .site_windows | map("\(.bubble_id) (\(.dur_ms | fmt) of device idle" + (if .scope == "tail" then ", the step's tail after its last kernel: no collective of this step follows it, and whether the next step's first one would wait for a late peer and absorb it lies past the capture" else "" end) +
 	     "; host there: " + (.host_ms | to_entries | map("\(.key) \(.value | fmt)") | join(", ")) + "; of it \(.site_ms | fmt) in calls at this site" +
 	     (if .noframe_ms > 0 then " and \(.noframe_ms | fmt) in Python calls the profiler records without a call stack of their own" +
 		# placed by the trace's nesting (asc-attrib's by_frame)
 		(.noframe_by_frame as $b | if ($b | length) == 0 then "" else
-		   "; the trace's Python frames hold them: " + ($b | map("\(.ms | fmt) " +
-		     (if .relation == "profiler" then "under no Python frame of user code, in the profiler's own code"
-		      elif .relation == "none" then "under no Python frame of user code"
+		   # the site's frames' own lines go last, together
+		   ([$b[] | select(.own and (.relation == "site_function" or .relation == "caller"))] as $own |
+		    "; the trace's Python frames hold them: " + ([$b[] | select(.own and (.relation == "site_function" or .relation == "caller") | not)] |
+		     map("\(.ms | fmt) " +
+		     (if .own then "in the own lines of \(.frame)"
+		      elif .relation == "profiler" then
+			"in the profiler's own code (\(.calls[0:2] | join(", "))\(if (.calls | length) > 2 then " and others" else "" end)), " +
+			(if .called_by == null then "under no Python frame of user code"
+			 else "called by the training loop \(.called_by) (the frame holding the step)" +
+			   (if ($pf | length) > 0 then ", not by \($pf[0])" else "" end) end) +
+			", and run only while profiling"
+		      elif .relation == "none" then "under no Python frame of user code" + (if .called_by != null then ", called by \(.called_by)" else "" end)
 		      else "under \(.frame)" + (if .relation == "site_function" then ", the call site's own function"
 			elif .relation == "caller" then ", which calls the call site's function" else "" end) end) +
-		     " (\(.calls[0:2] | join(", "))\(if (.calls | length) > 2 then " and others" else "" end))") | join(", ")) +
-		   (if .unplaced_ms > 0 then ", and \(.unplaced_ms | fmt) outside these calls (the frames' own lines, or calls with a stack)" else "" end) end)
+		     (if .own or .relation == "profiler" then "" else " (\(.calls[0:2] | join(", "))\(if (.calls | length) > 2 then " and others" else "" end))" end)) | join(", ")) +
+		    (if ($own | length) == 0 then "" else
+		       ", and \([$own[].ms] | add | fmt) in those frames' own lines (" + ($own | map("\(.frame) \(.ms | fmt)") | join(", ")) + ")" end) +
+		    (if .unplaced_ms > 0 then ", and \(.unplaced_ms | fmt) in calls that carry a call stack or lie under one" else "" end)) end)
 	      else "" end) + ")") | join(" and ")) + ". " +
 	  # one step cannot tell code run every step from code run every few
 	  (if ($DG.group_size // 0) < $R.verdict.recurring_min_steps then
@@ -1746,8 +1761,10 @@ def idletext($q):
        (if .family == "h2d_copy" then "Use pinned memory and non_blocking=True copies."
 	elif .family == "item_sync" then "Keep the value on the device and read it every N steps, so the host can run ahead" + (if (.site_windows | length) > 0 then ", and the site's calls in \(if (.site_windows | length) > 1 then "those windows" else "that window" end) (\(.site_windows | map(.site_ms) | add | fmt)) go too" +
 	  # the same frames' python time goes with them if the display does
-	  ([.site_windows[].site_frames_ms] | add // 0 |
-	   if . > 0 then ", and so does the Python work the trace nests with them in the same frames (\(fmt)) if the code around the call runs every N steps with it" else "" end) +
+	  (.site_windows as $sw0 | [$sw0[].site_frames_ms] | add // 0 |
+	   if . > 0 then ", and so does the Python work the trace nests with them in the same frames (\(fmt)" +
+	     ([$sw0[].site_own_ms] | add // 0 | if . > 0 then ", \(fmt) of it in those frames' own lines" else "" end) +
+	     ") if the code around the call runs every N steps with it" else "" end) +
 	  ([.site_windows[].profiler_ms] | add // 0 |
 	   if . > 0 then "; the profiler's own \(fmt) stays while profiling." else "." end)
 	  else "." end)

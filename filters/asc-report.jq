@@ -118,10 +118,13 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 	    ([$sw[][]] as $w | def tot($k): [$w[] | .[$k] // 0] | add // 0;
 	     if tot("placed_ms") <= 0 then "" else
 	       ", and places \(tot("placed_ms") | dur) of the \("python" | code) time there by the trace's Python frames: " +
-	       ([(tot("site_frames_ms") | select(. > 0) | "\(dur) in the call site's function and its callers"),
-		 (tot("profiler_ms") | select(. > 0) | "\(dur) in the profiler's own code"),
+	       ([(tot("site_frames_ms") | select(. > 0) | "\(tot("site_calls_ms") | dur) in the call site's function and its callers" +
+		   (tot("site_own_ms") | if . > 0 then " (\(tot("site_frames_ms") | dur) with those frames' own lines)" else "" end)),
+		 (tot("profiler_ms") | select(. > 0) | "\(dur) in the profiler's own code" +
+		   ([$w[].noframe_by_frame[]? | select(.relation == "profiler") | .called_by // empty] | unique |
+		    if length > 0 then " (called by the training loop \(join(", ")); it runs only while profiling)" else "" end)),
 		 (tot("elsewhere_ms") | select(. > 0) | "\(dur) elsewhere")] | join(", ")) +
-	       (tot("unplaced_ms") | if . > 0 then ", and the other \(dur) of it outside these calls" else "" end) end) + ")"
+	       (tot("unplaced_ms") | if . > 0 then "; \(dur) more of it lies in calls that carry a call stack or under one" else "" end) end) + ")"
 	  else "" end) end) +
       # a serialisation point's recommendation speaks for its family too
       (([$A.recommendations[]?.finding] + (if any($A.recommendations[]?; .finding == "HOST_SERIALISATION")
@@ -487,6 +490,11 @@ elif $DD == null or (($ALL.structure // []) | length) == 0 then "" else
     ($PM.bound_classes | to_entries | map(select(.value > 0)) | sort_by(-.value) | map("\(.key | md) \(.value)") | join(", ")) + ".\n" end) +
    (if ($J | length) > 8 then "\nAll \($J | length) judged op types, with every ratio, are in records.ndjson (op records, view `op_type`, field `pmu`).\n" else "" end)
  end),
+# Where the charts are: asc-html draws them from the same records (a
+# per-step chart needs two steps, the others kernels); this stage cannot
+# tell whether it runs, so the line says when it does.
+(if ($S | length) >= 2 or (($P.counts.kernel // 0) > 0 and ($STONLY | not)) then
+   "Charts: charts.md (with hover evidence in anomaly_report.html), which asc-analyze writes beside this report unless run with --no-pictures.\n" else empty end),
 # Which asc and which rules made the verdict (absent from older streams).
 (if $A.asc_version == null then empty else
  "_Made by asc \($A.asc_version) with the rules \($A.rules_file | code)._" end)

@@ -35,7 +35,7 @@ extern const char *const scopename[NSCOPE];
  * the name's class (1 sync marker, 2 comm marker, 4 step marker, 8
  * dispatch op, 16 copy call, 32 a copy's evidence, 64 a copy to the
  * device by its name, 128 a Python frame of user code naming its
- * source line).  Held for the whole run: bounded by
+ * source line, 256 the profiler's own code).  Held for the whole run: bounded by
  * the distinct names, not by the events.
  */
 struct istr {
@@ -98,13 +98,16 @@ struct hop {
  * frame of user code (f, NOID none) and the outermost call under it (c):
  * gl holds the group's calls and the window's events of the families
  * before this one (and serialisation points), l those alone, so the
- * family's time in the group is |gl| - |l|.  f = c = NOID and over set:
- * the groups past PGN.
+ * family's time in the group is |gl| - |l|.  own set: the frame f's own
+ * lines (c NOID), its l holding the family's other events too.  f = c =
+ * NOID and over set: the groups past PGN.  tid, s, e: the group's first
+ * event, whose enclosing loop frame a group of no frame names.
  */
-#define PGN	12
+#define PGN	16
 struct pyg {
 	uint32_t	 f, c;
-	int		 over;
+	int		 over, own;
+	int64_t		 tid, s, e;
 	struct run	 gl, l;
 };
 
@@ -404,6 +407,7 @@ void		 sortwins(void);
 void		 openupto(int64_t, int);
 int64_t		 idleov(int64_t, int64_t);
 uint32_t	 inside(int64_t, int64_t);
+uint32_t	 userctx(int64_t, int64_t, int64_t);
 
 /* host.c */
 int		 hostrec(struct rin *);

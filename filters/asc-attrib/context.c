@@ -356,3 +356,23 @@ inside(int64_t s, int64_t e)
 		}
 	return id;
 }
+
+/*
+ * The innermost loop frame of user code (a Python frame naming a user
+ * source line) on thread tid holding [s, e) whole, NOID when none: the
+ * caller of a call the call tree places under no frame.
+ */
+uint32_t
+userctx(int64_t tid, int64_t s, int64_t e)
+{
+	uint32_t id = NOID;
+	int64_t best = INT64_MIN;
+
+	for (size_t i = 0; i < P.ncx; i++)
+		if (P.cx[i].tid == tid && P.cx[i].s <= s && P.cx[i].e >= e &&
+		    P.cx[i].s >= best && P.cx[i].step != NOID && (I.v[P.cx[i].step].cls & 128)) {
+			best = P.cx[i].s;
+			id = P.cx[i].step;
+		}
+	return id;
+}

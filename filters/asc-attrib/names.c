@@ -62,6 +62,27 @@ userframe(const char *s)
 	return r;
 }
 
+/*
+ * A call in the profiler's own code (attribution.profiler_frames): its
+ * time exists only while profiling.  Matched as userframe's paths are.
+ */
+static int
+profcode(const char *s)
+{
+	static const char *const *pf;
+	char *p;
+	int r;
+
+	if (pf == NULL)
+		pf = rules_list("attribution.profiler_frames");
+	p = xmalloc(strlen(s) + 2);
+	p[0] = '/';
+	strcpy(p + 1, s);
+	r = globs(pf, p) || globs(pf, s);
+	free(p);
+	return r;
+}
+
 static uint64_t
 hash(const char *s, size_t n)
 {
@@ -117,7 +138,8 @@ intern(const char *s, size_t n)
 			    (globs(copycalls, tmp.p) ? 16 : 0) |
 			    (globs(copyev, tmp.p) ? 32 : 0) |
 			    (globs(todevcalls, tmp.p) ? 64 : 0) |
-			    (userframe(tmp.p) ? 128 : 0);
+			    (userframe(tmp.p) ? 128 : 0) |
+			    (profcode(tmp.p) ? 256 : 0);
 			for (int k = nfam - 1; k >= 0; k--) {
 				if (globs(famnames[k], tmp.p))
 					I.v[I.n].nfam = (unsigned char)k;

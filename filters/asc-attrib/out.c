@@ -194,8 +194,8 @@ copystart(const struct fbest *b)
 
 /*
  * The family's time in calls with no frame of their own, by enclosing
- * Python user frame and outermost call (struct pyg), most first; only
- * when a Python frame holds some of it.
+ * Python user frame and outermost call, and in those frames' own lines
+ * (struct pyg), most first; only when a Python frame holds some of it.
  */
 static void
 byframe(const struct fbest *b)
@@ -227,6 +227,15 @@ byframe(const struct fbest *b)
 		out_key(&ob, "call");
 		putistr(g->c);
 		out_i64(&ob, "ns", ns[ord[k]]);
+		if (g->own)
+			buf_adds(&ob, ",\"own\":true");
+		/* no frame in the call tree: the loop frame that calls it */
+		if (g->f == NOID && !g->over) {
+			out_key(&ob, "called_by");
+			putistr(userctx(g->tid, g->s, g->e));
+		}
+		if (g->c != NOID && (I.v[g->c].cls & 256))
+			buf_adds(&ob, ",\"profiler\":true");
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, ']');

@@ -55,41 +55,60 @@ fbestadd(struct wst *st, const struct qev *h, int64_t ov)
 	b->frame = h->cframe;
 }
 
+static struct pyg *
+pgof(struct wst *st, struct fbest *fb, const struct qev *h, int own, int64_t a)
+{
+	uint32_t f = own ? h->name : h->pyf, c = own ? NOID : h->pyc;
+	struct pyg *g;
+
+	for (int i = 0; i < fb->npg; i++)
+		if (fb->pg[i].over || (fb->pg[i].f == f && fb->pg[i].c == c && fb->pg[i].own == own))
+			return &fb->pg[i];
+	g = &fb->pg[fb->npg++];
+	memset(g, 0, sizeof *g);
+	g->over = fb->npg == PGN;
+	g->f = g->over ? NOID : f;
+	g->c = g->over ? NOID : c;
+	g->own = !g->over && own;
+	g->tid = h->tid;
+	g->s = h->s;
+	g->e = h->e;
+	/* the earlier families' events still open at a */
+	if (h->fam > 0 && st->fam[h->fam - 1].have && st->fam[h->fam - 1].ce > a) {
+		run_add(&g->gl, st->fam[h->fam - 1].cs, st->fam[h->fam - 1].ce);
+		run_add(&g->l, st->fam[h->fam - 1].cs, st->fam[h->fam - 1].ce);
+	}
+	return g;
+}
+
 /*
- * h's [a, b) in the window's frame groups (struct pyg): an event of a
- * family before f (or of a serialisation point) in every group of f, a
- * call with no frame, outermost under its Python frame, in its own.
+ * h's [a, b) in the groups of struct pyg: an event of a family before f
+ * (or of a serialisation point) in every group of f, a call with no
+ * frame, outermost under its Python frame, in its own; a Python frame
+ * of user code in its own lines' group, and every other event of its
+ * family out of the own lines of the frames it lies in.
  */
 static void
 pgtouch(struct wst *st, const struct qev *h, int64_t a, int64_t b)
 {
 	struct fbest *fb;
-	struct pyg *g = NULL;
-	int lo = h->serial ? 0 : h->fam;
+	int lo = h->serial ? 0 : h->fam, frame;
 
 	for (int f = lo + 1; f <= nfam; f++)
 		for (int i = 0; st->fb[f] && i < st->fb[f]->npg; i++) {
 			run_add(&st->fb[f]->pg[i].gl, a, b);
 			run_add(&st->fb[f]->pg[i].l, a, b);
 		}
-	if (h->serial || h->cframe != NOID || !h->pyent || (fb = st->fb[h->fam]) == NULL)
+	if (h->serial || h->cframe != NOID || (fb = st->fb[h->fam]) == NULL)
 		return;
-	for (int i = 0; i < fb->npg && g == NULL; i++)
-		if (fb->pg[i].over || (fb->pg[i].f == h->pyf && fb->pg[i].c == h->pyc))
-			g = &fb->pg[i];
-	if (g == NULL) {
-		g = &fb->pg[fb->npg++];
-		memset(g, 0, sizeof *g);
-		g->over = fb->npg == PGN;
-		g->f = g->over ? NOID : h->pyf;
-		g->c = g->over ? NOID : h->pyc;
-		/* the earlier families' events still open at a */
-		if (h->fam > 0 && st->fam[h->fam - 1].have && st->fam[h->fam - 1].ce > a) {
-			run_add(&g->gl, st->fam[h->fam - 1].cs, st->fam[h->fam - 1].ce);
-			run_add(&g->l, st->fam[h->fam - 1].cs, st->fam[h->fam - 1].ce);
+	frame = !h->pyent && h->pyf == h->name && h->pyc == NOID;
+	for (int i = 0; i < fb->npg; i++)
+		if (fb->pg[i].own && !(frame && fb->pg[i].f == h->name)) {
+			run_add(&fb->pg[i].gl, a, b);
+			run_add(&fb->pg[i].l, a, b);
 		}
-	}
-	run_add(&g->gl, a, b);
+	if (frame || h->pyent)
+		run_add(&pgof(st, fb, h, frame, a)->gl, a, b);
 }
 
 /* Before h's [a, b) joins the window's coverage: is the gap it ends the longest? */
