@@ -81,6 +81,7 @@ wjob(struct job *j)
 		if (ranks[j->r[i]].nstep && ranks[j->r[i]].steps[0].from_kernels)
 			nkern++;
 	/* The job. */
+	doc_begin();
 	rbegin("job", j);
 	out_i64(&rb, "ranks", j->nids);
 	out_key(&rb, "profiles");
@@ -126,20 +127,7 @@ wjob(struct job *j)
 		rput();
 	}
 
-	if (md) {
-		fprintf(md, "# Cluster %s: %d rank%s\n\n", mdt(j->name, 0), j->nids, j->nids == 1 ? "" : "s");
-		if (j->nids != nr)
-			fprintf(md, "%d profiles for %d ranks.\n\n", nr, j->nids);
-		for (int i = 0; i < j->nwarn; i++)
-			fprintf(md, "**Warning:** %s.\n\n", mdt(j->warn[i].msg, 0));
-		if (j->nwarn)
-			fprintf(md, "Confidence **low**: the figures across ranks rest on the profiles above.\n\n");
-		if (njob > 1)
-			fprintf(md, "The input held %d unrelated jobs (different parent directory or capture metadata); they are analysed apart, never merged.\n\n", njob);
-		if (nr - nkern > 0)
-			fprintf(md, "%d rank%s had no kernel table: %s breakdown is torch_npu's step_trace_time.csv and %s collectives come from communication.json.\n\n",
-			    nr - nkern, nr - nkern == 1 ? "" : "s", nr - nkern == 1 ? "its" : "their", nr - nkern == 1 ? "its" : "their");
-	}
+	mdsection("head");
 }
 
 /* Ranks and their steps. */
