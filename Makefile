@@ -118,6 +118,7 @@ filters/asc-report.o: filters/asc-report.jq.inc
 filters/asc-html.o: filters/asc-html.jq.inc
 filters/asc-diff.o: filters/asc-diff.jq.inc
 filters/asc-cluster/render.o: filters/asc-cluster.jq.inc
+filters/asc-cluster/render.o: CPPFLAGS += -Ifilters
 
 # Rewritten only when the version or the commit changes, so that a build
 # in a clean checkout says which commit it is without rebuilding the rest.

@@ -233,62 +233,57 @@ medians(const struct job *j, struct cres *x)
 	free(vals);
 }
 
-/* The report's time per rank, and the head of its slow-rank table. */
+/* The report's link to a rank's own report, when there is one beside
+ * its input (its directory, else the working directory). */
+static char *
+mdreport(const struct rank *r)
+{
+	char *d, *sl, rep[4096], *rel = NULL;
+
+	if (!outdir || !r->input)
+		return NULL;
+	d = xstrdup(r->input);
+	if ((sl = strrchr(d, '/')))
+		*sl = '\0';
+	snprintf(rep, sizeof rep, "%s/anomaly_report.md", sl ? d : ".");
+	if (access(rep, R_OK) == 0)
+		rel = relpath(outdir, rep);
+	free(d);
+	return rel;
+}
+
+/* The report's time per rank, and the head of its slow-rank table: each
+ * rank's means, its link, and the rule's figures as C prints them. */
 static void
 mdranks(const struct job *j, const struct cres *x)
 {
-	char t1[64], t2[64], t3[64], t4[64], t5[64];
-	int nr = j->nr;
+	static const enum dim shown[] = { D_SERVICE, D_COMPUTE, D_EXPOSED, D_OVERLAP, D_FREE, D_PREP };
+	jv rs = jv_array();
 	int64_t mstep = x->mstep;
+	double share = rules_num("cluster.slow_rank_step_share");
+	char t[64];
 
-	if (md) {
-		fprintf(md, "## Time per rank (mean per step)\n\n");
-		if (nr > 20)
-			fprintf(md, "%d ranks: the 10 with the longest step are shown; every rank is in cluster.json.\n\n", nr);
-		fprintf(md, "| rank | step time | compute | comm exposed | overlapped | free | preparing | source |\n|---|---|---|---|---|---|---|---|\n");
-		for (int shown = 0, i = 0; i < nr; i++) {
-			struct rank *r = &ranks[j->r[i]];
-			char n[64], *rel = NULL;
-			int worse = 0;
+	if (!md)
+		return;
+	for (int i = 0; i < j->nr; i++) {
+		struct rank *r = &ranks[j->r[i]];
+		char *rel = mdreport(r);
+		jv m = jv_object();
 
-			if (nr > 20) {
-				/* Rank among ranks by step time. */
-				for (int k = 0; k < nr; k++)
-					if (rmean(&ranks[j->r[k]], D_SERVICE) > rmean(r, D_SERVICE) ||
-					    (rmean(&ranks[j->r[k]], D_SERVICE) == rmean(r, D_SERVICE) && k < i))
-						worse++;
-				if (worse >= 10)
-					continue;
-			}
-			shown++;
-			if (outdir && r->input) {
-				char *d = xstrdup(r->input), *sl = strrchr(d, '/'), rep[4096];
-
-				if (sl)
-					*sl = '\0';
-				snprintf(rep, sizeof rep, "%s/anomaly_report.md", sl ? d : ".");
-				if (access(rep, R_OK) == 0)
-					rel = relpath(outdir, rep);
-				free(d);
-			}
-			if (rel)
-				fprintf(md, "| [%s](%s) ", mdt(rname(r, n), 1), mdu(rel));
-			else
-				fprintf(md, "| %s ", mdt(rname(r, n), 1));
-			free(rel);
-			fprintf(md, "| %s | %s | %s | %s | %s | %s%s | %s |\n",
-			    hd(rmean(r, D_SERVICE), t1), hd(rmean(r, D_COMPUTE), t2),
-			    hd(rmean(r, D_EXPOSED), t3), hd(rmean(r, D_OVERLAP), t4),
-			    hd(rmean(r, D_FREE), t5), hd(rmean(r, D_PREP), n),
-			    prepfromst(r) ? " (step_trace_time.csv)" : "",
-			    r->nstep && r->steps[0].from_kernels ? "kernels" : "step_trace_time.csv");
-		}
-		fprintf(md, "\n## Slow ranks\n\nA rank is slow in a dimension when its mean per step exceeds the median rank's by more than %g %% of the median step (%s). msprof-analyze's rule, (max − min) / mean > %g, is shown beside it.\n\n",
-		    rules_num("cluster.slow_rank_step_share") * 100,
-		    hd(mstep == UNSET ? UNSET : (int64_t)(rules_num("cluster.slow_rank_step_share") * (double)mstep), t1),
-		    rules_num("cluster.msprof_range_ratio"));
-		fprintf(md, "| dimension | median | min | max | (max−min)/mean | msprof-analyze | slow ranks |\n|---|---|---|---|---|---|---|\n");
+		for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++)
+			m = jv_object_set(m, jv_string(dimname[shown[k]]), nsjv(rmean(r, shown[k])));
+		rs = jv_array_append(rs, JV_OBJECT(jv_string("mean"), m,
+		    jv_string("prep_from_step_trace"), jv_bool(prepfromst(r)),
+		    jv_string("link"), rel ? jv_string(rel) : jv_null()));
+		free(rel);
 	}
+	doc_view("rank_means", rs);
+	snprintf(t, sizeof t, "%g", share * 100);
+	doc_view("slow_share_pct", jv_string(t));
+	doc_view("slow_threshold_ns", nsjv(mstep == UNSET ? UNSET : (int64_t)(share * (double)mstep)));
+	snprintf(t, sizeof t, "%g", rules_num("cluster.msprof_range_ratio"));
+	doc_view("msprof_ratio", jv_string(t));
+	mdsection("ranks");
 }
 
 /* Slow ranks: per dimension, the deviation from the median rank. */

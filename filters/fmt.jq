@@ -118,7 +118,7 @@ def hd: if . == null then "—" else
 def rname: if .rank != null and .rank >= 0 then "rank \(.rank)" else .profile end;
 # mdt: lib/md.c's mdt(), text escaped for Markdown, in a table cell (1)
 # or not (0).
-def mdt($cell): if $cell == 1 then md | cell else md end;
+def mdt($in_cell): if $in_cell == 1 then md | cell else md end;
 # mdu: lib/md.c's md_url, a link destination: every byte but
 # [A-Za-z0-9/._~-] percent-encoded (jq 1.6's @uri keeps !*'() too).
 def mdu: @uri | gsub("%2F"; "/") | gsub("!"; "%21") | gsub("\\*"; "%2A") |

@@ -294,6 +294,7 @@ int captured(const struct job *j, const char *g, int64_t id);
 void doc_begin(void);
 void doc_add(const char *p, size_t len);
 void doc_view(const char *key, jv v);
+jv nsjv(int64_t v);
 void mdsection(const char *section);
 
 /* links.c */

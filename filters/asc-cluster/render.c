@@ -18,7 +18,7 @@
 #include "cluster.h"
 
 static const char asc_cluster_jq[] =
-#include "../asc-cluster.jq.inc"
+#include "asc-cluster.jq.inc"
 ;
 
 static struct jqprog *prog;
@@ -57,6 +57,13 @@ doc_add(const char *p, size_t len)
 		a = jv_array();
 	}
 	doc = jv_object_set(doc, k, jv_array_append(a, r));
+}
+
+/* A duration in ns for the template: null when unknown. */
+jv
+nsjv(int64_t v)
+{
+	return v == UNSET ? jv_null() : jv_number((double)v);
 }
 
 /* What the report needs beyond the records: view.key = v. */
