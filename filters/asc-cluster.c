@@ -290,9 +290,10 @@ mdranks(const struct job *j, const struct cres *x)
 static void
 wdims(const struct job *j, const struct cres *x)
 {
-	char t1[64], t2[64], t3[64], t4[64];
+	char t1[64], t4[64];
 	int nr = j->nr;
 	const int64_t *med = x->med;
+	jv ranges = jv_array();
 	int64_t mstep = x->mstep;
 
 	jsarray("dimensions");
@@ -367,12 +368,10 @@ wdims(const struct job *j, const struct cres *x)
 				addreco(v - med[d], "%s: %s is %s above the median rank per step: %s.",
 				    rname(r, nm), dimname[d], hd(v - med[d], t1), dimcause[d]);
 			}
-			if (md)
-				fprintf(md, "| %s | %s | %s | %s | %s | %s | %s |\n", dimname[d],
-				    hd(med[d], t1), hd(mn, t2), hd(mx, t3),
-				    range >= 0 ? (snprintf(t4, sizeof t4, "%.3f", range), t4) : "—",
-				    range > rules_num("cluster.msprof_range_ratio") ? "slow" : "ok",
-				    nslow ? mdt(names.p, 1) : "none");
+			/* The record's range_ratio has 4 decimals, the table 3
+			 * of the double: rounded once, from the double. */
+			snprintf(t4, sizeof t4, "%.3f", range);
+			ranges = jv_array_append(ranges, range >= 0 ? jv_string(t4) : jv_null());
 			buf_free(&names);
 		}
 		jsarray("slow_ranks");
@@ -384,6 +383,8 @@ wdims(const struct job *j, const struct cres *x)
 		}
 		buf_free(&slow);
 	}
+	doc_view("range_ratio_3", ranges);
+	mdsection("dimensions");
 }
 
 /* Collectives: the same op of a group in the same step on several

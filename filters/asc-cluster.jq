@@ -35,6 +35,15 @@ def ranks: .view as $v | (.rank | length) as $nr | [.rank, $v.rank_means] | tran
 	"\n## Slow ranks\n\nA rank is slow in a dimension when its mean per step exceeds the median rank's by more than \($v.slow_share_pct) % of the median step (\($v.slow_threshold_ns | hd)). msprof-analyze's rule, (max − min) / mean > \($v.msprof_ratio), is shown beside it.\n\n" +
 	"| dimension | median | min | max | (max−min)/mean | msprof-analyze | slow ranks |\n|---|---|---|---|---|---|---|\n";
 
+# The slow-rank table: per dimension judged, its figures and its slow
+# ranks (the slow_rank records); the range to 3 decimals from C.
+def dimensions: .view.range_ratio_3 as $rr | [.slow_rank[]?] as $slow |
+	[range(0; .dimension | length) as $i | .dimension[$i] as $d |
+	 [$slow[] | select(.dimension == $d.dimension) | rname] as $names |
+	 "| \($d.dimension) | \($d.median_ns | hd) | \($d.min_ns | hd) | \($d.max_ns | hd) | \($rr[$i] // "—") | \(if $d.msprof_analyze_flag then "slow" else "ok" end) | \(if $names == [] then "none" else $names | join(", ") | mdt(1) end) |\n"] |
+	join("");
+
 if .section == "head" then head
+elif .section == "dimensions" then dimensions
 elif .section == "ranks" then ranks
 else error("asc-cluster.jq: no section \(.section)") end
