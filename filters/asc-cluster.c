@@ -515,57 +515,19 @@ wcolls(const struct job *j, const struct cres *x)
 	}
 }
 
-/* The worst collectives. */
+/* The worst collectives: the table from the collective records, by
+ * wait caused; C passes the rule's figures as it prints them. */
 static void
 mdcolls(const struct cres *x)
 {
-	char t1[64], t2[64], t3[64];
-	const struct coll *cl = x->cl;
-	size_t ncl = x->ncl, nsig = x->nsig;
-	int64_t up = x->up;
-	double skew_min = x->skew_min;
+	char t[64];
 
-	/* The worst collectives. */
-	if (md && ncl) {
-		size_t top = (size_t)rules_num("cluster.top_collectives");
-		struct coll *sorted = xmalloc(ncl * sizeof *sorted);
-
-		memcpy(sorted, cl, ncl * sizeof *sorted);
-		qsort(sorted, ncl, sizeof *sorted, bycaused);
-		int ncov = 0;
-
-		int nself = 0;
-
-		for (size_t k = 0; k < ncl; k++) {
-			ncov += cl[k].covered;
-			nself += cl[k].selfwait && !cl[k].covered;
-		}
-		fprintf(md, "\n## Collectives by wait caused\n\n%zu collectives seen on two ranks or more, %zu with an arrival skew of at least %g µs.",
-		    ncl, nsig, skew_min / 1000);
-		if (ncov)
-			fprintf(md, " In %d of them every rank in this input waits longer for rank %lld (not in this input): while it is late they cause no wait; the last column gives the skew once it is fixed, the most the others can then wait (what they lose of it not under compute is in the recommendations).",
-			    ncov, (long long)up);
-		if (nself)
-			fprintf(md, " In %d of them the latest rank in this input itself waits (comm records) for a rank of its group not in this input, which arrives later still: the wait caused is 0 there%s.",
-			    nself, ncov ? "" : "; the last column gives the wait once that rank is on time");
-		fprintf(md, "\n\n| op | step | ranks | skew | late rank | wait caused |%s start from |\n|---|---|---|---|---|---|%s---|\n",
-		    ncov || nself ? " once the peer is fixed |" : "", ncov || nself ? "---|" : "");
-		for (size_t k = 0; k < ncl && k < top; k++) {
-			struct cinst *ci = &cis[sorted[k].first];
-			size_t kern = 0;
-			char nm[64];
-
-			for (size_t i = 0; i < sorted[k].n; i++)
-				kern += (size_t)ci[i].from_kernel;
-			fprintf(md, "| %s | %s | %zu | %s | %s | %s |", mdt(ci->op, 1), mdt(ci->step, 1),
-			    sorted[k].n, hd(sorted[k].skew, t1), mdt(rname(&ranks[sorted[k].late], nm), 1),
-			    hd(sorted[k].caused, t2));
-			if (ncov || nself)
-				fprintf(md, " %s |", hd(sorted[k].fixed, t3));
-			fprintf(md, " %s |\n", srcname(kern, sorted[k].n));
-		}
-		free(sorted);
-	}
+	if (!md || !x->ncl)
+		return;
+	snprintf(t, sizeof t, "%g", x->skew_min / 1000);
+	doc_view("skew_min_us", jv_string(t));
+	doc_view("top_collectives", jv_number((double)(size_t)rules_num("cluster.top_collectives")));
+	mdsection("collectives");
 }
 
 /* The rank reports' priority of a stake against the median step: P1,

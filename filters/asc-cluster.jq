@@ -43,7 +43,23 @@ def dimensions: .view.range_ratio_3 as $rr | [.slow_rank[]?] as $slow |
 	 "| \($d.dimension) | \($d.median_ns | hd) | \($d.min_ns | hd) | \($d.max_ns | hd) | \($rr[$i] // "—") | \(if $d.msprof_analyze_flag then "slow" else "ok" end) | \(if $names == [] then "none" else $names | join(", ") | mdt(1) end) |\n"] |
 	join("");
 
+# The collectives by the wait they cause (once an uncaptured peer that
+# covers it is fixed), the first top_collectives of them.
+def collectives: .view as $v | [.collective[]?] as $c |
+	[$c[] | select(.covered_by_peer != null)] as $cov | ($cov | length) as $ncov |
+	([$c[] | select(.covered_by_uncaptured and .covered_by_peer == null)] | length) as $nself |
+	($ncov > 0 or $nself > 0) as $fx |
+	"\n## Collectives by wait caused\n\n\($c | length) collectives seen on two ranks or more, \([$c[] | select(.significant)] | length) with an arrival skew of at least \($v.skew_min_us) µs." +
+	(if $ncov > 0 then " In \($ncov) of them every rank in this input waits longer for rank \($cov[0].covered_by_peer) (not in this input): while it is late they cause no wait; the last column gives the skew once it is fixed, the most the others can then wait (what they lose of it not under compute is in the recommendations)." else "" end) +
+	(if $nself > 0 then " In \($nself) of them the latest rank in this input itself waits (comm records) for a rank of its group not in this input, which arrives later still: the wait caused is 0 there\(if $ncov > 0 then "" else "; the last column gives the wait once that rank is on time" end)." else "" end) +
+	"\n\n| op | step | ranks | skew | late rank | wait caused |\(if $fx then " once the peer is fixed |" else "" end) start from |\n|---|---|---|---|---|---|\(if $fx then "---|" else "" end)---|\n" +
+	([$c | to_entries | sort_by([.value.wait_once_peer_fixed_ns == null, -(.value.wait_once_peer_fixed_ns // 0), .key]) |
+	  .[:$v.top_collectives][] | .value |
+	  "| \(.op | mdt(1)) | \(.step // "" | mdt(1)) | \(.ranks) | \(.skew_ns | hd) | \({rank: .late_rank, profile: .late_profile} | rname | mdt(1)) | \(.wait_caused_ns | hd) |" +
+	  (if $fx then " \(.wait_once_peer_fixed_ns | hd) |" else "" end) + " \(.start_source) |\n"] | join(""));
+
 if .section == "head" then head
+elif .section == "collectives" then collectives
 elif .section == "dimensions" then dimensions
 elif .section == "ranks" then ranks
 else error("asc-cluster.jq: no section \(.section)") end
