@@ -58,7 +58,20 @@ def collectives: .view as $v | [.collective[]?] as $c |
 	  "| \(.op | mdt(1)) | \(.step // "" | mdt(1)) | \(.ranks) | \(.skew_ns | hd) | \({rank: .late_rank, profile: .late_profile} | rname | mdt(1)) | \(.wait_caused_ns | hd) |" +
 	  (if $fx then " \(.wait_once_peer_fixed_ns | hd) |" else "" end) + " \(.start_source) |\n"] | join(""));
 
+# The late rank just written (its late_rank record, the last one, and
+# view.late): primary, or secondary to an uncaptured peer that every
+# captured rank waits for longer (outweighed_by).
+def late: .view as $v | .late_rank[-1] as $l | $v.late as $x | ($l | rname | mdt(0)) as $n |
+	if $l.outweighed_by != null then $l.outweighed_by as $o |
+		"\n## Latest of the captured ranks: \($n)\n\n\($n) is the last of the ranks in this input to arrive at \($l.late_at) of \($l.significant_collectives) collectives with a skew of at least \($v.skew_min_us) µs; its arrival skews there add up to \($x.skews_ns | hd) (how much later than the earliest rank in this input it arrived). " +
+		"Every rank in this input waits longer for rank \($o.peer) of group `\($o.group)`, which is not in this input (at least \($o.least_exposed_wait_per_step_ns | hd) per step, below): that peer arrives later still, so this skew is secondary.\n\n\($l.chain | mdt(0)).\n\nCause of the skew: \($l.cause).\n"
+	else $x.captured_only as $c |
+		"\n## \(if $c then "Latest of the captured ranks" else "Late rank" end): \($n)\n\n\($n) is the last \(if $c then "of the ranks in this input " else "" end)to arrive at \($l.late_at) of \($l.significant_collectives) collectives with a skew of at least \($v.skew_min_us) µs; its arrival skews there add up to \($x.skews_ns | hd) (how much later than the earliest rank \(if $c then "in this input " else "" end)it arrived)\($x.who | mdt(0)).\n\n\($l.chain | mdt(0)).\n\nCause: \($l.cause).\n" +
+		(if $x.waited != "" then "\nThe ranks that arrive before it wait for it inside these collectives: \($x.waited | mdt(0)). Fixing \($n)'s delay recovers that time on them.\n" else "" end)
+	end;
+
 if .section == "head" then head
+elif .section == "late" then late
 elif .section == "collectives" then collectives
 elif .section == "dimensions" then dimensions
 elif .section == "ranks" then ranks
