@@ -70,7 +70,21 @@ def late: .view as $v | .late_rank[-1] as $l | $v.late as $x | ($l | rname | mdt
 		(if $x.waited != "" then "\nThe ranks that arrive before it wait for it inside these collectives: \($x.waited | mdt(0)). Fixing \($n)'s delay recovers that time on them.\n" else "" end)
 	end;
 
+# Slow links: the slow_link records (C passes their bandwidths to 3
+# digits), else what was read and judged.
+def links: .view.links as $v | [.slow_link[]?] as $s |
+	if $s != [] then
+		"\n## Slow links\n\nLinks below \($v.fraction) of the median bandwidth of their transport and op class in the job.\n\n| rank | link | transport | op class | bandwidth | median | time lost per op |\n|---|---|---|---|---|---|---|\n" +
+		([range(0; $s | length) as $i | $s[$i] as $l | $v.rows[$i] as $r |
+		  "| \($l | rname | mdt(1)) | \($l.link | mdt(1)) | \($l.transport | mdt(1)) | \($l.op_class | mdt(1)) | \($r.bandwidth) GB/s | \($r.median) GB/s | \($l.time_at_stake_ns | hd) |\n"] | join(""))
+	elif $v.entries == 0 then "\n## Slow links\n\nNo communication_matrix.json or analysis.db CommAnalyzerMatrix: links not judged.\n"
+	else "\n## Slow links\n\n\($v.links) links\(if $v.links != $v.entries then " (\($v.entries) entries by op class)" else "" end) read from " +
+		(if $v.from_db == 0 then "communication_matrix.json" elif $v.from_db == $v.entries then "analysis.db CommAnalyzerMatrix"
+		 else "communication_matrix.json and analysis.db CommAnalyzerMatrix" end) +
+		" (of at least \($v.min_size_mb) MB, transports not ignored by the rules); none below \($v.fraction) of its median.\n" end;
+
 if .section == "head" then head
+elif .section == "links" then links
 elif .section == "late" then late
 elif .section == "collectives" then collectives
 elif .section == "dimensions" then dimensions
