@@ -567,8 +567,7 @@ bybandstake(const void *a, const void *b)
 static void
 ranktops(const struct job *j, int64_t *least)
 {
-	char nm[64], t1[64];
-	int n = 0;
+	jv tops = jv_array();
 
 	*least = UNSET;
 	for (size_t i = 0; i < nrtop; i++) {
@@ -579,13 +578,15 @@ ranktops(const struct job *j, int64_t *least)
 		if (r->stake != UNSET && (*least == UNSET || r->stake < *least))
 			*least = r->stake;
 		if (md)
-			fprintf(md, "%s%s's %s (P0, %s per step%s): %s", n++ ? "; " :
-			    "This list holds what the ranks show together (groups, late ranks, links); each rank's own findings are in its report, led by ",
-			    rname(&ranks[r->rank], nm), mdt(r->id, 0), r->stake == UNSET ? "none" : hd(r->stake, t1),
-			    r->ub ? ", an upper bound" : "", mdt(r->head, 0));
+			tops = jv_array_append(tops, JV_OBJECT(jv_string("profile"), jv_string(ranks[r->rank].profile),
+			    jv_string("rank"), ranks[r->rank].rankid >= 0 ? jv_number(ranks[r->rank].rankid) : jv_null(),
+			    jv_string("id"), jv_string(r->id), jv_string("stake_ns"), nsjv(r->stake),
+			    jv_string("upper_bound"), jv_bool(r->ub), jv_string("headline"), jv_string(r->head)));
 	}
-	if (md && n)
-		fprintf(md, ". An item here takes the rank reports' priority scale on its own stake, and P0 only the first and only when it is at least as large as a rank's own P0 (it would lead that rank's list too).\n\n");
+	if (md)
+		doc_view("rank_tops", tops);
+	else
+		jv_free(tops);
 }
 
 /* Where the rank reports hold a group's stake in a finding of another
@@ -639,15 +640,12 @@ grouppri(const struct job *j, const char *g, int pri, struct buf *o)
 static void
 wrecos(const struct job *j, int64_t mstep)
 {
-	char t1[64];
 	int64_t top;
 
 	jsarray("recommendations");
 	bandstep = mstep;
 	if (nreco > 1)	/* never a NULL base, even for zero items */
 		qsort(recos, (size_t)nreco, sizeof *recos, bybandstake);
-	if (md)
-		fprintf(md, "\n## Recommendations (across the ranks; by priority, then time at stake per step; estimates and upper bounds after the measured figures of their priority)\n\n");
 	ranktops(j, &top);
 	for (int k = 0; k < nreco; k++) {
 		/* The rank reports' scale (asc-judge): by the share of the
@@ -670,15 +668,9 @@ wrecos(const struct job *j, int64_t mstep)
 		out_cstr(&rb, "text", txt.p);
 		out_bool(&rb, "upper_bound", recos[k].ub);
 		rput();
-		if (md)
-			fprintf(md, "%d. P%d (%s): %s\n", k + 1, pri,
-			    recos[k].stake == 0 ? "0 ms" : hd(recos[k].stake, t1), mdt(txt.p, 0));
 		buf_free(&txt);
 	}
-	if (md && nreco == 0)
-		fprintf(md, "No rank, collective or link stands out across the job.\n");
-	if (md)
-		fprintf(md, "\n");
+	mdsection("recommendations");
 }
 
 static void

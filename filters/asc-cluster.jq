@@ -83,7 +83,20 @@ def links: .view.links as $v | [.slow_link[]?] as $s |
 		 else "communication_matrix.json and analysis.db CommAnalyzerMatrix" end) +
 		" (of at least \($v.min_size_mb) MB, transports not ignored by the rules); none below \($v.fraction) of its median.\n" end;
 
+# The recommendation records, after the rank reports' own first
+# findings (view.rank_tops), to which the list points.
+def recommendations: (.view.rank_tops // []) as $t | [.recommendation[]?] as $r |
+	"\n## Recommendations (across the ranks; by priority, then time at stake per step; estimates and upper bounds after the measured figures of their priority)\n\n" +
+	([range(0; $t | length) as $i | $t[$i] as $x |
+	  (if $i > 0 then "; " else "This list holds what the ranks show together (groups, late ranks, links); each rank's own findings are in its report, led by " end) +
+	  "\($x | rname)'s \($x.id | mdt(0)) (P0, \(if $x.stake_ns == null then "none" else $x.stake_ns | hd end) per step\(if $x.upper_bound then ", an upper bound" else "" end)): \($x.headline | mdt(0))"] | join("")) +
+	(if $t != [] then ". An item here takes the rank reports' priority scale on its own stake, and P0 only the first and only when it is at least as large as a rank's own P0 (it would lead that rank's list too).\n\n" else "" end) +
+	([range(0; $r | length) as $k | $r[$k] as $x |
+	  "\($k + 1). P\($x.priority) (\(if $x.time_at_stake_ns == 0 then "0 ms" else $x.time_at_stake_ns | hd end)): \($x.text | mdt(0))\n"] | join("")) +
+	(if $r == [] then "No rank, collective or link stands out across the job.\n" else "" end) + "\n";
+
 if .section == "head" then head
+elif .section == "recommendations" then recommendations
 elif .section == "links" then links
 elif .section == "late" then late
 elif .section == "collectives" then collectives
