@@ -51,7 +51,10 @@ doc_add(const char *p, size_t len)
 	if (!jv_is_valid(r))
 		die("a record of its own does not parse");
 	k = jv_object_get(jv_copy(r), jv_string("kind"));
+	/* Taken out of doc first: the array appended to is then not shared,
+	 * and grows in place instead of being copied for each record. */
 	a = jv_object_get(jv_copy(doc), jv_copy(k));
+	doc = jv_object_delete(doc, jv_copy(k));
 	if (jv_get_kind(a) != JV_KIND_ARRAY) {
 		jv_free(a);
 		a = jv_array();
