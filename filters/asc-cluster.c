@@ -253,7 +253,9 @@ mdreport(const struct rank *r)
 }
 
 /* The report's time per rank, and the head of its slow-rank table: each
- * rank's means, its link, and the rule's figures as C prints them. */
+ * rank's means, its link (percent-encoded here: a path's bytes need not
+ * be UTF-8, which a jq string would make them), and the rule's figures
+ * as C prints them. */
 static void
 mdranks(const struct job *j, const struct cres *x)
 {
@@ -274,7 +276,7 @@ mdranks(const struct job *j, const struct cres *x)
 			m = jv_object_set(m, jv_string(dimname[shown[k]]), nsjv(rmean(r, shown[k])));
 		rs = jv_array_append(rs, JV_OBJECT(jv_string("mean"), m,
 		    jv_string("prep_from_step_trace"), jv_bool(prepfromst(r)),
-		    jv_string("link"), rel ? jv_string(rel) : jv_null()));
+		    jv_string("link"), rel ? jv_string(mdu(rel)) : jv_null()));
 		free(rel);
 	}
 	doc_view("rank_means", rs);

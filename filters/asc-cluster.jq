@@ -18,7 +18,8 @@ def head: .job[0] as $j | ($j.profiles | length) as $nr | $j.ranks_from_step_tra
 	 else "" end);
 
 # Time per rank: each rank's mean per step (view.rank_means, beside the
-# rank records); past 20 ranks the 10 with the longest step.  Then the
+# rank records, with its report's link percent-encoded); past 20 ranks
+# the 10 with the longest step.  Then the
 # slow-rank rule and its table's head.
 def ranks: .view as $v | (.rank | length) as $nr | [.rank, $v.rank_means] | transpose as $rs |
 	[$rs[] | .[1].mean.service] as $svc |
@@ -28,7 +29,7 @@ def ranks: .view as $v | (.rank | length) as $nr | [.rank, $v.rank_means] | tran
 	([range(0; $nr) as $i | $rs[$i] as [$r, $m] |
 	  select($nr <= 20 or ([range(0; $nr) | select($svc[.] > $svc[$i] or ($svc[.] == $svc[$i] and . < $i))] | length) < 10) |
 	  ($r | rname | mdt(1)) as $n |
-	  (if $m.link != null then "| [\($n)](\($m.link | mdu)) " else "| \($n) " end) +
+	  (if $m.link != null then "| [\($n)](\($m.link)) " else "| \($n) " end) +
 	  "| \($m.mean.service | hd) | \($m.mean.compute | hd) | \($m.mean.comm_exposed | hd) | \($m.mean.comm_overlapped | hd) | \($m.mean.free | hd) | \($m.mean.preparing | hd)" +
 	  (if $m.prep_from_step_trace then " (step_trace_time.csv)" else "" end) +
 	  " | \(if $r.breakdown_source == "kernels" then "kernels" else "step_trace_time.csv" end) |\n"] | join("")) +
