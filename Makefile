@@ -45,7 +45,7 @@ SEGOBJ	 = filters/asc-segment/cut.o filters/asc-segment/measure.o filters/asc-se
 TRACEOBJ = filters/asc-trace/out.o filters/asc-trace/breakdown.o filters/asc-trace/merge.o
 CLUSTEROBJ = filters/asc-cluster/read.o filters/asc-cluster/jobs.o filters/asc-cluster/out.o \
 	   filters/asc-cluster/links.o filters/asc-cluster/peers.o filters/asc-cluster/late.o \
-	   filters/asc-cluster/pipeline.o
+	   filters/asc-cluster/pipeline.o filters/asc-cluster/render.o
 OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(ATTRIBOBJ) $(FIAOBJ) $(DIFFOBJ) $(PARTSOBJ) $(INGESTOBJ) $(COMMOBJ) $(ARCHMDOBJ) $(CLUSTEROBJ) $(SEGOBJ) $(TRACEOBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
 
 all: $(BIN) $(TESTBIN)
@@ -105,7 +105,8 @@ lib/rules_default.c: lib/rules.json
 	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' lib/rules.json; \
 	  echo ';'; } > $@
 
-# The jq programs of asc-judge, asc-report, asc-html and asc-diff are
+# The jq programs of asc-judge, asc-report, asc-html, asc-diff and
+# asc-cluster (its report, from filters/asc-cluster/render.c) are
 # included as C strings, each after filters/fmt.jq (the formatting helpers
 # they share: one program text, so no jq module path at run time).
 filters/%.jq.inc: filters/fmt.jq filters/%.jq
@@ -116,6 +117,8 @@ filters/asc-judge.o: filters/asc-judge.jq.inc
 filters/asc-report.o: filters/asc-report.jq.inc
 filters/asc-html.o: filters/asc-html.jq.inc
 filters/asc-diff.o: filters/asc-diff.jq.inc
+filters/asc-cluster/render.o: filters/asc-cluster.jq.inc
+filters/asc-cluster/render.o: CPPFLAGS += -Ifilters
 
 # Rewritten only when the version or the commit changes, so that a build
 # in a clean checkout says which commit it is without rebuilding the rest.
@@ -245,4 +248,4 @@ clean:
 
 -include $(OBJ:.o=.d) $(wildcard $(FUZZOBJ:.o=.d))
 .PHONY: all deps demo check check-portable same asan ubsan-clang bench lint modules install uninstall clean fuzz fuzz-build fuzz-ci FORCE
-.SECONDARY: $(OBJ) $(FUZZOBJ) filters/asc-judge.jq.inc filters/asc-report.jq.inc filters/asc-html.jq.inc filters/asc-diff.jq.inc
+.SECONDARY: $(OBJ) $(FUZZOBJ) filters/asc-judge.jq.inc filters/asc-report.jq.inc filters/asc-html.jq.inc filters/asc-diff.jq.inc filters/asc-cluster.jq.inc

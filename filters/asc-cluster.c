@@ -81,6 +81,7 @@ wjob(struct job *j)
 		if (ranks[j->r[i]].nstep && ranks[j->r[i]].steps[0].from_kernels)
 			nkern++;
 	/* The job. */
+	doc_begin();
 	rbegin("job", j);
 	out_i64(&rb, "ranks", j->nids);
 	out_key(&rb, "profiles");
@@ -126,20 +127,7 @@ wjob(struct job *j)
 		rput();
 	}
 
-	if (md) {
-		fprintf(md, "# Cluster %s: %d rank%s\n\n", mdt(j->name, 0), j->nids, j->nids == 1 ? "" : "s");
-		if (j->nids != nr)
-			fprintf(md, "%d profiles for %d ranks.\n\n", nr, j->nids);
-		for (int i = 0; i < j->nwarn; i++)
-			fprintf(md, "**Warning:** %s.\n\n", mdt(j->warn[i].msg, 0));
-		if (j->nwarn)
-			fprintf(md, "Confidence **low**: the figures across ranks rest on the profiles above.\n\n");
-		if (njob > 1)
-			fprintf(md, "The input held %d unrelated jobs (different parent directory or capture metadata); they are analysed apart, never merged.\n\n", njob);
-		if (nr - nkern > 0)
-			fprintf(md, "%d rank%s had no kernel table: %s breakdown is torch_npu's step_trace_time.csv and %s collectives come from communication.json.\n\n",
-			    nr - nkern, nr - nkern == 1 ? "" : "s", nr - nkern == 1 ? "its" : "their", nr - nkern == 1 ? "its" : "their");
-	}
+	mdsection("head");
 }
 
 /* Ranks and their steps. */
@@ -245,71 +233,69 @@ medians(const struct job *j, struct cres *x)
 	free(vals);
 }
 
-/* The report's time per rank, and the head of its slow-rank table. */
+/* The report's link to a rank's own report, when there is one beside
+ * its input (its directory, else the working directory). */
+static char *
+mdreport(const struct rank *r)
+{
+	char *d, *sl, rep[4096], *rel = NULL;
+
+	if (!outdir || !r->input)
+		return NULL;
+	d = xstrdup(r->input);
+	if ((sl = strrchr(d, '/')))
+		*sl = '\0';
+	snprintf(rep, sizeof rep, "%s/anomaly_report.md", sl ? d : ".");
+	if (access(rep, R_OK) == 0)
+		rel = relpath(outdir, rep);
+	free(d);
+	return rel;
+}
+
+/* The report's time per rank, and the head of its slow-rank table: each
+ * rank's means, its link (percent-encoded here: a path's bytes need not
+ * be UTF-8, which a jq string would make them), and the rule's figures
+ * as C prints them. */
 static void
 mdranks(const struct job *j, const struct cres *x)
 {
-	char t1[64], t2[64], t3[64], t4[64], t5[64];
-	int nr = j->nr;
+	static const enum dim shown[] = { D_SERVICE, D_COMPUTE, D_EXPOSED, D_OVERLAP, D_FREE, D_PREP };
+	jv rs = jv_array();
 	int64_t mstep = x->mstep;
+	double share = rules_num("cluster.slow_rank_step_share");
+	char t[64];
 
-	if (md) {
-		fprintf(md, "## Time per rank (mean per step)\n\n");
-		if (nr > 20)
-			fprintf(md, "%d ranks: the 10 with the longest step are shown; every rank is in cluster.json.\n\n", nr);
-		fprintf(md, "| rank | step time | compute | comm exposed | overlapped | free | preparing | source |\n|---|---|---|---|---|---|---|---|\n");
-		for (int shown = 0, i = 0; i < nr; i++) {
-			struct rank *r = &ranks[j->r[i]];
-			char n[64], *rel = NULL;
-			int worse = 0;
+	if (!md)
+		return;
+	for (int i = 0; i < j->nr; i++) {
+		struct rank *r = &ranks[j->r[i]];
+		char *rel = mdreport(r);
+		jv m = jv_object();
 
-			if (nr > 20) {
-				/* Rank among ranks by step time. */
-				for (int k = 0; k < nr; k++)
-					if (rmean(&ranks[j->r[k]], D_SERVICE) > rmean(r, D_SERVICE) ||
-					    (rmean(&ranks[j->r[k]], D_SERVICE) == rmean(r, D_SERVICE) && k < i))
-						worse++;
-				if (worse >= 10)
-					continue;
-			}
-			shown++;
-			if (outdir && r->input) {
-				char *d = xstrdup(r->input), *sl = strrchr(d, '/'), rep[4096];
-
-				if (sl)
-					*sl = '\0';
-				snprintf(rep, sizeof rep, "%s/anomaly_report.md", sl ? d : ".");
-				if (access(rep, R_OK) == 0)
-					rel = relpath(outdir, rep);
-				free(d);
-			}
-			if (rel)
-				fprintf(md, "| [%s](%s) ", mdt(rname(r, n), 1), mdu(rel));
-			else
-				fprintf(md, "| %s ", mdt(rname(r, n), 1));
-			free(rel);
-			fprintf(md, "| %s | %s | %s | %s | %s | %s%s | %s |\n",
-			    hd(rmean(r, D_SERVICE), t1), hd(rmean(r, D_COMPUTE), t2),
-			    hd(rmean(r, D_EXPOSED), t3), hd(rmean(r, D_OVERLAP), t4),
-			    hd(rmean(r, D_FREE), t5), hd(rmean(r, D_PREP), n),
-			    prepfromst(r) ? " (step_trace_time.csv)" : "",
-			    r->nstep && r->steps[0].from_kernels ? "kernels" : "step_trace_time.csv");
-		}
-		fprintf(md, "\n## Slow ranks\n\nA rank is slow in a dimension when its mean per step exceeds the median rank's by more than %g %% of the median step (%s). msprof-analyze's rule, (max − min) / mean > %g, is shown beside it.\n\n",
-		    rules_num("cluster.slow_rank_step_share") * 100,
-		    hd(mstep == UNSET ? UNSET : (int64_t)(rules_num("cluster.slow_rank_step_share") * (double)mstep), t1),
-		    rules_num("cluster.msprof_range_ratio"));
-		fprintf(md, "| dimension | median | min | max | (max−min)/mean | msprof-analyze | slow ranks |\n|---|---|---|---|---|---|---|\n");
+		for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++)
+			m = jv_object_set(m, jv_string(dimname[shown[k]]), nsjv(rmean(r, shown[k])));
+		rs = jv_array_append(rs, JV_OBJECT(jv_string("mean"), m,
+		    jv_string("prep_from_step_trace"), jv_bool(prepfromst(r)),
+		    jv_string("link"), rel ? jv_string(mdu(rel)) : jv_null()));
+		free(rel);
 	}
+	doc_view("rank_means", rs);
+	snprintf(t, sizeof t, "%g", share * 100);
+	doc_view("slow_share_pct", jv_string(t));
+	doc_view("slow_threshold_ns", nsjv(mstep == UNSET ? UNSET : (int64_t)(share * (double)mstep)));
+	snprintf(t, sizeof t, "%g", rules_num("cluster.msprof_range_ratio"));
+	doc_view("msprof_ratio", jv_string(t));
+	mdsection("ranks");
 }
 
 /* Slow ranks: per dimension, the deviation from the median rank. */
 static void
 wdims(const struct job *j, const struct cres *x)
 {
-	char t1[64], t2[64], t3[64], t4[64];
+	char t1[64], t4[64];
 	int nr = j->nr;
 	const int64_t *med = x->med;
+	jv ranges = jv_array();
 	int64_t mstep = x->mstep;
 
 	jsarray("dimensions");
@@ -384,12 +370,10 @@ wdims(const struct job *j, const struct cres *x)
 				addreco(v - med[d], "%s: %s is %s above the median rank per step: %s.",
 				    rname(r, nm), dimname[d], hd(v - med[d], t1), dimcause[d]);
 			}
-			if (md)
-				fprintf(md, "| %s | %s | %s | %s | %s | %s | %s |\n", dimname[d],
-				    hd(med[d], t1), hd(mn, t2), hd(mx, t3),
-				    range >= 0 ? (snprintf(t4, sizeof t4, "%.3f", range), t4) : "—",
-				    range > rules_num("cluster.msprof_range_ratio") ? "slow" : "ok",
-				    nslow ? mdt(names.p, 1) : "none");
+			/* The record's range_ratio has 4 decimals, the table 3
+			 * of the double: rounded once, from the double. */
+			snprintf(t4, sizeof t4, "%.3f", range);
+			ranges = jv_array_append(ranges, range >= 0 ? jv_string(t4) : jv_null());
 			buf_free(&names);
 		}
 		jsarray("slow_ranks");
@@ -401,6 +385,8 @@ wdims(const struct job *j, const struct cres *x)
 		}
 		buf_free(&slow);
 	}
+	doc_view("range_ratio_3", ranges);
+	mdsection("dimensions");
 }
 
 /* Collectives: the same op of a group in the same step on several
@@ -531,57 +517,19 @@ wcolls(const struct job *j, const struct cres *x)
 	}
 }
 
-/* The worst collectives. */
+/* The worst collectives: the table from the collective records, by
+ * wait caused; C passes the rule's figures as it prints them. */
 static void
 mdcolls(const struct cres *x)
 {
-	char t1[64], t2[64], t3[64];
-	const struct coll *cl = x->cl;
-	size_t ncl = x->ncl, nsig = x->nsig;
-	int64_t up = x->up;
-	double skew_min = x->skew_min;
+	char t[64];
 
-	/* The worst collectives. */
-	if (md && ncl) {
-		size_t top = (size_t)rules_num("cluster.top_collectives");
-		struct coll *sorted = xmalloc(ncl * sizeof *sorted);
-
-		memcpy(sorted, cl, ncl * sizeof *sorted);
-		qsort(sorted, ncl, sizeof *sorted, bycaused);
-		int ncov = 0;
-
-		int nself = 0;
-
-		for (size_t k = 0; k < ncl; k++) {
-			ncov += cl[k].covered;
-			nself += cl[k].selfwait && !cl[k].covered;
-		}
-		fprintf(md, "\n## Collectives by wait caused\n\n%zu collectives seen on two ranks or more, %zu with an arrival skew of at least %g µs.",
-		    ncl, nsig, skew_min / 1000);
-		if (ncov)
-			fprintf(md, " In %d of them every rank in this input waits longer for rank %lld (not in this input): while it is late they cause no wait; the last column gives the skew once it is fixed, the most the others can then wait (what they lose of it not under compute is in the recommendations).",
-			    ncov, (long long)up);
-		if (nself)
-			fprintf(md, " In %d of them the latest rank in this input itself waits (comm records) for a rank of its group not in this input, which arrives later still: the wait caused is 0 there%s.",
-			    nself, ncov ? "" : "; the last column gives the wait once that rank is on time");
-		fprintf(md, "\n\n| op | step | ranks | skew | late rank | wait caused |%s start from |\n|---|---|---|---|---|---|%s---|\n",
-		    ncov || nself ? " once the peer is fixed |" : "", ncov || nself ? "---|" : "");
-		for (size_t k = 0; k < ncl && k < top; k++) {
-			struct cinst *ci = &cis[sorted[k].first];
-			size_t kern = 0;
-			char nm[64];
-
-			for (size_t i = 0; i < sorted[k].n; i++)
-				kern += (size_t)ci[i].from_kernel;
-			fprintf(md, "| %s | %s | %zu | %s | %s | %s |", mdt(ci->op, 1), mdt(ci->step, 1),
-			    sorted[k].n, hd(sorted[k].skew, t1), mdt(rname(&ranks[sorted[k].late], nm), 1),
-			    hd(sorted[k].caused, t2));
-			if (ncov || nself)
-				fprintf(md, " %s |", hd(sorted[k].fixed, t3));
-			fprintf(md, " %s |\n", srcname(kern, sorted[k].n));
-		}
-		free(sorted);
-	}
+	if (!md || !x->ncl)
+		return;
+	snprintf(t, sizeof t, "%g", x->skew_min / 1000);
+	doc_view("skew_min_us", jv_string(t));
+	doc_view("top_collectives", jv_number((double)(size_t)rules_num("cluster.top_collectives")));
+	mdsection("collectives");
 }
 
 /* The rank reports' priority of a stake against the median step: P1,
@@ -621,8 +569,7 @@ bybandstake(const void *a, const void *b)
 static void
 ranktops(const struct job *j, int64_t *least)
 {
-	char nm[64], t1[64];
-	int n = 0;
+	jv tops = jv_array();
 
 	*least = UNSET;
 	for (size_t i = 0; i < nrtop; i++) {
@@ -633,13 +580,15 @@ ranktops(const struct job *j, int64_t *least)
 		if (r->stake != UNSET && (*least == UNSET || r->stake < *least))
 			*least = r->stake;
 		if (md)
-			fprintf(md, "%s%s's %s (P0, %s per step%s): %s", n++ ? "; " :
-			    "This list holds what the ranks show together (groups, late ranks, links); each rank's own findings are in its report, led by ",
-			    rname(&ranks[r->rank], nm), mdt(r->id, 0), r->stake == UNSET ? "none" : hd(r->stake, t1),
-			    r->ub ? ", an upper bound" : "", mdt(r->head, 0));
+			tops = jv_array_append(tops, JV_OBJECT(jv_string("profile"), jv_string(ranks[r->rank].profile),
+			    jv_string("rank"), ranks[r->rank].rankid >= 0 ? jv_number(ranks[r->rank].rankid) : jv_null(),
+			    jv_string("id"), jv_string(r->id), jv_string("stake_ns"), nsjv(r->stake),
+			    jv_string("upper_bound"), jv_bool(r->ub), jv_string("headline"), jv_string(r->head)));
 	}
-	if (md && n)
-		fprintf(md, ". An item here takes the rank reports' priority scale on its own stake, and P0 only the first and only when it is at least as large as a rank's own P0 (it would lead that rank's list too).\n\n");
+	if (md)
+		doc_view("rank_tops", tops);
+	else
+		jv_free(tops);
 }
 
 /* Where the rank reports hold a group's stake in a finding of another
@@ -693,15 +642,12 @@ grouppri(const struct job *j, const char *g, int pri, struct buf *o)
 static void
 wrecos(const struct job *j, int64_t mstep)
 {
-	char t1[64];
 	int64_t top;
 
 	jsarray("recommendations");
 	bandstep = mstep;
 	if (nreco > 1)	/* never a NULL base, even for zero items */
 		qsort(recos, (size_t)nreco, sizeof *recos, bybandstake);
-	if (md)
-		fprintf(md, "\n## Recommendations (across the ranks; by priority, then time at stake per step; estimates and upper bounds after the measured figures of their priority)\n\n");
 	ranktops(j, &top);
 	for (int k = 0; k < nreco; k++) {
 		/* The rank reports' scale (asc-judge): by the share of the
@@ -724,15 +670,9 @@ wrecos(const struct job *j, int64_t mstep)
 		out_cstr(&rb, "text", txt.p);
 		out_bool(&rb, "upper_bound", recos[k].ub);
 		rput();
-		if (md)
-			fprintf(md, "%d. P%d (%s): %s\n", k + 1, pri,
-			    recos[k].stake == 0 ? "0 ms" : hd(recos[k].stake, t1), mdt(txt.p, 0));
 		buf_free(&txt);
 	}
-	if (md && nreco == 0)
-		fprintf(md, "No rank, collective or link stands out across the job.\n");
-	if (md)
-		fprintf(md, "\n");
+	mdsection("recommendations");
 }
 
 static void

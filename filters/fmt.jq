@@ -82,3 +82,44 @@ def mdblock($k; $b):
 	else "" end;
 def lkind: if test("^\\s*$") then "blank" elif test("^#{1,6} ") then "h" elif startswith("|") then "table"
 	elif startswith("- ") then "ul" elif test("^[0-9]+\\. ") then "ol" else "text" end;
+
+# ---- the cluster report (asc-cluster.jq)
+# Twins of asc-cluster's C helpers, so that its report prints the same
+# bytes from jq.  hd: a duration in ns as C's hd() prints it: whole ns
+# below 1 µs, else printf's "%.4g" of the double ns / 1e3, 1e6 or 1e9
+# (µs, ms, s; "1.234e+04 s" past 9999 s); null is "—".  The rounding is
+# done on the integer ns, which is exact; only a tie in the fifth digit
+# depends on the double, which lies above or below the exact quotient
+# (1,234,500 ns is 1.234 ms, 12,345,000 ns 12.35 ms) or on it (half to
+# even): hdside says which, by an exact product (Dekker's) of the double
+# and the divisor.  Exact for |ns| < 2^53, as jq's numbers are.
+def hdsplit: (134217729 * .) as $c | ($c - ($c - .)) as $h | [$h, . - $h];
+def hdside($d; $k; $n): ($d * $k) as $p | ($d | hdsplit) as [$ah, $al] |
+	($k | hdsplit) as [$bh, $bl] |
+	((($ah * $bh - $p) + $ah * $bl + $al * $bh) + $al * $bl) as $e |
+	(($p - $n) + $e) as $s | if $s > 0 then 1 elif $s < 0 then -1 else 0 end;
+def hd: if . == null then "—" else
+	(if . < 0 then "-" else "" end) as $sg | fabs as $a |
+	if $a < 1000 then "\(.) ns" else
+	(if $a >= 1e9 then [1e9, 9, " s"] elif $a >= 1e6 then [1e6, 6, " ms"] else [1e3, 3, " µs"] end) as [$k, $e, $u] |
+	($a | tostring | length) as $nd | ([range(4; $nd) | 10] | reduce .[] as $x (1; . * $x)) as $m |
+	($a % $m) as $r | (($a - $r) / $m) as $q |
+	(if $r * 2 > $m then 1 elif $r * 2 < $m then 0
+	 else ($a / $k | hdside(.; $k; $a)) as $s |
+		if $s > 0 then 1 elif $s < 0 then 0 else $q % 2 end end) as $up |
+	($q + $up) as $R | (if $R == 10000 then ["1000", $nd + 1] else [$R | tostring, $nd] end) as [$s, $n] |
+	($n - 1 - $e) as $x |
+	(if $x >= 4 then ($s[1:] | sub("0+$"; "")) as $f |
+		$s[:1] + (if $f == "" then "" else "." + $f end) + "e+" + (if $x < 10 then "0" else "" end) + ($x | tostring)
+	 else ($s[$x + 1:] | sub("0+$"; "")) as $f | $s[:$x + 1] + (if $f == "" then "" else "." + $f end) end) |
+	$sg + . + $u end end;
+# rname: a rank record's name, as C's rname(): "rank N", or its profile
+# when the rank id is unknown.
+def rname: if .rank != null and .rank >= 0 then "rank \(.rank)" else .profile end;
+# mdt: lib/md.c's mdt(), text escaped for Markdown, in a table cell (1)
+# or not (0).
+def mdt($in_cell): if $in_cell == 1 then md | cell else md end;
+# mdu: lib/md.c's md_url, a link destination: every byte but
+# [A-Za-z0-9/._~-] percent-encoded (jq 1.6's @uri keeps !*'() too).
+def mdu: @uri | gsub("%2F"; "/") | gsub("!"; "%21") | gsub("\\*"; "%2A") |
+	gsub("'"; "%27") | gsub("\\("; "%28") | gsub("\\)"; "%29");

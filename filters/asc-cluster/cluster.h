@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jv.h>
+
 #include "rec.h"
 #include "util.h"
 
@@ -287,6 +289,13 @@ const char *ubwhy(int ri, char *t);
 char *relpath(const char *from, const char *to);
 int injob(const struct job *j, int ri);
 int captured(const struct job *j, const char *g, int64_t id);
+
+/* render.c: cluster_report.md from filters/asc-cluster.jq */
+void doc_begin(void);
+void doc_add(const char *p, size_t len);
+void doc_view(const char *key, jv v);
+jv nsjv(int64_t v);
+void mdsection(const char *section);
 
 /* links.c */
 int firstlink(size_t a);

@@ -631,6 +631,26 @@ laterec(const struct job *j, const struct cres *x, const struct late *L)
 	rput();
 }
 
+/* The report's section on a late rank, after its late_rank record:
+ * what the record does not hold (the skews summed, the phrases on who
+ * else is late and on the ranks that wait for it; "captured": only the
+ * latest of the ranks in this input). */
+static void
+mdlate(const struct cres *x, int64_t tot, const char *who, const struct buf *xt, int captured)
+{
+	char t[64];
+
+	if (!md)
+		return;
+	snprintf(t, sizeof t, "%g", x->skew_min / 1000);
+	doc_view("skew_min_us", jv_string(t));
+	doc_view("late", JV_OBJECT(jv_string("skews_ns"), nsjv(tot),
+	    jv_string("who"), jv_string(who ? who : ""),
+	    jv_string("waited"), jv_string(xt && xt->len ? xt->p : ""),
+	    jv_string("captured_only"), jv_bool(captured)));
+	mdsection("late");
+}
+
 /* A peer outside the input covers its skew: it is secondary. */
 static void
 latesecondary(const struct job *j, const struct cres *x, const struct late *L)
@@ -638,15 +658,11 @@ latesecondary(const struct job *j, const struct cres *x, const struct late *L)
 	struct rank *r = L->r;
 	const struct coll *w = L->w;
 	int ri = L->ri;
-	int64_t tot = L->tot, up = x->up, upleast = x->upleast;
+	int64_t tot = L->tot, up = x->up;
 	const int *latecount = x->latecount;
 	size_t nsig = x->nsig;
-	double skew_min = x->skew_min;
 	const char *cause = L->cause, *upg = x->upg;
-	char nm[64], t1[64], t5[64], t6[64];
-	struct buf chain = L->chain;
-
-	char t7[64];
+	char nm[64], t1[64], t6[64];
 	struct buf fx = {0};
 
 	/* Once that peer is fixed, its skew is the gap in arrival; what the
@@ -663,11 +679,7 @@ latesecondary(const struct job *j, const struct cres *x, const struct late *L)
 		    fx.len ? "; " : "", rname(&ranks[j->r[i]], wn), hd(per, h1), hd(ex, h2), c0->op, hd(wt, h3),
 		    rname(r, h5), hd(wt > ex ? wt - ex : 0, h4));
 	}
-	if (md)
-		fprintf(md, "\n## Latest of the captured ranks: %s\n\n%s is the last of the ranks in this input to arrive at %d of %zu collectives with a skew of at least %g µs; its arrival skews there add up to %s (how much later than the earliest rank in this input it arrived). "
-		    "Every rank in this input waits longer for rank %lld of group `%s`, which is not in this input (at least %s per step, below): that peer arrives later still, so this skew is secondary.\n\n%s.\n\nCause of the skew: %s.\n",
-		    mdt(rname(r, nm), 0), mdt(rname(r, t5), 0), latecount[ri], nsig, skew_min / 1000, hd(tot, t1),
-		    (long long)up, upg, hd(upleast, t7), mdt(chain.p, 0), cause);
+	mdlate(x, tot, NULL, NULL, 1);
 	/* The longer wait covers this one: nothing is won
 	 * here while that peer is late. */
 	if (fx.len)
@@ -690,8 +702,8 @@ lateprimary(const struct cres *x, const struct late *L)
 	size_t nsig = x->nsig, ncl = x->ncl;
 	double skew_min = x->skew_min;
 	const char *cause = L->cause;
-	char nm[64], t1[64], t5[64];
-	struct buf chain = L->chain, xt = L->xt;
+	char nm[64], t1[64];
+	struct buf xt = L->xt;
 
 	/* Only the captured ranks are seen: the late rank's
 	 * own wait in those collectives (comm records) means a
@@ -726,15 +738,7 @@ lateprimary(const struct cres *x, const struct late *L)
 		    selfop, hd((int64_t)(selfw * 1e6), t7));
 	else
 		bprintf(&who, "%s", partial ? " (a group of these collectives has ranks not in this input, which are not seen here)" : "");
-	if (md)
-		fprintf(md, "\n## %s: %s\n\n%s is the last %sto arrive at %d of %zu collectives with a skew of at least %g µs; its arrival skews there add up to %s (how much later than the earliest rank %sit arrived)%s.\n\n%s.\n\nCause: %s.\n",
-		    partial || selfop ? "Latest of the captured ranks" : "Late rank",
-		    mdt(rname(r, nm), 0), mdt(rname(r, t5), 0), partial || selfop ? "of the ranks in this input " : "",
-		    latecount[ri], nsig, skew_min / 1000, hd(tot, t1), partial || selfop ? "in this input " : "",
-		    mdt(who.p, 0), mdt(chain.p, 0), cause);
-	if (md && xt.len)
-		fprintf(md, "\nThe ranks that arrive before it wait for it inside these collectives: %s. Fixing %s's delay recovers that time on them.\n",
-		    mdt(xt.p, 0), mdt(rname(r, t5), 0));
+	mdlate(x, tot, who.p, &xt, partial || selfop);
 	addreco(w->delay, "%s arrives %s late at its first late collective (%d of %zu): %s; the ranks in this input that arrive before it wait for it%s%s%s%s.",
 	    rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, cause,
 	    extra != UNSET ? " (up to " : "", extra != UNSET ? hd(extra, t7) : "",

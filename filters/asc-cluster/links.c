@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "md.h"
 #include "rec.h"
 #include "rules.h"
 #include "util.h"
@@ -74,12 +73,10 @@ dropviews(void)
 void
 slowlinks(const struct job *j)
 {
-	char t1[64];
-
 	jsarray("slow_links");
 	{
-		size_t nl = 0, ndb = 0, nslow = 0;
-		int head = 0;
+		size_t nl = 0, ndb = 0;
+		jv rows = jv_array(), lv = jv_object();	/* for the report */
 
 		dropviews();
 		size_t nreal = 0;
@@ -141,7 +138,6 @@ slowlinks(const struct job *j)
 			}
 			if (n < 3 || lbw >= rules_num("cluster.slow_link_fraction") * m)
 				continue;
-			nslow++;
 			{
 				char nm[64], t[64];
 				int64_t stake = (int64_t)(lloss * 1e6);
@@ -161,31 +157,34 @@ slowlinks(const struct job *j)
 				out_raw(&rb, "fraction", t, strlen(t));
 				put_ns(&rb, "time_at_stake", stake);
 				rput();
-				if (md) {
-					if (!head)
-						fprintf(md, "\n## Slow links\n\nLinks below %g of the median bandwidth of their transport and op class in the job.\n\n| rank | link | transport | op class | bandwidth | median | time lost per op |\n|---|---|---|---|---|---|---|\n",
-						    rules_num("cluster.slow_link_fraction"));
-					head = 1;
-					fprintf(md, "| %s | %s | %s | %s | %.3g GB/s | %.3g GB/s | %s |\n",
-					    mdt(rname(&ranks[l->rank], nm), 1), mdt(l->link, 1), mdt(l->transport, 1),
-					    mdt(l->cls, 1), lbw, m, hd(stake, t1));
+				{
+					char b1[32], b2[32];
+
+					/* the report's 3 digits, of the doubles */
+					snprintf(b1, sizeof b1, "%.3g", lbw);
+					snprintf(b2, sizeof b2, "%.3g", m);
+					rows = jv_array_append(rows, JV_OBJECT(jv_string("bandwidth"), jv_string(b1),
+					    jv_string("median"), jv_string(b2)));
 				}
 				addreco(stake, "%s: link %s (%s, %s) runs at %.3g GB/s against a median of %.3g GB/s: check that link (cabling, HCCS/RDMA port, HCCL_ALGO / HCCL_RDMA_TC settings).",
 				    rname(&ranks[l->rank], nm), l->link, l->transport, l->cls, lbw, m);
 			}
 		}
-		if (md && nl == 0)
-			fprintf(md, "\n## Slow links\n\nNo communication_matrix.json or analysis.db CommAnalyzerMatrix: links not judged.\n");
-		else if (md && nslow == 0) {
-			/* Name the source actually read, and what was left out. */
-			char by[64] = "";
+		if (md) {
+			char t[32];
 
-			if (nreal != nl)
-				snprintf(by, sizeof by, " (%zu entries by op class)", nl);
-			fprintf(md, "\n## Slow links\n\n%zu links%s read from %s (of at least %g MB, transports not ignored by the rules); none below %g of its median.\n",
-			    nreal, by, ndb == 0 ? "communication_matrix.json" : ndb == nl ? "analysis.db CommAnalyzerMatrix" :
-			    "communication_matrix.json and analysis.db CommAnalyzerMatrix",
-			    rules_num("cluster.link_min_size_mb"), rules_num("cluster.slow_link_fraction"));
+			snprintf(t, sizeof t, "%g", rules_num("cluster.slow_link_fraction"));
+			lv = jv_object_set(lv, jv_string("fraction"), jv_string(t));
+			snprintf(t, sizeof t, "%g", rules_num("cluster.link_min_size_mb"));
+			lv = jv_object_set(lv, jv_string("min_size_mb"), jv_string(t));
+			lv = jv_object_set(lv, jv_string("entries"), jv_number((double)nl));
+			lv = jv_object_set(lv, jv_string("links"), jv_number((double)nreal));
+			lv = jv_object_set(lv, jv_string("from_db"), jv_number((double)ndb));
+			doc_view("links", jv_object_set(lv, jv_string("rows"), rows));
+			mdsection("links");
+		} else {
+			jv_free(lv);
+			jv_free(rows);
 		}
 	}
 }

@@ -97,6 +97,7 @@ rput(void)
 		buf_add(&js, rb.p, rb.len);
 		buf_addc(&js, '}');
 	}
+	doc_add(rb.p, rb.len);
 	rec_put(&rb, stdout);
 }
 

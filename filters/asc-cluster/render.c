@@ -1,0 +1,104 @@
+/*
+ * cluster_report.md rendered by filters/asc-cluster.jq (built in after
+ * filters/fmt.jq, as asc-report's template is).  Its input, per job: the
+ * job's records as cluster.json holds them, grouped by kind ("job":
+ * [...], "warning": [...], ...), plus "view", what C computed for the
+ * report alone, and "section", the part of the report to write.  The C
+ * keeps the computation; the template only words and formats it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jv.h>
+
+#include "jqprog.h"
+#include "util.h"
+
+#include "cluster.h"
+
+static const char asc_cluster_jq[] =
+#include "asc-cluster.jq.inc"
+;
+
+static struct jqprog *prog;
+static jv doc;			/* the job's records by kind, and view */
+static int started;
+
+/* A new job: no records yet. */
+void
+doc_begin(void)
+{
+	if (started)
+		jv_free(doc);
+	doc = JV_OBJECT(jv_string("view"), jv_object());
+	started = 1;
+}
+
+/* One record as written (the object's text without its closing brace). */
+void
+doc_add(const char *p, size_t len)
+{
+	struct buf b = {0};
+	jv r, k, a;
+
+	if (!md)
+		return;
+	buf_add(&b, p, len);
+	buf_addc(&b, '}');
+	r = jv_parse_sized(b.p, (int)b.len);
+	free(b.p);
+	if (!jv_is_valid(r))
+		die("a record of its own does not parse");
+	k = jv_object_get(jv_copy(r), jv_string("kind"));
+	/* Taken out of doc first: the array appended to is then not shared,
+	 * and grows in place instead of being copied for each record. */
+	a = jv_object_get(jv_copy(doc), jv_copy(k));
+	doc = jv_object_delete(doc, jv_copy(k));
+	if (jv_get_kind(a) != JV_KIND_ARRAY) {
+		jv_free(a);
+		a = jv_array();
+	}
+	doc = jv_object_set(doc, k, jv_array_append(a, r));
+}
+
+/* A duration in ns for the template: null when unknown. */
+jv
+nsjv(int64_t v)
+{
+	return v == UNSET ? jv_null() : jv_number((double)v);
+}
+
+/* What the report needs beyond the records: view.key = v. */
+void
+doc_view(const char *key, jv v)
+{
+	jv w = jv_object_get(jv_copy(doc), jv_string("view"));
+
+	doc = jv_object_set(doc, jv_string("view"), jv_object_set(w, jv_string(key), v));
+}
+
+static void
+put(jv s, void *arg)
+{
+	(void)arg;
+	if (jv_get_kind(s) != JV_KIND_STRING)
+		die("asc-cluster.jq: output is not text");
+	fputs(jv_string_value(s), md);
+	jv_free(s);
+}
+
+/* Write one section of the report from the records so far. */
+void
+mdsection(const char *section)
+{
+	char err[512];
+
+	if (!md)
+		return;
+	if (!prog)
+		prog = jqprog_new("asc-cluster.jq", asc_cluster_jq);
+	if (jqprog_run(prog, jv_object_set(jv_copy(doc), jv_string("section"), jv_string(section)),
+	    put, NULL, err, sizeof err) != 0)
+		die("%s", err);
+}
