@@ -206,8 +206,6 @@ main(int argc, char *argv[])
 	struct filter_opts o = FILTER_OPTS_INIT;
 	int c, rc;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
 	while ((c = filter_getopt(argc, argv, "H:n", &o)) != -1)
 		switch (c) {
 		case 'H':
@@ -222,8 +220,6 @@ main(int argc, char *argv[])
 		default:
 			usage();
 		}
-	argc -= optind;
-	argv += optind;
 	kflag = o.kflag;
 	rules_load(o.rules);
 	P.last.name = NOID;
@@ -244,11 +240,8 @@ main(int argc, char *argv[])
 	compilemin = rules_ns("attribution.compile_min_us", 1e3);
 	famrules();
 	hmaxline = o.maxline;
-	rc = filter_run(argc, argv, &o, &f);
-	if (rc == EX_OK)
-		rc = hrc;
+	rc = filter_main(argc, argv, &o, &f);
 	if (getenv("ASC_ATTRIB_STATS"))
 		fprintf(stderr, "%s: host records %lu, by the fast reader %lu\n", progname, nhostrec, nfast);
-	xclose_stdout();
-	return rc;
+	return rc == EX_OK ? hrc : rc;
 }

@@ -373,17 +373,10 @@ main(int argc, char *argv[])
 		.own = own,
 	};
 	struct filter_opts o = FILTER_OPTS_INIT;
-	int c, rc;
+	int c;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
 	while ((c = filter_getopt(argc, argv, "", &o)) != -1)
 		usage();
-	argc -= optind;
-	argv += optind;
-	rules_load(o.rules);
 	S.rank = -1;
-	rc = filter_run(argc, argv, &o, &f);
-	xclose_stdout();
-	return rc;
+	return filter_main(argc, argv, &o, &f);
 }

@@ -398,10 +398,8 @@ main(int argc, char *argv[])
 		.profile = onprofile,
 	};
 	struct filter_opts o = FILTER_OPTS_INIT;
-	int c, rc;
+	int c;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
 	while ((c = filter_getopt(argc, argv, "n", &o)) != -1)
 		switch (c) {
 		case 'n':
@@ -411,12 +409,8 @@ main(int argc, char *argv[])
 		default:
 			usage();
 		}
-	argc -= optind;
-	argv += optind;
 	rules_load(o.rules);
 	opkey_init();
 	loadroles();
-	rc = filter_run(argc, argv, &o, &f);
-	xclose_stdout();
-	return rc;
+	return filter_main(argc, argv, &o, &f);
 }

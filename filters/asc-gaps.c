@@ -815,8 +815,6 @@ main(int argc, char *argv[])
 	struct filter_opts o = FILTER_OPTS_INIT;
 	int c, rc;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
 	while ((c = filter_getopt(argc, argv, "ab:s", &o)) != -1)
 		switch (c) {
 		case 'a':
@@ -833,8 +831,6 @@ main(int argc, char *argv[])
 		default:
 			usage();
 		}
-	argc -= optind;
-	argv += optind;
 	rules_load(o.rules);
 	if (minbubble < 0)
 		minbubble = rules_ns("bubbles.min_bubble_us", 1e3);
@@ -849,9 +845,6 @@ main(int argc, char *argv[])
 	underppm = llround(rules_num("bubbles.high_underfeed_ratio") * 1e6);
 	commmin = rules_ns("bubbles.comm_exposed_min_ms", 1e6);
 	commppm = llround(rules_num("bubbles.comm_exposed_service_share") * 1e6);
-	rc = filter_run(argc, argv, &o, &f);
-	if (G.bad && rc == 0)
-		rc = EX_DATA;
-	xclose_stdout();
-	return rc;
+	rc = filter_main(argc, argv, &o, &f);
+	return G.bad && rc == 0 ? EX_DATA : rc;
 }

@@ -134,16 +134,8 @@ main(int argc, char *argv[])
 	struct filter_opts o = FILTER_OPTS_INIT;
 	int c, rc;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
 	while ((c = filter_getopt(argc, argv, "", &o)) != -1)
 		usage();
-	argc -= optind;
-	argv += optind;
-	rules_load(o.rules);
-	rc = filter_run(argc, argv, &o, &f);
-	if (S.busy.have || S.bad)
-		rc = EX_DATA;
-	xclose_stdout();
-	return rc;
+	rc = filter_main(argc, argv, &o, &f);
+	return S.busy.have || S.bad ? EX_DATA : rc;
 }

@@ -112,8 +112,6 @@ main(int argc, char *argv[])
 	struct filter_opts o = FILTER_OPTS_INIT;
 	int c, rc;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
 	while ((c = filter_getopt(argc, argv, "M:n:", &o)) != -1)
 		switch (c) {
 		case 'M':
@@ -125,8 +123,6 @@ main(int argc, char *argv[])
 		default:
 			usage();
 		}
-	argc -= optind;
-	argv += optind;
 	kflag = o.kflag;
 	rules_load(o.rules);
 	opkey_init();
@@ -143,9 +139,6 @@ main(int argc, char *argv[])
 	rungap = rules_num("ops.small_run_gap_ratio");
 	S.hnames = S.hshapes = FNV_INIT;
 	mmaxline = o.maxline;
-	rc = filter_run(argc, argv, &o, &f);
-	if (rc == EX_OK)
-		rc = mrc;
-	xclose_stdout();
-	return rc;
+	rc = filter_main(argc, argv, &o, &f);
+	return rc == EX_OK ? mrc : rc;
 }

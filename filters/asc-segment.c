@@ -311,10 +311,8 @@ main(int argc, char *argv[])
 		.profile = onprofile,
 	};
 	struct filter_opts o = FILTER_OPTS_INIT;
-	int c, rc;
+	int c;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
 	while ((c = filter_getopt(argc, argv, "a:", &o)) != -1)
 		switch (c) {
 		case 'a':
@@ -323,8 +321,6 @@ main(int argc, char *argv[])
 		default:
 			usage();
 		}
-	argc -= optind;
-	argv += optind;
 	rules_load(o.rules);
 	opkey_init();
 	minperiod = (int)rules_num("segment.min_period");
@@ -340,7 +336,5 @@ main(int argc, char *argv[])
 	largegap = (int64_t)(rules_num("segment.large_gap_us") * 1000 + 0.5);
 	smallns = (int64_t)(rules_num("ops.small_op_us") * 1000 + 0.5);
 	minbubble = rules_ns("bubbles.min_bubble_us", 1e3);
-	rc = filter_run(argc, argv, &o, &f);
-	xclose_stdout();
-	return rc;
+	return filter_main(argc, argv, &o, &f);
 }

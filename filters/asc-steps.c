@@ -858,10 +858,8 @@ main(int argc, char *argv[])
 		.profile = onprofile,
 	};
 	struct filter_opts o = FILTER_OPTS_INIT;
-	int c, rc;
+	int c;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
 	while ((c = filter_getopt(argc, argv, "c:p:s:", &o)) != -1)
 		switch (c) {
 		case 'c':
@@ -876,8 +874,6 @@ main(int argc, char *argv[])
 		default:
 			usage();
 		}
-	argc -= optind;
-	argv += optind;
 	rules_load(o.rules);
 	kinds = rules_list("steps.marker_kinds");
 	for (ncls = 1; kinds[ncls - 1]; ncls++)
@@ -887,7 +883,5 @@ main(int argc, char *argv[])
 	if (stol < 0)
 		stol = llround(rules_num("steps.group_share_tolerance_points"));
 	P.cur = -1;
-	rc = filter_run(argc, argv, &o, &f);
-	xclose_stdout();
-	return rc;
+	return filter_main(argc, argv, &o, &f);
 }

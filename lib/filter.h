@@ -14,6 +14,8 @@
 #ifndef ASC_FILTER_H
 #define ASC_FILTER_H
 
+#include <getopt.h>
+
 #include "gather.h"
 #include "rec.h"
 #include "steprec.h"
@@ -21,16 +23,20 @@
 /*
  * The options of every stage: -k (go on past bad records), -m maxline
  * (the longest line, in bytes), -r rules.  filter_getopt() is getopt(3)
- * over "km:r:" and the stage's own letters (own, spelled as for getopt):
- * it takes the common ones into *o and returns the stage's, '?' for an
- * unknown letter, -1 at the end.
+ * over the common letters and the stage's own (own, spelled as for
+ * getopt): it takes the common ones into *o and returns the stage's, '?'
+ * for an unknown letter, -1 at the end.  Its first call also names the
+ * program (progname) and answers --version.
  */
 struct filter_opts {
 	size_t		 maxline;
 	int		 kflag;
 	const char	*rules;		/* NULL: the rules built in */
+	const char	*common;	/* the common letters taken (NULL: "km:r:") */
+	const struct option *longopts;	/* NULL: none; else as getopt_long(3) */
 };
-#define FILTER_OPTS_INIT	{ .maxline = (size_t)1 << 28, .kflag = 0, .rules = NULL }
+#define FILTER_MAXLINE		((size_t)1 << 28)	/* -m by default */
+#define FILTER_OPTS_INIT	{ .maxline = FILTER_MAXLINE, .kflag = 0, .rules = NULL, .common = NULL }
 int	filter_getopt(int argc, char *argv[], const char *own, struct filter_opts *o);
 
 struct filter {
@@ -57,6 +63,23 @@ struct filter {
 	 * them.
 	 */
 	const char *const *own;
+	/*
+	 * open: opens file as rin_open() does (NULL: rin_open) and may name
+	 * it or copy it aside (a spool); 0, or -1 with errno set.  close:
+	 * closes it when the loop is done with it, stopped or not (NULL:
+	 * rin_close).
+	 */
+	int	(*open)(struct rin *r, const char *file, size_t maxline, void *arg);
+	void	(*close)(struct rin *r, void *arg);
+	/*
+	 * stop: a callback that sets *stop ends the loop after the record it
+	 * is given, -k or not (a second profile in a one-profile output); as
+	 * after a bad record without -k, nothing more is called.
+	 */
+	int	*stop;
+	/* stdout_asis: standard output keeps its buffer (the stage wrote to
+	 * it already, or writes elsewhere); else the loop makes it 1 MiB. */
+	int	 stdout_asis;
 
 	/*
 	 * A profile's bookkeeping (when sect is set).  At a "profile" record,
@@ -98,6 +121,15 @@ struct filter {
 
 /* Returns EX_OK or EX_DATA; an unreadable file exits EX_SYS. */
 int	filter_run(int nfiles, char **files, const struct filter_opts *o,
+	    const struct filter *f);
+/*
+ * The rest of a main() after filter_getopt(): the rules loaded when the
+ * stage takes -r (o->rules; nothing when the stage loaded them already to
+ * read its thresholds), the
+ * operands after the options (argv[optind..]) run by filter_run(), and
+ * standard output closed.  Returns filter_run()'s status.
+ */
+int	filter_main(int argc, char *argv[], const struct filter_opts *o,
 	    const struct filter *f);
 
 #endif
