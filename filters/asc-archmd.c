@@ -25,13 +25,6 @@ struct prof P;
 const char *outdir = ".", *outfile;
 
 static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-m maxline] [-O file | -o dir] [file ...]\n", progname);
-	exit(EX_SYS);
-}
-
-static void
 prof_reset(void)
 {
 	if (P.have) {
@@ -237,7 +230,8 @@ main(int argc, char *argv[])
 		.bulk_drop = 1,
 	};
 	/* No -r: the report reads no rules. */
-	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "km:" };
+	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "km:",
+	    .usage = "[-k] [-m maxline] [-O file | -o dir] [file ...]" };
 	int c;
 	struct stat st;
 
@@ -249,8 +243,6 @@ main(int argc, char *argv[])
 		case 'o':
 			outdir = optarg;
 			break;
-		default:
-			usage();
 		}
 	if (outfile == NULL) {
 		if (stat(outdir, &st) != 0)

@@ -66,14 +66,6 @@ unsigned char famsync[MAXFAM + 1], famhold[MAXFAM + 1];
 const char *const *copycalls, *const *copyev, *const *todevcalls;
 struct buf ob, tmp;
 
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-kn] [-H hostfile] [-m maxline] [-r rules] [file ...]\n",
-	    progname);
-	exit(EX_SYS);
-}
-
 /*
  * -H: the host records of the input's one profile are in a file of their
  * own (asc-ingest -H), read whole when the profile's other records end.
@@ -203,7 +195,8 @@ main(int argc, char *argv[])
 		.prof = &P.prof,
 		.profile_end = onprofend,
 	};
-	struct filter_opts o = FILTER_OPTS_INIT;
+	struct filter_opts o =
+	    FILTER_OPTS("[-kn] [-H hostfile] [-m maxline] [-r rules] [file ...]");
 	int c, rc;
 
 	while ((c = filter_getopt(argc, argv, "H:n", &o)) != -1)
@@ -217,8 +210,6 @@ main(int argc, char *argv[])
 			f.bulk = "kernel";
 			f.bulk_drop = 1;
 			break;
-		default:
-			usage();
 		}
 	kflag = o.kflag;
 	rules_load(o.rules);

@@ -63,15 +63,6 @@ static const char *dimcause[ND] = {
 int quiet;
 int rc = EX_OK;
 
-static void usage(void) __attribute__((noreturn));
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-1q] [-o dir] [-r rules] [file ...]\n", progname);
-	exit(EX_SYS);
-}
-
 /* The job record, its warnings and the report's head. */
 static void
 wjob(struct job *j)
@@ -790,7 +781,8 @@ int
 main(int argc, char **argv)
 {
 	/* No -k: a bad record stops the whole job; no -m: lines of 64 MiB. */
-	struct filter_opts o = { .maxline = (size_t)1 << 26, .common = "r:" };
+	struct filter_opts o = { .maxline = (size_t)1 << 26, .common = "r:",
+	    .usage = "[-1q] [-o dir] [-r rules] [file ...]" };
 	/* Each operand opened by readopen(): one rank's stream or directory. */
 	const struct filter f = {
 		.rec = readrec,
@@ -813,8 +805,6 @@ main(int argc, char **argv)
 		case 'o':
 			outdir = optarg;
 			break;
-		default:
-			usage();
 		}
 	rules_load(rulesf = o.rules);
 	if (filter_run(argc - optind, argv + optind, &o, &f) != EX_OK)

@@ -29,13 +29,6 @@ struct comm S;
 struct buf ob;
 static struct buf tmp;
 
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-m maxline] [-r rules] [file ...]\n", progname);
-	exit(EX_SYS);
-}
-
 static char *
 strf(const struct rin *r, const char *k)
 {
@@ -372,11 +365,9 @@ main(int argc, char *argv[])
 		.bulk = "host",
 		.own = own,
 	};
-	struct filter_opts o = FILTER_OPTS_INIT;
-	int c;
+	struct filter_opts o = FILTER_OPTS("[-k] [-m maxline] [-r rules] [file ...]");
 
-	while ((c = filter_getopt(argc, argv, "", &o)) != -1)
-		usage();
+	filter_getopt(argc, argv, "", &o);
 	S.rank = -1;
 	return filter_main(argc, argv, &o, &f);
 }

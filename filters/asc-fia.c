@@ -25,13 +25,6 @@ struct fia G;
 int ownonly, training;
 struct buf ob, tmp, tb, nmb;
 
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-kn] [-m maxline] [-r rules] [file ...]\n", progname);
-	exit(EX_SYS);
-}
-
 /* Units (device runs) ------------------------------------------------ */
 
 static void
@@ -397,7 +390,7 @@ main(int argc, char *argv[])
 		.profile_end = onprofend,
 		.profile = onprofile,
 	};
-	struct filter_opts o = FILTER_OPTS_INIT;
+	struct filter_opts o = FILTER_OPTS("[-kn] [-m maxline] [-r rules] [file ...]");
 	int c;
 
 	while ((c = filter_getopt(argc, argv, "n", &o)) != -1)
@@ -406,8 +399,6 @@ main(int argc, char *argv[])
 			ownonly = 1;
 			f.bulk_drop = 1;
 			break;
-		default:
-			usage();
 		}
 	rules_load(o.rules);
 	opkey_init();

@@ -90,15 +90,6 @@ static struct {
 } M;
 
 static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-aks] [-b min_bubble_us] [-m maxline] [-r rules] "
-	    "[file ...]\n",
-	    progname);
-	exit(EX_SYS);
-}
-
-static void
 gl_add(struct gaplist *l, int64_t a, int64_t b, const char *before, size_t bn,
     const char *after, size_t an)
 {
@@ -812,7 +803,8 @@ main(int argc, char *argv[])
 		.profile = onprofile,
 	};
 	static const int m125[] = { 1, 2, 5 };
-	struct filter_opts o = FILTER_OPTS_INIT;
+	struct filter_opts o =
+	    FILTER_OPTS("[-aks] [-b min_bubble_us] [-m maxline] [-r rules] [file ...]");
 	int c, rc;
 
 	while ((c = filter_getopt(argc, argv, "ab:s", &o)) != -1)
@@ -828,8 +820,6 @@ main(int argc, char *argv[])
 		case 's':
 			sflag = 1;
 			break;
-		default:
-			usage();
 		}
 	rules_load(o.rules);
 	if (minbubble < 0)

@@ -48,16 +48,6 @@ static const char *input;	/* the operand ("-": standard input) */
 static const char *outpath, *svgdir, *mdpath;
 static jv kernels, bubbles;
 
-static void usage(void) __attribute__((noreturn));
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-a report.md] [-o file.html] [-r rules] [-s svgdir] [file]\n",
-	    progname);
-	exit(EX_SYS);
-}
-
 /* Write text to path aside and rename it into place, mode 0640. */
 static void
 save(const char *path, const char *text, size_t n)
@@ -290,7 +280,8 @@ int
 main(int argc, char *argv[])
 {
 	/* No -m: lines are read up to the longest a stage writes. */
-	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:" };
+	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:",
+	    .usage = "[-k] [-a report.md] [-o file.html] [-r rules] [-s svgdir] [file]" };
 	/* One profile: a second one stops the reading, -k or not. */
 	struct filter f = {
 		.rec = keeprec,
@@ -316,15 +307,9 @@ main(int argc, char *argv[])
 		case 's':
 			svgdir = optarg;
 			break;
-		default:
-			usage();
 		}
 	}
-	argc -= optind;
-	argv += optind;
-	if (argc > 1)
-		usage();
-	input = argc ? argv[0] : "-";
+	input = filter_operand(argc, argv, &o);
 	rules_load(o.rules);
 	f.arg = g = gather_new(kept, NKEPT);
 	prog = jqprog_new("asc-html.jq", asc_html_jq);

@@ -80,15 +80,6 @@ static int adone;
 static struct buf aprof;	/* the stream's profile name, raw JSON */
 static const char *rulesf;	/* the verdict says which rules made it */
 
-static void usage(void) __attribute__((noreturn));
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-a attribfile] [-I ranks] [-j file] [-r rules] [file ...]\n", progname);
-	exit(EX_SYS);
-}
-
 static void
 emit(jv obj, void *arg)
 {
@@ -289,7 +280,8 @@ main(int argc, char *argv[])
 		.whole = flush,
 	};
 	/* No -m: the verdict's lines are the stream's. */
-	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:" };
+	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:",
+	    .usage = "[-k] [-a attribfile] [-I ranks] [-j file] [-r rules] [file ...]" };
 	int ch, st;
 
 	inranks = jv_null();
@@ -306,8 +298,6 @@ main(int argc, char *argv[])
 				dieerr("%s", optarg);
 			jfp = jas.fp;
 			break;
-		default:
-			usage();
 		}
 	}
 	kflag = o.kflag;

@@ -35,13 +35,6 @@ struct pmu_join mjoin;
 int kflag, mrc = EX_OK;
 size_t mmaxline;
 
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-M pmufile] [-m maxline] [-n top] [-r rules] [file ...]\n",
-	    progname);
-	exit(EX_SYS);
-}
 /* A profile ends: its ops are written. */
 static void
 onprofend(struct rin *r, void *arg)
@@ -109,7 +102,8 @@ main(int argc, char *argv[])
 		.profile_end = onprofend,
 		.profile = onprofile,
 	};
-	struct filter_opts o = FILTER_OPTS_INIT;
+	struct filter_opts o =
+	    FILTER_OPTS("[-k] [-M pmufile] [-m maxline] [-n top] [-r rules] [file ...]");
 	int c, rc;
 
 	while ((c = filter_getopt(argc, argv, "M:n:", &o)) != -1)
@@ -120,8 +114,6 @@ main(int argc, char *argv[])
 		case 'n':
 			topn = (int)xnum(optarg, 1, 1000000, "top");
 			break;
-		default:
-			usage();
 		}
 	kflag = o.kflag;
 	rules_load(o.rules);

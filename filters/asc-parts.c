@@ -28,13 +28,6 @@ struct partstate S;
 
 struct buf ob;
 
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-m maxline] [-r rules] [file ...]\n", progname);
-	exit(EX_SYS);
-}
-
 /* A rules list of globs as a NULL-terminated array of C strings. */
 static char **
 globs(jv g)
@@ -404,11 +397,9 @@ main(int argc, char *argv[])
 		.bulk = "host",
 		.own = own,
 	};
-	struct filter_opts o = FILTER_OPTS_INIT;
-	int c;
+	struct filter_opts o = FILTER_OPTS("[-k] [-m maxline] [-r rules] [file ...]");
 
-	while ((c = filter_getopt(argc, argv, "", &o)) != -1)
-		usage();
+	filter_getopt(argc, argv, "", &o);
 	rules_load(o.rules);
 	opkey_init();
 	loadglobs();

@@ -45,15 +45,6 @@ static const char *outpath;	/* -o: one file (a single profile) */
 static FILE *out;
 static struct aside oa;		/* -o: written aside (oa.tmp NULL: a device or FIFO, in place) */
 
-static void usage(void) __attribute__((noreturn));
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-o file] [-r rules] [file ...]\n", progname);
-	exit(EX_SYS);
-}
-
 static void
 put(jv s, void *arg)
 {
@@ -95,7 +86,8 @@ main(int argc, char *argv[])
 	struct filter f = {
 		.whole = flush,
 	};
-	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:" };
+	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:",
+	    .usage = "[-k] [-o file] [-r rules] [file ...]" };
 	int ch, st;
 
 	while ((ch = filter_getopt(argc, argv, "o:", &o)) != -1) {
@@ -103,8 +95,6 @@ main(int argc, char *argv[])
 		case 'o':
 			outpath = optarg;
 			break;
-		default:
-			usage();
 		}
 	}
 	rules_load(o.rules);

@@ -31,14 +31,6 @@ int minperiod, minrepeat, ncand, topk;
 int64_t largegap, smallns, minbubble;
 struct buf ob, tmp, line;
 
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-a pattern] [-m maxline] [-r rules] [file ...]\n",
-	    progname);
-	exit(EX_SYS);
-}
-
 /* The n-th line of a \n-separated list. */
 void
 nth(struct buf *b, const struct buf *l, int n)
@@ -310,7 +302,7 @@ main(int argc, char *argv[])
 		.profile_end = onprofend,
 		.profile = onprofile,
 	};
-	struct filter_opts o = FILTER_OPTS_INIT;
+	struct filter_opts o = FILTER_OPTS("[-k] [-a pattern] [-m maxline] [-r rules] [file ...]");
 	int c;
 
 	while ((c = filter_getopt(argc, argv, "a:", &o)) != -1)
@@ -318,8 +310,6 @@ main(int argc, char *argv[])
 		case 'a':
 			annot = optarg;
 			break;
-		default:
-			usage();
 		}
 	rules_load(o.rules);
 	opkey_init();

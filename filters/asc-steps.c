@@ -96,14 +96,6 @@ static int64_t ctol = -1, stol = -1;
 static struct buf ob, tmp;
 
 static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-c count_tol] [-m maxline] [-p pattern] "
-	    "[-r rules] [-s share_tol] [file ...]\n", progname);
-	exit(EX_SYS);
-}
-
-static void
 tc_add(struct tcounts *t, const char *name, size_t n, int64_t by)
 {
 	for (int i = 0; i < t->n; i++)
@@ -857,7 +849,8 @@ main(int argc, char *argv[])
 		.profile_end = onprofend,
 		.profile = onprofile,
 	};
-	struct filter_opts o = FILTER_OPTS_INIT;
+	struct filter_opts o =
+	    FILTER_OPTS("[-k] [-c count_tol] [-m maxline] [-p pattern] [-r rules] [-s share_tol] [file ...]");
 	int c;
 
 	while ((c = filter_getopt(argc, argv, "c:p:s:", &o)) != -1)
@@ -871,8 +864,6 @@ main(int argc, char *argv[])
 		case 's':
 			stol = xnum(optarg, 0, 100, "share_tol");
 			break;
-		default:
-			usage();
 		}
 	rules_load(o.rules);
 	kinds = rules_list("steps.marker_kinds");

@@ -50,16 +50,6 @@ static char *drill_step;	/* structure_drilldown.step_id */
 static jv anchors;		/* {op key: true} */
 static int nanchors;
 
-static void usage(void) __attribute__((noreturn));
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-ak] [-m trace.json] [-o file] [-p pid] [-r rules] [-s copy] [file]\n",
-	    progname);
-	exit(EX_SYS);
-}
-
 /* Append the string field key of r to b (rin_str replaces). */
 static void
 addstr(const struct rin *r, const char *key, struct buf *b)
@@ -419,7 +409,8 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 },
 	};
 	/* -m is --merge: lines are read up to the longest a stage writes. */
-	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:", .longopts = lopt };
+	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:", .longopts = lopt,
+	    .usage = "[-ak] [-m trace.json] [-o file] [-p pid] [-r rules] [-s copy] [file]" };
 	struct copier c = { .fd = -1 };
 	const char *outpath = NULL, *merge = NULL;
 	int ch;
@@ -441,15 +432,9 @@ main(int argc, char *argv[])
 		case 's':
 			keep = optarg;
 			break;
-		default:
-			usage();
 		}
 	}
-	argc -= optind;
-	argv += optind;
-	if (argc > 1)
-		usage();
-	input = argc ? argv[0] : "-";
+	input = filter_operand(argc, argv, &o);
 	rules_load(o.rules);
 	opkey_init();
 	verdict = jv_null();

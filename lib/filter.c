@@ -36,10 +36,27 @@ filter_getopt(int argc, char *argv[], const char *own, struct filter_opts *o)
 		case 'r':
 			o->rules = optarg;
 			break;
-		default:
+		case 0:
+			if (c == '?')
+				filter_usage(o);
 			return c;
 		}
 	return -1;
+}
+
+const char *
+filter_operand(int argc, char *argv[], const struct filter_opts *o)
+{
+	if (argc - optind > 1)
+		filter_usage(o);
+	return optind < argc ? argv[optind] : "-";
+}
+
+void
+filter_usage(const struct filter_opts *o)
+{
+	fprintf(stderr, "usage: %s %s\n", progname, o->usage);
+	exit(EX_SYS);
 }
 
 static int

@@ -2,8 +2,9 @@
  * filter: the skeleton of a stage.  main() takes the options common to
  * the stages with filter_getopt(), fills a struct filter with designated
  * initialisers (each field below says what it does; a field left out is
- * off) and hands its inputs to filter_run(), which reads the records of
- * every file (none: stdin) in order and calls the stage back.
+ * off) and hands its inputs to filter_main() (the rules, the run, stdout
+ * closed) or filter_run(), which reads the records of every file (none:
+ * stdin) in order and calls the stage back.
  *
  * The loop prints a bad record as FILE:LINE: err and stops, or with -k
  * skips it; it drops the records the stage writes itself (a rerun
@@ -24,9 +25,9 @@
  * The options of every stage: -k (go on past bad records), -m maxline
  * (the longest line, in bytes), -r rules.  filter_getopt() is getopt(3)
  * over the common letters and the stage's own (own, spelled as for
- * getopt): it takes the common ones into *o and returns the stage's, '?'
- * for an unknown letter, -1 at the end.  Its first call also names the
- * program (progname) and answers --version.
+ * getopt): it takes the common ones into *o and returns the stage's, -1
+ * at the end; an unknown letter prints the usage (filter_usage).  Its
+ * first call also names the program (progname) and answers --version.
  */
 struct filter_opts {
 	size_t		 maxline;
@@ -34,10 +35,15 @@ struct filter_opts {
 	const char	*rules;		/* NULL: the rules built in */
 	const char	*common;	/* the common letters taken (NULL: "km:r:") */
 	const struct option *longopts;	/* NULL: none; else as getopt_long(3) */
+	const char	*usage;		/* the synopsis after the program's name */
 };
 #define FILTER_MAXLINE		((size_t)1 << 28)	/* -m by default */
-#define FILTER_OPTS_INIT	{ .maxline = FILTER_MAXLINE, .kflag = 0, .rules = NULL, .common = NULL }
+#define FILTER_OPTS(synopsis)	{ .maxline = FILTER_MAXLINE, .usage = (synopsis) }
 int	filter_getopt(int argc, char *argv[], const char *own, struct filter_opts *o);
+/* The one operand after the options ("-" when none); two: the usage. */
+const char *filter_operand(int argc, char *argv[], const struct filter_opts *o);
+/* "usage: PROG SYNOPSIS" on stderr; exits EX_SYS. */
+void	filter_usage(const struct filter_opts *o) __attribute__((noreturn));
 
 struct filter {
 	/*
