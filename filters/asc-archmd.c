@@ -25,13 +25,6 @@ struct prof P;
 const char *outdir = ".", *outfile;
 
 static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-m maxline] [-O file | -o dir] [file ...]\n", progname);
-	exit(EX_SYS);
-}
-
-static void
 prof_reset(void)
 {
 	if (P.have) {
@@ -236,31 +229,21 @@ main(int argc, char *argv[])
 		.bulk = "host",
 		.bulk_drop = 1,
 	};
-	struct filter_opts o = FILTER_OPTS_INIT;
-	int c, rc;
+	/* No -r: the report reads no rules. */
+	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "km:",
+	    .usage = "[-k] [-m maxline] [-O file | -o dir] [file ...]" };
+	int c;
 	struct stat st;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
-	while ((c = getopt(argc, argv, "O:km:o:")) != -1)
+	while ((c = filter_getopt(argc, argv, "O:o:", &o)) != -1)
 		switch (c) {
 		case 'O':
 			outfile = optarg;
 			break;
-		case 'k':
-			o.kflag = 1;
-			break;
-		case 'm':
-			o.maxline = (size_t)xnum(optarg, 1, 1 << 30, "maxline");
-			break;
 		case 'o':
 			outdir = optarg;
 			break;
-		default:
-			usage();
 		}
-	argc -= optind;
-	argv += optind;
 	if (outfile == NULL) {
 		if (stat(outdir, &st) != 0)
 			dieerr("%s", outdir);
@@ -269,8 +252,6 @@ main(int argc, char *argv[])
 			dieerr("%s", outdir);
 		}
 	}
-	rc = filter_run(argc, argv, &o, &f);
-	xclose_stdout();
-	return rc;
+	return filter_main(argc, argv, &o, &f);
 }
 

@@ -66,14 +66,6 @@ unsigned char famsync[MAXFAM + 1], famhold[MAXFAM + 1];
 const char *const *copycalls, *const *copyev, *const *todevcalls;
 struct buf ob, tmp;
 
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-kn] [-H hostfile] [-m maxline] [-r rules] [file ...]\n",
-	    progname);
-	exit(EX_SYS);
-}
-
 /*
  * -H: the host records of the input's one profile are in a file of their
  * own (asc-ingest -H), read whole when the profile's other records end.
@@ -203,11 +195,10 @@ main(int argc, char *argv[])
 		.prof = &P.prof,
 		.profile_end = onprofend,
 	};
-	struct filter_opts o = FILTER_OPTS_INIT;
+	struct filter_opts o =
+	    FILTER_OPTS("[-kn] [-H hostfile] [-m maxline] [-r rules] [file ...]");
 	int c, rc;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
 	while ((c = filter_getopt(argc, argv, "H:n", &o)) != -1)
 		switch (c) {
 		case 'H':
@@ -219,11 +210,7 @@ main(int argc, char *argv[])
 			f.bulk = "kernel";
 			f.bulk_drop = 1;
 			break;
-		default:
-			usage();
 		}
-	argc -= optind;
-	argv += optind;
 	kflag = o.kflag;
 	rules_load(o.rules);
 	P.last.name = NOID;
@@ -244,11 +231,8 @@ main(int argc, char *argv[])
 	compilemin = rules_ns("attribution.compile_min_us", 1e3);
 	famrules();
 	hmaxline = o.maxline;
-	rc = filter_run(argc, argv, &o, &f);
-	if (rc == EX_OK)
-		rc = hrc;
+	rc = filter_main(argc, argv, &o, &f);
 	if (getenv("ASC_ATTRIB_STATS"))
 		fprintf(stderr, "%s: host records %lu, by the fast reader %lu\n", progname, nhostrec, nfast);
-	xclose_stdout();
-	return rc;
+	return rc == EX_OK ? hrc : rc;
 }

@@ -37,6 +37,7 @@
 #include <jv.h>
 
 #include "dec.h"
+#include "filter.h"
 #include "md.h"
 #include "rec.h"
 #include "rules.h"
@@ -61,15 +62,6 @@ static const char *dimcause[ND] = {
 
 int quiet;
 int rc = EX_OK;
-
-static void usage(void) __attribute__((noreturn));
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-1q] [-o dir] [-r rules] [file ...]\n", progname);
-	exit(EX_SYS);
-}
 
 /* The job record, its warnings and the report's head. */
 static void
@@ -728,14 +720,21 @@ openout(const char *name, struct aside *a)
 int
 main(int argc, char **argv)
 {
-	const char *rulesf = NULL;
+	/* No -k: a bad record stops the whole job; no -m: lines of 64 MiB. */
+	struct filter_opts o = { .maxline = (size_t)1 << 26, .common = "r:",
+	    .usage = "[-1q] [-o dir] [-r rules] [file ...]" };
+	/* Each operand opened by readopen(): one rank's stream or directory. */
+	const struct filter f = {
+		.rec = readrec,
+		.open = readopen,
+		.stdout_asis = 1,
+	};
+	const char *rulesf;
 	int c, onejob = 0;
 	struct aside mda, jsa;
 	FILE *jfp = NULL;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
-	while ((c = getopt(argc, argv, "1o:qr:")) != -1)
+	while ((c = filter_getopt(argc, argv, "1o:q", &o)) != -1)
 		switch (c) {
 		case 'q':
 			quiet = 1;
@@ -746,19 +745,10 @@ main(int argc, char **argv)
 		case 'o':
 			outdir = optarg;
 			break;
-		case 'r':
-			rulesf = optarg;
-			break;
-		default:
-			usage();
 		}
-	rules_load(rulesf);
-	argc -= optind;
-	argv += optind;
-	if (argc == 0)
-		readinput("-", 0);
-	for (int i = 0; i < argc; i++)
-		readinput(argv[i], i);
+	rules_load(rulesf = o.rules);
+	if (filter_run(argc - optind, argv + optind, &o, &f) != EX_OK)
+		exit(EX_DATA);
 	if (nrank == 0) {
 		fprintf(stderr, "%s: no profile record in the input\n", progname);
 		exit(EX_DATA);

@@ -29,13 +29,6 @@ struct comm S;
 struct buf ob;
 static struct buf tmp;
 
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-m maxline] [-r rules] [file ...]\n", progname);
-	exit(EX_SYS);
-}
-
 static char *
 strf(const struct rin *r, const char *k)
 {
@@ -370,18 +363,9 @@ main(int argc, char *argv[])
 		.bulk = "host",
 		.own = own,
 	};
-	struct filter_opts o = FILTER_OPTS_INIT;
-	int c, rc;
+	struct filter_opts o = FILTER_OPTS("[-k] [-m maxline] [-r rules] [file ...]");
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
-	while ((c = filter_getopt(argc, argv, "", &o)) != -1)
-		usage();
-	argc -= optind;
-	argv += optind;
-	rules_load(o.rules);
+	filter_getopt(argc, argv, "", &o);
 	S.rank = -1;
-	rc = filter_run(argc, argv, &o, &f);
-	xclose_stdout();
-	return rc;
+	return filter_main(argc, argv, &o, &f);
 }

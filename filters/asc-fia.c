@@ -25,13 +25,6 @@ struct fia G;
 int ownonly, training;
 struct buf ob, tmp, tb, nmb;
 
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-kn] [-m maxline] [-r rules] [file ...]\n", progname);
-	exit(EX_SYS);
-}
-
 /* Units (device runs) ------------------------------------------------ */
 
 static void
@@ -397,26 +390,18 @@ main(int argc, char *argv[])
 		.profile_end = onprofend,
 		.profile = onprofile,
 	};
-	struct filter_opts o = FILTER_OPTS_INIT;
-	int c, rc;
+	struct filter_opts o = FILTER_OPTS("[-kn] [-m maxline] [-r rules] [file ...]");
+	int c;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
 	while ((c = filter_getopt(argc, argv, "n", &o)) != -1)
 		switch (c) {
 		case 'n':
 			ownonly = 1;
 			f.bulk_drop = 1;
 			break;
-		default:
-			usage();
 		}
-	argc -= optind;
-	argv += optind;
 	rules_load(o.rules);
 	opkey_init();
 	loadroles();
-	rc = filter_run(argc, argv, &o, &f);
-	xclose_stdout();
-	return rc;
+	return filter_main(argc, argv, &o, &f);
 }

@@ -90,15 +90,6 @@ static struct {
 } M;
 
 static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-aks] [-b min_bubble_us] [-m maxline] [-r rules] "
-	    "[file ...]\n",
-	    progname);
-	exit(EX_SYS);
-}
-
-static void
 gl_add(struct gaplist *l, int64_t a, int64_t b, const char *before, size_t bn,
     const char *after, size_t an)
 {
@@ -812,11 +803,10 @@ main(int argc, char *argv[])
 		.profile = onprofile,
 	};
 	static const int m125[] = { 1, 2, 5 };
-	struct filter_opts o = FILTER_OPTS_INIT;
+	struct filter_opts o =
+	    FILTER_OPTS("[-aks] [-b min_bubble_us] [-m maxline] [-r rules] [file ...]");
 	int c, rc;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
 	while ((c = filter_getopt(argc, argv, "ab:s", &o)) != -1)
 		switch (c) {
 		case 'a':
@@ -830,11 +820,7 @@ main(int argc, char *argv[])
 		case 's':
 			sflag = 1;
 			break;
-		default:
-			usage();
 		}
-	argc -= optind;
-	argv += optind;
 	rules_load(o.rules);
 	if (minbubble < 0)
 		minbubble = rules_ns("bubbles.min_bubble_us", 1e3);
@@ -849,9 +835,6 @@ main(int argc, char *argv[])
 	underppm = llround(rules_num("bubbles.high_underfeed_ratio") * 1e6);
 	commmin = rules_ns("bubbles.comm_exposed_min_ms", 1e6);
 	commppm = llround(rules_num("bubbles.comm_exposed_service_share") * 1e6);
-	rc = filter_run(argc, argv, &o, &f);
-	if (G.bad && rc == 0)
-		rc = EX_DATA;
-	xclose_stdout();
-	return rc;
+	rc = filter_main(argc, argv, &o, &f);
+	return G.bad && rc == 0 ? EX_DATA : rc;
 }

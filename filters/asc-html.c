@@ -23,6 +23,7 @@
 
 #include <jv.h>
 
+#include "filter.h"
 #include "gather.h"
 #include "jqprog.h"
 #include "rec.h"
@@ -42,25 +43,10 @@ static const struct gather_type kept[] = {
 };
 #define NKEPT	(int)(sizeof kept / sizeof kept[0])
 
-static int kflag, rc = EX_OK;
+static int rc = EX_OK, profiles, stop;
+static const char *input;	/* the operand ("-": standard input) */
 static const char *outpath, *svgdir, *mdpath;
 static jv kernels, bubbles;
-
-static void usage(void) __attribute__((noreturn));
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-a report.md] [-o file.html] [-r rules] [-s svgdir] [file]\n",
-	    progname);
-	exit(EX_SYS);
-}
-
-static int
-bad(struct rin *r)
-{
-	return rin_bad(r, kflag, &rc);
-}
 
 /* Write text to path aside and rename it into place, mode 0640. */
 static void
@@ -187,153 +173,155 @@ stepprefix(struct buf *pre, const char *l, size_t n)
 	buf_add(pre, l, (size_t)(p - l) + sizeof sid - 1);
 }
 
+/* Messages name the operand, not the spool. */
+static int
+openin(struct rin *r, const char *file, size_t maxline, void *arg)
+{
+	if (rin_open(r, file, maxline) != 0)
+		dieerr("%s", input);
+	r->name = dispname(input);
+	return 0;
+}
+
+/* Pass 1: a record kept by type, or the run of its type passed over. */
+static int
+keeprec(struct rin *r, const char *t, size_t tn, void *arg)
+{
+	struct gather *g = arg;
+	int k;
+
+	if ((k = gather_index(g, t, tn)) < 0) {
+		rin_bulk(r, t, tn, NULL);
+		return 0;
+	}
+	if (k == 0 && profiles++) {
+		warnmsg("%s:%lu: a second profile: a page holds one (split the stream per profile)",
+		    r->name, r->lineno);
+		rc = EX_DATA;
+		stop = 1;
+		return 0;
+	}
+	return gather_add(g, k, r);
+}
+
+/* Pass 2: the step, its id as JSON text, the kernel lines' prefix. */
+struct drill {
+	const char *step;
+	struct buf s, q, pre;
+};
+
+/* Pass 2: a kernel or significant bubble of the drill-down step. */
+static int
+drillrec(struct rin *r, const char *t, size_t tn, void *arg)
+{
+	struct drill *d = arg;
+	int isk = tn == 6 && memcmp(t, "kernel", 6) == 0;
+
+	if (!isk && !(tn == 6 && memcmp(t, "bubble", 6) == 0)) {
+		rin_bulk(r, t, tn, NULL);
+		return 0;
+	}
+	if (isk && d->pre.len == 0)
+		stepprefix(&d->pre, r->line, r->len);
+	if (isk && d->pre.len && r->len > d->pre.len && memcmp(r->line, d->pre.p, d->pre.len) == 0) {
+		if (r->len - d->pre.len < d->q.len || memcmp(r->line + d->pre.len, d->q.p, d->q.len) != 0)
+			return 0;
+	} else if (isk && memmem(r->line, r->len, d->q.p, d->q.len) == NULL)
+		return 0;
+	if (rin_scan(r) != 0)
+		return -1;
+	if (rin_str(r, "step_id", &d->s) != 0 || strcmp(d->s.p, d->step) != 0)
+		return 0;
+	if (isk)
+		kernels = jv_array_append(kernels, kernel(r));
+	else {
+		int sig = 0;
+
+		if (rf_bool(rin_get(r, "significant"), &sig) == 0 && sig) {
+			jv v = jv_parse_sized(r->line, (int)r->len);
+
+			if (jv_is_valid(v))
+				bubbles = jv_array_append(bubbles, v);
+			else
+				jv_free(v);
+		}
+	}
+	return 0;
+}
+
 /* Pass 2: kernels and significant bubbles of step `step`. */
 static void
-drill(const char *path, const char *disp, const char *step)
+drill(const char *path, const char *step, const struct filter_opts *o)
 {
-	struct rin r;
-	struct buf s = { 0 }, q = { 0 }, pre = { 0 };
-	const char *t;
-	size_t tn;
-
 	/*
 	 * A kernel of the step holds the step id as a JSON string, written
 	 * as asc and jq write it: the many kernels of other steps that do
 	 * not hold that text are passed over unread, most of them by the
 	 * value after the prefix every kernel line of asc's shares.
 	 */
-	out_esc(&q, step, strlen(step));
-	if (rin_open(&r, path, 0) != 0)
-		dieerr("%s", disp);
-	r.name = dispname(disp);
-	for (;;) {
-		int n = rin_next(&r), isk;
+	struct drill d = { .step = step };
+	const struct filter f = {
+		.rec = drillrec,
+		.arg = &d,
+		.open = openin,
+		.stdout_asis = 1,
+	};
+	char *files[] = { (char *)path };
 
-		if (n == 0)
-			break;
-		if (n < 0 || rin_type(&r, &t, &tn) != 0) {
-			if (bad(&r))
-				break;
-			continue;
-		}
-		isk = tn == 6 && memcmp(t, "kernel", 6) == 0;
-		if (!isk && !(tn == 6 && memcmp(t, "bubble", 6) == 0)) {
-			rin_bulk(&r, t, tn, NULL);
-			continue;
-		}
-		if (isk && pre.len == 0)
-			stepprefix(&pre, r.line, r.len);
-		if (isk && pre.len && r.len > pre.len && memcmp(r.line, pre.p, pre.len) == 0) {
-			if (r.len - pre.len < q.len || memcmp(r.line + pre.len, q.p, q.len) != 0)
-				continue;
-		} else if (isk && memmem(r.line, r.len, q.p, q.len) == NULL)
-			continue;
-		if (rin_scan(&r) != 0) {
-			if (bad(&r))
-				break;
-			continue;
-		}
-		if (rin_str(&r, "step_id", &s) != 0 || strcmp(s.p, step) != 0)
-			continue;
-		if (isk)
-			kernels = jv_array_append(kernels, kernel(&r));
-		else {
-			int sig = 0;
-
-			if (rf_bool(rin_get(&r, "significant"), &sig) == 0 && sig) {
-				jv v = jv_parse_sized(r.line, (int)r.len);
-
-				if (jv_is_valid(v))
-					bubbles = jv_array_append(bubbles, v);
-				else
-					jv_free(v);
-			}
-		}
-	}
-	rin_close(&r);
-	buf_free(&s);
-	buf_free(&q);
-	buf_free(&pre);
+	out_esc(&d.q, step, strlen(step));
+	if (filter_run(1, files, o, &f) != EX_OK)
+		rc = EX_DATA;
+	buf_free(&d.s);
+	buf_free(&d.q);
+	buf_free(&d.pre);
 }
 
 int
 main(int argc, char *argv[])
 {
+	/* No -m: lines are read up to the longest a stage writes. */
+	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:",
+	    .usage = "[-k] [-a report.md] [-o file.html] [-r rules] [-s svgdir] [file]" };
+	/* One profile: a second one stops the reading, -k or not. */
+	struct filter f = {
+		.rec = keeprec,
+		.open = openin,
+		.stop = &stop,
+		.stdout_asis = 1,
+	};
 	struct gather *g;
 	struct jqprog *prog;
-	const char *rules = NULL, *in, *path, *t;
-	char err[512];
-	struct rin r;
-	int ch, profiles = 0;
-	size_t tn;
+	const char *path;
+	char err[512], *files[1];
+	int ch;
 	jv acc, ad, st;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
-	while ((ch = getopt(argc, argv, "a:ko:r:s:")) != -1) {
+	while ((ch = filter_getopt(argc, argv, "a:o:s:", &o)) != -1) {
 		switch (ch) {
 		case 'a':
 			mdpath = optarg;
 			break;
-		case 'k':
-			kflag = 1;
-			break;
 		case 'o':
 			outpath = optarg;
-			break;
-		case 'r':
-			rules = optarg;
 			break;
 		case 's':
 			svgdir = optarg;
 			break;
-		default:
-			usage();
 		}
 	}
-	argc -= optind;
-	argv += optind;
-	if (argc > 1)
-		usage();
-	in = argc ? argv[0] : "-";
-	rules_load(rules);
-	g = gather_new(kept, NKEPT);
+	input = filter_operand(argc, argv, &o);
+	rules_load(o.rules);
+	f.arg = g = gather_new(kept, NKEPT);
 	prog = jqprog_new("asc-html.jq", asc_html_jq);
-	path = spool(in);
-
-	if (rin_open(&r, path, 0) != 0)
-		dieerr("%s", in);
-	r.name = dispname(in);
-	for (;;) {
-		int n = rin_next(&r), k;
-
-		if (n == 0)
-			break;
-		if (n < 0 || rin_type(&r, &t, &tn) != 0) {
-			if (bad(&r))
-				break;
-			continue;
-		}
-		if ((k = gather_index(g, t, tn)) < 0) {
-			rin_bulk(&r, t, tn, NULL);
-			continue;
-		}
-		if (k == 0 && profiles++) {
-			warnmsg("%s:%lu: a second profile: a page holds one (split the stream per profile)",
-			    r.name, r.lineno);
-			rc = EX_DATA;
-			break;
-		}
-		if (gather_add(g, k, &r) != 0 && bad(&r))
-			break;
-	}
-	rin_close(&r);
-	if (rc != EX_OK && !kflag)
+	files[0] = (char *)(path = spool(input));
+	if (filter_run(1, files, &o, &f) != EX_OK)
+		rc = EX_DATA;
+	if (rc != EX_OK && !o.kflag)
 		return rc;
 	acc = gather_take(g);
 	ad = jv_object_get(jv_copy(acc), jv_string("anomaly_discovery"));
 	if (jv_array_length(jv_copy(ad)) == 0) {
-		warnmsg("%s: no anomaly_discovery record (run asc-judge first)", dispname(in));
+		warnmsg("%s: no anomaly_discovery record (run asc-judge first)", dispname(input));
 		jv_free(acc);
 		return EX_DATA;
 	}
@@ -366,7 +354,7 @@ main(int argc, char *argv[])
 	kernels = jv_array();
 	bubbles = jv_array();
 	if (jv_get_kind(st) == JV_KIND_STRING)
-		drill(path, in, jv_string_value(st));
+		drill(path, jv_string_value(st), &o);
 	acc = jv_object_set(acc, jv_string("drill_step"), st);
 	acc = jv_object_set(acc, jv_string("kernels"), kernels);
 	acc = jv_object_set(acc, jv_string("bubbles"), bubbles);

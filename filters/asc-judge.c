@@ -80,15 +80,6 @@ static int adone;
 static struct buf aprof;	/* the stream's profile name, raw JSON */
 static const char *rulesf;	/* the verdict says which rules made it */
 
-static void usage(void) __attribute__((noreturn));
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-a attribfile] [-I ranks] [-j file] [-r rules] [file ...]\n", progname);
-	exit(EX_SYS);
-}
-
 static void
 emit(jv obj, void *arg)
 {
@@ -288,14 +279,13 @@ main(int argc, char *argv[])
 		.gather_as = gatheras,
 		.whole = flush,
 	};
-	struct filter_opts o = FILTER_OPTS_INIT;
+	/* No -m: the verdict's lines are the stream's. */
+	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:",
+	    .usage = "[-k] [-a attribfile] [-I ranks] [-j file] [-r rules] [file ...]" };
 	int ch, st;
-	const char *rules = NULL;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
 	inranks = jv_null();
-	while ((ch = getopt(argc, argv, "a:I:j:kr:")) != -1) {
+	while ((ch = filter_getopt(argc, argv, "a:I:j:", &o)) != -1) {
 		switch (ch) {
 		case 'a':
 			apath = optarg;
@@ -308,20 +298,11 @@ main(int argc, char *argv[])
 				dieerr("%s", optarg);
 			jfp = jas.fp;
 			break;
-		case 'k':
-			kflag = 1;
-			break;
-		case 'r':
-			rules = optarg;
-			break;
-		default:
-			usage();
 		}
 	}
-	argc -= optind;
-	argv += optind;
-	rules_load(rules);
-	rulesf = rules_file(rules);
+	kflag = o.kflag;
+	rules_load(o.rules);
+	rulesf = rules_file(o.rules);
 	for (int i = 0; i < NKEPT; i++)
 		if (kept[i].mode == GATHER_LONGEST) {
 			kept[i].cap = (size_t)rules_num("bubbles.keep_windows");
@@ -333,8 +314,7 @@ main(int argc, char *argv[])
 	if (apath && rin_open(&ar, apath, 0) != 0)
 		dieerr("%s", apath);
 	prog = jqprog_new("asc-judge.jq", asc_judge_jq);
-	o.kflag = kflag;
-	st = filter_run(argc, argv, &o, &f);
+	st = filter_run(argc - optind, argv + optind, &o, &f);
 	if (rc == EX_OK)
 		rc = st;
 	if (apath)

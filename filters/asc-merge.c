@@ -24,13 +24,6 @@ static struct {
 
 static struct buf ob, tmp;
 
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-m maxline] [-r rules] [file ...]\n", progname);
-	exit(EX_SYS);
-}
-
 struct segctx {
 	const struct rfield	*prof, *dev, *sid;
 };
@@ -131,19 +124,10 @@ main(int argc, char *argv[])
 		.check = SR_CHECK_KERNEL,
 		.profile_end = onprofend,
 	};
-	struct filter_opts o = FILTER_OPTS_INIT;
-	int c, rc;
+	struct filter_opts o = FILTER_OPTS("[-k] [-m maxline] [-r rules] [file ...]");
+	int rc;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
-	while ((c = filter_getopt(argc, argv, "", &o)) != -1)
-		usage();
-	argc -= optind;
-	argv += optind;
-	rules_load(o.rules);
-	rc = filter_run(argc, argv, &o, &f);
-	if (S.busy.have || S.bad)
-		rc = EX_DATA;
-	xclose_stdout();
-	return rc;
+	filter_getopt(argc, argv, "", &o);
+	rc = filter_main(argc, argv, &o, &f);
+	return S.busy.have || S.bad ? EX_DATA : rc;
 }

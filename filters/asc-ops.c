@@ -35,13 +35,6 @@ struct pmu_join mjoin;
 int kflag, mrc = EX_OK;
 size_t mmaxline;
 
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-M pmufile] [-m maxline] [-n top] [-r rules] [file ...]\n",
-	    progname);
-	exit(EX_SYS);
-}
 /* A profile ends: its ops are written. */
 static void
 onprofend(struct rin *r, void *arg)
@@ -109,11 +102,10 @@ main(int argc, char *argv[])
 		.profile_end = onprofend,
 		.profile = onprofile,
 	};
-	struct filter_opts o = FILTER_OPTS_INIT;
+	struct filter_opts o =
+	    FILTER_OPTS("[-k] [-M pmufile] [-m maxline] [-n top] [-r rules] [file ...]");
 	int c, rc;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
 	while ((c = filter_getopt(argc, argv, "M:n:", &o)) != -1)
 		switch (c) {
 		case 'M':
@@ -122,11 +114,7 @@ main(int argc, char *argv[])
 		case 'n':
 			topn = (int)xnum(optarg, 1, 1000000, "top");
 			break;
-		default:
-			usage();
 		}
-	argc -= optind;
-	argv += optind;
 	kflag = o.kflag;
 	rules_load(o.rules);
 	opkey_init();
@@ -143,9 +131,6 @@ main(int argc, char *argv[])
 	rungap = rules_num("ops.small_run_gap_ratio");
 	S.hnames = S.hshapes = FNV_INIT;
 	mmaxline = o.maxline;
-	rc = filter_run(argc, argv, &o, &f);
-	if (rc == EX_OK)
-		rc = mrc;
-	xclose_stdout();
-	return rc;
+	rc = filter_main(argc, argv, &o, &f);
+	return rc == EX_OK ? mrc : rc;
 }

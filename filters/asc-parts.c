@@ -28,13 +28,6 @@ struct partstate S;
 
 struct buf ob;
 
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-m maxline] [-r rules] [file ...]\n", progname);
-	exit(EX_SYS);
-}
-
 /* A rules list of globs as a NULL-terminated array of C strings. */
 static char **
 globs(jv g)
@@ -404,19 +397,11 @@ main(int argc, char *argv[])
 		.bulk = "host",
 		.own = own,
 	};
-	struct filter_opts o = FILTER_OPTS_INIT;
-	int c, rc;
+	struct filter_opts o = FILTER_OPTS("[-k] [-m maxline] [-r rules] [file ...]");
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
-	while ((c = filter_getopt(argc, argv, "", &o)) != -1)
-		usage();
-	argc -= optind;
-	argv += optind;
+	filter_getopt(argc, argv, "", &o);
 	rules_load(o.rules);
 	opkey_init();
 	loadglobs();
-	rc = filter_run(argc, argv, &o, &f);
-	xclose_stdout();
-	return rc;
+	return filter_main(argc, argv, &o, &f);
 }

@@ -45,15 +45,6 @@ static const char *outpath;	/* -o: one file (a single profile) */
 static FILE *out;
 static struct aside oa;		/* -o: written aside (oa.tmp NULL: a device or FIFO, in place) */
 
-static void usage(void) __attribute__((noreturn));
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-o file] [-r rules] [file ...]\n", progname);
-	exit(EX_SYS);
-}
-
 static void
 put(jv s, void *arg)
 {
@@ -95,28 +86,17 @@ main(int argc, char *argv[])
 	struct filter f = {
 		.whole = flush,
 	};
-	struct filter_opts o = FILTER_OPTS_INIT;
+	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:",
+	    .usage = "[-k] [-o file] [-r rules] [file ...]" };
 	int ch, st;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
-	while ((ch = getopt(argc, argv, "ko:r:")) != -1) {
+	while ((ch = filter_getopt(argc, argv, "o:", &o)) != -1) {
 		switch (ch) {
-		case 'k':
-			o.kflag = 1;
-			break;
 		case 'o':
 			outpath = optarg;
 			break;
-		case 'r':
-			o.rules = optarg;
-			break;
-		default:
-			usage();
 		}
 	}
-	argc -= optind;
-	argv += optind;
 	rules_load(o.rules);
 	f.gather = g = gather_new(kept, NKEPT);
 	prog = jqprog_new("asc-report.jq", asc_report_jq);
@@ -128,7 +108,7 @@ main(int argc, char *argv[])
 			dieerr("%s", outpath);
 		out = oa.fp;
 	}
-	st = filter_run(argc, argv, &o, &f);
+	st = filter_run(argc - optind, argv + optind, &o, &f);
 	if (rc == EX_OK)
 		rc = st;
 	if (outpath) {

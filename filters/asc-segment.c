@@ -31,14 +31,6 @@ int minperiod, minrepeat, ncand, topk;
 int64_t largegap, smallns, minbubble;
 struct buf ob, tmp, line;
 
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-a pattern] [-m maxline] [-r rules] [file ...]\n",
-	    progname);
-	exit(EX_SYS);
-}
-
 /* The n-th line of a \n-separated list. */
 void
 nth(struct buf *b, const struct buf *l, int n)
@@ -310,21 +302,15 @@ main(int argc, char *argv[])
 		.profile_end = onprofend,
 		.profile = onprofile,
 	};
-	struct filter_opts o = FILTER_OPTS_INIT;
-	int c, rc;
+	struct filter_opts o = FILTER_OPTS("[-k] [-a pattern] [-m maxline] [-r rules] [file ...]");
+	int c;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
 	while ((c = filter_getopt(argc, argv, "a:", &o)) != -1)
 		switch (c) {
 		case 'a':
 			annot = optarg;
 			break;
-		default:
-			usage();
 		}
-	argc -= optind;
-	argv += optind;
 	rules_load(o.rules);
 	opkey_init();
 	minperiod = (int)rules_num("segment.min_period");
@@ -340,7 +326,5 @@ main(int argc, char *argv[])
 	largegap = (int64_t)(rules_num("segment.large_gap_us") * 1000 + 0.5);
 	smallns = (int64_t)(rules_num("ops.small_op_us") * 1000 + 0.5);
 	minbubble = rules_ns("bubbles.min_bubble_us", 1e3);
-	rc = filter_run(argc, argv, &o, &f);
-	xclose_stdout();
-	return rc;
+	return filter_main(argc, argv, &o, &f);
 }

@@ -96,14 +96,6 @@ static int64_t ctol = -1, stol = -1;
 static struct buf ob, tmp;
 
 static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-k] [-c count_tol] [-m maxline] [-p pattern] "
-	    "[-r rules] [-s share_tol] [file ...]\n", progname);
-	exit(EX_SYS);
-}
-
-static void
 tc_add(struct tcounts *t, const char *name, size_t n, int64_t by)
 {
 	for (int i = 0; i < t->n; i++)
@@ -857,11 +849,10 @@ main(int argc, char *argv[])
 		.profile_end = onprofend,
 		.profile = onprofile,
 	};
-	struct filter_opts o = FILTER_OPTS_INIT;
-	int c, rc;
+	struct filter_opts o =
+	    FILTER_OPTS("[-k] [-c count_tol] [-m maxline] [-p pattern] [-r rules] [-s share_tol] [file ...]");
+	int c;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
 	while ((c = filter_getopt(argc, argv, "c:p:s:", &o)) != -1)
 		switch (c) {
 		case 'c':
@@ -873,11 +864,7 @@ main(int argc, char *argv[])
 		case 's':
 			stol = xnum(optarg, 0, 100, "share_tol");
 			break;
-		default:
-			usage();
 		}
-	argc -= optind;
-	argv += optind;
 	rules_load(o.rules);
 	kinds = rules_list("steps.marker_kinds");
 	for (ncls = 1; kinds[ncls - 1]; ncls++)
@@ -887,7 +874,5 @@ main(int argc, char *argv[])
 	if (stol < 0)
 		stol = llround(rules_num("steps.group_share_tolerance_points"));
 	P.cur = -1;
-	rc = filter_run(argc, argv, &o, &f);
-	xclose_stdout();
-	return rc;
+	return filter_main(argc, argv, &o, &f);
 }

@@ -24,6 +24,7 @@
 #include <jv.h>
 
 #include "dec.h"
+#include "filter.h"
 #include "opkey.h"
 #include "rec.h"
 #include "rules.h"
@@ -39,7 +40,7 @@
 int64_t origin_ns;
 static int have_origin, notime;
 char *profname;
-static int rc = EX_OK, kflag;
+static int rc = EX_OK;
 int aflag;
 static struct aside oa;		/* -o: the file written aside */
 
@@ -48,16 +49,6 @@ static jv verdict;		/* anomaly_discovery, or null */
 static char *drill_step;	/* structure_drilldown.step_id */
 static jv anchors;		/* {op key: true} */
 static int nanchors;
-
-static void usage(void) __attribute__((noreturn));
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-ak] [-m trace.json] [-o file] [-p pid] [-r rules] [-s copy] [file]\n",
-	    progname);
-	exit(EX_SYS);
-}
 
 /* Append the string field key of r to b (rin_str replaces). */
 static void
@@ -243,129 +234,171 @@ next:
 }
 
 static int
-bad(struct rin *r)
-{
-	return rin_bad(r, kflag, &rc);
-}
-
-static int
 is(const char *t, size_t tn, const char *s)
 {
 	return tn == strlen(s) && memcmp(t, s, tn) == 0;
 }
 
-/* Pass 1 (pass 0) or pass 2 (pass 1) over the records. */
-static void
-run(struct rin *r, int pass)
+/* A pass over the records: which, and its scratch buffers. */
+struct pass {
+	int	 n;		/* pass 1 (0) or pass 2 (1) */
+	struct buf s, key;
+};
+static int stop;		/* the loop ends, -k or not */
+static const char *input;	/* the operand ("-": standard input) */
+static const char *keep;	/* -s: the copy pass 1 makes */
+static const char *again;	/* what pass 2 reads: the input or its spool */
+
+/* Pass 1: the profile record, the origin; 0, or -1 (r's error set). */
+static int
+profilerec(struct rin *r, struct buf *s)
 {
-	struct buf s = { 0 }, key = { 0 };
-	const char *t;
-	size_t tn;
-
-	for (;;) {
-		int n = rin_next(r);
-
-		if (n == 0)
-			break;
-		if (n < 0 || rin_type(r, &t, &tn) != 0) {
-			if (bad(r))
-				break;
-			continue;
-		}
-		if (pass == 0 && is(t, tn, "profile")) {
-			if (rin_scan(r) != 0) {
-				if (bad(r))
-					break;
-				continue;
-			}
-			if (have_origin) {
-				warnmsg("%s:%lu: a second profile: an overlay holds one (split the stream per profile)",
-				    r->name, r->lineno);
-				rc = EX_DATA;
-				break;
-			}
-			s.len = 0;
-			rin_str(r, "profile", &s);
-			profname = xstrdup(s.len ? s.p : "?");
-			have_origin = 1;
-			if (rf_isnull(rin_get(r, "origin_us"))) {
-				/* No kernel table and no trace: nothing has a time. */
-				struct buf m = { 0 };
-
-				notime = 1;
-				buf_adds(&m, "asc overlay: ");
-				buf_adds(&m, profname);
-				buf_adds(&m, ": no time origin (no kernel table, no trace): nothing to place");
-				meta("process_name", 0, "name", m.p, 0, 0);
-				buf_free(&m);
-				break;
-			}
-			if (rin_str(r, "origin_us", &s) != 0 || dec_us2ns(s.p, s.len, &origin_ns) != 0) {
-				rin_error(r, "\"origin_us\" is not exact decimal text");
-				bad(r);
-				break;
-			}
-			tracks();
-			continue;
-		}
-		if (!have_origin) {
-			rin_bulk(r, t, tn, NULL);
-			continue;
-		}
-		if (pass == 0 && (is(t, tn, "anomaly_discovery") || is(t, tn, "structure_drilldown"))) {
-			jv v = jv_parse_sized(r->line, (int)r->len);
-
-			if (!jv_is_valid(v)) {
-				jv_free(v);
-				rin_error(r, "invalid JSON");
-				if (bad(r))
-					break;
-				continue;
-			}
-			if (t[0] == 'a') {
-				jv_free(verdict);
-				verdict = v;
-			} else {
-				jv st = jv_object_get(v, jv_string("step_id"));
-
-				free(drill_step);
-				drill_step = jv_get_kind(st) == JV_KIND_STRING ?
-				    xstrdup(jv_string_value(st)) : NULL;
-				jv_free(st);
-			}
-			continue;
-		}
-		/* Pass 1 reads kernels only for the wait anchors, when there are any. */
-		int want = pass == 0 ? is(t, tn, "step_metrics") || is(t, tn, "bubble") ||
-		    is(t, tn, "kernel") : (drill_step && is(t, tn, "structure")) ||
-		    (nanchors > 0 && is(t, tn, "kernel"));
-		if (!want) {
-			rin_bulk(r, t, tn, NULL);
-			continue;
-		}
-		if (rin_scan(r) != 0) {
-			if (bad(r))
-				break;
-			continue;
-		}
-		if (pass == 0) {
-			if (t[0] == 'k')
-				do_busy(r);
-			else if (t[1] == 't')
-				do_step(r, &s);
-			else
-				do_idle(r, &s);
-		} else if (t[0] == 's') {
-			s.len = 0;
-			if (rin_str(r, "step_id", &s) == 0 && strcmp(s.p, drill_step) == 0)
-				do_structure(r, &s);
-		} else
-			do_anchor(r, &s, &key);
+	if (rin_scan(r) != 0)
+		return -1;
+	if (have_origin) {
+		warnmsg("%s:%lu: a second profile: an overlay holds one (split the stream per profile)",
+		    r->name, r->lineno);
+		rc = EX_DATA;
+		stop = 1;
+		return 0;
 	}
-	if (pass == 0)
+	s->len = 0;
+	rin_str(r, "profile", s);
+	profname = xstrdup(s->len ? s->p : "?");
+	have_origin = 1;
+	if (rf_isnull(rin_get(r, "origin_us"))) {
+		/* No kernel table and no trace: nothing has a time. */
+		struct buf m = { 0 };
+
+		notime = 1;
+		buf_adds(&m, "asc overlay: ");
+		buf_adds(&m, profname);
+		buf_adds(&m, ": no time origin (no kernel table, no trace): nothing to place");
+		meta("process_name", 0, "name", m.p, 0, 0);
+		buf_free(&m);
+		stop = 1;
+		return 0;
+	}
+	if (rin_str(r, "origin_us", s) != 0 || dec_us2ns(s->p, s->len, &origin_ns) != 0) {
+		rin_error(r, "\"origin_us\" is not exact decimal text");
+		stop = 1;
+		return -1;
+	}
+	tracks();
+	return 0;
+}
+
+/* Pass 1: the verdict or the drill-down choice, kept whole. */
+static int
+choicerec(struct rin *r, const char *t)
+{
+	jv v = jv_parse_sized(r->line, (int)r->len);
+
+	if (!jv_is_valid(v)) {
+		jv_free(v);
+		rin_error(r, "invalid JSON");
+		return -1;
+	}
+	if (t[0] == 'a') {
+		jv_free(verdict);
+		verdict = v;
+	} else {
+		jv st = jv_object_get(v, jv_string("step_id"));
+
+		free(drill_step);
+		drill_step = jv_get_kind(st) == JV_KIND_STRING ? xstrdup(jv_string_value(st)) : NULL;
+		jv_free(st);
+	}
+	return 0;
+}
+
+/* One record of pass 1 or 2. */
+static int
+onrec(struct rin *r, const char *t, size_t tn, void *arg)
+{
+	struct pass *p = arg;
+
+	if (p->n == 0 && is(t, tn, "profile"))
+		return profilerec(r, &p->s);
+	if (!have_origin) {
+		rin_bulk(r, t, tn, NULL);
+		return 0;
+	}
+	if (p->n == 0 && (is(t, tn, "anomaly_discovery") || is(t, tn, "structure_drilldown")))
+		return choicerec(r, t);
+	/* Pass 1 reads kernels only for the wait anchors, when there are any. */
+	int want = p->n == 0 ? is(t, tn, "step_metrics") || is(t, tn, "bubble") ||
+	    is(t, tn, "kernel") : (drill_step && is(t, tn, "structure")) ||
+	    (nanchors > 0 && is(t, tn, "kernel"));
+	if (!want) {
+		rin_bulk(r, t, tn, NULL);
+		return 0;
+	}
+	if (rin_scan(r) != 0)
+		return -1;
+	if (p->n == 0) {
+		if (t[0] == 'k')
+			do_busy(r);
+		else if (t[1] == 't')
+			do_step(r, &p->s);
+		else
+			do_idle(r, &p->s);
+	} else if (t[0] == 's') {
+		p->s.len = 0;
+		if (rin_str(r, "step_id", &p->s) == 0 && strcmp(p->s.p, drill_step) == 0)
+			do_structure(r, &p->s);
+	} else
+		do_anchor(r, &p->s, &p->key);
+	return 0;
+}
+
+/* Pass 1 reads the operand, copied aside (-s keep, or a pipe spooled). */
+static int
+open1(struct rin *r, const char *file, size_t maxline, void *arg)
+{
+	spool_open(r, file, keep);
+	r->name = dispname(input);
+	return 0;
+}
+
+static void
+close1(struct rin *r, void *arg)
+{
+	again = spool_again(r, input);
+}
+
+/* Pass 2 reads the copy, named as the operand. */
+static int
+open2(struct rin *r, const char *file, size_t maxline, void *arg)
+{
+	if (rin_open(r, file, 0) != 0)
+		dieerr("%s", file);
+	r->name = dispname(input);
+	return 0;
+}
+
+/* Pass 1 (0) or pass 2 (1) over the records. */
+static void
+run(int n, const struct filter_opts *o)
+{
+	struct pass p = { .n = n };
+	const struct filter f = {
+		.rec = onrec,
+		.arg = &p,
+		.open = n ? open2 : open1,
+		.close = n ? NULL : close1,
+		.stop = &stop,
+		.stdout_asis = 1,
+	};
+	char *files[] = { (char *)(n ? again : input) };
+
+	stop = 0;
+	if (filter_run(1, files, o, &f) != EX_OK)
+		rc = EX_DATA;
+	if (n == 0)
 		busy_flush();
-	buf_free(&s);
-	buf_free(&key);
+	buf_free(&p.s);
+	buf_free(&p.key);
 }
 
 int
@@ -375,20 +408,17 @@ main(int argc, char *argv[])
 		{ "merge", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* -m is --merge: lines are read up to the longest a stage writes. */
+	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:", .longopts = lopt,
+	    .usage = "[-ak] [-m trace.json] [-o file] [-p pid] [-r rules] [-s copy] [file]" };
 	struct copier c = { .fd = -1 };
-	const char *rules = NULL, *outpath = NULL, *merge = NULL, *keep = NULL, *in, *path;
-	struct rin r1, r2;
+	const char *outpath = NULL, *merge = NULL;
 	int ch;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
-	while ((ch = getopt_long(argc, argv, "akm:o:p:r:s:", lopt, NULL)) != -1) {
+	while ((ch = filter_getopt(argc, argv, "am:o:p:s:", &o)) != -1) {
 		switch (ch) {
 		case 'a':
 			aflag = 1;
-			break;
-		case 'k':
-			kflag = 1;
 			break;
 		case 'm':
 			merge = optarg;
@@ -399,22 +429,13 @@ main(int argc, char *argv[])
 		case 'p':
 			snprintf(pid, sizeof pid, "%lld", xnum(optarg, 0, INT64_MAX, "pid"));
 			break;
-		case 'r':
-			rules = optarg;
-			break;
 		case 's':
 			keep = optarg;
 			break;
-		default:
-			usage();
 		}
 	}
-	argc -= optind;
-	argv += optind;
-	if (argc > 1)
-		usage();
-	in = argc ? argv[0] : "-";
-	rules_load(rules);
+	input = filter_operand(argc, argv, &o);
+	rules_load(o.rules);
 	opkey_init();
 	verdict = jv_null();
 	anchors = jv_object();
@@ -441,10 +462,7 @@ main(int argc, char *argv[])
 			warnmsg("%s: no \"Ascend Hardware\" process: the overlay is a process of its own", merge);
 	}
 	/* -s: the input copied to a file of the caller's as pass 1 reads it. */
-	spool_open(&r1, in, keep);
-	r1.name = dispname(in);
-	run(&r1, 0);
-	path = spool_again(&r1, in);
+	run(0, &o);
 	if (notime)
 		;
 	else if (have_origin && jv_get_kind(verdict) == JV_KIND_OBJECT) {
@@ -452,12 +470,12 @@ main(int argc, char *argv[])
 
 		if (jv_get_kind(w) == JV_KIND_ARRAY)
 			jv_array_foreach(w, i, a) {
-				jv o = jv_object_get(a, jv_string("op_name"));
+				jv op = jv_object_get(a, jv_string("op_name"));
 
-				if (jv_get_kind(o) == JV_KIND_STRING)
-					anchors = jv_object_set(anchors, o, jv_true());
+				if (jv_get_kind(op) == JV_KIND_STRING)
+					anchors = jv_object_set(anchors, op, jv_true());
 				else
-					jv_free(o);
+					jv_free(op);
 			}
 		jv_free(w);
 		bubbles();
@@ -465,15 +483,10 @@ main(int argc, char *argv[])
 		warnmsg("%s: no anomaly_discovery record (run asc-judge first): no bubbles, no wait anchors",
 		    profname);
 	nanchors = jv_object_length(jv_copy(anchors));
-	if (have_origin && !notime && (rc == EX_OK || kflag) && (drill_step || nanchors > 0)) {
-		if (rin_open(&r2, path, 0) != 0)
-			dieerr("%s", path);
-		r2.name = dispname(in);
-		run(&r2, 1);
-		rin_close(&r2);
-	}
+	if (have_origin && !notime && (rc == EX_OK || o.kflag) && (drill_step || nanchors > 0))
+		run(1, &o);
 	if (!have_origin && rc == EX_OK) {
-		warnmsg("%s: no profile record", dispname(in));
+		warnmsg("%s: no profile record", dispname(input));
 		rc = EX_DATA;
 	}
 	if (merge) {

@@ -6,18 +6,27 @@
 #include <unistd.h>
 
 #include "filter.h"
+#include "rules.h"
 #include "util.h"
 
 int
 filter_getopt(int argc, char *argv[], const char *own, struct filter_opts *o)
 {
+	static int named;
+	const char *common = o->common ? o->common : "km:r:";
 	char opts[64];
 	int c;
 
-	if ((size_t)snprintf(opts, sizeof opts, "km:r:%s", own) >= sizeof opts)
+	if (!named) {
+		named = 1;
+		setprogname_(argv[0]);
+		version_opt(argc, argv);
+	}
+	if ((size_t)snprintf(opts, sizeof opts, "%s%s", common, own) >= sizeof opts)
 		die("filter_getopt: too many options");
-	while ((c = getopt(argc, argv, opts)) != -1)
-		switch (c) {
+	while ((c = o->longopts ? getopt_long(argc, argv, opts, o->longopts, NULL) :
+	    getopt(argc, argv, opts)) != -1)
+		switch (strchr(common, c) ? c : 0) {
 		case 'k':
 			o->kflag = 1;
 			break;
@@ -27,10 +36,27 @@ filter_getopt(int argc, char *argv[], const char *own, struct filter_opts *o)
 		case 'r':
 			o->rules = optarg;
 			break;
-		default:
+		case 0:
+			if (c == '?')
+				filter_usage(o);
 			return c;
 		}
 	return -1;
+}
+
+const char *
+filter_operand(int argc, char *argv[], const struct filter_opts *o)
+{
+	if (argc - optind > 1)
+		filter_usage(o);
+	return optind < argc ? argv[optind] : "-";
+}
+
+void
+filter_usage(const struct filter_opts *o)
+{
+	fprintf(stderr, "usage: %s %s\n", progname, o->usage);
+	exit(EX_SYS);
 }
 
 static int
@@ -112,39 +138,50 @@ gatherrec(const struct filter *f, struct rin *r, const char *t, size_t tn, int *
 	return gather_add(f->gather, k, r);
 }
 
+/* One file's records; 1: the loop stops (a bad record without -k, *stop). */
+static int
+readfile(const struct filter *f, const struct filter_opts *o, const char *file, int *have, int *rc)
+{
+	struct rin r;
+	int st, end = 0;
+
+	if ((f->open ? f->open(&r, file, o->maxline, f->arg) : rin_open(&r, file, o->maxline)) != 0)
+		dieerr("%s", file);
+	while (!end && (st = rin_next(&r)) != 0) {
+		const char *t;
+		size_t tn;
+
+		if (st > 0 && rin_type(&r, &t, &tn) == 0 && isown(f, t, tn))
+			continue;
+		if ((st <= 0 || rin_type(&r, &t, &tn) != 0 ||
+		    (f->gather ? gatherrec(f, &r, t, tn, have) : onerec(f, &r, t, tn)) != 0) &&
+		    rin_bad(&r, o->kflag, rc))
+			end = 1;
+		else if (f->stop && *f->stop)
+			end = 1;
+	}
+	if (f->close)
+		f->close(&r, f->arg);
+	else
+		rin_close(&r);
+	return end;
+}
+
 int
 filter_run(int nfiles, char **files, const struct filter_opts *o, const struct filter *f)
 {
 	static char *stdinonly[] = { "-" };
-	struct rin r;
 	int rc = EX_OK, have = 0;
 
 	if (nfiles == 0) {
 		nfiles = 1;
 		files = stdinonly;
 	}
-	stdout_big();
-	for (int i = 0; i < nfiles; i++) {
-		int st;
-
-		if (rin_open(&r, files[i], o->maxline) != 0)
-			dieerr("%s", files[i]);
-		while ((st = rin_next(&r)) != 0) {
-			const char *t;
-			size_t tn;
-
-			if (st > 0 && rin_type(&r, &t, &tn) == 0 && isown(f, t, tn))
-				continue;
-			if (st > 0 && rin_type(&r, &t, &tn) == 0 &&
-			    (f->gather ? gatherrec(f, &r, t, tn, &have) : onerec(f, &r, t, tn)) == 0)
-				continue;
-			if (rin_bad(&r, o->kflag, &rc)) {
-				rin_close(&r);
-				return rc;
-			}
-		}
-		rin_close(&r);
-	}
+	if (!f->stdout_asis)
+		stdout_big();
+	for (int i = 0; i < nfiles; i++)
+		if (readfile(f, o, files[i], &have, &rc))
+			return rc;
 	if (f->gather && have)
 		f->whole(f->gather, f->arg);
 	if (f->sect && f->profile_end)
@@ -153,5 +190,18 @@ filter_run(int nfiles, char **files, const struct filter_opts *o, const struct f
 		sr_sect_end(f->sect, f->check, stdout);
 	if (f->end)
 		f->end(f->arg);
+	return rc;
+}
+
+int
+filter_main(int argc, char *argv[], const struct filter_opts *o, const struct filter *f)
+{
+	int rc;
+
+	/* The stages without -r read no rules. */
+	if (strchr(o->common ? o->common : "r", 'r'))
+		rules_load(o->rules);	/* nothing when loaded already */
+	rc = filter_run(argc - optind, argv + optind, o, f);
+	xclose_stdout();
 	return rc;
 }

@@ -2,8 +2,9 @@
  * filter: the skeleton of a stage.  main() takes the options common to
  * the stages with filter_getopt(), fills a struct filter with designated
  * initialisers (each field below says what it does; a field left out is
- * off) and hands its inputs to filter_run(), which reads the records of
- * every file (none: stdin) in order and calls the stage back.
+ * off) and hands its inputs to filter_main() (the rules, the run, stdout
+ * closed) or filter_run(), which reads the records of every file (none:
+ * stdin) in order and calls the stage back.
  *
  * The loop prints a bad record as FILE:LINE: err and stops, or with -k
  * skips it; it drops the records the stage writes itself (a rerun
@@ -14,6 +15,8 @@
 #ifndef ASC_FILTER_H
 #define ASC_FILTER_H
 
+#include <getopt.h>
+
 #include "gather.h"
 #include "rec.h"
 #include "steprec.h"
@@ -21,17 +24,26 @@
 /*
  * The options of every stage: -k (go on past bad records), -m maxline
  * (the longest line, in bytes), -r rules.  filter_getopt() is getopt(3)
- * over "km:r:" and the stage's own letters (own, spelled as for getopt):
- * it takes the common ones into *o and returns the stage's, '?' for an
- * unknown letter, -1 at the end.
+ * over the common letters and the stage's own (own, spelled as for
+ * getopt): it takes the common ones into *o and returns the stage's, -1
+ * at the end; an unknown letter prints the usage (filter_usage).  Its
+ * first call also names the program (progname) and answers --version.
  */
 struct filter_opts {
 	size_t		 maxline;
 	int		 kflag;
 	const char	*rules;		/* NULL: the rules built in */
+	const char	*common;	/* the common letters taken (NULL: "km:r:") */
+	const struct option *longopts;	/* NULL: none; else as getopt_long(3) */
+	const char	*usage;		/* the synopsis after the program's name */
 };
-#define FILTER_OPTS_INIT	{ .maxline = (size_t)1 << 28, .kflag = 0, .rules = NULL }
+#define FILTER_MAXLINE		((size_t)1 << 28)	/* -m by default */
+#define FILTER_OPTS(synopsis)	{ .maxline = FILTER_MAXLINE, .usage = (synopsis) }
 int	filter_getopt(int argc, char *argv[], const char *own, struct filter_opts *o);
+/* The one operand after the options ("-" when none); two: the usage. */
+const char *filter_operand(int argc, char *argv[], const struct filter_opts *o);
+/* "usage: PROG SYNOPSIS" on stderr; exits EX_SYS. */
+void	filter_usage(const struct filter_opts *o) __attribute__((noreturn));
 
 struct filter {
 	/*
@@ -57,6 +69,23 @@ struct filter {
 	 * them.
 	 */
 	const char *const *own;
+	/*
+	 * open: opens file as rin_open() does (NULL: rin_open) and may name
+	 * it or copy it aside (a spool); 0, or -1 with errno set.  close:
+	 * closes it when the loop is done with it, stopped or not (NULL:
+	 * rin_close).
+	 */
+	int	(*open)(struct rin *r, const char *file, size_t maxline, void *arg);
+	void	(*close)(struct rin *r, void *arg);
+	/*
+	 * stop: a callback that sets *stop ends the loop after the record it
+	 * is given, -k or not (a second profile in a one-profile output); as
+	 * after a bad record without -k, nothing more is called.
+	 */
+	int	*stop;
+	/* stdout_asis: standard output keeps its buffer (the stage wrote to
+	 * it already, or writes elsewhere); else the loop makes it 1 MiB. */
+	int	 stdout_asis;
 
 	/*
 	 * A profile's bookkeeping (when sect is set).  At a "profile" record,
@@ -98,6 +127,15 @@ struct filter {
 
 /* Returns EX_OK or EX_DATA; an unreadable file exits EX_SYS. */
 int	filter_run(int nfiles, char **files, const struct filter_opts *o,
+	    const struct filter *f);
+/*
+ * The rest of a main() after filter_getopt(): the rules loaded when the
+ * stage takes -r (o->rules; nothing when the stage loaded them already to
+ * read its thresholds), the
+ * operands after the options (argv[optind..]) run by filter_run(), and
+ * standard output closed.  Returns filter_run()'s status.
+ */
+int	filter_main(int argc, char *argv[], const struct filter_opts *o,
 	    const struct filter *f);
 
 #endif

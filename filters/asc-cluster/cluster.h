@@ -255,7 +255,9 @@ extern int jsfirst;		/* the next record is the first of its array */
 
 /* read.c: the records read */
 int sameprofile(const struct rank *a, const struct rank *b);
-void readinput(const char *path, int file);
+/* The input, read by lib/filter: each operand opened, each record. */
+int readopen(struct rin *in, const char *op, size_t maxline, void *arg);
+int readrec(struct rin *in, const char *t, size_t tn, void *arg);
 
 /* jobs.c */
 void makejobs(int onejob);

@@ -840,134 +840,134 @@ sameprofile(const struct rank *a, const struct rank *b)
 	    (a->path && b->path ? strcmp(a->path, b->path) == 0 : a->path == b->path);
 }
 
-void
-readinput(const char *path, int file)
+/* The operand being read: its index, its path (a directory's records.ndjson). */
+static int file = -1;
+static char *path;
+
+/* Open operand op; a directory is asc-analyze's output for one rank. */
+int
+readopen(struct rin *in, const char *op, size_t maxline, void *arg)
 {
-	struct rin in;
-	const char *t;
-	size_t tn;
 	struct stat sb;
-	char *p = NULL;
-	int r;
 
-	/* A directory is asc-analyze's output for one rank. */
-	if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		p = xmalloc(strlen(path) + 16);
-		sprintf(p, "%s/records.ndjson", path);
-		path = p;
+	file++;
+	free(path);
+	path = xstrdup(op);
+	if (strcmp(op, "-") != 0 && stat(op, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		path = xreallocarray(path, strlen(op) + 16, 1);
+		sprintf(path, "%s/records.ndjson", op);
 	}
-	if (rin_open(&in, path, 1 << 26) != 0)
+	if (rin_open(in, path, maxline) != 0)
 		dieerr("%s", path);
-	while ((r = rin_next(&in)) != 0) {
-		char *prof;
-		struct rank *rk;
+	in->name = dispname(path);
+	return 0;
+}
 
-		if (r < 0 || rin_type(&in, &t, &tn) != 0)
-			goto bad;
-		if (istype(t, tn, "host") || istype(t, tn, "op") ||
-		    0 ||
-		    istype(t, tn, "segment") || istype(t, tn, "marker")) {
-			char ty[32];
+/* A record of the operand readopen() opened: 0, or -1 (its error set). */
+int
+readrec(struct rin *in, const char *t, size_t tn, void *arg)
+{
+	char *prof;
+	struct rank *rk;
 
-			memcpy(ty, t, tn);
-			rin_bulk(&in, ty, tn, NULL);
-			continue;
-		}
-		if (!istype(t, tn, "profile") && !istype(t, tn, "step_metrics") &&
-		    !istype(t, tn, "step_trace") && !istype(t, tn, "comm") &&
-		    !istype(t, tn, "comm_link") && !istype(t, tn, "kernel") &&
-		    !istype(t, tn, "comm_peer") && !istype(t, tn, "comm_group") &&
-		    !istype(t, tn, "comm_op") && !istype(t, tn, "anomaly_discovery") &&
-		    !istype(t, tn, "attribution") && !istype(t, tn, "comm_task") &&
-		    !istype(t, tn, "bubble"))
-			continue;
-		if (rin_scan(&in) != 0)
-			goto bad;
-		if (istype(t, tn, "kernel")) {
-			const struct rfield *f = rin_get(&in, "task_type");
-			struct buf b = {0};
-			int comm;
+	if (istype(t, tn, "host") || istype(t, tn, "op") ||
+	    0 ||
+	    istype(t, tn, "segment") || istype(t, tn, "marker")) {
+		char ty[32];
 
-			if (f == NULL || rf_isnull(f))
-				continue;
-			if (rf_str(f, &b) != 0)
-				continue;
-			comm = rules_match("ops.comm_task_types", b.p ? b.p : "");
-			buf_free(&b);
-			if (!comm)
-				continue;
-		}
-		prof = getstr(&in, "profile");
-		if (prof == NULL) {
-			rin_error(&in, "record has no \"profile\"");
-			goto bad;
-		}
-		rk = findrank(file, prof, istype(t, tn, "profile"));
-		/* The same name again in one stream: another profile, or refused. */
-		if (rk && rk->seen && istype(t, tn, "profile")) {
-			int first = (int)(rk - ranks);	/* ranks moves as it grows */
-
-			rk = findrank(-1, prof, 1);
-			rk->file = file;
-			onprofile(&in, rk);
-			if (sameprofile(&ranks[first], rk)) {
-				rin_error(&in, "profile %.120s a second time (same path and origin): one profile given twice",
-				    prof);
-				free(prof);
-				goto bad;
-			}
-			rk->seen = 1;
-			rk->input = xstrdup(path);
-			free(prof);
-			continue;
-		}
-		free(prof);
-		if (rk == NULL) {
-			rin_error(&in, "record of a profile before its \"profile\" record");
-			goto bad;
-		}
-		if (istype(t, tn, "profile")) {
-			onprofile(&in, rk);
-			rk->seen = 1;
-			if (rk->input == NULL)
-				rk->input = xstrdup(path);
-		} else if (istype(t, tn, "step_metrics"))
-			onmetrics(&in, rk);
-		else if (istype(t, tn, "step_trace"))
-			onsteptrace(&in, rk);
-		else if (istype(t, tn, "comm"))
-			oncomm(&in, rk, (int)(rk - ranks));
-		else if (istype(t, tn, "comm_link"))
-			onlink(&in, (int)(rk - ranks));
-		else if (istype(t, tn, "comm_peer"))
-			onpeer(&in, (int)(rk - ranks));
-		else if (istype(t, tn, "comm_op"))
-			oncop(&in, (int)(rk - ranks));
-		else if (istype(t, tn, "anomaly_discovery"))
-			onverdict(&in, (int)(rk - ranks));
-		else if (istype(t, tn, "comm_group"))
-			ongroup(&in, (int)(rk - ranks));
-		else if (istype(t, tn, "attribution"))
-			onattrib(&in, rk);
-		else if (istype(t, tn, "comm_task"))
-			ontask(&in, rk, (int)(rk - ranks));
-		else if (istype(t, tn, "bubble")) {
-			int64_t a = geti(&in, "start_ns"), b = geti(&in, "end_ns");
-
-			if (a != UNSET && b != UNSET && rk->origin != UNSET) {
-				ids = xreallocarray(ids, nid + 1, sizeof *ids);
-				ids[nid].rank = (int)(rk - ranks);
-				ids[nid].start = rk->origin + a;
-				ids[nid++].end = rk->origin + b;
-			}
-		}
-		else
-			oncommkernel(&in, rk, (int)(rk - ranks));
-		continue;
-bad:
-		fprintf(stderr, "%s: %s:%lu: %s\n", progname, dispname(path), in.lineno, rin_errmsg(&in));
-		exit(EX_DATA);
+		memcpy(ty, t, tn);
+		rin_bulk(in, ty, tn, NULL);
+		return 0;
 	}
-	rin_close(&in);
-	free(p);
+	if (!istype(t, tn, "profile") && !istype(t, tn, "step_metrics") &&
+	    !istype(t, tn, "step_trace") && !istype(t, tn, "comm") &&
+	    !istype(t, tn, "comm_link") && !istype(t, tn, "kernel") &&
+	    !istype(t, tn, "comm_peer") && !istype(t, tn, "comm_group") &&
+	    !istype(t, tn, "comm_op") && !istype(t, tn, "anomaly_discovery") &&
+	    !istype(t, tn, "attribution") && !istype(t, tn, "comm_task") &&
+	    !istype(t, tn, "bubble"))
+		return 0;
+	if (rin_scan(in) != 0)
+		return -1;
+	if (istype(t, tn, "kernel")) {
+		const struct rfield *f = rin_get(in, "task_type");
+		struct buf b = {0};
+		int comm;
+
+		if (f == NULL || rf_isnull(f))
+			return 0;
+		if (rf_str(f, &b) != 0)
+			return 0;
+		comm = rules_match("ops.comm_task_types", b.p ? b.p : "");
+		buf_free(&b);
+		if (!comm)
+			return 0;
+	}
+	prof = getstr(in, "profile");
+	if (prof == NULL) {
+		rin_error(in, "record has no \"profile\"");
+		return -1;
+	}
+	rk = findrank(file, prof, istype(t, tn, "profile"));
+	/* The same name again in one stream: another profile, or refused. */
+	if (rk && rk->seen && istype(t, tn, "profile")) {
+		int first = (int)(rk - ranks);	/* ranks moves as it grows */
+
+		rk = findrank(-1, prof, 1);
+		rk->file = file;
+		onprofile(in, rk);
+		if (sameprofile(&ranks[first], rk)) {
+			rin_error(in, "profile %.120s a second time (same path and origin): one profile given twice",
+			    prof);
+			free(prof);
+			return -1;
+		}
+		rk->seen = 1;
+		rk->input = xstrdup(path);
+		free(prof);
+		return 0;
+	}
+	free(prof);
+	if (rk == NULL) {
+		rin_error(in, "record of a profile before its \"profile\" record");
+		return -1;
+	}
+	if (istype(t, tn, "profile")) {
+		onprofile(in, rk);
+		rk->seen = 1;
+		if (rk->input == NULL)
+			rk->input = xstrdup(path);
+	} else if (istype(t, tn, "step_metrics"))
+		onmetrics(in, rk);
+	else if (istype(t, tn, "step_trace"))
+		onsteptrace(in, rk);
+	else if (istype(t, tn, "comm"))
+		oncomm(in, rk, (int)(rk - ranks));
+	else if (istype(t, tn, "comm_link"))
+		onlink(in, (int)(rk - ranks));
+	else if (istype(t, tn, "comm_peer"))
+		onpeer(in, (int)(rk - ranks));
+	else if (istype(t, tn, "comm_op"))
+		oncop(in, (int)(rk - ranks));
+	else if (istype(t, tn, "anomaly_discovery"))
+		onverdict(in, (int)(rk - ranks));
+	else if (istype(t, tn, "comm_group"))
+		ongroup(in, (int)(rk - ranks));
+	else if (istype(t, tn, "attribution"))
+		onattrib(in, rk);
+	else if (istype(t, tn, "comm_task"))
+		ontask(in, rk, (int)(rk - ranks));
+	else if (istype(t, tn, "bubble")) {
+		int64_t a = geti(in, "start_ns"), b = geti(in, "end_ns");
+
+		if (a != UNSET && b != UNSET && rk->origin != UNSET) {
+			ids = xreallocarray(ids, nid + 1, sizeof *ids);
+			ids[nid].rank = (int)(rk - ranks);
+			ids[nid].start = rk->origin + a;
+			ids[nid++].end = rk->origin + b;
+		}
+	}
+	else
+		oncommkernel(in, rk, (int)(rk - ranks));
+	return 0;
 }
