@@ -39,7 +39,7 @@ INGESTOBJ = filters/asc-ingest/read.o filters/asc-ingest/slices.o filters/asc-in
 COMMOBJ	 = filters/asc-comm/spans.o filters/asc-comm/groups.o filters/asc-comm/ops.o \
 	   filters/asc-comm/pipeline.o
 ARCHMDOBJ = filters/asc-archmd/fmt.o filters/asc-archmd/evidence.o filters/asc-archmd/layers.o \
-	   filters/asc-archmd/comm.o filters/asc-archmd/summary.o filters/asc-archmd/render.o \
+	   filters/asc-archmd/comm.o filters/asc-archmd/render.o \
 	   filters/asc-archmd/save.o
 SEGOBJ	 = filters/asc-segment/cut.o filters/asc-segment/measure.o filters/asc-segment/emit.o
 TRACEOBJ = filters/asc-trace/out.o filters/asc-trace/breakdown.o filters/asc-trace/merge.o
@@ -105,9 +105,10 @@ lib/rules_default.c: lib/rules.json
 	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' lib/rules.json; \
 	  echo ';'; } > $@
 
-# The jq programs of asc-judge, asc-report, asc-html and asc-diff are
-# included as C strings, each after filters/fmt.jq (the formatting helpers
-# they share: one program text, so no jq module path at run time).
+# The jq programs of asc-judge, asc-report, asc-html, asc-diff and
+# asc-archmd are included as C strings, each after filters/fmt.jq (the
+# formatting helpers they share: one program text, so no jq module path at
+# run time).
 filters/%.jq.inc: filters/fmt.jq filters/%.jq
 	{ echo '/* generated from filters/fmt.jq and filters/$*.jq: do not edit */'; \
 	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' filters/fmt.jq filters/$*.jq; } > $@
@@ -116,6 +117,7 @@ filters/asc-judge.o: filters/asc-judge.jq.inc
 filters/asc-report.o: filters/asc-report.jq.inc
 filters/asc-html.o: filters/asc-html.jq.inc
 filters/asc-diff.o: filters/asc-diff.jq.inc
+filters/asc-archmd/render.o: filters/asc-archmd.jq.inc
 
 # Rewritten only when the version or the commit changes, so that a build
 # in a clean checkout says which commit it is without rebuilding the rest.
@@ -245,4 +247,4 @@ clean:
 
 -include $(OBJ:.o=.d) $(wildcard $(FUZZOBJ:.o=.d))
 .PHONY: all deps demo check check-portable same asan ubsan-clang bench lint modules install uninstall clean fuzz fuzz-build fuzz-ci FORCE
-.SECONDARY: $(OBJ) $(FUZZOBJ) filters/asc-judge.jq.inc filters/asc-report.jq.inc filters/asc-html.jq.inc filters/asc-diff.jq.inc
+.SECONDARY: $(OBJ) $(FUZZOBJ) filters/asc-judge.jq.inc filters/asc-report.jq.inc filters/asc-html.jq.inc filters/asc-diff.jq.inc filters/asc-archmd.jq.inc

@@ -1,8 +1,9 @@
 /*
  * asc-archmd's own modules (filters/asc-archmd/, linked into asc-archmd
  * alone): the jv access, text and table helpers (fmt.c), the report's
- * sections 1-3 (evidence.c), 4-6 (layers.c), 7-8 (comm.c), 9-10
- * (summary.c), the report's head and order (render.c) and its file,
+ * sections 1-3 (evidence.c), 4-6 (layers.c), 7-8 (comm.c), the run of
+ * the template filters/asc-archmd.jq, which writes the head, the notes
+ * and sections 9-10 around them (render.c), and the report's file,
  * written aside and renamed (save.c).  filters/asc-archmd.c reads the
  * records of a profile and drives them.
  */
@@ -87,7 +88,6 @@ const char *ratio(int64_t num, int64_t den);
 void	 row(int n, ...);
 void	 sep(const char *align);
 const char *tdisplay(const char *t);
-char	 tletter(const char *t);
 const char *code(const char *s);
 const char *num(int64_t v);
 
@@ -101,7 +101,6 @@ void	 joinstrs(struct buf *b, jv a);
 void	 joincode(struct buf *b, jv o, const char *k);
 
 /* render.c */
-const struct lay *layer(int64_t i);
 int64_t	 npasses(void);
 void	 render(void);
 
@@ -128,10 +127,6 @@ void	 roletable(jv t, int top);
 void	 s7_decode(void);
 void	 s8_comm(void);
 int	 commgrad(void);
-
-/* summary.c: sections 9-10. */
-void	 s9_variation(void);
-void	 s10_summary(void);
 
 /* save.c: the report in R written to its file (or stdout). */
 void	 save(char *dir);

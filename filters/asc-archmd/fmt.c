@@ -191,18 +191,17 @@ sep(const char *align)
 	buf_addc(&R, '\n');
 }
 
-/* The layer types of asc-fia: how the report names them, and their letter
- * in the timelines. */
+/* The layer types of asc-fia: how the report names them (asc-archmd.jq's
+ * tdisplay for the sections it writes). */
 static const struct {
 	const char *type, *display;
-	char	 letter;
 } ltypes[] = {
-	{ "dense", "Dense", 'D' },
-	{ "moe_dfc", "MoE+DFC", 'M' },
-	{ "moe_gmm", "MoE+GMM", 'G' },
-	{ "moe", "MoE (gating only)", 'm' },
-	{ "decode", "Decode", 'd' },
-	{ "backward", "Backward", 'B' },
+	{ "dense", "Dense" },
+	{ "moe_dfc", "MoE+DFC" },
+	{ "moe_gmm", "MoE+GMM" },
+	{ "moe", "MoE (gating only)" },
+	{ "decode", "Decode" },
+	{ "backward", "Backward" },
 };
 
 static int
@@ -221,14 +220,6 @@ tdisplay(const char *t)
 	int i = ltype(t);
 
 	return i < 0 ? t : ltypes[i].display;
-}
-
-char
-tletter(const char *t)
-{
-	int i = ltype(t);
-
-	return i < 0 ? '?' : ltypes[i].letter;
 }
 
 /* A name as a code span (row() escapes '|' in table cells). */

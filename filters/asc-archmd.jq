@@ -1,0 +1,273 @@
+# asc-archmd.jq: the Markdown architecture report of one profile, from
+# the object filters/asc-archmd/render.c builds of its asc-fia records
+# and of what it decided: dir (the name in the title), method, train,
+# determ, S (the fia_summary record) and body (the sections still
+# written in C).  fmt.jq's helpers come before this text.
+
+# Field access as asc-archmd's C reads a record: a missing or mistyped
+# field is 0, "" or unknown, never an error.
+def gi($k): if type == "object" then (.[$k] | if type == "number" then itrunc else 0 end) else 0 end;
+def gs($k): if type == "object" then (.[$k] | if type == "string" then . elif type == "number" or type == "boolean" then tojson else "" end) else "" end;
+def hasv($k): type == "object" and (.[$k] | type == "number" or type == "string");
+def isnum($k): type == "object" and (.[$k] | type == "number");
+# A boolean field: 1, 0, or -1 when missing or null.
+def gb($k): if type == "object" then (.[$k] | if . == true then 1 elif . == false then 0 else -1 end) else -1 end;
+def obj($k): if type == "object" then .[$k] else null end;
+def plural($n; $s): if $n == 1 then "" else $s end;
+
+# Under pipeline parallelism the layers found are this stage's share.
+def stagetext($layers): (.S | gi("pipeline_stages")) as $p |
+	if (.S | hasv("pipeline_stages") | not) or $p < 2 or $layers <= 0 then ""
+	else " (this rank is pipeline stage \(.S | gi("pipeline_stage")) of \($p), numbered from 0 in parallel_group_info: " +
+	    "these are this stage's layers, so the model has about \($p) x \($layers) = \($p * $layers))" end;
+
+# The biggest finding first, for a training capture or one without layers.
+def headline: .S as $S | .train as $train | ($S | obj("optimizer")) as $opt |
+	if ($S | hasv("phase") | not) or ($S | gi("kernels")) == 0 or (($train | not) and .determ and .method != "period") then ""
+	else "**In short:** " +
+	(if .determ | not then
+		"a\(if $train then " training" else "n inference" end) capture whose layer structure **could not be determined** (no attention kernel, " +
+		"no block of forward kernels repeated 3 times; backward kernels are not searched); section 2 describes its op families, stages " +
+		"and phases instead"
+	elif .method == "period" then ($S | obj("period") | gi("kernels")) as $k |
+		if $S | isnum("layers_per_pass") then
+			"probably \($S | gi("passes")) pass\(plural($S | gi("passes"); "es")) of \($S | gi("layers_per_pass")) layers each (\($S | gi("layers")) layers: a block of \($k) kernels " +
+			"repeated), low confidence; no attention kernel, so no transformer structure is claimed"
+		else "probably \($S | gi("layers")) layers (a block of \($k) kernels repeated), low confidence; no " +
+			"attention kernel, so no transformer structure is claimed" end
+	elif ($S | gb("layers_agree")) == 1 then
+		"a training step: **\($S | gi("micro_batches")) micro-batch\(plural($S | gi("micro_batches"); "es")) of \($S | gi("layers_per_micro_batch")) layers**" +
+		"\(stagetext($S | gi("layers_per_micro_batch"))), \($S | gi("forward_layers")) forward and \($S | gi("backward_layers")) backward layers that agree"
+	else "a training step with \($S | gi("forward_layers")) forward and \($S | gi("backward_layers")) backward layers that do not pair up: " +
+		"the micro-batches could not be determined" end) +
+	(if $train and ($opt | type) == "object" then
+		"; optimizer step located (\($opt | gs("first_kernel") | code), \($opt | gi("kernels")) kernels, \($opt | gi("wall_ns") | nsms) wall)"
+	elif $train then "; no optimizer kernel in the capture" else "" end) + ".\n\n" end;
+
+# The notes of asc-fia's summary as sentences; a note unknown here is
+# shown by its name.
+def notetext: {
+	no_fia_fallback_attention:
+	    "**No FIA kernels**: layers are delimited by other attention kernels (fallback); reduced confidence in the layer count.",
+	no_fia_fallback_communication:
+	    "**No FIA kernels** and no attention kernels: layers are delimited by communication kernels (fallback); reduced confidence in the layer count.",
+	no_fia_fallback_period:
+	    "No FIA and no other attention kernels: layers are probably the repeats of a block of forward kernels (fallback); low confidence in the layer count.",
+	period_search_capped:
+	    "The repeating block was searched in the first kernels only (fia.period_max_kernels): later kernels are in no layer.",
+	layers_not_determinable:
+	    "**No layer structure**: no attention kernel and no block of forward kernels repeated 3 times (backward kernels are not searched for repeats); sections 2 and 8 describe what the capture holds instead.",
+	no_fia_fallback_step:
+	    "**No FIA kernels** and no other structural marker: each step is one block (fallback); the layer count is unknown.",
+	single_pass: "Single forward pass: no cross-pass comparison.",
+	no_decode: "No decode FIA: prefill-only capture; decode analysis omitted.",
+	ambiguous_fia: "Some FIA durations lie between the prefill and decode thresholds (ambiguous).",
+	no_comm: "No communication kernels in the capture.",
+	prologue: "Kernels before the first layer anchor are counted in pass 0 (prologue).",
+	several_devices: "Several devices in one profile: this report describes the first.",
+	no_kernels: "**No device kernels** in this profile: the sections below cannot be filled.",
+	op_stat_only: "**Only aggregate op data** (op_statistic): op counts only, no layer sequence trees.",
+	passes_capped: "Many passes: asc-fia recorded the first ones and the last; the others are summarised.",
+	layers_capped: "Many layers: asc-fia recorded those of the first passes only (capped); per-layer views cover those."
+};
+def capnotes: (.S | obj("notes") | if type == "array" then . else [] end) as $n |
+	if ($n | length) > 0 then
+		"Notes on this capture:\n\n" + ($n | map("- \(notetext[.] // .)\n") | join("")) + "\n"
+	elif .S | hasv("method") | not then
+		"- **No asc-fia records** for this profile: run `asc-fia` before `asc-archmd`; " +
+		"the sections below give the reason they are empty.\n\n"
+	else "" end;
+
+# C's "%-Ns": padded with spaces to $n bytes.
+def lpad($n): . + ([range(0; $n - utf8bytelength) | " "] | join(""));
+
+# The layer types of asc-fia: how the report names them, and their
+# letter in the timelines; a type unknown here is shown by its name.
+def tdisplay: {dense: "Dense", moe_dfc: "MoE+DFC", moe_gmm: "MoE+GMM", moe: "MoE (gating only)",
+	decode: "Decode", backward: "Backward"}[.] // .;
+def tletter: {dense: "D", moe_dfc: "M", moe_gmm: "G", moe: "m", decode: "d", backward: "B"}[.] // "?";
+
+# The FIA markers: FusedInferAttentionScore, or prompt / incremental flash attention by name.
+def fiatext: (.S | gi("prefill_attention_kernels") + gi("decode_attention_kernels")) as $named |
+	if $named == 0 then "`FusedInferAttentionScore` (FIA) kernels"
+	elif $named == (.S | gi("fia")) then "`PromptFlashAttention` (prefill) and `IncreFlashAttention` (decode) kernels, " +
+		"FIA by name"
+	else "`FusedInferAttentionScore` (FIA), `PromptFlashAttention` and `IncreFlashAttention` kernels" end;
+def methodtext: .method as $m |
+	if $m == "fia" then fiatext
+	elif $m == "attention" then "other attention kernels (fallback: repeating attention pattern)"
+	elif $m == "communication" then "communication kernels (fallback: communication boundaries)"
+	elif $m == "step" then "step boundaries (fallback: no structural marker)"
+	elif $m == "period" then "a repeating block of kernels (fallback: no attention kernel)"
+	else "none" end;
+
+# Layers by type ("Dense 14 x 2 micro-batches" in a training step whose
+# micro-batches split them evenly, "Dense 28" else), from an object of
+# counts by type.
+def typecounts($obj): (if .train and (.S | isnum("micro_batches")) then .S | gi("micro_batches") else 0 end) as $m |
+	if ($obj | type) != "object" then "" else
+	[$obj | to_entries[] | (.value | itrunc) as $c | (.key | tdisplay) +
+	 (if $m > 1 and $c % $m == 0 then " \(idiv($c; $m)) x \($m) micro-batches" else " \($c)" end)] | join(", ") end;
+
+# Communication kernels by role, as a sentence.
+def commtext($bucketsonly): [.comms[] | select(($bucketsonly | not) or gi("backward_kernels") != 0 or gi("gradient_sync_kernels") != 0) |
+	"\(gi("kernels")) \(gs("op") | code) (\(gs("role")); \(gi("forward_kernels")) forward, \(gi("backward_kernels")) backward, " +
+	"\(gi("gradient_sync_kernels")) gradient sync, \(gi("optimizer_kernels")) optimizer)"] | join("; ");
+
+# What each part of the work between passes is (asc-fia between_passes).
+def bparts: [
+	["pipeline_send_receive", "pipeline send/receive (the wait for the other stage and the transfer)"],
+	["gradient_sync", "gradient sync (dp collectives after the last gradient kernel)"],
+	["embd_gradient_allreduce", "embedding-gradient all-reduce (embd group)"],
+	["optimizer", "optimizer step (its kernels and collectives)"],
+	["other_comm", "other collectives"],
+	["other_compute", "compute outside the layers (after a pass's last layer, before the next pass's first)"]];
+# The work between passes: {text ("" none), sum (its kernel sum)}.
+def between: (.S | obj("between_passes")) as $bp |
+	[bparts[] as [$k, $t] | ($bp | obj($k)) | select(type == "object") |
+	 {t: "\(gi("kernel_sum_ns") | nsms) \($t), \(gi("kernels")) kernel\(plural(gi("kernels"); "s"))", s: gi("kernel_sum_ns")}] |
+	{text: map(.t) | join("; "), sum: (map(.s) | add // 0)};
+
+# Phases as a sentence: "forward 888 kernels in 1 run (315.3 ms wall); backward ...".
+def phasetext: .phases as $P |
+	[$P[] | obj("gradient_sync") | select(type == "object")] as $G |
+	def total(f): map(f) | add // 0;
+	($G | total(gi("kernels"))) as $sn | ($G | total(gi("wall_ns"))) as $sw |
+	($G | total(gi("comm_kernels"))) as $scn | ($G | total(gi("comm_kernel_sum_ns"))) as $scs |
+	($G | total(gi("kernel_sum_ns"))) as $sks |
+	($G | map(select(gi("backward_comm_kernels") > 0))) as $B |
+	($B | total(gi("backward_comm_kernels"))) as $pastn |
+	($B | map(gi("backward_comm_end_ns")) | reduce .[] as $e (0; if $e > . then $e else . end)) as $past |
+	($G | map(select(hasv("wait_ns")))) as $W | ($W | total(gi("wait_ns"))) as $wt |
+	[(["forward", 0], ["backward", 1], ["optimizer", 2]) as [$ph, $k] |
+	 [$P[] | select(gs("phase") == $ph)] as $R | select($R | length > 0) |
+	 ($R | total(gi("compute_kernel_sum_ns"))) as $cs | ($R | total(gi("comm_kernel_sum_ns"))) as $co |
+	 ($R | total(gi("comm_kernels"))) as $ccn |
+	 "\($ph) \($R | total(gi("kernels"))) kernels in \($R | length) run\(plural($R | length; "s")) (\($R | total(gi("wall_ns")) | nsms) wall" +
+	 (if $co > 0 and $k == 1 and $pastn != 0 then
+		", to its last compute kernel: \($cs | nsms) of compute kernels; " +
+		"\($ccn) collective\(plural($ccn; "s")) started in it (\($co | nsms) of communication kernels), the " +
+		"last to end running on to \($past | nsms), into the gradient sync"
+	  elif $co > 0 then ", which includes communication: \($co | nsms) of " +
+		"communication kernels beside \($cs | nsms) of compute kernels"
+	  else "" end) + ")" +
+	 (if $k == 1 and $sn > 0 then
+		"; then gradient sync, from the end of the backward's last " +
+		"compute kernel to the end of the phase: \($sn) kernels (\($sw | nsms) wall; \($scn) collective\(plural($scn; "s")) \($scs | nsms), other " +
+		"kernels \($sks - $scs | nsms)), not backward time" +
+		(if $pastn != 0 then "; \($pastn) of these collective\(plural($scn; "s")) started in the backward " +
+			"and ran past its last compute kernel, to \($past | nsms) (a collective that outlasts " +
+			"the backward's compute is gradient sync)" else "" end) +
+		(if ($W | length) > 0 then "; in it the device waited \($wt | nsms) with no compute kernel " +
+			"to run (only collectives), " +
+			"from the backward's last compute kernel to the next kernel, which " +
+			"started after \($W[0] | gs("wait_on") | code) ended\(if ($W | length) > 1 then " (first of several runs)" else "" end) (gradient-sync time on the critical path)"
+		 else "" end)
+	  else "" end)] | join("; ");
+
+# A section of the layer types, when there is none: it says why.
+def notypes: "Not available: \(if (.determ | not) and (.S | gi("kernels")) != 0 then
+	"no layer structure was determined (no attention kernel, no block of forward kernels repeated 3 times; backward kernels are not searched)"
+	else "no layer was found" end).\n\n";
+
+# ---- 9. Layer-to-layer variation
+def s9: "## 9. Layer-to-Layer Variation\n\n" + if (.types | length) == 0 then notypes else
+	. as $in | .layers as $L |
+	([["Layer type", "Layers", "Kernels per layer (template)", "Mean wall", "Min wall",
+	   "Max wall", "Std dev", "CV", "Matching the template"] | row, sep("lrrrrrrrr")] +
+	 (.types | map([(gs("layer_type") | tdisplay), "\(gi("layers"))", "\(gi("template_kernels"))",
+		(gi("wall_mean_ns") | nsms), (gi("wall_min_ns") | nsms), (gi("wall_max_ns") | nsms),
+		(gi("wall_stddev_ns") | nsms), (gs("wall_cv") | if . == "" then "n/a" else . end),
+		"\(gi("matched_layers")) of \(gi("layers")) layers"] | row)) | join("\n")) + "\n\n" +
+	if (.passes | length) < 2 then "Single pass: no cross-pass comparison.\n\n" else
+	(.types[:8] | map(gs("layer_type"))) as $T |
+	# a pass without recorded layers is shown only when no pass is omitted
+	[.passes[] | gi("pass") as $pn | [$L[] | select(.pass == $pn)] as $pl |
+	 if ($pl | length) == 0 and $in.npasses != ($in.passes | length) then null
+	 else "| \($pn) |" + ($T | map(. as $ty | [$pl[] | select(.type == $ty) | .wall] |
+		" \(if length > 0 then idiv(add; length) | nsms else "n/a" end) |") | join("")) end] as $rows |
+	"| Pass |" + ($T | map(" \(tdisplay) mean wall |") | join("")) + "\n| ---: |" + ($T | map(" ---: |") | join("")) + "\n" +
+	($rows | map(select(. != null) + "\n") | join("")) + "\n" +
+	(($rows | map(select(. == null)) | length) as $skipped |
+	 if $skipped > 0 or .omitted > 0 then
+		"Passes without recorded layers are not shown (\($skipped + .omitted) of \(.npasses)).\n\n"
+	 else "" end) end end;
+
+# ---- 10. Model architecture summary
+# A line of the model box, padded to 56 columns.
+def boxline: "│ " + . + ([range(0; 56 - length) | " "] | join("")) + " │\n";
+def s10none: .S as $S | ((.determ | not) and ($S | gi("kernels")) != 0) as $nd |
+	"Not available: \(if $nd then "no layer structure was determined (no attention kernel, no block of forward kernels repeated 3 times; backward kernels are not searched); " +
+	    "section 2 describes the capture's op families and phases" else "no layer was found" end).\n\n" +
+	if $nd then phasetext as $ph | commtext(false) as $cm |
+		"Key findings:\n\n- \(if .train then "Training" else "Inference (or forward-only)" end) capture; layers and passes **could not be determined**.\n" +
+		(if $ph != "" then "- Phases: \($ph).\n" else "" end) +
+		"- Forward stages: \($S | gs("forward_stages") | if . == "" then "none" else . end).\n" +
+		(if $cm != "" then "- Communication: \($cm).\n" else "" end) + "\n"
+	else "" end;
+# The model diagram: runs of layer types in pass 0.
+def s10diagram: .S as $S | .layers as $L | .train as $train |
+	(.passes[0] | gi("layer_first")) as $l0 | (.passes[0] | gi("layer_last")) as $l1 |
+	(if $l1 >= ($L | length) then ($L | length) - 1 else $l1 end) as $lr |
+	"```\n┌──────────────────────────────────────────────────────────┐\n" +
+	("Forward pass: \($l1 - $l0 + 1) layers (pass 0)" | boxline) +
+	"├──────────────────────────────────────────────────────────┤\n" +
+	(reduce range($l0; $lr + 1) as $x ([];
+		(if $L[$x].samp != 0 then 1 else 0 end) as $s |
+		if length > 0 and .[-1].ty == $L[$x].type then .[-1].j = $x + 1 | .[-1].samp += $s
+		else . + [{i: $x, j: ($x + 1), ty: $L[$x].type, samp: $s}] end) |
+	 map((if .j - 1 == .i then "layer \(.i)" else "layers \(.i)-\(.j - 1)" end | lpad(16)) + " " +
+		(.ty | tdisplay | lpad(18)) + " x" + ("\(.j - .i)" | lpad(4)) +
+		(if .samp == 0 then "" elif $train then " + loss" else " + sampling" end) | boxline) |
+	 join("        │" | boxline)) +
+	(if $lr < $l1 then ("        │" | boxline) + ("... \($l1 - $lr) more layers not recorded" | boxline) else "" end) +
+	"└──────────────────────────────────────────────────────────┘\n" +
+	(if .train and ($S | isnum("micro_batches")) then
+		"  x \($S | gi("micro_batches")) micro-batch\(plural($S | gi("micro_batches"); "es")), each with a backward pass of " +
+		"\(if $S | isnum("backward_layers_per_micro_batch") then $S | gi("backward_layers_per_micro_batch") else "varying" end) layers\n"
+	 elif .npasses > 1 then "  x \(.npasses) passes\n" else "" end) + "```\n\n";
+# The per-pass execution timeline: a column holds the type of the last
+# layer started by its middle.
+def s10timeline: .layers as $L | .omitted as $on | .onpass as $op |
+	"Per-pass execution timeline (one column = 1/64 of the pass wall time; D Dense, " +
+	"M MoE+DFC, G MoE+GMM, m MoE, d Decode, \(if .train then "B Backward, " else "" end). before the first layer):\n\n```\n" +
+	([.passes | to_entries[] | .key as $p | .value |
+	  gi("start_ns") as $s | (gi("end_ns") - $s | if . > 0 then . else 1 end) as $w |
+	  gi("layer_first") as $a | (gi("layer_last") | if . >= ($L | length) then ($L | length) - 1 else . end) as $b |
+	  (if $p == $op and $on > 0 then "... \($on) passes not listed\n" else "" end) +
+	  if $a > $b then "pass \("\(gi("pass"))" | lpad(3)) (layers not recorded)\([range(0; 43) | " "] | join(""))  \(gi("wall_ns") | nsms)\n"
+	  else $L[$a:$b + 1] as $PL |
+		"pass \("\(gi("pass"))" | lpad(3)) " +
+		([range(0; 64) as $c | ($s + idiv($w * (2 * $c + 1); 128)) as $mid |
+		  (last($PL[] | select(.start <= $mid)) // null) | if . == null then "." else .type | tletter end] | join("")) +
+		"  \(gi("wall_ns") | nsms)\n" end] | join("")) + "```\n\n";
+def s10findings: .S as $S | typecounts($S | obj("layer_types")) as $tc |
+	"Key findings:\n\n" +
+	(if .train then ($S | obj("optimizer")) as $opt |
+		(if ($S | gb("layers_agree")) == 1 then
+			"- Training step: **\($S | gi("micro_batches")) micro-batch\(plural($S | gi("micro_batches"); "es")) x \($S | gi("layers_per_micro_batch")) layers**" +
+			"\(stagetext($S | gi("layers_per_micro_batch"))) (\($S | gi("forward_layers")) forward, \($S | gi("backward_layers")) backward " +
+			"layers, which agree), found by \(methodtext); confidence \($S | gs("confidence")).\n"
+		 else "- Training step: \($S | gi("forward_layers")) forward and \($S | gi("backward_layers")) backward layers that do not pair up; " +
+			"micro-batches not determinable; confidence \($S | gs("confidence")).\n" end) +
+		(if ($opt | type) == "object" then
+			"- Optimizer step: \($opt | gs("first_kernel") | code), \($opt | gi("kernels")) kernels, \($opt | gi("wall_ns") | nsms) wall.\n"
+		 else "" end) +
+		"- Loss ops: \($S | obj("loss_ops") | if type == "array" and length > 0 then map(if type == "string" then . else "?" end | code) | join(", ") else "none on this rank" end).\n"
+	 elif .method == "period" then
+		"- Probably \($S | gi("layers")) layers in \($S | gi("passes")) pass\(plural($S | gi("passes"); "es")) (a repeating block of kernels); confidence \($S | gs("confidence")).\n"
+	 else "- **\($S | gi("layers")) layers** in **\($S | gi("passes")) pass\(plural($S | gi("passes"); "es"))** (\($tc)), found by \(methodtext); confidence \($S | gs("confidence")).\n" end) +
+	(if .fia then "- FIA: \($S | gi("fia_prefill")) prefill (mean \(if $S | hasv("fia_prefill_mean_ns") then $S | gi("fia_prefill_mean_ns") | nsms else "n/a" end)), " +
+		"\($S | gi("fia_decode")) decode (mean \(if $S | hasv("fia_decode_mean_ns") then $S | gi("fia_decode_mean_ns") | nsms else "n/a" end)), \($S | gi("fia_ambiguous")) ambiguous.\n"
+	 else "" end) +
+	"- Communication: \($S | gi("comm_busy_ns") | nsms) busy, \(pctn($S | gi("comm_overlap_ns"); $S | gi("comm_busy_ns"))) hidden behind compute; " +
+	"kernel_sum / busy = \(ratio($S | gi("kernel_sum_ns"); $S | gi("busy_ns"))).\n" +
+	(if .train and (.comms | length) > 0 then "- Communication roles: \(commtext(false)).\n" else "" end) +
+	(between.text | if . != "" then "- Between passes, not in the layer or pass walls: \(.).\n" else "" end) + "\n";
+def s10: "## 10. Model Architecture Summary\n\n" +
+	if (.layers | length) == 0 then s10none else s10diagram + s10timeline + s10findings end;
+
+"# Model Architecture Report: \(.dir | code)\n\n" +
+"Reverse-engineered from the device kernels by asc-fia; rendered by asc-archmd. " +
+"Times are exact, in milliseconds (ms) unless stated; shares in percent.\n\n" +
+headline + capnotes + .body + s9 + s10
