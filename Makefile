@@ -38,7 +38,7 @@ INGESTOBJ = filters/asc-ingest/read.o filters/asc-ingest/slices.o filters/asc-in
 	   filters/asc-ingest/records.o
 COMMOBJ	 = filters/asc-comm/spans.o filters/asc-comm/groups.o filters/asc-comm/ops.o \
 	   filters/asc-comm/pipeline.o
-ARCHMDOBJ = filters/asc-archmd/fmt.o filters/asc-archmd/evidence.o filters/asc-archmd/layers.o \
+ARCHMDOBJ = filters/asc-archmd/fmt.o filters/asc-archmd/evidence.o \
 	   filters/asc-archmd/comm.o filters/asc-archmd/render.o \
 	   filters/asc-archmd/save.o
 SEGOBJ	 = filters/asc-segment/cut.o filters/asc-segment/measure.o filters/asc-segment/emit.o
@@ -118,6 +118,8 @@ filters/asc-report.o: filters/asc-report.jq.inc
 filters/asc-html.o: filters/asc-html.jq.inc
 filters/asc-diff.o: filters/asc-diff.jq.inc
 filters/asc-archmd/render.o: filters/asc-archmd.jq.inc
+# (found by -Ifilters under this name, the one the rule above makes)
+filters/asc-archmd/render.o: CPPFLAGS += -Ifilters
 
 # Rewritten only when the version or the commit changes, so that a build
 # in a clean checkout says which commit it is without rebuilding the rest.

@@ -170,6 +170,251 @@ def notypes: "Not available: \(if (.determ | not) and (.S | gi("kernels")) != 0 
 	"no layer structure was determined (no attention kernel, no block of forward kernels repeated 3 times; backward kernels are not searched)"
 	else "no layer was found" end).\n\n";
 
+def streamlabel: if . == "comm:hccl" then "HCCL (no stream id)" elif . == "comm:alltoall" then "all-to-all (no stream id)"
+	else "stream \(.)" end;
+def arr($k): obj($k) | if type == "array" then . else [] end;
+def typerec($ty): first(.types[] | select(gs("layer_type") == $ty)) // null;
+def rolewall($role): reduce arr("roles")[] as $r (0; if ($r | gs("role")) == $role then $r | gi("wall_ns") else . end);
+
+# A layer type's roles, the largest wall first (the first of equals), at
+# most $top of them, then the layer's wall.
+def roletable($top): . as $t |
+	[["Component", "Kernels (all layers)", "Wall time per layer", "Wall time, all layers",
+	  "Share of layer", "Stream(s)"]] | rows + sep("lrrrrl") + "\n" +
+	($t | arr("roles")[:64] | to_entries | sort_by(-(.value | gi("wall_ns"))) | .[:$top] | map(.value |
+	  [gs("role"), "\(gi("kernels"))", (gi("wall_per_layer_ns") | nsms), (gi("wall_ns") | nsms),
+	   pctn(gi("wall_ns"); $t | gi("wall_sum_ns")), (arr("streams") | map(streamlabel | code) | join(", "))]) | rows) +
+	([["**Layer wall (first kernel start to last kernel end)**", "\($t | gi("kernels"))",
+	   ($t | gi("wall_mean_ns") | nsms), ($t | gi("wall_sum_ns") | nsms), "100.0 %", "all"]] | rows) + "\n";
+
+# Layers of a type in a training step of M micro-batches: "14 layers x 2
+# micro-batches" when they split evenly, else "28 layers".
+def permb($n): (if .train and (.S | isnum("micro_batches")) then .S | gi("micro_batches") else 0 end) as $m |
+	if $m > 1 and $n % $m == 0 then "\(idiv($n; $m)) layers x \($m) micro-batches" else "\($n) layers" end;
+# A layer type's roles, the largest wall first (the first of equals).
+def toproles: arr("roles")[:64] | to_entries | sort_by(-(.value | gi("wall_ns"))) | map(.value);
+
+# ---- 4. Layer classification
+def characteristics: . as $t |
+	"\(idiv(gi("kernels"); gi("layers") | if . != 0 then . else 1 end)) kernels/layer; mean wall \(gi("wall_mean_ns") | nsms); anchor mean \(gi("anchor_mean_ns") | nsms)" +
+	"; top roles: " + (toproles[:3] | map("\(gs("role")) \(pctn(gi("wall_ns"); $t | gi("wall_sum_ns")))") | join(", ")) +
+	(gi("sampling_layers") | if . != 0 then "; sampling in \(.) layer\(if . > 1 then "s" else "" end)" else "" end);
+def s4: . as $in |
+	"## 4. Layer Classification\n\n" + if (.types | length) == 0 then notypes else
+	(if .train then "Dense: a forward layer without `MoeGatingTopK`, `DispatchFFNCombine` or " +
+		"`GroupedMatmul`; MoE types as in inference. Backward: a layer whose anchor is a " +
+		"gradient (attention backward) kernel. Loss ops flag the layer that holds them; in " +
+		"training an `ArgMax` belongs to the loss, not to sampling.\n\n"
+	 elif .method == "period" then "Layers here are repeats of a block of kernels (no attention kernel): they are " +
+		"listed as Dense only because they hold no MoE marker; no transformer layer is " +
+		"implied.\n\n"
+	 else "Dense: no `MoeGatingTopK`, `DispatchFFNCombine` or `GroupedMatmul`. MoE+DFC: " +
+		"`DispatchFFNCombine` present. MoE+GMM: `GroupedMatmul` (with alltoallv), no DFC. " +
+		"Decode: the layer's FIA is a decode FIA. Sampling ops (`ArgMax`, `rejection_*`) flag " +
+		"the layer that holds them.\n\n" end) +
+	([["Layer type", "Layer range", "Count", "Characteristics"]] | rows) + sep("llrl") + "\n" +
+	(.types | map([(gs("layer_type") | tdisplay), gs("layer_ranges"), (gi("layers") as $n | $in | permb($n)), characteristics]) | rows) + "\n" +
+	"Layers with \(if .train then "loss" else "sampling" end) ops: " +
+	([.layers | to_entries[] | select(.value.samp != 0) | "\(.key) (\(.value.type | tdisplay))"][:20] | join(", ") | if . == "" then "none" else . end) +
+	"\(if (.layers | length) < (.S | gi("layers")) then " (among the layers recorded)" else "" end).\n\n" end;
+
+# ---- 5. Cross-verification
+def checklabel: {fia_equals_layers: "FIA count = layer count",
+	dfc_equals_moe_dfc: "`DispatchFFNCombine` = MoE+DFC layers",
+	grouped_matmul_equals_moe_gmm_decode: "`GroupedMatmul` = MoE+GMM + decode layers",
+	gating_equals_moe: "`MoeGatingTopK` = all MoE layers",
+	backward_equals_forward: "backward layers = forward layers (micro-batch)"}[.] // .;
+def ckst: ["ok", "ok_multiple", "explained", "mismatch", "not_applicable"];
+def s5: .checks as $C | .omitted_checks as $ock |
+	"## 5. Cross-Verification Table\n\n" +
+	if ($C | length) == 0 then "Not available: \(if (.determ | not) and (.S | gi("kernels")) != 0 then
+		"no layer structure was determined, so there is nothing to cross-verify" else "no layer was found" end).\n\n"
+	else
+	([["Pass", "Check", "Expected layers", "Observed layers", "Kernels", "Status", "Note"]] | rows) + sep("rlrrrll") + "\n" +
+	($C | map(gs("status") as $st | ["\(gi("pass"))", (gs("check") | checklabel), "\(gi("expected_layers"))",
+		"\(gi("observed_layers"))", "\(gi("kernels"))", (if $st == "mismatch" then "**mismatch**" else $st end), gs("note")]) | rows) + "\n" +
+	(($ock | add) as $all |
+	 ([$C[] | select(gs("status") == "mismatch")] | length) as $bad0 |
+	 ([$C[] | select(gb("tested") == 0 or gs("status") == "not_applicable")] | length) as $idle0 |
+	 (if .omitted > 0 then {bad: ($bad0 + $ock[3]), n: (($C | length) + $all), idle: ($idle0 + $ock[4])}
+	  else {bad: $bad0, n: ($C | length), idle: $idle0} end) as $k |
+	 (if .omitted > 0 then "The \($all) checks of the \(.omitted) passes not listed: " +
+		([range(0; 5) as $i | select($ock[$i] != 0) | "\($ock[$i]) \(ckst[$i])"] | join(", ") | if . == "" then "none" else . end) + ".\n\n"
+	  else "" end) +
+	 (if $k.bad != 0 then "**\($k.bad) discrepanc\(if $k.bad == 1 then "y" else "ies" end)** between op counts and the layer classification; each is " +
+		"stated in its note.\n\n"
+	  elif $k.n - $k.idle == 0 then "No check had anything to test (\($k.n) not applicable or none expected, none found): the " +
+		"layer classification is not cross-verified.\n\n"
+	  else "**All \($k.n - $k.idle) checks that tested something agree** with the layer classification " +
+		"(multiples are explained in the notes)\(if $k.idle != 0 then "; the others had nothing to test" else "" end).\n\n" end)) end;
+
+# ---- 6. Per-layer sub-structure
+# The template's kernels grouped by runs of one role, at most 8 shown a run.
+def tree: arr("template") as $tpl | ($tpl | length) as $n |
+	"```\n\(gs("layer_type") | tdisplay) layer (template from layer \(gi("first_layer")): \($n) kernels, mean wall \(gi("wall_mean_ns") | nsms))\n" +
+	(reduce range(0; $n) as $x ([]; ($tpl[$x] | gs("role")) as $r |
+		if length > 0 and .[-1].role == $r then .[-1].j = $x + 1 else . + [{i: $x, j: ($x + 1), role: $r}] end) |
+	 map(.i as $i | .j as $j | ($j >= $n) as $last | (if $last then " " else "│" end) as $bar |
+		"\(if $last then "└─" else "├─" end) \(.role) (\($j - $i) kernel\(if $j - $i > 1 then "s" else "" end), \($tpl[$i:$j] | map(gi("dur_mean_ns")) | add | nsms))\n" +
+		# a run of more than 9 kernels: its first 8, then the others summed
+		(if $j - $i > 9 then [range($i; $i + 8)] else [range($i; $j)] end | map(. as $q | $tpl[$q] |
+		  "\($bar)  \(if $q == $j - 1 then "└─" else "├─" end) \(gs("name") | mdv)  \(gi("dur_mean_ns") | nsms)  [\(gs("stream") | streamlabel | mdv)]" +
+		  "\(gs("class") | if . == "compute" then "" elif . == "comm" then " comm" else " AI_CPU" end)\n") | join("")) +
+		(if $j - $i > 9 then "\($bar)  └─ ... \($j - $i - 8) more kernels, \($tpl[$i + 8:$j] | map(gi("dur_mean_ns")) | add | nsms)\n" else "" end)) | join("")) +
+	(if $n == 0 then "└─ (no kernels)\n" else "" end) + "```\n\n";
+def s6: . as $in |
+	"## 6. Per-Layer Sub-Structure\n\n" + if (.types | length) == 0 then notypes else
+	"For each layer type: the kernel sequence of its template layer (the first layer of the " +
+	"type; durations are means over the layers that match it), kernels grouped by role, " +
+	"then the wall time per role: the union of the role's kernel intervals in each layer, " +
+	"summed over the layers of the type. Shares are of the layer wall; roles on other " +
+	"streams overlap the main stream, so shares can add up past 100 %.\n\n" +
+	(.types | to_entries | map(.key as $i | .value |
+		"### 6.\($i + 1) \(gs("layer_type") | tdisplay) — \(gi("layers") as $n | $in | permb($n)) (\(gs("layer_ranges")))\n\n" +
+		"\(gi("matched_layers")) of \(gi("layers")) layers match the template kernel sequence; \(gi("deviating_layers")) deviate\(if gi("deviating_layers") == 1 then "s" else "" end)" +
+		"\(if gs("template_truncated") == "true" then " (template truncated)" else "" end).\n\n" +
+		tree + roletable(64) + "Anomalies:\n\n" +
+		(arr("anomalies") | if length == 0 then "- none detected\n" else map("- \(md)\n") | join("") end) + "\n") | join("")) end;
+
+# ---- 7. Decode
+def s7: .S as $S | typerec("decode") as $d |
+	"## 7. Decode Phase Analysis\n\n" +
+	if .train then "Not applicable: training capture (forward, backward and optimizer phases); there is " +
+		"no decode.\n\n"
+	elif (.fia | not) and ($S | hasv("method")) and ((.determ | not) or .method == "period") then
+		"Not applicable: no attention kernels, so there is no prefill or decode to tell " +
+		"apart and no decode is claimed.\n\n"
+	elif .fia | not then "Not available: without FIA kernels prefill and decode cannot be told apart.\n\n"
+	elif $d == null then "**No decode FIA detected**: the capture is prefill-only (inference or prefill " +
+		"capture scope); the decode phase analysis is omitted.\n\n"
+	else ($d | gi("wall_sum_ns")) as $wall | ($d | rolewall("ep_comm")) as $ep | ($d | rolewall("tp_comm")) as $tp |
+		($ep + $tp) as $comm | ($d | rolewall("attention")) as $att |
+		($d | idiv(gi("kernels"); gi("layers") | if . != 0 then . else 1 end)) as $kpl |
+		($d | if gi("kernels") != 0 then idiv(gi("kernel_sum_ns"); gi("kernels")) else 0 end) as $kmean |
+		"Dominant costs of a decode layer (\($d | gi("layers")) decode layers):\n\n" + ($d | roletable(6)) +
+		([["Phase", "FIA kernels", "Mean FIA", "Mean layer wall", "FIA share of layer"]] | rows) + sep("lrrrr") + "\n" +
+		(.types | map([(gs("layer_type") | tdisplay), "\(gi("layers"))", (gi("anchor_mean_ns") | nsms),
+			(gi("wall_mean_ns") | nsms), pctn(gi("anchor_mean_ns"); gi("wall_mean_ns"))]) | rows) + "\n" +
+		(if $S | hasv("fia_prefill_mean_ns") then
+			"FIA drops from \($S | gi("fia_prefill_mean_ns") | nsms) (prefill mean) to \($S | gi("fia_decode_mean_ns") | nsms) (decode mean), " +
+			"**\(ratio($S | gi("fia_prefill_mean_ns"); $S | gi("fia_decode_mean_ns")))x shorter**. " else "" end) +
+		"In a decode layer communication (TP + EP) takes \(pctn($comm; $wall)) of the layer wall against \(pctn($att; $wall)) for " +
+		"attention" +
+		(if $comm > $att then ": the decode profile is **communication-dominated\(if $ep > $tp then " (all-to-all)" else "" end)**" else "" end) +
+		". A decode layer runs \($kpl) kernels of \($kmean | nsms) mean duration" +
+		(if $kmean < 50000 then ": it is **latency-bound** (launch and synchronisation costs rival the compute)" else "" end) + ". " +
+		(if ($S | gi("dfc")) != 0 and ($d | rolewall("expert_ffn")) > 0 then
+			"Expert compute shifts from the fused `DispatchFFNCombine` of prefill to explicit " +
+			"`GroupedMatmul` with alltoallv in decode." else "" end) + "\n\n" end;
+
+# ---- 8. Communication
+# A comm row's "Role from": the source, and an inference's evidence.
+def rolefrom: if hasv("role_evidence") then "\(gs("role_source")): \(gs("role_evidence"))" else gs("role_source") end;
+def srctext: if . == "metadata_group" then "the kernel's communication group in profiler_metadata.json parallel_group_info"
+	elif . == "inferred" then "inferred, not read: the groups of profiler_metadata.json parallel_group_info " +
+		"carry no HCCL group ids, so each comm group gets the named group (in the Role " +
+		"column) of its size that what its ops do points to, as in asc-comm(1) (send/recv " +
+		"pp, reduce-scatter / all-gather dp, 1 rank tp, a size only one name has, an " +
+		"all-reduce of at least 1 MB per link embd); the Role from column gives each row's " +
+		"evidence; the role is that name's"
+	elif . == "metadata_dims" then "profiler_metadata.json parallel_group_info: the only parallel dimension of " +
+		"its kind with more than one rank"
+	elif . == "position" then "no parallel-group metadata: a collective after the gradient kernels of a " +
+		"training step, probably data-parallel gradient buckets"
+	else "op names only (fallback: no parallel-group metadata)" end;
+# Do the comm records of a profile without kernels hold gradient traffic
+# (a dp reduce-scatter / all-gather, an embd all-reduce)?
+def commgrad: any(.S | arr("comm_ops")[]; gs("role") as $r | (gs("op") | ascii_downcase) as $op |
+	$r == "embd_comm" or ($r == "dp_comm" and (($op | contains("reducescatter")) or ($op | contains("allgather")))));
+# No device kernels: what communication.json says this rank communicated.
+def s8commops: (.S | arr("comm_ops")) as $ops |
+	if ($ops | length) == 0 then "Not available: no device kernels.\n\n" else
+	"No device kernels, so no stream, overlap or pipeline can be shown. The comm records " +
+	"(communication.json) show what this rank communicated:\n\n" +
+	([["Op", "Group", "Role", "Role from", "Ops", "Elapsed (sum)"]] | rows) + sep("llllrr") + "\n" +
+	($ops | map([(gs("op") | code), (gs("group") | code),
+		(if hasv("parallel_group") then "\(gs("parallel_group")) (\(gs("role")))" else gs("role") end),
+		rolefrom, "\(gi("ops"))", (gi("elapse_ns") | nsms)]) | rows) + "\n" +
+	(if commgrad then "A data-parallel reduce-scatter / all-gather or an embedding-gradient all-reduce is " +
+		"gradient traffic: the comm records show a training step, whose layers the missing " +
+		"kernels would show.\n\n" else "" end) end;
+# The roles of the comm kernels, and where they come from.
+def s8roles: .S as $S | .comms as $C | ($C[0] | gs("role_source")) as $src |
+	any($C[]; gs("role_source") != $src) as $mixed |
+	"Communication roles (dp / tp / pp / ep / cp), by op and group:\n\n" +
+	([["Op", "Group", "Role", "Role from", "Kernels", "Kernel sum", "Forward",
+	   "Backward", "Gradient sync", "Optimizer"]] | rows) + sep("llllrrrrrr") + "\n" +
+	($C | map([(gs("op") | code), (gs("group") | if . != "" then code else "unknown" end),
+		(if gs("parallel_group") != "" then "\(gs("parallel_group")) (\(gs("role")))" else gs("role") end),
+		rolefrom, "\(gi("kernels"))", (gi("kernel_sum_ns") | nsms), "\(gi("forward_kernels"))",
+		"\(gi("backward_kernels"))", "\(gi("gradient_sync_kernels"))", "\(gi("optimizer_kernels"))"]) | rows) + "\n" +
+	(if $mixed | not then "Where the roles come from: \($src | srctext)."
+	 else "Where the roles come from: per row (metadata_group: the kernel's group in " +
+		"parallel_group_info; inferred: the named group of parallel_group_info its " +
+		"comm group matched by size and what its ops do, not read; metadata_dims: the only parallel dimension with more than " +
+		"one rank; position: a collective after the gradient kernels; name: op names only, " +
+		"a fallback)." end) +
+	(if $src == "metadata_dims" and ($mixed | not) then
+		" The kernels' communication groups (communication.json) are not keys of " +
+		"parallel_group_info here, so no kernel is linked to its group; the role follows " +
+		"from the dimensions alone." else "" end) +
+	([$S | arr("parallel_groups")[] | select((hasv("role") | not) and gi("ranks") > 1) | gs("name") | code] | join(", ") |
+	 if . != "" and $src == "metadata_dims" then
+		" Groups without a dp/tp/pp/ep/cp name (\(.)) have more than one rank too: " +
+		"collectives of the optimizer phase (gradient norm, overflow checks) may run " +
+		"in them rather than in dp." else "" end) +
+	(if ($S | gb("parallel_metadata")) != 1 then
+		" No parallel_group_info was found beside the profile (no profiler_metadata.json, " +
+		"or none in it), so the roles are \(if $mixed or $src != "name" then
+		"inferred from names and position, not measured" else "inferred from op names only" end)." else "" end) + "\n\n";
+# The pipeline of a layer type's template: a lane per stream (at most
+# 16), a column 1/64 of the template's span.
+def pdiagram: . as $best | arr("template") as $tpl |
+	(reduce $tpl[] as $k (1; ($k | gi("offset_mean_ns") + gi("dur_mean_ns")) as $e | if $e > . then $e else . end)) as $span |
+	(reduce $tpl[] as $k ({n: [], l: []};
+		($k | gs("stream") | streamlabel) as $st | ($k | gs("class")) as $cl |
+		(if $cl == "comm" then "▒" elif $cl == "ai_cpu" then "░" else "█" end) as $g |
+		def lane: first(range(0; .n | length) as $j | select(.n[$j] == $st) | $j) // null;
+		(if lane == null and (.n | length) < 16 then .n += [$st] | .l += [[range(0; 64) | " "]] else . end) |
+		lane as $i |
+		if $i == null then . else
+		($k | idiv(gi("offset_mean_ns") * 64; $span)) as $a |
+		($k | idiv((gi("offset_mean_ns") + gi("dur_mean_ns")) * 64; $span) | if . <= $a then $a + 1 else . end) as $b |
+		reduce range($a; if $b < 64 then $b else 64 end) as $c (.; .l[$i][$c] = $g) end)) as $ln |
+	"Pipeline of one \($best | gs("layer_type") | tdisplay) layer (template, \($span | nsms) from its first kernel start; one column = \(idiv($span; 64) | nsms)):\n\n" +
+	"```\n" +
+	([range(0; $ln.n | length) as $i | ($ln.n[$i] | mdv | lpad(28)) + " │" + ($ln.l[$i] | join("")) + "│\n"] | join("")) +
+	("" | lpad(28)) + " └" + ([range(0; 64) | "─"] | join("")) + "┘\n" +
+	("" | lpad(28)) + "  0" + ("" | lpad(63)) + ($span | nsms) + "\n" +
+	"█ compute   ▒ communication   ░ AI CPU\n```\n\n";
+def s8: .S as $S |
+	"## 8. Communication Pipeline Structure\n\n" +
+	if (.streams | length) == 0 then s8commops else
+	([["Stream", "Role", "Kernels", "Kernel sum", "Busy (union)",
+	   "Overlap with compute on other streams", "Hidden share", "First kernel"]] | rows) + sep("llrrrrrl") + "\n" +
+	(.streams | map([(gs("label") | streamlabel | code), gs("role"), "\(gi("kernels"))",
+		(gi("kernel_sum_ns") | nsms), (gi("busy_ns") | nsms), (gi("overlap_compute_ns") | nsms),
+		pctn(gi("overlap_compute_ns"); gi("busy_ns")),
+		(gs("first_kernel") | if . != "" then code else "none" end)]) | rows) +
+	"\nCommunication kernels carry no stream id in kernel_details: they are grouped by " +
+	"family (HCCL collectives, all-to-all).\n\n" +
+	(if (.comms | length) > 0 then s8roles else "" end) +
+	(if ($S | gi("comm_busy_ns")) == 0 then
+		"**No communication kernels**: there is no comm/compute overlap to measure; the stream " +
+		"roles above are still documented.\n\n"
+	 else "Communication busy \($S | gi("comm_busy_ns") | nsms) (union), compute busy \($S | gi("compute_busy_ns") | nsms); their intersection is \($S | gi("comm_overlap_ns") | nsms), so " +
+		"**\(pctn($S | gi("comm_overlap_ns"); $S | gi("comm_busy_ns"))) of communication is hidden** behind compute and \($S | gi("comm_busy_ns") - gi("comm_overlap_ns") | nsms) is exposed.\n\n" end) +
+	"kernel_sum vs wall: the kernels add up to \($S | gi("kernel_sum_ns") | nsms), the device is busy \($S | gi("busy_ns") | nsms) (union of all " +
+	"streams) over a span of \($S | gi("span_ns") | nsms). kernel_sum / busy = **\(ratio($S | gi("kernel_sum_ns"); $S | gi("busy_ns")))**: " +
+	(if ($S | gi("kernel_sum_ns")) > ($S | gi("busy_ns") + idiv(gi("busy_ns"); 20)) then
+		"kernels on different streams run at the same time (communication and AI CPU " +
+		"streams under the main compute stream), so kernel_sum exceeds wall time and must " +
+		"not be read as elapsed time.\n\n"
+	 else "little concurrency: kernel_sum is close to the busy time; the streams mostly take " +
+		"turns.\n\n" end) +
+	(if (.types | length) == 0 then "No pipeline diagram: no layer template.\n\n" else "" end) +
+	(.types | map(pdiagram) | join("")) end;
+
 # ---- 9. Layer-to-layer variation
 def s9: "## 9. Layer-to-Layer Variation\n\n" + if (.types | length) == 0 then notypes else
 	. as $in | .layers as $L |
@@ -270,4 +515,4 @@ def s10: "## 10. Model Architecture Summary\n\n" +
 "# Model Architecture Report: \(.dir | code)\n\n" +
 "Reverse-engineered from the device kernels by asc-fia; rendered by asc-archmd. " +
 "Times are exact, in milliseconds (ms) unless stated; shares in percent.\n\n" +
-headline + capnotes + .body + s9 + s10
+headline + capnotes + .body + s4 + s5 + s6 + s7 + s8 + s9 + s10

@@ -108,3 +108,7 @@ def pctn($n; $d): permille($n; $d; 1; " %");
 def ratio($n; $d): permille($n; $d; 3; "");
 # A table's separator row: l left, r right per column.
 def sep($align): "|" + ($align | explode | map(if . == 114 then " ---: |" else " :--- |" end) | join(""));
+# A name as it is, its control characters made visible (\n, \xHH).
+def mdv: explode | map(if . < 32 or . == 127 then ctl[] else . end) | implode;
+# Rows, each a list of cells, as the lines of a pipe table.
+def rows: map(row + "\n") | join("");

@@ -1,10 +1,11 @@
 /*
  * asc-archmd's own modules (filters/asc-archmd/, linked into asc-archmd
  * alone): the jv access, text and table helpers (fmt.c), the report's
- * sections 1-3 (evidence.c), 4-6 (layers.c), 7-8 (comm.c), the run of
- * the template filters/asc-archmd.jq, which writes the head, the notes
- * and sections 9-10 around them (render.c), and the report's file,
- * written aside and renamed (save.c).  filters/asc-archmd.c reads the
+ * sections 1-3 (evidence.c), the run of the template
+ * filters/asc-archmd.jq, which writes the head, the notes and sections
+ * 4-10 around them (render.c), a test of the comm records section 1
+ * makes (comm.c), and the report's file, written aside and renamed
+ * (save.c).  filters/asc-archmd.c reads the
  * records of a profile and drives them.
  */
 #ifndef ASC_ARCHMD_H
@@ -16,7 +17,6 @@
 
 #include "util.h"
 
-#define WIDTH	64	/* columns of the ASCII timelines */
 /*
  * What is kept of a profile, as asc-fia caps what it writes: the first
  * NPREC passes and the last one, their checks, the layers of those first
@@ -92,11 +92,6 @@ const char *code(const char *s);
 const char *num(int64_t v);
 
 /* fmt.c: lookups. */
-jv	 typerec(const char *type);
-int64_t	 rolewall(jv t, const char *role);
-const char *streamlabel(const char *label);
-const char *rolefrom(jv c);
-const char *srctext(const char *src);
 void	 joinstrs(struct buf *b, jv a);
 void	 joincode(struct buf *b, jv o, const char *k);
 
@@ -117,15 +112,7 @@ const char *stagetext(int64_t layers);
 int	 notypes(void);
 void	 betweentext(struct buf *b, int64_t *sum);
 
-/* layers.c: sections 4-6. */
-void	 s4_layers(void);
-void	 s5_checks(void);
-void	 s6_sub(void);
-void	 roletable(jv t, int top);
-
-/* comm.c: sections 7-8. */
-void	 s7_decode(void);
-void	 s8_comm(void);
+/* comm.c */
 int	 commgrad(void);
 
 /* save.c: the report in R written to its file (or stdout). */

@@ -242,52 +242,6 @@ num(int64_t v)
 
 /* Lookups ------------------------------------------------------------ */
 
-jv
-typerec(const char *type)
-{
-	for (int i = 0; i < len(P.types); i++) {
-		jv t = at(P.types, i);
-
-		if (strcmp(gs(t, "layer_type"), type) == 0)
-			return t;
-		jv_free(t);
-	}
-	return jv_invalid();
-}
-
-int64_t
-rolewall(jv t, const char *role)
-{
-	jv roles = get(t, "roles");
-	int64_t w = 0;
-
-	for (int i = 0; i < len(roles); i++) {
-		jv r = at(roles, i);
-
-		if (strcmp(gs(r, "role"), role) == 0)
-			w = gi(r, "wall_ns");
-		jv_free(r);
-	}
-	jv_free(roles);
-	return w;
-}
-
-const char *
-streamlabel(const char *label)
-{
-	static char ring[8][128];
-	static int i;
-
-	i = (i + 1) % 8;
-	if (strcmp(label, "comm:hccl") == 0)
-		snprintf(ring[i], sizeof ring[i], "HCCL (no stream id)");
-	else if (strcmp(label, "comm:alltoall") == 0)
-		snprintf(ring[i], sizeof ring[i], "all-to-all (no stream id)");
-	else
-		snprintf(ring[i], sizeof ring[i], "stream %s", label);
-	return ring[i];
-}
-
 /* A boolean field: 1, 0, or -1 when missing or null. */
 int
 gb(jv o, const char *k)
@@ -308,40 +262,6 @@ isnum(jv o, const char *k)
 
 	jv_free(v);
 	return r;
-}
-
-/* A comm row's "Role from": the source, and an inference's evidence. */
-const char *
-rolefrom(jv c)
-{
-	static char t[320];
-
-	if (has(c, "role_evidence"))
-		snprintf(t, sizeof t, "%s: %s", gs(c, "role_source"), gs(c, "role_evidence"));
-	else
-		snprintf(t, sizeof t, "%s", gs(c, "role_source"));
-	return t;
-}
-
-const char *
-srctext(const char *src)
-{
-	if (strcmp(src, "metadata_group") == 0)
-		return "the kernel's communication group in profiler_metadata.json parallel_group_info";
-	if (strcmp(src, "inferred") == 0)
-		return "inferred, not read: the groups of profiler_metadata.json parallel_group_info "
-		    "carry no HCCL group ids, so each comm group gets the named group (in the Role "
-		    "column) of its size that what its ops do points to, as in asc-comm(1) (send/recv "
-		    "pp, reduce-scatter / all-gather dp, 1 rank tp, a size only one name has, an "
-		    "all-reduce of at least 1 MB per link embd); the Role from column gives each row's "
-		    "evidence; the role is that name's";
-	if (strcmp(src, "metadata_dims") == 0)
-		return "profiler_metadata.json parallel_group_info: the only parallel dimension of "
-		    "its kind with more than one rank";
-	if (strcmp(src, "position") == 0)
-		return "no parallel-group metadata: a collective after the gradient kernels of a "
-		    "training step, probably data-parallel gradient buckets";
-	return "op names only (fallback: no parallel-group metadata)";
 }
 
 /* The string items of an array, joined with ", ". */

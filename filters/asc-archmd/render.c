@@ -62,7 +62,7 @@ npasses(void)
 
 /* The template, asc-archmd.jq after fmt.jq, built in by the Makefile. */
 static const char asc_archmd_jq[] =
-#include "../asc-archmd.jq.inc"
+#include "asc-archmd.jq.inc"
 ;
 
 static struct jqprog *prog;
@@ -101,7 +101,7 @@ layers(void)
 static jv
 input(const char *dir)
 {
-	jv in = jv_object();
+	jv in = jv_object(), ck;
 
 	in = jv_object_set(in, jv_string("dir"), jv_string(dir));
 	in = jv_object_set(in, jv_string("method"), jv_string(method));
@@ -110,12 +110,18 @@ input(const char *dir)
 	in = jv_object_set(in, jv_string("fia"), jv_bool(fia));
 	in = jv_object_set(in, jv_string("npasses"), jv_number((double)npasses()));
 	in = jv_object_set(in, jv_string("omitted"), jv_number((double)O.n));
+	ck = jv_array();
+	for (int i = 0; i < 5; i++)
+		ck = jv_array_append(ck, jv_number((double)O.ck[i]));
+	in = jv_object_set(in, jv_string("omitted_checks"), ck);
+	in = jv_object_set(in, jv_string("checks"), jv_copy(P.checks));
 	in = jv_object_set(in, jv_string("onpass"), jv_number(onpass));
 	in = jv_object_set(in, jv_string("S"), jv_copy(P.summary));
 	in = jv_object_set(in, jv_string("passes"), jv_copy(P.passes));
 	in = jv_object_set(in, jv_string("types"), jv_copy(P.types));
 	in = jv_object_set(in, jv_string("phases"), jv_copy(P.phases));
 	in = jv_object_set(in, jv_string("comms"), jv_copy(P.comms));
+	in = jv_object_set(in, jv_string("streams"), jv_copy(P.streams));
 	in = jv_object_set(in, jv_string("layers"), layers());
 	in = jv_object_set(in, jv_string("body"), jv_string_sized(R.p ? R.p : "", (int)R.len));
 	return in;
@@ -150,11 +156,6 @@ render(void)
 	s1_config();
 	s2_evidence();
 	s3_passes();
-	s4_layers();
-	s5_checks();
-	s6_sub();
-	s7_decode();
-	s8_comm();
 	if (prog == NULL)
 		prog = jqprog_new("asc-archmd.jq", asc_archmd_jq);
 	in = input(dir);
