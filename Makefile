@@ -38,9 +38,7 @@ INGESTOBJ = filters/asc-ingest/read.o filters/asc-ingest/slices.o filters/asc-in
 	   filters/asc-ingest/records.o
 COMMOBJ	 = filters/asc-comm/spans.o filters/asc-comm/groups.o filters/asc-comm/ops.o \
 	   filters/asc-comm/pipeline.o
-ARCHMDOBJ = filters/asc-archmd/fmt.o filters/asc-archmd/evidence.o \
-	   filters/asc-archmd/comm.o filters/asc-archmd/render.o \
-	   filters/asc-archmd/save.o
+ARCHMDOBJ = filters/asc-archmd/access.o filters/asc-archmd/render.o filters/asc-archmd/save.o
 SEGOBJ	 = filters/asc-segment/cut.o filters/asc-segment/measure.o filters/asc-segment/emit.o
 TRACEOBJ = filters/asc-trace/out.o filters/asc-trace/breakdown.o filters/asc-trace/merge.o
 CLUSTEROBJ = filters/asc-cluster/read.o filters/asc-cluster/jobs.o filters/asc-cluster/out.o \

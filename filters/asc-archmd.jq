@@ -1,8 +1,14 @@
 # asc-archmd.jq: the Markdown architecture report of one profile, from
 # the object filters/asc-archmd/render.c builds of its asc-fia records
-# and of what it decided: dir (the name in the title), method, train,
-# determ, S (the fia_summary record) and body (the sections still
-# written in C).  fmt.jq's helpers come before this text.
+# and of what it decided of them: dir (the name in the title), name (the
+# profile's), method, fia, train, determ (the layers were determined),
+# S (the fia_summary record), profile (the profile record), passes (the
+# first ones and the last), checks, types, streams, phases, comms, layers
+# (those kept: pass, start, wall, type, samp), npasses (all), omitted
+# (passes not listed), O (their layers, kernels, mean, wmin, wmax),
+# omitted_checks (their checks by status, in ckst's order) and onpass
+# (the index in passes before which they go).  fmt.jq's helpers come
+# before this text.
 
 # Field access as asc-archmd's C reads a record: a missing or mistyped
 # field is 0, "" or unknown, never an error.
@@ -415,6 +421,287 @@ def s8: .S as $S |
 	(if (.types | length) == 0 then "No pipeline diagram: no layer template.\n\n" else "" end) +
 	(.types | map(pdiagram) | join("")) end;
 
+# ---- 1. Configuration
+# Parallelism from names like tp4, pp2dp2, ep8 in the path: {n (names
+# found), t (those that fit in 63 characters)}.
+def pathpar: reduce (match("(?<![A-Za-z])([TtPpDdEeCcSs][Pp])([0-9]+)"; "g") |
+	"\(.captures[0].string | ascii_downcase)=\(.captures[1].string | tonumber)") as $m ({n: 0, t: ""};
+	"\(if .n > 0 then ", " else "" end)\($m)" as $x | .n += 1 |
+	if (.t | utf8bytelength) + ($x | utf8bytelength) + 1 < 64 then .t += $x else . end);
+def s1: .S as $S | (.profile | gs("path")) as $path | (.profile | obj("config")) as $cfg |
+	def known: if . != "" then md else "unknown" end;
+	"## 1. Configuration Context\n\n" +
+	([["Item", "Value"]] | rows) + sep("ll") + "\n" +
+	([["Profile", ((.profile | gs("profile") | if . != "" then . else null end) // .name | code)],
+	  ["Path", if $path != "" then $path | code else "unknown (no \"profile\" record)" end],
+	  ["Framework", (.profile | gs("framework") | known)],
+	  ["Profiler level", ($cfg | gs("level") | known)],
+	  ["Rank", ($cfg | gs("rank") | known)],
+	  ["CANN / torch_npu", "\($cfg | gs("cann_version") | known) / \($cfg | gs("torch_npu_version") | known)"]] +
+	 (if ($S | gb("parallel_metadata")) == 1 then
+		[["Parallel groups", ($S | arr("parallel_groups") | map("\(gs("name") | md) \(gi("ranks")) rank\(plural(gi("ranks"); "s"))") | join(", ")) +
+			" (profiler_metadata.json parallel_group_info)"]] +
+		(if $S | hasv("pipeline_stages") then [["Pipeline stage", "\($S | gi("pipeline_stage")) of \($S | gi("pipeline_stages")) (group_rank in the pp group of " +
+			"parallel_group_info)"]] else [] end)
+	  else ($path | pathpar) as $pp | [["Parallelism", if $pp.n > 0 then $pp.t else "not derivable from the directory name or metadata" end]] end) +
+	 [["Sequence lengths", "not recorded in the kernel records"], ["Profiling scope", "device kernels of the capture (kernel_details)"]] +
+	 (if ($S | hasv("span_ns")) and ($S | gi("kernels")) == 0 then
+		# nothing to judge from: the pipeline's comm records alone do not make a model
+		[["Kernels", "0 (no device kernel table in the profile)"],
+		 ["Phase", if commgrad then "unknown from kernels (none); the comm records hold " +
+			"gradient traffic, so a training step (section 8)" else "unknown: no device kernels (training or inference cannot be told)" end]]
+	  elif $S | hasv("span_ns") then
+		[["Capture span (first kernel start to last kernel end)", ($S | gi("span_ns") | nsms)],
+		 ["Kernels", "\($S | gi("kernels"))"], ["Streams", "\($S | gi("streams"))"]] +
+		(if $S | hasv("phase") then [["Phase", if .train then "training (gradient or optimizer kernels)" else
+			"inference (no gradient or optimizer kernels)" end]] else [] end) +
+		(if .determ | not then [["Layers", "not determinable (no attention kernel, no block of forward kernels repeated 3 times; backward kernels are not searched)"]]
+		 elif .train then [["Layers", "\($S | gi("forward_layers")) forward + \($S | gi("backward_layers")) backward"],
+			["Passes", "\($S | gi("forward_passes")) forward + \($S | gi("backward_passes")) backward"],
+			["Micro-batches per step", if $S | isnum("micro_batches") then "\($S | gi("micro_batches"))" else "not determinable (passes do not pair up)" end]]
+		 else [["Layers", "\($S | gi("layers"))"], ["Forward passes", "\($S | gi("passes"))"]] end)
+	  else [["Kernels", "no asc-fia summary in the stream"]] end) +
+	 [["Degraded inputs", (.profile | arr("degraded") | map(if type == "string" then . else "?" end) | join(", ") | if . != "" then . else "none" end)]] | rows) + "\n";
+
+# ---- 2. How the architecture was determined
+def lossops: .S | arr("loss_ops") | map(if type == "string" then . else "?" end | code) | join(", ");
+# No layer structure: what the capture holds instead.
+def s2describe: .S as $S |
+	"The layer structure **could not be determined**: no `FusedInferAttentionScore`, no " +
+	"other attention kernel, and no block of forward kernels repeated 3 times or more " +
+	"(rules fia.fallback_anchors, fia.period_min_repeats; backward kernels are not " +
+	"searched, so a backward block that repeats does not make layers). No layers or passes are claimed " +
+	"and no transformer structure is assumed. What the capture shows instead:\n\n" +
+	([["Op family", "Forward kernels", "Backward kernels", "Optimizer kernels", "Kernel sum"]] | rows) + sep("lrrrr") + "\n" +
+	($S | arr("families") | map([gs("family"), "\(gi("forward_kernels"))", "\(gi("backward_kernels"))",
+		"\(gi("optimizer_kernels"))", (gi("kernel_sum_ns") | nsms)]) | rows) + "\n" +
+	(if .train then "- Phase: training: \($S | gi("backward_kernels")) kernels are named as gradients (`*Grad*`, `*Backprop*`, " +
+		"`*Backward*`) and \($S | gi("optimizer_kernels")) as optimizer kernels (`*Adam*`, `*ForeachAdd*`, ...); a " +
+		"named kernel starts its phase, and the phases below also hold the unnamed kernels " +
+		"that follow it, so they count more.\n"
+	 else "- Phase: no gradient or optimizer kernels (inference, or a forward-only capture).\n" end) +
+	(phasetext | if . != "" then "- Phases in kernel order: \(.).\n" else "" end) +
+	"- Convolution / matmul stages of the first forward phase, in order: \($S | gs("forward_stages") | if . != "" then . else "none" end).\n" +
+	(commtext(false) | if . != "" then "- Communication: \(.). " else "" end) +
+	(if commtext(false) != "" then
+		(if .train and ($S | gi("backward_kernels")) != 0 then
+		"Collectives of the backward phase and of its gradient sync are gradient buckets, " +
+		"not layers." else "" end) + "\n" else "" end) +
+	(lossops | if . != "" then "- Loss ops: \(.).\n" else "" end) +
+	(if ($S | gi("grouped_matmul")) != 0 or ($S | gi("gating")) != 0 or ($S | gi("dfc")) != 0 then
+		"- Expert-style ops are present (\($S | gi("grouped_matmul")) `GroupedMatmul`, \($S | gi("gating")) gating, \($S | gi("dfc")) DFC), but " +
+		"without attention kernels the capture is not called a Mixture-of-Experts " +
+		"transformer.\n" else "" end) + "\n";
+# How a layer of the attention fallback starts (asc-fia(1)).
+def headtext: ", forward and backward (gradient) kernels counted apart, each " +
+	"layer starting at its first kernel (the kernels before its attention kernel whose names " +
+	"repeat before the next one, such as the input norm and the QKV projection; backward, the " +
+	"MLP's gradient)";
+# Section 2's opening: what delimits the layers, and the confidence.
+def s2intro: .S as $S |
+	"Layers are delimited by \(methodtext). " +
+	if .train and (.fia | not) then
+		"**No `FusedInferAttentionScore` kernel was found**: layers are cut at the other " +
+		"attention kernels\(headtext); a forward and a backward pass are cut where the direction " +
+		"changes or a send/receive runs. Confidence: **\($S | gs("confidence"))**\(if ($S | gb("layers_agree")) == 1 then
+		" (the forward and backward layer counts agree)" else " (the forward and backward layer counts do not agree)" end).\n\n"
+	elif .method == "period" then
+		"No attention kernel was found: the layers are probably the repeats of a block of " +
+		"kernels; the layer count has low confidence and no transformer structure is " +
+		"claimed. Confidence: \($S | gs("confidence")).\n\n"
+	else (if .fia | not then "**No `FusedInferAttentionScore` kernel was found**: the layer boundaries come " +
+		"from a fallback marker, so the layer count has **low confidence**. " else "" end) +
+		"Confidence: **\($S | gs("confidence"))**.\n\n" end;
+# A threshold of the rules in ms, as ns rounded half up.
+def msns: (if type == "number" then . elif type == "string" then (tonumber? // 0) else 0 end) * 1e6 + 0.5 | itrunc;
+def fiamean($k): if hasv($k) then gi($k) | nsms else "n/a" end;
+# The evidence rows of the layer marker: the FIA kernels, or the fallback.
+def s2markers: .S as $S |
+	if .fia then
+		[[fiatext, "\($S | gi("fia")) kernels", "one FIA per attention layer: one layer starts at each FIA"],
+		 [if ($S | gi("prefill_attention_kernels")) != 0 then "Prefill FIA (`PromptFlashAttention` by name, " +
+			"else duration > threshold)" else "Prefill FIA (duration > threshold)" end,
+		  "\($S | gi("fia_prefill")), mean \($S | fiamean("fia_prefill_mean_ns"))", "attention over the whole prompt"],
+		 [if ($S | gi("decode_attention_kernels")) != 0 then "Decode FIA (`IncreFlashAttention` by name, " +
+			"else duration < threshold)" else "Decode FIA (duration < threshold)" end,
+		  "\($S | gi("fia_decode")), mean \($S | fiamean("fia_decode_mean_ns"))",
+		  if ($S | gi("fia_decode")) != 0 then "one new token per layer against the KV cache" else "no decode in the capture" end],
+		 ["Ambiguous FIA (between the thresholds)", "\($S | gi("fia_ambiguous"))", if ($S | gi("fia_ambiguous")) != 0 then
+			"neither clearly prefill nor decode: classified by their other kernels" else "none" end],
+		 ["Thresholds (rules)", "prefill > \($S | obj("prefill_min_ms") | msns | nsms), decode < \($S | obj("decode_max_ms") | msns | nsms)",
+		  "fia.prefill_min_ms, fia.decode_max_ms"]]
+	else [["`FusedInferAttentionScore` kernels", "0", "the primary marker is absent"],
+		["Fallback marker", if .method == "period" then ($S | obj("period")) as $pd |
+			"block of \($pd | gi("kernels")) kernels x \($pd | gi("repeats")) repeats" else "\($S | gi("anchors")) anchors" end, methodtext]] end;
+# The evidence rows of a training capture: gradients, optimizer, directions.
+def s2training: .S as $S |
+	[["Gradient kernels (`*Grad*`, `*Backprop*`, `*Backward*`)", "\($S | gi("backward_kernels")) kernels", "backward pass: a " +
+	  "training capture (kernels so named; the backward phase holds more)"],
+	 ["Optimizer kernels (`*Adam*`, `*ForeachAdd*`)", "\($S | gi("optimizer_kernels")) kernels", if ($S | gi("optimizer_kernels")) != 0 then
+	  "the optimizer step (section 3; kernels so named, the step may hold more)" else "no optimizer step in the capture" end],
+	 ["Layers by direction", "\($S | gi("forward_layers")) forward, \($S | gi("backward_layers")) backward",
+	  if ($S | gi("forward_layers")) == ($S | gi("backward_layers")) then "every forward layer has its backward layer"
+	  else "forward and backward differ: see section 5" end],
+	 ["Passes by direction", "\($S | gi("forward_passes")) forward, \($S | gi("backward_passes")) backward",
+	  if $S | isnum("micro_batches") then "\($S | gi("micro_batches")) micro-batch\(plural($S | gi("micro_batches"); "es")) per step (\($S | gi("steps")) step\(plural($S | gi("steps"); "s")))"
+	  else "micro-batches not determinable: the passes do not pair up" end]];
+# The evidence rows of the passes: their boundaries and layers.
+def s2passes: .S as $S | ($S | gi("passes")) as $passes | ($S | gi("layers_per_pass")) as $lpp |
+	[["Pass boundaries", "\($passes) pass\(plural($passes; "es"))", ($S | arr("boundary") | join(", ") | if . != "" then . else
+	  "no boundary found (no large gap, no decode-to-prefill transition, no step change, no repeated pattern)" end)]] +
+	if $S | hasv("layers_per_pass") then
+		[[if .fia then "FIA per pass" else "Anchors per pass" end, "\($lpp) layers", "num_passes = \($S | gi("layers")) / \($lpp) = \($passes)"]]
+	else [["Layers per pass", "varies", "passes differ in length: see section 3"]] end;
+# The evidence rows of the MoE markers, the loss, the embedding and the
+# sampling (not after a period search: with no attention kernel, MoE
+# markers say nothing of a transformer).
+def s2parts: .S as $S | def n($k): $S | gi($k);
+	[["`MoeGatingTopK`", "\(n("gating")) kernels", if n("gating") != 0 then "MoE routing: MoE layers present" else "no MoE routing" end],
+	 ["`DispatchFFNCombine` (DFC)", "\(n("dfc")) kernels", if n("dfc") != 0 then "fused expert dispatch + FFN + combine: MoE+DFC layers" else "no fused MoE layers" end],
+	 ["`GroupedMatmul`", "\(n("grouped_matmul")) kernels", if n("grouped_matmul") != 0 then "explicit expert FFN: MoE+GMM and decode layers" else "no explicit expert FFN" end],
+	 ["alltoallv", "\(n("alltoallv")) kernels", if n("alltoallv") != 0 then "expert-parallel all-to-all around GroupedMatmul" else "no expert-parallel all-to-all" end]] +
+	(if .train then [["Loss ops (`*NLLLoss*`, `*CrossEntropy*`; `ArgMax*` in training)", "\(n("loss_kernels")) kernels",
+		(lossops | if . != "" then . else "no loss op on this rank (under pipeline parallelism the loss runs on the last stage)" end)]] else [] end) +
+	# the embedding is a part of its own: never a layer's anomaly
+	(if n("embedding_forward_kernels") + n("embedding_backward_kernels") > 0 then
+		[["Embedding (`aclnnEmbedding*`, `*EmbeddingDenseGrad*`, `*EmbeddingBag*`)",
+		  "\(n("embedding_forward_kernels")) forward, \(n("embedding_backward_kernels")) gradient kernels (\(n("embedding_kernel_sum_ns") | nsms))",
+		  if ($S | hasv("pipeline_stages")) and n("pipeline_stage") == 0 then
+		  "the input embedding, held by this first pipeline stage: the embedding part, not a " +
+		  "layer (no layer's wall holds its kernels: they run before a pass's first layer " +
+		  "or after its last)" else
+		  "the embedding part, not a layer (no layer's wall holds its kernels: they run " +
+		  "before a pass's first layer or after its last)" end]] else [] end) +
+	(if .train | not then [["Sampling ops (`ArgMax`, `rejection_*`)", "\(n("sampling_layers")) layers", if n("sampling_layers") != 0 then
+		"token sampling: end of a prefill or decode step" else "no sampling in the capture" end]] else [] end);
+# Section 2's conclusion: passes, layers, and dense or MoE.
+def s2conclusion: .S as $S | def n($k): $S | gi($k); n("passes") as $passes | n("layers_per_pass") as $lpp |
+	(n("dfc") != 0 or n("grouped_matmul") != 0 or n("gating") != 0) as $moe |
+	"\n**Conclusion:** " +
+	if .method == "period" then
+		if $S | hasv("layers_per_pass") then
+			"probably \($passes) pass\(plural($passes; "es")) of \($lpp) layers each (\(n("layers")) layers, a block of kernels " +
+			"repeated); low confidence, and no transformer structure is claimed without " +
+			"attention kernels.\n\n"
+		else "probably \(n("layers")) layers (a block of kernels repeated) in \($passes) passes of varying " +
+			"length; low confidence, and no transformer structure is claimed without " +
+			"attention kernels.\n\n" end
+	elif .train then
+		(if ($S | gb("layers_agree")) == 1 then
+			"**a training step of \(n("micro_batches")) micro-batch\(plural(n("micro_batches"); "es")), \(n("layers_per_micro_batch")) layers each**" +
+			"\(stagetext(n("layers_per_micro_batch"))): \(n("forward_layers")) forward and \(n("backward_layers")) backward layers, which agree"
+		 else "a training step with \(n("forward_layers")) forward and \(n("backward_layers")) backward layers in \(n("forward_passes")) forward and " +
+			"\(n("backward_passes")) backward passes; they do not pair up, so the micro-batches and the layers " +
+			"per micro-batch could not be determined" end) +
+		(if $moe then "; the model is a **Mixture-of-Experts** transformer"
+		 else "; the model is a **dense** transformer (attention kernels, no MoE markers)" end) + ".\n\n"
+	else
+		(if ($S | hasv("layers_per_pass")) and $passes > 0 then
+			"**\($passes) forward pass\(plural($passes; "es")) of \($lpp) layers each (\(typecounts(.passes[0] | obj("layer_types"))))**, \(n("layers")) layers in all\(stagetext($lpp))"
+		 else "**\(n("layers")) layers in \($passes) passes of varying length**" end) +
+		(if $moe then "; the model is a **Mixture-of-Experts** transformer"
+		 elif .fia or .method == "attention" then "; the model is a **dense** transformer" else "" end) + ".\n\n" end;
+def s2: .S as $S |
+	"## 2. Model Architecture Determination\n\n" +
+	if ($S | hasv("kernels") | not) or ($S | gi("kernels")) == 0 then
+		"Cannot be determined: \(if $S | hasv("kernels") | not then
+		"the stream holds no asc-fia records (run asc-fia before asc-archmd)" else "the profile has no device kernels" end).\n\n"
+	elif .determ | not then s2describe
+	else s2intro + ([["Evidence", "Value", "Interpretation"]] | rows) + sep("lrl") + "\n" +
+		((s2markers + (if .train then s2training else [] end) + s2passes + (if .method != "period" then s2parts else [] end) +
+		  [["Layer types", (typecounts($S | obj("layer_types")) | if . != "" then . else "none" end), "see section 4"]]) | rows) +
+		s2conclusion end;
+
+# ---- 3. Pass boundaries
+# Training: the runs of forward, backward and optimizer kernels.
+def phasetable: .S as $S | ($S | obj("optimizer")) as $opt | [.phases[] | select(obj("gradient_sync") | type == "object")] as $GR |
+	"Phases in kernel order (a gradient kernel starts backward, an optimizer kernel the " +
+	"optimizer step):\n\n" +
+	([["Run", "Phase", "Start", "Wall time", "Compute kernels", "Communication kernels", "Kernels", "First kernel"]] | rows) + sep("rlrrrrrl") + "\n" +
+	(.phases | map(obj("gradient_sync") as $g |
+		["\(gi("run"))", gs("phase"), (gi("start_ns") | nsms), (gi("wall_ns") | nsms),
+		 (gi("compute_kernel_sum_ns") | nsms), (gi("comm_kernel_sum_ns") | nsms), "\(gi("kernels"))", (gs("first_kernel") | code)],
+		# the dp collectives no gradient kernel follows: a row of their own
+		($g | select(type == "object") | ["", "gradient sync", (gi("start_ns") | nsms), (gi("wall_ns") | nsms),
+		 (gi("kernel_sum_ns") - gi("comm_kernel_sum_ns") | nsms), (gi("comm_kernel_sum_ns") | nsms), "\(gi("kernels"))", ""])) | rows) + "\n" +
+	# the backward ends with its last compute kernel; a wait after it is sync
+	(if ($GR | length) > 0 then
+		"A backward run's wall ends with its last compute kernel before the first dp " +
+		"collective no gradient kernel follows, or before the device waited for the " +
+		"backward's dp collectives to end (a non-gradient kernel, such as a bucket " +
+		"copy, that started only after them); the gradient sync starts there." +
+		($GR | map(gi("run") as $run | obj("gradient_sync") |
+			(if gi("backward_comm_kernels") > 0 then
+				" Run \($run): \(gi("backward_comm_kernels")) collective\(plural(gi("backward_comm_kernels"); "s")) started in the backward and ran on to \(gi("backward_comm_end_ns") | nsms), past " +
+				"its last compute kernel; a collective that outlasts the backward's compute " +
+				"is gradient sync (its kernels and kernel time are in the gradient sync row)." else "" end) +
+			(if hasv("wait_ns") then
+				" Run \($run): from \(gi("wait_start_ns") | nsms) to \(gi("wait_end_ns") | nsms) (\(gi("wait_ns") | nsms)) the device had no compute kernel to run (only " +
+				"collectives ran): the next " +
+				"kernel started after \(gs("wait_on") | code) ended. That wait is gradient-sync time on the " +
+				"critical path, not backward compute." else "" end)) | join("")) +
+		# the anomaly report cuts the same kernels by part: say where
+		(if any(.types[]; gs("layer_type") == "backward") then
+			" The anomaly report's parts (asc-parts) cut these boundaries " +
+			"otherwise: its backward ends with the last backward layer\(if ($S | gi("embedding_backward_kernels")) > 0 then
+			" and the embedding backward (a part of its own, not a layer's)" else "" end); the " +
+			"gradient-norm check and scaling (a `fia.grad_norm` kernel and those " +
+			"after it) before the first collective, counted here in the backward " +
+			"run, are in its gradient sync part; and the optimizer's clip-grad-norm " +
+			"(from the gradient-norm kernels after the last collective), counted " +
+			"here in the gradient sync, is its gradient clipping part." else "" end) + "\n\n"
+	 else "" end) +
+	if ($opt | type) == "object" then
+		"Optimizer step: from \($opt | gs("first_kernel") | code) at \($opt | gi("start_ns") | nsms) to \($opt | gi("end_ns") | nsms), " +
+		"\($opt | gi("wall_ns") | nsms) wall, \($opt | gi("kernels")) kernels (\($opt | gi("kernel_sum_ns") | nsms) kernel time).\n\n"
+	else "No optimizer kernel in the capture: the optimizer step was not captured.\n\n" end;
+def s3: .S as $S | .O as $O | .onpass as $op |
+	"## 3. Forward Pass Boundaries\n\n" +
+	if (.passes | length) == 0 then
+		"Not available: \(if $S | hasv("kernels") | not then "the stream holds no asc-fia records"
+		 elif (.determ | not) and ($S | gi("kernels")) != 0 then "no layer structure was determined, so no pass is claimed"
+		 else "no layer was found" end).\n\n" + (if .train then phasetable else "" end)
+	else
+	(if .train then "Training capture: a pass is a run of forward or of backward layers, cut where the " +
+		"direction changes or a send/receive (pipeline parallelism) runs; the k-th backward " +
+		"pass belongs to the k-th forward pass (micro-batch k).\n\n" else "" end) +
+	([["Pass", if .fia then "FIA index range" else "Anchor range" end, "Layers",
+	   "Start (epoch us)", "End (epoch us)", "Wall time", "Mean prefill FIA", "Mean decode FIA",
+	   "Kernels", "Boundary"]] | rows) + sep("rlrllrrrrl") + "\n" +
+	(.passes as $P | [range(0; $P | length) as $i | $P[$i] as $p |
+	  (if $i == $op and .omitted > 0 then (if $i > 0 then $P[$i - 1] else null end) as $q |
+		["\(($q | gi("pass")) + 1)-\(($p | gi("pass")) - 1)", "#\(($q | gi("layer_last")) + 1)-#\(($p | gi("layer_first")) - 1)",
+		 "\($O.layers)", "", "", "mean \($O.mean | nsms) (min \($O.wmin | nsms), max \($O.wmax | nsms))", "", "",
+		 "\($O.kernels)", "\(.omitted) passes not listed"] else empty end),
+	  ($p | ["\(gi("pass"))", "#\(gi("layer_first"))-#\(gi("layer_last"))", "\(gi("layers"))",
+		(if hasv("start_abs_us") then gs("start_abs_us") else gi("start_ns") | nsms end),
+		(if hasv("end_abs_us") then gs("end_abs_us") else gi("end_ns") | nsms end),
+		(gi("wall_ns") | nsms), fiamean("fia_prefill_mean_ns"), fiamean("fia_decode_mean_ns"),
+		"\(gi("kernels"))", (arr("boundary") | join(", ")) + (if hasv("gap_before_ns") then " (gap \(gi("gap_before_ns") | nsms))" else "" end)])] | rows) + "\n" +
+	(if .omitted > 0 then "Only the first \($op) passes and the last are listed (\(.npasses) passes in all); the \(.omitted) " +
+		"between are summarised in one row.\n\n" else "" end) +
+	(between | if .text != "" then "**Between passes, not layer time** (kernel sums, \(.sum | nsms) in all): \(.text). A layer's " +
+		"wall ends at its last kernel before this work, a pass's at its last layer's " +
+		"end.\n\n" else "" end) +
+	if .train then
+		"Passes by direction (layers): \(.passes | map("pass \(gi("pass")) \(gs("phase")) \(gi("layers"))") | join(", ")). " +
+		(if $S | isnum("micro_batches") then
+			"**\($S | gi("micro_batches")) micro-batch\(plural($S | gi("micro_batches"); "es")) per step** of " +
+			"\(if $S | isnum("layers_per_micro_batch") then $S | gi("layers_per_micro_batch") else "varying" end) forward and " +
+			"\(if $S | isnum("backward_layers_per_micro_batch") then $S | gi("backward_layers_per_micro_batch") else "varying" end) backward layers.\n\n"
+		 else "The forward and backward passes do not pair up: the micro-batch count could not " +
+			"be determined.\n\n" end) + phasetable
+	elif (.passes | length) == 1 then
+		"**Single pass captured**: pass consistency cannot be cross-validated and " +
+		"cross-pass variation analysis is unavailable.\n\n"
+	else .passes[0] as $a | .passes[-1] as $b |
+		(if $S | hasv("fia_drift_ratio") then ($S | obj("fia_drift_ratio") | if type == "number" then . else (tonumber? // 0) end) as $r |
+			"Cross-pass drift: mean prefill FIA goes from \($a | gi("fia_prefill_mean_ns") | nsms) (pass 0) to \($b | gi("fia_prefill_mean_ns") | nsms) (pass \($b | gi("pass"))), " +
+			"**\($S | gs("fia_drift_ratio"))x**\(if $r > 1.02 then
+			": attention grows from pass to pass, consistent with KV-cache growth or memory pressure"
+			elif $r < 0.98 then ": attention shrinks" else ": stable" end). " else "" end) +
+		"Wall time goes from \($a | gi("wall_ns") | nsms) to \($b | gi("wall_ns") | nsms) (\(if $S | hasv("wall_drift_ratio") then $S | gs("wall_drift_ratio") else "n/a" end)x).\n\n" end end;
+
 # ---- 9. Layer-to-layer variation
 def s9: "## 9. Layer-to-Layer Variation\n\n" + if (.types | length) == 0 then notypes else
 	. as $in | .layers as $L |
@@ -515,4 +802,4 @@ def s10: "## 10. Model Architecture Summary\n\n" +
 "# Model Architecture Report: \(.dir | code)\n\n" +
 "Reverse-engineered from the device kernels by asc-fia; rendered by asc-archmd. " +
 "Times are exact, in milliseconds (ms) unless stated; shares in percent.\n\n" +
-headline + capnotes + .body + s4 + s5 + s6 + s7 + s8 + s9 + s10
+headline + capnotes + s1 + s2 + s3 + s4 + s5 + s6 + s7 + s8 + s9 + s10

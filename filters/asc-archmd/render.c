@@ -1,7 +1,8 @@
 /*
- * asc-archmd: the report of a profile in order: its sections written
- * here in C, then the template asc-archmd.jq over the records, which
- * writes the head and notes around them (archmd.h).
+ * asc-archmd: the report of a profile.  What the records say is decided
+ * here (the method, training or not, whether layers were found, the
+ * passes omitted and the layers kept); the template asc-archmd.jq, run
+ * over them and the records, writes the Markdown (archmd.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +14,12 @@
 
 #include "archmd.h"
 
-const char *method;
-int fia, train, determ;
-struct omit O;
-int onpass;
+struct buf R;
+
+static const char *method;
+static int fia, train, determ;
+static struct omit O;		/* passes omitted: asc-fia's and ours */
+static int onpass;		/* index in P.passes before which they go */
 
 /* The passes omitted, from the summary and from the records dropped here. */
 static void
@@ -54,7 +57,7 @@ omitted(void)
 }
 
 /* All passes, those omitted included. */
-int64_t
+static int64_t
 npasses(void)
 {
 	return len(P.passes) + O.n;
@@ -96,12 +99,12 @@ layers(void)
 	return a;
 }
 
-/* What the template reads: the records and what was decided of them;
- * body, the sections still written in C (in R). */
+/* What the template reads: the records and what was decided of them
+ * (filters/asc-archmd.jq says what each member is). */
 static jv
 input(const char *dir)
 {
-	jv in = jv_object(), ck;
+	jv in = jv_object(), ck, o;
 
 	in = jv_object_set(in, jv_string("dir"), jv_string(dir));
 	in = jv_object_set(in, jv_string("method"), jv_string(method));
@@ -114,6 +117,15 @@ input(const char *dir)
 	for (int i = 0; i < 5; i++)
 		ck = jv_array_append(ck, jv_number((double)O.ck[i]));
 	in = jv_object_set(in, jv_string("omitted_checks"), ck);
+	o = jv_object();
+	o = jv_object_set(o, jv_string("layers"), jv_number((double)O.layers));
+	o = jv_object_set(o, jv_string("kernels"), jv_number((double)O.kernels));
+	o = jv_object_set(o, jv_string("mean"), jv_number((double)O.mean));
+	o = jv_object_set(o, jv_string("wmin"), jv_number((double)O.wmin));
+	o = jv_object_set(o, jv_string("wmax"), jv_number((double)O.wmax));
+	in = jv_object_set(in, jv_string("O"), o);
+	in = jv_object_set(in, jv_string("profile"), jv_copy(P.profile));
+	in = jv_object_set(in, jv_string("name"), jv_string(P.name ? P.name : ""));
 	in = jv_object_set(in, jv_string("checks"), jv_copy(P.checks));
 	in = jv_object_set(in, jv_string("onpass"), jv_number(onpass));
 	in = jv_object_set(in, jv_string("S"), jv_copy(P.summary));
@@ -123,7 +135,6 @@ input(const char *dir)
 	in = jv_object_set(in, jv_string("comms"), jv_copy(P.comms));
 	in = jv_object_set(in, jv_string("streams"), jv_copy(P.streams));
 	in = jv_object_set(in, jv_string("layers"), layers());
-	in = jv_object_set(in, jv_string("body"), jv_string_sized(R.p ? R.p : "", (int)R.len));
 	return in;
 }
 
@@ -134,7 +145,6 @@ render(void)
 	char *dir, err[512];
 	jv in;
 
-	R.len = 0;
 	path = gs(P.profile, "path");
 	if (!*path)
 		path = P.name ? P.name : "unknown";
@@ -153,9 +163,6 @@ render(void)
 	train = strcmp(gs(P.summary, "phase"), "training") == 0;
 	determ = gb(P.summary, "layers_determinable") != 0 && strcmp(method, "none") != 0;
 	omitted();
-	s1_config();
-	s2_evidence();
-	s3_passes();
 	if (prog == NULL)
 		prog = jqprog_new("asc-archmd.jq", asc_archmd_jq);
 	in = input(dir);
