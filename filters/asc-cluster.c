@@ -37,7 +37,7 @@
 #include <jv.h>
 
 #include "dec.h"
-#include "md.h"
+#include "asc-cluster/md.h"
 #include "rec.h"
 #include "rules.h"
 #include "util.h"

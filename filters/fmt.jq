@@ -1,5 +1,5 @@
 # fmt.jq: the formatting helpers of asc's jq programs (asc-judge.jq,
-# asc-report.jq, asc-diff.jq, asc-html.jq), built into each before its
+# asc-report.jq, asc-diff.jq, asc-html.jq, asc-archmd.jq), built into each before its
 # own text (the Makefile's .jq.inc rule), so that a format is changed in
 # one place.  A program that defines a name again uses its own.
 
