@@ -1,5 +1,5 @@
 # fmt.jq: the formatting helpers of asc's jq programs (asc-judge.jq,
-# asc-report.jq, asc-diff.jq, asc-html.jq, asc-archmd.jq), built into each before its
+# asc-report.jq, asc-diff.jq, asc-html.jq), built into each before its
 # own text (the Makefile's .jq.inc rule), so that a format is changed in
 # one place.  A program that defines a name again uses its own.
 
@@ -83,7 +83,8 @@ def mdblock($k; $b):
 def lkind: if test("^\\s*$") then "blank" elif test("^#{1,6} ") then "h" elif startswith("|") then "table"
 	elif startswith("- ") then "ul" elif test("^[0-9]+\\. ") then "ol" else "text" end;
 
-# ---- the architecture report (asc-archmd.jq): numbers as exact decimals
+# ---- the architecture report (asc-archmd.jq, built after this file too):
+# numbers as exact decimals
 # An integer (truncated, as C's int64_t) as its exact decimal with $s
 # places, trailing zeros dropped: ns with 6 places is ms.  Exact below
 # 1e17, the integers jq prints digit for digit.
