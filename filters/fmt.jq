@@ -99,8 +99,8 @@ def nsms: (. // 0 | decs(6)) + " ms";
 def idiv($a; $b): if $a < 0 then -idiv(-$a; $b) else ($a / $b | floor) as $q |
 	if $q * $b > $a then $q - 1 elif ($q + 1) * $b <= $a then $q + 1 else $q end end;
 # 1000 $n/$d rounded half up, as a decimal of $s places and $u; "n/a"
-# when $d <= 0.  The whole part first, so that $n * 1000 never leaves
-# the exact integers.
+# when $d <= 0.  The whole part first, so that only the remainder (below
+# $d) is multiplied: exact while $d * 1000 < 2^53 (2.5 hours of ns).
 def permille($n; $d; $s; $u): if $d <= 0 then "n/a" else
 	(if $n < 0 then idiv($n * 1000 + idiv($d; 2); $d)
 	 else idiv($n; $d) as $q | $q * 1000 + idiv(($n - $q * $d) * 1000 + idiv($d; 2); $d) end) | decs($s) + $u end;
