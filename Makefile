@@ -18,7 +18,7 @@ PIPES	 = asc-analyze
 BIN	 = $(FILTERS:%=bin/%)
 # lib/: what two or more filters share.  lib/ingest/: the readers of the
 # profiler's files, used by asc-ingest alone (`make modules` checks this).
-LIBOBJ	 = lib/busy.o lib/util.o lib/dec.o lib/rec.o lib/rec_scan.o lib/rec_jq.o lib/rec_field.o lib/rec_write.o lib/steprec.o lib/filter.o lib/rules.o lib/rules_default.o lib/jqprog.o lib/gather.o lib/intern.o lib/opkey.o lib/spool.o lib/md.o
+LIBOBJ	 = lib/busy.o lib/util.o lib/dec.o lib/rec.o lib/rec_scan.o lib/rec_jq.o lib/rec_field.o lib/rec_write.o lib/steprec.o lib/filter.o lib/rules.o lib/rules_default.o lib/jqprog.o lib/gather.o lib/intern.o lib/opkey.o lib/spool.o
 INGOBJ	 = lib/ingest/find.o lib/ingest/tables.o lib/ingest/meta.o lib/ingest/cell.o lib/ingest/ktab.o lib/ingest/rec_out.o lib/ingest/source.o lib/ingest/nest.o lib/ingest/csvline.o lib/ingest/timeline.o lib/ingest/dbread.o lib/ingest/dbscan.o lib/ingest/dbstep.o lib/ingest/dbkern.o lib/ingest/dbhost.o lib/ingest/dbcomm.o lib/ingest/dbctask.o lib/ingest/dbdtask.o lib/ingest/commjson.o lib/ingest/commjson_tok.o lib/ingest/commjson_rec.o
 UNITS	 = dec rec csvline trace simd jscan
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
@@ -38,14 +38,12 @@ INGESTOBJ = filters/asc-ingest/read.o filters/asc-ingest/slices.o filters/asc-in
 	   filters/asc-ingest/records.o
 COMMOBJ	 = filters/asc-comm/spans.o filters/asc-comm/groups.o filters/asc-comm/ops.o \
 	   filters/asc-comm/pipeline.o
-ARCHMDOBJ = filters/asc-archmd/fmt.o filters/asc-archmd/evidence.o filters/asc-archmd/layers.o \
-	   filters/asc-archmd/comm.o filters/asc-archmd/summary.o filters/asc-archmd/render.o \
-	   filters/asc-archmd/save.o
+ARCHMDOBJ = filters/asc-archmd/access.o filters/asc-archmd/render.o filters/asc-archmd/save.o
 SEGOBJ	 = filters/asc-segment/cut.o filters/asc-segment/measure.o filters/asc-segment/emit.o
 TRACEOBJ = filters/asc-trace/out.o filters/asc-trace/breakdown.o filters/asc-trace/merge.o
 CLUSTEROBJ = filters/asc-cluster/read.o filters/asc-cluster/jobs.o filters/asc-cluster/out.o \
 	   filters/asc-cluster/links.o filters/asc-cluster/peers.o filters/asc-cluster/late.o \
-	   filters/asc-cluster/pipeline.o filters/asc-cluster/render.o
+	   filters/asc-cluster/pipeline.o filters/asc-cluster/render.o filters/asc-cluster/md.o
 OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(ATTRIBOBJ) $(FIAOBJ) $(DIFFOBJ) $(PARTSOBJ) $(INGESTOBJ) $(COMMOBJ) $(ARCHMDOBJ) $(CLUSTEROBJ) $(SEGOBJ) $(TRACEOBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
 
 all: $(BIN) $(TESTBIN)
@@ -106,9 +104,10 @@ lib/rules_default.c: lib/rules.json
 	  echo ';'; } > $@
 
 # The jq programs of asc-judge, asc-report, asc-html, asc-diff and
-# asc-cluster (its report, from filters/asc-cluster/render.c) are
-# included as C strings, each after filters/fmt.jq (the formatting helpers
-# they share: one program text, so no jq module path at run time).
+# asc-cluster (its report, from filters/asc-cluster/render.c) and
+# asc-archmd are included as C strings, each after filters/fmt.jq (the
+# formatting helpers they share: one program text, so no jq module path at
+# run time).
 filters/%.jq.inc: filters/fmt.jq filters/%.jq
 	{ echo '/* generated from filters/fmt.jq and filters/$*.jq: do not edit */'; \
 	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' filters/fmt.jq filters/$*.jq; } > $@
@@ -118,7 +117,9 @@ filters/asc-report.o: filters/asc-report.jq.inc
 filters/asc-html.o: filters/asc-html.jq.inc
 filters/asc-diff.o: filters/asc-diff.jq.inc
 filters/asc-cluster/render.o: filters/asc-cluster.jq.inc
-filters/asc-cluster/render.o: CPPFLAGS += -Ifilters
+filters/asc-archmd/render.o: filters/asc-archmd.jq.inc
+# (found by -Ifilters under this name, the one the rule above makes)
+filters/asc-cluster/render.o filters/asc-archmd/render.o: CPPFLAGS += -Ifilters
 
 # Rewritten only when the version or the commit changes, so that a build
 # in a clean checkout says which commit it is without rebuilding the rest.
@@ -248,4 +249,4 @@ clean:
 
 -include $(OBJ:.o=.d) $(wildcard $(FUZZOBJ:.o=.d))
 .PHONY: all deps demo check check-portable same asan ubsan-clang bench lint modules install uninstall clean fuzz fuzz-build fuzz-ci FORCE
-.SECONDARY: $(OBJ) $(FUZZOBJ) filters/asc-judge.jq.inc filters/asc-report.jq.inc filters/asc-html.jq.inc filters/asc-diff.jq.inc filters/asc-cluster.jq.inc
+.SECONDARY: $(OBJ) $(FUZZOBJ) filters/asc-judge.jq.inc filters/asc-report.jq.inc filters/asc-html.jq.inc filters/asc-diff.jq.inc filters/asc-cluster.jq.inc filters/asc-archmd.jq.inc

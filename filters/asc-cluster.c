@@ -38,7 +38,7 @@
 
 #include "dec.h"
 #include "filter.h"
-#include "md.h"
+#include "asc-cluster/md.h"
 #include "rec.h"
 #include "rules.h"
 #include "util.h"

@@ -123,3 +123,34 @@ def mdt($in_cell): if $in_cell == 1 then md | cell else md end;
 # [A-Za-z0-9/._~-] percent-encoded (jq 1.6's @uri keeps !*'() too).
 def mdu: @uri | gsub("%2F"; "/") | gsub("!"; "%21") | gsub("\\*"; "%2A") |
 	gsub("'"; "%27") | gsub("\\("; "%28") | gsub("\\)"; "%29");
+
+# ---- the architecture report (asc-archmd.jq, built after this file too):
+# numbers as exact decimals
+# An integer (truncated, as C's int64_t) as its exact decimal with $s
+# places, trailing zeros dropped: ns with 6 places is ms.  Exact below
+# 1e17, the integers jq prints digit for digit.
+def itrunc: if . < 0 then -(-. | floor) else floor end;
+def decs($s): itrunc | (if . < 0 then "-" else "" end) as $sg | (fabs | tostring) as $d0 |
+	(([range(0; $s + 1 - ($d0 | length)) | "0"] | join("")) + $d0) as $d | ($d | length - $s) as $k |
+	($d[$k:] | sub("0+$"; "")) as $f | $sg + $d[:$k] + (if $f == "" then "" else "." + $f end);
+# ns as ms with the unit: 12.345678 ms.
+def nsms: (. // 0 | decs(6)) + " ms";
+# $a / $b truncated as C's int64_t division, exact for integers below
+# 2^53 (a double's quotient corrected by one).
+def idiv($a; $b): if $a < 0 then -idiv(-$a; $b) else ($a / $b | floor) as $q |
+	if $q * $b > $a then $q - 1 elif ($q + 1) * $b <= $a then $q + 1 else $q end end;
+# 1000 $n/$d rounded half up, as a decimal of $s places and $u; "n/a"
+# when $d <= 0.  The whole part first, so that only the remainder (below
+# $d) is multiplied: exact while $d * 1000 < 2^53 (2.5 hours of ns).
+def permille($n; $d; $s; $u): if $d <= 0 then "n/a" else
+	(if $n < 0 then idiv($n * 1000 + idiv($d; 2); $d)
+	 else idiv($n; $d) as $q | $q * 1000 + idiv(($n - $q * $d) * 1000 + idiv($d; 2); $d) end) | decs($s) + $u end;
+# $n/$d as a percentage with one decimal (12.3 %), and with three decimals.
+def pctn($n; $d): permille($n; $d; 1; " %");
+def ratio($n; $d): permille($n; $d; 3; "");
+# A table's separator row: l left, r right per column.
+def sep($align): "|" + ($align | explode | map(if . == 114 then " ---: |" else " :--- |" end) | join(""));
+# A name as it is, its control characters made visible (\n, \xHH).
+def mdv: explode | map(if . < 32 or . == 127 then ctl[] else . end) | implode;
+# Rows, each a list of cells, as the lines of a pipe table.
+def rows: map(row + "\n") | join("");

@@ -1,10 +1,10 @@
 /*
  * asc-archmd's own modules (filters/asc-archmd/, linked into asc-archmd
- * alone): the jv access, text and table helpers (fmt.c), the report's
- * sections 1-3 (evidence.c), 4-6 (layers.c), 7-8 (comm.c), 9-10
- * (summary.c), the report's head and order (render.c) and its file,
- * written aside and renamed (save.c).  filters/asc-archmd.c reads the
- * records of a profile and drives them.
+ * alone): jv access (access.c), what the report decides of the records
+ * and the run of the template filters/asc-archmd.jq that writes the
+ * Markdown (render.c), and the report's file, written aside and renamed
+ * (save.c).  filters/asc-archmd.c reads the records of a profile and
+ * drives them.
  */
 #ifndef ASC_ARCHMD_H
 #define ASC_ARCHMD_H
@@ -15,7 +15,6 @@
 
 #include "util.h"
 
-#define WIDTH	64	/* columns of the ASCII timelines */
 /*
  * What is kept of a profile, as asc-fia caps what it writes: the first
  * NPREC passes and the last one, their checks, the layers of those first
@@ -58,80 +57,19 @@ struct prof {
 extern struct prof P;
 extern const char *outdir, *outfile;
 
-/* fmt.c: the report being written; scratch. */
-extern struct buf R, tb;
+/* render.c: the report being written. */
+extern struct buf R;
 
-/* render.c: what the sections share of the profile being rendered. */
-extern const char *method;
-extern int fia;
-extern int train;		/* a training capture */
-extern int determ;		/* the layer structure was determined */
-extern struct omit O;		/* passes omitted: asc-fia's and ours */
-extern int onpass;		/* index in P.passes before which they go */
-
-/* fmt.c: jv access (all borrow o). */
+/* access.c: jv access (all borrow o). */
 jv	 get(jv o, const char *k);
 int	 has(jv o, const char *k);
 int64_t	 gi(jv o, const char *k);
 const char *gs(jv o, const char *k);
 int	 gb(jv o, const char *k);
-int	 isnum(jv o, const char *k);
 int	 len(jv a);
-jv	 at(jv a, int i);
 
-/* fmt.c: text, appended to R. */
-void	 pf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-const char *ms(int64_t ns);
-const char *pct(int64_t num, int64_t den);
-const char *ratio(int64_t num, int64_t den);
-void	 row(int n, ...);
-void	 sep(const char *align);
-const char *tdisplay(const char *t);
-char	 tletter(const char *t);
-const char *code(const char *s);
-const char *num(int64_t v);
-
-/* fmt.c: lookups. */
-jv	 typerec(const char *type);
-int64_t	 rolewall(jv t, const char *role);
-const char *streamlabel(const char *label);
-const char *rolefrom(jv c);
-const char *srctext(const char *src);
-void	 joinstrs(struct buf *b, jv a);
-void	 joincode(struct buf *b, jv o, const char *k);
-
-/* render.c */
-const struct lay *layer(int64_t i);
-int64_t	 npasses(void);
+/* render.c: the report of P, rendered by the template, to its file. */
 void	 render(void);
-
-/* evidence.c: sections 1-3 and the texts later sections share. */
-void	 s1_config(void);
-void	 s2_evidence(void);
-void	 s3_passes(void);
-const char *methodtext(void);
-const char *permb(int64_t n);
-void	 typecounts(struct buf *b, jv obj);
-void	 phasetext(struct buf *b);
-void	 commtext(struct buf *b, int bucketsonly);
-const char *stagetext(int64_t layers);
-int	 notypes(void);
-void	 betweentext(struct buf *b, int64_t *sum);
-
-/* layers.c: sections 4-6. */
-void	 s4_layers(void);
-void	 s5_checks(void);
-void	 s6_sub(void);
-void	 roletable(jv t, int top);
-
-/* comm.c: sections 7-8. */
-void	 s7_decode(void);
-void	 s8_comm(void);
-int	 commgrad(void);
-
-/* summary.c: sections 9-10. */
-void	 s9_variation(void);
-void	 s10_summary(void);
 
 /* save.c: the report in R written to its file (or stdout). */
 void	 save(char *dir);

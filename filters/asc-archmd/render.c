@@ -1,6 +1,8 @@
 /*
- * asc-archmd: the report of a profile in order: its head, notes and
- * sections (archmd.h).
+ * asc-archmd: the report of a profile.  What the records say is decided
+ * here (the method, training or not, whether layers were found, the
+ * passes omitted and the layers kept); the template asc-archmd.jq, run
+ * over them and the records, writes the Markdown (archmd.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,19 +10,16 @@
 
 #include <jv.h>
 
+#include "jqprog.h"
+
 #include "archmd.h"
 
-const char *method;
-int fia, train, determ;
-struct omit O;
-int onpass;
+struct buf R;
 
-/* Layer i if it was kept, else NULL. */
-const struct lay *
-layer(int64_t i)
-{
-	return i >= 0 && i < P.nl ? &P.l[i] : NULL;
-}
+static const char *method;
+static int fia, train, determ;
+static struct omit O;		/* passes omitted: asc-fia's and ours */
+static int onpass;		/* index in P.passes before which they go */
 
 /* The passes omitted, from the summary and from the records dropped here. */
 static void
@@ -58,131 +57,94 @@ omitted(void)
 }
 
 /* All passes, those omitted included. */
-int64_t
+static int64_t
 npasses(void)
 {
 	return len(P.passes) + O.n;
 }
 
-/* The biggest finding first, for a training capture or one without layers. */
+/* The template, asc-archmd.jq after fmt.jq, built in by the Makefile. */
+static const char asc_archmd_jq[] =
+#include "asc-archmd.jq.inc"
+;
+
+static struct jqprog *prog;
+
+/* The template's text replaces R. */
 static void
-headline(void)
+put(jv s, void *arg)
 {
-	jv S = P.summary, opt = get(S, "optimizer");
-
-	if (!has(S, "phase") || gi(S, "kernels") == 0 || (!train && determ && strcmp(method, "period") != 0)) {
-		jv_free(opt);
-		return;
-	}
-	pf("**In short:** ");
-	if (!determ)
-		pf("a%s capture whose layer structure **could not be determined** (no attention kernel, "
-		    "no block of forward kernels repeated 3 times; backward kernels are not searched); section 2 describes its op families, stages "
-		    "and phases instead", train ? " training" : "n inference");
-	else if (strcmp(method, "period") == 0) {
-		jv pd = get(S, "period");
-
-		if (isnum(S, "layers_per_pass"))
-			pf("probably %lld pass%s of %lld layers each (%lld layers: a block of %lld kernels "
-			    "repeated), low confidence; no attention kernel, so no transformer structure is "
-			    "claimed", (long long)gi(S, "passes"), gi(S, "passes") == 1 ? "" : "es",
-			    (long long)gi(S, "layers_per_pass"), (long long)gi(S, "layers"),
-			    (long long)gi(pd, "kernels"));
-		else
-			pf("probably %lld layers (a block of %lld kernels repeated), low confidence; no "
-			    "attention kernel, so no transformer structure is claimed",
-			    (long long)gi(S, "layers"), (long long)gi(pd, "kernels"));
-		jv_free(pd);
-	}
-	else if (gb(S, "layers_agree") == 1)
-		pf("a training step: **%lld micro-batch%s of %lld layers**%s, %lld forward and %lld "
-		    "backward layers that agree", (long long)gi(S, "micro_batches"),
-		    gi(S, "micro_batches") == 1 ? "" : "es", (long long)gi(S, "layers_per_micro_batch"),
-		    stagetext(gi(S, "layers_per_micro_batch")),
-		    (long long)gi(S, "forward_layers"), (long long)gi(S, "backward_layers"));
-	else
-		pf("a training step with %lld forward and %lld backward layers that do not pair up: "
-		    "the micro-batches could not be determined", (long long)gi(S, "forward_layers"),
-		    (long long)gi(S, "backward_layers"));
-	if (train && jv_get_kind(opt) == JV_KIND_OBJECT)
-		pf("; optimizer step located (%s, %lld kernels, %s wall)", code(gs(opt, "first_kernel")),
-		    (long long)gi(opt, "kernels"), ms(gi(opt, "wall_ns")));
-	else if (train)
-		pf("; no optimizer kernel in the capture");
-	pf(".\n\n");
-	jv_free(opt);
+	if (jv_get_kind(s) != JV_KIND_STRING)
+		die("asc-archmd.jq: output is not text");
+	buf_add(&R, jv_string_value(s), (size_t)jv_string_length_bytes(jv_copy(s)));
+	jv_free(s);
 }
 
-/* The notes of asc-fia's summary as sentences; a note unknown here is
- * shown by its name. */
-static const char *const notetext[][2] = {
-	{ "no_fia_fallback_attention",
-	    "**No FIA kernels**: layers are delimited by other attention kernels (fallback); reduced confidence in the layer count." },
-	{ "no_fia_fallback_communication",
-	    "**No FIA kernels** and no attention kernels: layers are delimited by communication kernels (fallback); reduced confidence in the layer count." },
-	{ "no_fia_fallback_period",
-	    "No FIA and no other attention kernels: layers are probably the repeats of a block of forward kernels (fallback); low confidence in the layer count." },
-	{ "period_search_capped",
-	    "The repeating block was searched in the first kernels only (fia.period_max_kernels): later kernels are in no layer." },
-	{ "layers_not_determinable",
-	    "**No layer structure**: no attention kernel and no block of forward kernels repeated 3 times (backward kernels are not searched for repeats); sections 2 and 8 describe what the capture holds instead." },
-	{ "no_fia_fallback_step",
-	    "**No FIA kernels** and no other structural marker: each step is one block (fallback); the layer count is unknown." },
-	{ "single_pass",
-	    "Single forward pass: no cross-pass comparison." },
-	{ "no_decode",
-	    "No decode FIA: prefill-only capture; decode analysis omitted." },
-	{ "ambiguous_fia",
-	    "Some FIA durations lie between the prefill and decode thresholds (ambiguous)." },
-	{ "no_comm",
-	    "No communication kernels in the capture." },
-	{ "prologue",
-	    "Kernels before the first layer anchor are counted in pass 0 (prologue)." },
-	{ "several_devices",
-	    "Several devices in one profile: this report describes the first." },
-	{ "no_kernels",
-	    "**No device kernels** in this profile: the sections below cannot be filled." },
-	{ "op_stat_only",
-	    "**Only aggregate op data** (op_statistic): op counts only, no layer sequence trees." },
-	{ "passes_capped",
-	    "Many passes: asc-fia recorded the first ones and the last; the others are summarised." },
-	{ "layers_capped",
-	    "Many layers: asc-fia recorded those of the first passes only (capped); per-layer views cover those." },
-};
-
-static void
-capnotes(void)
+/* The layers kept, as the template reads them. */
+static jv
+layers(void)
 {
-	jv notes = get(P.summary, "notes");
+	jv a = jv_array();
 
-	if (len(notes)) {
-		pf("Notes on this capture:\n\n");
-		for (int i = 0; i < len(notes); i++) {
-			jv n = at(notes, i);
-			const char *c = jv_string_value(n), *t = c;
+	for (int i = 0; i < P.nl; i++) {
+		jv l = jv_object();
 
-			for (size_t k = 0; k < sizeof notetext / sizeof notetext[0]; k++)
-				if (strcmp(c, notetext[k][0]) == 0) {
-					t = notetext[k][1];
-					break;
-				}
-			pf("- %s\n", t);
-			jv_free(n);
-		}
-		pf("\n");
-	} else if (!has(P.summary, "method"))
-		pf("- **No asc-fia records** for this profile: run `asc-fia` before `asc-archmd`; "
-		    "the sections below give the reason they are empty.\n\n");
-	jv_free(notes);
+		l = jv_object_set(l, jv_string("pass"), jv_number((double)P.l[i].pass));
+		l = jv_object_set(l, jv_string("start"), jv_number((double)P.l[i].start));
+		l = jv_object_set(l, jv_string("wall"), jv_number((double)P.l[i].wall));
+		l = jv_object_set(l, jv_string("type"), jv_string(P.l[i].type));
+		l = jv_object_set(l, jv_string("samp"), jv_number(P.l[i].samp));
+		a = jv_array_append(a, l);
+	}
+	return a;
+}
+
+/* What the template reads: the records and what was decided of them
+ * (filters/asc-archmd.jq says what each member is). */
+static jv
+input(const char *dir)
+{
+	jv in = jv_object(), ck, o;
+
+	in = jv_object_set(in, jv_string("dir"), jv_string(dir));
+	in = jv_object_set(in, jv_string("method"), jv_string(method));
+	in = jv_object_set(in, jv_string("train"), jv_bool(train));
+	in = jv_object_set(in, jv_string("determ"), jv_bool(determ));
+	in = jv_object_set(in, jv_string("fia"), jv_bool(fia));
+	in = jv_object_set(in, jv_string("npasses"), jv_number((double)npasses()));
+	in = jv_object_set(in, jv_string("omitted"), jv_number((double)O.n));
+	ck = jv_array();
+	for (int i = 0; i < 5; i++)
+		ck = jv_array_append(ck, jv_number((double)O.ck[i]));
+	in = jv_object_set(in, jv_string("omitted_checks"), ck);
+	o = jv_object();
+	o = jv_object_set(o, jv_string("layers"), jv_number((double)O.layers));
+	o = jv_object_set(o, jv_string("kernels"), jv_number((double)O.kernels));
+	o = jv_object_set(o, jv_string("mean"), jv_number((double)O.mean));
+	o = jv_object_set(o, jv_string("wmin"), jv_number((double)O.wmin));
+	o = jv_object_set(o, jv_string("wmax"), jv_number((double)O.wmax));
+	in = jv_object_set(in, jv_string("O"), o);
+	in = jv_object_set(in, jv_string("profile"), jv_copy(P.profile));
+	in = jv_object_set(in, jv_string("name"), jv_string(P.name ? P.name : ""));
+	in = jv_object_set(in, jv_string("checks"), jv_copy(P.checks));
+	in = jv_object_set(in, jv_string("onpass"), jv_number(onpass));
+	in = jv_object_set(in, jv_string("S"), jv_copy(P.summary));
+	in = jv_object_set(in, jv_string("passes"), jv_copy(P.passes));
+	in = jv_object_set(in, jv_string("types"), jv_copy(P.types));
+	in = jv_object_set(in, jv_string("phases"), jv_copy(P.phases));
+	in = jv_object_set(in, jv_string("comms"), jv_copy(P.comms));
+	in = jv_object_set(in, jv_string("streams"), jv_copy(P.streams));
+	in = jv_object_set(in, jv_string("layers"), layers());
+	return in;
 }
 
 void
 render(void)
 {
 	const char *path, *base;
-	char *dir;
+	char *dir, err[512];
+	jv in;
 
-	R.len = 0;
 	path = gs(P.profile, "path");
 	if (!*path)
 		path = P.name ? P.name : "unknown";
@@ -201,21 +163,12 @@ render(void)
 	train = strcmp(gs(P.summary, "phase"), "training") == 0;
 	determ = gb(P.summary, "layers_determinable") != 0 && strcmp(method, "none") != 0;
 	omitted();
-	pf("# Model Architecture Report: %s\n\n", code(dir));
-	pf("Reverse-engineered from the device kernels by asc-fia; rendered by asc-archmd. "
-	    "Times are exact, in milliseconds (ms) unless stated; shares in percent.\n\n");
-	headline();
-	capnotes();
-	s1_config();
-	s2_evidence();
-	s3_passes();
-	s4_layers();
-	s5_checks();
-	s6_sub();
-	s7_decode();
-	s8_comm();
-	s9_variation();
-	s10_summary();
+	if (prog == NULL)
+		prog = jqprog_new("asc-archmd.jq", asc_archmd_jq);
+	in = input(dir);
+	R.len = 0;
+	if (jqprog_run(prog, in, put, NULL, err, sizeof err) != 0)
+		die("%s", err);
 	free((char *)method);
 
 	save(dir);
