@@ -223,9 +223,10 @@ def extra($t):
 # after the section it illustrates, the longest bubbles after the idle
 # windows; a chart whose section is missing goes in a last section.
 # (A Charts section at the end, which older asc appended to the report,
-# is left out.)
+# is left out, as is the report's pointer to charts.md: the page holds
+# the charts itself.)
 def mdhtml:
-	(split("\n## Charts\n")[0] | split("\n")) as $L |
+	(split("\n## Charts\n")[0] | split("\n") | map(select(startswith("Charts: charts.md") | not))) as $L |
 	(reduce ($L[], "## ") as $l ({out: [], k: null, b: [], sec: null, placed: {}};
 		($l | lkind) as $k |
 		# a list item's continuation (indented) stays in the item

@@ -1744,7 +1744,7 @@ def idletext($q):
 		      elif .relation == "profiler" then
 			"in the profiler's own code (\(.calls[0:2] | join(", "))\(if (.calls | length) > 2 then " and others" else "" end)), " +
 			(if .called_by == null then "under no Python frame of user code"
-			 else "called by the training loop \(.called_by) (the frame holding the step)" +
+			 else "called by the training loop \(.called_by) (the frame that runs the step and calls into the profiler)" +
 			   (if ($pf | length) > 0 then ", not by \($pf[0])" else "" end) end) +
 			", and run only while profiling"
 		      elif .relation == "none" then "under no Python frame of user code" + (if .called_by != null then ", called by \(.called_by)" else "" end)
@@ -1752,7 +1752,7 @@ def idletext($q):
 			elif .relation == "caller" then ", which calls the call site's function" else "" end) end) +
 		     (if .own or .relation == "profiler" then "" else " (\(.calls[0:2] | join(", "))\(if (.calls | length) > 2 then " and others" else "" end))" end)) | join(", ")) +
 		    (if ($own | length) == 0 then "" else
-		       ", and \([$own[].ms] | add | fmt) in those frames' own lines (" + ($own | map("\(.frame) \(.ms | fmt)") | join(", ")) + ")" end) +
+		       ", and \([$own[].ms] | add | fmt) in the own lines of the call site's function and its callers (" + ($own | map("\(.frame) \(.ms | fmt)") | join(", ")) + ")" end) +
 		    (if .unplaced_ms > 0 then ", and \(.unplaced_ms | fmt) in calls that carry a call stack or lie under one" else "" end)) end)
 	      else "" end) + ")") | join(" and ")) + ". " +
 	  # one step cannot tell code run every step from code run every few

@@ -118,8 +118,8 @@ def share($p; $w): if $w == null or $w <= 0 or $p == null then null else $p / $w
 	    ([$sw[][]] as $w | def tot($k): [$w[] | .[$k] // 0] | add // 0;
 	     if tot("placed_ms") <= 0 then "" else
 	       ", and places \(tot("placed_ms") | dur) of the \("python" | code) time there by the trace's Python frames: " +
-	       ([(tot("site_frames_ms") | select(. > 0) | "\(tot("site_calls_ms") | dur) in the call site's function and its callers" +
-		   (tot("site_own_ms") | if . > 0 then " (\(tot("site_frames_ms") | dur) with those frames' own lines)" else "" end)),
+	       ([(tot("site_frames_ms") | select(. > 0) | "\(dur) in the call site's function and its callers" +
+		   (tot("site_own_ms") | if . > 0 then " (\(dur) of it their own lines)" else "" end)),
 		 (tot("profiler_ms") | select(. > 0) | "\(dur) in the profiler's own code" +
 		   ([$w[].noframe_by_frame[]? | select(.relation == "profiler") | .called_by // empty] | unique |
 		    if length > 0 then " (called by the training loop \(join(", ")); it runs only while profiling)" else "" end)),
