@@ -317,13 +317,15 @@ main(int argc, char *argv[])
 	if (filter_run(1, files, &o, &f) != EX_OK)
 		rc = EX_DATA;
 	if (rc != EX_OK && !o.kflag)
-		return rc;
+		goto out;
 	acc = gather_take(g);
 	ad = jv_object_get(jv_copy(acc), jv_string("anomaly_discovery"));
 	if (jv_array_length(jv_copy(ad)) == 0) {
 		warnmsg("%s: no anomaly_discovery record (run asc-judge first)", dispname(input));
+		jv_free(ad);
 		jv_free(acc);
-		return EX_DATA;
+		rc = EX_DATA;
+		goto out;
 	}
 	/* The drill-down step, else the one with the most internal bubble time. */
 	st = jv_getpath(jv_copy(acc), JV_ARRAY(jv_string("structure_drilldown"), jv_number(0),
@@ -362,9 +364,11 @@ main(int argc, char *argv[])
 	jv_free(ad);
 	if (jqprog_run(prog, acc, put, NULL, err, sizeof err) != 0)
 		die("%s", err);
+	xclose_stdout();
+out:
+	/* freed on every way out, so that a sanitizer build sees no leak */
 	spool_done();
 	gather_free(g);
 	jqprog_free(prog);
-	xclose_stdout();
 	return rc;
 }
