@@ -150,11 +150,13 @@ static int
 onrec(struct rin *r, const char *t, size_t n, void *arg)
 {
 	jv v, pv;
-	const char *pn;
+	const char *pn, *line;
+	size_t linelen;
 
 	if (!sr_is(t, n, "profile") && !(n > 4 && memcmp(t, "fia_", 4) == 0))
 		return 0;
-	v = jv_parse_sized(r->line, (int)r->len);
+	line = rin_line(r, &linelen);
+	v = jv_parse_sized(line, (int)linelen);
 	if (!jv_is_valid(v)) {
 		jv_free(v);
 		rin_error(r, "not a JSON object");

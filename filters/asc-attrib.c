@@ -79,23 +79,23 @@ static size_t hmaxline;
 static void
 hostfile(void)
 {
-	struct rin h;
+	struct rin *h;
 	struct buf pre = { 0 };
 	int st;
 
 	if (hdone++)
 		die("-H %s: the input holds more than one profile: -H takes one", hpath);
-	if (rin_open(&h, hpath, hmaxline) != 0)
+	if ((h = rin_new(hpath, hmaxline)) == NULL)
 		dieerr("%s", hpath);
-	while ((st = sr_aside_next(&h, "-H", "host", P.prof.p, P.prof.len, &pre)) != 0) {
-		if (st > 0 && sr_sect_need(&P.sect, &h, "host") == 0 && hostrec(&h) == 0)
+	while ((st = sr_aside_next(h, "-H", "host", P.prof.p, P.prof.len, &pre)) != 0) {
+		if (st > 0 && sr_sect_need(&P.sect, h, "host") == 0 && hostrec(h) == 0)
 			continue;
-		warnmsg("%s:%lu: %s", h.name, h.lineno, rin_errmsg(&h));
+		warnmsg("%s:%lu: %s", rin_name(h), rin_lineno(h), rin_errmsg(h));
 		if (!kflag)
 			exit(EX_DATA);
 		hrc = EX_DATA;
 	}
-	rin_close(&h);
+	rin_free(h);
 	buf_free(&pre);
 }
 

@@ -146,7 +146,7 @@ static void baddata(const char *, struct rin *) __attribute__((noreturn));
 static void
 baddata(const char *name, struct rin *r)
 {
-	warnmsg("%s:%lu: %s", name, r->lineno, rin_errmsg(r));
+	warnmsg("%s:%lu: %s", name, rin_lineno(r), rin_errmsg(r));
 	exit(EX_DATA);
 }
 
@@ -199,23 +199,23 @@ results(const char *dir, char ***out)
 static int
 split(const char *path, char ***out)
 {
-	struct rin r;
+	struct rin *r;
 	const char *t;
 	size_t tn;
 	FILE *fp = NULL;
 	int n = 0, cap = 0;
 	char **v = NULL;
 
-	if (rin_open(&r, path, 0) != 0)
+	if ((r = rin_new(path, 0)) == NULL)
 		dieerr("%s", path);
 	for (int pass = 0; pass < 2; pass++) {
 		for (;;) {
-			int k = rin_next(&r);
+			int k = rin_next(r);
 
 			if (k == 0)
 				break;
-			if (k < 0 || rin_type(&r, &t, &tn) != 0)
-				baddata(path, &r);
+			if (k < 0 || rin_type(r, &t, &tn) != 0)
+				baddata(path, r);
 			if (tn == 7 && memcmp(t, "profile", 7) == 0) {
 				if (pass == 0) {
 					n++;
@@ -230,20 +230,20 @@ split(const char *path, char ***out)
 					dieerr("%s", v[cap - 1]);
 			}
 			if (pass == 0) {
-				rin_bulk(&r, t, tn, NULL);
+				rin_bulk(r, t, tn, NULL);
 				continue;
 			}
 			if (fp) {
-				fprintf(fp, "%s\n", r.line);
-				rin_bulk(&r, t, tn, fp);
+				fprintf(fp, "%s\n", rin_line(r, NULL));
+				rin_bulk(r, t, tn, fp);
 			}
 		}
-		rin_close(&r);
+		rin_free(r);
 		if (pass == 0) {
 			if (n < 2)
 				return n;
 			v = xcalloc((size_t)n + 1, sizeof *v);
-			if (rin_open(&r, path, 0) != 0)
+			if ((r = rin_new(path, 0)) == NULL)
 				dieerr("%s", path);
 		}
 	}
@@ -298,27 +298,27 @@ resolve(const char *path, char ***out)
 static void
 gather_file(struct gather *g, const char *path, const char *shown)
 {
-	struct rin r;
+	struct rin *r;
 	const char *t;
 	size_t tn;
 
-	if (rin_open(&r, path, 0) != 0)
+	if ((r = rin_new(path, 0)) == NULL)
 		dieerr("%s", shown);
 	for (;;) {
-		int n = rin_next(&r), k;
+		int n = rin_next(r), k;
 
 		if (n == 0)
 			break;
-		if (n < 0 || rin_type(&r, &t, &tn) != 0)
-			baddata(shown, &r);
+		if (n < 0 || rin_type(r, &t, &tn) != 0)
+			baddata(shown, r);
 		if ((k = gather_index(g, t, tn)) < 0) {
-			rin_bulk(&r, t, tn, NULL);
+			rin_bulk(r, t, tn, NULL);
 			continue;
 		}
-		if (gather_add(g, k, &r) != 0)
-			baddata(shown, &r);
+		if (gather_add(g, k, r) != 0)
+			baddata(shown, r);
 	}
-	rin_close(&r);
+	rin_free(r);
 }
 
 

@@ -540,7 +540,7 @@ leftover(const struct rin *r)
 		return;
 	if (r)
 		warnmsg("%s:%lu: kernels of step \"%.40s\" have no \"step\" record",
-		    r->name, r->lineno, G.un.step.p);
+		    rin_name(r), rin_lineno(r), G.un.step.p);
 	else
 		warnmsg("end of input: kernels of step \"%.40s\" have no \"step\" record",
 		    G.un.step.p);

@@ -174,13 +174,15 @@ stepprefix(struct buf *pre, const char *l, size_t n)
 }
 
 /* Messages name the operand, not the spool. */
-static int
-openin(struct rin *r, const char *file, size_t maxline, void *arg)
+static struct rin *
+openin(const char *file, size_t maxline, void *arg)
 {
-	if (rin_open(r, file, maxline) != 0)
+	struct rin *r;
+
+	if ((r = rin_new(file, maxline)) == NULL)
 		dieerr("%s", input);
-	r->name = dispname(input);
-	return 0;
+	rin_setname(r, dispname(input));
+	return r;
 }
 
 /* Pass 1: a record kept by type, or the run of its type passed over. */
@@ -196,7 +198,7 @@ keeprec(struct rin *r, const char *t, size_t tn, void *arg)
 	}
 	if (k == 0 && profiles++) {
 		warnmsg("%s:%lu: a second profile: a page holds one (split the stream per profile)",
-		    r->name, r->lineno);
+		    rin_name(r), rin_lineno(r));
 		rc = EX_DATA;
 		stop = 1;
 		return 0;
@@ -216,17 +218,19 @@ drillrec(struct rin *r, const char *t, size_t tn, void *arg)
 {
 	struct drill *d = arg;
 	int isk = tn == 6 && memcmp(t, "kernel", 6) == 0;
+	size_t len;
+	const char *line = rin_line(r, &len);
 
 	if (!isk && !(tn == 6 && memcmp(t, "bubble", 6) == 0)) {
 		rin_bulk(r, t, tn, NULL);
 		return 0;
 	}
 	if (isk && d->pre.len == 0)
-		stepprefix(&d->pre, r->line, r->len);
-	if (isk && d->pre.len && r->len > d->pre.len && memcmp(r->line, d->pre.p, d->pre.len) == 0) {
-		if (r->len - d->pre.len < d->q.len || memcmp(r->line + d->pre.len, d->q.p, d->q.len) != 0)
+		stepprefix(&d->pre, line, len);
+	if (isk && d->pre.len && len > d->pre.len && memcmp(line, d->pre.p, d->pre.len) == 0) {
+		if (len - d->pre.len < d->q.len || memcmp(line + d->pre.len, d->q.p, d->q.len) != 0)
 			return 0;
-	} else if (isk && memmem(r->line, r->len, d->q.p, d->q.len) == NULL)
+	} else if (isk && memmem(line, len, d->q.p, d->q.len) == NULL)
 		return 0;
 	if (rin_scan(r) != 0)
 		return -1;
@@ -238,7 +242,7 @@ drillrec(struct rin *r, const char *t, size_t tn, void *arg)
 		int sig = 0;
 
 		if (rf_bool(rin_get(r, "significant"), &sig) == 0 && sig) {
-			jv v = jv_parse_sized(r->line, (int)r->len);
+			jv v = jv_parse_sized(line, (int)len);
 
 			if (jv_is_valid(v))
 				bubbles = jv_array_append(bubbles, v);

@@ -75,7 +75,7 @@ static struct aside jas;	/* -j's file, written aside */
  */
 static const char *apath;
 static jv inranks;		/* -I: the ranks of the input's profiles, or null */
-static struct rin ar;
+static struct rin *ar;
 static int adone;
 static struct buf aprof;	/* the stream's profile name, raw JSON */
 static const char *rulesf;	/* the verdict says which rules made it */
@@ -155,26 +155,26 @@ attribfile(void)
 	if (adone++)
 		die("-a %s: the input holds more than one profile: -a takes one", apath);
 	for (;;) {
-		int n = rin_next(&ar);
+		int n = rin_next(ar);
 
 		if (n == 0)
 			break;
-		if (n < 0 || rin_type(&ar, &t, &tn) != 0) {
-			if (bad(&ar))
+		if (n < 0 || rin_type(ar, &t, &tn) != 0) {
+			if (bad(ar))
 				break;
 			continue;
 		}
 		if (tn == 7 && memcmp(t, "profile", 7) == 0) {
-			if (rin_scan(&ar) != 0 || (f = rin_get(&ar, "profile")) == NULL ||
+			if (rin_scan(ar) != 0 || (f = rin_get(ar, "profile")) == NULL ||
 			    f->vlen != aprof.len || memcmp(f->v, aprof.p, f->vlen) != 0) {
-				rin_error(&ar, "a profile record of another profile than the input's");
-				if (bad(&ar))
+				rin_error(ar, "a profile record of another profile than the input's");
+				if (bad(ar))
 					break;
 			}
 			continue;
 		}
-		sr_pass(&ar);
-		if ((k = gather_index(g, t, tn)) > 0 && gather_add(g, k, &ar) != 0 && bad(&ar))
+		sr_pass(ar);
+		if ((k = gather_index(g, t, tn)) > 0 && gather_add(g, k, ar) != 0 && bad(ar))
 			break;
 	}
 }
@@ -206,8 +206,10 @@ static int
 commkernel(const struct rin *r)
 {
 	static const char key[] = "\"task_type\":\"COMMUNICATION\"";
+	size_t len;
+	const char *line = rin_line(r, &len);
 
-	return memmem(r->line, r->len, key, sizeof key - 1) != NULL;
+	return memmem(line, len, key, sizeof key - 1) != NULL;
 }
 
 /* Kernels are gathered as "comm_kernel", communication kernels alone. */
@@ -311,14 +313,13 @@ main(int argc, char *argv[])
 		}
 	f.gather = g = gather_new(kept, NKEPT);
 	/* Opened now: a FIFO's writer waits for this reader. */
-	if (apath && rin_open(&ar, apath, 0) != 0)
+	if (apath && (ar = rin_new(apath, 0)) == NULL)
 		dieerr("%s", apath);
 	prog = jqprog_new("asc-judge.jq", asc_judge_jq);
 	st = filter_run(argc - optind, argv + optind, &o, &f);
 	if (rc == EX_OK)
 		rc = st;
-	if (apath)
-		rin_close(&ar);
+	rin_free(ar);
 	buf_free(&aprof);
 	gather_free(g);
 	jqprog_free(prog);

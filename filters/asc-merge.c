@@ -84,7 +84,7 @@ onprofend(struct rin *r, void *arg)
 	if (r == NULL || !S.busy.have)
 		return;
 	warnmsg("%s:%lu: kernels of step \"%.40s\" have no \"step\" record",
-	    r->name, r->lineno, S.busy.step.p);
+	    rin_name(r), rin_lineno(r), S.busy.step.p);
 	S.bad = 1;
 	busy_clear(&S.busy);
 }

@@ -45,8 +45,11 @@ onprofend(struct rin *r, void *arg)
 static int
 onprofile(struct rin *r, void *arg)
 {
+	size_t len;
+	const char *line = rin_line(r, &len);
+
 	profile_reset();
-	S.pmustatus = pmu_profile(r->line, r->len, mpath != NULL, &S.metrics);
+	S.pmustatus = pmu_profile(line, len, mpath != NULL, &S.metrics);
 	return 0;
 }
 

@@ -223,7 +223,9 @@ jstr(jv o, const char *k, char *dst, size_t n)
 static int
 fiarec(struct rin *r, const char *t, size_t n)
 {
-	jv o = jv_parse_sized(r->line, (int)r->len);
+	size_t len;
+	const char *line = rin_line(r, &len);
+	jv o = jv_parse_sized(line, (int)len);
 
 	if (jv_get_kind(o) != JV_KIND_OBJECT) {
 		jv_free(o);

@@ -698,15 +698,10 @@ static void
 putkernel(struct rin *r, const char *id, size_t idn)
 {
 	const struct rfield *f = rin_get(r, "step_id");
-	const char *line = r->line;
-	size_t len = r->len;
+	size_t len;
+	const char *line = rin_text(r, f, &len);
 
 	ob.len = 0;
-	/* norm has no buffer until a record needed one (NULL + 0 is undefined). */
-	if (f && r->norm.p && f->v >= r->norm.p && f->v < r->norm.p + r->norm.len) {
-		line = r->norm.p;
-		len = r->norm.len;
-	}
 	if (f) {
 		buf_add(&ob, line, (size_t)(f->v - line));
 		buf_add(&ob, id, idn);

@@ -257,7 +257,7 @@ profilerec(struct rin *r, struct buf *s)
 		return -1;
 	if (have_origin) {
 		warnmsg("%s:%lu: a second profile: an overlay holds one (split the stream per profile)",
-		    r->name, r->lineno);
+		    rin_name(r), rin_lineno(r));
 		rc = EX_DATA;
 		stop = 1;
 		return 0;
@@ -292,7 +292,9 @@ profilerec(struct rin *r, struct buf *s)
 static int
 choicerec(struct rin *r, const char *t)
 {
-	jv v = jv_parse_sized(r->line, (int)r->len);
+	size_t len;
+	const char *line = rin_line(r, &len);
+	jv v = jv_parse_sized(line, (int)len);
 
 	if (!jv_is_valid(v)) {
 		jv_free(v);
@@ -353,12 +355,13 @@ onrec(struct rin *r, const char *t, size_t tn, void *arg)
 }
 
 /* Pass 1 reads the operand, copied aside (-s keep, or a pipe spooled). */
-static int
-open1(struct rin *r, const char *file, size_t maxline, void *arg)
+static struct rin *
+open1(const char *file, size_t maxline, void *arg)
 {
-	spool_open(r, file, keep);
-	r->name = dispname(input);
-	return 0;
+	struct rin *r = spool_open(file, keep);
+
+	rin_setname(r, dispname(input));
+	return r;
 }
 
 static void
@@ -368,13 +371,15 @@ close1(struct rin *r, void *arg)
 }
 
 /* Pass 2 reads the copy, named as the operand. */
-static int
-open2(struct rin *r, const char *file, size_t maxline, void *arg)
+static struct rin *
+open2(const char *file, size_t maxline, void *arg)
 {
-	if (rin_open(r, file, 0) != 0)
+	struct rin *r;
+
+	if ((r = rin_new(file, 0)) == NULL)
 		dieerr("%s", file);
-	r->name = dispname(input);
-	return 0;
+	rin_setname(r, dispname(input));
+	return r;
 }
 
 /* Pass 1 (0) or pass 2 (1) over the records. */

@@ -142,28 +142,28 @@ gatherrec(const struct filter *f, struct rin *r, const char *t, size_t tn, int *
 static int
 readfile(const struct filter *f, const struct filter_opts *o, const char *file, int *have, int *rc)
 {
-	struct rin r;
+	struct rin *r;
 	int st, end = 0;
 
-	if ((f->open ? f->open(&r, file, o->maxline, f->arg) : rin_open(&r, file, o->maxline)) != 0)
+	if ((r = f->open ? f->open(file, o->maxline, f->arg) : rin_new(file, o->maxline)) == NULL)
 		dieerr("%s", file);
-	while (!end && (st = rin_next(&r)) != 0) {
+	while (!end && (st = rin_next(r)) != 0) {
 		const char *t;
 		size_t tn;
 
-		if (st > 0 && rin_type(&r, &t, &tn) == 0 && isown(f, t, tn))
+		if (st > 0 && rin_type(r, &t, &tn) == 0 && isown(f, t, tn))
 			continue;
-		if ((st <= 0 || rin_type(&r, &t, &tn) != 0 ||
-		    (f->gather ? gatherrec(f, &r, t, tn, have) : onerec(f, &r, t, tn)) != 0) &&
-		    rin_bad(&r, o->kflag, rc))
+		if ((st <= 0 || rin_type(r, &t, &tn) != 0 ||
+		    (f->gather ? gatherrec(f, r, t, tn, have) : onerec(f, r, t, tn)) != 0) &&
+		    rin_bad(r, o->kflag, rc))
 			end = 1;
 		else if (f->stop && *f->stop)
 			end = 1;
 	}
 	if (f->close)
-		f->close(&r, f->arg);
+		f->close(r, f->arg);
 	else
-		rin_close(&r);
+		rin_free(r);
 	return end;
 }
 

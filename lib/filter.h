@@ -70,12 +70,12 @@ struct filter {
 	 */
 	const char *const *own;
 	/*
-	 * open: opens file as rin_open() does (NULL: rin_open) and may name
-	 * it or copy it aside (a spool); 0, or -1 with errno set.  close:
-	 * closes it when the loop is done with it, stopped or not (NULL:
-	 * rin_close).
+	 * open: opens file as rin_new() does (NULL: rin_new) and may name
+	 * it or copy it aside (a spool); the reader, or NULL with errno set.
+	 * close: frees it when the loop is done with it, stopped or not
+	 * (NULL: rin_free).
 	 */
-	int	(*open)(struct rin *r, const char *file, size_t maxline, void *arg);
+	struct rin *(*open)(const char *file, size_t maxline, void *arg);
 	void	(*close)(struct rin *r, void *arg);
 	/*
 	 * stop: a callback that sets *stop ends the loop after the record it

@@ -97,6 +97,8 @@ gather_add(struct gather *g, int i, struct rin *r)
 {
 	const struct gather_type *t = &g->t[i];
 	struct slot *s = &g->s[i];
+	const char *l;
+	size_t n;
 	jv v;
 
 	if (t->significant) {
@@ -119,7 +121,8 @@ gather_add(struct gather *g, int i, struct rin *r)
 		if (rin_scan(r) == 0 && rin_i64(r, "dur_ns", &d) == 0 && (double)d < s->floor)
 			return 0;
 	}
-	v = jv_parse_sized(r->line, (int)r->len);
+	l = rin_line(r, &n);
+	v = jv_parse_sized(l, (int)n);
 	if (!jv_is_valid(v)) {
 		jv m = jv_invalid_get_msg(v);
 

@@ -10,15 +10,18 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "rec.h"
+#include "rec_int.h"
 
 #define RBUF	((size_t)1 << 20)	/* first read buffer size */
 
-int
-rin_open(struct rin *r, const char *path, size_t maxline)
+struct rin *
+rin_new(const char *path, size_t maxline)
 {
-	memset(r, 0, sizeof *r);
+	struct rin *r = xcalloc(1, sizeof *r);
+	int e;
+
 	r->maxline = maxline ? maxline : (size_t)1 << 28;
+	r->name = path;
 	if (strcmp(path, "-") == 0) {
 		r->fd = 0;
 		r->name = "<stdin>";
@@ -26,27 +29,110 @@ rin_open(struct rin *r, const char *path, size_t maxline)
 	    strspn(path + 8, "0123456789") == strlen(path + 8)) {
 		/* The open descriptor itself: opening the name again would
 		 * wait for a new writer of a FIFO whose writer is gone. */
-		r->name = path;
-		if ((r->fd = dup(atoi(path + 8))) < 0)
-			return -1;
-	} else {
-		r->name = path;
-		if ((r->fd = open(path, O_RDONLY)) < 0)
-			return -1;
+		r->fd = dup(atoi(path + 8));
+	} else
+		r->fd = open(path, O_RDONLY);
+	if (r->fd < 0) {
+		e = errno;
+		free(r);
+		errno = e;
+		return NULL;
 	}
 	pipe_widen(r->fd);
-	return 0;
+	return r;
+}
+
+struct rin *
+rin_mem(const char *line, size_t len)
+{
+	struct rin *r = xcalloc(1, sizeof *r);
+
+	/* No input: rin_next finds its end at once. */
+	r->fd = -1;
+	r->eof = 1;
+	r->line = (char *)line;		/* the scanner only reads it */
+	r->len = len;
+	return r;
 }
 
 void
-rin_close(struct rin *r)
+rin_free(struct rin *r)
 {
+	if (r == NULL)
+		return;
 	if (r->fd > 0)
 		close(r->fd);
 	free(r->rb);
 	buf_free(&r->norm);
-	r->rb = r->line = NULL;
-	r->fd = -1;
+	free(r);
+}
+
+const char *
+rin_line(const struct rin *r, size_t *len)
+{
+	if (len)
+		*len = r->len;
+	return r->line;
+}
+
+unsigned long
+rin_lineno(const struct rin *r)
+{
+	return r->lineno;
+}
+
+const char *
+rin_name(const struct rin *r)
+{
+	return r->name;
+}
+
+void
+rin_setname(struct rin *r, const char *name)
+{
+	r->name = name;
+}
+
+int
+rin_fd(const struct rin *r)
+{
+	return r->fd;
+}
+
+void
+rin_copyto(struct rin *r, int fd, const char *name)
+{
+	r->copyfd = fd;
+	r->copyname = name;
+}
+
+const char *
+rin_copyend(struct rin *r)
+{
+	const char *name = r->copyname;
+	char *b;
+
+	if (r->copyfd <= 0)
+		return NULL;
+	/* The rest, unread if the first pass stopped early. */
+	b = xmalloc(1 << 20);
+	for (ssize_t n, w; !r->eof; ) {
+		if ((n = read(r->fd, b, 1 << 20)) == 0)
+			break;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			dieerr("%s", r->name);
+		}
+		for (ssize_t o = 0; o < n; o += w)
+			if ((w = write(r->copyfd, b + o, (size_t)(n - o))) < 0)
+				dieerr("%s", r->copyname);
+	}
+	free(b);
+	if (close(r->copyfd) != 0)
+		dieerr("%s", r->copyname);
+	r->copyfd = 0;
+	return name;
 }
 
 /* Read more input after rb[0..rblen); 0 at end of input. */

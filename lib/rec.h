@@ -13,6 +13,10 @@
  * Nothing here exits on bad data: functions return -1 and leave a message
  * (rin_error(), read back by rin_errmsg()) for the caller to print as
  * FILE:LINE: message.
+ *
+ * A reader is opaque (its parts share lib/rec_int.h): a filter holds a
+ * pointer from rin_new() and asks for what it needs through the functions
+ * below, so the reader's buffers can change without touching the filters.
  */
 #ifndef ASC_REC_H
 #define ASC_REC_H
@@ -29,29 +33,43 @@ struct rfield {
 	size_t		 klen, vlen;
 };
 
-struct rin {
-	int		 fd;
-	const char	*name;		/* for messages */
-	unsigned long	 lineno;
-	char		*line;		/* current line, NUL-terminated, no \n;
-					 * valid until the next rin_next() */
-	size_t		 len, maxline;
-	char		*rb;		/* read buffer: lines are spans of it */
-	size_t		 rbcap, rbpos, rblen;
-	int		 eof;
-	int		 copyfd;	/* > 0: every byte read is also written here */
-	const char	*copyname;	/* (spool_open), named in its errors */
-	int		 nf;
-	const char	*lp, *le;	/* the scan position and end */
-	struct rfield	 f[REC_MAXF];
-	uint8_t		 kh[2 * REC_MAXF];	/* key hash: field index + 1, 0 empty */
-	struct buf	 norm;		/* the line as re-serialised by libjq */
-	char		 err[256];
-};
+struct rin;
 
-/* Open path ("-" is stdin).  Returns 0, or -1 with errno set. */
-int	rin_open(struct rin *, const char *path, size_t maxline);
-void	rin_close(struct rin *);
+/*
+ * A reader of path ("-" is stdin) whose lines are at most maxline bytes
+ * (0: 256 MiB).  NULL with errno set when path cannot be opened.
+ */
+struct rin *rin_new(const char *path, size_t maxline);
+/*
+ * A reader with no input whose current line is line[0..len) (not copied:
+ * it must outlive the reader), for scanning a record held in memory.
+ */
+struct rin *rin_mem(const char *line, size_t len);
+/* Close the input and free the reader (NULL: nothing). */
+void	rin_free(struct rin *);
+/* The current line, NUL-terminated, without its newline (valid until the
+ * next rin_next), and its length in *len (len may be NULL). */
+const char *rin_line(const struct rin *, size_t *len);
+/* The current line's number, from 1, and the input's name for messages
+ * (the path given, <stdin> for "-", until rin_setname names it otherwise). */
+unsigned long rin_lineno(const struct rin *);
+const char *rin_name(const struct rin *);
+void	rin_setname(struct rin *, const char *name);	/* kept, not copied */
+/*
+ * The text a field of the last rin_scan lies in, and its length: the line,
+ * or its compact form by libjq when the scanner needed libjq (f NULL: the
+ * line).  For a writer that copies the record around a field.
+ */
+const char *rin_text(const struct rin *, const struct rfield *f, size_t *len);
+/*
+ * Copy as read (spool.h): the descriptor read; from rin_copyto on, every
+ * byte read is also written to fd (name: for its errors); rin_copyend
+ * copies the rest of the input unread, closes fd and returns name (NULL
+ * when nothing was being copied).  Write errors are fatal.
+ */
+int	rin_fd(const struct rin *);
+void	rin_copyto(struct rin *, int fd, const char *name);
+const char *rin_copyend(struct rin *);
 /* Next non-empty line: 1, 0 at end of input, -1 too long or bad (err set:
  * the reader is then at the next line).  Read errors are fatal. */
 int	rin_next(struct rin *);

@@ -27,7 +27,7 @@ rin_type(struct rin *r, const char **t, size_t *n)
 	if (rin_scan(r) != 0)
 		return -1;
 	if ((f = rin_get(r, "type")) == NULL || f->v[0] != '"') {
-		snprintf(r->err, sizeof r->err, "record has no string \"type\"");
+		rin_error(r, "record has no string \"type\"");
 		return -1;
 	}
 	*t = f->v + 1;
@@ -48,6 +48,18 @@ rin_getn(const struct rin *r, const char *key, size_t kl)
 			return f;
 	}
 	return NULL;
+}
+
+const char *
+rin_text(const struct rin *r, const struct rfield *f, size_t *len)
+{
+	/* norm has no buffer until a record needed one (NULL + 0 is undefined). */
+	if (f && r->norm.p && f->v >= r->norm.p && f->v < r->norm.p + r->norm.len) {
+		*len = r->norm.len;
+		return r->norm.p;
+	}
+	*len = r->len;
+	return r->line;
 }
 
 int

@@ -20,13 +20,13 @@ rec_jvnorm(struct rin *r)
 		    jv_string_value(m) : "invalid JSON";
 		const char *cut = strstr(s, " (while parsing");
 
-		snprintf(r->err, sizeof r->err, "invalid JSON: %.*s",
+		rin_error(r, "invalid JSON: %.*s",
 		    cut ? (int)(cut - s) : (int)strlen(s), s);
 		jv_free(m);
 		return -1;
 	}
 	if (jv_get_kind(v) != JV_KIND_OBJECT) {
-		snprintf(r->err, sizeof r->err, "record is a %s, not an object",
+		rin_error(r, "record is a %s, not an object",
 		    jv_kind_name(jv_get_kind(v)));
 		jv_free(v);
 		return -1;

@@ -306,7 +306,7 @@ scannext(struct rin *r)
 	if ((q = skipval(p, e, &bad)) == NULL) {
 		if (bad == NULL)
 			return -1;
-		snprintf(r->err, sizeof r->err, "field \"%.*s\": %.*s is not JSON",
+		rin_error(r, "field \"%.*s\": %.*s is not JSON",
 		    (int)(f->klen > 40 ? 40 : f->klen), f->k,
 		    (int)((size_t)(e - bad) > 12 ? 12 : (size_t)(e - bad)), bad);
 		return -2;
@@ -316,7 +316,7 @@ scannext(struct rin *r)
 	/* libjq 1.6 reads NaN, Infinity and +5; JSON has none of them. */
 	if (!(f->vlen == 4 && memcmp(f->v, "null", 4) == 0) &&
 	    (nonfinite(f->v, f->vlen) || f->v[0] == '+')) {
-		snprintf(r->err, sizeof r->err, "field \"%.*s\": %.*s is not JSON",
+		rin_error(r, "field \"%.*s\": %.*s is not JSON",
 		    (int)(f->klen > 40 ? 40 : f->klen), f->k,
 		    (int)(f->vlen > 12 ? 12 : f->vlen), f->v);
 		return -2;
@@ -380,7 +380,7 @@ rin_scan(struct rin *r)
 		return 0;
 	r->nf = 0;
 	/* Escaped keys: libjq keeps them escaped in its output too. */
-	snprintf(r->err, sizeof r->err, "record keys with escapes or over %d keys are not supported", REC_MAXF);
+	rin_error(r, "record keys with escapes or over %d keys are not supported", REC_MAXF);
 	return -1;
 }
 

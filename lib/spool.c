@@ -1,7 +1,6 @@
 /* spool: see spool.h. */
 #include <sys/stat.h>
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,17 +16,16 @@ static char *kept;		/* the caller's copy (spool_open keep) */
 const char *
 spool(const char *path)
 {
-	struct rin r;
-
-	spool_open(&r, path, NULL);
-	return spool_again(&r, path);	/* nothing read: all of it copied */
+	/* nothing read: all of it copied */
+	return spool_again(spool_open(path, NULL), path);
 }
 
-void
-spool_open(struct rin *r, const char *path, const char *keep)
+struct rin *
+spool_open(const char *path, const char *keep)
 {
 	struct stat st;
 	const char *dir = getenv("TMPDIR");
+	struct rin *r;
 	size_t n;
 	int fd;
 
@@ -35,24 +33,24 @@ spool_open(struct rin *r, const char *path, const char *keep)
 		if (stat(path, &st) != 0)
 			dieerr("%s", path);
 		if (S_ISREG(st.st_mode)) {
-			if (rin_open(r, path, 0) != 0)
+			if ((r = rin_new(path, 0)) == NULL)
 				dieerr("%s", path);
-			return;
+			return r;
 		}
 	}
-	if (rin_open(r, path, 0) != 0)
+	if ((r = rin_new(path, 0)) == NULL)
 		dieerr("%s", dispname(path));
 	if (keep) {
 		struct stat ks;
 
 		/* Truncating the input itself would lose it. */
-		if (fstat(r->fd, &st) == 0 && stat(keep, &ks) == 0 &&
+		if (fstat(rin_fd(r), &st) == 0 && stat(keep, &ks) == 0 &&
 		    st.st_dev == ks.st_dev && st.st_ino == ks.st_ino)
 			die("%s: the copy would be the input itself", keep);
 		kept = xstrdup(keep);
 		if ((fd = open(keep, O_WRONLY | O_CREAT | O_TRUNC, 0666)) < 0)
 			dieerr("%s", keep);
-		r->copyname = kept;
+		rin_copyto(r, fd, kept);
 	} else {
 		if (dir == NULL || *dir == '\0')
 			dir = "/tmp";
@@ -62,39 +60,18 @@ spool_open(struct rin *r, const char *path, const char *keep)
 		if ((fd = mkstemp(tmp)) < 0)
 			dieerr("%s", tmp);
 		atexit(spool_done);
-		r->copyname = tmp;
+		rin_copyto(r, fd, tmp);
 	}
-	r->copyfd = fd;
+	return r;
 }
 
 const char *
 spool_again(struct rin *r, const char *path)
 {
-	const char *again = r->copyfd > 0 ? r->copyname : path;
+	const char *copy = rin_copyend(r);
 
-	if (r->copyfd > 0) {
-		/* The rest, unread if the first pass stopped early. */
-		char *b = xmalloc(1 << 20);
-
-		for (ssize_t n, w; !r->eof; ) {
-			if ((n = read(r->fd, b, 1 << 20)) == 0)
-				break;
-			if (n < 0) {
-				if (errno == EINTR)
-					continue;
-				dieerr("%s", r->name);
-			}
-			for (ssize_t o = 0; o < n; o += w)
-				if ((w = write(r->copyfd, b + o, (size_t)(n - o))) < 0)
-					dieerr("%s", r->copyname);
-		}
-		free(b);
-		if (close(r->copyfd) != 0)
-			dieerr("%s", r->copyname);
-		r->copyfd = 0;
-	}
-	rin_close(r);
-	return again;
+	rin_free(r);
+	return copy ? copy : path;
 }
 
 void

@@ -20,10 +20,10 @@ const char	*spool(const char *path);
  * block as it is read, to keep (created or truncated, and kept) or to a
  * spool file.
  */
-void		 spool_open(struct rin *r, const char *path, const char *keep);
+struct rin	*spool_open(const char *path, const char *keep);
 /*
  * After the first pass, wherever it stopped: the rest of the input
- * copied, r closed; the path the second pass reads.
+ * copied, r freed; the path the second pass reads.
  */
 const char	*spool_again(struct rin *r, const char *path);
 /* Remove the spool file, if one was made. */

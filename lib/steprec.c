@@ -176,7 +176,10 @@ sr_ctx(struct buf *b, const struct sr_kern *k)
 void
 sr_pass(const struct rin *r)
 {
-	if (fwrite_unlocked(r->line, 1, r->len, stdout) != r->len ||
+	size_t n;
+	const char *l = rin_line(r, &n);
+
+	if (fwrite_unlocked(l, 1, n, stdout) != n ||
 	    putc_unlocked('\n', stdout) == EOF)
 		dieerr("stdout");
 }
@@ -303,8 +306,8 @@ sr_aside_next(struct rin *r, const char *opt, const char *type,
     const char *prof, size_t proflen, struct buf *pre)
 {
 	const struct rfield *f;
-	const char *t;
-	size_t tn;
+	const char *t, *l;
+	size_t tn, n;
 	int st;
 
 	if (pre->len == 0) {
@@ -323,8 +326,9 @@ sr_aside_next(struct rin *r, const char *opt, const char *type,
 		return -1;
 	}
 	/* Another profile's records would be joined to this one's. */
-	if (r->len <= pre->len || memcmp(r->line, pre->p, pre->len) != 0 ||
-	    (r->line[pre->len] != ',' && r->line[pre->len] != '}')) {
+	l = rin_line(r, &n);
+	if (n <= pre->len || memcmp(l, pre->p, pre->len) != 0 ||
+	    (l[pre->len] != ',' && l[pre->len] != '}')) {
 		if (rin_scan(r) != 0)
 			return -1;
 		f = rin_get(r, "profile");

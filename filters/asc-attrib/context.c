@@ -121,7 +121,7 @@ steprec(struct rin *r)
 	if (rin_scan(r) != 0)
 		return -1;
 	if ((sid = rin_get(r, "step_id")) == NULL || sid->v[0] != '"') {
-		snprintf(r->err, sizeof r->err, "step has no string \"step_id\"");
+		rin_error(r, "step has no string \"step_id\"");
 		return -1;
 	}
 	st = stepof(rin_get(r, "device"), sid, rin_get(r, "group_id"), 1);
@@ -161,7 +161,7 @@ dtaskrec(struct rin *r)
 		return -1;
 	if ((nm = rin_get(r, "name")) == NULL || nm->v[0] != '"' ||
 	    rin_i64(r, "start_ns", &s) != 0 || rin_i64(r, "end_ns", &e) != 0 || e < s) {
-		snprintf(r->err, sizeof r->err, "device_task has no string \"name\" or no integer \"start_ns\" <= \"end_ns\"");
+		rin_error(r, "device_task has no string \"name\" or no integer \"start_ns\" <= \"end_ns\"");
 		return -1;
 	}
 	if (P.ndt == P.capdt) {
@@ -217,19 +217,19 @@ bubblerec(struct rin *r)
 	int sig, scope;
 
 	if (P.sect.sec == SR_HOST) {
-		snprintf(r->err, sizeof r->err, "bubble after the profile's \"host\" records");
+		rin_error(r, "bubble after the profile's \"host\" records");
 		return -1;
 	}
 	if (rin_scan(r) != 0)
 		return -1;
 	if (rin_i64(r, "start_ns", &s) != 0 || rin_i64(r, "end_ns", &e) != 0 || e < s) {
-		snprintf(r->err, sizeof r->err, "bubble has no integer \"start_ns\" <= \"end_ns\"");
+		rin_error(r, "bubble has no integer \"start_ns\" <= \"end_ns\"");
 		return -1;
 	}
 	sid = rin_get(r, "step_id");
 	bid = rin_get(r, "bubble_id");
 	if (sid == NULL || sid->v[0] != '"' || bid == NULL || bid->v[0] != '"') {
-		snprintf(r->err, sizeof r->err, "bubble has no string \"step_id\" and \"bubble_id\"");
+		rin_error(r, "bubble has no string \"step_id\" and \"bubble_id\"");
 		return -1;
 	}
 	sc = rin_get(r, "scope");
@@ -239,7 +239,7 @@ bubblerec(struct rin *r)
 		if (tmp.len && strcmp(tmp.p, scopename[scope]) == 0)
 			break;
 	if (scope == NSCOPE) {
-		snprintf(r->err, sizeof r->err, "bubble \"scope\" is not prelaunch, "
+		rin_error(r, "bubble \"scope\" is not prelaunch, "
 		    "step_internal, tail or global");
 		return -1;
 	}

@@ -75,11 +75,12 @@ cint(const char *p, const char *e, const char *key, size_t kn, int64_t *v)
 static int
 hostfast(const struct rin *r, struct hraw *h)
 {
-	const char *p = r->line, *e = r->line + r->len, *v;
+	size_t len;
+	const char *p = rin_line(r, &len), *e = p + len, *v;
 	size_t n;
 	int64_t x;
 
-	if (r->len < 16 || memcmp(p, "{\"type\":\"host\"", 14) != 0 || e[-1] != '}')
+	if (len < 16 || memcmp(p, "{\"type\":\"host\"", 14) != 0 || e[-1] != '}')
 		return -1;
 	p += 14;
 	e--;
@@ -131,31 +132,31 @@ hostgeneral(struct rin *r, struct hraw *h)
 	if (rin_scan(r) != 0)
 		return -1;
 	if (rin_i64(r, "start_ns", &h->s) != 0) {
-		snprintf(r->err, sizeof r->err, "host has no integer \"start_ns\"");
+		rin_error(r, "host has no integer \"start_ns\"");
 		return -1;
 	}
 	if (rin_i64(r, "end_ns", &h->e) != 0) {
 		int64_t d;
 
 		if (rin_i64(r, "dur_ns", &d) != 0 || d < 0) {
-			snprintf(r->err, sizeof r->err, "host has no integer \"end_ns\" or \"dur_ns\"");
+			rin_error(r, "host has no integer \"end_ns\" or \"dur_ns\"");
 			return -1;
 		}
 		h->e = h->s + d;
 	}
 	if (h->e < h->s) {
-		snprintf(r->err, sizeof r->err, "host \"end_ns\" %lld before \"start_ns\" %lld",
+		rin_error(r, "host \"end_ns\" %lld before \"start_ns\" %lld",
 		    (long long)h->e, (long long)h->s);
 		return -1;
 	}
 	if (P.sect.sec == SR_HOST && h->s < P.lasthost) {
-		snprintf(r->err, sizeof r->err, "host records out of order (start_ns %lld "
+		rin_error(r, "host records out of order (start_ns %lld "
 		    "after %lld)", (long long)h->s, (long long)P.lasthost);
 		return -1;
 	}
 	name = rin_get(r, "name");
 	if (name == NULL || name->v[0] != '"') {
-		snprintf(r->err, sizeof r->err, "host has no string \"name\"");
+		rin_error(r, "host has no string \"name\"");
 		return -1;
 	}
 	h->name = name->v;

@@ -256,7 +256,7 @@ extern int jsfirst;		/* the next record is the first of its array */
 /* read.c: the records read */
 int sameprofile(const struct rank *a, const struct rank *b);
 /* The input, read by lib/filter: each operand opened, each record. */
-int readopen(struct rin *in, const char *op, size_t maxline, void *arg);
+struct rin *readopen(const char *op, size_t maxline, void *arg);
 int readrec(struct rin *in, const char *t, size_t tn, void *arg);
 
 /* jobs.c */

@@ -845,9 +845,10 @@ static int file = -1;
 static char *path;
 
 /* Open operand op; a directory is asc-analyze's output for one rank. */
-int
-readopen(struct rin *in, const char *op, size_t maxline, void *arg)
+struct rin *
+readopen(const char *op, size_t maxline, void *arg)
 {
+	struct rin *in;
 	struct stat sb;
 
 	file++;
@@ -857,10 +858,10 @@ readopen(struct rin *in, const char *op, size_t maxline, void *arg)
 		path = xreallocarray(path, strlen(op) + 16, 1);
 		sprintf(path, "%s/records.ndjson", op);
 	}
-	if (rin_open(in, path, maxline) != 0)
+	if ((in = rin_new(path, maxline)) == NULL)
 		dieerr("%s", path);
-	in->name = dispname(path);
-	return 0;
+	rin_setname(in, dispname(path));
+	return in;
 }
 
 /* A record of the operand readopen() opened: 0, or -1 (its error set). */

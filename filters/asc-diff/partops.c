@@ -217,25 +217,25 @@ jv
 partops(const char *path, jv parts)
 {
 	struct buf tmp = { 0 }, key = { 0 };
-	struct rin r;
+	struct rin *r;
 	const char *t;
 	size_t tn;
 
 	index_parts(parts);
-	if (rin_open(&r, path, 0) != 0)
+	if ((r = rin_new(path, 0)) == NULL)
 		dieerr("%s", path);
 	for (;;) {
-		int n = rin_next(&r);
+		int n = rin_next(r);
 
 		if (n == 0)
 			break;
-		if (n < 0 || rin_type(&r, &t, &tn) != 0 ||
-		    (tn == 6 && memcmp(t, "kernel", 6) == 0 && add_kernel(&r, &tmp, &key) != 0))
-			die("%s:%lu: %s", path, r.lineno, rin_errmsg(&r));
+		if (n < 0 || rin_type(r, &t, &tn) != 0 ||
+		    (tn == 6 && memcmp(t, "kernel", 6) == 0 && add_kernel(r, &tmp, &key) != 0))
+			die("%s:%lu: %s", path, rin_lineno(r), rin_errmsg(r));
 		if (!(tn == 6 && memcmp(t, "kernel", 6) == 0))
-			rin_bulk(&r, t, tn, NULL);
+			rin_bulk(r, t, tn, NULL);
 	}
-	rin_close(&r);
+	rin_free(r);
 	buf_free(&tmp);
 	buf_free(&key);
 	return cells_take();

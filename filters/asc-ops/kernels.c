@@ -167,7 +167,7 @@ kernelrec(struct rin *r)
 	    (o1 = sr_sect_kernel(&S.sect, r, &k)) < 0)
 		return -1;
 	if (k.name == NULL || rf_str(k.name, &tmp) != 0) {
-		snprintf(r->err, sizeof r->err, "kernel has no string \"name\"");
+		rin_error(r, "kernel has no string \"name\"");
 		return -1;
 	}
 	f = k.step_id;

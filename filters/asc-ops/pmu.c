@@ -442,9 +442,11 @@ static int
 pmufast(const struct rin *m, const struct buf *pre, struct rfield *src, const char **v,
     const char **e)
 {
-	const char *p = m->line + pre->len, *end = m->line + m->len, *q;
+	size_t len;
+	const char *line = rin_line(m, &len);
+	const char *p = line + pre->len, *end = line + len, *q;
 
-	if (m->len <= pre->len + 8 || memcmp(m->line, pre->p, pre->len) != 0 ||
+	if (len <= pre->len + 8 || memcmp(line, pre->p, pre->len) != 0 ||
 	    memcmp(p, ",\"src\":\"", 8) != 0 || end[-1] != '}')
 		return -1;
 	q = p + 7;
@@ -493,16 +495,16 @@ pmu_join_file(struct pmu_join *jn, const char *path, size_t maxline, const char 
 {
 	struct pmu_mk *mk = jn->mk;
 	size_t nmk = jn->n;
-	struct rin m;
+	struct rin *m;
 	struct buf pre = { 0 };
 	size_t at = 0;
 	int st, rc = EX_OK;
 
 	if (jn->done++)
 		die("-M %s: the input holds more than one profile: -M takes one", path);
-	if (rin_open(&m, path, maxline) != 0)
+	if ((m = rin_new(path, maxline)) == NULL)
 		dieerr("%s", path);
-	while ((st = sr_aside_next(&m, "-M", "pmu", prof, nprof, &pre)) != 0) {
+	while ((st = sr_aside_next(m, "-M", "pmu", prof, nprof, &pre)) != 0) {
 		size_t j;
 		struct rfield fsrc;
 		const struct rfield *src = &fsrc, *f;
@@ -515,14 +517,14 @@ pmu_join_file(struct pmu_join *jn, const char *path, size_t maxline, const char 
 			goto bad;
 		/* The fast shape, its values read once; else the record is
 		 * checked whole and its values read as far as they go. */
-		fast = pmufast(&m, &pre, &fsrc, &v, &ve) == 0;
+		fast = pmufast(m, &pre, &fsrc, &v, &ve) == 0;
 		if (fast && !(isnull = ve - v == 4 && memcmp(v, "null", 4) == 0))
 			fast = pmu_scan(v, ve, pval, phas) == 0;
 		if (!fast) {
-			if (rin_scan(&m) != 0)
+			if (rin_scan(m) != 0)
 				goto bad;
-			if ((src = rin_get(&m, "src")) == NULL || (f = rin_get(&m, "pmu")) == NULL) {
-				snprintf(m.err, sizeof m.err, "pmu record without \"src\" or \"pmu\"");
+			if ((src = rin_get(m, "src")) == NULL || (f = rin_get(m, "pmu")) == NULL) {
+				rin_error(m, "pmu record without \"src\" or \"pmu\"");
 				goto bad;
 			}
 			if (!(isnull = rf_isnull(f)))
@@ -532,7 +534,7 @@ pmu_join_file(struct pmu_join *jn, const char *path, size_t maxline, const char 
 		for (j = at; j < nmk && (mk[j].h & ~(uint64_t)1) != h; j++)
 			;
 		if (j == nmk) {
-			snprintf(m.err, sizeof m.err, "pmu record of src %.*s matches no later kernel of the input",
+			rin_error(m, "pmu record of src %.*s matches no later kernel of the input",
 			    (int)(src->vlen < 80 ? src->vlen : 80), src->v);
 			goto bad;
 		}
@@ -547,12 +549,12 @@ pmu_join_file(struct pmu_join *jn, const char *path, size_t maxline, const char 
 					pmu_add(mk[j].sum[k], pval, phas, mk[j].dur);
 		continue;
 bad:
-		warnmsg("%s:%lu: %s", m.name, m.lineno, m.err);
+		warnmsg("%s:%lu: %s", rin_name(m), rin_lineno(m), rin_errmsg(m));
 		if (!keep)
 			exit(EX_DATA);
 		rc = EX_DATA;
 	}
-	rin_close(&m);
+	rin_free(m);
 	buf_free(&pre);
 	jn->n = 0;
 	return rc;
@@ -572,7 +574,7 @@ pmu_kernel(struct rin *r, struct pmu_join *jn, struct pmu_sum *const sum[PMU_VIE
 
 	if (jn) {
 		if (rin_get(r, "pmu") != NULL) {
-			snprintf(r->err, sizeof r->err, "kernel has \"pmu\": with -M the values come from the -M file only");
+			rin_error(r, "kernel has \"pmu\": with -M the values come from the -M file only");
 			return -1;
 		}
 		pmu_join_kernel(jn, sum, dur, src, compute);

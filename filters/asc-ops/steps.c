@@ -410,11 +410,11 @@ steprec(struct rin *r)
 		return -1;
 	sid = rin_get(r, "step_id");
 	if (sid == NULL || rf_str(sid, &tmp) != 0) {
-		snprintf(r->err, sizeof r->err, "step has no string \"step_id\"");
+		rin_error(r, "step has no string \"step_id\"");
 		return -1;
 	}
 	if (S.nk > 0 && (sid->vlen != S.stepid.len || memcmp(sid->v, S.stepid.p, sid->vlen) != 0)) {
-		snprintf(r->err, sizeof r->err, "step \"%.40s\" closes kernels of another step", tmp.p);
+		rin_error(r, "step \"%.40s\" closes kernels of another step", tmp.p);
 		step_flush(NULL, 0);
 		return -1;
 	}

@@ -299,21 +299,19 @@ drilldown(void)
 	    "internal bubble total (boundary + inside), then the longest");
 	/* Fields of the chosen step_structure, by copy. */
 	{
-		struct rin r = { 0 };
+		struct rin *r = rin_mem(d->line, strlen(d->line));
 		const struct rfield *f;
 		static const char *const keys[] = { "step_id", "device", "source", "structures",
 		    "boundary_bubble_total_ns", "boundary_bubble_total_ms",
 		    "inside_bubble_total_ns", "inside_bubble_total_ms", "bubbles_at",
 		    "bubble_structures", "largest_bubbles" };
 
-		r.line = d->line;
-		r.len = strlen(d->line);
-		if (rin_scan(&r) == 0)
+		if (rin_scan(r) == 0)
 			for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 				out_key(&ob, keys[i]);
-				sr_raw(&ob, (f = rin_get(&r, keys[i])));
+				sr_raw(&ob, (f = rin_get(r, keys[i])));
 			}
-		buf_free(&r.norm);
+		rin_free(r);
 	}
 	out_raw(&ob, "step_structure", d->line, strlen(d->line));
 	rec_put(&ob, stdout);

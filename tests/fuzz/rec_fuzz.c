@@ -8,27 +8,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *path = fuzz_file("rec", data, size);
 	static const char *keys[] = { "type", "profile", "start_ns", "dur_ns", "name", "src", "x" };
-	struct rin r;
+	struct rin *r;
 	struct buf b = {0};
 	FILE *null = fopen("/dev/null", "w");
 	int k;
 
-	if (null == NULL || rin_open(&r, path, 4096) != 0)
+	if (null == NULL || (r = rin_new(path, 4096)) == NULL)
 		abort();
-	while ((k = rin_next(&r)) != 0) {
+	while ((k = rin_next(r)) != 0) {
 		const char *t;
 		size_t tn;
 
 		if (k < 0)
 			continue;
-		if (rin_type(&r, &t, &tn) == 0 && tn == 4 && memcmp(t, "host", 4) == 0) {
-			rin_bulk(&r, t, tn, null);
+		if (rin_type(r, &t, &tn) == 0 && tn == 4 && memcmp(t, "host", 4) == 0) {
+			rin_bulk(r, t, tn, null);
 			continue;
 		}
-		if (rin_scan(&r) != 0)
+		if (rin_scan(r) != 0)
 			continue;
 		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-			const struct rfield *f = rin_get(&r, keys[i]);
+			const struct rfield *f = rin_get(r, keys[i]);
 			int64_t v;
 			int bv;
 
@@ -41,7 +41,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)rf_str(f, &b);
 		}
 	}
-	rin_close(&r);
+	rin_free(r);
 	buf_free(&b);
 	fclose(null);
 	return 0;
