@@ -22,6 +22,7 @@
 #include "filter.h"
 #include "rec.h"
 #include "rules.h"
+#include "strv.h"
 #include "steprec.h"
 #include "util.h"
 
@@ -613,8 +614,6 @@ puttags(int tidle, int tpre, int ttail, int tint, int tcomm)
 	const char *tags[5] = { NULL };
 	int nt = 0;
 
-	out_key(&ob, "tags");
-	buf_addc(&ob, '[');
 	if (tidle)
 		tags[nt++] = "DEVICE_IDLE_GAP_HEAVY";
 	if (tpre)
@@ -625,12 +624,7 @@ puttags(int tidle, int tpre, int ttail, int tint, int tcomm)
 		tags[nt++] = "INTERNAL_BUBBLE_HEAVY";
 	if (tcomm)
 		tags[nt++] = "COMM_EXPOSED_HEAVY";
-	for (int i = 0; i < nt; i++) {
-		if (i)
-			buf_addc(&ob, ',');
-		out_esc(&ob, tags[i], strlen(tags[i]));
-	}
-	buf_addc(&ob, ']');
+	out_strv(&ob, "tags", tags, nt);
 }
 
 

@@ -7,6 +7,7 @@
 #include "dec.h"
 #include "rec.h"
 #include "rules.h"
+#include "strv.h"
 #include "util.h"
 
 #include "fia.h"
@@ -64,14 +65,7 @@ putwhy(int why)
 void
 putnotes(const char *const *notes, int n)
 {
-	out_key(&ob, "notes");
-	buf_addc(&ob, '[');
-	for (int i = 0; i < n; i++) {
-		if (i)
-			buf_addc(&ob, ',');
-		out_esc(&ob, notes[i], strlen(notes[i]));
-	}
-	buf_addc(&ob, ']');
+	out_strv(&ob, "notes", notes, n);
 }
 
 void
@@ -280,14 +274,7 @@ put_tpl(const struct ltype *t)
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, ']');
-	out_key(&ob, "anomalies");
-	buf_addc(&ob, '[');
-	for (int i = 0; i < t->nanom; i++) {
-		if (i)
-			buf_addc(&ob, ',');
-		out_esc(&ob, t->anom[i], strlen(t->anom[i]));
-	}
-	buf_addc(&ob, ']');
+	out_strv(&ob, "anomalies", (const char *const *)t->anom, t->nanom);
 }
 
 static void
