@@ -20,10 +20,11 @@
 #include "busy.h"
 #include "dec.h"
 #include "filter.h"
+#include "nsms.h"
 #include "rec.h"
 #include "rules.h"
-#include "strv.h"
 #include "steprec.h"
+#include "strv.h"
 #include "util.h"
 
 
@@ -719,10 +720,8 @@ steprec(struct rin *r)
 		out_nsms(&ob, "prelaunch_gap", pre);
 		out_nsms(&ob, "tail_gap", tail);
 	} else {
-		out_null(&ob, "prelaunch_gap_ns");
-		out_null(&ob, "prelaunch_gap_ms");
-		out_null(&ob, "tail_gap_ns");
-		out_null(&ob, "tail_gap_ms");
+		out_nsms_null(&ob, "prelaunch_gap");
+		out_nsms_null(&ob, "tail_gap");
 	}
 	out_nsms(&ob, "internal_bubble_total", m.internal);
 	out_nsms(&ob, "largest_internal_bubble", m.largest);

@@ -25,17 +25,24 @@ putpmu(const struct op *o)
 	    &S.metrics);
 }
 
+/* By view, then by vx and vy (a cost or a duration) largest first, then
+ * by key. */
+static int
+viewcmp(const struct op *x, const struct op *y, int64_t vx, int64_t vy)
+{
+	if (x->view != y->view)
+		return x->view - y->view;
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
 static int
 costcmp(const void *a, const void *b)
 {
 	const struct op *x = *(struct op *const *)a, *y = *(struct op *const *)b;
-	int64_t cx = x->dur + x->wait, cy = y->dur + y->wait;
 
-	if (x->view != y->view)
-		return x->view - y->view;
-	if (cx != cy)
-		return cx > cy ? -1 : 1;
-	return strcmp(x->key, y->key);
+	return viewcmp(x, y, x->dur + x->wait, y->dur + y->wait);
 }
 
 int
@@ -43,11 +50,7 @@ durcmp(const void *a, const void *b)
 {
 	const struct op *x = *(struct op *const *)a, *y = *(struct op *const *)b;
 
-	if (x->view != y->view)
-		return x->view - y->view;
-	if (x->dur != y->dur)
-		return x->dur > y->dur ? -1 : 1;
-	return strcmp(x->key, y->key);
+	return viewcmp(x, y, x->dur, y->dur);
 }
 
 int
