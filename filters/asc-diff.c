@@ -29,6 +29,7 @@
 #include "asc-diff/partops.h"
 #include "rec.h"
 #include "rules.h"
+#include "strv.h"
 #include "util.h"
 
 static const char asc_diff_jq[] =
@@ -401,14 +402,6 @@ load(const char *path)
 }
 
 static void
-freev(char **v, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-static void
 collect(jv o, void *arg)
 {
 	jv *acc = arg;
@@ -564,9 +557,9 @@ main(int argc, char *argv[])
 	}
 	jv_free(recs);
 	jqprog_free(prog);
-	freev(va, na);
+	strv_free(va, na);
 	if (vb)
-		freev(vb, nb);
+		strv_free(vb, nb);
 	free(pa);
 	free(pb);
 	xclose_stdout();

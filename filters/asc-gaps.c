@@ -20,9 +20,11 @@
 #include "busy.h"
 #include "dec.h"
 #include "filter.h"
+#include "nsms.h"
 #include "rec.h"
 #include "rules.h"
 #include "steprec.h"
+#include "strv.h"
 #include "util.h"
 
 
@@ -613,8 +615,6 @@ puttags(int tidle, int tpre, int ttail, int tint, int tcomm)
 	const char *tags[5] = { NULL };
 	int nt = 0;
 
-	out_key(&ob, "tags");
-	buf_addc(&ob, '[');
 	if (tidle)
 		tags[nt++] = "DEVICE_IDLE_GAP_HEAVY";
 	if (tpre)
@@ -625,12 +625,7 @@ puttags(int tidle, int tpre, int ttail, int tint, int tcomm)
 		tags[nt++] = "INTERNAL_BUBBLE_HEAVY";
 	if (tcomm)
 		tags[nt++] = "COMM_EXPOSED_HEAVY";
-	for (int i = 0; i < nt; i++) {
-		if (i)
-			buf_addc(&ob, ',');
-		out_esc(&ob, tags[i], strlen(tags[i]));
-	}
-	buf_addc(&ob, ']');
+	out_strv(&ob, "tags", tags, nt);
 }
 
 
@@ -725,10 +720,8 @@ steprec(struct rin *r)
 		out_nsms(&ob, "prelaunch_gap", pre);
 		out_nsms(&ob, "tail_gap", tail);
 	} else {
-		out_null(&ob, "prelaunch_gap_ns");
-		out_null(&ob, "prelaunch_gap_ms");
-		out_null(&ob, "tail_gap_ns");
-		out_null(&ob, "tail_gap_ms");
+		out_nsms_null(&ob, "prelaunch_gap");
+		out_nsms_null(&ob, "tail_gap");
 	}
 	out_nsms(&ob, "internal_bubble_total", m.internal);
 	out_nsms(&ob, "largest_internal_bubble", m.largest);

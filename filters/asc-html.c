@@ -15,7 +15,6 @@
 #define _GNU_SOURCE		/* memmem */
 #include <sys/stat.h>
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,15 +55,7 @@ save(const char *path, const char *text, size_t n)
 
 	if (aside_open(&a, path) != 0)
 		dieerr("%s", path);
-	if (fwrite(text, 1, n, a.fp) != n) {
-		int e = errno;
-
-		aside_discard(&a);
-		errno = e;
-		dieerr("%s", path);
-	}
-	if (aside_commit(&a) != 0)
-		dieerr("%s", path);
+	aside_save(&a, path, text, n);
 }
 
 /* One output of the jq program: {file, text}. */

@@ -15,6 +15,7 @@
 
 #include "dec.h"
 #include "filter.h"
+#include "intern.h"
 #include "opkey.h"
 #include "rec.h"
 #include "rules.h"
@@ -40,26 +41,6 @@ nth(struct buf *b, const struct buf *l, int n)
 	for (int i = 0; i < n; i++)
 		p = strchr(p, '\n') + 1;
 	buf_add(b, p, (size_t)(strchr(p, '\n') - p));
-}
-
-static int
-intern(struct buf *l, int *n, const char *v, size_t len)
-{
-	/* An empty list has no buffer: NULL + 0 is undefined. */
-	const char *p = l->p, *e = p ? p + l->len : p;
-	int i = 0;
-
-	while (p && p < e) {
-		const char *q = memchr(p, '\n', (size_t)(e - p));
-
-		if ((size_t)(q - p) == len && memcmp(p, v, len) == 0)
-			return i;
-		p = q + 1;
-		i++;
-	}
-	buf_add(l, v, len);
-	buf_addc(l, '\n');
-	return (*n)++;
 }
 
 const char *
@@ -163,9 +144,9 @@ kernelrec(struct rin *r)
 	p->src = S.arena.len;
 	sr_raw(&S.arena, k.src);
 	buf_addc(&S.arena, '\0');
-	p->stream = intern(&S.streams, &S.nstreams, k.stream ? k.stream->v : "null",
+	p->stream = intern_line(&S.streams, &S.nstreams, k.stream ? k.stream->v : "null",
 	    k.stream ? k.stream->vlen : 4);
-	p->tt = intern(&S.tts, &S.ntts, k.task_type ? k.task_type->v : "null",
+	p->tt = intern_line(&S.tts, &S.ntts, k.task_type ? k.task_type->v : "null",
 	    k.task_type ? k.task_type->vlen : 4);
 	tmp.len = 0;
 	if (k.task_type == NULL || rf_str(k.task_type, &tmp) != 0)

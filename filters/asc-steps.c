@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmp.h"
 #include "dec.h"
 #include "filter.h"
 #include "rec.h"
@@ -200,15 +201,7 @@ devraw(size_t *n)
 	return "null";
 }
 
-static int
-mcmp(const void *a, const void *b)
-{
-	const struct marker *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
+static CMP_FN(mcmp, struct marker, CMP_2(start, seq))
 
 /* Choose the marker class and resolve nesting (outermost wins). */
 static void

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "busy.h"
+#include "cmp.h"
 #include "rules.h"
 #include "util.h"
 
@@ -93,17 +94,7 @@ busy_clear(struct busy *b)
 	b->have = 0;
 }
 
-static int
-icmp(const void *a, const void *b)
-{
-	const struct busy_iv *x = a, *y = b;
-
-	if (x->s != y->s)
-		return x->s < y->s ? -1 : 1;
-	if (x->e != y->e)
-		return x->e < y->e ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
+static CMP_FN(icmp, struct busy_iv, CMP_3(s, e, seq))
 
 void
 busy_merge(struct busy *b, int64_t ws, int64_t we,

@@ -106,3 +106,23 @@ intern_add(struct intern *t, const char *s, size_t n)
 	t->slot[i] = ++t->n;
 	return t->n - 1;
 }
+
+int
+intern_line(struct buf *l, int *n, const char *s, size_t len)
+{
+	/* An empty list has no buffer: NULL + 0 is undefined. */
+	const char *p = l->p, *e = p ? p + l->len : p;
+	int i = 0;
+
+	while (p && p < e) {
+		const char *q = memchr(p, '\n', (size_t)(e - p));
+
+		if ((size_t)(q - p) == len && memcmp(p, s, len) == 0)
+			return i;
+		p = q + 1;
+		i++;
+	}
+	buf_add(l, s, len);
+	buf_addc(l, '\n');
+	return (*n)++;
+}

@@ -34,4 +34,12 @@ size_t	intern_add(struct intern *, const char *s, size_t n);
 /* The id of s[0..n), or -1 when it is not in the table. */
 long	intern_find(const struct intern *, const char *s, size_t n);
 
+/*
+ * A handful of strings (streams, task types) kept as the lines of l, *n
+ * of them, searched in order: the index of s[0..len) (no newline), added
+ * as line *n when new.
+ */
+struct buf;
+int	intern_line(struct buf *l, int *n, const char *s, size_t len);
+
 #endif

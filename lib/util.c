@@ -322,3 +322,17 @@ aside_discard(struct aside *a)
 	free(a->path);
 	a->tmp = a->path = NULL;
 }
+
+void
+aside_save(struct aside *a, const char *path, const char *text, size_t n)
+{
+	if (fwrite(text, 1, n, a->fp) != n) {
+		int e = errno;
+
+		aside_discard(a);
+		errno = e;
+		dieerr("%s", path);
+	}
+	if (aside_commit(a) != 0)
+		dieerr("%s", path);
+}

@@ -66,6 +66,9 @@ struct aside {
 int	 aside_open(struct aside *, const char *path);
 int	 aside_commit(struct aside *);
 void	 aside_discard(struct aside *);
+/* text[0..n) into the open a, committed as path; a failure removes the
+ * temporary and dies naming path. */
+void	 aside_save(struct aside *a, const char *path, const char *text, size_t n);
 
 /* Name for messages: "<stdin>" for "-", else the path. */
 const char *dispname(const char *path);

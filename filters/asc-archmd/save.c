@@ -3,7 +3,6 @@
  * <name>.md in the output directory or the -O file, written aside and
  * renamed (archmd.h).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,15 +56,7 @@ save(char *dir)
 	}
 	if (aside_open(&a, final) != 0)
 		dieerr("%s", a.tmp ? a.tmp : final);	/* a.tmp: mkstemp failed */
-	if (fwrite(R.p, 1, R.len, a.fp) != R.len) {
-		int e = errno;
-
-		aside_discard(&a);
-		errno = e;
-		dieerr("%s", final);
-	}
-	if (aside_commit(&a) != 0)
-		dieerr("%s", final);
+	aside_save(&a, final, R.p, R.len);
 	printf("%s\n", final);
 	free(final);
 	nreports++;

@@ -9,6 +9,8 @@
 
 #include <jv.h>
 
+#include "nsms.h"
+
 #include "comm.h"
 
 /* A named group of profiler_metadata.json's parallel_group_info (the
@@ -427,10 +429,9 @@ putgroups(void)
 		putkinds(&ob, ge[i].nk);
 		out_i64(&ob, "ops", ge[i].ops);
 		out_nsms(&ob, "elapsed", ge[i].elapsed);
-		if (ge[i].exposed < 0) {
-			out_null(&ob, "exposed_ns");
-			out_null(&ob, "exposed_ms");
-		} else
+		if (ge[i].exposed < 0)
+			out_nsms_null(&ob, "exposed");
+		else
 			out_nsms(&ob, "exposed", ge[i].exposed);
 		if (ge[i].gradgap >= 0 && ge[i].role && strncmp(ge[i].role, "embd", 4) == 0) {
 			out_nsms(&ob, "after_grad", ge[i].gradgap);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmp.h"
+
 #include "comm.h"
 
 static int
@@ -16,25 +18,8 @@ i64cmp(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
-static int
-opcmp(const void *a, const void *b)
-{
-	const struct op *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->end < y->end ? -1 : x->end > y->end;
-}
-
-static int
-taskcmp(const void *a, const void *b)
-{
-	const struct task *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->end < y->end ? -1 : x->end > y->end;
-}
+static CMP_FN(opcmp, struct op, CMP_2(start, end))
+static CMP_FN(taskcmp, struct task, CMP_2(start, end))
 
 static const struct cop *
 findcop(const char *name)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "busy.h"
+#include "nsms.h"
 
 #include "comm.h"
 
@@ -190,10 +191,8 @@ putopwaits(void)
 			out_nsms(&ob, "moving", mv);
 			out_nsms(&ob, "rest", o->end - o->start - mv - w);
 		} else {
-			out_null(&ob, "moving_ns");
-			out_null(&ob, "moving_ms");
-			out_null(&ob, "rest_ns");
-			out_null(&ob, "rest_ms");
+			out_nsms_null(&ob, "moving");
+			out_nsms_null(&ob, "rest");
 		}
 		rec_put(&ob, stdout);
 	}

@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "dec.h"
+#include "nsms.h"
 #include "rec.h"
 #include "rules.h"
+#include "strv.h"
 #include "util.h"
 
 #include "fia.h"
@@ -64,14 +66,7 @@ putwhy(int why)
 void
 putnotes(const char *const *notes, int n)
 {
-	out_key(&ob, "notes");
-	buf_addc(&ob, '[');
-	for (int i = 0; i < n; i++) {
-		if (i)
-			buf_addc(&ob, ',');
-		out_esc(&ob, notes[i], strlen(notes[i]));
-	}
-	buf_addc(&ob, ']');
+	out_strv(&ob, "notes", notes, n);
 }
 
 void
@@ -95,10 +90,8 @@ putpass(const struct pass *q, int64_t pi)
 	putwhy(q->why);
 	if (q->gap >= 0)
 		out_nsms(&ob, "gap_before", q->gap);
-	else {
-		out_null(&ob, "gap_before_ns");
-		out_null(&ob, "gap_before_ms");
-	}
+	else
+		out_nsms_null(&ob, "gap_before");
 	out_i64(&ob, "layer_first", (int64_t)q->l0);
 	out_i64(&ob, "layer_last", (int64_t)q->l1 - 1);
 	out_i64(&ob, "layers", (int64_t)(q->l1 - q->l0));
@@ -114,16 +107,12 @@ putpass(const struct pass *q, int64_t pi)
 	out_nsms(&ob, "kernel_sum", q->ks);
 	if (q->pf[FC_PREFILL])
 		out_nsms(&ob, "fia_prefill_mean", q->ps[FC_PREFILL] / q->pf[FC_PREFILL]);
-	else {
-		out_null(&ob, "fia_prefill_mean_ns");
-		out_null(&ob, "fia_prefill_mean_ms");
-	}
+	else
+		out_nsms_null(&ob, "fia_prefill_mean");
 	if (q->pf[FC_DECODE])
 		out_nsms(&ob, "fia_decode_mean", q->ps[FC_DECODE] / q->pf[FC_DECODE]);
-	else {
-		out_null(&ob, "fia_decode_mean_ns");
-		out_null(&ob, "fia_decode_mean_ms");
-	}
+	else
+		out_nsms_null(&ob, "fia_decode_mean");
 	out_i64(&ob, "kernels", q->k);
 	out_key(&ob, "layer_types");
 	buf_addc(&ob, '{');
@@ -280,14 +269,7 @@ put_tpl(const struct ltype *t)
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, ']');
-	out_key(&ob, "anomalies");
-	buf_addc(&ob, '[');
-	for (int i = 0; i < t->nanom; i++) {
-		if (i)
-			buf_addc(&ob, ',');
-		out_esc(&ob, t->anom[i], strlen(t->anom[i]));
-	}
-	buf_addc(&ob, ']');
+	out_strv(&ob, "anomalies", (const char *const *)t->anom, t->nanom);
 }
 
 static void
@@ -426,8 +408,7 @@ emit_phases(void)
 			} else {
 				out_null(&ob, "wait_start_ns");
 				out_null(&ob, "wait_end_ns");
-				out_null(&ob, "wait_ns");
-				out_null(&ob, "wait_ms");
+				out_nsms_null(&ob, "wait");
 				out_null(&ob, "wait_on");
 			}
 			buf_addc(&ob, '}');

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dec.h"
+#include "nsms.h"
 #include "rec.h"
 #include "util.h"
 
@@ -56,22 +57,16 @@ sum_figures(const struct unit *u)
 	out_i64(&ob, "fia_ambiguous", nfia[FC_AMBIG]);
 	if (nfia[FC_PREFILL])
 		out_nsms(&ob, "fia_prefill_mean", fsum[FC_PREFILL] / nfia[FC_PREFILL]);
-	else {
-		out_null(&ob, "fia_prefill_mean_ns");
-		out_null(&ob, "fia_prefill_mean_ms");
-	}
+	else
+		out_nsms_null(&ob, "fia_prefill_mean");
 	if (nfia[FC_DECODE])
 		out_nsms(&ob, "fia_decode_mean", fsum[FC_DECODE] / nfia[FC_DECODE]);
-	else {
-		out_null(&ob, "fia_decode_mean_ns");
-		out_null(&ob, "fia_decode_mean_ms");
-	}
+	else
+		out_nsms_null(&ob, "fia_decode_mean");
 	if (nfia[FC_AMBIG])
 		out_nsms(&ob, "fia_ambiguous_mean", fsum[FC_AMBIG] / nfia[FC_AMBIG]);
-	else {
-		out_null(&ob, "fia_ambiguous_mean_ns");
-		out_null(&ob, "fia_ambiguous_mean_ms");
-	}
+	else
+		out_nsms_null(&ob, "fia_ambiguous_mean");
 	out_i64(&ob, "prologue_kernels", e->pro_n);
 	out_i64(&ob, "layers", (int64_t)e->nl);
 	out_i64(&ob, "passes", (int64_t)np);

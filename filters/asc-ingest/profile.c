@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strv.h"
+
 #include "ingest.h"
 
 static void
@@ -45,19 +47,6 @@ putfiles(struct buf *b, const struct profile *p, const struct trace_counts *tc, 
 		buf_add(b, t.p + 1, t.len - 1);
 		buf_addc(b, '}');
 		buf_free(&t);
-	}
-	buf_addc(b, ']');
-}
-
-static void
-putlist(struct buf *b, const char *key, const char **v, int n)
-{
-	out_key(b, key);
-	buf_addc(b, '[');
-	for (int i = 0; i < n; i++) {
-		if (i)
-			buf_addc(b, ',');
-		out_esc(b, v[i], strlen(v[i]));
 	}
 	buf_addc(b, ']');
 }
@@ -215,7 +204,7 @@ put_profile(struct pctx *x)
 	    fk[F_COMM] || fk[F_OPSTAT] ? "text" : "none");
 	out_cstr(&ob, "origin_us", x->origin_from[0] != 'n' ? x->ob_us : NULL);
 	out_cstr(&ob, "origin_from", x->origin_from);
-	putlist(&ob, "degraded", x->deg, x->ndeg);
+	out_strv(&ob, "degraded", x->deg, x->ndeg);
 	out_key(&ob, "config");
 	if (x->cfg.len)
 		buf_add(&ob, x->cfg.p, x->cfg.len);

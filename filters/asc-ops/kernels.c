@@ -19,23 +19,7 @@ static struct buf key, tmp2;
 static int
 streamid(const struct rfield *f)
 {
-	const char *v = f ? f->v : "null";
-	size_t n = f ? f->vlen : 4;
-	/* No stream yet: no buffer, and NULL + 0 is undefined. */
-	const char *p = S.streams.p, *e = p ? p + S.streams.len : p;
-	int i = 0;
-
-	while (p && p < e) {
-		const char *q = memchr(p, '\n', (size_t)(e - p));
-
-		if ((size_t)(q - p) == n && memcmp(p, v, n) == 0)
-			return i;
-		p = q + 1;
-		i++;
-	}
-	buf_add(&S.streams, v, n);
-	buf_addc(&S.streams, '\n');
-	return S.nstreams++;
+	return intern_line(&S.streams, &S.nstreams, f ? f->v : "null", f ? f->vlen : 4);
 }
 
 static int

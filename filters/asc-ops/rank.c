@@ -8,6 +8,7 @@
 #include "dec.h"
 #include "opkey.h"
 #include "rec.h"
+#include "strv.h"
 #include "util.h"
 
 #include "ops.h"
@@ -24,17 +25,24 @@ putpmu(const struct op *o)
 	    &S.metrics);
 }
 
+/* By view, then by vx and vy (a cost or a duration) largest first, then
+ * by key. */
+static int
+viewcmp(const struct op *x, const struct op *y, int64_t vx, int64_t vy)
+{
+	if (x->view != y->view)
+		return x->view - y->view;
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
 static int
 costcmp(const void *a, const void *b)
 {
 	const struct op *x = *(struct op *const *)a, *y = *(struct op *const *)b;
-	int64_t cx = x->dur + x->wait, cy = y->dur + y->wait;
 
-	if (x->view != y->view)
-		return x->view - y->view;
-	if (cx != cy)
-		return cx > cy ? -1 : 1;
-	return strcmp(x->key, y->key);
+	return viewcmp(x, y, x->dur + x->wait, y->dur + y->wait);
 }
 
 int
@@ -42,11 +50,7 @@ durcmp(const void *a, const void *b)
 {
 	const struct op *x = *(struct op *const *)a, *y = *(struct op *const *)b;
 
-	if (x->view != y->view)
-		return x->view - y->view;
-	if (x->dur != y->dur)
-		return x->dur > y->dur ? -1 : 1;
-	return strcmp(x->key, y->key);
+	return viewcmp(x, y, x->dur, y->dur);
 }
 
 int
@@ -123,14 +127,7 @@ oprec(struct op *o, int64_t viewdur)
 	out_ratio(&ob, "wait_ratio", o->wait, cost);
 	out_ratio(&ob, "share_of_kernel_sum", o->dur, viewdur);
 	out_i64(&ob, "small_calls", o->small);
-	out_key(&ob, "raw_names");
-	buf_addc(&ob, '[');
-	for (int i = 0; i < o->nnames; i++) {
-		if (i)
-			buf_addc(&ob, ',');
-		out_esc(&ob, o->names[i], strlen(o->names[i]));
-	}
-	buf_addc(&ob, ']');
+	out_strv(&ob, "raw_names", (const char *const *)o->names, o->nnames);
 	out_bool(&ob, "raw_names_more", o->namesmore);
 	out_raw(&ob, "in_shapes", o->inshp, strlen(o->inshp));
 	out_raw(&ob, "out_shapes", o->outshp, strlen(o->outshp));
@@ -139,8 +136,6 @@ oprec(struct op *o, int64_t viewdur)
 	else
 		out_null(&ob, "shape_variants");
 	out_bool(&ob, "shape_variants_more", o->shpmore);
-	out_key(&ob, "tags");
-	buf_addc(&ob, '[');
 	{
 		int nt = 0;
 		const char *t[4];
@@ -154,13 +149,8 @@ oprec(struct op *o, int64_t viewdur)
 			if ((double)o->masked < exposedr * (double)o->dur)
 				t[nt++] = "AICPU_EXPOSED_RISK";
 		}
-		for (int i = 0; i < nt; i++) {
-			if (i)
-				buf_addc(&ob, ',');
-			out_esc(&ob, t[i], strlen(t[i]));
-		}
+		out_strv(&ob, "tags", t, nt);
 	}
-	buf_addc(&ob, ']');
 	out_bool(&ob, "wait_anchor", o->anchor);
 	out_bool(&ob, "demoted", o->anchor);
 	out_key(&ob, "wait_pollution");

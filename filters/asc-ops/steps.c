@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "busy.h"
+#include "cmp.h"
 #include "intern.h"
 #include "opkey.h"
 #include "rec.h"
@@ -47,15 +48,7 @@ group_get(const char *id, size_t n)
 	return &S.g[S.ng++];
 }
 
-static int
-kcmp(const void *a, const void *b)
-{
-	const struct iv *x = a, *y = b;
-
-	if (x->s != y->s)
-		return x->s < y->s ? -1 : 1;
-	return x->e < y->e ? -1 : x->e > y->e;
-}
+static CMP_FN(kcmp, struct iv, CMP_2(s, e))
 
 /*
  * One step being flushed: its record's fields (detect), what is measured

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmp.h"
 #include "opkey.h"
 #include "rules.h"
 
@@ -564,15 +565,7 @@ putsides(const size_t *m, size_t n, const struct clk *pc, struct clk *acc)
  */
 struct bsk { int step; int64_t stream, dur; };
 
-static int
-bskcmp(const void *a, const void *b)
-{
-	const struct bsk *x = a, *y = b;
-
-	if (x->step != y->step)
-		return x->step < y->step ? -1 : 1;
-	return x->stream < y->stream ? -1 : x->stream > y->stream;
-}
+static CMP_FN(bskcmp, struct bsk, CMP_2(step, stream))
 
 static void
 markblock(void)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmp.h"
 #include "opkey.h"
 
 #include "segment.h"
@@ -110,15 +111,7 @@ period(const int *seq, int lo, int hi, int depth)
 	period(seq, besta + bestcover, hi, depth + 1);
 }
 
-static int
-stepcmp_(const void *a, const void *b)
-{
-	const struct sk *x = a, *y = b;
-
-	if (x->cs != y->cs)
-		return x->cs < y->cs ? -1 : 1;
-	return x->s < y->s ? -1 : x->s > y->s;
-}
+static CMP_FN(stepcmp_, struct sk, CMP_2(cs, s))
 
 /* Clip the kernels to the window, find the main stream and the block. */
 void

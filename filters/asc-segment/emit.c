@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nsms.h"
+
 #include "segment.h"
 
 static struct grp *
@@ -257,10 +259,8 @@ emit_step_structure(const struct stepx *x)
 		out_nsms(&sb, "prelaunch_gap", x->pre);
 		out_nsms(&sb, "tail_gap", x->tail);
 	} else {
-		out_null(&sb, "prelaunch_gap_ns");
-		out_null(&sb, "prelaunch_gap_ms");
-		out_null(&sb, "tail_gap_ns");
-		out_null(&sb, "tail_gap_ms");
+		out_nsms_null(&sb, "prelaunch_gap");
+		out_nsms_null(&sb, "tail_gap");
 	}
 	out_nsms(&sb, "boundary_bubble_total", x->bnd);
 	out_i64(&sb, "boundary_bubble_count", x->nbnd);

@@ -12,6 +12,7 @@
 
 #include "cell.h"
 #include "find.h"
+#include "strv.h"
 #include "util.h"
 
 static int
@@ -141,14 +142,6 @@ listdir(const char *dir, int *n, int must)
 	return v;
 }
 
-static void
-freelist(char **v, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* Add every file we read directly inside dir (must: see listdir). */
 static void
 scanfilesm(struct profile *p, const char *dir, int must)
@@ -174,7 +167,7 @@ scanfilesm(struct profile *p, const char *dir, int must)
 		}
 		free(path);
 	}
-	freelist(v, n);
+	strv_free(v, n);
 }
 
 static void
@@ -455,7 +448,7 @@ search(const char *dir, int depth)
 			found += search(sub, depth - 1);
 		free(sub);
 	}
-	freelist(v, n);
+	strv_free(v, n);
 	return found;
 }
 

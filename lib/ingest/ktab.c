@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cell.h"
+#include "cmp.h"
 #include "csvline.h"
 #include "dec.h"
 #include "ktab.h"
@@ -620,13 +621,7 @@ unusable:
 static int
 krowcmp(const struct krow *x, const struct krow *y)
 {
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->file != y->file)
-		return x->file < y->file ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line;
+	return CMP_4(dev, start, file, line);
 }
 
 /*

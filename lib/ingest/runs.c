@@ -1,4 +1,5 @@
 /* runs: external sorts of the timeline reader. */
+#include "cmp.h"
 #include "trace_int.h"
 
 /* ---------- spill runs ---------- */
@@ -884,49 +885,13 @@ tr_mkcmp(const void *a, const void *b)
 }
 
 /* Flow ends by (id, kind, ts): the first of an id is its earliest. */
-int
-tr_flcmp(const void *a, const void *b)
-{
-	const struct fl *x = a, *y = b;
-
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->ti != y->ti)
-		return x->ti < y->ti ? -1 : 1;
-	return 0;
-}
+CMP_FN(tr_flcmp, struct fl, CMP_4(id, kind, ts, ti))
 
 /* HCCL tasks in start order, then file order. */
-int
-tr_ctcmp(const void *a, const void *b)
-{
-	const struct ctask *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->off != y->off)
-		return x->off < y->off ? -1 : 1;
-	return 0;
-}
+CMP_FN(tr_ctcmp, struct ctask, CMP_2(start, off))
 
 /* Links in host pass order: (ts, thread, kernel ts). */
-int
-tr_lkcmp(const void *a, const void *b)
-{
-	const struct lk *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->ti != y->ti)
-		return x->ti < y->ti ? -1 : 1;
-	if (x->kts != y->kts)
-		return x->kts < y->kts ? -1 : 1;
-	return 0;
-}
+CMP_FN(tr_lkcmp, struct lk, CMP_3(ts, ti, kts))
 
 /* The empty sorted-run state of a reader (or of a split half). */
 void
