@@ -714,7 +714,9 @@ def s9: "## 9. Layer-to-Layer Variation\n\n" + if (.types | length) == 0 then no
 	if (.passes | length) < 2 then "Single pass: no cross-pass comparison.\n\n" else
 	(.types[:8] | map(gs("layer_type"))) as $T |
 	# a pass without recorded layers is shown only when no pass is omitted
-	[.passes[] | gi("pass") as $pn | [$L[] | select(.pass == $pn)] as $pl |
+	# each pass's layers, in their order: grouped once, not selected per pass
+	(reduce $L[] as $l ({}; .[$l.pass | tostring] += [$l])) as $byp |
+	[.passes[] | gi("pass") as $pn | ($byp[$pn | tostring] // []) as $pl |
 	 if ($pl | length) == 0 and $in.npasses != ($in.passes | length) then null
 	 else "| \($pn) |" + ($T | map(. as $ty | [$pl[] | select(.type == $ty) | .wall] |
 		" \(if length > 0 then idiv(add; length) | nsms else "n/a" end) |") | join("")) end] as $rows |
@@ -759,7 +761,12 @@ def s10diagram: .S as $S | .layers as $L | .train as $train |
 		"\(if $S | isnum("backward_layers_per_micro_batch") then $S | gi("backward_layers_per_micro_batch") else "varying" end) layers\n"
 	 elif .npasses > 1 then "  x \(.npasses) passes\n" else "" end) + "```\n\n";
 # The per-pass execution timeline: a column holds the type of the last
-# layer started by its middle.
+# layer started by its middle.  lastby($mids): for each of the rising
+# $mids, how many layers of the input have a later one (or themselves)
+# starting at or before it: the suffix minima of the starts rise, so one
+# pointer walks them once (not the layers once per column).
+def lastby($mids): (map(.start) | reverse | [foreach .[] as $x (null; if . == null or $x < . then $x else . end)] | reverse) as $sm |
+	($sm | length) as $n | [foreach $mids[] as $m (0; until(. >= $n or $sm[.] > $m; . + 1))];
 def s10timeline: .layers as $L | .omitted as $on | .onpass as $op |
 	"Per-pass execution timeline (one column = 1/64 of the pass wall time; D Dense, " +
 	"M MoE+DFC, G MoE+GMM, m MoE, d Decode, \(if .train then "B Backward, " else "" end). before the first layer):\n\n```\n" +
@@ -770,8 +777,8 @@ def s10timeline: .layers as $L | .omitted as $on | .onpass as $op |
 	  if $a > $b then "pass \("\(gi("pass"))" | lpad(3)) (layers not recorded)\([range(0; 43) | " "] | join(""))  \(gi("wall_ns") | nsms)\n"
 	  else $L[$a:$b + 1] as $PL |
 		"pass \("\(gi("pass"))" | lpad(3)) " +
-		([range(0; 64) as $c | ($s + idiv($w * (2 * $c + 1); 128)) as $mid |
-		  (last($PL[] | select(.start <= $mid)) // null) | if . == null then "." else .type | tletter end] | join("")) +
+		([$PL | lastby([range(0; 64) as $c | $s + idiv($w * (2 * $c + 1); 128)])[] |
+		  if . == 0 then "." else $PL[. - 1].type | tletter end] | join("")) +
 		"  \(gi("wall_ns") | nsms)\n" end] | join("")) + "```\n\n";
 def s10findings: .S as $S | typecounts($S | obj("layer_types")) as $tc |
 	"Key findings:\n\n" +

@@ -792,7 +792,7 @@ main(int argc, char **argv)
 		buf_adds(&js, "]}\n]\n}\n");
 		if (fwrite(js.p, 1, js.len, jfp) != js.len || aside_commit(&jsa) != 0)
 			dieerr("%s/cluster.json", outdir);
-		fprintf(md, "_Made by asc %s with the rules `%s`._\n", asc_version(), rules_file(rulesf));
+		mdfoot(asc_version(), rules_file(rulesf));
 		if (aside_commit(&mda) != 0)
 			dieerr("%s/cluster_report.md", outdir);
 	}

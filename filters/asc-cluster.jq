@@ -96,7 +96,50 @@ def recommendations: (.view.rank_tops // []) as $t | [.recommendation[]?] as $r 
 	  "\($k + 1). P\($x.priority) (\(if $x.time_at_stake_ns == 0 then "0 ms" else $x.time_at_stake_ns | hd end)): \($x.text | mdt(0))\n"] | join("")) +
 	(if $r == [] then "No rank, collective or link stands out across the job.\n" else "" end) + "\n";
 
+# The waits for ranks not in this input (peers.c computes view.peers,
+# one item per group and peer, in order): from the HCCL tasks ("tasks":
+# the captured ranks' waits on the peer, whether they end together, the
+# peers each waits for next), or, without tasks, the time in the ops of a
+# group whose parallel_group_info names members not in the input (and
+# its transfer or pipeline figures).  The head follows the first item.
+def s($n): if $n > 1 then "s" else "" end;
+def rlist: map(rname) | join(", ");
+def spent: map("\(.rank | rname) \(.ns | hd)\(if .exposed then " not under compute" else " (no kernels: its elapsed time)" end)") | join(", ");
+def metagroup: (.peers | length) as $n | (.peers | map(tostring) | join(", ")) as $out |
+	"\nGroup `\(.group)` (\(.role // "no role"), \(.ops // "ops")) has \(.size) ranks, \(.in) in this input (\(.ranks | rlist)); parallel_group_info names its other member\(s($n)), global rank\(s($n)) \($out), which \(if $n > 1 then "are" else "is" end) not in this input. " +
+	"The input holds no HCCL tasks, so the wait on \(if $n > 1 then "them" else "it" end) is not measured; per step the ranks spend in the group's ops: \(.spent | spent).\n" +
+	(if .bound != null then "Its ops are transfer-bound: by the bandwidth table they move, per step, \(.bound.rows | map("\(.rank | rname) \(.mb) MB in \(.xfer_ns | hd) of \(.elapsed_ns | hd) (\(.gbps) GB/s)") | join(", ")); at most \(.bound.most_wait_ns | hd) per step can be a wait on global rank\(s($n)) \($out).\n" else "" end) +
+	(if .stage_imbalance != null then "Stage imbalance, as the rank reports give it: \(.stage_imbalance).\n" else "" end) +
+	(if .win != null then "What acting on it could win per step, as the rank reports give it: \(.win).\n" else "" end);
+def sameend($p; $us): if . == null then "" else
+	(if .together then "\nTheir HCCL tasks show the waits for rank \($p) ending at the same instant (\(.waits) wait\(s(.waits)) of at least \($us) µs on each rank, ends within \(.spread_ns | hd) of each other): the peer's arrival releases them together, so rank \($p) arrives late; a slow link would not end them together."
+	 else "\nTheir HCCL tasks show the waits for rank \($p) ending up to \(.spread_ns | hd) apart (\(.waits) wait\(s(.waits)) of at least \($us) µs on each rank)." end) +
+	(if .one_step then " The capture holds one step\(if .active1 then " (profiler_info schedule active 1)" else "" end): one occurrence, not a pattern." else "" end) + "\n" end;
+def after($p): if .rows == [] then "" else
+	"\nAfter rank \($p): " +
+	([.rows[] | "\(.rank | rname) " +
+	  (if .wide then "waits for every other peer too (its own waits per step not under compute, in each op at most its wait for rank \($p): " else "waits next for " end) +
+	  (.peers | map("rank \(.rank) \(.ns | hd)") | join(", ")) +
+	  (if .wide then ")" else " per step, not under compute (in each op at most its wait for rank \($p))" end) +
+	  "; the longest of them in each op, what fixing rank \($p) leaves: \(.rem_ns | hd) per step."] | join(" ")) +
+	(if .wide_after != null then " Every peer of the group arrives after \(.wide_after | rname): the skew is group-wide, and fixing one peer at a time leaves the next." else "" end) + "\n" end;
+def taskgroup($nj; $us): (.waits | length) as $nr | .peer as $p |
+	"\nGroup `\(.group)`" + (if .size != null then " has \(.size) ranks, \(.in) in this input (\(.ranks | rlist))" else "" end) +
+	". \(if $nr == $nj and $nr > 1 then (if $nr == 2 then "Both ranks" else "All ranks" end) elif $nr == 1 then "One rank" else "Ranks" end) wait\(if $nr == 1 then "s" else "" end) for rank \($p), which is not in this input: \(.waits | map("\(.rank | rname) \(.ns | hd)") | join(", ")) per step.\n" +
+	(.same_end | sameend($p; $us)) + (.next | after($p));
+def peers: .view as $v | (.job[0].profiles | length) as $nj |
+	if $v.peers == [] then "" else
+	"\n## Waits for ranks not in this input\n\n" +
+	(if $v.peers[0].tasks then "From each rank's HCCL tasks: the time per step, not under compute, that it waits for a peer of its group (peer ranks as the tasks number them, local to the group, or global where parallel_group_info maps them).\n"
+	 else "The ranks here hold no HCCL tasks for these groups: the figures are the time per step each rank spends in the group's ops (their kernels, or communication.json's elapsed time), not a measured wait on the peer; global ranks are parallel_group_info's.\n" end) +
+	([$v.peers[] | if .tasks then taskgroup($nj; $v.skew_min_us) else metagroup end] | join("")) end;
+
+# The last line, once, after every job.
+def foot: "_Made by asc \(.view.version) with the rules `\(.view.rules_file)`._\n";
+
 if .section == "head" then head
+elif .section == "peers" then peers
+elif .section == "foot" then foot
 elif .section == "recommendations" then recommendations
 elif .section == "links" then links
 elif .section == "late" then late

@@ -29,6 +29,8 @@ jqprog_new(const char *name, const char *text)
 {
 	struct jqprog *p = xcalloc(1, sizeof *p);
 	jv args, rules;
+	char *home;
+	int ok;
 
 	if ((p->jq = jq_init()) == NULL)
 		die("out of memory");
@@ -36,7 +38,21 @@ jqprog_new(const char *name, const char *text)
 	jq_set_error_cb(p->jq, compile_err, (void *)name);
 	rules = jv_parse(rules_json());
 	args = jv_object_set(jv_object(), jv_string("rules"), rules);
-	if (!jq_compile_args(p->jq, text, args))
+	/* libjq 1.6 binds the definitions of $HOME/.jq into every program
+	 * it compiles, ahead of its builtins: a user's file would change
+	 * the reports (a `def length` of its own).  The program is ours
+	 * alone: compiled without HOME. */
+	home = getenv("HOME");
+	if (home) {
+		home = xstrdup(home);
+		unsetenv("HOME");
+	}
+	ok = jq_compile_args(p->jq, text, args);
+	if (home) {
+		setenv("HOME", home, 1);
+		free(home);
+	}
+	if (!ok)
 		die("%s: the built-in jq program does not compile", name);
 	return p;
 }

@@ -220,9 +220,6 @@ xferreco(const struct job *j, size_t k, int64_t least, int64_t stake, int64_t mo
 	struct buf adv = {0}, sk = {0};
 	char t1[64], t2[64], t3[64];
 
-	if (md)
-		fprintf(md, "Its ops are transfer-bound: by the bandwidth table they move, per step, %s; at most %s per step can be a wait on global rank%s %s.\n",
-		    bound, hd(mostwait, t1), nout > 1 ? "s" : "", out);
 	xferadvice(j, k, &adv);
 	if (stake != least && gsunknown)
 		bprintf(&sk, "%s per step is at stake by what the rank report%s can measure, more only as far as compute after its gradient can hide it: %s", hd(stake, t3), ngtxt > 1 ? "s" : "", gtxt);
@@ -243,58 +240,32 @@ xferreco(const struct job *j, size_t k, int64_t least, int64_t stake, int64_t mo
 	buf_free(&sk);
 }
 
+/* A group's size as "%lld" printed it, UNSET included. */
+static jv
+sizejv(int64_t size)
+{
+	char t[32];
+
+	if (size != UNSET)
+		return jv_number((double)size);
+	snprintf(t, sizeof t, "%lld", (long long)size);
+	return jv_string(t);
+}
+
 /*
- * A group whose ranks in the input have no HCCL tasks (no peer_wait) but
- * whose parallel_group_info name gives its global ranks: the members the
- * input does not hold, and the time each captured rank spends in the
- * group's ops per step.  Without tasks the wait on them is not measured.
+ * The bandwidth table covering most of group k's ops' elapsed time on
+ * every captured rank: moving data, at most the rest a wait.  The ranks'
+ * figures, into b (the recommendation's words) and *rows (the report's:
+ * ns and the %g printed); the most that can be a wait in *mostwait.  How
+ * many ranks, 0 when one is not transfer-bound.
  */
-static void
-nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl, int *head)
+static int
+xferbound(const struct job *j, size_t k, struct buf *b, jv *rows, int64_t *mostwait)
 {
 	const char *g = rgs[k].group;
-	struct buf out = {0}, who = {0}, bound = {0}, wtxt = {0}, gtxt = {0};
-	int64_t least = UNSET, mostwait = UNSET, stake, won;
-	int nout = 0, nr = 0, nbound = 0, ngtxt = 0, ub = 0;
-	char t1[64], t2[64], t3[64], nm[64];
+	int nbound = 0;
+	char t1[64], t3[64], nm[64];
 
-	for (size_t a = 0; a < npw; a++)
-		if (injob(j, pws[a].rank) && strcmp(pws[a].group, g) == 0)
-			return;		/* the tasks measured it */
-	for (int p = 0; p < rgs[k].npeer; p++) {
-		int64_t id = rgs[k].peer[p];
-		int held = 0;
-
-		for (int i = 0; i < j->nr; i++)
-			held |= ranks[j->r[i]].rankid == id;
-		if (!held) {
-			bprintf(&out, "%s%lld", nout++ ? ", " : "", (long long)id);
-		}
-	}
-	if (nout == 0) {
-		buf_free(&out);
-		return;
-	}
-	for (size_t q = k; q < nrg; q++) {
-		const struct rgroup *x = &rgs[q];
-		int64_t ns, steps;
-
-		if (!injob(j, x->rank) || strcmp(x->group, g) != 0 || x->elapsed == UNSET)
-			continue;
-		steps = ranks[x->rank].nstep > 0 ? ranks[x->rank].nstep : 1;
-		ns = (x->exposed != UNSET ? x->exposed : x->elapsed) / steps;
-		bprintf(&who, "%s%s %s%s", nr++ ? ", " : "", rname(&ranks[x->rank], nm), hd(ns, t1),
-		    x->exposed != UNSET ? " not under compute" : " (no kernels: its elapsed time)");
-		if (least == UNSET || ns < least)
-			least = ns;
-	}
-	if (least == UNSET || least < (int64_t)(rules_num("cluster.skew_min_us") * 1000)) {
-		buf_free(&out);
-		buf_free(&who);
-		return;
-	}
-	/* The bandwidth table covering most of the ops' elapsed time on
-	 * every captured rank: moving data, at most the rest a wait. */
 	for (size_t q = k; q < nrg; q++) {
 		const struct rgroup *x = &rgs[q];
 		double el = 0, xm = 0, mb = 0;
@@ -313,12 +284,69 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 			break;
 		}
 		steps = ranks[x->rank].nstep > 0 ? ranks[x->rank].nstep : 1;
-		bprintf(&bound, "%s%s %.4g MB in %s of %s (%.3g GB/s)", nbound++ ? ", " : "",
+		bprintf(b, "%s%s %.4g MB in %s of %s (%.3g GB/s)", nbound++ ? ", " : "",
 		    rname(&ranks[x->rank], nm), mb / (double)steps, hd((int64_t)(xm * 1e6) / steps, t1),
 		    hd((int64_t)(el * 1e6) / steps, t3), mb / xm);
-		if (mostwait == UNSET || (int64_t)((el - xm) * 1e6) / steps > mostwait)
-			mostwait = (int64_t)((el - xm) * 1e6) / steps;
+		/* the same figures for the report: its %g as printed */
+		snprintf(t1, sizeof t1, "%.4g", mb / (double)steps);
+		snprintf(t3, sizeof t3, "%.3g", mb / xm);
+		*rows = jv_array_append(*rows, JV_OBJECT(jv_string("rank"), rankjv(&ranks[x->rank]),
+		    jv_string("mb"), jv_string(t1), jv_string("xfer_ns"), nsjv((int64_t)(xm * 1e6) / steps),
+		    jv_string("elapsed_ns"), nsjv((int64_t)(el * 1e6) / steps), jv_string("gbps"), jv_string(t3)));
+		if (*mostwait == UNSET || (int64_t)((el - xm) * 1e6) / steps > *mostwait)
+			*mostwait = (int64_t)((el - xm) * 1e6) / steps;
 	}
+	return nbound;
+}
+
+/*
+ * A group whose ranks in the input have no HCCL tasks (no peer_wait) but
+ * whose parallel_group_info name gives its global ranks: the members the
+ * input does not hold, and the time each captured rank spends in the
+ * group's ops per step.  Without tasks the wait on them is not measured.
+ */
+static void
+nometapeers(const struct job *j, size_t k, int in, int64_t size, jv rl, jv *pv)
+{
+	const char *g = rgs[k].group;
+	struct buf out = {0}, bound = {0}, wtxt = {0}, gtxt = {0};
+	int64_t least = UNSET, mostwait = UNSET, stake, won;
+	int nout = 0, nbound = 0, ngtxt = 0, ub = 0;
+	char t2[64];
+	jv pids = jv_array(), who = jv_array(), rows = jv_array(), b;
+
+	for (size_t a = 0; a < npw; a++)
+		if (injob(j, pws[a].rank) && strcmp(pws[a].group, g) == 0)
+			goto none;	/* the tasks measured it */
+	for (int p = 0; p < rgs[k].npeer; p++) {
+		int64_t id = rgs[k].peer[p];
+		int held = 0;
+
+		for (int i = 0; i < j->nr; i++)
+			held |= ranks[j->r[i]].rankid == id;
+		if (!held) {
+			bprintf(&out, "%s%lld", nout++ ? ", " : "", (long long)id);
+			pids = jv_array_append(pids, jv_number((double)id));
+		}
+	}
+	if (nout == 0)
+		goto none;
+	for (size_t q = k; q < nrg; q++) {
+		const struct rgroup *x = &rgs[q];
+		int64_t ns, steps;
+
+		if (!injob(j, x->rank) || strcmp(x->group, g) != 0 || x->elapsed == UNSET)
+			continue;
+		steps = ranks[x->rank].nstep > 0 ? ranks[x->rank].nstep : 1;
+		ns = (x->exposed != UNSET ? x->exposed : x->elapsed) / steps;
+		who = jv_array_append(who, JV_OBJECT(jv_string("rank"), rankjv(&ranks[x->rank]),
+		    jv_string("ns"), nsjv(ns), jv_string("exposed"), jv_bool(x->exposed != UNSET)));
+		if (least == UNSET || ns < least)
+			least = ns;
+	}
+	if (least == UNSET || least < (int64_t)(rules_num("cluster.skew_min_us") * 1000))
+		goto none;
+	nbound = xferbound(j, k, &bound, &rows, &mostwait);
 	/* a pipeline's stake, or a transfer-bound group's: what its rank
 	 * reports say acting could win */
 	stake = least;
@@ -345,16 +373,18 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 	out_bool(&rb, "transfer_bound", nbound > 0);
 	put_ns(&rb, "wait_at_most", nbound ? mostwait : UNSET);
 	rput();
-	/* No HCCL tasks here: the figures are the ops' time, not waits. */
-	if (md && !*head)
-		fprintf(md, "\n## Waits for ranks not in this input\n\nThe ranks here hold no HCCL tasks for these groups: the figures are the time per step each rank spends in the group's ops (their kernels, or communication.json's elapsed time), not a measured wait on the peer; global ranks are parallel_group_info's.\n");
-	*head = 1;
-	if (md)
-		fprintf(md, "\nGroup `%s` (%s, %s) has %lld ranks, %d in this input (%s); parallel_group_info names its other member%s, global rank%s %s, which %s not in this input. "
-		    "The input holds no HCCL tasks, so the wait on %s is not measured; per step the ranks spend in the group's ops: %s.\n",
-		    g, rgs[k].role ? rgs[k].role : "no role", rgs[k].kind ? rgs[k].kind : "ops", (long long)size, in, rl,
-		    nout > 1 ? "s" : "", nout > 1 ? "s" : "", out.p, nout > 1 ? "are" : "is", nout > 1 ? "them" : "it", who.p);
+	/* No HCCL tasks here: the report gives the ops' time, not waits
+	 * (asc-cluster.jq's peers). */
+	b = JV_OBJECT(jv_string("tasks"), jv_false(), jv_string("group"), jv_string(g),
+	    jv_string("role"), rgs[k].role ? jv_string(rgs[k].role) : jv_null(),
+	    jv_string("ops"), rgs[k].kind ? jv_string(rgs[k].kind) : jv_null(),
+	    jv_string("size"), sizejv(size), jv_string("in"), jv_number(in), jv_string("ranks"), jv_copy(rl),
+	    jv_string("peers"), pids, jv_string("spent"), who);
+	pids = who = jv_invalid();
 	if (nbound) {
+		b = jv_object_set(b, jv_string("bound"), JV_OBJECT(jv_string("rows"), rows,
+		    jv_string("most_wait_ns"), nsjv(mostwait)));
+		rows = jv_invalid();
 		xferreco(j, k, least, stake, mostwait, bound.p, out.p, nout, gtxt.p, ngtxt, ub);
 		goto done;
 	}
@@ -369,10 +399,11 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 			    st.p, imb && nomorembs(j, g) ? "; rebalance the stages (what it wins: above); the rank reports count no win from more micro-batches (the device idle each micro-batch carries outweighs the warm-up and flush they save, or without a kernel table it cannot be told): remove that idle before raising the micro-batch count" :
 			    imb ? "; rebalance the stages (what it wins: above), and raise the micro-batch count or use an interleaved schedule for the rest, the schedule's own warm-up and flush" :
 			    "; the bubble is the schedule's own: raise the micro-batch count or use an interleaved schedule");
-		if (md && st.len)
-			fprintf(md, "Stage imbalance, as the rank reports give it: %s.\n", st.p);
-		if (md && wtxt.len)
-			fprintf(md, "What acting on it could win per step, as the rank reports give it: %s.\n", wtxt.p);
+		/* pipeline.c's phrases, the recommendation's too */
+		if (st.len)
+			b = jv_object_set(b, jv_string("stage_imbalance"), jv_string(st.p));
+		if (wtxt.len)
+			b = jv_object_set(b, jv_string("win"), jv_string(wtxt.p));
 		addreco(stake, "Group %s (%s) has members not in this input (global rank%s %s, by parallel_group_info): the ranks in this input spend %s per step in its %s%s%s%s; the input holds no HCCL tasks to measure the wait on %s: profile global rank%s %s (or all ranks)%s.",
 		    g, rgs[k].role ? rgs[k].role : "no role", nout > 1 ? "s" : "", out.p, hd(least, t2),
 		    rgs[k].kind ? rgs[k].kind : "ops",
@@ -389,8 +420,12 @@ nometapeers(const struct job *j, size_t k, int in, int64_t size, const char *rl,
 		    rgs[k].kind ? rgs[k].kind : "ops", nout > 1 ? "them" : "it", nout > 1 ? "s" : "", out.p);
 	recogroup(g);
 done:
+	*pv = jv_array_append(*pv, b);
+none:
+	jv_free(pids);
+	jv_free(who);
+	jv_free(rows);
 	buf_free(&out);
-	buf_free(&who);
 	buf_free(&bound);
 	buf_free(&wtxt);
 	buf_free(&gtxt);
@@ -573,11 +608,12 @@ pairwait(int ri, const char *g, int64_t first, int64_t p, const char *step, cons
  * own wait not under compute, at most the wait on `first` there (fixing
  * `first` leaves no more of it), summed and per step (the steps of the
  * rank's comm ops), at least cluster.skew_min_us, largest first, into
- * *b; how many, in *top the longest; in *rem the longest of them in each
- * op, summed per step: what fixing `first` leaves.
+ * *pl unless NULL ({rank, ns} each); how many, in *top the longest; in
+ * *rem the longest of them in each op, summed per step: what fixing
+ * `first` leaves.
  */
 static int
-nextpeers(int ri, const char *g, int64_t first, struct buf *b, int64_t *top, int64_t *topw, int64_t *rem)
+nextpeers(int ri, const char *g, int64_t first, jv *pl, int64_t *top, int64_t *topw, int64_t *rem)
 {
 	int64_t pe[64], pw[64], steps = copsteps(ri);
 	int n = 0, m;
@@ -629,11 +665,9 @@ nextpeers(int ri, const char *g, int64_t first, struct buf *b, int64_t *top, int
 			pw[y] = pw[y - 1], pe[y] = pe[y - 1];
 			pw[y - 1] = t, pe[y - 1] = u;
 		}
-	for (int x = 0; x < n; x++) {
-		char h[64];
-
-		bprintf(b, "%srank %lld %s", x ? ", " : "", (long long)pe[x], hd(pw[x], h));
-	}
+	for (int x = 0; x < n && pl; x++)
+		*pl = jv_array_append(*pl, JV_OBJECT(jv_string("rank"), jv_number((double)pe[x]),
+		    jv_string("ns"), nsjv(pw[x])));
 	if (n) {
 		*top = pe[0];
 		*topw = pw[0];
@@ -652,7 +686,6 @@ static int64_t
 wonback(int ri, const char *g, int64_t first, int64_t wait)
 {
 	int64_t min = (int64_t)(rules_num("comm.straggler_min_ms") * 1e6), top, topw, rem;
-	struct buf b = {0};
 	int n;
 
 	/* what is left is at most the wait on `first` in each op: a wait
@@ -660,8 +693,7 @@ wonback(int ri, const char *g, int64_t first, int64_t wait)
 	 * op, runs only for the waits that matter) */
 	if (wait < min)
 		return wait;
-	n = nextpeers(ri, g, first, &b, &top, &topw, &rem);
-	buf_free(&b);
+	n = nextpeers(ri, g, first, NULL, &top, &topw, &rem);
 	if (n > 0 && rem >= min)
 		return wait - rem;
 	return wait;
@@ -671,10 +703,12 @@ wonback(int ri, const char *g, int64_t first, int64_t wait)
  * ranks' waits on it. */
 struct pw {
 	const struct pwait *w;
-	const char *g, *rl;		/* rl: the group's ranks in the input */
+	const char *g;
+	jv	 rl;			/* the group's ranks in the input */
 	int64_t	 size, least, leastwon, nr;
 	int	 in, less;
 	struct buf who, won;		/* per rank: its wait, what fixing wins back */
+	jv	 waits;			/* per rank: {rank, ns}, for the report */
 };
 
 /* Its record; 0 when its least wait is below cluster.skew_min_us. */
@@ -719,6 +753,8 @@ pwrec(const struct job *j, struct pw *p)
 		less |= wb < sum;
 		buf_adds(&who, nr > 1 ? ", " : "");
 		bprintf(&who, "%s %s", rname(&ranks[ri], nm), hd(sum, t1));
+		p->waits = jv_array_append(p->waits, JV_OBJECT(jv_string("rank"), rankjv(&ranks[ri]),
+		    jv_string("ns"), nsjv(sum)));
 		buf_adds(&won, nr > 1 ? ", " : "");
 		bprintf(&won, "%s %s", rname(&ranks[ri], nm), hd(wb, t1));
 	}
@@ -734,60 +770,37 @@ pwrec(const struct job *j, struct pw *p)
 	return 1;
 }
 
-/* The report: the group, who waits how long, and whether the waits end
- * together (released by the peer's arrival: it is late, the links are
- * not slow). */
-static void
-pwmd(const struct job *j, const struct pw *p, int *head)
+/* For the report (asc-cluster.jq's peers): the group, who waits how
+ * long, and whether the waits end together (released by the peer's
+ * arrival: it is late, the links are not slow). */
+static jv
+pwview(const struct job *j, struct pw *p)
 {
-	const struct pwait *w = p->w;
-	const char *g = p->g;
-	int64_t size = p->size, nr = p->nr;
-	int in = p->in;
-	struct buf who = p->who;
+	int64_t spread;
+	int nw, steps = 0;
+	jv b = JV_OBJECT(jv_string("tasks"), jv_true(), jv_string("group"), jv_string(p->g),
+	    jv_string("size"), p->size == UNSET ? jv_null() : jv_number((double)p->size),
+	    jv_string("in"), jv_number(p->in), jv_string("ranks"), jv_copy(p->rl),
+	    jv_string("peer"), jv_number((double)p->w->peer), jv_string("waits"), p->waits);
 
-	if (md && !*head)
-		fprintf(md, "\n## Waits for ranks not in this input\n\nFrom each rank's HCCL tasks: the time per step, not under compute, that it waits for a peer of its group (peer ranks as the tasks number them, local to the group, or global where parallel_group_info maps them).\n");
-	*head = 1;
-	if (md) {
-		fprintf(md, "\nGroup `%s`", g);
-		if (size != UNSET)
-			fprintf(md, " has %lld ranks, %d in this input (%s)", (long long)size, in, p->rl);
-		fprintf(md, ". %s wait%s for rank %lld, which is not in this input: %s per step.\n",
-		    nr == j->nr && nr > 1 ? (nr == 2 ? "Both ranks" : "All ranks") : nr == 1 ? "One rank" : "Ranks",
-		    nr == 1 ? "s" : "", (long long)w->peer, who.p ? who.p : "");
-	}
-	/* Waits that end together are released by the peer's
-	 * arrival: it is late, the links are not slow. */
-	{
-		int64_t spread;
-		int nw, steps = 0;
-
-		for (int i = 0; i < j->nr; i++)
-			if (ranks[j->r[i]].nstep > steps)
-				steps = ranks[j->r[i]].nstep;
-		if (sameend(j, g, w->peer, &spread, &nw) && md) {
-			char h[64];
-
-			if ((double)spread <= rules_num("cluster.skew_min_us") * 100)
-				fprintf(md, "\nTheir HCCL tasks show the waits for rank %lld ending at the same instant (%d wait%s of at least %g µs on each rank, ends within %s of each other): the peer's arrival releases them together, so rank %lld arrives late; a slow link would not end them together.",
-				    (long long)w->peer, nw, nw == 1 ? "" : "s", rules_num("cluster.skew_min_us"), hd(spread, h), (long long)w->peer);
-			else
-				fprintf(md, "\nTheir HCCL tasks show the waits for rank %lld ending up to %s apart (%d wait%s of at least %g µs on each rank).",
-				    (long long)w->peer, hd(spread, h), nw, nw == 1 ? "" : "s", rules_num("cluster.skew_min_us"));
-			if (steps == 1)
-				fprintf(md, " The capture holds one step%s: one occurrence, not a pattern.",
-				    ranks[j->r[0]].active == 1 ? " (profiler_info schedule active 1)" : "");
-			fprintf(md, "\n");
-		}
-	}
+	p->waits = jv_invalid();
+	for (int i = 0; i < j->nr; i++)
+		if (ranks[j->r[i]].nstep > steps)
+			steps = ranks[j->r[i]].nstep;
+	if (sameend(j, p->g, p->w->peer, &spread, &nw))
+		b = jv_object_set(b, jv_string("same_end"), JV_OBJECT(jv_string("spread_ns"), nsjv(spread),
+		    jv_string("waits"), jv_number(nw),
+		    jv_string("together"), jv_bool((double)spread <= rules_num("cluster.skew_min_us") * 100),
+		    jv_string("one_step"), jv_bool(steps == 1),
+		    jv_string("active1"), jv_bool(ranks[j->r[0]].active == 1)));
+	return b;
 }
 
 /* The peers each captured rank waits for next: fixing the latest one
  * leaves them; all of them late is a group-wide skew.  And the
  * recommendation. */
 static void
-pwnext(const struct job *j, struct pw *p)
+pwnext(const struct job *j, struct pw *p, jv *view)
 {
 	const struct pwait *w = p->w;
 	const char *g = p->g;
@@ -796,43 +809,41 @@ pwnext(const struct job *j, struct pw *p)
 	struct buf who = p->who, won = p->won;
 	char nm[64];
 
-	struct buf nx = {0}, rx = {0};
+	struct buf rx = {0};
 	int wide = 0;
 	const char *widen = "";
 	char wnm[64];
+	jv rows = jv_array(), after = jv_null();
 
 	for (int i = 0; i < j->nr; i++) {
-		struct buf b = {0};
+		jv pl = jv_array();
 		int64_t top, topw, rem;
-		int n = nextpeers(j->r[i], g, w->peer, &b, &top, &topw, &rem);
+		int n = nextpeers(j->r[i], g, w->peer, &pl, &top, &topw, &rem);
 		char h[64], h2[64];
 
-		if (n == 0)
+		if (n == 0) {
+			jv_free(pl);
 			continue;
+		}
+		/* waits for every other peer: the skew is group-wide */
 		if (size != UNSET && n == size - 2) {
-			if (!wide)
+			if (!wide) {
 				widen = rname(&ranks[j->r[i]], wnm);
+				jv_free(after);
+				after = rankjv(&ranks[j->r[i]]);
+			}
 			wide = 1;
-			bprintf(&nx, "%s%s waits for every other peer too (its own waits per step not under compute, in each op at most its wait for rank %lld: ",
-			    nx.len ? " " : "", rname(&ranks[j->r[i]], nm), (long long)w->peer);
-		} else
-			bprintf(&nx, "%s%s waits next for ", nx.len ? " " : "", rname(&ranks[j->r[i]], nm));
-		buf_adds(&nx, b.p);
-		if (n == size - 2)
-			buf_adds(&nx, ")");
-		else
-			bprintf(&nx, " per step, not under compute (in each op at most its wait for rank %lld)", (long long)w->peer);
-		bprintf(&nx, "; the longest of them in each op, what fixing rank %lld leaves: %s per step.", (long long)w->peer, hd(rem, h2));
+		}
+		rows = jv_array_append(rows, JV_OBJECT(jv_string("rank"), rankjv(&ranks[j->r[i]]),
+		    jv_string("wide"), jv_bool(size != UNSET && n == size - 2), jv_string("peers"), pl,
+		    jv_string("rem_ns"), nsjv(rem)));
 		if (rx.len == 0) {
 			bprintf(&rx, "; fixing it leaves %s per step of waits not under compute on the next-latest peers on %s (rank %lld the longest, %s)",
 			    hd(rem, h2), rname(&ranks[j->r[i]], nm), (long long)top, hd(topw, h));
 		}
-		buf_free(&b);
 	}
-	if (md && nx.len)
-		fprintf(md, "\nAfter rank %lld: %s%s%s%s\n", (long long)w->peer, nx.p,
-		    wide ? " Every peer of the group arrives after " : "", wide ? widen : "",
-		    wide ? ": the skew is group-wide, and fixing one peer at a time leaves the next." : "");
+	*view = jv_object_set(*view, jv_string("next"), JV_OBJECT(jv_string("rows"), rows,
+	    jv_string("wide_after"), after));
 	if (wide) {
 		buf_adds(&rx, ": every other peer arrives after ");
 		buf_adds(&rx, widen);
@@ -856,7 +867,6 @@ pwnext(const struct job *j, struct pw *p)
 			addreco(leastwon, "Rank %lld of group %s, which is not in this input, holds back the ranks that are (exposed wait per step: %s)%s%s: profile rank %lld (or all ranks) to see why it is late.",
 			    (long long)w->peer, g, who.p ? who.p : "", sz, rx.len ? rx.p : "", (long long)w->peer);
 	}
-	buf_free(&nx);
 	buf_free(&rx);
 	p->who = who;
 }
@@ -870,15 +880,15 @@ pwnext(const struct job *j, struct pw *p)
 void
 peerwaits(const struct job *j)
 {
-	char nm[64];
-	int head = 0;
+	char t[32];
+	jv pv = jv_array();
 
 	jsarray("groups");
 	for (size_t k = 0; k < nrg; k++) {
 		const char *g = rgs[k].group;
 		int64_t size = UNSET;
 		int in = 0, seen = 0;
-		struct buf rl = {0};
+		jv rl = jv_array();
 
 		if (!injob(j, rgs[k].rank))
 			continue;
@@ -891,9 +901,8 @@ peerwaits(const struct job *j)
 			if (injob(j, rgs[q].rank) && strcmp(rgs[q].group, g) == 0) {
 				if (rgs[q].size != UNSET && rgs[q].size > size)
 					size = rgs[q].size;
-				if (in++)
-					buf_adds(&rl, ", ");
-				buf_adds(&rl, rname(&ranks[rgs[q].rank], nm));
+				in++;
+				rl = jv_array_append(rl, rankjv(&ranks[rgs[q].rank]));
 			}
 		rbegin("group", j);
 		out_cstr(&rb, "group", g);
@@ -906,8 +915,10 @@ peerwaits(const struct job *j)
 		/* the peers of this group that the input does not hold */
 		for (size_t a = 0; a < npw; a++) {
 			const struct pwait *w = &pws[a];
-			struct pw p = { w, g, rl.p ? rl.p : "", size, UNSET, UNSET, 0, in, 0, {0}, {0} };
+			struct pw p = { .w = w, .g = g, .rl = rl, .size = size, .least = UNSET,
+			    .leastwon = UNSET, .in = in, .waits = jv_array() };
 			int dup = 0;
+			jv v;
 
 			if (!injob(j, w->rank) || strcmp(w->group, g) != 0 ||
 			    captured(j, g, w->peer) >= 0)
@@ -916,15 +927,22 @@ peerwaits(const struct job *j)
 				if (injob(j, pws[b].rank) && strcmp(pws[b].group, g) == 0 &&
 				    pws[b].peer == w->peer)
 					dup = 1;
-			if (dup || !pwrec(j, &p))
+			if (dup || !pwrec(j, &p)) {
+				jv_free(p.waits);
 				continue;
-			pwmd(j, &p, &head);
-			pwnext(j, &p);
+			}
+			v = pwview(j, &p);
+			pwnext(j, &p, &v);
+			pv = jv_array_append(pv, v);
 			buf_free(&p.who);
 			buf_free(&p.won);
 		}
-		nometapeers(j, k, in, size, rl.p ? rl.p : "", &head);
+		nometapeers(j, k, in, size, rl, &pv);
 		exposedgroup(j, k, in, size);
-		buf_free(&rl);
+		jv_free(rl);
 	}
+	snprintf(t, sizeof t, "%g", rules_num("cluster.skew_min_us"));
+	doc_view("skew_min_us", jv_string(t));
+	doc_view("peers", pv);
+	mdsection("peers");
 }

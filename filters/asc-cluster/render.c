@@ -69,6 +69,14 @@ nsjv(int64_t v)
 	return v == UNSET ? jv_null() : jv_number((double)v);
 }
 
+/* A rank for the template's rname: its id (null when unknown) and profile. */
+jv
+rankjv(const struct rank *r)
+{
+	return JV_OBJECT(jv_string("rank"), r->rankid >= 0 ? jv_number(r->rankid) : jv_null(),
+	    jv_string("profile"), jv_string(r->profile));
+}
+
 /* What the report needs beyond the records: view.key = v. */
 void
 doc_view(const char *key, jv v)
@@ -88,17 +96,30 @@ put(jv s, void *arg)
 	jv_free(s);
 }
 
+static void
+run(jv in)
+{
+	char err[512];
+
+	if (!prog)
+		prog = jqprog_new("asc-cluster.jq", asc_cluster_jq);
+	if (jqprog_run(prog, in, put, NULL, err, sizeof err) != 0)
+		die("%s", err);
+}
+
 /* Write one section of the report from the records so far. */
 void
 mdsection(const char *section)
 {
-	char err[512];
+	if (md)
+		run(jv_object_set(jv_copy(doc), jv_string("section"), jv_string(section)));
+}
 
-	if (!md)
-		return;
-	if (!prog)
-		prog = jqprog_new("asc-cluster.jq", asc_cluster_jq);
-	if (jqprog_run(prog, jv_object_set(jv_copy(doc), jv_string("section"), jv_string(section)),
-	    put, NULL, err, sizeof err) != 0)
-		die("%s", err);
+/* The report's last line, after every job: what made it. */
+void
+mdfoot(const char *version, const char *rules)
+{
+	if (md)
+		run(JV_OBJECT(jv_string("section"), jv_string("foot"), jv_string("view"),
+		    JV_OBJECT(jv_string("version"), jv_string(version), jv_string("rules_file"), jv_string(rules))));
 }
