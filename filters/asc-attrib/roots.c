@@ -1,12 +1,13 @@
 /*
  * asc-attrib: the host's top calls and the device work they launch.  A
- * root is a call no other event of its thread (pid, tid) holds, the
+ * root is a call no other event of its OS thread (tid, any pid) holds, the
  * step's context aside (the training loop's frames, the markers): one
  * statement of the loop, such as a metric's update, the optimizer's
  * zero_grad or loss.backward().  Its kernels are the device starts
  * (kernel_ns: the host-to-device link) of the events inside it, and of
- * the events its process's other threads start while it runs (the
- * autograd engine launches the backward while loss.backward() waits).
+ * the events of its process's other threads whose top call it holds
+ * whole (the autograd engine's calls launch the backward while
+ * loss.backward() waits for them).
  * A root that launches nothing is placed by its thread's launching roots
  * before and after it.  asc-judge ties each root to the model part of
  * its kernels: a part's remedy removes only its own roots' host time.
@@ -26,6 +27,7 @@ struct root {
 	uint32_t	 name, call, frame;	/* call: the first event in it with a frame */
 	int64_t		 k[RKN], nk;
 	int32_t		 prev, next;	/* launching roots before and after it */
+	int		 dq;		/* a Dequeue@ event: the task queue's */
 };
 
 struct rthr {
@@ -40,11 +42,13 @@ static int prepared;
 static struct rthr *T;
 static size_t nt, capt;
 
+/* An OS thread, whatever the pid (Python and CANN record one thread
+ * under two), with the pid it was first seen under. */
 static struct rthr *
 rthr(int64_t pid, int64_t tid)
 {
 	for (size_t i = 0; i < nt; i++)
-		if (T[i].pid == pid && T[i].tid == tid)
+		if (T[i].tid == tid)
 			return &T[i];
 	if (nt == capt) {
 		capt = capt ? 2 * capt : 16;
@@ -84,7 +88,8 @@ rootev(int64_t pid, int64_t tid, int64_t s, int64_t e, uint32_t name, uint32_t f
 		}
 		r = &R[nr];
 		*r = (struct root){ .pid = pid, .tid = tid, .s = s, .e = e, .name = name,
-		    .call = NOID, .frame = NOID, .prev = -1, .next = -1 };
+		    .call = NOID, .frame = NOID, .prev = -1, .next = -1,
+		    .dq = I.v[name].len > 9 && memcmp(I.text.p + I.v[name].off, "\"Dequeue@", 9) == 0 };
 		t->cur = (int32_t)nr++;
 	}
 	if (r == NULL)
@@ -96,14 +101,17 @@ rootev(int64_t pid, int64_t tid, int64_t s, int64_t e, uint32_t name, uint32_t f
 	addk(r, kns);
 	if (link == 2)
 		return;
-	/* a call of the same process that waits while another thread launches */
+	/* a call of the same process that holds the whole call of another
+	 * thread that launches: it waits on it (loss.backward() on the
+	 * autograd engine's calls); the task queue's thread (Dequeue@) runs
+	 * the queued launches and waits on no other thread */
 	for (size_t i = 0; i < nt; i++) {
 		struct root *o;
 
-		if (T[i].pid != pid || T[i].tid == tid || T[i].cur < 0)
+		if (T[i].pid != t->pid || T[i].tid == tid || T[i].cur < 0)
 			continue;
 		o = &R[T[i].cur];
-		if (o->s <= s && s < o->e)
+		if (!o->dq && o->s <= r->s && r->e <= o->e)
 			addk(o, kns);
 	}
 }
