@@ -27,7 +27,8 @@ OPSOBJ	 = filters/asc-ops/pmu.o filters/asc-ops/table.o filters/asc-ops/kernels.
 	   filters/asc-ops/steps.o filters/asc-ops/rank.o filters/asc-ops/summary.o
 ATTRIBOBJ = filters/asc-attrib/names.o filters/asc-attrib/context.o filters/asc-attrib/host.o \
 	   filters/asc-attrib/tree.o filters/asc-attrib/sweep.o filters/asc-attrib/causes.o \
-	   filters/asc-attrib/out.o filters/asc-attrib/stakes.o
+	   filters/asc-attrib/out.o filters/asc-attrib/stakes.o \
+	   filters/asc-attrib/roots.o
 FIAOBJ	 = filters/asc-fia/names.o filters/asc-fia/layers.o filters/asc-fia/passes.o \
 	   filters/asc-fia/phases.o filters/asc-fia/checks.o filters/asc-fia/roles.o \
 	   filters/asc-fia/classify.o filters/asc-fia/emit.o filters/asc-fia/summary.o \

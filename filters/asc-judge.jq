@@ -118,6 +118,8 @@ $ST0 as $ST |
     dtasks: ($a.device_tasks // []),
     swait: ($a.serial_wait_ns // 0),
     chains: ($a.host_chains // []),
+    # the host's top calls in it and the kernels they launch
+    roots: ($a.host_roots // []),
     top_host_op: ($a.top_host_op // null)
   } ] as $WIN |
 
@@ -1421,26 +1423,64 @@ def partpointer: namedidleparts as $q |
 # windows where it is the family's longest call), and what lies before a late peer's wait (its share of the
 # windows that do, as the host findings count it).
 def idleparts2: idlepartsof(["input", "loss", "after_loss"]);
+# The part holding device start $k, and the one holding most of the
+# kernels $ks (null: none in a part; a tie goes to the part named first).
+def partat($k): [$MP.parts[] | select($k >= .start_ns and $k < .end_ns) | .name] | .[0] // null;
+def partof($ks): [$ks[]? | partat(.) // empty] | if length == 0 then null else group_by(.) | sort_by(-length) | .[0] | {part: .[0], n: length} end;
+# Where a top host call of part $p's windows belongs (asc-attrib's
+# host_roots): with the part of most of its kernels; one that launches
+# nothing, by its thread's launching calls before and after it: between
+# two of $p's it is $p's, between one of $p's and another part's it lies
+# at $p's edge and is not $p's, else it cannot be placed and stays $p's
+# (the figure is an upper bound).  other: not $p's, so $p's remedy keeps it.
+def rootplace($r; $p):
+	if ($r.kernels // 0) > 0 then partof($r.kernel_ns) as $k |
+	  {by: "kernels", part: $k.part, in_part: ($k.n // 0), of: ($r.kernel_ns | length), other: ($k != null and $k.part != $p.name)}
+	else (partof($r.before_kernel_ns).part) as $b | (partof($r.after_kernel_ns).part) as $a |
+	  {by: "neighbours", before_part: $b, after_part: $a, other: (($b == $p.name) != ($a == $p.name))} end;
+# The host time in $p's windows $w that is not $p's: per window the
+# other calls' time, at most the window's; and those calls, longest first.
+def otherhost($p; $w):
+	[$w[] | . as $x | [$x.roots[] | . + {place: rootplace(.; $p)} | select(.place.other)] as $o |
+	 {ns: ([$o | map(.ns) | add // 0, $x.dur_ns] | min), o: $o}] as $ow |
+	{ns: ($ow | map(.ns) | add // 0),
+	 calls: ([$ow[].o[]] | group_by([.root, .call // "", .frame // ""]) |
+	   map(.[0] + {ns: (map(.ns) | add)} | del(.kernel_ns, .before_kernel_ns, .after_kernel_ns, .tid)) | sort_by(-.ns, .root))};
 def partidle2($ps):
 	partidle($ps) | map(. as $x | ($ps | map(select(.name == $x.name and .kind == $x.kind)) | .[0]) as $p |
 	  partwins($p) as $w |
 	  ($LWS[$MP.step_id | tostring] // null) as $l |
 	  . + {calls: ([$w[].chains[] | select((.chain | length) > 0)] | group_by([.family, .chain[0], (.frame // "")]) |
 		  map({family: .[0].family, call: .[0].chain[0], frame: .[0].frame, ns: (map([.tree_ns // .ns, .ns] | min // 0) | add)}) | sort_by(-.ns, .call) | .[0:4]),
+		other: otherhost($p; $w),
 		before_late_ns: (if $l == null or ($BEF[$MP.step_id | tostring] // 0) <= 0 then 0 else
 		  $w | map(select(.end_ns <= $l.t and (.boundary | not)) | .dur_ns * ([$l.w, $BEF[$MP.step_id | tostring]] | min) / $BEF[$MP.step_id | tostring]) | add // 0 | round end)});
 def calltext($c): "\($c.call)" + (if $c.frame != null then " at \($c.frame | sub("^.*/"; ""))" else "" end) + " (\($c.family)) \($c.ns | ms | fmt)";
+# The other parts' calls in the windows, which the part's remedy keeps.
+def othercall($c):
+	"\($c.root)" + (if $c.call != null then " (\(if $c.call != $c.root then "\($c.call) at " else "at " end)\($c.frame | sub("^.*/"; "")))" else "" end) +
+	" \($c.ns | ms | fmt), which " +
+	(if $c.place.by == "kernels" then
+	   "launches the \($c.place.part)'s kernels" + (if $c.place.in_part < $c.place.of then " (\($c.place.in_part) of its first \($c.place.of))" else "" end)
+	 else "launches nothing and runs between calls of the \($c.place.before_part // "no part") and of the \($c.place.after_part // "no part")" end);
+def othertext($q): [$q[].other.calls[]] | sort_by(-.ns) | map(othercall(.)) | join("; ");
+def otherms($q): $q | map(.other.ns) | add / 1000000;
 def idletext2($q):
 	($q | map(.bubble_ns) | add | ms) as $t | ($q | map(.before_late_ns) | add / 1000000) as $ab |
+	otherms($q) as $o | ($t - $o) as $won |
 	([$q[].calls[]] | sort_by(-.ns)) as $cs |
 	hostsum($q) as $h |
+	(if $o > 0 then " The other \($o | fmt) of host time in these windows lies in calls this remedy keeps, as they are not the \($q | map(.name) | join(" and "))'s: \(othertext($q))." else "" end) as $keeps |
 	(if $hosted and ($cs | length) > 0 then "The calls with most host time there: \($cs[0:4] | map(calltext(.)) | join(", ")). " else "" end) +
 	(if ($q | any(.kind == "after_loss")) then
 	  "The work after the loss (metrics such as the accuracy, running averages) runs every step as many small ops" +
 	  (if any($h[]; .key == "item_sync" and .value > 0) then ", and the host reads values back from the device (.item()) in it" else "" end) +
 	  ": compute and read the metrics every N steps (at the print frequency), or keep them on the device and read them once, so the host neither launches those ops nor waits on the device every step. " else "" end) +
-	(stakeclause($t; $ab; ", counted by its share of the idle windows that do,") | ltrimstr(" ")) +
-	(if $ab > 0 and ($LATE != null or ($OPW | length) > 0) then " But the remedy is job-wide (every rank runs the same code): if that peer has the same host pattern, the fix shortens its lateness as well, and up to \($t | fmt) per step is won here; that is the figure at stake, an upper bound within the host findings' figures and the wait the communication finding counts, not in addition to them." else "" end);
+	(stakeclause($t; $ab; ", counted by its share of the idle windows that do,") | ltrimstr(" ")) as $sc |
+	$sc +
+	(if $ab > 0 and ($LATE != null or ($OPW | length) > 0) then " But the remedy is job-wide (every rank runs the same code): if that peer has the same host pattern, the fix shortens its lateness as well, and up to \($won | fmt) per step\(if $o > 0 then " (of its \($t | fmt) of idle)" else "" end) is won here; that is the figure at stake, an upper bound within the host findings' figures and the wait the communication finding counts, not in addition to them." + $keeps
+	 elif $o > 0 then (if $sc == "" then "" else " " end) + "Up to \($won | fmt) per step of its \($t | fmt) of idle is won here." + $keeps
+	 else "" end);
 # The host time by family in the parts' idle windows (what idletext says).
 def parthost($q): hostsum($q) | sort_by(.key) | map(.value |= ms) | from_entries;
 def idletext($q):
@@ -1901,11 +1941,15 @@ def idletext($q):
   # peer's wait makes their time an upper bound, as for the host findings.
   (idleparts2 as $ps | if ($ps | length) == 0 then empty else partidle2($ps) as $q |
      ($q | map(.bubble_ns) | add | ms) as $t | ($q | map(.before_late_ns) | add / 1000000) as $ab |
-     rec(idletext($q) + " " + idletext2($q); "structure"; "step \($MP.step_id): \($q | map(.name) | join(", "))"; $t; false; (if $hosted then null else "no_host_events" end); "PART_IDLE") +
-       {part_idle_ms: $t, part_idle: ($q | map(del(.host, .calls, .before_late_ns) | .bubble_ms = (.bubble_ns | ms) | .wall_ms = (.wall_ns | ms) | .windows_ms = (.windows_ns | ms))),
-	part_calls: ([$q[].calls[]] | sort_by(-.ns) | .[0:4] | map(.ms = (.ns | ms) | del(.ns))), part_host_ms: parthost($q)} +
+     # the host time in its windows that other parts' calls hold stays
+     otherms($q) as $o | ($t - $o) as $won |
+     rec(idletext($q) + " " + idletext2($q); "structure"; "step \($MP.step_id): \($q | map(.name) | join(", "))"; $won; false; (if $hosted then null else "no_host_events" end); "PART_IDLE") +
+       {part_idle_ms: $t, part_idle: ($q | map(del(.host, .calls, .before_late_ns, .other) | .bubble_ms = (.bubble_ns | ms) | .wall_ms = (.wall_ns | ms) | .windows_ms = (.windows_ns | ms))),
+	part_calls: ([$q[].calls[]] | sort_by(-.ns) | .[0:4] | map(.ms = (.ns | ms) | del(.ns))), part_host_ms: parthost($q),
+	part_other_host_ms: ($o | r6), figures: {part_idle_ms: ($t | r6), other_part_host_ms: ($o | r6), won_by_remedy_ms: ($won | r6)},
+	part_other_calls: ([$q[].other.calls[]] | sort_by(-.ns) | map({root, call, frame, ms: (.ns | ms), kernels} + .place | del(.other)))} +
        (if $ab > 0 and ($LATE != null or ($OPW | length) > 0) then {stake_on: (if $LATE != null then $LATEN else $OPWN end), stake_upper_bound: true,
-	  figures: {part_idle_ms: ($t | r6), before_late_peer_ms: ($ab | r6), at_stake_while_peer_late_ms: ([$t - $ab, 0] | max | r6), at_stake_job_wide_ms: ($t | r6)}} else {} end) end)
+	  figures: {part_idle_ms: ($t | r6), other_part_host_ms: ($o | r6), won_by_remedy_ms: ($won | r6), before_late_peer_ms: ($ab | r6), at_stake_while_peer_late_ms: ([$won - $ab, 0] | max | r6), at_stake_job_wide_ms: ($won | r6)}} else {} end) end)
 ] | (any(.[]; .pipeline_bubble == true)) as $pb
   | map(if .finding == "PART_PIPELINE_WAIT" and $pb then . + {time_at_stake_ms: null, text: (.text + " Its time is at stake in the pipeline-bubble finding, not counted again here.")} else . end)
   # the once-per-step parts' idle is device idle: at stake in the idle findings

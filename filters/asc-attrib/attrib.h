@@ -4,7 +4,8 @@
  * windows (context.c), reading host events (host.c), the call-tree index
  * (tree.c), the sweep of each event against the windows (sweep.c), the
  * cause and label rules (causes.c), the attribution record (out.c), and
- * the stakes per step and profile with the end of a profile (stakes.c).
+ * the stakes per step and profile with the end of a profile (stakes.c),
+ * the host's top calls and the kernels they launch (roots.c).
  * filters/asc-attrib.c reads the records and the rules and drives them.
  */
 #ifndef ASC_ATTRIB_H
@@ -435,5 +436,11 @@ void		 gapout(const struct gap *, const struct win *);
 
 /* stakes.c */
 void		 profile_end(void);
+
+/* roots.c: the host's top calls and the kernels they launch */
+void		 rootev(int64_t, int64_t, int64_t, int64_t, uint32_t, uint32_t, int, int64_t,
+		    int);
+void		 rootsout(const struct win *);
+void		 rootsreset(void);
 
 #endif

@@ -195,6 +195,7 @@ hostrec(struct rin *r)
 	struct hraw hr;
 	struct othr *t;
 	size_t k = 0;
+	int iscopy;
 
 	/* Errors and unusual spellings are the general reader's to judge. */
 	nhostrec++;
@@ -233,7 +234,8 @@ hostrec(struct rin *r)
 		P.dq[P.ndequeue].s = hr.s;
 		P.dq[P.ndequeue++].e = hr.e;
 	}
-	if (hr.hask && hasmemcpy(hr.name, hr.namelen)) {
+	iscopy = hr.hask && hasmemcpy(hr.name, hr.namelen);
+	if (iscopy) {
 		if (P.ncp == P.capcp) {
 			P.capcp = P.capcp ? 2 * P.capcp : 64;
 			P.cp = xreallocarray(P.cp, P.capcp, sizeof *P.cp);
@@ -285,6 +287,8 @@ hostrec(struct rin *r)
 		spanadd(&P.cx, &P.ncx, &P.capcx, h.s, h.e, h.tid, h.name);
 	}
 	if (!(h.cls & 4)) {
+		rootev(h.pid, h.tid, h.s, h.e, h.name, h.frame, hr.hask ? 1 + iscopy : 0, hr.kns,
+		    h.ctx);
 		if (!h.ctx)
 			chainof(&h, hr.cat && hr.catlen == 17 && memcmp(hr.cat, "\"python_function\"", 17) == 0);
 		if (P.qtail - P.qhead == P.qcap) {

@@ -366,6 +366,8 @@ attribution(const struct win *w, const struct fig *f, int hosts, const struct la
 	else
 		out_null(&ob, "host_cause_top");
 	chains(st, f, hosts);
+	if (hosts)
+		rootsout(w);
 	out_key(&ob, "labels");
 	buf_addc(&ob, '[');
 	for (int i = 0; i < lb->n; i++) {

@@ -43,6 +43,7 @@ reset(void)
 	P.ncomp = P.compns = P.complong = P.ncompiles = P.ndequeue = 0;
 	P.ncp = 0;
 	P.cpsorted = 0;
+	rootsreset();
 	P.qhead = P.qtail = 0;
 	for (size_t i = 0; i < P.nth; i++)
 		free(P.th[i].open);
