@@ -1435,7 +1435,8 @@ def partof($ks): [$ks[]? | partat(.) // empty] | if length == 0 then null else g
 # (the figure is an upper bound).  other: not $p's, so $p's remedy keeps it.
 def rootplace($r; $p):
 	if ($r.kernels // 0) > 0 then partof($r.kernel_ns) as $k |
-	  {by: "kernels", part: $k.part, in_part: ($k.n // 0), of: ($r.kernel_ns | length), other: ($k != null and $k.part != $p.name)}
+	  {by: "kernels", part: $k.part, in_part: ($k.n // 0), of: ($r.kernel_ns | length), first_part: partat($r.kernel_ns | min),
+	   other: ($k != null and $k.part != $p.name)}
 	else (partof($r.before_kernel_ns).part) as $b | (partof($r.after_kernel_ns).part) as $a |
 	  {by: "neighbours", before_part: $b, after_part: $a, other: (($b == $p.name) != ($a == $p.name))} end;
 # The host time in $p's windows $w that is not $p's: per window the
@@ -1461,7 +1462,10 @@ def othercall($c):
 	"\($c.root)" + (if $c.call != null then " (\(if $c.call != $c.root then "\($c.call) at " else "at " end)\($c.frame | sub("^.*/"; "")))" else "" end) +
 	" \($c.ns | ms | fmt), which " +
 	(if $c.place.by == "kernels" then
-	   "launches the \($c.place.part)'s kernels" + (if $c.place.in_part < $c.place.of then " (\($c.place.in_part) of its first \($c.place.of))" else "" end)
+	   "launches the \($c.place.part)'s kernels" + (if $c.place.in_part < $c.place.of then " (\($c.place.in_part) of its first \($c.place.of)" +
+	     # the one left out, when it is the call's first, named by its part
+	     (if $c.place.in_part + 1 == $c.place.of and $c.place.first_part != $c.place.part then
+	        "; the other, its first kernel, is counted in the \($c.place.first_part // "no part")" else "" end) + ")" else "" end)
 	 else "launches nothing and runs between calls of the \($c.place.before_part // "no part") and of the \($c.place.after_part // "no part")" end);
 def othertext($q): [$q[].other.calls[]] | sort_by(-.ns) | map(othercall(.)) | join("; ");
 def otherms($q): $q | map(.other.ns) | add / 1000000;
@@ -2000,7 +2004,7 @@ def idletext($q):
       elif .finding == "AICPU_EXPOSED" then "AI CPU op \(.target_id) runs exposed: \($t)."
       elif .finding == "HOST_SERIALISATION" then "The host blocks on the device while it is busy (a serialisation point)."
       elif .finding == "compute" then "Compute-bound: \($t)."
-      elif .finding == "PART_IDLE" and .stake_upper_bound == true then "The \(.part_idle | map(.name) | join(" and ")) idle\(if (.part_idle | length) == 1 then "s" else "" end) \(.part_idle_ms | fmt) per step on the device: up to \($t) at stake if \(.stake_on) has the same host pattern (the fix is job-wide); \(.figures.at_stake_while_peer_late_ms | fmt) if it does not (the rest lies before the wait for it)."
+      elif .finding == "PART_IDLE" and .stake_upper_bound == true then "The \(.part_idle | map(.name) | join(" and ")) idle\(if (.part_idle | length) == 1 then "s" else "" end) \(.part_idle_ms | fmt) per step on the device: up to \($t) at stake if \(.stake_on) has the same host pattern (the fix is job-wide); \(.figures.at_stake_while_peer_late_ms | fmt) if it does not (the rest lies before the wait for it)" + (if (.part_calls // []) | length > 0 then "; its host time lies within the host findings' figures, not in addition to them." else "." end)
       elif .finding == "PART_IDLE" then "The \(.part_idle | map(.name) | join(" and ")) idle\(if (.part_idle | length) == 1 then "s" else "" end) \(.part_idle_ms | fmt) per step on the device (\(share(.part_idle_ms; $svcms) | pcs) of the step)" + (if .time_at_stake_ms == null then ", at stake in the idle findings." else "." end)
       elif (.finding | startswith("PART_")) then "The \(.part_label) takes \(.part_wall_ms | fmt) per step (\(.part_share | pcs))" + (if .time_at_stake_ms == null then ", at stake in the pipeline-bubble finding." else "." end)
       else .text end)})
