@@ -25,7 +25,7 @@
 struct root {
 	int64_t		 pid, tid, s, e;
 	uint32_t	 name, call, frame;	/* call: the first event in it with a frame */
-	int64_t		 k[RKN], nk;
+	int64_t		 k[RKN], nk, lastk;
 	int32_t		 prev, next;	/* launching roots before and after it */
 	int		 dq;		/* a Dequeue@ event: the task queue's */
 };
@@ -58,9 +58,17 @@ rthr(int64_t pid, int64_t tid)
 	return &T[nt++];
 }
 
+/* A device start once however many of the call's events link to it
+ * (the SQLite export links an op and its launch to the same task). */
 static void
 addk(struct root *r, int64_t kns)
 {
+	if (r->nk > 0 && kns == r->lastk)
+		return;
+	for (int64_t j = 0; j < r->nk && j < RKN; j++)
+		if (r->k[j] == kns)
+			return;
+	r->lastk = kns;
 	if (r->nk < RKN)
 		r->k[r->nk] = kns;
 	r->nk++;
