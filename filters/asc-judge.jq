@@ -1482,7 +1482,7 @@ def idletext2($q):
 	  ": compute and read the metrics every N steps (at the print frequency), or keep them on the device and read them once, so the host neither launches those ops nor waits on the device every step. " else "" end) +
 	(stakeclause($t; $ab; ", counted by its share of the idle windows that do,") | ltrimstr(" ")) as $sc |
 	$sc +
-	(if $ab > 0 and ($LATE != null or ($OPW | length) > 0) then " But the remedy is job-wide (every rank runs the same code): if that peer has the same host pattern, the fix shortens its lateness as well, and up to \($won | fmt) per step\(if $o > 0 then " (of its \($t | fmt) of idle)" else "" end) is won here; that is the figure at stake, an upper bound within the host findings' figures and the wait the communication finding counts, not in addition to them." + $keeps
+	(if $ab > 0 and ($LATE != null or ($OPW | length) > 0) then " But the remedy is job-wide (every rank runs the same code): if that peer has the same host pattern, the fix shortens its lateness as well, and up to \($won | fmt) per step\(if $o > 0 then " (of its \($t | fmt) of idle)" else "" end) is won here; that is the figure at stake, an upper bound that overlaps the host findings' figures and the wait the communication finding counts: do not add it to them." + $keeps
 	 elif $o > 0 then (if $sc == "" then "" else " " end) + "Up to \($won | fmt) per step of its \($t | fmt) of idle is won here." + $keeps
 	 else "" end);
 # The host time by family in the parts' idle windows (what idletext says).
@@ -1960,6 +1960,7 @@ def idletext($q):
   | (any(.[]; .finding == "DEVICE_IDLE" or (.finding | startswith("host_cause:")))) as $idlef
   | map(if .finding == "PART_IDLE" and $idlef and (.stake_upper_bound != true) then . + {time_at_stake_ms: null, text: (.text + " This idle lies within the device idle of the idle findings: it is at stake there, not counted again here.")} else . end)
   | map(. + {share_of_step: (if .time_at_stake_ms == null or $svcms <= 0 then null else share(.time_at_stake_ms; $svcms) end)})
+  | (any(.[]; .finding == "host_cause:launch")) as $launchf
   | map(. + {headline: (
       (if .time_at_stake_ms == null then "" else "\(.time_at_stake_ms | fmt) per step (\(.share_of_step | pcs))" end) as $t |
       if .finding == "COMM_EXPOSED_HEAVY" and ((.stake_on // "") | startswith("rank ")) and .won_back_by_fixing_ms != null then
@@ -2004,7 +2005,7 @@ def idletext($q):
       elif .finding == "AICPU_EXPOSED" then "AI CPU op \(.target_id) runs exposed: \($t)."
       elif .finding == "HOST_SERIALISATION" then "The host blocks on the device while it is busy (a serialisation point)."
       elif .finding == "compute" then "Compute-bound: \($t)."
-      elif .finding == "PART_IDLE" and .stake_upper_bound == true then "The \(.part_idle | map(.name) | join(" and ")) idle\(if (.part_idle | length) == 1 then "s" else "" end) \(.part_idle_ms | fmt) per step on the device: up to \($t) at stake if \(.stake_on) has the same host pattern (the fix is job-wide); \(.figures.at_stake_while_peer_late_ms | fmt) if it does not (the rest lies before the wait for it)" + (if (.part_calls // []) | length > 0 then "; its host time lies within the host findings' figures, not in addition to them." else "." end)
+      elif .finding == "PART_IDLE" and .stake_upper_bound == true then "The \(.part_idle | map(.name) | join(" and ")) idle\(if (.part_idle | length) == 1 then "s" else "" end) \(.part_idle_ms | fmt) per step on the device: up to \($t) at stake if \(.stake_on) has the same host pattern (the fix is job-wide); \(.figures.at_stake_while_peer_late_ms | fmt) if it does not (the rest lies before the wait for it)" + (if $launchf and (.part_host_ms.launch // 0) > 0 then "; the \(.part_host_ms.launch | fmt) of launch time in its windows is in the dispatch-bound figure too (the two overlap)." else "." end)
       elif .finding == "PART_IDLE" then "The \(.part_idle | map(.name) | join(" and ")) idle\(if (.part_idle | length) == 1 then "s" else "" end) \(.part_idle_ms | fmt) per step on the device (\(share(.part_idle_ms; $svcms) | pcs) of the step)" + (if .time_at_stake_ms == null then ", at stake in the idle findings." else "." end)
       elif (.finding | startswith("PART_")) then "The \(.part_label) takes \(.part_wall_ms | fmt) per step (\(.part_share | pcs))" + (if .time_at_stake_ms == null then ", at stake in the pipeline-bubble finding." else "." end)
       else .text end)})
