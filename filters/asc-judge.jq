@@ -1482,7 +1482,7 @@ def idletext2($q):
 	  ": compute and read the metrics every N steps (at the print frequency), or keep them on the device and read them once, so the host neither launches those ops nor waits on the device every step. " else "" end) +
 	(stakeclause($t; $ab; ", counted by its share of the idle windows that do,") | ltrimstr(" ")) as $sc |
 	$sc +
-	(if $ab > 0 and ($LATE != null or ($OPW | length) > 0) then " But the remedy is job-wide (every rank runs the same code): if that peer has the same host pattern, the fix shortens its lateness as well, and up to \($won | fmt) per step\(if $o > 0 then " (of its \($t | fmt) of idle)" else "" end) is won here; that is the figure at stake, an upper bound that shares its launch time with the dispatch-bound figure and its idle with the wait the communication finding counts." + $keeps
+	(if $ab > 0 and ($LATE != null or ($OPW | length) > 0) then " But the remedy is job-wide (every rank runs the same code): if that peer has the same host pattern, the fix shortens its lateness as well, and up to \($won | fmt) per step\(if $o > 0 then " (of its \($t | fmt) of idle)" else "" end) is won here; that is the figure at stake, an upper bound that shares its launch time with the dispatch-bound figure." + $keeps
 	 elif $o > 0 then (if $sc == "" then "" else " " end) + "Up to \($won | fmt) per step of its \($t | fmt) of idle is won here." + $keeps
 	 else "" end);
 # The host time by family in the parts' idle windows (what idletext says).
