@@ -280,10 +280,7 @@ kernelrec(struct rin *r)
 	head_kernel(&G.e[E_ATT], E_ATT, &x, fl & F_ANCH, k.dur, k.step, gap);
 	/* Kept for the period search, when there is no attention anchor. */
 	if (G.npk < maxpk) {
-		if (G.npk == G.cappk) {
-			G.cappk = G.cappk ? 2 * G.cappk : 1024;
-			G.pk = xreallocarray(G.pk, G.cappk, sizeof *G.pk);
-		}
+		G.pk = xgrow(G.pk, G.npk, &G.cappk, 1024, sizeof *G.pk);
 		G.pk[G.npk++] = (struct pk){ x, k.dur, gap, k.step ? G.stepser : -1, fam, ph };
 	} else
 		G.pkmore++;

@@ -95,10 +95,7 @@ static void
 gl_add(struct gaplist *l, int64_t a, int64_t b, const char *before, size_t bn,
     const char *after, size_t an)
 {
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 64;
-		l->v = xreallocarray(l->v, l->cap, sizeof *l->v);
-	}
+	l->v = xgrow(l->v, l->n, &l->cap, 64, sizeof *l->v);
 	l->v[l->n].a = a;
 	l->v[l->n].b = b;
 	l->v[l->n].before = before ? xstrndup(before, bn) : NULL;
@@ -114,10 +111,7 @@ pend_add(int64_t a, int64_t b)
 	struct gaplist *l = &G.pend;
 	struct gap *g;
 
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 64;
-		l->v = xreallocarray(l->v, l->cap, sizeof *l->v);
-	}
+	l->v = xgrow(l->v, l->n, &l->cap, 64, sizeof *l->v);
 	g = &l->v[l->n++];
 	g->a = a;
 	g->b = b;
@@ -512,10 +506,7 @@ putseg(const struct busy *b, const struct busy_seg *g, void *arg)
 	const struct rfield *const *f = arg;
 	struct seg *s;
 
-	if (G.nsg == G.capsg) {
-		G.capsg = G.capsg ? 2 * G.capsg : 256;
-		G.sg = xreallocarray(G.sg, G.capsg, sizeof *G.sg);
-	}
+	G.sg = xgrow(G.sg, G.nsg, &G.capsg, 256, sizeof *G.sg);
 	s = &G.sg[G.nsg++];
 	s->s = g->s;
 	s->e = g->e;
@@ -566,10 +557,7 @@ heavy(int64_t x, int64_t service)
 static void
 addwin(const struct rfield *sid, const struct rfield *gid, int64_t ws, int64_t we)
 {
-	if (G.nw == G.capw) {
-		G.capw = G.capw ? 2 * G.capw : 64;
-		G.w = xreallocarray(G.w, G.capw, sizeof *G.w);
-	}
+	G.w = xgrow(G.w, G.nw, &G.capw, 64, sizeof *G.w);
 	struct win *w = &G.w[G.nw++];
 
 	w->s = ws;

@@ -63,10 +63,7 @@ commrec(struct rin *r)
 		return -1;
 	if (rin_i64(r, "start_ns", &s) == 0 && (f = rin_get(r, "elapse_ms")) != NULL &&
 	    !rf_isnull(f) && dec_parse(f->v, f->vlen, 6, &e) == 0 && e > 0) {
-		if (S.ncw == S.capcw) {
-			S.capcw = S.capcw ? 2 * S.capcw : 64;
-			S.cw = xreallocarray(S.cw, S.capcw, sizeof *S.cw);
-		}
+		S.cw = xgrow(S.cw, S.ncw, &S.capcw, 64, sizeof *S.cw);
 		S.cw[S.ncw].s = s;
 		S.cw[S.ncw++].e = s + e;
 		S.cwsorted = 0;

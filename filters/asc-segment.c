@@ -123,10 +123,7 @@ kernelrec(struct rin *r)
 		sr_raw(&S.stepid, k.step_id);
 		S.haveid = k.step_id != NULL && !rf_isnull(k.step_id);
 	}
-	if (S.nk == S.capk) {
-		S.capk = S.capk ? 2 * S.capk : 1024;
-		S.k = xreallocarray(S.k, S.capk, sizeof *S.k);
-	}
+	S.k = xgrow(S.k, S.nk, &S.capk, 1024, sizeof *S.k);
 	p = &S.k[S.nk];
 	memset(p, 0, sizeof *p);
 	p->s = k.start;

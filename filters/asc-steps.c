@@ -677,10 +677,7 @@ markerrec(struct rin *r)
 	buf_free(&kind);
 	buf_free(&name);
 	m.seq = P.nm;
-	if (P.nm == P.capm) {
-		P.capm = P.capm ? 2 * P.capm : 64;
-		P.m = xreallocarray(P.m, P.capm, sizeof *P.m);
-	}
+	P.m = xgrow(P.m, P.nm, &P.capm, 64, sizeof *P.m);
 	P.m[P.nm++] = m;
 	sr_pass(r);
 	return 0;

@@ -31,10 +31,7 @@ busy_add(struct busy *b, const struct sr_kern *k)
 {
 	struct busy_iv *v;
 
-	if (b->n == b->cap) {
-		b->cap = b->cap ? 2 * b->cap : 1024;
-		b->v = xreallocarray(b->v, b->cap, sizeof *b->v);
-	}
+	b->v = xgrow(b->v, b->n, &b->cap, 1024, sizeof *b->v);
 	v = &b->v[b->n];
 	v->s = k->start;
 	v->e = k->end;

@@ -97,10 +97,7 @@ intern_add(struct intern *t, const char *s, size_t n)
 	i = slotof(t, s, n);
 	if (t->slot[i])
 		return t->slot[i] - 1;
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 256;
-		t->v = xreallocarray(t->v, t->cap, sizeof *t->v);
-	}
+	t->v = xgrow(t->v, t->n, &t->cap, 256, sizeof *t->v);
 	t->v[t->n].s = xstrndup(s, n);
 	t->v[t->n].n = n;
 	t->slot[i] = ++t->n;

@@ -143,6 +143,15 @@ xreallocarray(void *o, size_t n, size_t m)
 	return xrealloc(o, n * m);
 }
 
+void *
+xgrow(void *v, size_t n, size_t *cap, size_t first, size_t size)
+{
+	if (n < *cap)
+		return v;
+	*cap = *cap ? 2 * *cap : first;
+	return xreallocarray(v, *cap, size);
+}
+
 char *
 xstrdup(const char *s)
 {

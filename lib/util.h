@@ -38,6 +38,12 @@ void	*xmalloc(size_t);
 void	*xcalloc(size_t, size_t);
 void	*xrealloc(void *, size_t);
 void	*xreallocarray(void *, size_t, size_t);
+/*
+ * An array v of *cap elements of size bytes that grows one element at a
+ * time: room for element n, *cap doubled (first: its first size) when n
+ * reaches it.  Returns v, moved or not.
+ */
+void	*xgrow(void *v, size_t n, size_t *cap, size_t first, size_t size);
 char	*xstrdup(const char *);
 char	*xstrndup(const char *, size_t);
 

@@ -33,10 +33,7 @@ stepof(const struct rfield *dev, const struct rfield *sid, const struct rfield *
 			return (uint32_t)i;
 		}
 	}
-	if (P.nst == P.capst) {
-		P.capst = P.capst ? 2 * P.capst : 64;
-		P.st = xreallocarray(P.st, P.capst, sizeof *P.st);
-	}
+	P.st = xgrow(P.st, P.nst, &P.capst, 64, sizeof *P.st);
 	s = &P.st[P.nst];
 	memset(s, 0, sizeof *s);
 	s->real = real;
@@ -245,10 +242,7 @@ bubblerec(struct rin *r)
 	}
 	if (rf_bool(rin_get(r, "significant"), &sig) != 0)
 		sig = e - s >= rules_ns("bubbles.min_bubble_us", 1e3);
-	if (P.nw == P.capw) {
-		P.capw = P.capw ? 2 * P.capw : 64;
-		P.w = xreallocarray(P.w, P.capw, sizeof *P.w);
-	}
+	P.w = xgrow(P.w, P.nw, &P.capw, 64, sizeof *P.w);
 	w = &P.w[P.nw];
 	memset(w, 0, sizeof *w);
 	w->s = s;
@@ -302,10 +296,7 @@ openupto(int64_t t, int all)
 
 		if (P.last.name != NOID && P.last.e <= w->s)
 			w->before = P.last;
-		if (P.nact == P.capact) {
-			P.capact = P.capact ? 2 * P.capact : 16;
-			P.act = xreallocarray(P.act, P.capact, sizeof *P.act);
-		}
+		P.act = xgrow(P.act, P.nact, &P.capact, 16, sizeof *P.act);
 		P.act[P.nact++] = (size_t)(w - P.w);
 	}
 }

@@ -236,10 +236,7 @@ hostrec(struct rin *r)
 	}
 	iscopy = hr.hask && hasmemcpy(hr.name, hr.namelen);
 	if (iscopy) {
-		if (P.ncp == P.capcp) {
-			P.capcp = P.capcp ? 2 * P.capcp : 64;
-			P.cp = xreallocarray(P.cp, P.capcp, sizeof *P.cp);
-		}
+		P.cp = xgrow(P.cp, P.ncp, &P.capcp, 64, sizeof *P.cp);
 		P.cp[P.ncp++] = hr.kns;
 	}
 	if (hr.cat) {
@@ -303,10 +300,7 @@ hostrec(struct rin *r)
 		}
 		*qat(P.qtail) = h;
 		if (h.state == Q_PENDING && !h.ctx) {
-			if (t->n == t->cap) {
-				t->cap = t->cap ? 2 * t->cap : 8;
-				t->open = xreallocarray(t->open, t->cap, sizeof *t->open);
-			}
+			t->open = xgrow(t->open, t->n, &t->cap, 8, sizeof *t->open);
 			t->open[t->n++] = P.qtail;
 		}
 		P.qtail++;

@@ -22,10 +22,7 @@ othr(int64_t pid, int64_t tid)
 	for (size_t i = 0; i < P.nth; i++)
 		if (P.th[i].tid == tid && P.th[i].pid == pid)
 			return &P.th[P.lastth = i];
-	if (P.nth == P.capth) {
-		P.capth = P.capth ? 2 * P.capth : 16;
-		P.th = xreallocarray(P.th, P.capth, sizeof *P.th);
-	}
+	P.th = xgrow(P.th, P.nth, &P.capth, 16, sizeof *P.th);
 	t = &P.th[P.lastth = P.nth++];
 	memset(t, 0, sizeof *t);
 	t->pid = pid;
@@ -98,10 +95,7 @@ serialnew(const struct qev *h)
 {
 	struct serial *c;
 
-	if (P.nsr == P.capsr) {
-		P.capsr = P.capsr ? 2 * P.capsr : 16;
-		P.sr = xreallocarray(P.sr, P.capsr, sizeof *P.sr);
-	}
+	P.sr = xgrow(P.sr, P.nsr, &P.capsr, 16, sizeof *P.sr);
 	c = &P.sr[P.nsr];
 	c->s = h->s;
 	c->e = h->e;

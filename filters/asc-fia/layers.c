@@ -444,10 +444,7 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 	e->rsum[k->role] += k->e - k->s;
 	e->rst[k->role] |= 1ULL << k->stream;
 	if (e->nbuf < (size_t)tplmax) {
-		if (e->nbuf == e->capbuf) {
-			e->capbuf = e->capbuf ? 2 * e->capbuf : 256;
-			e->buf = xreallocarray(e->buf, e->capbuf, sizeof *e->buf);
-		}
+		e->buf = xgrow(e->buf, e->nbuf, &e->capbuf, 256, sizeof *e->buf);
 		e->buf[e->nbuf++] = *k;
 	}
 	if ((size_t)k->name >= e->capst) {
@@ -459,10 +456,7 @@ eng_kernel(struct eng *e, int ei, const struct lk *k, int anchor, int64_t dur,
 	}
 	if (e->stamp[k->name] != e->serial) {
 		e->stamp[k->name] = e->serial;
-		if (e->ndn == e->capdn) {
-			e->capdn = e->capdn ? 2 * e->capdn : 64;
-			e->dn = xreallocarray(e->dn, e->capdn, sizeof *e->dn);
-		}
+		e->dn = xgrow(e->dn, e->ndn, &e->capdn, 64, sizeof *e->dn);
 		e->dn[e->ndn++] = k->name;
 	}
 }

@@ -76,10 +76,7 @@ chain_close(struct chain *ch)
 		ch->uniform = 1;
 	else
 		ch->uniform &= q->l1 - q->l0 == ch->rec[0].l1 - ch->rec[0].l0;
-	if (ch->nrec == ch->caprec) {
-		ch->caprec = ch->caprec ? 2 * ch->caprec : 64;
-		ch->rec = xreallocarray(ch->rec, ch->caprec, sizeof *ch->rec);
-	}
+	ch->rec = xgrow(ch->rec, ch->nrec, &ch->caprec, 64, sizeof *ch->rec);
 	ch->rec[ch->nrec++] = *q;
 }
 
@@ -168,10 +165,7 @@ layer_pass(struct eng *e, struct layer *L)
 	L->pass = (int)(e->on.n - 1);
 	L->inpass = (int)(i - e->on.cur.l0);
 	if (i < NLREC) {
-		if (e->nl == e->capl) {
-			e->capl = e->capl ? 2 * e->capl : 64;
-			e->l = xreallocarray(e->l, e->capl, sizeof *e->l);
-		}
+		e->l = xgrow(e->l, e->nl, &e->capl, 64, sizeof *e->l);
 		e->l[i] = *L;
 	}
 	if (i == 0) {

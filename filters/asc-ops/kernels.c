@@ -85,10 +85,7 @@ commoverlap(int64_t a, int64_t b)
 
 			if (e <= s)
 				continue;
-			if (n == cap) {
-				cap = cap ? 2 * cap : 16;
-				v = xreallocarray(v, cap, sizeof *v);
-			}
+			v = xgrow(v, n, &cap, 16, sizeof *v);
 			v[n].s = s;
 			v[n++].e = e;
 		}
@@ -252,19 +249,13 @@ kernelrec(struct rin *r)
 	if (k.haswait && k.wait > 0)
 		pollution(o, &k);
 	if (cls == TT_COMM && k.end > k.start) {
-		if (S.nck == S.capck) {
-			S.capck = S.capck ? 2 * S.capck : 64;
-			S.ck = xreallocarray(S.ck, S.capck, sizeof *S.ck);
-		}
+		S.ck = xgrow(S.ck, S.nck, &S.capck, 64, sizeof *S.ck);
 		S.ck[S.nck].s = k.start;
 		S.ck[S.nck++].e = k.end;
 	}
 
 	/* Buffer for the per-step checks. */
-	if (S.nk == S.capk) {
-		S.capk = S.capk ? 2 * S.capk : 1024;
-		S.k = xreallocarray(S.k, S.capk, sizeof *S.k);
-	}
+	S.k = xgrow(S.k, S.nk, &S.capk, 1024, sizeof *S.k);
 	struct kv *kv = &S.k[S.nk++];
 
 	kv->s = k.start;

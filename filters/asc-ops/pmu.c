@@ -476,10 +476,7 @@ void
 pmu_join_kernel(struct pmu_join *jn, struct pmu_sum *const sum[PMU_VIEWS], int64_t dur,
     const struct rfield *src, int compute)
 {
-	if (jn->n == jn->cap) {
-		jn->cap = jn->cap ? 2 * jn->cap : 4096;
-		jn->mk = xreallocarray(jn->mk, jn->cap, sizeof *jn->mk);
-	}
+	jn->mk = xgrow(jn->mk, jn->n, &jn->cap, 4096, sizeof *jn->mk);
 	memcpy(jn->mk[jn->n].sum, sum, sizeof jn->mk[jn->n].sum);
 	jn->mk[jn->n].dur = dur;
 	jn->mk[jn->n++].h = mkhash(src ? src->v : "null", src ? src->vlen : 4) | (compute != 0);

@@ -23,10 +23,7 @@ addrange(int lo, int hi, int period, int rep, int region)
 {
 	if (hi <= lo)
 		return;
-	if (nrg == caprg) {
-		caprg = caprg ? 2 * caprg : 64;
-		rg = xreallocarray(rg, caprg, sizeof *rg);
-	}
+	rg = xgrow(rg, nrg, &caprg, 64, sizeof *rg);
 	rg[nrg].lo = lo;
 	rg[nrg].hi = hi;
 	rg[nrg].period = period;

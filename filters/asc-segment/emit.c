@@ -12,15 +12,10 @@ static struct grp *
 group_get(const char *id, size_t n)
 {
 	for (size_t i = 0; i < S.ng; i++)
-		if (strlen(S.g[i].id) == n && memcmp(S.g[i].id, id, n) == 0)
+		if (sr_is(id, n, S.g[i].id))
 			return &S.g[i];
-	if (S.ng == S.capg) {
-		S.capg = S.capg ? 2 * S.capg : 8;
-		S.g = xreallocarray(S.g, S.capg, sizeof *S.g);
-	}
-	memset(&S.g[S.ng], 0, sizeof S.g[S.ng]);
-	S.g[S.ng].id = xstrndup(id, n);
-	S.g[S.ng].best = -1;
+	S.g = xgrow(S.g, S.ng, &S.capg, 8, sizeof *S.g);
+	S.g[S.ng] = (struct grp){ .id = xstrndup(id, n), .best = -1 };
 	return &S.g[S.ng++];
 }
 

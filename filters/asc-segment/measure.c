@@ -188,10 +188,7 @@ typeof_(uint64_t h)
 	for (size_t i = 0; i < S.ntypes; i++)
 		if (S.types[i] == h)
 			return (int)i;
-	if (S.ntypes == S.captypes) {
-		S.captypes = S.captypes ? 2 * S.captypes : 16;
-		S.types = xreallocarray(S.types, S.captypes, sizeof *S.types);
-	}
+	S.types = xgrow(S.types, S.ntypes, &S.captypes, 16, sizeof *S.types);
 	S.types[S.ntypes] = h;
 	return (int)S.ntypes++;
 }

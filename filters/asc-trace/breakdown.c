@@ -43,10 +43,7 @@ win_add(const struct rin *r, int64_t s, int64_t e)
 		return;
 	if (m == NULL || dec_us2ns(m->v, m->vlen, &minb) != 0 || minb < 0)
 		minb = rules_ns("bubbles.min_bubble_us", 1e3);
-	if (B.nw == B.capw) {
-		B.capw = B.capw ? 2 * B.capw : 64;
-		B.w = xreallocarray(B.w, B.capw, sizeof *B.w);
-	}
+	B.w = xgrow(B.w, B.nw, &B.capw, 64, sizeof *B.w);
 	B.w[B.nw].s = s;
 	B.w[B.nw].e = e;
 	B.w[B.nw].minb = minb;
