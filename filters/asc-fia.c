@@ -178,10 +178,8 @@ kernelrec(struct rin *r)
 	if (sr_sect_need(&G.sect, r, "kernel") != 0 || sr_kernel(r, &k) != 0)
 		return -1;
 	/* before the order: a kernel rejected (-k) does not move it */
-	if (k.name == NULL || rf_str(k.name, &nmb) != 0) {
-		rin_error(r, "kernel has no string \"name\"");
+	if (sr_kernel_name(r, &k, &nmb) != 0)
 		return -1;
-	}
 	if ((o = sr_sect_kernel(&G.sect, r, &k)) < 0)
 		return -1;
 	{

@@ -449,8 +449,7 @@ kernelrec(struct rin *r)
 	struct sr_kern k;
 	int o, inun = 0;
 
-	if (sr_sect_need(&G.sect, r, "kernel") != 0 || sr_kernel(r, &k) != 0 ||
-	    (o = sr_sect_kernel(&G.sect, r, &k)) < 0)
+	if ((o = sr_sect_kernel_rec(&G.sect, r, &k)) < 0)
 		return -1;
 	if (o == 1 && (G.nk > 0 || !G.pass ||
 	    G.dev.len != G.sect.ord.dev.len || memcmp(G.dev.p, G.sect.ord.dev.p, G.dev.len) != 0)) {
@@ -633,11 +632,7 @@ steprec(struct rin *r)
 		rin_error(r, "step has no integer \"start_ns\" <= \"end_ns\"");
 		return -1;
 	}
-	if (sid == NULL || rf_str(sid, &tmp) != 0) {
-		rin_error(r, "step has no string \"step_id\"");
-		return -1;
-	}
-	if (busy_step(&G.un, r, tmp.p, tmp.len) != 0)
+	if (busy_step(&G.un, r, sid, &tmp) != 0)
 		return -1;
 	gid = rin_get(r, "group_id");
 	src = rin_get(r, "window_source");

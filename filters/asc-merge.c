@@ -51,11 +51,7 @@ steprec(struct rin *r)
 		rin_error(r, "step has no integer \"start_ns\" and \"end_ns\"");
 		return -1;
 	}
-	if (sid == NULL || rf_str(sid, &tmp) != 0) {
-		rin_error(r, "step has no string \"step_id\"");
-		return -1;
-	}
-	if (busy_step(&S.busy, r, tmp.p, tmp.len) != 0)
+	if (busy_step(&S.busy, r, sid, &tmp) != 0)
 		return -1;
 	struct segctx c = { rin_get(r, "profile"), rin_get(r, "device"), sid };
 
@@ -69,8 +65,7 @@ kernelrec(struct rin *r)
 {
 	struct sr_kern k;
 
-	if (sr_sect_need(&S.sect, r, "kernel") != 0 || sr_kernel(r, &k) != 0 ||
-	    sr_sect_kernel(&S.sect, r, &k) < 0 || busy_kernel(&S.busy, r, &k) < 0)
+	if (sr_sect_kernel_rec(&S.sect, r, &k) < 0 || busy_kernel(&S.busy, r, &k) < 0)
 		return -1;
 	sr_pass(r);
 	return 0;

@@ -107,13 +107,8 @@ kernelrec(struct rin *r)
 	struct sk *p;
 	int o;
 
-	if (sr_sect_need(&S.sect, r, "kernel") != 0 || sr_kernel(r, &k) != 0 ||
-	    (o = sr_sect_kernel(&S.sect, r, &k)) < 0)
+	if ((o = sr_sect_kernel_rec(&S.sect, r, &k)) < 0 || sr_kernel_name(r, &k, &tmp) != 0)
 		return -1;
-	if (k.name == NULL || rf_str(k.name, &tmp) != 0) {
-		rin_error(r, "kernel has no string \"name\"");
-		return -1;
-	}
 	/* Kernels of no step (before the first window) are not kept. */
 	if (S.nk > 0 && (o == 1 || k.step_id == NULL || k.step_id->vlen != S.stepid.len ||
 	    memcmp(k.step_id->v, S.stepid.p, S.stepid.len) != 0))

@@ -72,11 +72,15 @@ busy_kernel(struct busy *b, struct rin *r, const struct sr_kern *k)
 }
 
 int
-busy_step(struct busy *b, struct rin *r, const char *sid, size_t n)
+busy_step(struct busy *b, struct rin *r, const struct rfield *sid, struct buf *id)
 {
-	if (b->have && (n != b->step.len || memcmp(sid, b->step.p, n) != 0)) {
+	if (sid == NULL || rf_str(sid, id) != 0) {
+		rin_error(r, "step has no string \"step_id\"");
+		return -1;
+	}
+	if (b->have && (id->len != b->step.len || memcmp(id->p, b->step.p, id->len) != 0)) {
 		rin_error(r, "step \"%.40s\" closes kernels of step \"%.40s\"",
-		    sid, b->step.p);
+		    id->p, b->step.p);
 		busy_clear(b);
 		return -1;
 	}

@@ -45,9 +45,13 @@ void	busy_add(struct busy *b, const struct sr_kern *k);
  * r's error set: no step_id, or a step other than the kernels held.
  */
 int	busy_kernel(struct busy *b, struct rin *r, const struct sr_kern *k);
-/* Does the step record of step sid (unescaped) close the kernels held?
- * 0 yes, or none are held; -1 with r's error set, and they are dropped. */
-int	busy_step(struct busy *b, struct rin *r, const char *sid, size_t n);
+/*
+ * Does the step record whose "step_id" is sid (NULL: missing) close the
+ * kernels held?  Its string is unescaped into *id.  0 yes, or none are
+ * held; -1 with r's error set: no string, or another step (the kernels
+ * held are dropped).
+ */
+int	busy_step(struct busy *b, struct rin *r, const struct rfield *sid, struct buf *id);
 /*
  * Clip the buffered kernels to [ws, we], merge them and call fn per
  * segment in time order; compute and comm are the unions of the

@@ -284,6 +284,24 @@ sr_sect_kernel(struct sr_sect *s, struct rin *r, const struct sr_kern *k)
 }
 
 int
+sr_sect_kernel_rec(struct sr_sect *s, struct rin *r, struct sr_kern *k)
+{
+	if (sr_sect_need(s, r, "kernel") != 0 || sr_kernel(r, k) != 0)
+		return -1;
+	return sr_sect_kernel(s, r, k);
+}
+
+int
+sr_kernel_name(struct rin *r, const struct sr_kern *k, struct buf *name)
+{
+	if (k->name == NULL || rf_str(k->name, name) != 0) {
+		rin_error(r, "kernel has no string \"name\"");
+		return -1;
+	}
+	return 0;
+}
+
+int
 sr_sect_host(struct sr_sect *s)
 {
 	int first = s->active && s->sec != SR_HOST;

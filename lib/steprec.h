@@ -88,6 +88,15 @@ int	sr_sect_need(struct sr_sect *, struct rin *r, const char *what);
  * (1: the first kernel of a device run), or -1 with r's error set.
  */
 int	sr_sect_kernel(struct sr_sect *, struct rin *r, const struct sr_kern *);
+/*
+ * A kernel record read whole: one outside a profile is refused before
+ * its fields are read, then sr_kernel() and sr_sect_kernel().  0 or 1 as
+ * sr_sect_kernel() returns, or -1 with r's error set.
+ */
+int	sr_sect_kernel_rec(struct sr_sect *, struct rin *r, struct sr_kern *k);
+/* A kernel's name unescaped into *name: 0, or -1 with r's error set when
+ * it has no string "name". */
+int	sr_kernel_name(struct rin *r, const struct sr_kern *k, struct buf *name);
 /* A host record: 1 when it is the profile's first (its kernels are
  * complete), else 0. */
 int	sr_sect_host(struct sr_sect *);

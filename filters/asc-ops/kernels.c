@@ -144,13 +144,8 @@ kernelrec(struct rin *r)
 	double pval[NPMU];
 	int phas[NPMU];
 
-	if (sr_sect_need(&S.sect, r, "kernel") != 0 || sr_kernel(r, &k) != 0 ||
-	    (o1 = sr_sect_kernel(&S.sect, r, &k)) < 0)
+	if ((o1 = sr_sect_kernel_rec(&S.sect, r, &k)) < 0 || sr_kernel_name(r, &k, &tmp) != 0)
 		return -1;
-	if (k.name == NULL || rf_str(k.name, &tmp) != 0) {
-		rin_error(r, "kernel has no string \"name\"");
-		return -1;
-	}
 	f = k.step_id;
 	if (o1 == 1 || (S.nk > 0 && (f == NULL || f->vlen != S.stepid.len ||
 	    memcmp(f->v, S.stepid.p, f->vlen) != 0)))
