@@ -90,10 +90,8 @@ hostfile(void)
 	while ((st = sr_aside_next(h, "-H", "host", P.prof.p, P.prof.len, &pre)) != 0) {
 		if (st > 0 && sr_sect_need(&P.sect, h, "host") == 0 && hostrec(h) == 0)
 			continue;
-		warnmsg("%s:%lu: %s", rin_name(h), rin_lineno(h), rin_errmsg(h));
-		if (!kflag)
+		if (rin_bad(h, kflag, &hrc))
 			exit(EX_DATA);
-		hrc = EX_DATA;
 	}
 	rin_free(h);
 	buf_free(&pre);

@@ -546,10 +546,8 @@ pmu_join_file(struct pmu_join *jn, const char *path, size_t maxline, const char 
 					pmu_add(mk[j].sum[k], pval, phas, mk[j].dur);
 		continue;
 bad:
-		warnmsg("%s:%lu: %s", rin_name(m), rin_lineno(m), rin_errmsg(m));
-		if (!keep)
+		if (rin_bad(m, keep, &rc))
 			exit(EX_DATA);
-		rc = EX_DATA;
 	}
 	rin_free(m);
 	buf_free(&pre);
