@@ -217,9 +217,7 @@ minorout(const char *sid, size_t sidn, const char *gid, size_t gidn)
 	out_key(&ob, "hist");
 	buf_addc(&ob, '[');
 	for (int i = 0; i < M.nb; i++) {
-		if (i)
-			buf_addc(&ob, ',');
-		buf_adds(&ob, "{\"below_us\":");
+		out_item(&ob, i, "below_us");
 		buf_add(&ob, t, (size_t)dec_fmt(t, M.up[i], 3));
 		buf_adds(&ob, ",\"windows\":");
 		out_int(&ob, M.hn[i]);

@@ -183,6 +183,18 @@ out_bool(struct buf *b, const char *k, int v)
 		buf_add(b, "false", 5);
 }
 
+/* Element i of an array of objects begun: a comma unless i is 0, then
+ * {"k": (k needs no escape) for the caller to add its first value. */
+static inline void
+out_item(struct buf *b, size_t i, const char *k)
+{
+	if (i)
+		buf_addc(b, ',');
+	buf_add(b, "{\"", 2);
+	buf_adds(b, k);
+	buf_add(b, "\":", 2);
+}
+
 /*
  * The one integer formatter and UTF-8 writer of asc, for writers that
  * build records in place: the digits of v at d (room for 20 bytes), the

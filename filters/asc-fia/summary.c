@@ -269,9 +269,7 @@ sum_groups(void)
 	out_key(&ob, "parallel_groups");
 	buf_addc(&ob, '[');
 	for (int i = 0; i < M.n; i++) {
-		if (i)
-			buf_addc(&ob, ',');
-		buf_adds(&ob, "{\"name\":");
+		out_item(&ob, i, "name");
 		out_esc(&ob, M.name[i], strlen(M.name[i]));
 		out_i64(&ob, "ranks", M.size[i]);
 		if (M.role[i] >= 0)
