@@ -117,6 +117,7 @@ int	rf_isnull(const struct rfield *);
 int	rf_i64(const struct rfield *, int64_t *);	/* integral number */
 int	rf_bool(const struct rfield *, int *);
 int	rf_str(const struct rfield *, struct buf *);	/* unescaped into buf */
+int	rec_unesc(struct buf *, const char *, size_t);	/* a JSON string body, appended */
 /* Convenience: field key as int64 / string; missing or null is -1. */
 int	rin_i64(const struct rin *, const char *key, int64_t *);
 int	rin_str(const struct rin *, const char *key, struct buf *);

@@ -171,18 +171,16 @@ rec_pututf8(struct buf *b, unsigned long u)
 	}
 }
 
+/*
+ * The body s[0..n) of a JSON string, unescaped, appended to b; -1 at an
+ * escape cut short or a bad \u (b then holds what came before).  The
+ * profile reader's strings (lib/ingest/json.c) are unescaped here too.
+ */
 int
-rf_str(const struct rfield *f, struct buf *b)
+rec_unesc(struct buf *b, const char *s, size_t n)
 {
-	const char *p, *e;
+	const char *p = s, *e = s + n;
 
-	b->len = 0;
-	buf_grow(b, 0);
-	b->p[0] = '\0';
-	if (f == NULL || f->vlen < 2 || f->v[0] != '"')
-		return -1;
-	p = f->v + 1;
-	e = f->v + f->vlen - 1;
 	while (p < e) {
 		const char *bs = memchr(p, '\\', (size_t)(e - p));
 
@@ -221,6 +219,17 @@ rf_str(const struct rfield *f, struct buf *b)
 		p++;
 	}
 	return 0;
+}
+
+int
+rf_str(const struct rfield *f, struct buf *b)
+{
+	b->len = 0;
+	buf_grow(b, 0);
+	b->p[0] = '\0';
+	if (f == NULL || f->vlen < 2 || f->v[0] != '"')
+		return -1;
+	return rec_unesc(b, f->v + 1, f->vlen - 2);
 }
 
 int

@@ -3,51 +3,6 @@
 
 #include "trace_int.h"
 
-/* Append the unescaped JSON string body s[0..n) (validated) to o. */
-void
-tr_unesc(struct buf *o, const char *s, size_t n)
-{
-	const char *e = s + n, *q;
-
-	while (s < e) {
-		q = memchr(s, '\\', (size_t)(e - s));
-		if (q == NULL) {
-			buf_add(o, s, (size_t)(e - s));
-			return;
-		}
-		buf_add(o, s, (size_t)(q - s));
-		switch (q[1]) {
-		case 'b': buf_addc(o, '\b'); break;
-		case 'f': buf_addc(o, '\f'); break;
-		case 'n': buf_addc(o, '\n'); break;
-		case 'r': buf_addc(o, '\r'); break;
-		case 't': buf_addc(o, '\t'); break;
-		case 'u': {
-			unsigned long c = (unsigned long)js_hex4(q + 2);
-
-			s = q + 6;
-			if (c >= 0xd800 && c < 0xdc00 && e - s >= 6 &&
-			    s[0] == '\\' && s[1] == 'u') {
-				unsigned long lo = (unsigned long)js_hex4(s + 2);
-
-				if (lo >= 0xdc00 && lo < 0xe000) {
-					c = 0x10000 + ((c - 0xd800) << 10) +
-					    (lo - 0xdc00);
-					s += 6;
-				}
-			}
-			if (c >= 0xd800 && c < 0xe000)
-				c = 0xfffd;
-			rec_pututf8(o, c);
-			continue;
-		}
-		default: buf_addc(o, q[1]); break;
-		}
-		s = q + 2;
-	}
-}
-
-
 /* ---------- JSON scanning ---------- */
 
 /* c->p at '"': span of the body, c->p after the closing quote. */
@@ -370,7 +325,7 @@ keytext(struct span *k, char *tmp, size_t ntmp)
 
 	if (!k->esc)
 		return;
-	tr_unesc(&o, k->p, k->n);
+	(void)rec_unesc(&o, k->p, k->n);
 	if (o.len < ntmp) {
 		memcpy(tmp, o.p, o.len);
 		k->p = tmp;

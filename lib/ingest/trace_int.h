@@ -369,7 +369,6 @@ struct rdst {
 void	tr_addwarn(struct trace *t, const char *code, const char *fmt, ...);
 int	tr_bad(struct trace *t, const char *ep, const char *what);
 void	tr_putsrc(struct trace *t, struct buf *b, uint64_t off);
-void	tr_unesc(struct buf *o, const char *s, size_t n);
 int	tr_pkey(struct pc *c, struct span *k);
 int	tr_pskip(struct pc *c, int depth);
 int	tr_pevent(struct pc *c, struct ev *ev);
@@ -477,7 +476,7 @@ spanstr(const struct span *sp, struct buf *o, const char **s, size_t *n)
 		return;
 	}
 	o->len = 0;
-	tr_unesc(o, sp->p, sp->n);
+	(void)rec_unesc(o, sp->p, sp->n);	/* validated by json.c */
 	*s = o->p;
 	*n = o->len;
 }
