@@ -231,21 +231,17 @@ main(int argc, char *argv[])
 		.bulk = "host",
 		.bulk_drop = 1,
 	};
+	static const struct filter_arg args[] = {
+		{ .letter = 'O', .to = &outfile },
+		{ .letter = 'o', .to = &outdir },
+		{ .letter = 0 }
+	};
 	/* No -r: the report reads no rules. */
-	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "km:",
+	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "km:", .args = args,
 	    .usage = "[-k] [-m maxline] [-O file | -o dir] [file ...]" };
-	int c;
 	struct stat st;
 
-	while ((c = filter_getopt(argc, argv, "O:o:", &o)) != -1)
-		switch (c) {
-		case 'O':
-			outfile = optarg;
-			break;
-		case 'o':
-			outdir = optarg;
-			break;
-		}
+	filter_getopt(argc, argv, "O:o:", &o);
 	if (outfile == NULL) {
 		if (stat(outdir, &st) != 0)
 			dieerr("%s", outdir);

@@ -193,21 +193,20 @@ main(int argc, char *argv[])
 		.prof = &P.prof,
 		.profile_end = onprofend,
 	};
-	struct filter_opts o =
-	    FILTER_OPTS("[-kn] [-H hostfile] [-m maxline] [-r rules] [file ...]");
+	static const struct filter_arg args[] = {
+		{ .letter = 'H', .to = &hpath },
+		{ .letter = 0 }
+	};
+	struct filter_opts o = { .maxline = FILTER_MAXLINE, .args = args,
+	    .usage = "[-kn] [-H hostfile] [-m maxline] [-r rules] [file ...]" };
 	int c, rc;
 
 	while ((c = filter_getopt(argc, argv, "H:n", &o)) != -1)
-		switch (c) {
-		case 'H':
-			hpath = optarg;
-			break;
-		case 'n':
+		if (c == 'n') {
 			/* The kernels, most of the input, are dropped unread. */
 			ownonly = 1;
 			f.bulk = "kernel";
 			f.bulk_drop = 1;
-			break;
 		}
 	kflag = o.kflag;
 	rules_load(o.rules);

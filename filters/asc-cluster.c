@@ -720,8 +720,12 @@ openout(const char *name, struct aside *a)
 int
 main(int argc, char **argv)
 {
+	static const struct filter_arg args[] = {
+		{ .letter = 'o', .to = &outdir },
+		{ .letter = 0 }
+	};
 	/* No -k: a bad record stops the whole job; no -m: lines of 64 MiB. */
-	struct filter_opts o = { .maxline = (size_t)1 << 26, .common = "r:",
+	struct filter_opts o = { .maxline = (size_t)1 << 26, .common = "r:", .args = args,
 	    .usage = "[-1q] [-o dir] [-r rules] [file ...]" };
 	/* Each operand opened by readopen(): one rank's stream or directory. */
 	const struct filter f = {
@@ -741,9 +745,6 @@ main(int argc, char **argv)
 			break;
 		case '1':
 			onejob = 1;
-			break;
-		case 'o':
-			outdir = optarg;
 			break;
 		}
 	rules_load(rulesf = o.rules);

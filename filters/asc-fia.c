@@ -347,10 +347,6 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 {
 	const struct rfield *f;
 
-	if (sr_is(t, n, "kernel"))
-		return kernelrec(r);
-	if (sr_is(t, n, "op_stat"))
-		return opstatrec(r);
 	if (sr_is(t, n, "comm") && G.sect.active && G.sect.sec == SR_BEFORE)
 		commrec(r);
 	if (sr_is(t, n, "comm_link") && G.sect.active && G.sect.sec == SR_BEFORE)
@@ -377,8 +373,14 @@ main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "fia_*", NULL };
+	static const struct filter_on on[] = {
+		{ .type = "kernel", .rec = kernelrec },
+		{ .type = "op_stat", .rec = opstatrec },
+		{ .type = NULL }
+	};
 	struct filter f = {
 		.rec = onrec,
+		.on = on,
 		.bulk = "host",
 		.own = own,
 		.sect = &G.sect,

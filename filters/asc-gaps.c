@@ -749,10 +749,6 @@ onprofile(struct rin *r, void *arg)
 static int
 onrec(struct rin *r, const char *t, size_t n, void *arg)
 {
-	if (sr_is(t, n, "kernel"))
-		return kernelrec(r);
-	if (sr_is(t, n, "step"))
-		return steprec(r);
 	if (sr_is(t, n, "host") && sr_sect_host(&G.sect)) {
 		/* Kernels and steps are complete: write the capture now. */
 		pass_end();
@@ -767,8 +763,14 @@ main(int argc, char *argv[])
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "step_metrics", "bubble", "bubble_minor", "capture_gaps",
 		"segment", NULL };
+	static const struct filter_on on[] = {
+		{ .type = "kernel", .rec = kernelrec },
+		{ .type = "step", .rec = steprec },
+		{ .type = NULL }
+	};
 	const struct filter f = {
 		.rec = onrec,
+		.on = on,
 		.bulk = "host",
 		.own = own,
 		.sect = &G.sect,

@@ -274,8 +274,14 @@ drill(const char *path, const char *step, const struct filter_opts *o)
 int
 main(int argc, char *argv[])
 {
+	static const struct filter_arg args[] = {
+		{ .letter = 'a', .to = &mdpath },
+		{ .letter = 'o', .to = &outpath },
+		{ .letter = 's', .to = &svgdir },
+		{ .letter = 0 }
+	};
 	/* No -m: lines are read up to the longest a stage writes. */
-	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:",
+	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:", .args = args,
 	    .usage = "[-k] [-a report.md] [-o file.html] [-r rules] [-s svgdir] [file]" };
 	/* One profile: a second one stops the reading, -k or not. */
 	struct filter f = {
@@ -288,22 +294,9 @@ main(int argc, char *argv[])
 	struct jqprog *prog;
 	const char *path;
 	char err[512], *files[1];
-	int ch;
 	jv acc, ad, st;
 
-	while ((ch = filter_getopt(argc, argv, "a:o:s:", &o)) != -1) {
-		switch (ch) {
-		case 'a':
-			mdpath = optarg;
-			break;
-		case 'o':
-			outpath = optarg;
-			break;
-		case 's':
-			svgdir = optarg;
-			break;
-		}
-	}
+	filter_getopt(argc, argv, "a:o:s:", &o);
 	input = filter_operand(argc, argv, &o);
 	rules_load(o.rules);
 	f.arg = g = gather_new(kept, NKEPT);

@@ -281,17 +281,18 @@ main(int argc, char *argv[])
 		.gather_as = gatheras,
 		.whole = flush,
 	};
+	static const struct filter_arg args[] = {
+		{ .letter = 'a', .to = &apath },
+		{ .letter = 0 }
+	};
 	/* No -m: the verdict's lines are the stream's. */
-	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:",
+	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:", .args = args,
 	    .usage = "[-k] [-a attribfile] [-I ranks] [-j file] [-r rules] [file ...]" };
 	int ch, st;
 
 	inranks = jv_null();
 	while ((ch = filter_getopt(argc, argv, "a:I:j:", &o)) != -1) {
 		switch (ch) {
-		case 'a':
-			apath = optarg;
-			break;
 		case 'I':
 			inranks = rankopt(optarg);
 			break;

@@ -87,10 +87,6 @@ onprofend(struct rin *r, void *arg)
 static int
 onrec(struct rin *r, const char *t, size_t n, void *arg)
 {
-	if (sr_is(t, n, "kernel"))
-		return kernelrec(r);
-	if (sr_is(t, n, "step"))
-		return steprec(r);
 	if (sr_is(t, n, "host"))
 		sr_sect_host(&S.sect);
 	sr_pass(r);
@@ -110,8 +106,14 @@ main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "segment", NULL };
+	static const struct filter_on on[] = {
+		{ .type = "kernel", .rec = kernelrec },
+		{ .type = "step", .rec = steprec },
+		{ .type = NULL }
+	};
 	const struct filter f = {
 		.rec = onrec,
+		.on = on,
 		.end = onend,
 		.bulk = "host",
 		.own = own,

@@ -75,10 +75,6 @@ commrec(struct rin *r)
 static int
 onrec(struct rin *r, const char *t, size_t n, void *arg)
 {
-	if (sr_is(t, n, "kernel"))
-		return kernelrec(r);
-	if (sr_is(t, n, "step"))
-		return steprec(r);
 	if (sr_is(t, n, "comm") && S.sect.active)
 		return commrec(r);
 	if (sr_is(t, n, "host") && sr_sect_host(&S.sect))
@@ -92,8 +88,14 @@ main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "op", "op_summary", "op_step", NULL };
+	static const struct filter_on on[] = {
+		{ .type = "kernel", .rec = kernelrec },
+		{ .type = "step", .rec = steprec },
+		{ .type = NULL }
+	};
 	const struct filter f = {
 		.rec = onrec,
+		.on = on,
 		.bulk = "host",
 		.own = own,
 		.sect = &S.sect,
@@ -102,19 +104,17 @@ main(int argc, char *argv[])
 		.profile_end = onprofend,
 		.profile = onprofile,
 	};
-	struct filter_opts o =
-	    FILTER_OPTS("[-k] [-M pmufile] [-m maxline] [-n top] [-r rules] [file ...]");
+	static const struct filter_arg args[] = {
+		{ .letter = 'M', .to = &mpath },
+		{ .letter = 0 }
+	};
+	struct filter_opts o = { .maxline = FILTER_MAXLINE, .args = args,
+	    .usage = "[-k] [-M pmufile] [-m maxline] [-n top] [-r rules] [file ...]" };
 	int c, rc;
 
 	while ((c = filter_getopt(argc, argv, "M:n:", &o)) != -1)
-		switch (c) {
-		case 'M':
-			mpath = optarg;
-			break;
-		case 'n':
+		if (c == 'n')
 			topn = (int)xnum(optarg, 1, 1000000, "top");
-			break;
-		}
 	kflag = o.kflag;
 	rules_load(o.rules);
 	opkey_init();

@@ -365,8 +365,6 @@ static int
 onrec(struct rin *r, const char *t, size_t n, void *arg)
 {
 	(void)arg;
-	if (sr_is(t, n, "kernel"))
-		return kernelrec(r);
 	if (sr_is(t, n, "fia_layer") || sr_is(t, n, "fia_pass") || sr_is(t, n, "fia_phase") ||
 	    sr_is(t, n, "fia_summary") || sr_is(t, n, "step"))
 		return fiarec(r, t, n);
@@ -393,8 +391,13 @@ int
 main(int argc, char *argv[])
 {
 	static const char *const own[] = { "part", "step_parts", NULL };
+	static const struct filter_on on[] = {
+		{ .type = "kernel", .rec = kernelrec },
+		{ .type = NULL }
+	};
 	const struct filter f = {
 		.rec = onrec,
+		.on = on,
 		.end = onend,
 		.bulk = "host",
 		.own = own,

@@ -86,17 +86,15 @@ main(int argc, char *argv[])
 	struct filter f = {
 		.whole = flush,
 	};
-	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:",
+	static const struct filter_arg args[] = {
+		{ .letter = 'o', .to = &outpath },
+		{ .letter = 0 }
+	};
+	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:", .args = args,
 	    .usage = "[-k] [-o file] [-r rules] [file ...]" };
-	int ch, st;
+	int st;
 
-	while ((ch = filter_getopt(argc, argv, "o:", &o)) != -1) {
-		switch (ch) {
-		case 'o':
-			outpath = optarg;
-			break;
-		}
-	}
+	filter_getopt(argc, argv, "o:", &o);
 	rules_load(o.rules);
 	f.gather = g = gather_new(kept, NKEPT);
 	prog = jqprog_new("asc-report.jq", asc_report_jq);

@@ -241,10 +241,6 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 {
 	const struct rfield *f;
 
-	if (sr_is(t, n, "kernel"))
-		return kernelrec(r);
-	if (sr_is(t, n, "step"))
-		return steprec(r);
 	if (sr_is(t, n, "step_groups") && S.sect.active) {
 		if (rin_scan(r) != 0)
 			return -1;
@@ -266,8 +262,14 @@ main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "structure", "step_structure", "structure_drilldown", NULL };
+	static const struct filter_on on[] = {
+		{ .type = "kernel", .rec = kernelrec },
+		{ .type = "step", .rec = steprec },
+		{ .type = NULL }
+	};
 	const struct filter f = {
 		.rec = onrec,
+		.on = on,
 		.bulk = "host",
 		.own = own,
 		.sect = &S.sect,
@@ -275,15 +277,14 @@ main(int argc, char *argv[])
 		.profile_end = onprofend,
 		.profile = onprofile,
 	};
-	struct filter_opts o = FILTER_OPTS("[-k] [-a pattern] [-m maxline] [-r rules] [file ...]");
-	int c;
+	static const struct filter_arg args[] = {
+		{ .letter = 'a', .to = &annot },
+		{ .letter = 0 }
+	};
+	struct filter_opts o = { .maxline = FILTER_MAXLINE, .args = args,
+	    .usage = "[-k] [-a pattern] [-m maxline] [-r rules] [file ...]" };
 
-	while ((c = filter_getopt(argc, argv, "a:", &o)) != -1)
-		switch (c) {
-		case 'a':
-			annot = optarg;
-			break;
-		}
+	filter_getopt(argc, argv, "a:", &o);
 	rules_load(o.rules);
 	opkey_init();
 	minperiod = (int)rules_num("segment.min_period");

@@ -809,10 +809,6 @@ onprofile(struct rin *r, void *arg)
 static int
 onrec(struct rin *r, const char *t, size_t n, void *arg)
 {
-	if (sr_is(t, n, "kernel"))
-		return kernelrec(r);
-	if (sr_is(t, n, "marker"))
-		return markerrec(r);
 	if (sr_is(t, n, "host"))
 		section_end();
 	sr_pass(r);
@@ -824,8 +820,14 @@ main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "step", "step_groups", NULL };
+	static const struct filter_on on[] = {
+		{ .type = "kernel", .rec = kernelrec },
+		{ .type = "marker", .rec = markerrec },
+		{ .type = NULL }
+	};
 	const struct filter f = {
 		.rec = onrec,
+		.on = on,
 		.bulk = "host",
 		.own = own,
 		.sect = &P.sect,
@@ -834,17 +836,18 @@ main(int argc, char *argv[])
 		.profile_end = onprofend,
 		.profile = onprofile,
 	};
-	struct filter_opts o =
-	    FILTER_OPTS("[-k] [-c count_tol] [-m maxline] [-p pattern] [-r rules] [-s share_tol] [file ...]");
+	static const struct filter_arg args[] = {
+		{ .letter = 'p', .to = &pattern },
+		{ .letter = 0 }
+	};
+	struct filter_opts o = { .maxline = FILTER_MAXLINE, .args = args,
+	    .usage = "[-k] [-c count_tol] [-m maxline] [-p pattern] [-r rules] [-s share_tol] [file ...]" };
 	int c;
 
 	while ((c = filter_getopt(argc, argv, "c:p:s:", &o)) != -1)
 		switch (c) {
 		case 'c':
 			ctol = xnum(optarg, 0, 100, "count_tol");
-			break;
-		case 'p':
-			pattern = optarg;
 			break;
 		case 's':
 			stol = xnum(optarg, 0, 100, "share_tol");

@@ -413,11 +413,18 @@ main(int argc, char *argv[])
 		{ "merge", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *outpath = NULL, *merge = NULL;
+	const struct filter_arg args[] = {
+		{ .letter = 'm', .to = &merge },
+		{ .letter = 'o', .to = &outpath },
+		{ .letter = 's', .to = &keep },
+		{ .letter = 0 }
+	};
 	/* -m is --merge: lines are read up to the longest a stage writes. */
 	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:", .longopts = lopt,
+	    .args = args,
 	    .usage = "[-ak] [-m trace.json] [-o file] [-p pid] [-r rules] [-s copy] [file]" };
 	struct copier c = { .fd = -1 };
-	const char *outpath = NULL, *merge = NULL;
 	int ch;
 
 	while ((ch = filter_getopt(argc, argv, "am:o:p:s:", &o)) != -1) {
@@ -425,17 +432,8 @@ main(int argc, char *argv[])
 		case 'a':
 			aflag = 1;
 			break;
-		case 'm':
-			merge = optarg;
-			break;
-		case 'o':
-			outpath = optarg;
-			break;
 		case 'p':
 			snprintf(pid, sizeof pid, "%lld", xnum(optarg, 0, INT64_MAX, "pid"));
-			break;
-		case 's':
-			keep = optarg;
 			break;
 		}
 	}

@@ -9,6 +9,18 @@
 #include "rules.h"
 #include "util.h"
 
+/* Keeps the argument of c when args has it: 1, else 0. */
+static int
+takearg(const struct filter_arg *a, int c)
+{
+	for (; a != NULL && a->letter != 0; a++)
+		if (a->letter == c) {
+			*a->to = optarg;
+			return 1;
+		}
+	return 0;
+}
+
 int
 filter_getopt(int argc, char *argv[], const char *own, struct filter_opts *o)
 {
@@ -39,6 +51,8 @@ filter_getopt(int argc, char *argv[], const char *own, struct filter_opts *o)
 		case 0:
 			if (c == '?')
 				filter_usage(o);
+			if (takearg(o->args, c))
+				break;
 			return c;
 		}
 	return -1;
@@ -96,13 +110,25 @@ profile(const struct filter *f, struct rin *r)
 	return f->profile ? f->profile(r, f->arg) : 0;
 }
 
+/* The stage's function for type t[0..tn): its entry in on, else rec. */
+static int
+dispatch(const struct filter *f, struct rin *r, const char *t, size_t tn)
+{
+	const struct filter_on *on;
+
+	for (on = f->on; on != NULL && on->type != NULL; on++)
+		if (sr_is(t, tn, on->type))
+			return on->rec(r);
+	return f->rec(r, t, tn, f->arg);
+}
+
 /* One record of type t[0..tn): 0, or -1 (r's error set). */
 static int
 onerec(const struct filter *f, struct rin *r, const char *t, size_t tn)
 {
 	if (f->sect && sr_is(t, tn, "profile") && profile(f, r) != 0)
 		return -1;
-	if (f->rec(r, t, tn, f->arg) != 0)
+	if (dispatch(f, r, t, tn) != 0)
 		return -1;
 	if (f->bulk && sr_is(t, tn, f->bulk))
 		rin_bulk(r, f->bulk, strlen(f->bulk), f->bulk_drop ? NULL : stdout);

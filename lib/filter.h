@@ -25,16 +25,25 @@
  * The options of every stage: -k (go on past bad records), -m maxline
  * (the longest line, in bytes), -r rules.  filter_getopt() is getopt(3)
  * over the common letters and the stage's own (own, spelled as for
- * getopt): it takes the common ones into *o and returns the stage's, -1
- * at the end; an unknown letter prints the usage (filter_usage).  Its
- * first call also names the program (progname) and answers --version.
+ * getopt): it takes the common ones into *o, and the own letters of
+ * o->args, and returns the stage's other letters, -1 at the end; an
+ * unknown letter prints the usage (filter_usage).  Its first call also
+ * names the program (progname) and answers --version.
  */
+
+/* An own letter whose argument the stage keeps as given: *to = optarg. */
+struct filter_arg {
+	int		 letter;
+	const char	**to;
+};
+
 struct filter_opts {
 	size_t		 maxline;
 	int		 kflag;
 	const char	*rules;		/* NULL: the rules built in */
 	const char	*common;	/* the common letters taken (NULL: "km:r:") */
 	const struct option *longopts;	/* NULL: none; else as getopt_long(3) */
+	const struct filter_arg *args;	/* ended by letter 0; NULL: none */
 	const char	*usage;		/* the synopsis after the program's name */
 };
 #define FILTER_MAXLINE		((size_t)1 << 28)	/* -m by default */
@@ -45,6 +54,12 @@ const char *filter_operand(int argc, char *argv[], const struct filter_opts *o);
 /* "usage: PROG SYNOPSIS" on stderr; exits EX_SYS. */
 void	filter_usage(const struct filter_opts *o) __attribute__((noreturn));
 
+/* A record type and the stage's function for its records. */
+struct filter_on {
+	const char *type;
+	int	(*rec)(struct rin *r);
+};
+
 struct filter {
 	/*
 	 * Every record but the stage's own, with its "type" (tlen bytes, not
@@ -52,6 +67,12 @@ struct filter {
 	 * The stage passes the records on itself (sr_pass).
 	 */
 	int	(*rec)(struct rin *r, const char *type, size_t tlen, void *arg);
+	/*
+	 * on: the types a stage reads with a function of their own, ended
+	 * by a NULL type; such a record goes to its entry's rec() (as
+	 * above) instead of the stage's.  Not in gather mode.
+	 */
+	const struct filter_on *on;
 	/* After the last record of the last file; not after a stop. */
 	void	(*end)(void *arg);
 	void	 *arg;		/* given to every callback */
