@@ -25,14 +25,18 @@
 struct root {
 	int64_t		 pid, tid, s, e;
 	uint32_t	 name, call, frame;	/* call: the first event in it with a frame */
-	int64_t		 k[RKN], nk, lastk;
+	int64_t		 nk;
+	size_t		 koff;		/* its first RKN kernel starts: K[koff..] */
 	int32_t		 prev, next;	/* launching roots before and after it */
 	int		 dq;		/* a Dequeue@ event: the task queue's */
 };
 
+/* An open root's kernel starts stay with its thread until it closes:
+ * only the few it ends up with are kept (one open root per thread). */
 struct rthr {
 	int64_t		 pid, tid;
 	int32_t		 cur, last;	/* its open root; scratch for the passes */
+	int64_t		 k[RKN], lastk;	/* the open root's kernel starts */
 };
 
 static struct root *R;
@@ -41,6 +45,8 @@ static size_t nr, capr;
 static int prepared;
 static struct rthr *T;
 static size_t nt, capt;
+static int64_t *K;		/* the closed roots' kernel starts */
+static size_t nkept, capkept;
 
 /* An OS thread, whatever the pid (Python and CANN record one thread
  * under two), with the pid it was first seen under. */
@@ -54,24 +60,47 @@ rthr(int64_t pid, int64_t tid)
 		capt = capt ? 2 * capt : 16;
 		T = xreallocarray(T, capt, sizeof *T);
 	}
-	T[nt] = (struct rthr){ pid, tid, -1, -1 };
+	T[nt] = (struct rthr){ .pid = pid, .tid = tid, .cur = -1, .last = -1 };
 	return &T[nt++];
 }
 
 /* A device start once however many of the call's events link to it
  * (the SQLite export links an op and its launch to the same task). */
 static void
-addk(struct root *r, int64_t kns)
+addk(struct rthr *t, int64_t kns)
 {
-	if (r->nk > 0 && kns == r->lastk)
+	struct root *r = &R[t->cur];
+
+	if (r->nk > 0 && kns == t->lastk)
 		return;
 	for (int64_t j = 0; j < r->nk && j < RKN; j++)
-		if (r->k[j] == kns)
+		if (t->k[j] == kns)
 			return;
-	r->lastk = kns;
+	t->lastk = kns;
 	if (r->nk < RKN)
-		r->k[r->nk] = kns;
+		t->k[r->nk] = kns;
 	r->nk++;
+}
+
+/* Thread t's open root ends: its kernel starts join K. */
+static void
+closeroot(struct rthr *t)
+{
+	struct root *r;
+	size_t n;
+
+	if (t->cur < 0)
+		return;
+	r = &R[t->cur];
+	n = r->nk < RKN ? (size_t)r->nk : RKN;
+	if (nkept + n > capkept) {
+		capkept = capkept ? 2 * capkept : 1024;
+		K = xreallocarray(K, capkept, sizeof *K);
+	}
+	r->koff = nkept;
+	memcpy(K + nkept, t->k, n * sizeof *K);
+	nkept += n;
+	t->cur = -1;
 }
 
 /*
@@ -88,7 +117,7 @@ rootev(int64_t pid, int64_t tid, int64_t s, int64_t e, uint32_t name, uint32_t f
 	struct root *r = t->cur >= 0 ? &R[t->cur] : NULL;
 
 	if (r && (s >= r->e || e > r->e))
-		r = NULL, t->cur = -1;
+		r = NULL, closeroot(t);
 	if (r == NULL && !ctx) {
 		if (nr == capr) {
 			capr = capr ? 2 * capr : 256;
@@ -106,7 +135,7 @@ rootev(int64_t pid, int64_t tid, int64_t s, int64_t e, uint32_t name, uint32_t f
 		r->call = name, r->frame = frame;
 	if (!link)
 		return;
-	addk(r, kns);
+	addk(t, kns);
 	if (link == 2)
 		return;
 	/* a call of the same process that holds the whole call of another
@@ -120,7 +149,7 @@ rootev(int64_t pid, int64_t tid, int64_t s, int64_t e, uint32_t name, uint32_t f
 			continue;
 		o = &R[T[i].cur];
 		if (!o->dq && o->s <= r->s && r->e <= o->e)
-			addk(o, kns);
+			addk(&T[i], kns);
 	}
 }
 
@@ -160,7 +189,7 @@ kout(const char *key, int32_t i)
 	for (int64_t j = 0; j < R[i].nk && j < RKN; j++) {
 		if (j)
 			buf_addc(&ob, ',');
-		out_int(&ob, R[i].k[j]);
+		out_int(&ob, K[R[i].koff + j]);
 	}
 	buf_addc(&ob, ']');
 }
@@ -172,6 +201,8 @@ firstroot(int64_t s)
 	size_t lo = 0, hi = nr;
 
 	if (!prepared) {
+		for (size_t i = 0; i < nt; i++)
+			closeroot(&T[i]);
 		neighbours();
 		emax = xreallocarray(emax, nr + 1, sizeof *emax);
 		for (size_t i = 0; i < nr; i++)
@@ -231,6 +262,6 @@ rootsout(const struct win *w)
 void
 rootsreset(void)
 {
-	nr = nt = 0;
+	nr = nt = nkept = 0;
 	prepared = 0;
 }
