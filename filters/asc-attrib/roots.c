@@ -98,8 +98,10 @@ closeroot(struct rthr *t)
 		K = xreallocarray(K, capkept, sizeof *K);
 	}
 	r->koff = nkept;
-	memcpy(K + nkept, t->k, n * sizeof *K);
-	nkept += n;
+	if (n > 0) {	/* K is still NULL when no root has launched */
+		memcpy(K + nkept, t->k, n * sizeof *K);
+		nkept += n;
+	}
 	t->cur = -1;
 }
 
