@@ -215,6 +215,30 @@ onprofile(struct rin *in, struct rank *r)
 	free(fw);
 }
 
+/* Each dimension's field in a step_metrics record and in a step_trace one
+ * (torch_npu has no tail). */
+static const struct {
+	const char	*metrics, *trace;
+} dimkey[ND] = {
+	[D_COMPUTE] = { "compute_ns", "computing_ns" },
+	[D_EXPOSED] = { "comm_exposed_ns", "comm_not_overlapped_ns" },
+	[D_OVERLAP] = { "comm_overlapped_ns", "overlapped_ns" },
+	[D_FREE] = { "internal_bubble_total_ns", "free_ns" },
+	[D_PREP] = { "prelaunch_gap_ns", "preparing_ns" },
+	[D_TAIL] = { "tail_gap_ns", NULL },
+	[D_SERVICE] = { "service_ns", "stage_ns" },
+};
+
+static void
+getdims(const struct rin *in, int trace, int64_t v[ND])
+{
+	for (int d = 0; d < ND; d++) {
+		const char *k = trace ? dimkey[d].trace : dimkey[d].metrics;
+
+		v[d] = k != NULL ? geti(in, k) : UNSET;
+	}
+}
+
 static void
 onmetrics(struct rin *in, struct rank *r)
 {
@@ -227,13 +251,7 @@ onmetrics(struct rin *in, struct rank *r)
 	s = findstep(r, step);
 	free(step);
 	s->from_kernels = 1;
-	s->v[D_COMPUTE] = geti(in, "compute_ns");
-	s->v[D_EXPOSED] = geti(in, "comm_exposed_ns");
-	s->v[D_OVERLAP] = geti(in, "comm_overlapped_ns");
-	s->v[D_FREE] = geti(in, "internal_bubble_total_ns");
-	s->v[D_PREP] = geti(in, "prelaunch_gap_ns");
-	s->v[D_TAIL] = geti(in, "tail_gap_ns");
-	s->v[D_SERVICE] = geti(in, "service_ns");
+	getdims(in, 0, s->v);
 	st = geti(in, "start_ns");
 	if (st != UNSET && r->origin != UNSET)
 		s->start_abs = r->origin + st;
@@ -252,15 +270,10 @@ onsteptrace(struct rin *in, struct rank *r)
 	s = findstep(r, step);
 	free(step);
 	s->have_st = 1;
-	s->st[D_COMPUTE] = geti(in, "computing_ns");
-	s->st[D_EXPOSED] = geti(in, "comm_not_overlapped_ns");
-	s->st[D_OVERLAP] = geti(in, "overlapped_ns");
-	s->st[D_FREE] = geti(in, "free_ns");
-	s->st[D_PREP] = geti(in, "preparing_ns");
-	s->st[D_TAIL] = UNSET;
-	/* The step is torch_npu's Stage (computing + not overlapped + free),
-	 * as asc-judge takes it; Preparing stays beside it, not in it. */
-	s->st[D_SERVICE] = geti(in, "stage_ns");
+	getdims(in, 1, s->st);
+	/* No stage_ns: the step is torch_npu's Stage (computing + not
+	 * overlapped + free), as asc-judge takes it; Preparing stays beside
+	 * it, not in it. */
 	if (s->st[D_SERVICE] == UNSET) {
 		s->st[D_SERVICE] = 0;
 		for (int d = 0; d < D_PREP; d++)

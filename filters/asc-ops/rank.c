@@ -222,25 +222,44 @@ wantvar(const struct op *o)
 	return o->nshp > 1;
 }
 
+static void
+setdur(struct op *o, int r)
+{
+	o->rdur = r;
+}
+
+static void
+setcost(struct op *o, int r)
+{
+	o->rcost = r;
+	o->anchor = isanchor(o);
+}
+
+static void
+setroot(struct op *o, int r)
+{
+	o->rroot = r;
+}
+
+/* Sorts by cmp and hands each op its 1-based place within its view. */
+static void
+rankby(struct op **v, size_t n, int (*cmp)(const void *, const void *),
+    const size_t *nv, const size_t *off, void (*set)(struct op *, int))
+{
+	qsort(v, n, sizeof *v, cmp);
+	for (int w = 0; w < NVIEW; w++)
+		for (size_t i = 0; i < nv[w]; i++)
+			set(v[off[w] + i], (int)i + 1);
+}
+
 /* Each op's ranks (by duration, cost, root cause, within its view), then
  * the op records in cost order. */
 void
 rank_ops(struct op **v, size_t n, const size_t *nv, const size_t *off)
 {
-	qsort(v, n, sizeof *v, durcmp);
-	for (int w = 0; w < NVIEW; w++)
-		for (size_t i = 0; i < nv[w]; i++)
-			v[off[w] + i]->rdur = (int)i + 1;
-	qsort(v, n, sizeof *v, costcmp);
-	for (int w = 0; w < NVIEW; w++)
-		for (size_t i = 0; i < nv[w]; i++) {
-			v[off[w] + i]->rcost = (int)i + 1;
-			v[off[w] + i]->anchor = isanchor(v[off[w] + i]);
-		}
-	qsort(v, n, sizeof *v, rootcmp);
-	for (int w = 0; w < NVIEW; w++)
-		for (size_t i = 0; i < nv[w]; i++)
-			v[off[w] + i]->rroot = (int)i + 1;
+	rankby(v, n, durcmp, nv, off, setdur);
+	rankby(v, n, costcmp, nv, off, setcost);
+	rankby(v, n, rootcmp, nv, off, setroot);
 	qsort(v, n, sizeof *v, costcmp);
 	for (size_t i = 0; i < n; i++)
 		oprec(v[i], S.dur);
