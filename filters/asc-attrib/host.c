@@ -205,8 +205,8 @@ hostrec(struct rin *r)
 		return -1;
 	if (sr_sect_host(&P.sect)) {
 		sortwins();
-			sortv(P.sw, P.nsw, sizeof *P.sw, spancmp);
-			sortv(P.mk, P.nmk, sizeof *P.mk, spancmp);
+		sortv(P.sw, P.nsw, sizeof *P.sw, spancmp);
+		sortv(P.mk, P.nmk, sizeof *P.mk, spancmp);
 		P.firsthost = hr.s;
 	}
 	P.lasthost = hr.s;

@@ -9,7 +9,10 @@
  * whole (the autograd engine's calls launch the backward while
  * loss.backward() waits for them).
  * A root that launches nothing is placed by its thread's launching roots
- * before and after it.  asc-judge ties each root to the model part of
+ * before and after it.  Only the roots that overlap a window are kept,
+ * each with its own kernel starts and its neighbours' copied in when it
+ * closes (or when its thread's next launching root does): the memory
+ * follows the windows, not the host calls.  asc-judge ties each root to the model part of
  * its kernels: a part's remedy removes only its own roots' host time.
  */
 #include <stdlib.h>
@@ -22,31 +25,48 @@
 
 #define RKN	16	/* kernel starts kept per root: the first ones */
 
+/* A list of kernel starts in K: the first RKN of a root's. */
+struct klist {
+	size_t		 off;
+	int32_t		 n;		/* -1: none (null) */
+};
+
 struct root {
 	int64_t		 pid, tid, s, e;
 	uint32_t	 name, call, frame;	/* call: the first event in it with a frame */
 	int64_t		 nk;
-	size_t		 koff;		/* its first RKN kernel starts: K[koff..] */
-	int32_t		 prev, next;	/* launching roots before and after it */
+	struct klist	 own, before, after;	/* after: of a root that launches nothing */
+	int32_t		 waitnext;	/* the next kept root of its thread waiting for "after" */
 	int		 dq;		/* a Dequeue@ event: the task queue's */
 };
 
-/* An open root's kernel starts stay with its thread until it closes:
- * only the few it ends up with are kept (one open root per thread). */
+/*
+ * An OS thread and its open root (one at a time): the root's kernel
+ * starts stay here until it closes, with those of the thread's latest
+ * launching root (a neighbour to copy) and the kept roots that wait for
+ * the next one.
+ */
 struct rthr {
 	int64_t		 pid, tid;
-	int32_t		 cur, last;	/* its open root; scratch for the passes */
+	struct root	 open;
+	int		 isopen;
+	int32_t		 slot;		/* the open root's place in R; -1: not kept */
 	int64_t		 k[RKN], lastk;	/* the open root's kernel starts */
+	int64_t		 lk[RKN];	/* the latest launching root's */
+	int32_t		 lkn;		/* -1: none yet */
+	int32_t		 waithead, waittail;	/* kept roots waiting for "after" */
 };
 
-static struct root *R;
+static struct root *R;		/* the kept roots, in the order they opened */
 static int64_t *emax;		/* emax[i]: the latest end of R[0..i] */
 static size_t nr, capr;
 static int prepared;
 static struct rthr *T;
 static size_t nt, capt;
-static int64_t *K;		/* the closed roots' kernel starts */
+static int64_t *K;		/* the kept roots' kernel starts */
 static size_t nkept, capkept;
+static int64_t *wmax;		/* wmax[i]: the latest end of the windows P.ord[0..i] */
+static int wready;
 
 /* An OS thread, whatever the pid (Python and CANN record one thread
  * under two), with the pid it was first seen under. */
@@ -60,8 +80,37 @@ rthr(int64_t pid, int64_t tid)
 		capt = capt ? 2 * capt : 16;
 		T = xreallocarray(T, capt, sizeof *T);
 	}
-	T[nt] = (struct rthr){ .pid = pid, .tid = tid, .cur = -1, .last = -1 };
+	T[nt] = (struct rthr){ .pid = pid, .tid = tid, .slot = -1, .lkn = -1,
+	    .waithead = -1, .waittail = -1 };
 	return &T[nt++];
+}
+
+/* Does [s, e) overlap a window?  The windows by start, with the latest
+ * end so far: the last one starting before e decides. */
+static int
+inwindow(int64_t s, int64_t e)
+{
+	size_t lo = 0, hi = P.nw;
+
+	if (!wready) {
+		sortwins();
+		wmax = xreallocarray(wmax, P.nw + 1, sizeof *wmax);
+		for (size_t i = 0; i < P.nw; i++) {
+			int64_t we = P.w[P.ord[i]].e;
+
+			wmax[i] = i && wmax[i - 1] > we ? wmax[i - 1] : we;
+		}
+		wready = 1;
+	}
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (P.w[P.ord[m]].s < e)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo > 0 && wmax[lo - 1] > s;
 }
 
 /* A device start once however many of the call's events link to it
@@ -69,7 +118,7 @@ rthr(int64_t pid, int64_t tid)
 static void
 addk(struct rthr *t, int64_t kns)
 {
-	struct root *r = &R[t->cur];
+	struct root *r = &t->open;
 
 	if (r->nk > 0 && kns == t->lastk)
 		return;
@@ -82,27 +131,60 @@ addk(struct rthr *t, int64_t kns)
 	r->nk++;
 }
 
-/* Thread t's open root ends: its kernel starts join K. */
-static void
-closeroot(struct rthr *t)
+/* n kernel starts (-1: none) copied into K. */
+static struct klist
+keep(const int64_t *k, int32_t n)
 {
-	struct root *r;
-	size_t n;
+	struct klist l = { .off = nkept, .n = n };
 
-	if (t->cur < 0)
-		return;
-	r = &R[t->cur];
-	n = r->nk < RKN ? (size_t)r->nk : RKN;
-	if (nkept + n > capkept) {
+	if (n <= 0)
+		return l;
+	if (nkept + (size_t)n > capkept) {
 		capkept = capkept ? 2 * capkept : 1024;
 		K = xreallocarray(K, capkept, sizeof *K);
 	}
-	r->koff = nkept;
-	if (n > 0) {	/* K is still NULL when no root has launched */
-		memcpy(K + nkept, t->k, n * sizeof *K);
-		nkept += n;
+	memcpy(K + nkept, k, (size_t)n * sizeof *K);
+	nkept += (size_t)n;
+	return l;
+}
+
+/*
+ * Thread t's open root ends.  One that launches becomes its thread's
+ * latest launching root, the "after" of the kept roots waiting; a kept
+ * one that launches nothing takes the latest as its "before" and waits.
+ */
+static void
+closeroot(struct rthr *t)
+{
+	struct root *r = &t->open;
+	int32_t n = r->nk < RKN ? (int32_t)r->nk : RKN;
+
+	if (!t->isopen)
+		return;
+	t->isopen = 0;
+	if (n > 0) {
+		memcpy(t->lk, t->k, (size_t)n * sizeof *t->k);
+		t->lkn = n;
+		if (t->waithead >= 0) {
+			struct klist l = keep(t->lk, n);
+
+			for (int32_t i = t->waithead; i >= 0; i = R[i].waitnext)
+				R[i].after = l;
+			t->waithead = t->waittail = -1;
+		}
 	}
-	t->cur = -1;
+	if (t->slot < 0)
+		return;
+	r->own = keep(t->k, n);
+	if (n == 0) {
+		r->before = keep(t->lk, t->lkn);
+		if (t->waittail >= 0)
+			R[t->waittail].waitnext = t->slot;
+		else
+			t->waithead = t->slot;
+		t->waittail = t->slot;
+	}
+	R[t->slot] = *r;
 }
 
 /*
@@ -116,20 +198,22 @@ rootev(int64_t pid, int64_t tid, int64_t s, int64_t e, uint32_t name, uint32_t f
     int link, int64_t kns, int ctx)
 {
 	struct rthr *t = rthr(pid, tid);
-	struct root *r = t->cur >= 0 ? &R[t->cur] : NULL;
+	struct root *r = t->isopen ? &t->open : NULL;
 
 	if (r && (s >= r->e || e > r->e))
 		r = NULL, closeroot(t);
 	if (r == NULL && !ctx) {
-		if (nr == capr) {
-			capr = capr ? 2 * capr : 256;
-			R = xreallocarray(R, capr, sizeof *R);
-		}
-		r = &R[nr];
+		r = &t->open;
 		*r = (struct root){ .pid = pid, .tid = tid, .s = s, .e = e, .name = name,
-		    .call = NOID, .frame = NOID, .prev = -1, .next = -1,
+		    .call = NOID, .frame = NOID, .before = { .n = -1 }, .after = { .n = -1 },
+		    .waitnext = -1,
 		    .dq = I.v[name].len > 9 && memcmp(I.text.p + I.v[name].off, "\"Dequeue@", 9) == 0 };
-		t->cur = (int32_t)nr++;
+		t->isopen = 1;
+		t->slot = -1;
+		if (inwindow(s, e)) {	/* its place now: R stays in opening order */
+			R = xgrow(R, nr, &capr, 256, sizeof *R);
+			t->slot = (int32_t)nr++;
+		}
 	}
 	if (r == NULL)
 		return;
@@ -145,53 +229,28 @@ rootev(int64_t pid, int64_t tid, int64_t s, int64_t e, uint32_t name, uint32_t f
 	 * autograd engine's calls); the task queue's thread (Dequeue@) runs
 	 * the queued launches and waits on no other thread */
 	for (size_t i = 0; i < nt; i++) {
-		struct root *o;
+		struct root *o = &T[i].open;
 
-		if (T[i].pid != t->pid || T[i].tid == tid || T[i].cur < 0)
+		if (T[i].pid != t->pid || T[i].tid == tid || !T[i].isopen)
 			continue;
-		o = &R[T[i].cur];
 		if (!o->dq && o->s <= r->s && r->e <= o->e)
 			addk(&T[i], kns);
 	}
 }
 
-/* Each root's launching neighbours on its thread. */
 static void
-neighbours(void)
-{
-	for (size_t i = 0; i < nt; i++)
-		T[i].last = -1;
-	for (size_t i = 0; i < nr; i++) {
-		struct rthr *t = rthr(R[i].pid, R[i].tid);
-
-		R[i].prev = t->last;
-		if (R[i].nk > 0)
-			t->last = (int32_t)i;
-	}
-	for (size_t i = 0; i < nt; i++)
-		T[i].last = -1;
-	for (size_t i = nr; i-- > 0;) {
-		struct rthr *t = rthr(R[i].pid, R[i].tid);
-
-		R[i].next = t->last;
-		if (R[i].nk > 0)
-			t->last = (int32_t)i;
-	}
-}
-
-static void
-kout(const char *key, int32_t i)
+kout(const char *key, struct klist l)
 {
 	out_key(&ob, key);
-	if (i < 0) {
+	if (l.n < 0) {
 		buf_adds(&ob, "null");
 		return;
 	}
 	buf_addc(&ob, '[');
-	for (int64_t j = 0; j < R[i].nk && j < RKN; j++) {
+	for (int32_t j = 0; j < l.n; j++) {
 		if (j)
 			buf_addc(&ob, ',');
-		out_int(&ob, K[R[i].koff + j]);
+		out_int(&ob, K[l.off + (size_t)j]);
 	}
 	buf_addc(&ob, ']');
 }
@@ -205,7 +264,6 @@ firstroot(int64_t s)
 	if (!prepared) {
 		for (size_t i = 0; i < nt; i++)
 			closeroot(&T[i]);
-		neighbours();
 		emax = xreallocarray(emax, nr + 1, sizeof *emax);
 		for (size_t i = 0; i < nr; i++)
 			emax[i] = i && emax[i - 1] > R[i].e ? emax[i - 1] : R[i].e;
@@ -250,20 +308,20 @@ rootsout(const struct win *w)
 		out_i64(&ob, "tid", r->tid);
 		out_i64(&ob, "ns", b - a);
 		out_i64(&ob, "kernels", r->nk);
-		kout("kernel_ns", r->nk > 0 ? (int32_t)i : -1);
+		kout("kernel_ns", r->nk > 0 ? r->own : (struct klist){ .n = -1 });
 		if (r->nk == 0) {
-			kout("before_kernel_ns", r->prev);
-			kout("after_kernel_ns", r->next);
+			kout("before_kernel_ns", r->before);
+			kout("after_kernel_ns", r->after);
 		}
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, ']');
 }
 
-/* The profile ends: its roots go. */
+/* The profile ends: its roots and windows go. */
 void
 rootsreset(void)
 {
 	nr = nt = nkept = 0;
-	prepared = 0;
+	prepared = wready = 0;
 }
