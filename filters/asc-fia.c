@@ -128,8 +128,9 @@ unit_end(void)
 	G.units++;
 }
 
+/* A profile ends: its counts are compared, then its analysis is written. */
 static void
-profile_end(void)
+onprofend(struct rin *r, void *arg)
 {
 	if (!G.sect.active)
 		return;
@@ -311,13 +312,6 @@ opstatrec(struct rin *r)
 	if (!ownonly)
 		sr_pass(r);
 	return 0;
-}
-
-/* A profile ends: its analysis is written. */
-static void
-onprofend(struct rin *r, void *arg)
-{
-	profile_end();
 }
 
 static int
