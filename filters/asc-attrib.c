@@ -193,21 +193,17 @@ main(int argc, char *argv[])
 		.prof = &P.prof,
 		.profile_end = onprofend,
 	};
-	static const struct filter_arg args[] = {
-		{ .letter = 'H', .to = &hpath },
-		{ .letter = 0 }
-	};
-	struct filter_opts o = { .maxline = FILTER_MAXLINE, .args = args,
-	    .usage = "[-kn] [-H hostfile] [-m maxline] [-r rules] [file ...]" };
-	int c, rc;
+	struct filter_opts o = FILTER_OPTS("[-kn] [-H hostfile] [-m maxline] [-r rules] [file ...]",
+	    .args = FILTER_ARGS({ .letter = 'H', .to = &hpath }),
+	    .flags = FILTER_FLAGS({ .letter = 'n', .to = &ownonly }));
+	int rc;
 
-	while ((c = filter_getopt(argc, argv, "H:n", &o)) != -1)
-		if (c == 'n') {
-			/* The kernels, most of the input, are dropped unread. */
-			ownonly = 1;
-			f.bulk = "kernel";
-			f.bulk_drop = 1;
-		}
+	filter_getopt(argc, argv, "H:n", &o);
+	if (ownonly) {
+		/* The kernels, most of the input, are dropped unread. */
+		f.bulk = "kernel";
+		f.bulk_drop = 1;
+	}
 	kflag = o.kflag;
 	rules_load(o.rules);
 	P.last.name = NOID;

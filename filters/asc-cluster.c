@@ -720,12 +720,11 @@ openout(const char *name, struct aside *a)
 int
 main(int argc, char **argv)
 {
-	static const struct filter_arg args[] = {
-		{ .letter = 'o', .to = &outdir },
-		{ .letter = 0 }
-	};
+	int onejob = 0;
 	/* No -k: a bad record stops the whole job; no -m: lines of 64 MiB. */
-	struct filter_opts o = { .maxline = (size_t)1 << 26, .common = "r:", .args = args,
+	struct filter_opts o = { .maxline = (size_t)1 << 26, .common = "r:",
+	    .args = FILTER_ARGS({ .letter = 'o', .to = &outdir }),
+	    .flags = FILTER_FLAGS({ .letter = '1', .to = &onejob }, { .letter = 'q', .to = &quiet }),
 	    .usage = "[-1q] [-o dir] [-r rules] [file ...]" };
 	/* Each operand opened by readopen(): one rank's stream or directory. */
 	const struct filter f = {
@@ -734,19 +733,10 @@ main(int argc, char **argv)
 		.stdout_asis = 1,
 	};
 	const char *rulesf;
-	int c, onejob = 0;
 	struct aside mda, jsa;
 	FILE *jfp = NULL;
 
-	while ((c = filter_getopt(argc, argv, "1o:q", &o)) != -1)
-		switch (c) {
-		case 'q':
-			quiet = 1;
-			break;
-		case '1':
-			onejob = 1;
-			break;
-		}
+	filter_getopt(argc, argv, "1o:q", &o);
 	rules_load(rulesf = o.rules);
 	if (filter_run(argc - optind, argv + optind, &o, &f) != EX_OK)
 		exit(EX_DATA);

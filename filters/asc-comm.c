@@ -317,30 +317,32 @@ metarec(struct rin *r)
 	return 0;
 }
 
+/* The records of a profile the stage reads, by type; each passes on after. */
+static const struct filter_on reads[] = {
+	{ .type = "comm_task", .rec = taskrec },
+	{ .type = "notify_wait", .rec = nwrec },
+	{ .type = "sdma_task", .rec = sdmarec },
+	{ .type = "kernel", .rec = kernelrec },
+	{ .type = "comm", .rec = commrec },
+	{ .type = "comm_link", .rec = linkrec },
+	{ .type = "metadata", .rec = metarec },
+	{ .type = NULL }
+};
+
 static int
 onrec(struct rin *r, const char *t, size_t n, void *arg)
 {
+	const struct filter_on *on = reads;
 	int rc = 0;
 
 	if (sr_is(t, n, "profile"))
 		rc = profilerec(r);
-	else if (!S.have) {
-		sr_pass(r);
-		return 0;
-	} else if (sr_is(t, n, "comm_task"))
-		rc = taskrec(r);
-	else if (sr_is(t, n, "notify_wait"))
-		rc = nwrec(r);
-	else if (sr_is(t, n, "sdma_task"))
-		rc = sdmarec(r);
-	else if (sr_is(t, n, "kernel"))
-		rc = kernelrec(r);
-	else if (sr_is(t, n, "comm"))
-		rc = commrec(r);
-	else if (sr_is(t, n, "comm_link"))
-		rc = linkrec(r);
-	else if (sr_is(t, n, "metadata"))
-		rc = metarec(r);
+	else if (S.have) {	/* records before the first profile pass unread */
+		while (on->type != NULL && !sr_is(t, n, on->type))
+			on++;
+		if (on->type != NULL)
+			rc = on->rec(r);
+	}
 	if (rc == 0)
 		sr_pass(r);
 	return rc;

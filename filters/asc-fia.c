@@ -128,8 +128,9 @@ unit_end(void)
 	G.units++;
 }
 
+/* A profile ends: its counts are compared, then its analysis is written. */
 static void
-profile_end(void)
+onprofend(struct rin *r, void *arg)
 {
 	if (!G.sect.active)
 		return;
@@ -313,13 +314,6 @@ opstatrec(struct rin *r)
 	return 0;
 }
 
-/* A profile ends: its analysis is written. */
-static void
-onprofend(struct rin *r, void *arg)
-{
-	profile_end();
-}
-
 static int
 onprofile(struct rin *r, void *arg)
 {
@@ -373,30 +367,18 @@ main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "fia_*", NULL };
-	static const struct filter_on on[] = {
-		{ .type = "kernel", .rec = kernelrec },
-		{ .type = "op_stat", .rec = opstatrec },
-		{ .type = NULL }
-	};
 	struct filter f = {
 		.rec = onrec,
-		.on = on,
-		.bulk = "host",
+		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec },
+		    { .type = "op_stat", .rec = opstatrec }),
 		.own = own,
-		.sect = &G.sect,
-		.profile_end = onprofend,
-		.profile = onprofile,
+		FILTER_SECTIONS(&G.sect, NULL, onprofend, onprofile),
 	};
-	struct filter_opts o = FILTER_OPTS("[-kn] [-m maxline] [-r rules] [file ...]");
-	int c;
+	struct filter_opts o = FILTER_OPTS("[-kn] [-m maxline] [-r rules] [file ...]",
+	    .flags = FILTER_FLAGS({ .letter = 'n', .to = &ownonly }));
 
-	while ((c = filter_getopt(argc, argv, "n", &o)) != -1)
-		switch (c) {
-		case 'n':
-			ownonly = 1;
-			f.bulk_drop = 1;
-			break;
-		}
+	filter_getopt(argc, argv, "n", &o);
+	f.bulk_drop = ownonly;	/* -n: the host events are dropped unread */
 	rules_load(o.rules);
 	opkey_init();
 	loadroles();

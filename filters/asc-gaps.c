@@ -763,40 +763,22 @@ main(int argc, char *argv[])
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "step_metrics", "bubble", "bubble_minor", "capture_gaps",
 		"segment", NULL };
-	static const struct filter_on on[] = {
-		{ .type = "kernel", .rec = kernelrec },
-		{ .type = "step", .rec = steprec },
-		{ .type = NULL }
-	};
 	const struct filter f = {
 		.rec = onrec,
-		.on = on,
-		.bulk = "host",
+		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec },
+		    { .type = "step", .rec = steprec }),
 		.own = own,
-		.sect = &G.sect,
-		.prof = &G.prof,
-		.profile_end = onprofend,
-		.profile = onprofile,
+		FILTER_SECTIONS(&G.sect, &G.prof, onprofend, onprofile),
 	};
 	static const int m125[] = { 1, 2, 5 };
-	struct filter_opts o =
-	    FILTER_OPTS("[-aks] [-b min_bubble_us] [-m maxline] [-r rules] [file ...]");
+	struct filter_opts o = FILTER_OPTS("[-aks] [-b min_bubble_us] [-m maxline] [-r rules] [file ...]",
+	    .flags = FILTER_FLAGS({ .letter = 'a', .to = &aflag }, { .letter = 's', .to = &sflag }));
 	int c, rc;
 
 	while ((c = filter_getopt(argc, argv, "ab:s", &o)) != -1)
-		switch (c) {
-		case 'a':
-			aflag = 1;
-			break;
-		case 'b':
-			if (dec_us2ns(optarg, strlen(optarg), &minbubble) != 0 ||
-			    minbubble < 0)
-				die("min_bubble_us: not a non-negative number: %s", optarg);
-			break;
-		case 's':
-			sflag = 1;
-			break;
-		}
+		if (c == 'b' && (dec_us2ns(optarg, strlen(optarg), &minbubble) != 0 ||
+		    minbubble < 0))
+			die("min_bubble_us: not a non-negative number: %s", optarg);
 	rules_load(o.rules);
 	if (minbubble < 0)
 		minbubble = rules_ns("bubbles.min_bubble_us", 1e3);

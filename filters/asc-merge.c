@@ -106,20 +106,14 @@ main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "segment", NULL };
-	static const struct filter_on on[] = {
-		{ .type = "kernel", .rec = kernelrec },
-		{ .type = "step", .rec = steprec },
-		{ .type = NULL }
-	};
 	const struct filter f = {
 		.rec = onrec,
-		.on = on,
+		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec },
+		    { .type = "step", .rec = steprec }),
 		.end = onend,
-		.bulk = "host",
 		.own = own,
-		.sect = &S.sect,
 		.check = SR_CHECK_KERNEL,
-		.profile_end = onprofend,
+		FILTER_SECTIONS(&S.sect, NULL, onprofend, NULL),
 	};
 	struct filter_opts o = FILTER_OPTS("[-k] [-m maxline] [-r rules] [file ...]");
 	int rc;

@@ -88,28 +88,16 @@ main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "op", "op_summary", "op_step", NULL };
-	static const struct filter_on on[] = {
-		{ .type = "kernel", .rec = kernelrec },
-		{ .type = "step", .rec = steprec },
-		{ .type = NULL }
-	};
 	const struct filter f = {
 		.rec = onrec,
-		.on = on,
-		.bulk = "host",
+		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec },
+		    { .type = "step", .rec = steprec }),
 		.own = own,
-		.sect = &S.sect,
 		.check = SR_CHECK_KERNEL,
-		.prof = &S.prof,
-		.profile_end = onprofend,
-		.profile = onprofile,
+		FILTER_SECTIONS(&S.sect, &S.prof, onprofend, onprofile),
 	};
-	static const struct filter_arg args[] = {
-		{ .letter = 'M', .to = &mpath },
-		{ .letter = 0 }
-	};
-	struct filter_opts o = { .maxline = FILTER_MAXLINE, .args = args,
-	    .usage = "[-k] [-M pmufile] [-m maxline] [-n top] [-r rules] [file ...]" };
+	struct filter_opts o = FILTER_OPTS("[-k] [-M pmufile] [-m maxline] [-n top] [-r rules] [file ...]",
+	    .args = FILTER_ARGS({ .letter = 'M', .to = &mpath }));
 	int c, rc;
 
 	while ((c = filter_getopt(argc, argv, "M:n:", &o)) != -1)

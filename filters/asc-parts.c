@@ -391,13 +391,9 @@ int
 main(int argc, char *argv[])
 {
 	static const char *const own[] = { "part", "step_parts", NULL };
-	static const struct filter_on on[] = {
-		{ .type = "kernel", .rec = kernelrec },
-		{ .type = NULL }
-	};
 	const struct filter f = {
 		.rec = onrec,
-		.on = on,
+		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec }),
 		.end = onend,
 		.bulk = "host",
 		.own = own,

@@ -262,27 +262,15 @@ main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "structure", "step_structure", "structure_drilldown", NULL };
-	static const struct filter_on on[] = {
-		{ .type = "kernel", .rec = kernelrec },
-		{ .type = "step", .rec = steprec },
-		{ .type = NULL }
-	};
 	const struct filter f = {
 		.rec = onrec,
-		.on = on,
-		.bulk = "host",
+		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec },
+		    { .type = "step", .rec = steprec }),
 		.own = own,
-		.sect = &S.sect,
-		.prof = &S.prof,
-		.profile_end = onprofend,
-		.profile = onprofile,
+		FILTER_SECTIONS(&S.sect, &S.prof, onprofend, onprofile),
 	};
-	static const struct filter_arg args[] = {
-		{ .letter = 'a', .to = &annot },
-		{ .letter = 0 }
-	};
-	struct filter_opts o = { .maxline = FILTER_MAXLINE, .args = args,
-	    .usage = "[-k] [-a pattern] [-m maxline] [-r rules] [file ...]" };
+	struct filter_opts o = FILTER_OPTS("[-k] [-a pattern] [-m maxline] [-r rules] [file ...]",
+	    .args = FILTER_ARGS({ .letter = 'a', .to = &annot }));
 
 	filter_getopt(argc, argv, "a:", &o);
 	rules_load(o.rules);

@@ -820,28 +820,16 @@ main(int argc, char *argv[])
 {
 	/* Ours, from an earlier run: a rerun replaces them. */
 	static const char *const own[] = { "step", "step_groups", NULL };
-	static const struct filter_on on[] = {
-		{ .type = "kernel", .rec = kernelrec },
-		{ .type = "marker", .rec = markerrec },
-		{ .type = NULL }
-	};
 	const struct filter f = {
 		.rec = onrec,
-		.on = on,
-		.bulk = "host",
+		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec },
+		    { .type = "marker", .rec = markerrec }),
 		.own = own,
-		.sect = &P.sect,
 		.check = SR_CHECK_KERNEL,
-		.prof = &P.prof,
-		.profile_end = onprofend,
-		.profile = onprofile,
+		FILTER_SECTIONS(&P.sect, &P.prof, onprofend, onprofile),
 	};
-	static const struct filter_arg args[] = {
-		{ .letter = 'p', .to = &pattern },
-		{ .letter = 0 }
-	};
-	struct filter_opts o = { .maxline = FILTER_MAXLINE, .args = args,
-	    .usage = "[-k] [-c count_tol] [-m maxline] [-p pattern] [-r rules] [-s share_tol] [file ...]" };
+	struct filter_opts o = FILTER_OPTS("[-k] [-c count_tol] [-m maxline] [-p pattern] [-r rules] [-s share_tol] [file ...]",
+	    .args = FILTER_ARGS({ .letter = 'p', .to = &pattern }));
 	int c;
 
 	while ((c = filter_getopt(argc, argv, "c:p:s:", &o)) != -1)

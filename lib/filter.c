@@ -9,13 +9,19 @@
 #include "rules.h"
 #include "util.h"
 
-/* Keeps the argument of c when args has it: 1, else 0. */
+/* Keeps the argument of c when args has it, or sets its flag when
+ * flags has it: 1, else 0. */
 static int
-takearg(const struct filter_arg *a, int c)
+takearg(const struct filter_arg *a, const struct filter_flag *fl, int c)
 {
 	for (; a != NULL && a->letter != 0; a++)
 		if (a->letter == c) {
 			*a->to = optarg;
+			return 1;
+		}
+	for (; fl != NULL && fl->letter != 0; fl++)
+		if (fl->letter == c) {
+			*fl->to = 1;
 			return 1;
 		}
 	return 0;
@@ -51,7 +57,7 @@ filter_getopt(int argc, char *argv[], const char *own, struct filter_opts *o)
 		case 0:
 			if (c == '?')
 				filter_usage(o);
-			if (takearg(o->args, c))
+			if (takearg(o->args, o->flags, c))
 				break;
 			return c;
 		}

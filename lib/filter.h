@@ -26,7 +26,7 @@
  * (the longest line, in bytes), -r rules.  filter_getopt() is getopt(3)
  * over the common letters and the stage's own (own, spelled as for
  * getopt): it takes the common ones into *o, and the own letters of
- * o->args, and returns the stage's other letters, -1 at the end; an
+ * o->args and o->flags, and returns the stage's other letters, -1 at the end; an
  * unknown letter prints the usage (filter_usage).  Its first call also
  * names the program (progname) and answers --version.
  */
@@ -36,6 +36,11 @@ struct filter_arg {
 	int		 letter;
 	const char	**to;
 };
+/* An own letter without an argument that turns a switch on: *to = 1. */
+struct filter_flag {
+	int		 letter;
+	int		*to;
+};
 
 struct filter_opts {
 	size_t		 maxline;
@@ -44,10 +49,19 @@ struct filter_opts {
 	const char	*common;	/* the common letters taken (NULL: "km:r:") */
 	const struct option *longopts;	/* NULL: none; else as getopt_long(3) */
 	const struct filter_arg *args;	/* ended by letter 0; NULL: none */
+	const struct filter_flag *flags; /* ended by letter 0; NULL: none */
 	const char	*usage;		/* the synopsis after the program's name */
 };
 #define FILTER_MAXLINE		((size_t)1 << 28)	/* -m by default */
-#define FILTER_OPTS(synopsis)	{ .maxline = FILTER_MAXLINE, .usage = (synopsis) }
+/*
+ * A stage's options: the -m default, the synopsis, then any other fields
+ * as designated initialisers, e.g.
+ * FILTER_OPTS("[-k] [-a pattern] ...", .args = FILTER_ARGS({ .letter = 'a', .to = &annot })).
+ */
+#define FILTER_OPTS(...)	{ .maxline = FILTER_MAXLINE, .usage = __VA_ARGS__ }
+/* The tables of .args and .flags, their entries given, their end added. */
+#define FILTER_ARGS(...)	((const struct filter_arg[]){ __VA_ARGS__, { .letter = 0 } })
+#define FILTER_FLAGS(...)	((const struct filter_flag[]){ __VA_ARGS__, { .letter = 0 } })
 int	filter_getopt(int argc, char *argv[], const char *own, struct filter_opts *o);
 /* The one operand after the options ("-" when none); two: the usage. */
 const char *filter_operand(int argc, char *argv[], const struct filter_opts *o);
@@ -59,6 +73,8 @@ struct filter_on {
 	const char *type;
 	int	(*rec)(struct rin *r);
 };
+/* The table of .on, its entries given, its end added. */
+#define FILTER_ON(...)	((const struct filter_on[]){ __VA_ARGS__, { .type = NULL } })
 
 struct filter {
 	/*
@@ -145,6 +161,17 @@ struct filter {
 	void	(*whole)(struct gather *g, void *arg);
 };
 #define FILTER_ONE	(-2)
+
+/*
+ * The bookkeeping of a stage that reads each profile section by section
+ * (steprec.h) and passes on its host events, the last section, unread:
+ * its section sect, where the profile's "profile" value goes (prof, NULL:
+ * not kept) and its calls at a profile's end and start (NULL: none).  The
+ * fields of its struct filter, as designated initialisers.
+ */
+#define FILTER_SECTIONS(sect_, prof_, end_, start_) \
+	.bulk = "host", .sect = (sect_), .prof = (prof_), \
+	.profile_end = (end_), .profile = (start_)
 
 /* Returns EX_OK or EX_DATA; an unreadable file exits EX_SYS. */
 int	filter_run(int nfiles, char **files, const struct filter_opts *o,
