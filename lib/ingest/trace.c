@@ -473,22 +473,10 @@ trace_split(const struct trace *t)
 	return t->splitres;
 }
 
-int64_t
-trace_min_ts(const struct trace *t)
+const struct trace_span *
+trace_span(const struct trace *t)
 {
-	return t->mints;
-}
-
-int64_t
-trace_max_end(const struct trace *t)
-{
-	return t->maxte;
-}
-
-int64_t
-trace_min_kernel_ts(const struct trace *t)
-{
-	return t->minkts;
+	return &t->span;
 }
 
 void

@@ -337,8 +337,7 @@ struct trace {
 	struct warn	*w;
 	int		 nw;
 	struct trace_counts c;
-	int64_t		 mints, minkts;
-	int64_t		 maxte;		/* largest end of a host or device X event */
+	struct trace_span span;
 	/* scratch */
 	struct buf	 sc, sc2, sc3, sc4, ob;
 	/* two threads: the first reads up to split (0: none), the
@@ -569,6 +568,14 @@ rcmp(int64_t as, int64_t ad, uint64_t ao, int64_t bs, int64_t bd, uint64_t bo)
 	if (ao != bo)
 		return ao < bo ? -1 : 1;
 	return 0;
+}
+
+/* A span no event has widened yet. */
+static inline void
+tr_span_empty(struct trace_span *s)
+{
+	s->min_ts = s->min_kernel_ts = INT64_MAX;
+	s->max_end = INT64_MIN;
 }
 
 #endif
