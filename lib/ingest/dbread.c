@@ -29,15 +29,10 @@ void
 dbi_addwarn(struct dbread *d, const char *code, const char *fmt, ...)
 {
 	va_list ap;
-	char m[768];
 
 	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
+	warns_vadd(&d->w, 768, code, fmt, ap);
 	va_end(ap);
-	d->w = xreallocarray(d->w, (size_t)d->nw + 1, sizeof *d->w);
-	d->w[d->nw].code = xstrdup(code);
-	d->w[d->nw].msg = xstrdup(m);
-	d->nw++;
 }
 
 int
@@ -497,10 +492,7 @@ db_min_ts(const struct dbread *d, int *from_kernels)
 const char *
 db_warning(const struct dbread *d, int i, const char **msg)
 {
-	if (i < 0 || i >= d->nw)
-		return NULL;
-	*msg = d->w[i].msg;
-	return d->w[i].code;
+	return warns_get(&d->w, i, msg);
 }
 
 const char *
@@ -557,11 +549,7 @@ db_close(struct dbread *d)
 	for (size_t i = 0; i < d->nrg; i++)
 		free(d->rg[i].step);
 	free(d->rg);
-	for (int i = 0; i < d->nw; i++) {
-		free(d->w[i].code);
-		free(d->w[i].msg);
-	}
-	free(d->w);
+	warns_free(&d->w);
 	free(d->dev);
 	buf_free(&d->pmunames);
 	buf_free(&d->ob);

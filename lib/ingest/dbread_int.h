@@ -9,6 +9,7 @@
 
 #include "dbread.h"
 #include "util.h"
+#include "warns.h"
 
 #define NCACHE		8192		/* string-id cache slots */
 #define INVALID32	4294967295LL	/* "invalid" in the DB, as in the CSVs */
@@ -37,10 +38,6 @@ struct srange {
 	char		*step;
 };
 
-struct dwarn {
-	char		*code, *msg;
-};
-
 struct dbread {
 	sqlite3		*db;
 	char		*path, *disp, *pattern, *python;
@@ -62,8 +59,7 @@ struct dbread {
 	size_t		 nmk;
 	struct srange	*rg;
 	size_t		 nrg;
-	struct dwarn	*w;
-	int		 nw;
+	struct warns	 w;
 	struct buf	 pmunames, ob, sc, q;
 	struct buf	 dtin;		/* dbdtask.c: the device task types, an SQL list */
 	int		 nopmu;		/* db_opts.nopmu */

@@ -13,15 +13,10 @@ void
 tr_addwarn(struct trace *t, const char *code, const char *fmt, ...)
 {
 	va_list ap;
-	char m[512];
 
 	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
+	warns_vadd(&t->w, 512, code, fmt, ap);
 	va_end(ap);
-	t->w = xreallocarray(t->w, (size_t)t->nw + 1, sizeof *t->w);
-	t->w[t->nw].code = code;
-	t->w[t->nw].msg = xstrdup(m);
-	t->nw++;
 }
 
 /* A record's "src": FILE@OFFSET, the byte where its event starts. */

@@ -702,9 +702,7 @@ trace_close(struct trace *t)
 	for (size_t i = 0; i < t->ntname; i++)
 		free(t->tname[i]);
 	free(t->tname);
-	for (int i = 0; i < t->nw; i++)
-		free(t->w[i].msg);
-	free(t->w);
+	warns_free(&t->w);
 	free(t->pr);
 	free(t->th);
 	free(t->hpr.slot);

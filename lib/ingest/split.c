@@ -290,13 +290,7 @@ tr_split_join(struct trace *t, struct rdst *rs)
 	t->c.flows += u->c.flows;
 	t->c.counters += u->c.counters;
 	t->c.other += u->c.other;
-	if (u->nw) {
-		t->w = xreallocarray(t->w, (size_t)t->nw + (size_t)u->nw,
-		    sizeof *t->w);
-		memcpy(t->w + t->nw, u->w, (size_t)u->nw * sizeof *t->w);
-		t->nw += u->nw;
-		u->nw = 0;
-	}
+	warns_move(&t->w, &u->w);
 	free(t->map2);
 	t->map2 = map;
 	*rs = sp->rs;

@@ -488,9 +488,5 @@ trace_counts(const struct trace *t, struct trace_counts *c)
 const char *
 trace_warning(const struct trace *t, int i, const char **msg)
 {
-	if (i < 0 || i >= t->nw)
-		return NULL;
-	if (msg)
-		*msg = t->w[i].msg;
-	return t->w[i].code;
+	return warns_get(&t->w, i, msg);
 }

@@ -38,6 +38,7 @@
 #include "simd.h"
 #include "util.h"
 #include "trace.h"
+#include "warns.h"
 
 #define CHUNK		(8u << 20)	/* default read() size */
 #define MAPWIN		((size_t)4 << 20)	/* mmap window of a regular file */
@@ -244,11 +245,6 @@ struct lk {
 	uint32_t	 ti, pad;
 };
 
-struct warn {
-	const char	*code;
-	char		*msg;
-};
-
 struct span {
 	const char	*p;
 	size_t		 n;
@@ -334,8 +330,7 @@ struct trace {
 	struct frs	 fs, ff, lk;		/* s ends, f ends, links */
 	struct frs	 ct;			/* HCCL tasks */
 	/* results */
-	struct warn	*w;
-	int		 nw;
+	struct warns	 w;
 	struct trace_counts c;
 	struct trace_span span;
 	/* scratch */
