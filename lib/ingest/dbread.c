@@ -152,6 +152,20 @@ dbi_tx(struct buf *b, const char *col)
 	buf_adds(b, t);
 }
 
+/* A row's two times, PRE.startNs SEP PRE.endNs (the bare columns when
+ * pre is NULL), each read by dbi_tx: what every query of rows selects. */
+void
+dbi_txspan(struct buf *b, const char *pre, const char *sep)
+{
+	char t[64];
+
+	snprintf(t, sizeof t, "%s%sstartNs", pre ? pre : "", pre ? "." : "");
+	dbi_tx(b, t);
+	buf_adds(b, sep);
+	snprintf(t, sizeof t, "%s%sendNs", pre ? pre : "", pre ? "." : "");
+	dbi_tx(b, t);
+}
+
 /* A row's times are valid: PRE.endNs >= PRE.startNs, each read by dbi_tx. */
 void
 dbi_txvalid(struct buf *b, const char *pre)
@@ -174,9 +188,7 @@ void
 dbi_commsel(struct buf *b, const char *col, int wait)
 {
 	buf_adds(b, "SELECT c.rowid, ");
-	dbi_tx(b, "c.startNs");
-	buf_adds(b, " AS s, ");
-	dbi_tx(b, "c.endNs");
+	dbi_txspan(b, "c", " AS s, ");
 	dbi_selcol(b, "c", "opName");
 	dbi_selcol(b, "c", col);
 	dbi_selcol(b, "c", wait ? "waitNs" : NULL);

@@ -91,6 +91,8 @@ int		 dbi_intcol(const struct dbread *, int t, const char *col);
 const char	*dbi_anycol(const struct dbread *, int t, const char *a, const char *b);
 /* SQL for a time column (see dbread.c). */
 void		 dbi_tx(struct buf *, const char *col);
+/* PRE.startNs SEP PRE.endNs, each by dbi_tx (pre NULL: no prefix). */
+void		 dbi_txspan(struct buf *, const char *pre, const char *sep);
 /* A row's times are valid: PRE.endNs >= PRE.startNs, each read by dbi_tx. */
 void		 dbi_txvalid(struct buf *, const char *pre);
 /* SELECT of COMMUNICATION_OP c's valid rows: rowid, s, end, opName, col,

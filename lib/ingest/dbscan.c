@@ -68,9 +68,7 @@ badrows(struct dbread *d, int t, const char *from, const char *pre)
 	buf_adds(&d->sc, "SELECT ");
 	buf_adds(&d->sc, pre);
 	buf_adds(&d->sc, ".rowid, ");
-	dbi_tx(&d->sc, s0);
-	buf_adds(&d->sc, ", ");
-	dbi_tx(&d->sc, e0);
+	dbi_txspan(&d->sc, pre, ", ");
 	buf_adds(&d->sc, ", ");
 	buf_adds(&d->sc, s0);
 	buf_adds(&d->sc, ", ");

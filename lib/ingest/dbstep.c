@@ -73,9 +73,7 @@ dbi_loadmarkers(struct dbread *d)
 	if (d->has[T_PY]) {
 		d->sc.len = 0;
 		buf_adds(&d->sc, "SELECT p.rowid, ");
-		dbi_tx(&d->sc, "p.startNs");
-		buf_adds(&d->sc, ", ");
-		dbi_tx(&d->sc, "p.endNs");
+		dbi_txspan(&d->sc, "p", ", ");
 		buf_adds(&d->sc, ", p.globalTid, p.name FROM PYTORCH_API p WHERE p.name IN "
 		    "(SELECT id FROM STRING_IDS WHERE "
 		    "(?1 IS NOT NULL AND substr(value, 1, length(?1) + 1) = ?1 || '#')");
@@ -114,9 +112,7 @@ dbi_loadmarkers(struct dbread *d)
 	if (d->has[T_STEP]) {
 		d->sc.len = 0;
 		buf_adds(&d->sc, "SELECT rowid, id, ");
-		dbi_tx(&d->sc, "startNs");
-		buf_adds(&d->sc, ", ");
-		dbi_tx(&d->sc, "endNs");
+		dbi_txspan(&d->sc, NULL, ", ");
 		buf_adds(&d->sc, " FROM STEP_TIME ORDER BY 3, rowid");
 		if ((st = dbi_prep(d, d->sc.p)) == NULL)
 			return -1;
