@@ -22,21 +22,17 @@ trace_put_dev_tasks(struct trace *t, FILE *fp, const char *profile,
     int64_t origin)
 {
 	struct buf *b = &t->ob;
-	struct mrg m;
-	struct rdr *r;
+	struct devev e;
 
 	if (t->devsets == 0)
 		return;
-	tr_mrg_open(t, &m, t->devsets);
-	for (; (r = tr_mrg_top(&m)) != NULL; tr_mrg_pop(&m)) {
-		const struct shdr *h = r->h;
-		const struct thr *th = &t->th[h->ti];
-		const struct proc *p;
-		const char *s = rtext(h);
+	tr_dev_open(t, &e);
+	while (tr_dev_next(t, &e)) {
+		const struct shdr *h = e.h;
+		const struct thr *th = e.th;
+		const struct proc *p = e.p;
+		const char *s = e.s;
 
-		if (th->role != T_DEV || th->pi < 0)
-			continue;
-		p = &t->pr[th->pi];
 		if (p->role != R_HW || !devtask_is(t, s, h->nname))
 			continue;
 		b->len = 0;
@@ -60,5 +56,5 @@ trace_put_dev_tasks(struct trace *t, FILE *fp, const char *profile,
 		out_i64(b, "end_ns", h->start - origin + h->dur);
 		rec_put(b, fp);
 	}
-	tr_mrg_close(&m);
+	tr_dev_close(&e);
 }

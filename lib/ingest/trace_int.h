@@ -404,6 +404,20 @@ typedef void tr_ctput(struct trace *, struct buf *, const struct ctask *,
     const char *profile, int64_t origin);
 void	tr_put_ctasks(struct trace *t, FILE *fp, int role, const char *profile,
     int64_t origin, tr_ctput *put);
+/* put: the X events of the device threads in start order (the kernels,
+ * device_task, the devtasks ktab.c reads): tr_dev_next sets h, its thread
+ * th and process p and its text s, 0 past the last. */
+struct devev {
+	struct mrg	 m;
+	int		 started;
+	const struct shdr *h;
+	const struct thr *th;
+	const struct proc *p;
+	const char	*s;
+};
+void	tr_dev_open(struct trace *t, struct devev *e);
+int	tr_dev_next(struct trace *t, struct devev *e);
+void	tr_dev_close(struct devev *e);
 
 /* hwwait: keep an Ascend Hardware event if its "Task Type" is Notify Wait. */
 void	tr_hwwait(struct trace *t, const struct ev *ev, const struct shdr *h, struct thr *th);
