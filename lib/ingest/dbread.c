@@ -25,16 +25,6 @@ const char *const dbi_tabname[T_NTAB] = {
 
 /* ---------- small helpers ---------- */
 
-void
-dbi_addwarn(struct dbread *d, const char *code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	warns_vadd(&d->w, 768, code, fmt, ap);
-	va_end(ap);
-}
-
 int
 dbi_sqlerr(struct dbread *d, const char *what)
 {
@@ -425,6 +415,8 @@ db_open(const char *path, const struct db_opts *o, char *err, size_t nerr)
 {
 	struct dbread *d = xcalloc(1, sizeof *d);
 	struct stat sb;
+
+	d->w.max = 768;		/* a warning's message, with its NUL */
 	char *uri, *side;
 	const char *sfx[] = { "-wal", "-journal", NULL };
 

@@ -67,8 +67,6 @@ struct dbread {
 
 
 /* The parts' shared helpers (dbread.c unless said). */
-void		 dbi_addwarn(struct dbread *, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 int		 dbi_sqlerr(struct dbread *, const char *what);
 sqlite3_stmt	*dbi_prep(struct dbread *, const char *sql);
 /* Where and how a part writes its records. */

@@ -952,7 +952,7 @@ tr_finish(struct trace *t)
 		tr_fmrg_close(&m);
 		tr_frs_free(&t->mk);
 		if (merged)
-			tr_addwarn(t, "nested_markers",
+			warns_add(&t->w, "nested_markers",
 			    "%s: %lu nested or overlapping step markers merged "
 			    "into their outermost marker", t->disp, merged);
 	}

@@ -102,6 +102,7 @@ tr_split_start(struct trace *t, tr_readfn *readloop)
 	if ((s = splitguess(t, t->fsize / 2)) == 0)
 		return;
 	u = xcalloc(1, sizeof *u);
+	u->w.max = t->w.max;
 	if ((u->fd = dup(t->fd)) < 0)
 		dieerr("%s", t->disp);
 	u->path = xstrdup(t->path);

@@ -115,6 +115,7 @@ trace_open(const char *path, const struct trace_opts *o)
 	struct trace *t = xcalloc(1, sizeof *t);
 	const char *td;
 
+	t->w.max = 512;		/* a warning's message, with its NUL */
 	trace_rules();
 	t->path = xstrdup(path);
 	t->disp = xstrdup(o && o->display ? o->display : dispname(path));
@@ -245,7 +246,7 @@ atend(struct trace *t, const char *p, int st, int sawarr)
 	case ST_ARR0:
 	case ST_ARRNEXT:
 	case ST_ARRELEM:
-		tr_addwarn(t, "trace_unterminated",
+		warns_add(&t->w, "trace_unterminated",
 		    "%s: the event array has no closing \"]\"",
 		    t->disp);
 		break;
@@ -255,7 +256,7 @@ atend(struct trace *t, const char *p, int st, int sawarr)
 		if (!sawarr)
 			return tr_bad(t, p, "truncated top-level "
 			    "object");
-		tr_addwarn(t, "trace_unterminated",
+		warns_add(&t->w, "trace_unterminated",
 		    "%s: the top-level object has no closing "
 		    "\"}\"", t->disp);
 		break;
@@ -364,7 +365,7 @@ tr_readloop(struct trace *t, struct rdst *rs)
 		case ST_ARRELEM:
 			if (*p == ']') {
 				if (st == ST_ARRELEM)
-					tr_addwarn(t, "trace_trailing_comma",
+					warns_add(&t->w, "trace_trailing_comma",
 					    "%s: trailing \",\" before the "
 					    "closing \"]\"", t->disp);
 				t->pos++;

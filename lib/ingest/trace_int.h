@@ -2,7 +2,8 @@
  * trace_int: what the parts of the timeline reader share, for them alone.
  * The reader is cut by job:
  *   trace.c   open, read loop, input buffer, public getters
- *   msg.c     warnings, FILE:LINE errors, a record's "src" (FILE@OFFSET)
+ *   msg.c     FILE:LINE errors, a record's "src" (FILE@OFFSET); the
+ *             warnings go to t->w (warns.h)
  *   json.c    the JSON tokenizer (events as spans of the buffer)
  *   runs.c    external sorts: spilled runs of events, fixed-size runs,
  *             the order of each kind of run, a reader's empty run state
@@ -360,7 +361,6 @@ struct rdst {
 	memcmp((k).p, lit, sizeof(lit) - 1) == 0)
 
 /* shared between the parts; msg.c: */
-void	tr_addwarn(struct trace *t, const char *code, const char *fmt, ...);
 int	tr_bad(struct trace *t, const char *ep, const char *what);
 void	tr_putsrc(struct trace *t, struct buf *b, uint64_t off);
 int	tr_pkey(struct pc *c, struct span *k);

@@ -1,4 +1,5 @@
 /* warns: the findings a profile reader keeps, see warns.h */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,12 +8,14 @@
 #include "warns.h"
 
 void
-warns_vadd(struct warns *ws, size_t max, const char *code, const char *fmt,
-    va_list ap)
+warns_add(struct warns *ws, const char *code, const char *fmt, ...)
 {
-	char *m = xmalloc(max);
+	char *m = xmalloc(ws->max);
+	va_list ap;
 
-	vsnprintf(m, max, fmt, ap);
+	va_start(ap, fmt);
+	vsnprintf(m, ws->max, fmt, ap);
+	va_end(ap);
 	ws->w = xreallocarray(ws->w, (size_t)ws->n + 1, sizeof *ws->w);
 	ws->w[ws->n].code = xstrdup(code);
 	ws->w[ws->n].msg = xstrdup(m);

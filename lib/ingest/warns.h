@@ -6,7 +6,6 @@
 #ifndef ASC_WARNS_H
 #define ASC_WARNS_H
 
-#include <stdarg.h>
 #include <stddef.h>
 
 struct warns {
@@ -14,12 +13,12 @@ struct warns {
 		char	*code, *msg;
 	}	*w;
 	int	 n;
+	size_t	 max;	/* a message's bytes with its NUL: each reader's own */
 };
 
-/* Add code and the message fmt makes, cut to max - 1 bytes (each
- * reader keeps its own limit); both copied. */
-void		 warns_vadd(struct warns *, size_t max, const char *code,
-		    const char *fmt, va_list) __attribute__((format(printf, 4, 0)));
+/* Add code and the message fmt makes, cut to max - 1 bytes; both copied. */
+void		 warns_add(struct warns *, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* The i-th warning's code (and its message in *msg when msg is not
  * NULL), or NULL past the end. */
 const char	*warns_get(const struct warns *, int i, const char **msg);
