@@ -29,28 +29,25 @@ trace_put_dev_tasks(struct trace *t, FILE *fp, const char *profile,
 	tr_dev_open(t, &e);
 	while (tr_dev_next(t, &e)) {
 		const struct shdr *h = e.h;
-		const struct thr *th = e.th;
-		const struct proc *p = e.p;
-		const char *s = e.s;
 
-		if (p->role != R_HW || !devtask_is(t, s, h->nname))
+		if (e.p->role != R_HW || !devtask_is(t, e.s, h->nname))
 			continue;
 		b->len = 0;
 		out_begin(b, "device_task");
 		out_cstr(b, "profile", profile);
 		tr_putsrc(t, b, h->off);
 		out_key(b, "name");
-		out_esc(b, s, h->nname);
+		out_esc(b, e.s, h->nname);
 		out_key(b, "task_type");
 		if (h->flags & F_TTYPE)
-			out_esc(b, s + h->nname + h->ncat + h->nframe, h->nttype);
+			out_esc(b, e.s + h->nname + h->ncat + h->nframe, h->nttype);
 		else
 			buf_adds(b, "null");
-		if (p->dev < 0)
+		if (e.p->dev < 0)
 			out_cstr(b, "device", NULL);
 		else
-			out_i64(b, "device", p->dev);
-		out_i64(b, "stream", h->flags & F_STREAM ? rext(h, 0) : th->tid);
+			out_i64(b, "device", e.p->dev);
+		out_i64(b, "stream", h->flags & F_STREAM ? rext(h, 0) : e.th->tid);
 		out_i64(b, "start_ns", h->start - origin);
 		out_i64(b, "dur_ns", h->dur);
 		out_i64(b, "end_ns", h->start - origin + h->dur);
