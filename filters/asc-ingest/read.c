@@ -175,8 +175,10 @@ check_spans(struct pctx *x)
 	 * their times do not meet, so every step looks idle.  Said, and the
 	 * verdict's confidence drops (kernels_outside_trace).
 	 */
-	if (x->trace_used && x->kt.n && x->tc.host + x->tc.device > 0 && trace_min_ts(x->tr) != INT64_MAX) {
-		int64_t t0 = trace_min_ts(x->tr), t1 = trace_max_end(x->tr);
+	if (x->trace_used && x->kt.n && x->tc.host + x->tc.device > 0 &&
+	    trace_span(x->tr)->min_ts != INT64_MAX) {
+		int64_t t0 = trace_span(x->tr)->min_ts;
+		int64_t t1 = trace_span(x->tr)->max_end;
 
 		if (x->kt.maxend < t0 || x->kt.minstart > t1) {
 			int64_t d = x->kt.maxend < t0 ? t0 - x->kt.maxend : x->kt.minstart - t1;
@@ -211,8 +213,8 @@ check_spans(struct pctx *x)
 		x->ntrace += p->f[i].kind == F_TRACE;
 	if (fk[F_KERNEL] && !x->details && !x->disjoint && x->kt.n)
 		x->sforeign = slicespan(p, &x->kt,
-		    x->trace_used && x->ntrace == 1 ? trace_min_ts(x->tr) : INT64_MAX,
-		    x->trace_used && x->ntrace == 1 ? trace_max_end(x->tr) : INT64_MIN);
+		    x->trace_used && x->ntrace == 1 ? trace_span(x->tr)->min_ts : INT64_MAX,
+		    x->trace_used && x->ntrace == 1 ? trace_span(x->tr)->max_end : INT64_MIN);
 }
 
 /* The origin: the first source with a smallest time. */

@@ -111,7 +111,7 @@ db_comm_scan(struct dbread *d)
 			d->c.an_emitted += ok;
 			d->c.an_rejected += n - ok;
 			if (n > ok)
-				dbi_addwarn(d, "bad_communication", "analysis.db: %lu CommAnalyzerTime rows "
+				warns_add(&d->w, "bad_communication", "analysis.db: %lu CommAnalyzerTime rows "
 				    "without hccl_op_name skipped", n - ok);
 		}
 		sqlite3_finalize(st);

@@ -73,7 +73,7 @@ db_comm_tasks_scan(struct dbread *d)
 
 		d->c.comm_tasks = ok;
 		if (n > ok)
-			dbi_addwarn(d, "bad_comm_task", "%s: %lu COMMUNICATION_TASK_INFO rows "
+			warns_add(&d->w, "bad_comm_task", "%s: %lu COMMUNICATION_TASK_INFO rows "
 			    "end before they start: skipped", d->disp, n - ok);
 	}
 	sqlite3_finalize(st);

@@ -142,9 +142,7 @@ hostq_py(struct dbread *d, struct buf *b, int links)
 	int conn = d->has[T_CONN] && dbi_hascol(d, T_PY, "connectionId") && links;
 
 	buf_adds(b, "SELECT ");
-	dbi_tx(b, "p.startNs");
-	buf_adds(b, " AS s, ");
-	dbi_tx(b, "p.endNs");
+	dbi_txspan(b, "p", " AS s, ");
 	buf_adds(b, " AS e, 0 AS src, p.rowid AS rid, p.globalTid, p.name");
 	buf_adds(b, dbi_hascol(d, T_PY, "type") ? ", p.type" : ", NULL");
 	buf_adds(b, chain ? ", p.callchainId IS NOT NULL, f.fstack" : ", 0, NULL");
@@ -178,9 +176,8 @@ hostq_cann(struct dbread *d, struct buf *b)
 	int conn = (tk || cm) && dbi_hascol(d, T_CANN, "connectionId");
 
 	buf_adds(b, "SELECT ");
-	dbi_tx(b, "c.startNs");
-	buf_adds(b, " AS s, ");	/* named: CANN_API may be the only part */
-	dbi_tx(b, "c.endNs");
+	/* s and e named: CANN_API may be the only part */
+	dbi_txspan(b, "c", " AS s, ");
 	buf_adds(b, " AS e, 1 AS src, c.rowid AS rid, c.globalTid, c.name");
 	buf_adds(b, dbi_hascol(d, T_CANN, "type") ? ", c.type" : ", NULL");
 	buf_adds(b, ", 0, NULL");

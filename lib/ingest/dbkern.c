@@ -325,9 +325,7 @@ db_put_kernels(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 		q.has[K_PNAME] = d->c.has_pmu && !d->nopmu;
 		b->len = 0;
 		buf_adds(b, "SELECT t.rowid, ");
-		dbi_tx(b, "t.startNs");
-		buf_adds(b, " AS s, ");
-		dbi_tx(b, "t.endNs");
+		dbi_txspan(b, "t", " AS s, ");
 		dbi_selcol(b, "t", dbi_anycol(d, T_TASK, "streamId", NULL));
 		dbi_selcol(b, "t", dbi_anycol(d, T_TASK, "taskId", NULL));
 		dbi_selcol(b, "t", mo);

@@ -25,21 +25,6 @@ const char *const dbi_tabname[T_NTAB] = {
 
 /* ---------- small helpers ---------- */
 
-void
-dbi_addwarn(struct dbread *d, const char *code, const char *fmt, ...)
-{
-	va_list ap;
-	char m[768];
-
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
-	va_end(ap);
-	d->w = xreallocarray(d->w, (size_t)d->nw + 1, sizeof *d->w);
-	d->w[d->nw].code = xstrdup(code);
-	d->w[d->nw].msg = xstrdup(m);
-	d->nw++;
-}
-
 int
 dbi_sqlerr(struct dbread *d, const char *what)
 {
@@ -157,6 +142,20 @@ dbi_tx(struct buf *b, const char *col)
 	buf_adds(b, t);
 }
 
+/* A row's two times, PRE.startNs SEP PRE.endNs (the bare columns when
+ * pre is NULL), each read by dbi_tx: what every query of rows selects. */
+void
+dbi_txspan(struct buf *b, const char *pre, const char *sep)
+{
+	char t[64];
+
+	snprintf(t, sizeof t, "%s%sstartNs", pre ? pre : "", pre ? "." : "");
+	dbi_tx(b, t);
+	buf_adds(b, sep);
+	snprintf(t, sizeof t, "%s%sendNs", pre ? pre : "", pre ? "." : "");
+	dbi_tx(b, t);
+}
+
 /* A row's times are valid: PRE.endNs >= PRE.startNs, each read by dbi_tx. */
 void
 dbi_txvalid(struct buf *b, const char *pre)
@@ -179,9 +178,7 @@ void
 dbi_commsel(struct buf *b, const char *col, int wait)
 {
 	buf_adds(b, "SELECT c.rowid, ");
-	dbi_tx(b, "c.startNs");
-	buf_adds(b, " AS s, ");
-	dbi_tx(b, "c.endNs");
+	dbi_txspan(b, "c", " AS s, ");
 	dbi_selcol(b, "c", "opName");
 	dbi_selcol(b, "c", col);
 	dbi_selcol(b, "c", wait ? "waitNs" : NULL);
@@ -418,6 +415,8 @@ db_open(const char *path, const struct db_opts *o, char *err, size_t nerr)
 {
 	struct dbread *d = xcalloc(1, sizeof *d);
 	struct stat sb;
+
+	d->w.max = 768;		/* a warning's message, with its NUL */
 	char *uri, *side;
 	const char *sfx[] = { "-wal", "-journal", NULL };
 
@@ -497,10 +496,7 @@ db_min_ts(const struct dbread *d, int *from_kernels)
 const char *
 db_warning(const struct dbread *d, int i, const char **msg)
 {
-	if (i < 0 || i >= d->nw)
-		return NULL;
-	*msg = d->w[i].msg;
-	return d->w[i].code;
+	return warns_get(&d->w, i, msg);
 }
 
 const char *
@@ -557,11 +553,7 @@ db_close(struct dbread *d)
 	for (size_t i = 0; i < d->nrg; i++)
 		free(d->rg[i].step);
 	free(d->rg);
-	for (int i = 0; i < d->nw; i++) {
-		free(d->w[i].code);
-		free(d->w[i].msg);
-	}
-	free(d->w);
+	warns_free(&d->w);
 	free(d->dev);
 	buf_free(&d->pmunames);
 	buf_free(&d->ob);

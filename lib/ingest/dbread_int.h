@@ -9,6 +9,7 @@
 
 #include "dbread.h"
 #include "util.h"
+#include "warns.h"
 
 #define NCACHE		8192		/* string-id cache slots */
 #define INVALID32	4294967295LL	/* "invalid" in the DB, as in the CSVs */
@@ -37,10 +38,6 @@ struct srange {
 	char		*step;
 };
 
-struct dwarn {
-	char		*code, *msg;
-};
-
 struct dbread {
 	sqlite3		*db;
 	char		*path, *disp, *pattern, *python;
@@ -62,8 +59,7 @@ struct dbread {
 	size_t		 nmk;
 	struct srange	*rg;
 	size_t		 nrg;
-	struct dwarn	*w;
-	int		 nw;
+	struct warns	 w;
 	struct buf	 pmunames, ob, sc, q;
 	struct buf	 dtin;		/* dbdtask.c: the device task types, an SQL list */
 	int		 nopmu;		/* db_opts.nopmu */
@@ -71,8 +67,6 @@ struct dbread {
 
 
 /* The parts' shared helpers (dbread.c unless said). */
-void		 dbi_addwarn(struct dbread *, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 int		 dbi_sqlerr(struct dbread *, const char *what);
 sqlite3_stmt	*dbi_prep(struct dbread *, const char *sql);
 /* Where and how a part writes its records. */
@@ -95,6 +89,8 @@ int		 dbi_intcol(const struct dbread *, int t, const char *col);
 const char	*dbi_anycol(const struct dbread *, int t, const char *a, const char *b);
 /* SQL for a time column (see dbread.c). */
 void		 dbi_tx(struct buf *, const char *col);
+/* PRE.startNs SEP PRE.endNs, each by dbi_tx (pre NULL: no prefix). */
+void		 dbi_txspan(struct buf *, const char *pre, const char *sep);
 /* A row's times are valid: PRE.endNs >= PRE.startNs, each read by dbi_tx. */
 void		 dbi_txvalid(struct buf *, const char *pre);
 /* SELECT of COMMUNICATION_OP c's valid rows: rowid, s, end, opName, col,

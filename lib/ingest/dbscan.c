@@ -68,9 +68,7 @@ badrows(struct dbread *d, int t, const char *from, const char *pre)
 	buf_adds(&d->sc, "SELECT ");
 	buf_adds(&d->sc, pre);
 	buf_adds(&d->sc, ".rowid, ");
-	dbi_tx(&d->sc, s0);
-	buf_adds(&d->sc, ", ");
-	dbi_tx(&d->sc, e0);
+	dbi_txspan(&d->sc, pre, ", ");
 	buf_adds(&d->sc, ", ");
 	buf_adds(&d->sc, s0);
 	buf_adds(&d->sc, ", ");
@@ -188,7 +186,7 @@ scan_tables(struct dbread *d)
 			return -1;
 		for (int i = 0; needcols[t][i]; i++)
 			if (!dbi_hascol(d, t, needcols[t][i])) {
-				dbi_addwarn(d, "db_table_unusable", "%s: table %s has no column \"%s\" "
+				warns_add(&d->w, "db_table_unusable", "%s: table %s has no column \"%s\" "
 				    "(unknown schema); not read", d->disp, dbi_tabname[t], needcols[t][i]);
 				d->has[t] = 0;
 				break;
@@ -204,7 +202,7 @@ scan_tables(struct dbread *d)
 			const char *s = (const char *)sqlite3_column_text(st, 0);
 
 			if (s == NULL || strncmp(s, "1.", 2) != 0)
-				dbi_addwarn(d, "db_schema_version", "%s: schema version %.32s is not one this "
+				warns_add(&d->w, "db_schema_version", "%s: schema version %.32s is not one this "
 				    "tool knows (1.x); read by table and column names", d->disp,
 				    s ? s : "NULL");
 		} else if (r != SQLITE_DONE) {
@@ -216,15 +214,15 @@ scan_tables(struct dbread *d)
 	/* An export with part of its tables: name what is missing. */
 	for (int t = T_TASK; t <= T_CTI; t++)
 		if (absent[t] && (!absent[T_TASK] || !absent[T_CTI] || d->has[T_COMM]))
-			dbi_addwarn(d, "db_table_missing", "%s: no table %s: no compute kernels read",
+			warns_add(&d->w, "db_table_missing", "%s: no table %s: no compute kernels read",
 			    d->disp, dbi_tabname[t]);
 	if (absent[T_PY] && d->has[T_CANN])
-		dbi_addwarn(d, "db_table_missing", "%s: no table PYTORCH_API: host events of CANN_API "
+		warns_add(&d->w, "db_table_missing", "%s: no table PYTORCH_API: host events of CANN_API "
 		    "only (no framework ops)", d->disp);
 	if (!(d->has[T_TASK] && d->has[T_CTI]))
 		d->has[T_TASK] = d->has[T_CTI] = d->has[T_PMU] = 0;
 	if (d->has[T_CANN] && !dbi_hascol(d, T_CANN, "type"))
-		dbi_addwarn(d, "db_table_unusable", "%s: CANN_API has no \"type\": names without their "
+		warns_add(&d->w, "db_table_unusable", "%s: CANN_API has no \"type\": names without their "
 		    "AscendCL/Node/Hccl prefix", d->disp);
 	d->c.has_kernels = d->has[T_TASK] || d->has[T_COMM];
 	d->c.has_host = d->has[T_PY] || d->has[T_CANN];

@@ -73,9 +73,7 @@ dbi_loadmarkers(struct dbread *d)
 	if (d->has[T_PY]) {
 		d->sc.len = 0;
 		buf_adds(&d->sc, "SELECT p.rowid, ");
-		dbi_tx(&d->sc, "p.startNs");
-		buf_adds(&d->sc, ", ");
-		dbi_tx(&d->sc, "p.endNs");
+		dbi_txspan(&d->sc, "p", ", ");
 		buf_adds(&d->sc, ", p.globalTid, p.name FROM PYTORCH_API p WHERE p.name IN "
 		    "(SELECT id FROM STRING_IDS WHERE "
 		    "(?1 IS NOT NULL AND substr(value, 1, length(?1) + 1) = ?1 || '#')");
@@ -114,9 +112,7 @@ dbi_loadmarkers(struct dbread *d)
 	if (d->has[T_STEP]) {
 		d->sc.len = 0;
 		buf_adds(&d->sc, "SELECT rowid, id, ");
-		dbi_tx(&d->sc, "startNs");
-		buf_adds(&d->sc, ", ");
-		dbi_tx(&d->sc, "endNs");
+		dbi_txspan(&d->sc, NULL, ", ");
 		buf_adds(&d->sc, " FROM STEP_TIME ORDER BY 3, rowid");
 		if ((st = dbi_prep(d, d->sc.p)) == NULL)
 			return -1;
@@ -148,7 +144,7 @@ dbi_loadmarkers(struct dbread *d)
 
 			addmark(d, d->rg[i].start, d->rg[i].end, 0, d->rg[i].rowid, t, (size_t)n, 12, 1);
 		}
-		dbi_addwarn(d, "markers_from_step_time", "%s: no ProfilerStep#N rows in PYTORCH_API; "
+		warns_add(&d->w, "markers_from_step_time", "%s: no ProfilerStep#N rows in PYTORCH_API; "
 		    "%zu step markers taken from STEP_TIME (no thread: pid and tid 0)", d->disp, d->nrg);
 	}
 	if (d->nmk)
@@ -169,7 +165,7 @@ dbi_loadmarkers(struct dbread *d)
 		}
 		d->nmk = k;
 		if (merged)
-			dbi_addwarn(d, "nested_markers", "%s: %lu nested or overlapping step markers "
+			warns_add(&d->w, "nested_markers", "%s: %lu nested or overlapping step markers "
 			    "merged into their outermost marker", d->disp, merged);
 	}
 	/* Kernel steps: STEP_TIME, else the markers. */
@@ -236,7 +232,7 @@ db_steptrace(struct dbread *d, const char *profile, struct buf *out)
 	uri = dbi_fileuri(path);
 	if (sqlite3_open_v2(uri, &a, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(a, "SELECT rowid, * FROM StepTraceTime ORDER BY rowid", -1, &st, NULL) != SQLITE_OK) {
-		dbi_addwarn(d, "bad_step_trace", "analysis.db: %s; StepTraceTime not used",
+		warns_add(&d->w, "bad_step_trace", "analysis.db: %s; StepTraceTime not used",
 		    a ? sqlite3_errmsg(a) : "cannot open");
 		goto done;
 	}
@@ -301,7 +297,8 @@ db_steptrace(struct dbread *d, const char *profile, struct buf *out)
 	d->c.an_read += (unsigned long)n;
 	d->c.an_emitted += (unsigned long)n;
 	if (r != SQLITE_DONE) {
-		dbi_addwarn(d, "bad_step_trace", "analysis.db: %s; StepTraceTime partly used", sqlite3_errmsg(a));
+		warns_add(&d->w, "bad_step_trace", "analysis.db: %s; StepTraceTime partly used",
+		    sqlite3_errmsg(a));
 	}
 done:
 	sqlite3_finalize(st);

@@ -22,43 +22,36 @@ trace_put_dev_tasks(struct trace *t, FILE *fp, const char *profile,
     int64_t origin)
 {
 	struct buf *b = &t->ob;
-	struct mrg m;
-	struct rdr *r;
+	struct devev e;
 
 	if (t->devsets == 0)
 		return;
-	tr_mrg_open(t, &m, t->devsets);
-	for (; (r = tr_mrg_top(&m)) != NULL; tr_mrg_pop(&m)) {
-		const struct shdr *h = r->h;
-		const struct thr *th = &t->th[h->ti];
-		const struct proc *p;
-		const char *s = rtext(h);
+	tr_dev_open(t, &e);
+	while (tr_dev_next(t, &e)) {
+		const struct shdr *h = e.h;
 
-		if (th->role != T_DEV || th->pi < 0)
-			continue;
-		p = &t->pr[th->pi];
-		if (p->role != R_HW || !devtask_is(t, s, h->nname))
+		if (e.p->role != R_HW || !devtask_is(t, e.s, h->nname))
 			continue;
 		b->len = 0;
 		out_begin(b, "device_task");
 		out_cstr(b, "profile", profile);
 		tr_putsrc(t, b, h->off);
 		out_key(b, "name");
-		out_esc(b, s, h->nname);
+		out_esc(b, e.s, h->nname);
 		out_key(b, "task_type");
 		if (h->flags & F_TTYPE)
-			out_esc(b, s + h->nname + h->ncat + h->nframe, h->nttype);
+			out_esc(b, e.s + h->nname + h->ncat + h->nframe, h->nttype);
 		else
 			buf_adds(b, "null");
-		if (p->dev < 0)
+		if (e.p->dev < 0)
 			out_cstr(b, "device", NULL);
 		else
-			out_i64(b, "device", p->dev);
-		out_i64(b, "stream", h->flags & F_STREAM ? rext(h, 0) : th->tid);
+			out_i64(b, "device", e.p->dev);
+		out_i64(b, "stream", h->flags & F_STREAM ? rext(h, 0) : e.th->tid);
 		out_i64(b, "start_ns", h->start - origin);
 		out_i64(b, "dur_ns", h->dur);
 		out_i64(b, "end_ns", h->start - origin + h->dur);
 		rec_put(b, fp);
 	}
-	tr_mrg_close(&m);
+	tr_dev_close(&e);
 }

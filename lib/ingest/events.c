@@ -851,6 +851,21 @@ linkflows(struct trace *t)
 	t->c.flows_linked = k;
 }
 
+/* Widen the span by a thread's X events: host and device ones for the
+ * start and end, device ones alone for the first kernel. */
+static void
+span_widen(struct trace_span *s, const struct thr *h)
+{
+	if (h->role == T_IGN || h->nx == 0)
+		return;
+	if (h->minx < s->min_ts)
+		s->min_ts = h->minx;
+	if (h->maxx > s->max_end)
+		s->max_end = h->maxx;
+	if (h->role == T_DEV && h->minx < s->min_kernel_ts)
+		s->min_kernel_ts = h->minx;
+}
+
 void
 tr_finish(struct trace *t)
 {
@@ -868,8 +883,7 @@ tr_finish(struct trace *t)
 		if (p->name && strcmp(p->name, "CANN") == 0)
 			t->c.has_cann = 1;
 	}
-	t->mints = t->minkts = INT64_MAX;
-	t->maxte = INT64_MIN;
+	tr_span_empty(&t->span);
 	t->hostsets = t->devsets = 0;
 	for (size_t i = 0; i < t->nth; i++) {
 		struct thr *h = &t->th[i];
@@ -904,12 +918,7 @@ tr_finish(struct trace *t)
 			t->devsets |= h->sets;
 		} else
 			t->c.ignored += h->nx;
-		if (h->role != T_IGN && h->nx && h->minx < t->mints)
-			t->mints = h->minx;
-		if (h->role != T_IGN && h->nx && h->maxx > t->maxte)
-			t->maxte = h->maxx;
-		if (h->role == T_DEV && h->nx && h->minx < t->minkts)
-			t->minkts = h->minx;
+		span_widen(&t->span, h);
 	}
 	/* the runs no thread written needs */
 	for (int s = 0; s < NSET; s++) {
@@ -943,7 +952,7 @@ tr_finish(struct trace *t)
 		tr_fmrg_close(&m);
 		tr_frs_free(&t->mk);
 		if (merged)
-			tr_addwarn(t, "nested_markers",
+			warns_add(&t->w, "nested_markers",
 			    "%s: %lu nested or overlapping step markers merged "
 			    "into their outermost marker", t->disp, merged);
 	}

@@ -1,28 +1,9 @@
 /*
- * msg: the timeline reader's messages, warnings kept for the profile and
- * FILE:LINE errors, and the FILE@OFFSET its records cite.  A leaf: it
- * calls no other part of the reader, so every part may report through it.
+ * msg: the timeline reader's FILE:LINE errors and the FILE@OFFSET its
+ * records cite (its warnings: t->w, warns.h).  A leaf: it calls no other
+ * part of the reader, so every part may report through it.
  */
 #include "trace_int.h"
-
-void
-tr_addwarn(struct trace *t, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-void
-tr_addwarn(struct trace *t, const char *code, const char *fmt, ...)
-{
-	va_list ap;
-	char m[512];
-
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
-	va_end(ap);
-	t->w = xreallocarray(t->w, (size_t)t->nw + 1, sizeof *t->w);
-	t->w[t->nw].code = code;
-	t->w[t->nw].msg = xstrdup(m);
-	t->nw++;
-}
 
 /* A record's "src": FILE@OFFSET, the byte where its event starts. */
 void

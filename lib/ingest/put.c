@@ -91,6 +91,40 @@ i64cmp(const void *a, const void *b)
 }
 
 void
+tr_dev_open(struct trace *t, struct devev *e)
+{
+	tr_mrg_open(t, &e->m, t->devsets);
+	e->started = 0;
+}
+
+int
+tr_dev_next(struct trace *t, struct devev *e)
+{
+	struct rdr *r;
+
+	if (e->started)
+		tr_mrg_pop(&e->m);
+	e->started = 1;
+	for (; (r = tr_mrg_top(&e->m)) != NULL; tr_mrg_pop(&e->m)) {
+		e->h = r->h;
+		e->th = &t->th[e->h->ti];
+		if (e->th->role != T_DEV)
+			continue;
+		/* a device thread's role comes from its process: pi >= 0 */
+		e->p = &t->pr[e->th->pi];
+		e->s = rtext(e->h);
+		return 1;
+	}
+	return 0;
+}
+
+void
+tr_dev_close(struct devev *e)
+{
+	tr_mrg_close(&e->m);
+}
+
+void
 trace_put_kernels(struct trace *t, FILE *fp, const char *profile,
     int64_t origin)
 {
@@ -125,20 +159,16 @@ trace_put_kernels(struct trace *t, FILE *fp, const char *profile,
 	ko.name.kind = KV_STR;
 	b->len = 0;
 	for (size_t di = 0; di < nd; di++) {
-		struct mrg m;
-		struct rdr *r;
+		struct devev e;
 
-		tr_mrg_open(t, &m, t->devsets);
-		for (; (r = tr_mrg_top(&m)) != NULL; tr_mrg_pop(&m)) {
-			const struct shdr *h = r->h;
-			const struct thr *th = &t->th[h->ti];
-			const struct proc *p;
-			const char *s = rtext(h);
+		tr_dev_open(t, &e);
+		while (tr_dev_next(t, &e)) {
+			const struct shdr *h = e.h;
+			const struct thr *th = e.th;
+			const struct proc *p = e.p;
+			const char *s = e.s;
 			int x = 0;
 
-			if (th->role != T_DEV)
-				continue;
-			p = &t->pr[th->pi];
 			if ((p->dev < 0 ? -1 : p->dev) != devs[di])
 				continue;
 			ko.srcn = (int64_t)h->off;
@@ -160,7 +190,7 @@ trace_put_kernels(struct trace *t, FILE *fp, const char *profile,
 			rec_out_kernel(b, &ko);
 			wflush(b, fp, OUTBUF);
 		}
-		tr_mrg_close(&m);
+		tr_dev_close(&e);
 	}
 	wflush(b, fp, 0);
 	buf_free(&pre);
@@ -171,17 +201,16 @@ void
 trace_devtasks(struct trace *t, struct trace_devtasks *d)
 {
 	size_t cap = 0;
-	struct mrg m;
-	struct rdr *r;
+	struct devev e;
 
 	memset(d, 0, sizeof *d);
-	tr_mrg_open(t, &m, t->devsets);
-	for (; (r = tr_mrg_top(&m)) != NULL; tr_mrg_pop(&m)) {
-		const struct shdr *h = r->h;
-		const char *s = rtext(h);
+	tr_dev_open(t, &e);
+	while (tr_dev_next(t, &e)) {
+		const struct shdr *h = e.h;
+		const char *s = e.s;
 		struct trace_devtask *x;
 
-		if (t->th[h->ti].role != T_DEV || !(h->flags & (F_STREAM | F_TTYPE)))
+		if (!(h->flags & (F_STREAM | F_TTYPE)))
 			continue;
 		if (d->n + 2 >= cap) {
 			cap = cap ? 2 * cap : 1024;
@@ -201,7 +230,7 @@ trace_devtasks(struct trace *t, struct trace_devtasks *d)
 			x->nttype = (uint8_t)h->nttype;
 		}
 	}
-	tr_mrg_close(&m);
+	tr_dev_close(&e);
 	if (d->v)
 		memset(&d->v[d->n], 0, 2 * sizeof *d->v);
 }
@@ -702,9 +731,7 @@ trace_close(struct trace *t)
 	for (size_t i = 0; i < t->ntname; i++)
 		free(t->tname[i]);
 	free(t->tname);
-	for (int i = 0; i < t->nw; i++)
-		free(t->w[i].msg);
-	free(t->w);
+	warns_free(&t->w);
 	free(t->pr);
 	free(t->th);
 	free(t->hpr.slot);

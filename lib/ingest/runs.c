@@ -899,8 +899,7 @@ tr_sortstate_init(struct trace *t, size_t chunk)
 {
 	t->lastth = -1;
 	t->chunk = chunk;
-	t->mints = t->minkts = INT64_MAX;
-	t->maxte = INT64_MIN;
+	tr_span_empty(&t->span);
 	tr_frs_init(&t->fs, sizeof(struct fl), t->runbytes / 32, tr_flcmp, 0);
 	tr_frs_init(&t->ff, sizeof(struct fl), t->runbytes / 32, tr_flcmp, 0);
 	tr_frs_init(&t->lk, sizeof(struct lk), t->runbytes / 8, tr_lkcmp, 1);

@@ -28,12 +28,14 @@ tr_warning(struct source *s, int i, const char **msg)
 static int64_t
 tr_min_ts(struct source *s, const char **from)
 {
-	if (trace_min_kernel_ts(s->r) != INT64_MAX) {
+	const struct trace_span *sp = trace_span(s->r);
+
+	if (sp->min_kernel_ts != INT64_MAX) {
 		*from = "trace_kernels";
-		return trace_min_kernel_ts(s->r);
+		return sp->min_kernel_ts;
 	}
 	*from = "trace";
-	return trace_min_ts(s->r);
+	return sp->min_ts;
 }
 
 static int

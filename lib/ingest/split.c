@@ -102,6 +102,7 @@ tr_split_start(struct trace *t, tr_readfn *readloop)
 	if ((s = splitguess(t, t->fsize / 2)) == 0)
 		return;
 	u = xcalloc(1, sizeof *u);
+	u->w.max = t->w.max;
 	if ((u->fd = dup(t->fd)) < 0)
 		dieerr("%s", t->disp);
 	u->path = xstrdup(t->path);
@@ -290,13 +291,7 @@ tr_split_join(struct trace *t, struct rdst *rs)
 	t->c.flows += u->c.flows;
 	t->c.counters += u->c.counters;
 	t->c.other += u->c.other;
-	if (u->nw) {
-		t->w = xreallocarray(t->w, (size_t)t->nw + (size_t)u->nw,
-		    sizeof *t->w);
-		memcpy(t->w + t->nw, u->w, (size_t)u->nw * sizeof *t->w);
-		t->nw += u->nw;
-		u->nw = 0;
-	}
+	warns_move(&t->w, &u->w);
 	free(t->map2);
 	t->map2 = map;
 	*rs = sp->rs;

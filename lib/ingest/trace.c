@@ -115,6 +115,7 @@ trace_open(const char *path, const struct trace_opts *o)
 	struct trace *t = xcalloc(1, sizeof *t);
 	const char *td;
 
+	t->w.max = 512;		/* a warning's message, with its NUL */
 	trace_rules();
 	t->path = xstrdup(path);
 	t->disp = xstrdup(o && o->display ? o->display : dispname(path));
@@ -245,7 +246,7 @@ atend(struct trace *t, const char *p, int st, int sawarr)
 	case ST_ARR0:
 	case ST_ARRNEXT:
 	case ST_ARRELEM:
-		tr_addwarn(t, "trace_unterminated",
+		warns_add(&t->w, "trace_unterminated",
 		    "%s: the event array has no closing \"]\"",
 		    t->disp);
 		break;
@@ -255,7 +256,7 @@ atend(struct trace *t, const char *p, int st, int sawarr)
 		if (!sawarr)
 			return tr_bad(t, p, "truncated top-level "
 			    "object");
-		tr_addwarn(t, "trace_unterminated",
+		warns_add(&t->w, "trace_unterminated",
 		    "%s: the top-level object has no closing "
 		    "\"}\"", t->disp);
 		break;
@@ -364,7 +365,7 @@ tr_readloop(struct trace *t, struct rdst *rs)
 		case ST_ARRELEM:
 			if (*p == ']') {
 				if (st == ST_ARRELEM)
-					tr_addwarn(t, "trace_trailing_comma",
+					warns_add(&t->w, "trace_trailing_comma",
 					    "%s: trailing \",\" before the "
 					    "closing \"]\"", t->disp);
 				t->pos++;
@@ -473,22 +474,10 @@ trace_split(const struct trace *t)
 	return t->splitres;
 }
 
-int64_t
-trace_min_ts(const struct trace *t)
+const struct trace_span *
+trace_span(const struct trace *t)
 {
-	return t->mints;
-}
-
-int64_t
-trace_max_end(const struct trace *t)
-{
-	return t->maxte;
-}
-
-int64_t
-trace_min_kernel_ts(const struct trace *t)
-{
-	return t->minkts;
+	return &t->span;
 }
 
 void
@@ -500,9 +489,5 @@ trace_counts(const struct trace *t, struct trace_counts *c)
 const char *
 trace_warning(const struct trace *t, int i, const char **msg)
 {
-	if (i < 0 || i >= t->nw)
-		return NULL;
-	if (msg)
-		*msg = t->w[i].msg;
-	return t->w[i].code;
+	return warns_get(&t->w, i, msg);
 }

@@ -58,6 +58,15 @@ struct trace_counts {
 	unsigned long	 notify_waits;	/* Ascend Hardware Notify Wait and SDMA tasks */
 };
 
+/* The times the X events span. */
+struct trace_span {
+	int64_t		 min_ts;	/* smallest ts of any host or device X
+					   event, or INT64_MAX */
+	int64_t		 max_end;	/* largest end of one, or INT64_MIN */
+	int64_t		 min_kernel_ts;	/* smallest ts of a device (kernel)
+					   X event, or INT64_MAX */
+};
+
 struct trace;
 
 struct trace	*trace_open(const char *path, const struct trace_opts *);
@@ -79,12 +88,8 @@ int		 trace_read(struct trace *);
  * thread's work dropped (a wrong guess or bad data past it). */
 int		 trace_split(const struct trace *);
 const char	*trace_err(const struct trace *);
-/* Smallest ts of any host or device X event, or INT64_MAX. */
-int64_t		 trace_min_ts(const struct trace *);
-/* Largest end of any host or device X event, or INT64_MIN. */
-int64_t		 trace_max_end(const struct trace *);
-/* Smallest ts of a device (kernel) X event, or INT64_MAX. */
-int64_t		 trace_min_kernel_ts(const struct trace *);
+/* The times the X events read span (after trace_read). */
+const struct trace_span *trace_span(const struct trace *);
 void		 trace_counts(const struct trace *, struct trace_counts *);
 /* Non-fatal findings: i-th warning as code and message, NULL past end. */
 const char	*trace_warning(const struct trace *, int i, const char **msg);

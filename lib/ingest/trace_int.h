@@ -2,7 +2,8 @@
  * trace_int: what the parts of the timeline reader share, for them alone.
  * The reader is cut by job:
  *   trace.c   open, read loop, input buffer, public getters
- *   msg.c     warnings, FILE:LINE errors, a record's "src" (FILE@OFFSET)
+ *   msg.c     FILE:LINE errors, a record's "src" (FILE@OFFSET); the
+ *             warnings go to t->w (warns.h)
  *   json.c    the JSON tokenizer (events as spans of the buffer)
  *   runs.c    external sorts: spilled runs of events, fixed-size runs,
  *             the order of each kind of run, a reader's empty run state
@@ -38,6 +39,7 @@
 #include "simd.h"
 #include "util.h"
 #include "trace.h"
+#include "warns.h"
 
 #define CHUNK		(8u << 20)	/* default read() size */
 #define MAPWIN		((size_t)4 << 20)	/* mmap window of a regular file */
@@ -244,11 +246,6 @@ struct lk {
 	uint32_t	 ti, pad;
 };
 
-struct warn {
-	const char	*code;
-	char		*msg;
-};
-
 struct span {
 	const char	*p;
 	size_t		 n;
@@ -334,11 +331,9 @@ struct trace {
 	struct frs	 fs, ff, lk;		/* s ends, f ends, links */
 	struct frs	 ct;			/* HCCL tasks */
 	/* results */
-	struct warn	*w;
-	int		 nw;
+	struct warns	 w;
 	struct trace_counts c;
-	int64_t		 mints, minkts;
-	int64_t		 maxte;		/* largest end of a host or device X event */
+	struct trace_span span;
 	/* scratch */
 	struct buf	 sc, sc2, sc3, sc4, ob;
 	/* two threads: the first reads up to split (0: none), the
@@ -366,7 +361,6 @@ struct rdst {
 	memcmp((k).p, lit, sizeof(lit) - 1) == 0)
 
 /* shared between the parts; msg.c: */
-void	tr_addwarn(struct trace *t, const char *code, const char *fmt, ...);
 int	tr_bad(struct trace *t, const char *ep, const char *what);
 void	tr_putsrc(struct trace *t, struct buf *b, uint64_t off);
 int	tr_pkey(struct pc *c, struct span *k);
@@ -410,6 +404,20 @@ typedef void tr_ctput(struct trace *, struct buf *, const struct ctask *,
     const char *profile, int64_t origin);
 void	tr_put_ctasks(struct trace *t, FILE *fp, int role, const char *profile,
     int64_t origin, tr_ctput *put);
+/* put: the X events of the device threads in start order (the kernels,
+ * device_task, the devtasks ktab.c reads): tr_dev_next sets h, its thread
+ * th and process p and its text s, 0 past the last. */
+struct devev {
+	struct mrg	 m;
+	int		 started;
+	const struct shdr *h;
+	const struct thr *th;
+	const struct proc *p;
+	const char	*s;
+};
+void	tr_dev_open(struct trace *t, struct devev *e);
+int	tr_dev_next(struct trace *t, struct devev *e);
+void	tr_dev_close(struct devev *e);
 
 /* hwwait: keep an Ascend Hardware event if its "Task Type" is Notify Wait. */
 void	tr_hwwait(struct trace *t, const struct ev *ev, const struct shdr *h, struct thr *th);
@@ -569,6 +577,14 @@ rcmp(int64_t as, int64_t ad, uint64_t ao, int64_t bs, int64_t bd, uint64_t bo)
 	if (ao != bo)
 		return ao < bo ? -1 : 1;
 	return 0;
+}
+
+/* A span no event has widened yet. */
+static inline void
+tr_span_empty(struct trace_span *s)
+{
+	s->min_ts = s->min_kernel_ts = INT64_MAX;
+	s->max_end = INT64_MIN;
 }
 
 #endif

@@ -26,7 +26,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (t == NULL)
 			abort();
 		if (trace_read(t) == 0) {
-			int64_t origin = trace_min_ts(t);
+			int64_t origin = trace_span(t)->min_ts;
 
 			if (origin == INT64_MAX)
 				origin = 0;

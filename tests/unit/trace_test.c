@@ -6,7 +6,7 @@
  *	computed by the case with python's json module).
  *   trace_test -d FILE [RUN_BYTES [STEP_PATTERN]]
  *	dump: counts, warnings, markers, kernels and host records of FILE
- *	relative to trace_min_ts, for comparisons and benchmarks.
+ *	relative to trace_span()->min_ts, for comparisons and benchmarks.
  */
 #define _GNU_SOURCE		/* memmem */
 #include <stdint.h>
@@ -76,7 +76,7 @@ run(const char *path, size_t rb, const char *pat, struct out *o,
 	r = trace_read(t);
 	if (r == 0 && o) {
 		fp = open_memstream(&o->p, &o->n);
-		putall(t, fp, trace_min_ts(t));
+		putall(t, fp, trace_span(t)->min_ts);
 		fclose(fp);
 	}
 	if (tp)
@@ -264,8 +264,8 @@ t_values(void)
 	    "\"args\":{\"labels\":\"NPU\"}},"
 	    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,"
 	    "\"args\":{\"name\":\"Python\"}}]"), 0, NULL, &o, &t) == 0);
-	CHECK(trace_min_ts(t) == 1736408883704643212LL);
-	CHECK(trace_min_kernel_ts(t) == 1736408883704650000LL);
+	CHECK(trace_span(t)->min_ts == 1736408883704643212LL);
+	CHECK(trace_span(t)->min_kernel_ts == 1736408883704650000LL);
 	CHECK(strstr(o.p, "\"name\":\"s\\\"q\\\\\xc3\xa9\xf0\x9f\x98\x80\","
 	    "\"cat\":\"cpu_op\",\"process\":\"Python\",\"pid\":1,\"tid\":1,"
 	    "\"start_ns\":0,\"dur_ns\":1,\"end_ns\":1,\"depth\":0,"
@@ -794,8 +794,8 @@ t_real(const char *real, int argc, char **argv)
 	/* origin: the first Ascend Hardware task (PROFILING_ENABLE at
 	 * 1736408883674584.732); ProfilerStep#50 at ts
 	 * "1736408883686740.710", dur 155985.8, at byte 603485 */
-	CHECK(trace_min_ts(t) == 1736408883674584732LL);
-	CHECK(trace_min_kernel_ts(t) == 1736408883674584732LL);
+	CHECK(trace_span(t)->min_ts == 1736408883674584732LL);
+	CHECK(trace_span(t)->min_kernel_ts == 1736408883674584732LL);
 	CHECK(strstr(o.p, "{\"type\":\"marker\",\"profile\":\"p\",\"src\":"
 	    "\"t.json@603485\",\"name\":\"ProfilerStep#50\",\"kind\":"
 	    "\"ProfilerStep\",\"step\":\"50\",\"pid\":3096504,\"tid\":3096504,"
@@ -858,13 +858,13 @@ dump(int argc, char **argv)
 	    c.ignored, c.flows_linked, c.has_stacks, c.has_python, c.has_cann);
 	for (int i = 0; (code = trace_warning(t, i, &msg)) != NULL; i++)
 		printf("warning %s: %s\n", code, msg);
-	org = trace_min_ts(t);
+	org = trace_span(t)->min_ts;
 	if (getenv("TRACE_READONLY")) {
 		trace_close(t);
 		return 0;
 	}
 	printf("min %lld kernel %lld\n", (long long)org,
-	    (long long)trace_min_kernel_ts(t));
+	    (long long)trace_span(t)->min_kernel_ts);
 	putall(t, stdout, org);
 	trace_close(t);
 	if (fclose(stdout) == EOF)
