@@ -109,9 +109,8 @@ sum_tags(struct op **nm, size_t nn)
 	}
 	out_key(&ob, "tags");
 	buf_addc(&ob, '{');
-	int first = 1;
-#define TAG(name, cnt) do { if (cnt) { if (!first) buf_addc(&ob, ','); first = 0; \
-	out_esc(&ob, name, strlen(name)); buf_addc(&ob, ':'); out_int(&ob, cnt); } } while (0)
+	size_t m = 0;
+#define TAG(name, cnt) do { if (cnt) { out_member(&ob, m++, name); out_int(&ob, cnt); } } while (0)
 	TAG("WAIT_ANCHOR_FALSE_HOTSPOT", na);
 	TAG("WAIT_POLLUTION_RISK", np);
 	TAG("AICPU_MASKED_BUT_UNDESIRABLE", nc[0]);
@@ -136,10 +135,7 @@ sum_limits(void)
 	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
 		snprintf(full, sizeof full, "pmu.%s", k[i]);
 		snprintf(t, sizeof t, "%g", rules_num(full));
-		if (i > 0)
-			buf_addc(&ob, ',');
-		out_esc(&ob, k[i], strlen(k[i]));
-		buf_addc(&ob, ':');
+		out_member(&ob, i, k[i]);
 		buf_adds(&ob, t);
 	}
 	buf_addc(&ob, '}');
@@ -182,16 +178,11 @@ sum_pmu(struct op **nm, size_t nn)
 		out_i64(&ob, "ops_judged", judged);
 		out_key(&ob, "bound_classes");
 		buf_addc(&ob, '{');
-		for (int b = 0, first = 1; b < 8; b++) {
-			if (!bounds[b])
-				continue;
-			if (!first)
-				buf_addc(&ob, ',');
-			first = 0;
-			out_esc(&ob, bn[b], strlen(bn[b]));
-			buf_addc(&ob, ':');
-			out_int(&ob, bounds[b]);
-		}
+		for (size_t b = 0, m = 0; b < 8; b++)
+			if (bounds[b]) {
+				out_member(&ob, m++, bn[b]);
+				out_int(&ob, bounds[b]);
+			}
 		buf_addc(&ob, '}');
 		sum_limits();
 	} else {

@@ -655,19 +655,13 @@ putpart(size_t pi, int idx)
 	out_i64(&ob, "part", idx);
 	out_cstr(&ob, "kind", kname[q->kind]);
 	out_cstr(&ob, "name", name);
-	if (islayer(q)) {
-		const struct layer *l = &S.l[q->layer];
+	/* A part that is no layer has none of the layer's fields. */
+	const struct layer *l = islayer(q) ? &S.l[q->layer] : NULL;
 
-		out_cstr(&ob, "direction", l->bwd ? "backward" : "forward");
-		out_i64(&ob, "layer", l->idx);
-		out_cstr(&ob, "layer_type", l->type);
-		out_i64(&ob, "micro_batch", q->mb);
-	} else {
-		out_null(&ob, "direction");
-		out_null(&ob, "layer");
-		out_null(&ob, "layer_type");
-		out_null(&ob, "micro_batch");
-	}
+	out_cstr(&ob, "direction", l == NULL ? NULL : l->bwd ? "backward" : "forward");
+	out_i64_or_null(&ob, "layer", l != NULL, l ? l->idx : 0);
+	out_cstr(&ob, "layer_type", l ? l->type : NULL);
+	out_i64_or_null(&ob, "micro_batch", l != NULL, q->mb);
 	out_i64(&ob, "start_ns", c.ws);
 	out_i64(&ob, "end_ns", c.we);
 	putclk(&c, s->have ? s->service : 0);
