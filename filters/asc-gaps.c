@@ -406,13 +406,8 @@ pass_end(void)
 	free(trail.v);
 	gap = have ? se - ss - G.busy : 0;
 	head("capture_gaps");
-	if (have) {
-		out_i64(&ob, "start_ns", ss);
-		out_i64(&ob, "end_ns", se);
-	} else {
-		out_null(&ob, "start_ns");
-		out_null(&ob, "end_ns");
-	}
+	out_i64_or_null(&ob, "start_ns", have, ss);
+	out_i64_or_null(&ob, "end_ns", have, se);
 	out_nsms(&ob, "capture_span", have ? se - ss : 0);
 	out_nsms(&ob, "busy_union", G.busy);
 	out_nsms(&ob, "gap", gap);
@@ -697,13 +692,8 @@ steprec(struct rin *r)
 	out_nsms(&ob, "compute", m.compute);
 	out_nsms(&ob, "comm_exposed", exposed);
 	out_nsms(&ob, "comm_overlapped", overlapped);
-	if (measurable) {
-		out_nsms(&ob, "prelaunch_gap", pre);
-		out_nsms(&ob, "tail_gap", tail);
-	} else {
-		out_nsms_null(&ob, "prelaunch_gap");
-		out_nsms_null(&ob, "tail_gap");
-	}
+	out_nsms_or_null(&ob, "prelaunch_gap", measurable, pre);
+	out_nsms_or_null(&ob, "tail_gap", measurable, tail);
 	out_nsms(&ob, "internal_bubble_total", m.internal);
 	out_nsms(&ob, "largest_internal_bubble", m.largest);
 	out_i64(&ob, "bubble_count", m.nbub);

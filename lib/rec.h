@@ -279,4 +279,14 @@ rec_fmtint(char *d, int64_t v)
 /* Close the object, write it and a newline to fp, empty the buf. */
 void	rec_put(struct buf *, FILE *);
 
+/*
+ * Fields that may not be known, and objects keyed by names: ,"k":v or
+ * ,"k":null; out_nsms() or k_ns and k_ms both null (lib/nsms.h's
+ * out_nsms_null); member i of an object begun, a comma unless i is 0,
+ * then "name": (name escaped) for the caller to add the value.
+ */
+void	out_i64_or_null(struct buf *, const char *k, int known, int64_t v);
+void	out_nsms_or_null(struct buf *, const char *k, int known, int64_t ns);
+void	out_member(struct buf *, size_t i, const char *name);
+
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dec.h"
+#include "nsms.h"
 #include "rec.h"
 #include "rec_int.h"
 #include "simd.h"
@@ -150,10 +151,8 @@ void
 out_dec(struct buf *b, const char *k, int64_t v, int scale)
 {
 	char t[40];
-	int n = dec_fmt(t, v, scale);
 
-	out_key(b, k);
-	buf_add(b, t, (size_t)n);
+	out_raw(b, k, t, (size_t)dec_fmt(t, v, scale));
 }
 
 void
@@ -171,10 +170,8 @@ void
 out_ratio(struct buf *b, const char *k, int64_t num, int64_t den)
 {
 	char t[40];
-	int n = dec_ratio(t, num, den);
 
-	out_key(b, k);
-	buf_add(b, t, (size_t)n);
+	out_raw(b, k, t, (size_t)dec_ratio(t, num, den));
 }
 
 void
@@ -184,4 +181,32 @@ rec_put(struct buf *b, FILE *fp)
 	if (fwrite_unlocked(b->p, 1, b->len, fp) != b->len)
 		dieerr("stdout");
 	b->len = 0;
+}
+
+void
+out_i64_or_null(struct buf *b, const char *k, int known, int64_t v)
+{
+	out_key(b, k);
+	if (known)
+		out_int(b, v);
+	else
+		buf_add(b, "null", 4);
+}
+
+void
+out_nsms_or_null(struct buf *b, const char *k, int known, int64_t ns)
+{
+	if (known)
+		out_nsms(b, k, ns);
+	else
+		out_nsms_null(b, k);
+}
+
+void
+out_member(struct buf *b, size_t i, const char *name)
+{
+	if (i)
+		buf_addc(b, ',');
+	out_esc(b, name, strlen(name));
+	buf_addc(b, ':');
 }

@@ -60,37 +60,36 @@ vmsg(int errnum, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
+/* vmsg() of the caller's fmt and its arguments: the body of each of the
+ * variadic messages below. */
+#define VMSG(errnum) do {			\
+	va_list ap;				\
+						\
+	va_start(ap, fmt);			\
+	vmsg((errnum), fmt, ap);		\
+	va_end(ap);				\
+} while (0)
+
 void
 die(const char *fmt, ...)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(0, fmt, ap);
-	va_end(ap);
+	VMSG(0);
 	exit(EX_SYS);
 }
 
 void
 dieerr(const char *fmt, ...)
 {
-	va_list ap;
 	int e = errno;
 
-	va_start(ap, fmt);
-	vmsg(e, fmt, ap);
-	va_end(ap);
+	VMSG(e);
 	exit(EX_SYS);
 }
 
 void
 warnmsg(const char *fmt, ...)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(0, fmt, ap);
-	va_end(ap);
+	VMSG(0);
 }
 
 void

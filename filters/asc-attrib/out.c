@@ -298,10 +298,7 @@ causes(const char *k, const int64_t *ns, int hosts)
 	}
 	buf_addc(&ob, '{');
 	for (int i = 0; i <= nfam; i++) {
-		if (i)
-			buf_addc(&ob, ',');
-		out_esc(&ob, famname[i], strlen(famname[i]));
-		buf_addc(&ob, ':');
+		out_member(&ob, (size_t)i, famname[i]);
 		out_int(&ob, ns[i]);
 	}
 	buf_addc(&ob, '}');
@@ -361,10 +358,7 @@ attribution(const struct win *w, const struct fig *f, int hosts, const struct la
 	else
 		out_null(&ob, "host_parallelism");
 	causes("host_causes", f->cause, hosts);
-	if (f->top >= 0)
-		out_cstr(&ob, "host_cause_top", famname[f->top]);
-	else
-		out_null(&ob, "host_cause_top");
+	out_cstr(&ob, "host_cause_top", f->top >= 0 ? famname[f->top] : NULL);
 	chains(st, f, hosts);
 	if (hosts)
 		rootsout(w);
@@ -380,10 +374,7 @@ attribution(const struct win *w, const struct fig *f, int hosts, const struct la
 	out_key(&ob, "evidence");
 	buf_addc(&ob, '{');
 	for (int i = 0; i < lb->n; i++) {
-		if (i)
-			buf_addc(&ob, ',');
-		out_esc(&ob, lname[lb->l[i]], strlen(lname[lb->l[i]]));
-		buf_addc(&ob, ':');
+		out_member(&ob, (size_t)i, lname[lb->l[i]]);
 		evlist(st == NULL ? NULL : lb->l[i] == L_SYNC ? st->tsync :
 		    lb->l[i] == L_COMM ? st->tcomm : &st->tany);
 	}

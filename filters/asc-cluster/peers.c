@@ -569,6 +569,25 @@ firstwait(const struct cop *c, int ri, const char *g, int64_t first)
 }
 
 /*
+ * Rank ri's next comm op of group g from cops[*a] on (*a moved past it),
+ * with in *lw its wait on peer `first` (firstwait); NULL after the last:
+ * the walk of pairwait and nextpeers.
+ */
+static const struct cop *
+nextwaitop(size_t *a, int ri, const char *g, int64_t first, int64_t *lw)
+{
+	while (*a < ncop) {
+		const struct cop *c = &cops[(*a)++];
+
+		if (c->rank == ri && strcmp(c->group, g) == 0) {
+			*lw = firstwait(c, ri, g, first);
+			return c;
+		}
+	}
+	return NULL;
+}
+
+/*
  * Rank ri's own wait for peer p by its HCCL tasks: per step, in each op
  * of group g at most its wait on `first` and not under compute, as
  * nextpeers counts it (into *per); and in op `op` of step `step`, the
@@ -579,16 +598,13 @@ int
 pairwait(int ri, const char *g, int64_t first, int64_t p, const char *step, const char *op,
     int64_t *per, int64_t *w, int64_t *ex)
 {
-	int64_t steps = copsteps(ri), sum = 0;
+	int64_t steps = copsteps(ri), sum = 0, lw;
 	int found = 0;
+	const struct cop *c;
 
-	for (size_t a = 0; a < ncop; a++) {
-		const struct cop *c = &cops[a];
-		int64_t lw, v = 0;
+	for (size_t a = 0; (c = nextwaitop(&a, ri, g, first, &lw)) != NULL;) {
+		int64_t v = 0;
 
-		if (c->rank != ri || strcmp(c->group, g) != 0)
-			continue;
-		lw = firstwait(c, ri, g, first);
 		for (int i = 0; i < c->n; i++) {
 			if (c->peer[i] == UNSET || c->ownex[i] == UNSET || gpeer(ri, g, c->peer[i]) != p)
 				continue;
@@ -615,19 +631,16 @@ pairwait(int ri, const char *g, int64_t first, int64_t p, const char *step, cons
 static int
 nextpeers(int ri, const char *g, int64_t first, jv *pl, int64_t *top, int64_t *topw, int64_t *rem)
 {
-	int64_t pe[64], pw[64], steps = copsteps(ri);
+	int64_t pe[64], pw[64], steps = copsteps(ri), lw;
 	int n = 0, m;
+	const struct cop *c;
 
 	*top = -1;
 	*topw = UNSET;
 	*rem = 0;
-	for (size_t a = 0; a < ncop; a++) {
-		const struct cop *c = &cops[a];
-		int64_t lw, best = 0;
+	for (size_t a = 0; (c = nextwaitop(&a, ri, g, first, &lw)) != NULL;) {
+		int64_t best = 0;
 
-		if (c->rank != ri || strcmp(c->group, g) != 0)
-			continue;
-		lw = firstwait(c, ri, g, first);
 		for (int i = 0; i < c->n; i++) {
 			int64_t p, v;
 			int x;

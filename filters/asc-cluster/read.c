@@ -229,6 +229,21 @@ static const struct {
 	[D_SERVICE] = { "service_ns", "stage_ns" },
 };
 
+/* The rank's step the record names in field k (made when new), or NULL
+ * when it names none. */
+static struct rstep *
+stepof(const struct rin *in, const char *k, struct rank *r)
+{
+	char *step = getstr(in, k);
+	struct rstep *s;
+
+	if (step == NULL)
+		return NULL;
+	s = findstep(r, step);
+	free(step);
+	return s;
+}
+
 static void
 getdims(const struct rin *in, int trace, int64_t v[ND])
 {
@@ -242,14 +257,11 @@ getdims(const struct rin *in, int trace, int64_t v[ND])
 static void
 onmetrics(struct rin *in, struct rank *r)
 {
-	char *step = getstr(in, "step_id");
-	struct rstep *s;
+	struct rstep *s = stepof(in, "step_id", r);
 	int64_t st;
 
-	if (step == NULL)
+	if (s == NULL)
 		return;
-	s = findstep(r, step);
-	free(step);
 	s->from_kernels = 1;
 	getdims(in, 0, s->v);
 	st = geti(in, "start_ns");
@@ -262,13 +274,10 @@ onmetrics(struct rin *in, struct rank *r)
 static void
 onsteptrace(struct rin *in, struct rank *r)
 {
-	char *step = getstr(in, "step");
-	struct rstep *s;
+	struct rstep *s = stepof(in, "step", r);
 
-	if (step == NULL)
+	if (s == NULL)
 		return;
-	s = findstep(r, step);
-	free(step);
 	s->have_st = 1;
 	getdims(in, 1, s->st);
 	/* No stage_ns: the step is torch_npu's Stage (computing + not

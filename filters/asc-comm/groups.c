@@ -429,10 +429,7 @@ putgroups(void)
 		putkinds(&ob, ge[i].nk);
 		out_i64(&ob, "ops", ge[i].ops);
 		out_nsms(&ob, "elapsed", ge[i].elapsed);
-		if (ge[i].exposed < 0)
-			out_nsms_null(&ob, "exposed");
-		else
-			out_nsms(&ob, "exposed", ge[i].exposed);
+		out_nsms_or_null(&ob, "exposed", ge[i].exposed >= 0, ge[i].exposed);
 		if (ge[i].gradgap >= 0 && ge[i].role && strncmp(ge[i].role, "embd", 4) == 0) {
 			out_nsms(&ob, "after_grad", ge[i].gradgap);
 			out_nsms(&ob, "after_grad_compute", ge[i].gradcu);

@@ -351,10 +351,7 @@ flush(void)
 		out_raw(&ob, "profile", S.profile, strlen(S.profile));
 		out_cstr(&ob, "step", ps[j].step);
 		out_cstr(&ob, "group", ps[j].group);
-		if (ps[j].peer < 0)
-			out_null(&ob, "rank");
-		else
-			out_i64(&ob, "rank", ps[j].peer);
+		out_i64_or_null(&ob, "rank", ps[j].peer >= 0, ps[j].peer);
 		out_nsms(&ob, "wait", ps[j].ns);
 		out_nsms(&ob, "exposed_wait", ps[j].exposed);
 		out_nsms(&ob, "own_wait", ps[j].own);

@@ -27,6 +27,13 @@ putratio(const char *k, int64_t num, int64_t den)
 	out_raw(&ob, k, t, (size_t)n);
 }
 
+/* The mean of n durations summing to sum; null when there are none. */
+void
+putmean(const char *k, int64_t sum, int64_t n)
+{
+	out_nsms_or_null(&ob, k, n != 0, n ? sum / n : 0);
+}
+
 void
 head(const char *type)
 {
@@ -88,10 +95,7 @@ putpass(const struct pass *q, int64_t pi)
 	head("fia_pass");
 	out_i64(&ob, "pass", pi);
 	putwhy(q->why);
-	if (q->gap >= 0)
-		out_nsms(&ob, "gap_before", q->gap);
-	else
-		out_nsms_null(&ob, "gap_before");
+	out_nsms_or_null(&ob, "gap_before", q->gap >= 0, q->gap);
 	out_i64(&ob, "layer_first", (int64_t)q->l0);
 	out_i64(&ob, "layer_last", (int64_t)q->l1 - 1);
 	out_i64(&ob, "layers", (int64_t)(q->l1 - q->l0));
@@ -105,23 +109,14 @@ putpass(const struct pass *q, int64_t pi)
 	putabs("end_abs_us", q->en);
 	out_nsms(&ob, "wall", q->en - q->s);
 	out_nsms(&ob, "kernel_sum", q->ks);
-	if (q->pf[FC_PREFILL])
-		out_nsms(&ob, "fia_prefill_mean", q->ps[FC_PREFILL] / q->pf[FC_PREFILL]);
-	else
-		out_nsms_null(&ob, "fia_prefill_mean");
-	if (q->pf[FC_DECODE])
-		out_nsms(&ob, "fia_decode_mean", q->ps[FC_DECODE] / q->pf[FC_DECODE]);
-	else
-		out_nsms_null(&ob, "fia_decode_mean");
+	putmean("fia_prefill_mean", q->ps[FC_PREFILL], q->pf[FC_PREFILL]);
+	putmean("fia_decode_mean", q->ps[FC_DECODE], q->pf[FC_DECODE]);
 	out_i64(&ob, "kernels", q->k);
 	out_key(&ob, "layer_types");
 	buf_addc(&ob, '{');
 	for (int t = 0, m = 0; t < NTYPE; t++)
 		if (q->ptc[t]) {
-			if (m++)
-				buf_addc(&ob, ',');
-			out_esc(&ob, tname[t], strlen(tname[t]));
-			buf_addc(&ob, ':');
+			out_member(&ob, m++, tname[t]);
 			out_int(&ob, q->ptc[t]);
 		}
 	buf_addc(&ob, '}');

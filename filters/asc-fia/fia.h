@@ -487,6 +487,7 @@ void	verify(const struct unit *);
 
 /* emit.c: the records. */
 void	putratio(const char *k, int64_t num, int64_t den);
+void	putmean(const char *k, int64_t sum, int64_t n);
 void	head(const char *type);
 void	fmtms(struct buf *, int64_t ns);
 void	putwhy(int why);

@@ -55,18 +55,9 @@ sum_figures(const struct unit *u)
 	out_i64(&ob, "fia_prefill", nfia[FC_PREFILL]);
 	out_i64(&ob, "fia_decode", nfia[FC_DECODE]);
 	out_i64(&ob, "fia_ambiguous", nfia[FC_AMBIG]);
-	if (nfia[FC_PREFILL])
-		out_nsms(&ob, "fia_prefill_mean", fsum[FC_PREFILL] / nfia[FC_PREFILL]);
-	else
-		out_nsms_null(&ob, "fia_prefill_mean");
-	if (nfia[FC_DECODE])
-		out_nsms(&ob, "fia_decode_mean", fsum[FC_DECODE] / nfia[FC_DECODE]);
-	else
-		out_nsms_null(&ob, "fia_decode_mean");
-	if (nfia[FC_AMBIG])
-		out_nsms(&ob, "fia_ambiguous_mean", fsum[FC_AMBIG] / nfia[FC_AMBIG]);
-	else
-		out_nsms_null(&ob, "fia_ambiguous_mean");
+	putmean("fia_prefill_mean", fsum[FC_PREFILL], nfia[FC_PREFILL]);
+	putmean("fia_decode_mean", fsum[FC_DECODE], nfia[FC_DECODE]);
+	putmean("fia_ambiguous_mean", fsum[FC_AMBIG], nfia[FC_AMBIG]);
 	out_i64(&ob, "prologue_kernels", e->pro_n);
 	out_i64(&ob, "layers", (int64_t)e->nl);
 	out_i64(&ob, "passes", (int64_t)np);
@@ -77,11 +68,8 @@ sum_figures(const struct unit *u)
 	putwhy(methods);
 	out_key(&ob, "layer_types");
 	buf_addc(&ob, '{');
-	for (int ti = 0, m = 0; ti < e->nt; ti++) {
-		if (m++)
-			buf_addc(&ob, ',');
-		out_esc(&ob, tname[e->t[ti].type], strlen(tname[e->t[ti].type]));
-		buf_addc(&ob, ':');
+	for (int ti = 0; ti < e->nt; ti++) {
+		out_member(&ob, (size_t)ti, tname[e->t[ti].type]);
 		out_int(&ob, tc[e->t[ti].type]);
 	}
 	buf_addc(&ob, '}');
@@ -100,10 +88,7 @@ sum_figures(const struct unit *u)
 		out_key(&ob, "op_stat_counts");
 		buf_addc(&ob, '{');
 		for (int i = 0; i < 6; i++) {
-			if (i)
-				buf_addc(&ob, ',');
-			out_esc(&ob, ok[i], strlen(ok[i]));
-			buf_addc(&ob, ':');
+			out_member(&ob, (size_t)i, ok[i]);
 			out_int(&ob, G.opcnt[i]);
 		}
 		buf_addc(&ob, '}');
@@ -173,10 +158,8 @@ sum_parts(const struct unit *u)
 	for (int j = 0, any = 0; j < NBP; j++) {
 		if (e->bn[j] == 0)
 			continue;
-		if (any++)
-			buf_addc(&ob, ',');
-		out_esc(&ob, bpname[j], strlen(bpname[j]));
-		buf_adds(&ob, ":{\"kernels\":");
+		out_member(&ob, any++, bpname[j]);
+		buf_adds(&ob, "{\"kernels\":");
 		out_int(&ob, e->bn[j]);
 		buf_adds(&ob, ",\"kernel_sum_ns\":");
 		out_int(&ob, e->bsum[j]);

@@ -39,54 +39,57 @@ sum_rankings(struct op **nm, size_t nn, struct op **bydur)
 	buf_addc(&ob, ']');
 }
 
+/*
+ * An array k of the ops that keep() keeps, in nm's order: each one's
+ * {"key":...} and then what fields() writes of it.
+ */
 static void
-sum_anchors(struct op **nm, size_t nn)
+sum_oplist(const char *k, struct op **nm, size_t nn,
+    int (*keep)(const struct op *), void (*fields)(const struct op *))
 {
-	out_key(&ob, "wait_anchors");
+	out_key(&ob, k);
 	buf_addc(&ob, '[');
 	for (size_t i = 0, c = 0; i < nn; i++) {
-		struct op *o = nm[i];
-		int64_t cost = o->dur + o->wait;
-
-		if (!o->anchor)
+		if (!keep(nm[i]))
 			continue;
-		if (c++)
-			buf_addc(&ob, ',');
-		buf_adds(&ob, "{\"key\":");
-		key_out(&ob, o);
-		out_i64(&ob, "calls", o->calls);
-		out_dec(&ob, "dur_avg_us", avg(o->dur, o->calls), 3);
-		out_dec(&ob, "wait_avg_us", avg(o->wait, o->calls), 3);
-		out_ratio(&ob, "wait_ratio", o->wait, cost);
-		out_i64(&ob, "rank_total_cost", o->rcost);
-		out_i64(&ob, "rank_root_cause", o->rroot);
+		out_item(&ob, c++, "key");
+		key_out(&ob, nm[i]);
+		fields(nm[i]);
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, ']');
 }
 
-static void
-sum_aicpu(struct op **nm, size_t nn)
+static int
+is_anchor(const struct op *o)
 {
-	out_key(&ob, "aicpu");
-	buf_addc(&ob, '[');
-	for (size_t i = 0, c = 0; i < nn; i++) {
-		struct op *o = nm[i];
-		char t[40];
+	return o->anchor;
+}
 
-		if (!wantcpu(o) || o->dur <= 0)
-			continue;
-		if (c++)
-			buf_addc(&ob, ',');
-		buf_adds(&ob, "{\"key\":");
-		key_out(&ob, o);
-		dec_ratio(t, o->masked, o->dur);
-		out_raw(&ob, "masked_ratio", t, strlen(t));
-		out_cstr(&ob, "class", aicpuclass(o));
-		out_bool(&ob, "escalated", o->bubblecalls > 0);
-		buf_addc(&ob, '}');
-	}
-	buf_addc(&ob, ']');
+static void
+anchor_fields(const struct op *o)
+{
+	out_i64(&ob, "calls", o->calls);
+	out_dec(&ob, "dur_avg_us", avg(o->dur, o->calls), 3);
+	out_dec(&ob, "wait_avg_us", avg(o->wait, o->calls), 3);
+	out_ratio(&ob, "wait_ratio", o->wait, o->dur + o->wait);
+	out_i64(&ob, "rank_total_cost", o->rcost);
+	out_i64(&ob, "rank_root_cause", o->rroot);
+}
+
+/* The AI CPU ops the summary lists: those wanted that ran. */
+static int
+is_aicpu(const struct op *o)
+{
+	return wantcpu(o) && o->dur > 0;
+}
+
+static void
+aicpu_fields(const struct op *o)
+{
+	out_ratio(&ob, "masked_ratio", o->masked, o->dur);
+	out_cstr(&ob, "class", aicpuclass(o));
+	out_bool(&ob, "escalated", o->bubblecalls > 0);
 }
 
 /* Tags and their op counts. */
@@ -109,9 +112,8 @@ sum_tags(struct op **nm, size_t nn)
 	}
 	out_key(&ob, "tags");
 	buf_addc(&ob, '{');
-	int first = 1;
-#define TAG(name, cnt) do { if (cnt) { if (!first) buf_addc(&ob, ','); first = 0; \
-	out_esc(&ob, name, strlen(name)); buf_addc(&ob, ':'); out_int(&ob, cnt); } } while (0)
+	size_t m = 0;
+#define TAG(name, cnt) do { if (cnt) { out_member(&ob, m++, name); out_int(&ob, cnt); } } while (0)
 	TAG("WAIT_ANCHOR_FALSE_HOTSPOT", na);
 	TAG("WAIT_POLLUTION_RISK", np);
 	TAG("AICPU_MASKED_BUT_UNDESIRABLE", nc[0]);
@@ -136,10 +138,7 @@ sum_limits(void)
 	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
 		snprintf(full, sizeof full, "pmu.%s", k[i]);
 		snprintf(t, sizeof t, "%g", rules_num(full));
-		if (i > 0)
-			buf_addc(&ob, ',');
-		out_esc(&ob, k[i], strlen(k[i]));
-		buf_addc(&ob, ':');
+		out_member(&ob, i, k[i]);
 		buf_adds(&ob, t);
 	}
 	buf_addc(&ob, '}');
@@ -182,16 +181,11 @@ sum_pmu(struct op **nm, size_t nn)
 		out_i64(&ob, "ops_judged", judged);
 		out_key(&ob, "bound_classes");
 		buf_addc(&ob, '{');
-		for (int b = 0, first = 1; b < 8; b++) {
-			if (!bounds[b])
-				continue;
-			if (!first)
-				buf_addc(&ob, ',');
-			first = 0;
-			out_esc(&ob, bn[b], strlen(bn[b]));
-			buf_addc(&ob, ':');
-			out_int(&ob, bounds[b]);
-		}
+		for (size_t b = 0, m = 0; b < 8; b++)
+			if (bounds[b]) {
+				out_member(&ob, m++, bn[b]);
+				out_int(&ob, bounds[b]);
+			}
 		buf_addc(&ob, '}');
 		sum_limits();
 	} else {
@@ -302,10 +296,10 @@ profile_out(void)
 	out_nsms(&ob, "total_cost", S.dur + S.wait);
 	sum_rankings(nm, nn, bydur);
 	keylist("root_cause_ranking", byroot, nn, NULL);
-	sum_anchors(nm, nn);
+	sum_oplist("wait_anchors", nm, nn, is_anchor, anchor_fields);
 	keylist("wait_pollution_ops", nm, nn, wantpol);
 	out_i64(&ob, "wait_polluted_calls", S.polcalls);
-	sum_aicpu(nm, nn);
+	sum_oplist("aicpu", nm, nn, is_aicpu, aicpu_fields);
 	out_i64(&ob, "aicpu_exposed_risk_step_count", S.riskn);
 	out_key(&ob, "aicpu_exposed_risk_steps");
 	buf_addc(&ob, '[');

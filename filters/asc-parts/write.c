@@ -2,6 +2,7 @@
  * asc-parts: the parts cut from the kinds of the kernels, their clocks,
  * top kernels and sides, written as part and step_parts records.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -293,50 +294,35 @@ groups(const size_t *idx, size_t n, int byop, size_t *ngp)
 	return g;
 }
 
-/* The TOPK kernel names by kernel sum (ties: by name) of idx[0..n). */
-static void
-puttop(const size_t *idx, size_t n)
-{
-	size_t ng;
-	struct grp *g = groups(idx, n, 0, &ng);
-
-	out_key(&ob, "top_kernels");
-	buf_addc(&ob, '[');
-	for (size_t q = 0; q < ng && q < TOPK; q++) {
-		const char *nm = S.names.p + S.k[g[q].at].no;
-
-		buf_adds(&ob, q ? ",{\"name\":" : "{\"name\":");
-		out_esc(&ob, nm, strlen(nm));
-		out_i64(&ob, "kernels", g[q].cnt);
-		out_nsms(&ob, "kernel_sum", g[q].sum);
-		buf_addc(&ob, '}');
-	}
-	buf_addc(&ob, ']');
-	free(g);
-}
-
 /*
- * Every op (by op key) of the part's kernels idx[0..n), by kernel sum:
- * what asc-diff sums per part, so that a kernel counts in the part this
- * filter put it in (a collective that outlasts the backward is in the
- * gradient sync, though it starts before).
+ * The part's kernels idx[0..n) grouped (groups()), the first `most` as
+ * array k, each {item: the name or op key, kernels, kernel time}: by
+ * name (byop 0) the top kernels and their kernel_sum; by op key (byop 1)
+ * every op, with kernel_sum_ns and wait_ns as asc-diff sums them per
+ * part, so that a kernel counts in the part this filter put it in (a
+ * collective that outlasts the backward is in the gradient sync, though
+ * it starts before).
  */
 static void
-putops(const size_t *idx, size_t n)
+putgroups(const char *k, const char *item, int byop, size_t most,
+    const size_t *idx, size_t n)
 {
 	size_t ng;
-	struct grp *g = groups(idx, n, 1, &ng);
+	struct grp *g = groups(idx, n, byop, &ng);
 
-	out_key(&ob, "ops");
+	out_key(&ob, k);
 	buf_addc(&ob, '[');
-	for (size_t q = 0; q < ng; q++) {
-		const char *k = S.names.p + S.k[g[q].at].ko;
+	for (size_t q = 0; q < ng && q < most; q++) {
+		const char *t = gtext(g[q].at);
 
-		buf_adds(&ob, q ? ",{\"op\":" : "{\"op\":");
-		out_esc(&ob, k, strlen(k));
+		out_item(&ob, q, item);
+		out_esc(&ob, t, strlen(t));
 		out_i64(&ob, "kernels", g[q].cnt);
-		out_i64(&ob, "kernel_sum_ns", g[q].sum);
-		out_i64(&ob, "wait_ns", g[q].wait);
+		if (byop) {
+			out_i64(&ob, "kernel_sum_ns", g[q].sum);
+			out_i64(&ob, "wait_ns", g[q].wait);
+		} else
+			out_nsms(&ob, "kernel_sum", g[q].sum);
 		buf_addc(&ob, '}');
 	}
 	buf_addc(&ob, ']');
@@ -524,6 +510,29 @@ partname(const struct part *q, char *d, size_t n)
 		snprintf(d, n, "%s", klabel[q->kind]);
 }
 
+/* A side's clocks c in one part added to its sum over the kind's parts
+ * (the wall as a length). */
+static void
+addside(struct clk *acc, const struct clk *c)
+{
+	acc->n += c->n, acc->busy += c->busy, acc->ksum += c->ksum;
+	acc->cost += c->cost, acc->we += c->we - c->ws;
+}
+
+/* Side `name` summed over the kind's parts, element i of its array. */
+static void
+putsum(size_t i, const char *name, const struct clk *a)
+{
+	out_item(&ob, i, "side");
+	out_esc(&ob, name, strlen(name));
+	out_i64(&ob, "kernels", a->n);
+	out_nsms(&ob, "wall", a->we);
+	out_nsms(&ob, "busy_union", a->busy);
+	out_nsms(&ob, "kernel_sum", a->ksum);
+	out_nsms(&ob, "total_cost", a->cost);
+	buf_addc(&ob, '}');
+}
+
 /* sides: per role, the clocks of its kernels inside the part's wall. */
 static void
 putsides(const size_t *m, size_t n, const struct clk *pc, struct clk *acc)
@@ -543,10 +552,8 @@ putsides(const size_t *m, size_t n, const struct clk *pc, struct clk *acc)
 			continue;
 		struct clk c = clocks(v, k, pc->ws, pc->we);
 
-		if (acc != NULL) {
-			acc[r].n += c.n, acc[r].busy += c.busy, acc[r].ksum += c.ksum;
-			acc[r].cost += c.cost, acc[r].we += c.we - c.ws;
-		}
+		if (acc != NULL)
+			addside(&acc[r], &c);
 		buf_adds(&ob, first ? "{\"side\":" : ",{\"side\":");
 		out_esc(&ob, rolename[r], strlen(rolename[r]));
 		putclk(&c, -1);
@@ -618,10 +625,8 @@ putblockside(const size_t *m, size_t n, const struct clk *pc, struct clk *acc)
 				v[k++] = m[i];
 		struct clk c = clocks(v, k, pc->ws, pc->we);
 
-		if (acc != NULL) {
-			acc[b].n += c.n, acc[b].busy += c.busy, acc[b].ksum += c.ksum;
-			acc[b].cost += c.cost, acc[b].we += c.we - c.ws;
-		}
+		if (acc != NULL)
+			addside(&acc[b], &c);
 		buf_adds(&ob, first ? "{\"side\":" : ",{\"side\":");
 		buf_adds(&ob, b ? "\"block\"" : "\"side\"");
 		putclk(&c, -1);
@@ -655,26 +660,20 @@ putpart(size_t pi, int idx)
 	out_i64(&ob, "part", idx);
 	out_cstr(&ob, "kind", kname[q->kind]);
 	out_cstr(&ob, "name", name);
-	if (islayer(q)) {
-		const struct layer *l = &S.l[q->layer];
+	/* A part that is no layer has none of the layer's fields. */
+	const struct layer *l = islayer(q) ? &S.l[q->layer] : NULL;
 
-		out_cstr(&ob, "direction", l->bwd ? "backward" : "forward");
-		out_i64(&ob, "layer", l->idx);
-		out_cstr(&ob, "layer_type", l->type);
-		out_i64(&ob, "micro_batch", q->mb);
-	} else {
-		out_null(&ob, "direction");
-		out_null(&ob, "layer");
-		out_null(&ob, "layer_type");
-		out_null(&ob, "micro_batch");
-	}
+	out_cstr(&ob, "direction", l == NULL ? NULL : l->bwd ? "backward" : "forward");
+	out_i64_or_null(&ob, "layer", l != NULL, l ? l->idx : 0);
+	out_cstr(&ob, "layer_type", l ? l->type : NULL);
+	out_i64_or_null(&ob, "micro_batch", l != NULL, q->mb);
 	out_i64(&ob, "start_ns", c.ws);
 	out_i64(&ob, "end_ns", c.we);
 	putclk(&c, s->have ? s->service : 0);
 	growmem(q->b - q->a);
 	n = members(q, mem, -1);
-	puttop(mem, n);
-	putops(mem, n);
+	putgroups("top_kernels", "name", 0, TOPK, mem, n);
+	putgroups("ops", "op", 1, SIZE_MAX, mem, n);
 	putsides(mem, n, &c, NULL);
 	putblockside(mem, n, &c, NULL);
 	rec_put(&ob, stdout);
@@ -764,8 +763,8 @@ putkind(size_t p0, size_t p1, size_t k, const struct clk *pc, const struct step 
 		out_null(&ob, "micro_batches");
 	putclk(&sum, s->have ? s->service : 0);
 	out_i64(&ob, "loss_kernels", nloss);
-	puttop(mem, n);
-	putops(mem, n);
+	putgroups("top_kernels", "name", 0, TOPK, mem, n);
+	putgroups("ops", "op", 1, SIZE_MAX, mem, n);
 	/* The block / side split, summed over the parts as the sides are. */
 	struct clk bs[2];
 
@@ -778,15 +777,9 @@ putkind(size_t p0, size_t p1, size_t k, const struct clk *pc, const struct step 
 			ob.len = len;
 		}
 	out_key(&ob, "block_side");
-	for (int b = 1; b >= 0; b--) {
-		buf_adds(&ob, b ? "[{\"side\":\"block\"" : ",{\"side\":\"side\"");
-		out_i64(&ob, "kernels", bs[b].n);
-		out_nsms(&ob, "wall", bs[b].we);
-		out_nsms(&ob, "busy_union", bs[b].busy);
-		out_nsms(&ob, "kernel_sum", bs[b].ksum);
-		out_nsms(&ob, "total_cost", bs[b].cost);
-		buf_addc(&ob, '}');
-	}
+	buf_addc(&ob, '[');
+	putsum(0, "block", &bs[1]);
+	putsum(1, "side", &bs[0]);
 	buf_addc(&ob, ']');
 	/* The sides summed over the parts, each part's cut at its wall. */
 	out_key(&ob, "sides");
@@ -799,19 +792,9 @@ putkind(size_t p0, size_t p1, size_t k, const struct clk *pc, const struct step 
 			putsides(mem, m, &pc[i - p0], acc);
 			ob.len = len;
 		}
-	for (int r = 0, first = 1; r < nrole; r++) {
-		if (acc[r].n == 0)
-			continue;
-		buf_adds(&ob, first ? "{\"side\":" : ",{\"side\":");
-		out_esc(&ob, rolename[r], strlen(rolename[r]));
-		out_i64(&ob, "kernels", acc[r].n);
-		out_nsms(&ob, "wall", acc[r].we);
-		out_nsms(&ob, "busy_union", acc[r].busy);
-		out_nsms(&ob, "kernel_sum", acc[r].ksum);
-		out_nsms(&ob, "total_cost", acc[r].cost);
-		buf_addc(&ob, '}');
-		first = 0;
-	}
+	for (size_t r = 0, c = 0; r < (size_t)nrole; r++)
+		if (acc[r].n)
+			putsum(c++, rolename[r], &acc[r]);
 	buf_adds(&ob, "]}");
 }
 

@@ -71,15 +71,9 @@ emit_structures(const struct stepx *x)
 		out_cstr(&ob, "template", idbuf);
 		out_cstr(&ob, "kind", kindname[s->kind]);
 		out_cstr(&ob, "source", kindname[x->source]);
-		if (s->kind == K_REPEAT) {
-			out_i64(&ob, "period", s->period);
-			out_i64(&ob, "region", s->region);
-			out_i64(&ob, "repeat", s->rep);
-		} else {
-			out_null(&ob, "period");
-			out_null(&ob, "region");
-			out_null(&ob, "repeat");
-		}
+		out_i64_or_null(&ob, "period", s->kind == K_REPEAT, s->period);
+		out_i64_or_null(&ob, "region", s->kind == K_REPEAT, s->region);
+		out_i64_or_null(&ob, "repeat", s->kind == K_REPEAT, s->rep);
 		out_i64(&ob, "kernels", (int64_t)s->n);
 		out_i64(&ob, "main_stream_kernels", nmain);
 		out_i64(&ob, "start_ns", c.s);
@@ -250,13 +244,8 @@ emit_step_structure(const struct stepx *x)
 	topkernels(&sb, "top_by_duration", 0, n, -1, 0);
 	topkernels(&sb, "top_by_total_cost", 0, n, -1, 1);
 	topkernels(&sb, "wait_heavy", 0, n, -1, 2);
-	if (x->measurable) {
-		out_nsms(&sb, "prelaunch_gap", x->pre);
-		out_nsms(&sb, "tail_gap", x->tail);
-	} else {
-		out_nsms_null(&sb, "prelaunch_gap");
-		out_nsms_null(&sb, "tail_gap");
-	}
+	out_nsms_or_null(&sb, "prelaunch_gap", x->measurable, x->pre);
+	out_nsms_or_null(&sb, "tail_gap", x->measurable, x->tail);
 	out_nsms(&sb, "boundary_bubble_total", x->bnd);
 	out_i64(&sb, "boundary_bubble_count", x->nbnd);
 	out_nsms(&sb, "inside_bubble_total", x->ins);

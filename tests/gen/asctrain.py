@@ -61,29 +61,33 @@ def k(name, optype, core, lo, hi):
     return (moe_k(name, optype, core, lo, hi), lo, hi)
 
 
+def vec(name, lo, hi):
+    """A vector-core kernel named after its op type."""
+    return k(name, name, 'AI_VECTOR_CORE', lo, hi)
+
+
 FA = k('aclnnFlashAttentionScore_FlashAttentionScore_FlashAttentionScore', 'FlashAttentionScore',
        'MIX_AIC', 800, 1200)
 FAG = k('aclnnFlashAttentionScoreGrad_FlashAttentionScoreGrad_FlashAttentionScoreGrad',
         'FlashAttentionScoreGrad', 'MIX_AIC', 2000, 2600)
 MM = k('aclnnMatmul_MatMulV3Common_MatMulV3', 'MatMulV3', 'AI_CORE', 100, 300)
 ADD = k('aclnnAdd_AddAiCore_Add', 'Add', 'AI_VECTOR_CORE', 20, 40)
-RMS = k('RmsNorm', 'RmsNorm', 'AI_VECTOR_CORE', 25, 45)
-RMSG = k('RmsNormGrad', 'RmsNormGrad', 'AI_VECTOR_CORE', 60, 120)
-ROPE = k('RotaryPositionEmbedding', 'RotaryPositionEmbedding', 'AI_VECTOR_CORE', 30, 55)
-ROPEG = k('RotaryPositionEmbeddingGrad', 'RotaryPositionEmbeddingGrad', 'AI_VECTOR_CORE', 40, 70)
-SWI = k('SwiGlu', 'SwiGlu', 'AI_VECTOR_CORE', 50, 70)
-SWIG = k('SwiGluGrad', 'SwiGluGrad', 'AI_VECTOR_CORE', 180, 260)
-GATE = k('MoeGatingTopK', 'MoeGatingTopK', 'AI_VECTOR_CORE', 40, 80)
+RMS = vec('RmsNorm', 25, 45)
+RMSG = vec('RmsNormGrad', 60, 120)
+ROPE = vec('RotaryPositionEmbedding', 30, 55)
+ROPEG = vec('RotaryPositionEmbeddingGrad', 40, 70)
+SWI = vec('SwiGlu', 50, 70)
+SWIG = vec('SwiGluGrad', 180, 260)
+GATE = vec('MoeGatingTopK', 40, 80)
 GMM = k('GroupedMatmul', 'GroupedMatmul', 'AI_CORE', 300, 600)
-FIN = k('MoeFinalizeRoutingV2', 'MoeFinalizeRoutingV2', 'AI_VECTOR_CORE', 40, 80)
-FING = k('MoeFinalizeRoutingV2Grad', 'MoeFinalizeRoutingV2Grad', 'AI_VECTOR_CORE', 60, 100)
+FIN = vec('MoeFinalizeRoutingV2', 40, 80)
+FING = vec('MoeFinalizeRoutingV2Grad', 60, 100)
 EMB = k('aclnnEmbedding_GatherV2AiCore_GatherV2', 'GatherV2', 'AI_VECTOR_CORE', 35, 50)
 EMBG = k('aclnnEmbeddingDenseBackward_EmbeddingDenseGradV2_EmbeddingDenseGradV2',
          'EmbeddingDenseGradV2', 'MIX_AIV', 120, 140)
-ARGM = k('ArgMaxWithValue', 'ArgMaxWithValue', 'AI_VECTOR_CORE', 70, 90)
-XENT = k('SoftmaxCrossEntropyWithLogits', 'SoftmaxCrossEntropyWithLogits', 'AI_VECTOR_CORE', 60, 90)
-XENTG = k('SoftmaxCrossEntropyWithLogitsGrad', 'SoftmaxCrossEntropyWithLogitsGrad',
-          'AI_VECTOR_CORE', 60, 90)
+ARGM = vec('ArgMaxWithValue', 70, 90)
+XENT = vec('SoftmaxCrossEntropyWithLogits', 60, 90)
+XENTG = vec('SoftmaxCrossEntropyWithLogitsGrad', 60, 90)
 # --lm-head: the LM head and an unfused loss over the vocabulary (ms).
 def vk(name, optype, core, lo, hi, shapes):
     return (moe_k(name, optype, core, lo, hi, shapes), lo, hi)

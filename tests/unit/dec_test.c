@@ -36,35 +36,41 @@ us_fails(const char *s)
 {
 	int64_t v = 777;
 
-	return dec_us2ns(s, strlen(s), &v) == -1 && v == 777;
+	if (dec_us2ns(s, strlen(s), &v) == -1 && v == 777)
+		return 1;
+	fprintf(stderr, "  dec_us2ns(\"%s\") did not fail as it should\n", s);
+	return 0;
+}
+
+/* A formatter's text buf of length n is want, else said (call: what it
+ * was asked). */
+static int
+text_is(const char *call, const char *buf, int n, const char *want)
+{
+	if (strcmp(buf, want) == 0 && n == (int)strlen(want))
+		return 1;
+	fprintf(stderr, "  %s = \"%s\" (%d), want \"%s\"\n", call, buf, n, want);
+	return 0;
 }
 
 static int
 fmt_is(int64_t v, int scale, const char *want)
 {
-	char buf[64];
+	char buf[64], call[64];
 	int n = dec_fmt(buf, v, scale);
 
-	if (strcmp(buf, want) != 0 || n != (int)strlen(want)) {
-		fprintf(stderr, "  dec_fmt(%" PRId64 ", %d) = \"%s\" (%d), want \"%s\"\n",
-		    v, scale, buf, n, want);
-		return 0;
-	}
-	return 1;
+	snprintf(call, sizeof call, "dec_fmt(%" PRId64 ", %d)", v, scale);
+	return text_is(call, buf, n, want);
 }
 
 static int
 ratio_is(int64_t num, int64_t den, const char *want)
 {
-	char buf[64];
+	char buf[64], call[64];
 	int n = dec_ratio(buf, num, den);
 
-	if (strcmp(buf, want) != 0 || n != (int)strlen(want)) {
-		fprintf(stderr, "  dec_ratio(%" PRId64 ", %" PRId64 ") = \"%s\", want \"%s\"\n",
-		    num, den, buf, want);
-		return 0;
-	}
-	return 1;
+	snprintf(call, sizeof call, "dec_ratio(%" PRId64 ", %" PRId64 ")", num, den);
+	return text_is(call, buf, n, want);
 }
 
 static int
@@ -85,6 +91,74 @@ rnd(void)
 	return x * 0x2545f4914f6cdd1dULL;
 }
 
+/* dec_us2ns: the profiles' microsecond texts and their ns. */
+static const struct {
+	const char *s;
+	int64_t ns;
+} us_good[] = {
+	{ "1736408883704643.212\t", INT64_C(1736408883704643212) },
+	{ "\"1736413971558972.912\t\"", INT64_C(1736413971558972912) },
+	{ " \"1736413971558972.912\" \r\n", INT64_C(1736413971558972912) },
+	{ "1699529622790614.8", INT64_C(1699529622790614800) },
+	{ "1702866902796675", INT64_C(1702866902796675000) },
+	{ "0", 0 },
+	{ "-0", 0 },
+	{ "+2.5", 2500 },
+	{ ".5", 500 },
+	{ "5.", 5000 },
+	{ "007.25", 7250 },
+	{ "-1.5", -1500 },
+	/* More decimals than the scale: round half away from zero. */
+	{ "12.77012757357446", 12770 },
+	{ "0.0005", 1 },
+	{ "-0.0005", -1 },
+	{ "0.0004999999", 0 },
+	{ "-0.0004999999", 0 },
+	{ "0.0015", 2 },
+	{ "2.9995", 3000 },
+	{ "-2.9995", -3000 },
+	{ "932.0498", 932050 },
+	/* Exponents, as Python prints small floats. */
+	{ "1e-05", 0 },	/* 0.01 ns */
+	{ "5e-4", 1 },	/* 0.5 ns rounds away */
+	{ "1.5e3", 1500000 },
+	{ "1.5E+3", 1500000 },
+	{ "2.5e-1", 250 },
+	{ "1e-400", 0 },
+	/* The largest, either sign. */
+	{ "9223372036854775.807", INT64_MAX },
+	{ "-9223372036854775.807", -INT64_MAX },
+};
+
+/* Texts dec_us2ns refuses. */
+static const char *const us_bad[] = {
+	/* Not numbers. */
+	"N/A",
+	"",
+	"   \t",
+	"\"\"",
+	"\"",
+	"abc",
+	"1.2.3",
+	"--1",
+	"-",
+	".",
+	"1e",
+	"1e+",
+	"e5",
+	"1 2",
+	"12a",
+	"0x10",
+	"nan",
+	"inf",
+	/* Overflow is an error, never a wrapped value. */
+	"99999999999999999999",
+	"9223372036854775.808",
+	"-9223372036854775.809",
+	"1e400",
+	"1e99999999999",
+};
+
 static void
 test_us2ns(void)
 {
@@ -93,62 +167,10 @@ test_us2ns(void)
 	/* The spans are not NUL-terminated in callers: pass exact lengths. */
 	CHECK(dec_us2ns("1736408883704643.212\tXX", 21, &v) == 0 &&
 	    v == INT64_C(1736408883704643212));
-	CHECK(us_is("1736408883704643.212\t", INT64_C(1736408883704643212)));
-	CHECK(us_is("\"1736413971558972.912\t\"", INT64_C(1736413971558972912)));
-	CHECK(us_is(" \"1736413971558972.912\" \r\n", INT64_C(1736413971558972912)));
-	CHECK(us_is("1699529622790614.8", INT64_C(1699529622790614800)));
-	CHECK(us_is("1702866902796675", INT64_C(1702866902796675000)));
-	CHECK(us_is("0", 0));
-	CHECK(us_is("-0", 0));
-	CHECK(us_is("+2.5", 2500));
-	CHECK(us_is(".5", 500));
-	CHECK(us_is("5.", 5000));
-	CHECK(us_is("007.25", 7250));
-	CHECK(us_is("-1.5", -1500));
-	/* More decimals than the scale: round half away from zero. */
-	CHECK(us_is("12.77012757357446", 12770));
-	CHECK(us_is("0.0005", 1));
-	CHECK(us_is("-0.0005", -1));
-	CHECK(us_is("0.0004999999", 0));
-	CHECK(us_is("-0.0004999999", 0));
-	CHECK(us_is("0.0015", 2));
-	CHECK(us_is("2.9995", 3000));
-	CHECK(us_is("-2.9995", -3000));
-	CHECK(us_is("932.0498", 932050));
-	/* Exponents, as Python prints small floats. */
-	CHECK(us_is("1e-05", 0));		/* 0.01 ns */
-	CHECK(us_is("5e-4", 1));		/* 0.5 ns rounds away */
-	CHECK(us_is("1.5e3", 1500000));
-	CHECK(us_is("1.5E+3", 1500000));
-	CHECK(us_is("2.5e-1", 250));
-	CHECK(us_is("1e-400", 0));
-	/* Not numbers. */
-	CHECK(us_fails("N/A"));
-	CHECK(us_fails(""));
-	CHECK(us_fails("   \t"));
-	CHECK(us_fails("\"\""));
-	CHECK(us_fails("\""));
-	CHECK(us_fails("abc"));
-	CHECK(us_fails("1.2.3"));
-	CHECK(us_fails("--1"));
-	CHECK(us_fails("-"));
-	CHECK(us_fails("."));
-	CHECK(us_fails("1e"));
-	CHECK(us_fails("1e+"));
-	CHECK(us_fails("e5"));
-	CHECK(us_fails("1 2"));
-	CHECK(us_fails("12a"));
-	CHECK(us_fails("0x10"));
-	CHECK(us_fails("nan"));
-	CHECK(us_fails("inf"));
-	/* Overflow is an error, never a wrapped value. */
-	CHECK(us_fails("99999999999999999999"));
-	CHECK(us_fails("9223372036854775.808"));
-	CHECK(us_fails("-9223372036854775.809"));
-	CHECK(us_fails("1e400"));
-	CHECK(us_fails("1e99999999999"));
-	CHECK(us_is("9223372036854775.807", INT64_MAX));
-	CHECK(us_is("-9223372036854775.807", -INT64_MAX));
+	for (size_t i = 0; i < sizeof us_good / sizeof *us_good; i++)
+		CHECK(us_is(us_good[i].s, us_good[i].ns));
+	for (size_t i = 0; i < sizeof us_bad / sizeof *us_bad; i++)
+		CHECK(us_fails(us_bad[i]));
 }
 
 static void
