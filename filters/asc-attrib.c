@@ -184,11 +184,9 @@ ppm(const char *key)
 int
 main(int argc, char *argv[])
 {
-	/* Ours, from an earlier run: a rerun replaces them. */
-	static const char *const own[] = { "attribution", "attribution_step", "attribution_summary", NULL };
 	struct filter f = {
 		.rec = onrec,
-		.own = own,
+		.own = FILTER_OWN("attribution", "attribution_step", "attribution_summary"),
 		.sect = &P.sect,
 		.prof = &P.prof,
 		.profile_end = onprofend,

@@ -357,13 +357,11 @@ onend(void *arg)
 int
 main(int argc, char *argv[])
 {
-	/* Ours, from an earlier run: a rerun replaces them. */
-	static const char *const own[] = { "comm_group", "comm_op", "comm_peer", "comm_op_wait", NULL };
 	const struct filter f = {
 		.rec = onrec,
 		.end = onend,
 		.bulk = "host",
-		.own = own,
+		.own = FILTER_OWN("comm_group", "comm_op", "comm_peer", "comm_op_wait"),
 	};
 	struct filter_opts o = FILTER_OPTS("[-k] [-m maxline] [-r rules] [file ...]");
 

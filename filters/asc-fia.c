@@ -365,13 +365,11 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 int
 main(int argc, char *argv[])
 {
-	/* Ours, from an earlier run: a rerun replaces them. */
-	static const char *const own[] = { "fia_*", NULL };
 	struct filter f = {
 		.rec = onrec,
 		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec },
 		    { .type = "op_stat", .rec = opstatrec }),
-		.own = own,
+		.own = FILTER_OWN("fia_*"),
 		FILTER_SECTIONS(&G.sect, NULL, onprofend, onprofile),
 	};
 	struct filter_opts o = FILTER_OPTS("[-kn] [-m maxline] [-r rules] [file ...]",

@@ -750,14 +750,12 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 int
 main(int argc, char *argv[])
 {
-	/* Ours, from an earlier run: a rerun replaces them. */
-	static const char *const own[] = { "step_metrics", "bubble", "bubble_minor", "capture_gaps",
-		"segment", NULL };
 	const struct filter f = {
 		.rec = onrec,
 		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec },
 		    { .type = "step", .rec = steprec }),
-		.own = own,
+		.own = FILTER_OWN("step_metrics", "bubble",
+		    "bubble_minor", "capture_gaps", "segment"),
 		FILTER_SECTIONS(&G.sect, &G.prof, onprofend, onprofile),
 	};
 	static const int m125[] = { 1, 2, 5 };

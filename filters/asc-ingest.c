@@ -145,15 +145,7 @@ process(struct profile *p)
 	x->kt.nopmu = nopmu;
 	nwarns = 0;
 	tables.len = 0;
-	pick_files(x);
-	open_db(x);
-	read_ktab(x);
-	read_trace(x);
-	check_spans(x);
-	find_origin(x);
-	read_tables(x);
-	read_comm(x);
-	sort_kernels(x);
+	read_profile(x);
 	degraded(x);
 	put_profile(x);
 	put_records(x);

@@ -271,11 +271,9 @@ rankopt(const char *arg)
 int
 main(int argc, char *argv[])
 {
-	/* Ours, from an earlier run: a rerun replaces it. */
-	static const char *const own[] = { "anomaly_discovery", NULL };
 	struct filter f = {
 		.rec = onrec,
-		.own = own,
+		.own = FILTER_OWN("anomaly_discovery"),
 		.profile = onprofile,
 		.gather_pass = 1,
 		.gather_as = gatheras,

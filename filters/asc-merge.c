@@ -104,14 +104,12 @@ onend(void *arg)
 int
 main(int argc, char *argv[])
 {
-	/* Ours, from an earlier run: a rerun replaces them. */
-	static const char *const own[] = { "segment", NULL };
 	const struct filter f = {
 		.rec = onrec,
 		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec },
 		    { .type = "step", .rec = steprec }),
 		.end = onend,
-		.own = own,
+		.own = FILTER_OWN("segment"),
 		.check = SR_CHECK_KERNEL,
 		FILTER_SECTIONS(&S.sect, NULL, onprofend, NULL),
 	};

@@ -86,13 +86,11 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 int
 main(int argc, char *argv[])
 {
-	/* Ours, from an earlier run: a rerun replaces them. */
-	static const char *const own[] = { "op", "op_summary", "op_step", NULL };
 	const struct filter f = {
 		.rec = onrec,
 		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec },
 		    { .type = "step", .rec = steprec }),
-		.own = own,
+		.own = FILTER_OWN("op", "op_summary", "op_step"),
 		.check = SR_CHECK_KERNEL,
 		FILTER_SECTIONS(&S.sect, &S.prof, onprofend, onprofile),
 	};

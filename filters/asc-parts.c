@@ -390,13 +390,12 @@ onend(void *arg)
 int
 main(int argc, char *argv[])
 {
-	static const char *const own[] = { "part", "step_parts", NULL };
 	const struct filter f = {
 		.rec = onrec,
 		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec }),
 		.end = onend,
 		.bulk = "host",
-		.own = own,
+		.own = FILTER_OWN("part", "step_parts"),
 	};
 	struct filter_opts o = FILTER_OPTS("[-k] [-m maxline] [-r rules] [file ...]");
 

@@ -260,13 +260,11 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 int
 main(int argc, char *argv[])
 {
-	/* Ours, from an earlier run: a rerun replaces them. */
-	static const char *const own[] = { "structure", "step_structure", "structure_drilldown", NULL };
 	const struct filter f = {
 		.rec = onrec,
 		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec },
 		    { .type = "step", .rec = steprec }),
-		.own = own,
+		.own = FILTER_OWN("structure", "step_structure", "structure_drilldown"),
 		FILTER_SECTIONS(&S.sect, &S.prof, onprofend, onprofile),
 	};
 	struct filter_opts o = FILTER_OPTS("[-k] [-a pattern] [-m maxline] [-r rules] [file ...]",

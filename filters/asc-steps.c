@@ -818,13 +818,11 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 int
 main(int argc, char *argv[])
 {
-	/* Ours, from an earlier run: a rerun replaces them. */
-	static const char *const own[] = { "step", "step_groups", NULL };
 	const struct filter f = {
 		.rec = onrec,
 		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec },
 		    { .type = "marker", .rec = markerrec }),
-		.own = own,
+		.own = FILTER_OWN("step", "step_groups"),
 		.check = SR_CHECK_KERNEL,
 		FILTER_SECTIONS(&P.sect, &P.prof, onprofend, onprofile),
 	};

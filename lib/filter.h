@@ -75,6 +75,8 @@ struct filter_on {
 };
 /* The table of .on, its entries given, its end added. */
 #define FILTER_ON(...)	((const struct filter_on[]){ __VA_ARGS__, { .type = NULL } })
+/* The types of .own, their end added: FILTER_OWN("op", "op_summary"). */
+#define FILTER_OWN(...)	((const char *const[]){ __VA_ARGS__, NULL })
 
 struct filter {
 	/*
@@ -100,7 +102,8 @@ struct filter {
 	const char *bulk;
 	int	 bulk_drop;
 	/*
-	 * own: the record types this stage writes, NULL-terminated ("x_*":
+	 * own: the record types this stage writes, NULL-terminated (FILTER_OWN
+	 * ends the list; "x_*":
 	 * every type that starts with x_).  Such records in the input come
 	 * from an earlier run of the stage and are dropped before rec() sees
 	 * them.

@@ -405,6 +405,7 @@ size_t		 spanfrom(const struct span *, size_t, int64_t);
 int		 holds(const struct span *, size_t, int64_t, int64_t, int64_t);
 void		 dtprep(void);
 void		 sortwins(void);
+size_t		 winsbefore(int64_t);
 void		 openupto(int64_t, int);
 int64_t		 idleov(int64_t, int64_t);
 uint32_t	 inside(int64_t, int64_t);

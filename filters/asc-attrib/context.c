@@ -301,21 +301,30 @@ openupto(int64_t t, int all)
 	}
 }
 
-/* Device-idle time in [s, e): the step windows' gaps (global ones repeat them). */
-int64_t
-idleov(int64_t s, int64_t e)
+/* How many windows start before t: P.ord[0..n) (sorted). */
+size_t
+winsbefore(int64_t t)
 {
 	size_t lo = 0, hi = P.nw;
-	int64_t t = 0;
 
 	while (lo < hi) {
 		size_t m = lo + (hi - lo) / 2;
 
-		if (P.w[P.ord[m]].s < s)
+		if (P.w[P.ord[m]].s < t)
 			lo = m + 1;
 		else
 			hi = m;
 	}
+	return lo;
+}
+
+/* Device-idle time in [s, e): the step windows' gaps (global ones repeat them). */
+int64_t
+idleov(int64_t s, int64_t e)
+{
+	size_t lo = winsbefore(s);
+	int64_t t = 0;
+
 	/* Step windows are disjoint: only the last one starting before s reaches it. */
 	while (lo > 0 && P.w[P.ord[--lo]].scope == S_GLOBAL)
 		;

@@ -90,7 +90,7 @@ rthr(int64_t pid, int64_t tid)
 static int
 inwindow(int64_t s, int64_t e)
 {
-	size_t lo = 0, hi = P.nw;
+	size_t n;
 
 	if (!wready) {
 		sortwins();
@@ -102,15 +102,8 @@ inwindow(int64_t s, int64_t e)
 		}
 		wready = 1;
 	}
-	while (lo < hi) {
-		size_t m = lo + (hi - lo) / 2;
-
-		if (P.w[P.ord[m]].s < e)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	return lo > 0 && wmax[lo - 1] > s;
+	n = winsbefore(e);
+	return n > 0 && wmax[n - 1] > s;
 }
 
 /* A device start once however many of the call's events link to it

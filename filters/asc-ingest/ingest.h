@@ -83,16 +83,8 @@ void dbbad(void *arg, const char *msg);
 int slicecheck(struct profile *p);
 int slicespan(const struct profile *p, const struct ktab *kt, int64_t t0, int64_t t1);
 
-/* read.c, in the order process() calls them */
-void pick_files(struct pctx *x);
-void open_db(struct pctx *x);
-void read_ktab(struct pctx *x);
-void read_trace(struct pctx *x);
-void check_spans(struct pctx *x);
-void find_origin(struct pctx *x);
-void read_tables(struct pctx *x);
-void read_comm(struct pctx *x);
-void sort_kernels(struct pctx *x);
+/* read.c: the profile's files read, from picking them to sorting the kernels */
+void read_profile(struct pctx *x);
 
 /* profile.c */
 void degraded(struct pctx *x);

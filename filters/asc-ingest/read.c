@@ -33,7 +33,7 @@ sayextra(struct profile *p, struct src_file *const *fk)
 
 /* The file of each kind a profile reads: the first found, but
  * kernel_details.csv and trace_view.json before their kin. */
-void
+static void
 pick_files(struct pctx *x)
 {
 	struct profile *p = x->p;
@@ -53,7 +53,7 @@ pick_files(struct pctx *x)
 }
 
 /* The SQLite export: when there is no text timeline, or with -d. */
-void
+static void
 open_db(struct pctx *x)
 {
 	struct profile *p = x->p;
@@ -96,7 +96,7 @@ open_db(struct pctx *x)
 }
 
 /* Kernel table: kernel_details.csv, else every op_summary slice. */
-void
+static void
 read_ktab(struct pctx *x)
 {
 	struct profile *p = x->p;
@@ -128,7 +128,7 @@ read_ktab(struct pctx *x)
 }
 
 /* The timeline, when it is read: its warnings, or why it is not. */
-void
+static void
 read_trace(struct pctx *x)
 {
 	struct profile *p = x->p;
@@ -165,7 +165,7 @@ read_trace(struct pctx *x)
 }
 
 /* Do the kernels and the timeline (or the capture) meet in time? */
-void
+static void
 check_spans(struct pctx *x)
 {
 	struct profile *p = x->p;
@@ -218,7 +218,7 @@ check_spans(struct pctx *x)
 }
 
 /* The origin: the first source with a smallest time. */
-void
+static void
 find_origin(struct pctx *x)
 {
 	for (int i = 0; i < x->nsrc && x->origin == INT64_MAX; i++) {
@@ -231,7 +231,7 @@ find_origin(struct pctx *x)
 
 /* profiler_info, step_trace and op_statistic; the op_summary slices
  * op_statistic says are missing. */
-void
+static void
 read_tables(struct pctx *x)
 {
 	struct profile *p = x->p;
@@ -272,7 +272,7 @@ read_tables(struct pctx *x)
 
 /* Communication: the text files, else the database's; then what
  * analysis.db gave, and the origin when nothing else had one. */
-void
+static void
 read_comm(struct pctx *x)
 {
 	struct src_file **fk = x->fk;
@@ -312,7 +312,7 @@ read_comm(struct pctx *x)
 }
 
 /* Kernels into (device, start) order; the rows rejected in all. */
-void
+static void
 sort_kernels(struct pctx *x)
 {
 	struct profile *p = x->p;
@@ -326,4 +326,19 @@ sort_kernels(struct pctx *x)
 	}
 	for (int i = 0; i < p->nf; i++)
 		x->rejected += p->f[i].rejected;
+}
+
+/* A profile's files read, in order: what each step needs the one before did. */
+void
+read_profile(struct pctx *x)
+{
+	pick_files(x);
+	open_db(x);
+	read_ktab(x);
+	read_trace(x);
+	check_spans(x);
+	find_origin(x);
+	read_tables(x);
+	read_comm(x);
+	sort_kernels(x);
 }
