@@ -150,7 +150,7 @@ process(struct profile *p)
 	put_profile(x);
 	put_records(x);
 	for (int i = 0; i < x->nsrc; i++)
-		x->src[i].ops->close(&x->src[i]);
+		src_close(&x->src[i]);
 	dbused = NULL;
 	if (ferror(stdout))
 		dieerr("stdout");

@@ -163,7 +163,7 @@ put_counts(struct pctx *x)
 		t.len = 0;
 		memset(&x->sc, 0, sizeof x->sc);
 		for (int i = 0; i < x->nsrc; i++) {
-			x->src[i].ops->counts(&x->src[i], &x->one);
+			src_counts(&x->src[i], &x->one);
 			x->sc.kernel += x->one.kernel;
 			x->sc.marker += x->one.marker;
 			x->sc.host += x->one.host;

@@ -224,7 +224,7 @@ find_origin(struct pctx *x)
 	for (int i = 0; i < x->nsrc && x->origin == INT64_MAX; i++) {
 		const char *from;
 
-		if ((x->origin = x->src[i].ops->min_ts(&x->src[i], &from)) != INT64_MAX)
+		if ((x->origin = src_min_ts(&x->src[i], &from)) != INT64_MAX)
 			x->origin_from = from;
 	}
 }

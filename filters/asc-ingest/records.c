@@ -25,8 +25,8 @@ hostmain(void *arg)
 	const struct hostjob *j = arg;
 
 	for (int i = 0; i < j->nsrc; i++)
-		if (j->src[i].ops->put_host(&j->src[i], j->fp, j->name, j->origin) != 0)
-			die("%s", j->src[i].ops->err(&j->src[i]));
+		if (src_put(&j->src[i], SRC_HOST, j->fp, j->name, j->origin) != 0)
+			die("%s", src_err(&j->src[i]));
 	if (fflush(j->fp) != 0)
 		dieerr("%s", hpath);
 	return NULL;
@@ -40,8 +40,8 @@ put_records(struct pctx *x)
 	struct src_file **fk = x->fk;
 
 	for (int i = 0; i < x->nsrc; i++)
-		if (x->src[i].ops->put_markers(&x->src[i], stdout, p->name, x->origin) != 0)
-			die("%s", x->src[i].ops->err(&x->src[i]));
+		if (src_put(&x->src[i], SRC_MARKERS, stdout, p->name, x->origin) != 0)
+			die("%s", src_err(&x->src[i]));
 	if (tables.len && fwrite(tables.p, 1, tables.len, stdout) != tables.len)
 		dieerr("stdout");
 	if (fk[F_COMM])
@@ -71,13 +71,13 @@ put_records(struct pctx *x)
 	int apart = hfp != NULL;
 
 	for (int i = 0; i < x->nsrc; i++)
-		if (x->src[i].kernels && strcmp(x->src[i].ops->name, "kernel_table") != 0)
+		if (x->src[i].kernels && x->src[i].kind != SRC_KTAB)
 			apart = 0;
 	if (apart && (errno = pthread_create(&hth, NULL, hostmain, &hj)) != 0)
 		dieerr("pthread_create");
 	for (int i = 0; i < x->nsrc; i++)
-		if (x->src[i].ops->put_kernels(&x->src[i], stdout, p->name, x->origin) != 0)
-			die("%s", x->src[i].ops->err(&x->src[i]));
+		if (src_put(&x->src[i], SRC_KERNELS, stdout, p->name, x->origin) != 0)
+			die("%s", src_err(&x->src[i]));
 	/* asc-ops -M reads the file at the first host record on stdout. */
 	if (rec_out_pmufp && (fflush(rec_out_pmufp) != 0 || ferror(rec_out_pmufp)))
 		dieerr("%s", mpath);
@@ -90,6 +90,6 @@ put_records(struct pctx *x)
 		hostmain(&hj);
 	else
 		for (int i = 0; i < x->nsrc; i++)
-			if (x->src[i].ops->put_host(&x->src[i], stdout, p->name, x->origin) != 0)
-				die("%s", x->src[i].ops->err(&x->src[i]));
+			if (src_put(&x->src[i], SRC_HOST, stdout, p->name, x->origin) != 0)
+				die("%s", src_err(&x->src[i]));
 }
