@@ -215,30 +215,20 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 	return 0;
 }
 
-static void
-onend(void *arg)
-{
-	flush();
-}
-
 int
 main(int argc, char *argv[])
 {
 	/* The host events, most of the input, are dropped unread. */
 	const struct filter f = {
 		.rec = onrec,
-		.end = onend,
+		.end = flush,
 		.bulk = "host",
 		.bulk_drop = 1,
 	};
-	static const struct filter_arg args[] = {
-		{ .letter = 'O', .to = &outfile },
-		{ .letter = 'o', .to = &outdir },
-		{ .letter = 0 }
-	};
 	/* No -r: the report reads no rules. */
-	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "km:", .args = args,
-	    .usage = "[-k] [-m maxline] [-O file | -o dir] [file ...]" };
+	struct filter_opts o = FILTER_OPTS("[-k] [-m maxline] [-O file | -o dir] [file ...]",
+	    .common = "km:",
+	    .args = FILTER_ARGS({ .letter = 'O', .to = &outfile }, { .letter = 'o', .to = &outdir }));
 	struct stat st;
 
 	filter_getopt(argc, argv, "O:o:", &o);

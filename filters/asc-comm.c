@@ -348,18 +348,12 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 	return rc;
 }
 
-static void
-onend(void *arg)
-{
-	flush();
-}
-
 int
 main(int argc, char *argv[])
 {
 	const struct filter f = {
 		.rec = onrec,
-		.end = onend,
+		.end = flush,
 		.bulk = "host",
 		.own = FILTER_OWN("comm_group", "comm_op", "comm_peer", "comm_op_wait"),
 	};

@@ -38,18 +38,18 @@ static const char asc_diff_jq[] =
 
 /* What the comparison reads; the kernels are skipped unparsed. */
 static const struct gather_type kept[] = {
-	{ "profile", 1, GATHER_FIRST, 0 },
-	{ "anomaly_discovery", 1, GATHER_FIRST, 0 },
-	{ "step_metrics", 0, GATHER_FIRST, 0 },
-	{ "step_trace", 0, GATHER_FIRST, 0 },
-	{ "op", 0, GATHER_FIRST, 0 },
-	{ "bubble", 0, GATHER_FIRST, 0 },
-	{ "attribution", 0, GATHER_FIRST, 0 },
-	{ "comm_op", 0, GATHER_FIRST, 0 },
-	{ "comm_op_wait", 0, GATHER_FIRST, 0 },
-	{ "comm_group", 0, GATHER_FIRST, 0 },
-	{ "part", 0, GATHER_FIRST, 0 },
-	{ "step_parts", 0, GATHER_FIRST, 0 },
+	{ .type = "profile", .cap = 1 },
+	{ .type = "anomaly_discovery", .cap = 1 },
+	{ .type = "step_metrics" },
+	{ .type = "step_trace" },
+	{ .type = "op" },
+	{ .type = "bubble" },
+	{ .type = "attribution" },
+	{ .type = "comm_op" },
+	{ .type = "comm_op_wait" },
+	{ .type = "comm_group" },
+	{ .type = "part" },
+	{ .type = "step_parts" },
 };
 #define NKEPT	(int)(sizeof kept / sizeof kept[0])
 
@@ -441,8 +441,8 @@ static void
 pick(struct jqprog *prog, char **files, int n, const char **a, const char **b)
 {
 	static const struct gather_type one[] = {
-		{ "profile", 1, GATHER_FIRST, 0 },
-		{ "step_metrics", 0, GATHER_FIRST, 0 },
+		{ .type = "profile", .cap = 1 },
+		{ .type = "step_metrics" },
 	};
 	jv ranks = jv_array(), r;
 

@@ -128,6 +128,15 @@ unit_end(void)
 	G.units++;
 }
 
+/* The kernels are complete: write the analysis now. */
+static void
+analysis_end(void)
+{
+	if (G.units == 0 && !G.unit)
+		unit_begin("null", 4);
+	unit_end();
+}
+
 /* A profile ends: its counts are compared, then its analysis is written. */
 static void
 onprofend(struct rin *r, void *arg)
@@ -135,9 +144,7 @@ onprofend(struct rin *r, void *arg)
 	if (!G.sect.active)
 		return;
 	sr_sect_end(&G.sect, SR_CHECK_KERNEL, stdout);
-	if (G.units == 0 && !G.unit)
-		unit_begin("null", 4);
-	unit_end();
+	analysis_end();
 	G.sect.active = 0;
 }
 
@@ -351,12 +358,6 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 		f = rin_get(r, "groups");
 		readmeta(f ? f->v : NULL, f ? f->vlen : 0);
 	}
-	if (sr_is(t, n, "host") && sr_sect_host(&G.sect)) {
-		/* The kernels are complete: write the analysis now. */
-		if (G.units == 0 && !G.unit)
-			unit_begin("null", 4);
-		unit_end();
-	}
 	if (!ownonly || sr_is(t, n, "profile"))
 		sr_pass(r);
 	return 0;
@@ -370,7 +371,7 @@ main(int argc, char *argv[])
 		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec },
 		    { .type = "op_stat", .rec = opstatrec }),
 		.own = FILTER_OWN("fia_*"),
-		FILTER_SECTIONS(&G.sect, NULL, onprofend, onprofile),
+		FILTER_SECTIONS(&G.sect, NULL, onprofend, onprofile, analysis_end),
 	};
 	struct filter_opts o = FILTER_OPTS("[-kn] [-m maxline] [-r rules] [file ...]",
 	    .flags = FILTER_FLAGS({ .letter = 'n', .to = &ownonly }));

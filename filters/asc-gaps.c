@@ -736,27 +736,15 @@ onprofile(struct rin *r, void *arg)
 	return 0;
 }
 
-static int
-onrec(struct rin *r, const char *t, size_t n, void *arg)
-{
-	if (sr_is(t, n, "host") && sr_sect_host(&G.sect)) {
-		/* Kernels and steps are complete: write the capture now. */
-		pass_end();
-	}
-	sr_pass(r);
-	return 0;
-}
-
 int
 main(int argc, char *argv[])
 {
 	const struct filter f = {
-		.rec = onrec,
 		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec },
 		    { .type = "step", .rec = steprec }),
 		.own = FILTER_OWN("step_metrics", "bubble",
 		    "bubble_minor", "capture_gaps", "segment"),
-		FILTER_SECTIONS(&G.sect, &G.prof, onprofend, onprofile),
+		FILTER_SECTIONS(&G.sect, &G.prof, onprofend, onprofile, pass_end),
 	};
 	static const int m125[] = { 1, 2, 5 };
 	struct filter_opts o = FILTER_OPTS("[-aks] [-b min_bubble_us] [-m maxline] [-r rules] [file ...]",

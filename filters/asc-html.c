@@ -35,10 +35,10 @@ static const char asc_html_jq[] =
 ;
 
 static const struct gather_type kept[] = {
-	{ "profile", 1, GATHER_FIRST, 0 },
-	{ "anomaly_discovery", 1, GATHER_FIRST, 0 },
-	{ "structure_drilldown", 1, GATHER_FIRST, 0 },
-	{ "op", 0, GATHER_FIRST, 0 },
+	{ .type = "profile", .cap = 1 },
+	{ .type = "anomaly_discovery", .cap = 1 },
+	{ .type = "structure_drilldown", .cap = 1 },
+	{ .type = "op" },
 };
 #define NKEPT	(int)(sizeof kept / sizeof kept[0])
 
@@ -274,15 +274,11 @@ drill(const char *path, const char *step, const struct filter_opts *o)
 int
 main(int argc, char *argv[])
 {
-	static const struct filter_arg args[] = {
-		{ .letter = 'a', .to = &mdpath },
-		{ .letter = 'o', .to = &outpath },
-		{ .letter = 's', .to = &svgdir },
-		{ .letter = 0 }
-	};
 	/* No -m: lines are read up to the longest a stage writes. */
-	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:", .args = args,
-	    .usage = "[-k] [-a report.md] [-o file.html] [-r rules] [-s svgdir] [file]" };
+	struct filter_opts o = FILTER_OPTS("[-k] [-a report.md] [-o file.html] [-r rules] [-s svgdir] [file]",
+	    .common = "kr:",
+	    .args = FILTER_ARGS({ .letter = 'a', .to = &mdpath }, { .letter = 'o', .to = &outpath },
+		{ .letter = 's', .to = &svgdir }));
 	/* One profile: a second one stops the reading, -k or not. */
 	struct filter f = {
 		.rec = keeprec,

@@ -34,30 +34,30 @@ static const char asc_judge_jq[] =
  * record passes through.
  */
 static struct gather_type kept[] = {
-	{ "profile", 1, GATHER_FIRST, 0 },
-	{ "warning", 1000, GATHER_FIRST, 0 },
-	{ "step_trace", 0, GATHER_FIRST, 0 },
-	{ "comm", 20000, GATHER_FIRST, 0 },
-	{ "comm_op", 20000, GATHER_FIRST, 0 },
-	{ "comm_peer", 20000, GATHER_FIRST, 0 },
-	{ "comm_op_wait", 20000, GATHER_FIRST, 0 },
-	{ "comm_group", 1000, GATHER_FIRST, 0 },
-	{ "comm_pipeline", 1000, GATHER_FIRST, 0 },
-	{ "step_metrics", 0, GATHER_FIRST, 0 },
-	{ "bubble", 2000, GATHER_LONGEST, 1 },
-	{ "attribution", 2000, GATHER_LONGEST, 1 },
-	{ "attribution_summary", 1, GATHER_FIRST, 0 },
-	{ "step_groups", 1, GATHER_FIRST, 0 },
-	{ "capture_gaps", 1, GATHER_FIRST, 0 },
-	{ "op", 0, GATHER_FIRST, 0 },
-	{ "op_summary", 1, GATHER_FIRST, 0 },
+	{ .type = "profile", .cap = 1 },
+	{ .type = "warning", .cap = 1000 },
+	{ .type = "step_trace" },
+	{ .type = "comm", .cap = 20000 },
+	{ .type = "comm_op", .cap = 20000 },
+	{ .type = "comm_peer", .cap = 20000 },
+	{ .type = "comm_op_wait", .cap = 20000 },
+	{ .type = "comm_group", .cap = 1000 },
+	{ .type = "comm_pipeline", .cap = 1000 },
+	{ .type = "step_metrics" },
+	{ .type = "bubble", .cap = 2000, .mode = GATHER_LONGEST, .significant = 1 },
+	{ .type = "attribution", .cap = 2000, .mode = GATHER_LONGEST, .significant = 1 },
+	{ .type = "attribution_summary", .cap = 1 },
+	{ .type = "step_groups", .cap = 1 },
+	{ .type = "capture_gaps", .cap = 1 },
+	{ .type = "op" },
+	{ .type = "op_summary", .cap = 1 },
 	/* communication kernels (task_type COMMUNICATION), gathered from the
 	 * kernel records: their per-op durations show a late peer when
 	 * the capture has no HCCL tasks */
-	{ "comm_kernel", 20000, GATHER_FIRST, 0 },
+	{ .type = "comm_kernel", .cap = 20000 },
 	/* asc-parts: per step, where the time goes by model part */
-	{ "step_parts", 100000, GATHER_FIRST, 0 },
-	{ "part", 20000, GATHER_FIRST, 0 },
+	{ .type = "step_parts", .cap = 100000 },
+	{ .type = "part", .cap = 20000 },
 };
 #define NKEPT	(int)(sizeof kept / sizeof kept[0])
 
@@ -279,13 +279,9 @@ main(int argc, char *argv[])
 		.gather_as = gatheras,
 		.whole = flush,
 	};
-	static const struct filter_arg args[] = {
-		{ .letter = 'a', .to = &apath },
-		{ .letter = 0 }
-	};
 	/* No -m: the verdict's lines are the stream's. */
-	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:", .args = args,
-	    .usage = "[-k] [-a attribfile] [-I ranks] [-j file] [-r rules] [file ...]" };
+	struct filter_opts o = FILTER_OPTS("[-k] [-a attribfile] [-I ranks] [-j file] [-r rules] [file ...]",
+	    .common = "kr:", .args = FILTER_ARGS({ .letter = 'a', .to = &apath }));
 	int ch, st;
 
 	inranks = jv_null();

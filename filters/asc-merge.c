@@ -84,17 +84,8 @@ onprofend(struct rin *r, void *arg)
 	busy_clear(&S.busy);
 }
 
-static int
-onrec(struct rin *r, const char *t, size_t n, void *arg)
-{
-	if (sr_is(t, n, "host"))
-		sr_sect_host(&S.sect);
-	sr_pass(r);
-	return 0;
-}
-
 static void
-onend(void *arg)
+onend(void)
 {
 	if (S.busy.have)
 		warnmsg("end of input: kernels of step \"%.40s\" have no \"step\" record",
@@ -105,13 +96,12 @@ int
 main(int argc, char *argv[])
 {
 	const struct filter f = {
-		.rec = onrec,
 		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec },
 		    { .type = "step", .rec = steprec }),
 		.end = onend,
 		.own = FILTER_OWN("segment"),
 		.check = SR_CHECK_KERNEL,
-		FILTER_SECTIONS(&S.sect, NULL, onprofend, NULL),
+		FILTER_SECTIONS(&S.sect, NULL, onprofend, NULL, NULL),
 	};
 	struct filter_opts o = FILTER_OPTS("[-k] [-m maxline] [-r rules] [file ...]");
 	int rc;

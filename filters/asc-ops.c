@@ -53,12 +53,17 @@ onprofile(struct rin *r, void *arg)
 	return 0;
 }
 
+/* A communication op of the profile: its span, for commoverlap(). */
 static int
 commrec(struct rin *r)
 {
 	int64_t s, e;
 	const struct rfield *f;
 
+	if (!S.sect.active) {
+		sr_pass(r);
+		return 0;
+	}
 	if (rin_scan(r) != 0)
 		return -1;
 	if (rin_i64(r, "start_ns", &s) == 0 && (f = rin_get(r, "elapse_ms")) != NULL &&
@@ -72,27 +77,15 @@ commrec(struct rin *r)
 	return 0;
 }
 
-static int
-onrec(struct rin *r, const char *t, size_t n, void *arg)
-{
-	if (sr_is(t, n, "comm") && S.sect.active)
-		return commrec(r);
-	if (sr_is(t, n, "host") && sr_sect_host(&S.sect))
-		profile_out();	/* kernels are complete: ops before the host events */
-	sr_pass(r);
-	return 0;
-}
-
 int
 main(int argc, char *argv[])
 {
 	const struct filter f = {
-		.rec = onrec,
 		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec },
-		    { .type = "step", .rec = steprec }),
+		    { .type = "step", .rec = steprec }, { .type = "comm", .rec = commrec }),
 		.own = FILTER_OWN("op", "op_summary", "op_step"),
 		.check = SR_CHECK_KERNEL,
-		FILTER_SECTIONS(&S.sect, &S.prof, onprofend, onprofile),
+		FILTER_SECTIONS(&S.sect, &S.prof, onprofend, onprofile, profile_out),
 	};
 	struct filter_opts o = FILTER_OPTS("[-k] [-M pmufile] [-m maxline] [-n top] [-r rules] [file ...]",
 	    .args = FILTER_ARGS({ .letter = 'M', .to = &mpath }));

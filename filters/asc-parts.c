@@ -380,20 +380,13 @@ onrec(struct rin *r, const char *t, size_t n, void *arg)
 	return 0;
 }
 
-static void
-onend(void *arg)
-{
-	(void)arg;
-	finish();
-}
-
 int
 main(int argc, char *argv[])
 {
 	const struct filter f = {
 		.rec = onrec,
 		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec }),
-		.end = onend,
+		.end = finish,
 		.bulk = "host",
 		.own = FILTER_OWN("part", "step_parts"),
 	};

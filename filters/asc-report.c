@@ -27,14 +27,14 @@ static const char asc_report_jq[] =
 
 /* What the report reads, capped; everything else is skipped unparsed. */
 static const struct gather_type kept[] = {
-	{ "profile", 1, GATHER_FIRST, 0 },
-	{ "anomaly_discovery", 1, GATHER_FIRST, 0 },
-	{ "structure", 40, GATHER_FIRST, 0 },
-	{ "structure_drilldown", 1, GATHER_FIRST, 0 },
-	{ "op", 0, GATHER_FIRST, 0 },
-	{ "op_summary", 1, GATHER_FIRST, 0 },
-	{ "op_stat", 200, GATHER_FIRST, 0 },
-	{ "warning", 100, GATHER_FIRST, 0 },
+	{ .type = "profile", .cap = 1 },
+	{ .type = "anomaly_discovery", .cap = 1 },
+	{ .type = "structure", .cap = 40 },
+	{ .type = "structure_drilldown", .cap = 1 },
+	{ .type = "op" },
+	{ .type = "op_summary", .cap = 1 },
+	{ .type = "op_stat", .cap = 200 },
+	{ .type = "warning", .cap = 100 },
 };
 #define NKEPT	(int)(sizeof kept / sizeof kept[0])
 
@@ -86,12 +86,8 @@ main(int argc, char *argv[])
 	struct filter f = {
 		.whole = flush,
 	};
-	static const struct filter_arg args[] = {
-		{ .letter = 'o', .to = &outpath },
-		{ .letter = 0 }
-	};
-	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:", .args = args,
-	    .usage = "[-k] [-o file] [-r rules] [file ...]" };
+	struct filter_opts o = FILTER_OPTS("[-k] [-o file] [-r rules] [file ...]",
+	    .common = "kr:", .args = FILTER_ARGS({ .letter = 'o', .to = &outpath }));
 	int st;
 
 	filter_getopt(argc, argv, "o:", &o);

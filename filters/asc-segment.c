@@ -236,24 +236,22 @@ onprofile(struct rin *r, void *arg)
 	return 0;
 }
 
+/* asc-steps' groups: the drilldown follows the dominant group. */
 static int
-onrec(struct rin *r, const char *t, size_t n, void *arg)
+groupsrec(struct rin *r)
 {
 	const struct rfield *f;
 
-	if (sr_is(t, n, "step_groups") && S.sect.active) {
+	if (S.sect.active) {
 		if (rin_scan(r) != 0)
 			return -1;
 		S.domgroup.len = 0;
 		if ((f = rin_get(r, "dominant_group_id")) != NULL && !rf_isnull(f))
 			rf_str(f, &S.domgroup);
-		sr_pass(r);
-		drilldown();
-		return 0;
 	}
-	if (sr_is(t, n, "host") && sr_sect_host(&S.sect))
-		drilldown();
 	sr_pass(r);
+	if (S.sect.active)
+		drilldown();
 	return 0;
 }
 
@@ -261,11 +259,10 @@ int
 main(int argc, char *argv[])
 {
 	const struct filter f = {
-		.rec = onrec,
 		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec },
-		    { .type = "step", .rec = steprec }),
+		    { .type = "step", .rec = steprec }, { .type = "step_groups", .rec = groupsrec }),
 		.own = FILTER_OWN("structure", "step_structure", "structure_drilldown"),
-		FILTER_SECTIONS(&S.sect, &S.prof, onprofend, onprofile),
+		FILTER_SECTIONS(&S.sect, &S.prof, onprofend, onprofile, drilldown),
 	};
 	struct filter_opts o = FILTER_OPTS("[-k] [-a pattern] [-m maxline] [-r rules] [file ...]",
 	    .args = FILTER_ARGS({ .letter = 'a', .to = &annot }));

@@ -797,34 +797,18 @@ static void
 onprofend(struct rin *r, void *arg)
 {
 	section_end();
-}
-
-static int
-onprofile(struct rin *r, void *arg)
-{
-	profile_reset();
-	return 0;
-}
-
-static int
-onrec(struct rin *r, const char *t, size_t n, void *arg)
-{
-	if (sr_is(t, n, "host"))
-		section_end();
-	sr_pass(r);
-	return 0;
+	profile_reset();	/* freed as it ends: the next starts empty */
 }
 
 int
 main(int argc, char *argv[])
 {
 	const struct filter f = {
-		.rec = onrec,
 		.on = FILTER_ON({ .type = "kernel", .rec = kernelrec },
 		    { .type = "marker", .rec = markerrec }),
 		.own = FILTER_OWN("step", "step_groups"),
 		.check = SR_CHECK_KERNEL,
-		FILTER_SECTIONS(&P.sect, &P.prof, onprofend, onprofile),
+		FILTER_SECTIONS(&P.sect, &P.prof, onprofend, NULL, section_end),
 	};
 	struct filter_opts o = FILTER_OPTS("[-k] [-c count_tol] [-m maxline] [-p pattern] [-r rules] [-s share_tol] [file ...]",
 	    .args = FILTER_ARGS({ .letter = 'p', .to = &pattern }));

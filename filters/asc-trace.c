@@ -414,16 +414,11 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *outpath = NULL, *merge = NULL;
-	const struct filter_arg args[] = {
-		{ .letter = 'm', .to = &merge },
-		{ .letter = 'o', .to = &outpath },
-		{ .letter = 's', .to = &keep },
-		{ .letter = 0 }
-	};
 	/* -m is --merge: lines are read up to the longest a stage writes. */
-	struct filter_opts o = { .maxline = FILTER_MAXLINE, .common = "kr:", .longopts = lopt,
-	    .args = args,
-	    .usage = "[-ak] [-m trace.json] [-o file] [-p pid] [-r rules] [-s copy] [file]" };
+	struct filter_opts o = FILTER_OPTS("[-ak] [-m trace.json] [-o file] [-p pid] [-r rules] [-s copy] [file]",
+	    .common = "kr:", .longopts = lopt,
+	    .args = FILTER_ARGS({ .letter = 'm', .to = &merge }, { .letter = 'o', .to = &outpath },
+		{ .letter = 's', .to = &keep }));
 	struct copier c = { .fd = -1 };
 	int ch;
 

@@ -116,6 +116,15 @@ profile(const struct filter *f, struct rin *r)
 	return f->profile ? f->profile(r, f->arg) : 0;
 }
 
+/* A "host" record, with sect_host set: the first ends the kernel section. */
+static void
+host(const struct filter *f)
+{
+	if (f->kernels_end && f->sect->active && f->sect->sec != SR_HOST)
+		f->kernels_end();
+	sr_sect_host(f->sect);
+}
+
 /* The stage's function for type t[0..tn): its entry in on, else rec. */
 static int
 dispatch(const struct filter *f, struct rin *r, const char *t, size_t tn)
@@ -125,6 +134,10 @@ dispatch(const struct filter *f, struct rin *r, const char *t, size_t tn)
 	for (on = f->on; on != NULL && on->type != NULL; on++)
 		if (sr_is(t, tn, on->type))
 			return on->rec(r);
+	if (f->rec == NULL) {
+		sr_pass(r);
+		return 0;
+	}
 	return f->rec(r, t, tn, f->arg);
 }
 
@@ -134,6 +147,8 @@ onerec(const struct filter *f, struct rin *r, const char *t, size_t tn)
 {
 	if (f->sect && sr_is(t, tn, "profile") && profile(f, r) != 0)
 		return -1;
+	if (f->sect_host && sr_is(t, tn, "host"))
+		host(f);
 	if (dispatch(f, r, t, tn) != 0)
 		return -1;
 	if (f->bulk && sr_is(t, tn, f->bulk))
@@ -221,7 +236,7 @@ filter_run(int nfiles, char **files, const struct filter_opts *o, const struct f
 	if (f->sect && f->check)
 		sr_sect_end(f->sect, f->check, stdout);
 	if (f->end)
-		f->end(f->arg);
+		f->end();
 	return rc;
 }
 

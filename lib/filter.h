@@ -82,7 +82,8 @@ struct filter {
 	/*
 	 * Every record but the stage's own, with its "type" (tlen bytes, not
 	 * NUL-terminated).  Returns 0, or -1 with r's error set.
-	 * The stage passes the records on itself (sr_pass).
+	 * The stage passes the records on itself (sr_pass).  NULL: they
+	 * pass on unchanged.
 	 */
 	int	(*rec)(struct rin *r, const char *type, size_t tlen, void *arg);
 	/*
@@ -92,8 +93,8 @@ struct filter {
 	 */
 	const struct filter_on *on;
 	/* After the last record of the last file; not after a stop. */
-	void	(*end)(void *arg);
-	void	 *arg;		/* given to every callback */
+	void	(*end)(void);
+	void	 *arg;		/* given to the callbacks that take one */
 	/*
 	 * bulk: a record type that rec() passes unchanged (bulk_drop: drops)
 	 * from its second consecutive record on; the loop then moves such
@@ -142,6 +143,15 @@ struct filter {
 	struct buf *prof;
 	void	(*profile_end)(struct rin *r, void *arg);
 	int	(*profile)(struct rin *r, void *arg);
+	/*
+	 * sect_host: the loop, not the stage, follows the host section: it
+	 * counts each "host" record (sr_sect_host) and calls kernels_end,
+	 * when set, at a profile's first one, before the section turns to
+	 * the host events and before rec() sees it: the profile's kernels
+	 * and steps are complete and the stage writes what it found.
+	 */
+	int	 sect_host;
+	void	(*kernels_end)(void);
 
 	/*
 	 * Gather mode (when gather is set): the records of one profile are
@@ -169,12 +179,14 @@ struct filter {
  * The bookkeeping of a stage that reads each profile section by section
  * (steprec.h) and passes on its host events, the last section, unread:
  * its section sect, where the profile's "profile" value goes (prof, NULL:
- * not kept) and its calls at a profile's end and start (NULL: none).  The
- * fields of its struct filter, as designated initialisers.
+ * not kept), its calls at a profile's end and start and at the end of
+ * its kernels (NULL: none).  The fields of its struct filter, as
+ * designated initialisers.
  */
-#define FILTER_SECTIONS(sect_, prof_, end_, start_) \
+#define FILTER_SECTIONS(sect_, prof_, end_, start_, kernels_end_) \
 	.bulk = "host", .sect = (sect_), .prof = (prof_), \
-	.profile_end = (end_), .profile = (start_)
+	.profile_end = (end_), .profile = (start_), \
+	.sect_host = 1, .kernels_end = (kernels_end_)
 
 /* Returns EX_OK or EX_DATA; an unreadable file exits EX_SYS. */
 int	filter_run(int nfiles, char **files, const struct filter_opts *o,
