@@ -14,6 +14,7 @@
 #include "cmp.h"
 #include "dec.h"
 #include "filter.h"
+#include "intern.h"
 #include "rec.h"
 #include "rules.h"
 #include "steprec.h"
@@ -263,7 +264,7 @@ step_begin(const char *id, size_t idn, const char *source, int measurable)
 	s->consec = 0;
 	s->kernels = s->dursum = s->waitsum = s->nstreams = 0;
 	s->firststart = s->lastend = 0;
-	s->hash = 0xcbf29ce484222325ULL;
+	s->hash = FNV_INIT;
 	s->idjson.len = 0;
 	out_esc(&s->idjson, id, idn);
 	P.open = 1;
@@ -322,12 +323,8 @@ step_add(const struct sr_kern *k)
 	tmp.len = 0;
 	if (k->name)
 		rf_str(k->name, &tmp);
-	for (size_t i = 0; i < tmp.len; i++) {
-		s->hash ^= (unsigned char)tmp.p[i];
-		s->hash *= 0x100000001b3ULL;
-	}
-	s->hash ^= 0xff;	/* separator: never a byte of UTF-8 text */
-	s->hash *= 0x100000001b3ULL;
+	s->hash = fnv(s->hash, tmp.p, tmp.len);
+	s->hash = fnv(s->hash, "\xff", 1);	/* separator: never a byte of UTF-8 text */
 }
 
 /* Same template: |n - m| <= ctol % of m, every task-type share within stol points. */

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "intern.h"
 #include "rec.h"
 #include "steprec.h"
 #include "util.h"
@@ -40,18 +41,15 @@ extern const char *const scopename[NSCOPE];
  * the distinct names, not by the events.
  */
 struct istr {
-	size_t		 off;
-	uint32_t	 len;
 	int		 cls;
 	unsigned char	 nfam, cfam;	/* family as a name, as a category */
 };
 
+/* The names (their text: names.v[id].s, .n) and what each is, by id. */
 struct istrtab {
+	struct intern	 names;
 	struct istr	*v;
 	uint32_t	 n, cap;
-	uint32_t	*slot;		/* open addressing: id + 1, 0 empty */
-	size_t		 nslot;
-	struct buf	 text;
 };
 extern struct istrtab I;
 

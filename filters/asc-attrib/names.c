@@ -83,73 +83,42 @@ profcode(const char *s)
 	return r;
 }
 
-static uint64_t
-hash(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-	return h;
-}
-
-/* The id of raw JSON string text s[0..n), added when new. */
+/* The id of raw JSON string text s[0..n), added when new: the name's
+ * class and families are found once. */
 uint32_t
 intern(const char *s, size_t n)
 {
-	size_t i;
+	size_t id = intern_add(&I.names, s, n);
+	struct rfield f = { NULL, s, 0, n };
+	struct istr *e;
 
-	if (2 * ((size_t)I.n + 1) > I.nslot) {
-		size_t ns = I.nslot ? 2 * I.nslot : 1024;
-
-		free(I.slot);
-		I.slot = xcalloc(ns, sizeof *I.slot);
-		I.nslot = ns;
-		for (uint32_t id = 0; id < I.n; id++) {
-			i = hash(I.text.p + I.v[id].off, I.v[id].len) & (ns - 1);
-			while (I.slot[i])
-				i = (i + 1) & (ns - 1);
-			I.slot[i] = id + 1;
-		}
-	}
-	for (i = hash(s, n) & (I.nslot - 1); I.slot[i]; i = (i + 1) & (I.nslot - 1)) {
-		const struct istr *e = &I.v[I.slot[i] - 1];
-
-		if (e->len == n && memcmp(I.text.p + e->off, s, n) == 0)
-			return I.slot[i] - 1;
-	}
+	if (id < I.n)
+		return (uint32_t)id;
 	if (I.n == I.cap) {
 		I.cap = I.cap ? 2 * I.cap : 1024;
 		I.v = xreallocarray(I.v, I.cap, sizeof *I.v);
 	}
-	I.v[I.n].off = I.text.len;
-	I.v[I.n].len = (uint32_t)n;
-	buf_add(&I.text, s, n);
-	{
-		struct rfield f = { NULL, s, 0, n };
-
-		I.v[I.n].cls = 0;
-		I.v[I.n].nfam = I.v[I.n].cfam = NOFAM;
-		if (rf_str(&f, &tmp) == 0) {
-			I.v[I.n].cls = (globs(syncmarks, tmp.p) ? 1 : 0) |
-			    (globs(commmarks, tmp.p) ? 2 : 0) |
-			    (globs(stepmarks, tmp.p) ? 4 : 0) |
-			    (globs(dispops, tmp.p) ? 8 : 0) |
-			    (globs(copycalls, tmp.p) ? 16 : 0) |
-			    (globs(copyev, tmp.p) ? 32 : 0) |
-			    (globs(todevcalls, tmp.p) ? 64 : 0) |
-			    (userframe(tmp.p) ? 128 : 0) |
-			    (profcode(tmp.p) ? 256 : 0);
-			for (int k = nfam - 1; k >= 0; k--) {
-				if (globs(famnames[k], tmp.p))
-					I.v[I.n].nfam = (unsigned char)k;
-				if (globs(famcats[k], tmp.p))
-					I.v[I.n].cfam = (unsigned char)k;
-			}
-		}
+	e = &I.v[I.n++];
+	e->cls = 0;
+	e->nfam = e->cfam = NOFAM;
+	if (rf_str(&f, &tmp) != 0)
+		return (uint32_t)id;
+	e->cls = (globs(syncmarks, tmp.p) ? 1 : 0) |
+	    (globs(commmarks, tmp.p) ? 2 : 0) |
+	    (globs(stepmarks, tmp.p) ? 4 : 0) |
+	    (globs(dispops, tmp.p) ? 8 : 0) |
+	    (globs(copycalls, tmp.p) ? 16 : 0) |
+	    (globs(copyev, tmp.p) ? 32 : 0) |
+	    (globs(todevcalls, tmp.p) ? 64 : 0) |
+	    (userframe(tmp.p) ? 128 : 0) |
+	    (profcode(tmp.p) ? 256 : 0);
+	for (int k = nfam - 1; k >= 0; k--) {
+		if (globs(famnames[k], tmp.p))
+			e->nfam = (unsigned char)k;
+		if (globs(famcats[k], tmp.p))
+			e->cfam = (unsigned char)k;
 	}
-	I.slot[i] = I.n + 1;
-	return I.n++;
+	return (uint32_t)id;
 }
 
 void
@@ -158,5 +127,5 @@ putistr(uint32_t id)
 	if (id == NOID)
 		buf_adds(&ob, "null");
 	else
-		buf_add(&ob, I.text.p + I.v[id].off, I.v[id].len);
+		buf_add(&ob, I.names.v[id].s, I.names.v[id].n);
 }

@@ -200,7 +200,7 @@ rootev(int64_t pid, int64_t tid, int64_t s, int64_t e, uint32_t name, uint32_t f
 		*r = (struct root){ .pid = pid, .tid = tid, .s = s, .e = e, .name = name,
 		    .call = NOID, .frame = NOID, .before = { .n = -1 }, .after = { .n = -1 },
 		    .waitnext = -1,
-		    .dq = I.v[name].len > 9 && memcmp(I.text.p + I.v[name].off, "\"Dequeue@", 9) == 0 };
+		    .dq = I.names.v[name].n > 9 && memcmp(I.names.v[name].s, "\"Dequeue@", 9) == 0 };
 		t->isopen = 1;
 		t->slot = -1;
 		if (inwindow(s, e)) {	/* its place now: R stays in opening order */
