@@ -229,7 +229,8 @@ modules:
 
 lint:
 	mandoc -Tlint -Wwarning man/*.1 man/*.7
-	for f in tests/run tests/case.sh tests/bench/run tests/modules tests/portable tests/differential/same-outputs $(PIPES:%=pipelines/%); do bash -n $$f || exit 1; done
+	for f in tests/run tests/case.sh tests/bench/run tests/modules tests/cites tests/portable tests/differential/same-outputs $(PIPES:%=pipelines/%); do bash -n $$f || exit 1; done
+	tests/cites
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)/schemas

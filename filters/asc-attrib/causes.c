@@ -39,7 +39,7 @@ figures(const struct win *w, struct fig *f)
 		f->busy += run_len(&st->th[i].u);
 }
 
-/* The spec's label rules, in order; thresholds compared exactly. */
+/* The label rules of asc-attrib(1), in order; thresholds compared exactly. */
 void
 labels(const struct win *w, const struct fig *f, int hosts, struct lab *lb)
 {

@@ -379,7 +379,7 @@ put_jv(struct buf *b, const char *key, jv v)
 /*
  * communication.json is read by the streaming lib/ingest/commjson reader, twice:
  * tab_comm_read() checks it, counts its ops and, when the profile has no other
- * time origin, finds the smallest op start; putcomm() writes the comm
+ * time origin, finds the smallest op start; tab_comm_put() writes the comm
  * records straight to the output at their place in the stream.  Memory
  * stays that of one op whatever the size of the file.
  */

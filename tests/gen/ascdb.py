@@ -1,7 +1,7 @@
 """ascdb.py - write the SQLite export (ascend_pytorch_profiler_<rank>.db) of
 a profile ascgen.py has just written as text: the same facts, in the tables
-and columns the real torch_npu DB export has (see reference FORMATS.md
-section 11 and tests/data/real/alexnet-2rank-db).
+and columns the real torch_npu DB export has (see asc-ingest(1), SQLite
+export, and tests/data/real/alexnet-2rank-db).
 
 Read back from the text export, so text and DB are the same profile:
 kernel_details.csv -> TASK, COMPUTE_TASK_INFO, TASK_PMU_INFO,

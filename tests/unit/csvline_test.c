@@ -134,7 +134,7 @@ cb2(int c, void *data)
 	recs_end(data);
 }
 
-/* STYLE.md §4 pitfall 2: libcsv trims blanks unless told not to. */
+/* libcsv trims blanks unless told not to. */
 static int
 nospace(unsigned char c)
 {
@@ -164,7 +164,7 @@ bylibcsv(const char *path, struct recs *rs, char *err, size_t errsz)
 		n += m;
 	}
 	fclose(fp);
-	/* libcsv has no BOM handling (§4 pitfall 10). */
+	/* libcsv has no BOM handling. */
 	if (n >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0)
 		off = 3;
 	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {

@@ -291,7 +291,7 @@ test_fallback(void)
 	}
 }
 
-/* STYLE.md §3.2: each libjq 1.6 surprise, as it reaches asc. */
+/* Each libjq 1.6 surprise, as it reaches asc. */
 static void
 test_jq16(void)
 {
@@ -364,7 +364,7 @@ test_jq16(void)
 	}
 
 	/* libjq 1.6 leniencies the fallback inherits: .5, 1., 01 are
-	 * accepted and normalised; a leading + is refused (issue 15). */
+	 * accepted and normalised; a leading + is refused. */
 	CHECK(scanone(&r, "{\"a\":+1}") == -1);
 	CHECK(strstr(rin_errmsg(r), "is not JSON") != NULL);
 	done(r);
@@ -380,7 +380,7 @@ test_nested(void)
 {
 	struct rin *r;
 
-	/* A record consumed is checked whole (issue 14 item 6): a broken
+	/* A record consumed is checked whole: a broken
 	 * nested value that no filter asks for is refused, with libjq's
 	 * message, and the line has no fields. */
 	CHECK(scanone(&r, "{\"type\":\"k\",\"start_ns\":5,\"pmu\":{\"a\":1,]}}") == -1);
