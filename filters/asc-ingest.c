@@ -23,6 +23,7 @@
 #include "ingest/source.h"
 #include "ingest/tables.h"
 #include "ingest/trace.h"
+#include "filter.h"
 #include "rec.h"
 #include "rules.h"
 #include "util.h"
@@ -49,14 +50,16 @@ static char hbuf[1 << 20], mbuf[1 << 20];
 static int exitcode = EX_OK;
 struct buf ob;
 
-static void usage(void) __attribute__((noreturn));
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-0dklLPq] [-H hostfile] [-M pmufile] [-p pattern] [-r rules] path ...\n", progname);
-	exit(EX_SYS);
-}
+/* The common -k and -r (no -m: asc-ingest reads profiles, not records). */
+static struct filter_opts opts = {
+	.common = "kr:",
+	.usage = "[-0dklLPq] [-H hostfile] [-M pmufile] [-p pattern] [-r rules] path ...",
+	.args = FILTER_ARGS({ .letter = 'H', .to = &hpath }, { .letter = 'M', .to = &mpath },
+	    { .letter = 'p', .to = &step_pattern }),
+	.flags = FILTER_FLAGS({ .letter = '0', .to = &nulflag }, { .letter = 'd', .to = &dflag },
+	    { .letter = 'l', .to = &lflag }, { .letter = 'P', .to = &nopmu },
+	    { .letter = 'q', .to = &qflag }),
+};
 
 /* A data error: report; stop unless -k. */
 void
@@ -187,54 +190,20 @@ int
 main(int argc, char *argv[])
 {
 	int ch;
-	const char *t, *rfile = NULL;
+	const char *t;
 
-	setprogname_(argv[0]);
-	version_opt(argc, argv);
-	while ((ch = getopt(argc, argv, "0dH:klLM:Pp:qr:")) != -1) {
-		switch (ch) {
-		case '0':
-			nulflag = 1;
-			break;
-		case 'H':
-			hpath = optarg;
-			break;
-		case 'd':
-			dflag = 1;
-			break;
-		case 'k':
-			kflag = 1;
-			break;
-		case 'l':
-			lflag = 1;
-			break;
-		case 'L':
-			rec_out_leave = REC_OUT_LEAN;
-			break;
-		case 'M':
-			mpath = optarg;
-			break;
-		case 'P':
-			nopmu = 1;
-			break;
-		case 'p':
-			step_pattern = optarg;
-			break;
-		case 'q':
-			qflag = 1;
-			break;
-		case 'r':
-			rfile = optarg;
-			break;
-		default:
-			usage();
-		}
+	while ((ch = filter_getopt(argc, argv, "0dH:lLM:Pp:q", &opts)) != -1) {
+		/* -L, the one letter that sets no switch of its own */
+		if (ch != 'L')
+			filter_usage(&opts);
+		rec_out_leave = REC_OUT_LEAN;
 	}
+	kflag = opts.kflag;
 	argc -= optind;
 	argv += optind;
 	if (argc == 0)
-		usage();
-	rules_load(rfile);
+		filter_usage(&opts);
+	rules_load(opts.rules);
 	if ((t = getenv("TMPDIR")) != NULL && *t)
 		tmpdir = t;
 	progress = !qflag && isatty(2);
