@@ -7,6 +7,7 @@
  * its own job, and compiles on its own as well.
  */
 #include "msg.c"
+#include "readrules.c"
 #include "trace.c"
 #include "json.c"
 #include "runs.c"

@@ -347,6 +347,13 @@ struct trace {
 	uint32_t	*map2;		/* its thread indices, once joined */
 };
 
+/* Thread h's name (NULL: none), for events.c and put.c's records. */
+static inline const char *
+tr_thrname(const struct trace *t, const struct thr *h)
+{
+	return h->name ? t->tname[h->name - 1] : NULL;
+}
+
 enum {
 	ST_START, ST_OBJ0, ST_OBJKEY, ST_OBJNEXT, ST_ARR0, ST_ARRNEXT,
 	ST_ARRELEM, ST_DONE
@@ -394,8 +401,7 @@ int	tr_getthr(struct trace *t, int64_t pid, int64_t tid, int create);
 void	tr_thrroom(struct trace *t, size_t n);
 void	tr_thrinit(struct thr *h, int64_t pid, int64_t tid);
 void	tr_thrindex(struct trace *t, size_t from);
-/* Thread h's name (NULL: none); set it to s, a string t now owns. */
-const char *tr_thrname(const struct trace *t, const struct thr *h);
+/* Set thread h's name (tr_thrname) to s, a string t now owns. */
 void	tr_setthrname(struct trace *t, struct thr *h, char *s);
 /* The process and thread metadata changed: provisional sets are stale. */
 void	tr_newgen(struct trace *t);
@@ -421,7 +427,11 @@ void	tr_dev_close(struct devev *e);
 
 /* hwwait: keep an Ascend Hardware event if its "Task Type" is Notify Wait. */
 void	tr_hwwait(struct trace *t, const struct ev *ev, const struct shdr *h, struct thr *th);
+/* readrules: a marker kind's prefix; is a name a step marker (its kind
+ * and the length of its prefix)? */
 const char *tr_mkprefix(const struct trace *t, int kind);
+int	tr_ismarker(const struct trace *t, const char *s, size_t n, size_t *klen,
+    int *kind);
 int	tr_event(struct trace *t, const struct ev *ev, const char *at);
 int	tr_mkcmp(const void *a, const void *b);
 int	tr_flcmp(const void *a, const void *b);
