@@ -17,10 +17,10 @@
 /*
  * Host records as asc-ingest writes them, read without the general
  * scanner: the keys in their fixed order, plain strings (no escapes) and
- * integers.  Anything else returns -1 and takes the general path, which
- * gives the same result for any valid record ($ASC_ATTRIB_CHECK holds
- * the two to that: hostcheck).  Six million host events make this the
- * hottest loop of the filter.
+ * plain integers (jscan.h).  Anything else returns -1 and takes the
+ * general path, which gives the same result for any valid record
+ * ($ASC_ATTRIB_CHECK holds the two to that: hostcheck).  Six million host
+ * events make this the hottest loop of the filter.
  */
 struct hraw {
 	const char		*name, *cat;	/* raw JSON strings; cat NULL: none */
@@ -49,22 +49,14 @@ cstr(const char *p, const char *e, const char *key, size_t kn, const char **v, s
 	return q + 1;
 }
 
-/* ,"key":N at p: a JSON number (js_numend) that rf_i64, the general
- * path's conversion, takes as an integer, and where it ends, or NULL. */
+/* ,"key":N at p: a plain integer (js_int) and where it ends, or NULL;
+ * other numbers are the general path's (rf_i64). */
 static const char *
 cint(const char *p, const char *e, const char *key, size_t kn, int64_t *v)
 {
-	struct rfield f;
-	const char *q;
-
 	if ((size_t)(e - p) < kn + 1 || memcmp(p, key, kn) != 0)
 		return NULL;
-	p += kn;
-	if ((q = js_numend(p, e)) == NULL)
-		return NULL;
-	f.v = p;
-	f.vlen = (size_t)(q - p);
-	return rf_i64(&f, v) == 0 ? q : NULL;
+	return js_int(p + kn, e, v);
 }
 
 #define CSTR(k, v, n)	if ((p = cstr(p, e, k, sizeof k - 1, v, n)) == NULL) return -1
