@@ -20,7 +20,7 @@ BIN	 = $(FILTERS:%=bin/%)
 # profiler's files, used by asc-ingest alone (`make modules` checks this).
 LIBOBJ	 = lib/busy.o lib/util.o lib/dec.o lib/rec.o lib/rec_scan.o lib/rec_jq.o lib/rec_field.o lib/rec_write.o lib/steprec.o lib/filter.o lib/rules.o lib/rules_default.o lib/jqprog.o lib/gather.o lib/intern.o lib/opkey.o lib/spool.o lib/strv.o lib/nsms.o
 INGOBJ	 = lib/ingest/find.o lib/ingest/tables.o lib/ingest/meta.o lib/ingest/cell.o lib/ingest/ktab.o lib/ingest/rec_out.o lib/ingest/source.o lib/ingest/nest.o lib/ingest/csvline.o lib/ingest/timeline.o lib/ingest/warns.o lib/ingest/dbread.o lib/ingest/dbscan.o lib/ingest/dbstep.o lib/ingest/dbkern.o lib/ingest/dbhost.o lib/ingest/dbcomm.o lib/ingest/dbctask.o lib/ingest/dbdtask.o lib/ingest/commjson.o lib/ingest/commjson_tok.o lib/ingest/commjson_rec.o
-UNITS	 = dec rec csvline trace simd jscan helpers filter
+UNITS	 = dec rec csvline trace simd jscan helpers filter pmu
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
 # A filter's own modules, linked into it alone: filters/FILTER/*.c.
 OPSOBJ	 = filters/asc-ops/pmu.o filters/asc-ops/table.o filters/asc-ops/kernels.o \
@@ -140,6 +140,10 @@ lib/ingest/libingest.a: $(INGOBJ)
 	$(AR) rcs $@ $(INGOBJ)
 
 tests/unit/%_test: tests/unit/%_test.o lib/ingest/libingest.a lib/libasc.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# A filter's module under test is linked in from the filter's directory.
+tests/unit/pmu_test: tests/unit/pmu_test.o filters/asc-ops/pmu.o lib/libasc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 %.o: %.c

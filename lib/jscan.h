@@ -1,10 +1,12 @@
 /*
  * jscan: the JSON scanning that the record reader (rec_scan.c) and the
  * profile readers (lib/ingest: json.c, commjson_tok.c) share: blanks, hex
- * digits, the number grammar and the run of a string to its next quote,
- * backslash or control byte.  Each reader keeps its own fast path for
- * the common short string; the run below is built of simd.h's scans,
- * each tested against its plain reference (`make check-portable`).
+ * digits, the number grammar, a plain integer and the run of a string to
+ * its next quote, backslash or control byte; and asc-ops' and asc-attrib's
+ * pre-scans of the records asc-ingest writes.  Each reader keeps its own
+ * fast path for the common short string; the run below is built of
+ * simd.h's scans, each tested against its plain reference (`make
+ * check-portable`).
  */
 #ifndef ASC_JSCAN_H
 #define ASC_JSCAN_H
@@ -114,6 +116,28 @@ js_isnum(const char *s, size_t n)
 	int ok;
 
 	return js_num(s, s + n, &ok) == s + n && ok;
+}
+
+/*
+ * A JSON number at p that is a plain integer of at most 18 digits (an
+ * int64_t holds it): its value in *v and where it ends.  NULL for any
+ * other number (a fraction, an exponent, more digits) or none, which the
+ * caller then reads the long way (rf_i64).
+ */
+static inline const char *
+js_int(const char *p, const char *e, int64_t *v)
+{
+	const char *d;
+	uint64_t x = 0;
+	int neg = p < e && *p == '-';
+
+	for (d = p += neg; p < e && *p >= '0' && *p <= '9'; p++)
+		x = x * 10 + (uint64_t)(*p - '0');
+	if (p == d || p - d > 18 || (*d == '0' && p - d > 1) ||
+	    (p < e && (*p == '.' || *p == 'e' || *p == 'E')))
+		return NULL;
+	*v = neg ? -(int64_t)x : (int64_t)x;
+	return p;
 }
 
 /* The first '"', '\\' or control byte of [p, e) (simd_isstop), or e. */

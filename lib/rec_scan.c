@@ -347,7 +347,7 @@ fastscan(struct rin *r, const char *s, size_t len)
 	const char *p = skipws(s, s + len), *e = s + len;
 	int rc;
 
-	while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+	while (e > p && js_isws((unsigned char)e[-1]))
 		e--;
 	r->nf = 0;
 	memset(r->kh, 0, sizeof r->kh);

@@ -9,6 +9,7 @@
 #include <jv.h>
 
 #include "intern.h"
+#include "jscan.h"
 #include "opkey.h"
 #include "rec.h"
 #include "rules.h"
@@ -42,94 +43,80 @@ static struct {
 } pc[PMUCACHE];		/* column i's key as last seen, and its P_* or -1 */
 
 /*
- * strtod, with the plain decimals of the PMU columns ("0.123456") done
- * without it: at most 15 digits make an exact integer and 10^k (k <= 22)
+ * The value of the JSON number [p, q) (js_num read it whole): the plain
+ * decimals of the PMU columns ("0.123456") without strtod, which reads
+ * the rest.  At most 15 digits make an exact integer and 10^k (k <= 15)
  * is exact, so one division is the correctly rounded value, strtod's own.
  */
 static double
-pmudbl(const char *p, const char *e, char **end)
+pmudbl(const char *p, const char *q)
 {
 	static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
 	    1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
-	const char *q = p;
+	const char *s = p + (*p == '-'), *f;
 	uint64_t m = 0;
-	int nd = 0, frac = 0, neg = 0;
+	int nd = 0, frac = 0;
 
-	if (q < e && *q == '-') {
-		neg = 1;
-		q++;
+	for (; s < q && *s >= '0' && *s <= '9'; s++, nd++)
+		m = m * 10 + (uint64_t)(*s - '0');
+	if (s < q && *s == '.') {
+		for (f = ++s; s < q && *s >= '0' && *s <= '9'; s++, nd++)
+			m = m * 10 + (uint64_t)(*s - '0');
+		frac = (int)(s - f);
 	}
-	for (; q < e && *q >= '0' && *q <= '9'; q++, nd++)
-		m = m * 10 + (uint64_t)(*q - '0');
-	if (nd > 0 && q < e && *q == '.') {
-		const char *f = ++q;
-
-		for (; q < e && *q >= '0' && *q <= '9'; q++, nd++)
-			m = m * 10 + (uint64_t)(*q - '0');
-		frac = (int)(q - f);
-	}
-	if (nd == 0 || nd > 15 || (frac == 0 && q > p && q[-1] == '.') ||
-	    (q < e && (*q == 'e' || *q == 'E' || *q == '.')))
-		return strtod(p, end);
-	*end = (char *)(uintptr_t)q;
+	if (s < q || nd > 15)	/* an exponent, or digits a double may not hold */
+		return strtod(p, NULL);
 	double d = (double)m / p10[frac];
 
-	return neg ? -d : d;
+	return *p == '-' ? -d : d;
 }
 
 /*
- * Scan the flat object of numbers [p, e) into val / has.  0: it was
- * exactly that (numbers and nulls, closed at e), as asc-ingest writes it;
- * -1: another shape, of which the values before the first one not
- * understood are kept.
+ * Scan the flat object of numbers [p, e) into val / has, with jscan.h's
+ * blanks, string runs and number grammar.  0: it was exactly that (JSON
+ * numbers and nulls, unescaped keys), as asc-ingest writes it; -1:
+ * another shape, of which the values before the first one not understood
+ * are kept.  tests/unit/pmu_test.c holds it to the record reader.
  */
 int
 pmu_scan(const char *p, const char *e, double *val, int *has)
 {
-	int col = 0;
+	int col = 0, ok;
 
 	memset(has, 0, NPMU * sizeof *has);
-	while (p < e && *p == ' ')
-		p++;
+	p = js_ws(p, e);
 	if (p >= e || *p != '{')
 		return -1;
 	p++;
 	for (;;) {
-		const char *k;
+		const char *k, *q;
 		size_t kn;
 		uint64_t h;
-		char *end;
-		double d;
 
-		while (p < e && (*p == ' ' || *p == '\t'))
-			p++;
+		p = js_ws(p, e);
 		if (p < e && *p == '}' && col == 0)
-			return p + 1 == e ? 0 : -1;
+			return js_ws(p + 1, e) == e ? 0 : -1;
 		if (p >= e || *p != '"')
 			return -1;
 		k = ++p;
 		/* Every kernel of a file has the same columns in the same order:
 		 * the key column col had last time, when it is there again
-		 * (a cached key holds no quote or backslash), is not scanned. */
+		 * (a cached key is a plain run: no quote, backslash or control),
+		 * is not scanned. */
 		int cached = col < PMUCACHE && (kn = pc[col].kn) > 0 && (size_t)(e - p) > kn &&
 		    p[kn] == '"' && memcmp(p, pc[col].k, kn) == 0;
 
 		if (cached)
 			p += kn;
 		else {
-			while (p < e && *p != '"' && *p != '\\')
-				p++;
-			if (p >= e || *p == '\\')
+			if ((p = js_stop(p, e)) >= e || *p != '"')
 				return -1;
 			kn = (size_t)(p - k);
 		}
-		p++;
-		while (p < e && *p == ' ')
-			p++;
+		p = js_ws(p + 1, e);
 		if (p >= e || *p++ != ':')
 			return -1;
-		while (p < e && *p == ' ')
-			p++;
+		p = js_ws(p, e);
 		if (p >= e)
 			return -1;
 		/* Only ratio, rate and percent columns are wanted. */
@@ -157,30 +144,23 @@ pmu_scan(const char *p, const char *e, double *val, int *has)
 			if (e - p < 4 || memcmp(p, "null", 4) != 0)
 				return -1;
 			p += 4;
-		} else if (want < 0) {
-			/* a number's characters, unparsed */
-			const char *q = p;
-
-			while (p < e && ((*p >= '0' && *p <= '9') || *p == '.' || *p == '-' ||
-			    *p == '+' || *p == 'e' || *p == 'E'))
-				p++;
-			if (p == q)
-				return -1;
+			if (want >= 0)
+				has[want] = 0;	/* a repeated key: the last wins, as in jq */
 		} else {
-			d = pmudbl(p, e, &end);
-			if (end == p)
+			if ((q = js_num(p, e, &ok)) == NULL || !ok)
 				return -1;
-			p = end;
-			val[want] = d;
-			has[want] = 1;
+			if (want >= 0) {
+				val[want] = pmudbl(p, q);
+				has[want] = 1;
+			}
+			p = q;
 		}
-		while (p < e && (*p == ' ' || *p == '\t'))
-			p++;
+		p = js_ws(p, e);
 		if (p < e && *p == ',') {
 			p++;
 			continue;
 		}
-		return p < e && *p == '}' && p + 1 == e ? 0 : -1;
+		return p < e && *p == '}' && js_ws(p + 1, e) == e ? 0 : -1;
 	}
 }
 
@@ -437,22 +417,19 @@ mkhash(const char *src, size_t n)
  * A pmu record as asc-ingest writes it (PREFIX,"src":"...","pmu":{...}},
  * PREFIX its type and profile), taken apart without the general scanner:
  * src's raw text, and the pmu value in [*v, *e).  -1: another shape.
+ * tests/unit/pmu_test.c holds it to rin_scan.
  */
-static int
-pmufast(const struct rin *m, const struct buf *pre, struct rfield *src, const char **v,
-    const char **e)
+int
+pmu_fast(const char *line, size_t len, const struct buf *pre, struct rfield *src,
+    const char **v, const char **e)
 {
-	size_t len;
-	const char *line = rin_line(m, &len);
 	const char *p = line + pre->len, *end = line + len, *q;
 
 	if (len <= pre->len + 8 || memcmp(line, pre->p, pre->len) != 0 ||
 	    memcmp(p, ",\"src\":\"", 8) != 0 || end[-1] != '}')
 		return -1;
 	q = p + 7;
-	for (p = q + 1; p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20; p++)
-		;
-	if (p >= end || *p != '"')
+	if ((p = js_stop(q + 1, end)) >= end || *p != '"')
 		return -1;
 	src->v = q;
 	src->vlen = (size_t)(p + 1 - q);
@@ -505,7 +482,8 @@ pmu_join_file(struct pmu_join *jn, const char *path, size_t maxline, const char 
 		size_t j;
 		struct rfield fsrc;
 		const struct rfield *src = &fsrc, *f;
-		const char *v, *ve;
+		const char *line, *v, *ve;
+		size_t len;
 		uint64_t h;
 		double pval[NPMU];
 		int phas[NPMU], pmu = 0, isnull = 0, fast;
@@ -514,7 +492,8 @@ pmu_join_file(struct pmu_join *jn, const char *path, size_t maxline, const char 
 			goto bad;
 		/* The fast shape, its values read once; else the record is
 		 * checked whole and its values read as far as they go. */
-		fast = pmufast(m, &pre, &fsrc, &v, &ve) == 0;
+		line = rin_line(m, &len);
+		fast = pmu_fast(line, len, &pre, &fsrc, &v, &ve) == 0;
 		if (fast && !(isnull = ve - v == 4 && memcmp(v, "null", 4) == 0))
 			fast = pmu_scan(v, ve, pval, phas) == 0;
 		if (!fast) {

@@ -53,6 +53,11 @@ void	pmu_init(void);
  * there).  0: exactly that shape; -1: another, the values before the first
  * one not understood kept. */
 int	pmu_scan(const char *p, const char *e, double *val, int *has);
+/* A pmu record line in asc-ingest's layout (pre: its {"type":"pmu",
+ * "profile":... prefix): src's raw span and the pmu value's [*v, *e).
+ * 0, or -1 for any other shape (the caller then scans it whole). */
+int	pmu_fast(const char *line, size_t len, const struct buf *pre, struct rfield *src,
+	    const char **v, const char **e);
 /* One call's values into an op's sums. */
 void	pmu_add(struct pmu_sum *, const double *val, const int *has, int64_t dur);
 void	pmu_judge(const struct pmu_sum *, const struct pmu_who *, struct pmu_judge *);

@@ -9,6 +9,7 @@
 
 #include <jv.h>
 
+#include "jscan.h"
 #include "trace.h"
 
 /*
@@ -68,7 +69,7 @@ cws(struct copier *c)
 {
 	int ch;
 
-	while ((ch = cgetc(c)) == ' ' || ch == '\t' || ch == '\r' || ch == '\n')
+	while (js_isws(ch = cgetc(c)))
 		;
 	return ch;
 }
@@ -140,7 +141,7 @@ cstring(struct copier *c, struct buf *e)
 			for (int i = 0; ch == 'u' && i < 4; i++) {
 				int h = cgetc(c);
 
-				if (h <= 0 || !strchr("0123456789abcdefABCDEF", h))
+				if (js_hexval(h) < 0)
 					cbad(c, at, "a \\u escape without four hex digits");
 				buf_addc(e, h);
 			}
@@ -202,13 +203,14 @@ cword(struct copier *c, int ch, struct buf *e, int minus)
 	cbad(c, at, "not a JSON value");
 }
 
-/* A number, checked against JSON's grammar. */
+/* A number: the bytes a number may hold, then jscan.h's grammar on them. */
 static void
 cnumber(struct copier *c, int ch, struct buf *e)
 {
 	uint64_t at = c->off - 1;
 	size_t from = e->len;
-	const char *p;
+	const char *end;
+	int ok;
 
 	if (ch == '-') {
 		int nx = cgetc(c);
@@ -225,28 +227,8 @@ cnumber(struct copier *c, int ch, struct buf *e)
 		ch = cgetc(c);
 	}
 	cunget(c, ch);
-	p = e->p + from + (e->p[from] == '-');
-	if (*p == '0')
-		p++;
-	else if (*p >= '1' && *p <= '9')
-		while (*p >= '0' && *p <= '9')
-			p++;
-	else
-		cbad(c, at, "not a JSON number");
-	if (*p == '.') {
-		if (*++p < '0' || *p > '9')
-			cbad(c, at, "not a JSON number");
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	if (*p == 'e' || *p == 'E') {
-		p += p[1] == '+' || p[1] == '-';
-		if (*++p < '0' || *p > '9')
-			cbad(c, at, "not a JSON number");
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	if (*p != '\0')
+	end = e->p + e->len;
+	if (js_num(e->p + from, end, &ok) != end || !ok)
 		cbad(c, at, "not a JSON number");
 }
 
@@ -315,8 +297,7 @@ copy_head(struct copier *c)
 	int ch;
 
 	/* A byte order mark, then the trace. */
-	while ((ch = cgetc(c)) == ' ' || ch == '\t' || ch == '\r' || ch == '\n' ||
-	    ch == 0xef || ch == 0xbb || ch == 0xbf)
+	while (js_isws(ch = cgetc(c)) || ch == 0xef || ch == 0xbb || ch == 0xbf)
 		;
 	if (ch == '[') {
 		emit("[\n", 2);

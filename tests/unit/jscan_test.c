@@ -1,6 +1,7 @@
 /*
  * jscan_test: lib/jscan.h and lib/intern.h.  The number grammar against
- * a table of JSON texts (valid, invalid, cut by the end), js_stop against
+ * a table of JSON texts (valid, invalid, cut by the end), js_int against
+ * js_num and strtoll, js_stop against
  * simd_isstop one byte at a time on random bytes at every alignment, the
  * hex digits, the FNV-1a test vectors and the intern table's ids.
  * Silent when all hold.
@@ -37,6 +38,49 @@ numbers(void)
 		CHECK(ok == t[i].ok && (size_t)(q - s) == t[i].stop);
 		CHECK(js_isnum(s, strlen(s)) == (t[i].ok && q == e));
 		CHECK(js_numend(s, e) == (t[i].ok ? q : NULL));
+	}
+}
+
+/*
+ * js_int against its reference: js_num's whole number with no point or
+ * exponent, at most 18 digits and no digit after it (01), valued by
+ * strtoll; on a table and on
+ * random runs of digits, signs, points and exponents.
+ */
+static void
+ints(void)
+{
+	static const char pick[] = "0123456789-.eE+,x";
+	static const char *const t[] = { "0", "-0", "7", "-12", "999999999999999999",
+	    "-999999999999999999", "1000000000000000000", "01", "00", "-", "", "1.0", "1e3",
+	    "12,", "12x", "-01", "123456789012345678901234" };
+	char b[32];
+	uint64_t x = 2463534242ULL;
+
+	for (int round = 0; round < 200000; round++) {
+		const char *s = b, *e, *q, *r;
+		size_t n;
+		int64_t v = 0;
+		int ok;
+
+		if (round < (int)(sizeof t / sizeof t[0]))
+			s = t[round];
+		else {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			n = (size_t)(x % 24);
+			for (size_t i = 0; i < n; i++)
+				b[i] = pick[(x >> (2 * i % 48)) % 4 ? (x >> (i + 3)) % 10 :
+				    (x >> (i + 7)) % (sizeof pick - 1)];
+			b[n] = '\0';
+		}
+		e = s + strlen(s);
+		q = js_num(s, e, &ok);
+		/* 01: a 0 cut short, no integer */
+		r = ok && q - s - (*s == '-') <= 18 && !(q < e && *q >= '0' && *q <= '9') &&
+		    !memchr(s, '.', (size_t)(q - s)) &&
+		    !memchr(s, 'e', (size_t)(q - s)) && !memchr(s, 'E', (size_t)(q - s)) ? q : NULL;
+		CHECK(js_int(s, e, &v) == r);
+		CHECK(r == NULL || v == strtoll(s, NULL, 10));
 	}
 }
 
@@ -104,6 +148,7 @@ int
 main(void)
 {
 	numbers();
+	ints();
 	stops();
 	hashes();
 	return fails != 0;
