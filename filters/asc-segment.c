@@ -49,43 +49,6 @@ ap(size_t off)
 	return S.arena.p + off;
 }
 
-/* Per-step id of a kernel's op key, for the period search. */
-static int
-nameid(size_t idx)
-{
-	const struct sk *k = &S.k[idx];
-	uint64_t h = hash64(0, ap(k->key), k->keylen);
-	size_t i;
-
-	if (2 * (size_t)(S.nids + 1) > S.htcap) {
-		size_t ncap = S.htcap ? 2 * S.htcap : 1024;
-		int *nt = xreallocarray(NULL, ncap, sizeof *nt);
-
-		for (size_t j = 0; j < ncap; j++)
-			nt[j] = -1;
-		for (size_t j = 0; j < S.htcap; j++)
-			if (S.ht[j] >= 0) {
-				const struct sk *o = &S.k[S.ht[j]];
-				uint64_t oh = hash64(0, ap(o->key), o->keylen);
-
-				for (i = oh & (ncap - 1); nt[i] >= 0; i = (i + 1) & (ncap - 1))
-					;
-				nt[i] = S.ht[j];
-			}
-		free(S.ht);
-		S.ht = nt;
-		S.htcap = ncap;
-	}
-	for (i = h & (S.htcap - 1); S.ht[i] >= 0; i = (i + 1) & (S.htcap - 1)) {
-		const struct sk *o = &S.k[S.ht[i]];
-
-		if (o->keylen == k->keylen && memcmp(ap(o->key), ap(k->key), k->keylen) == 0)
-			return o->id;
-	}
-	S.ht[i] = (int)idx;
-	return S.nids++;
-}
-
 static void
 step_reset(void)
 {
@@ -95,9 +58,7 @@ step_reset(void)
 	S.haveid = 0;
 	S.streams.len = S.tts.len = 0;
 	S.nstreams = S.ntts = 0;
-	for (size_t i = 0; i < S.htcap; i++)
-		S.ht[i] = -1;
-	S.nids = 0;
+	intern_clear(&S.keys);
 }
 
 static int
@@ -144,7 +105,8 @@ kernelrec(struct rin *r)
 	if (k.task_type == NULL || rf_str(k.task_type, &tmp) != 0)
 		tmp.len = 0;
 	p->cls = (unsigned char)tt_class(tmp.len ? tmp.p : NULL);
-	p->id = nameid(S.nk);
+	/* the key's id, for the period search */
+	p->id = (int)intern_add(&S.keys, ap(p->key), p->keylen);
 	S.nk++;
 	sr_pass(r);
 	return 0;

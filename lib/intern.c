@@ -29,9 +29,9 @@ fnv32(const void *p, size_t n)
 }
 
 /*
- * Eight bytes per multiply where fnv takes one byte, for the op tables of
- * asc-ops and asc-segment, which hash some 200 bytes of keys per kernel.
- * Never printed: its values may change.
+ * Eight bytes per multiply where fnv takes one byte, for the intern
+ * tables, which in asc-ops and asc-segment hash some 200 bytes of keys
+ * per kernel.  Never printed: its values may change.
  */
 uint64_t
 hash64(uint64_t seed, const void *p, size_t n)
@@ -58,7 +58,7 @@ hash64(uint64_t seed, const void *p, size_t n)
 static size_t
 slotof(const struct intern *t, const char *s, size_t n)
 {
-	size_t i = fnv(FNV_INIT, s, n) & (t->nslot - 1);
+	size_t i = hash64(0, s, n) & (t->nslot - 1);
 
 	for (; t->slot[i]; i = (i + 1) & (t->nslot - 1)) {
 		const struct iname *e = &t->v[t->slot[i] - 1];
@@ -122,4 +122,23 @@ intern_line(struct buf *l, int *n, const char *s, size_t len)
 	buf_add(l, s, len);
 	buf_addc(l, '\n');
 	return (*n)++;
+}
+
+void
+intern_clear(struct intern *t)
+{
+	for (size_t id = 0; id < t->n; id++)
+		free(t->v[id].s);
+	t->n = 0;
+	if (t->nslot > 0)
+		memset(t->slot, 0, t->nslot * sizeof *t->slot);
+}
+
+void
+intern_free(struct intern *t)
+{
+	intern_clear(t);
+	free(t->v);
+	free(t->slot);
+	*t = (struct intern){ 0 };
 }

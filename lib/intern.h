@@ -33,6 +33,9 @@ struct intern {
 size_t	intern_add(struct intern *, const char *s, size_t n);
 /* The id of s[0..n), or -1 when it is not in the table. */
 long	intern_find(const struct intern *, const char *s, size_t n);
+/* Empties the table, its room kept: ids start again at 0. */
+void	intern_clear(struct intern *);
+void	intern_free(struct intern *);
 
 /*
  * A handful of strings (streams, task types) kept as the lines of l, *n

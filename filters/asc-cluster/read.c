@@ -48,15 +48,14 @@ size_t nlink;
 /*
  * Ops of one name in one step of one rank, in order: the n-th comm
  * record and the n-th communication kernel of that name are the same op.
- * A hash table on (rank, step, op) keeps that matching linear.
+ * An intern table on (rank, step, op) keeps that matching linear.
  */
 struct occ {
-	int	 rank;
-	char	*step, *op;
 	size_t	*idx;			/* cis of the comm records, in order */
 	int	 ncomm, nkern;
 };
-static struct occ *occs;
+static struct intern occkeys;
+static struct occ *occs;		/* by id of occkeys */
 static size_t nocc, occcap;
 
 static struct rank *
@@ -393,44 +392,24 @@ newci(int rank)
 	return &cis[ncis++];
 }
 
-static uint64_t
-occhash(int rank, const char *step, const char *op)
-{
-	uint64_t h = fnv(1469598103934665603ULL ^ (uint64_t)rank, step, strlen(step));
-
-	h = fnv(h, "\x1f", 1);
-	return fnv(h, op, strlen(op));
-}
-
+/* The ops of (rank, step, op): their key is the rank's bytes, the step,
+ * a NUL and the op. */
 static struct occ *
 occof(int rank, const char *step, const char *op)
 {
-	size_t i;
+	static struct buf k;
+	size_t id;
 
-	if (2 * (nocc + 1) > occcap) {
-		struct occ *old = occs;
-		size_t oldcap = occcap;
-
-		occcap = occcap ? occcap * 2 : 256;
-		occs = xcalloc(occcap, sizeof *occs);
-		for (size_t k = 0; k < oldcap; k++)
-			if (old[k].op) {
-				i = occhash(old[k].rank, old[k].step, old[k].op) & (occcap - 1);
-				while (occs[i].op)
-					i = (i + 1) & (occcap - 1);
-				occs[i] = old[k];
-			}
-		free(old);
+	k.len = 0;
+	buf_add(&k, &rank, sizeof rank);
+	buf_add(&k, step, strlen(step) + 1);
+	buf_adds(&k, op);
+	id = intern_add(&occkeys, k.p, k.len);
+	if (id == nocc) {
+		occs = xgrow(occs, nocc, &occcap, 256, sizeof *occs);
+		occs[nocc++] = (struct occ){ 0 };
 	}
-	i = occhash(rank, step, op) & (occcap - 1);
-	for (; occs[i].op; i = (i + 1) & (occcap - 1))
-		if (occs[i].rank == rank && strcmp(occs[i].op, op) == 0 && strcmp(occs[i].step, step) == 0)
-			return &occs[i];
-	occs[i].rank = rank;
-	occs[i].step = xstrdup(step);
-	occs[i].op = xstrdup(op);
-	nocc++;
-	return &occs[i];
+	return &occs[id];
 }
 
 static double

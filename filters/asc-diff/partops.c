@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "intern.h"
 #include "opkey.h"
 #include "rec.h"
 #include "util.h"
@@ -22,16 +23,19 @@ struct pstep {
 	int	 n;
 };
 
+/* An op of a part of a step: its key in keys is the step, the part and
+ * the op's name (opkey.h), its sums in cells by the key's id. */
 struct cell {
 	int	 step, part;
-	char	*op, *type;
+	char	*type;
 	int64_t	 calls, dur, wait;
 };
 
 static struct pstep *steps;
 static int nsteps;
+static struct intern keys;
 static struct cell *cells;
-static size_t ncells, cap;	/* cap: a power of two, open addressing */
+static size_t ncells, cap;
 
 static int
 cmp64(const void *a, const void *b)
@@ -101,40 +105,17 @@ find_part(const struct pstep *s, int64_t t)
 	return lo == 0 ? -1 : s->part[lo - 1];
 }
 
+/* The cell of key k[0..n) (see struct cell) of the step and part. */
 static struct cell *
-cell_get(int step, int part, const char *op, size_t n)
+cell_get(int step, int part, const char *k, size_t n)
 {
-	uint64_t h;
-	size_t i;
+	size_t id = intern_add(&keys, k, n);
 
-	if (2 * (ncells + 1) > cap) {
-		struct cell *old = cells;
-		size_t oc = cap;
-
-		cap = cap ? 2 * cap : 1024;
-		cells = xcalloc(cap, sizeof *cells);
-		for (size_t j = 0; j < oc; j++)
-			if (old[j].op) {
-				h = hash64((uint64_t)old[j].step << 32 | (uint32_t)old[j].part,
-				    old[j].op, strlen(old[j].op));
-				for (i = h & (cap - 1); cells[i].op; i = (i + 1) & (cap - 1))
-					;
-				cells[i] = old[j];
-			}
-		free(old);
+	if (id == ncells) {
+		cells = xgrow(cells, ncells, &cap, 1024, sizeof *cells);
+		cells[ncells++] = (struct cell){ .step = step, .part = part };
 	}
-	h = hash64((uint64_t)step << 32 | (uint32_t)part, op, n);
-	for (i = h & (cap - 1); cells[i].op; i = (i + 1) & (cap - 1))
-		if (cells[i].step == step && cells[i].part == part &&
-		    strlen(cells[i].op) == n && memcmp(cells[i].op, op, n) == 0)
-			return &cells[i];
-	cells[i].step = step;
-	cells[i].part = part;
-	cells[i].op = xmalloc(n + 1);
-	memcpy(cells[i].op, op, n);
-	cells[i].op[n] = '\0';
-	ncells++;
-	return &cells[i];
+	return &cells[id];
 }
 
 /* One kernel line: summed into its part's op, if it is in a part. */
@@ -145,7 +126,7 @@ add_kernel(struct rin *r, struct buf *tmp, struct buf *key)
 	int64_t t, dur = 0, wait = 0;
 	struct pstep *s = NULL;
 	struct cell *c;
-	int part;
+	int step, part;
 
 	if (rin_scan(r) != 0)
 		return -1;
@@ -163,9 +144,12 @@ add_kernel(struct rin *r, struct buf *tmp, struct buf *key)
 	tmp->len = 0;
 	if ((f = rin_get(r, "name")) == NULL || rf_str(f, tmp) != 0)
 		return 0;
+	step = (int)(s - steps);
 	key->len = 0;
+	buf_add(key, &step, sizeof step);
+	buf_add(key, &part, sizeof part);
 	opkey(tmp->p, tmp->len, key);
-	c = cell_get((int)(s - steps), part, key->p, key->len);
+	c = cell_get(step, part, key->p, key->len);
 	if (c->type == NULL && (f = rin_get(r, "op_type")) != NULL && !rf_isnull(f)) {
 		tmp->len = 0;
 		if (rf_str(f, tmp) == 0)
@@ -182,23 +166,22 @@ cells_take(void)
 {
 	jv out = jv_array();
 
-	for (size_t i = 0; i < cap; i++) {
+	for (size_t i = 0; i < ncells; i++) {
 		struct cell *c = &cells[i];
+		const char *op = keys.v[i].s + 2 * sizeof(int);
 		jv o;
 
-		if (!c->op)
-			continue;
 		o = jv_object_set(jv_object(), jv_string("step_id"), jv_string(steps[c->step].id));
 		o = jv_object_set(o, jv_string("part"), jv_number(c->part));
-		o = jv_object_set(o, jv_string("op"), jv_string(c->op));
+		o = jv_object_set(o, jv_string("op"), jv_string(op));
 		o = jv_object_set(o, jv_string("op_type"), c->type ? jv_string(c->type) : jv_null());
 		o = jv_object_set(o, jv_string("calls"), jv_number((double)c->calls));
 		o = jv_object_set(o, jv_string("dur_ns"), jv_number((double)c->dur));
 		o = jv_object_set(o, jv_string("wait_ns"), jv_number((double)c->wait));
 		out = jv_array_append(out, o);
-		free(c->op);
 		free(c->type);
 	}
+	intern_free(&keys);
 	free(cells);
 	cells = NULL;
 	ncells = cap = 0;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "busy.h"
+#include "intern.h"
 #include "rec.h"
 #include "steprec.h"
 #include "util.h"
@@ -27,9 +28,8 @@ _Static_assert(NVIEW == PMU_VIEWS, "an op of each view has PMU sums");
 #define MAXSHP		16
 
 struct op {
-	char		*key;
+	const char	*key;			/* in S.ops.keys */
 	size_t		 keylen;
-	uint64_t	 h;
 	int		 view;
 	char		*optype;		/* unescaped, or NULL */
 	char		*tt;			/* task type of the first call */
@@ -47,7 +47,9 @@ struct op {
 	int		 rcost, rdur, rroot, anchor;
 };
 
+/* The ops of the profile, by id of their view and key in keys. */
 struct optab {
+	struct intern	 keys;
 	struct op	**v;
 	size_t		 cap, n;
 };

@@ -266,11 +266,10 @@ profile_out(void)
 		mrc = EX_DATA;
 	S.emitted = 1;
 	v = xcalloc(S.ops.n + 1, sizeof *v);
-	for (size_t i = 0; i < S.ops.cap; i++)
-		if (S.ops.v[i]) {
-			v[n++] = S.ops.v[i];
-			nv[S.ops.v[i]->view]++;
-		}
+	for (size_t i = 0; i < S.ops.n; i++) {
+		v[n++] = S.ops.v[i];
+		nv[S.ops.v[i]->view]++;
+	}
 	off[0] = 0;
 	for (int i = 1; i < NVIEW; i++)
 		off[i] = off[i - 1] + nv[i - 1];

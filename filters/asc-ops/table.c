@@ -21,46 +21,32 @@ avg(int64_t sum, int64_t n)
 	return sum >= 0 ? (sum + n / 2) / n : -((-sum + n / 2) / n);
 }
 
+/* The op of key k[0..n) in view: its table key is the view's byte, then k. */
 struct op *
 op_get(int view, const char *k, size_t n)
 {
-	uint64_t h = hash64((uint64_t)view, k, n);
+	static struct buf tk;
 	struct optab *t = &S.ops;
-	size_t i;
+	struct op *o;
+	size_t id;
 
-	if (2 * (t->n + 1) > t->cap) {
-		size_t ncap = t->cap ? 2 * t->cap : 256;
-		struct op **nv = xcalloc(ncap, sizeof *nv);
-
-		for (size_t j = 0; j < t->cap; j++)
-			if (t->v[j]) {
-				for (i = t->v[j]->h & (ncap - 1); nv[i]; i = (i + 1) & (ncap - 1))
-					;
-				nv[i] = t->v[j];
-			}
-		free(t->v);
-		t->v = nv;
-		t->cap = ncap;
-	}
-	for (i = h & (t->cap - 1); t->v[i]; i = (i + 1) & (t->cap - 1))
-		if (t->v[i]->h == h && t->v[i]->view == view && t->v[i]->keylen == n &&
-		    memcmp(t->v[i]->key, k, n) == 0)
-			return t->v[i];
-	struct op *o = xcalloc(1, sizeof *o);
-
-	o->key = xstrndup(k, n);
+	tk.len = 0;
+	buf_addc(&tk, (char)view);
+	buf_add(&tk, k, n);
+	id = intern_add(&t->keys, tk.p, tk.len);
+	if (id < t->n)
+		return t->v[id];
+	t->v = xgrow(t->v, t->n, &t->cap, 256, sizeof *t->v);
+	o = t->v[t->n++] = xcalloc(1, sizeof *o);
+	o->key = t->keys.v[id].s + 1;
 	o->keylen = n;
-	o->h = h;
 	o->view = view;
-	t->v[i] = o;
-	t->n++;
 	return o;
 }
 
 static void
 op_free(struct op *o)
 {
-	free(o->key);
 	free(o->optype);
 	free(o->tt);
 	for (int i = 0; i < o->nnames; i++)
@@ -74,12 +60,10 @@ op_free(struct op *o)
 void
 ops_clear(void)
 {
-	for (size_t i = 0; i < S.ops.cap; i++)
-		if (S.ops.v[i]) {
-			op_free(S.ops.v[i]);
-			S.ops.v[i] = NULL;
-		}
+	for (size_t id = 0; id < S.ops.n; id++)
+		op_free(S.ops.v[id]);
 	S.ops.n = 0;
+	intern_clear(&S.ops.keys);
 }
 
 void

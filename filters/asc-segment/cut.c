@@ -47,10 +47,10 @@ period(const int *seq, int lo, int hi, int depth)
 
 	if (depth < MAXDEPTH && n >= 2 * minperiod && n >= minrepeat && maxd >= minperiod) {
 		int *cnt = xcalloc((size_t)maxd + 1, sizeof *cnt);
-		int *last = xreallocarray(NULL, (size_t)S.nids + 1, sizeof *last);
+		int *last = xreallocarray(NULL, S.keys.n + 1, sizeof *last);
 		int *cand = xcalloc((size_t)ncand, sizeof *cand);
 
-		for (int i = 0; i <= S.nids; i++)
+		for (int i = 0; i <= (int)S.keys.n; i++)
 			last[i] = -1;
 		for (int i = lo; i < hi; i++) {
 			int d = last[seq[i]] >= 0 ? i - last[seq[i]] : 0;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "intern.h"
 #include "rec.h"
 #include "steprec.h"
 #include "util.h"
@@ -57,10 +58,7 @@ struct seg {
 	size_t		 nk, capk;
 	struct buf	 arena, stepid, streams, tts;
 	int		 nstreams, ntts, haveid;
-	/* name ids of the step: open addressing over S.k indices */
-	int		*ht;
-	size_t		 htcap;
-	int		 nids;
+	struct intern	 keys;			/* the op keys of the step, by id */
 	/* structure types of the profile */
 	uint64_t	*types;
 	size_t		 ntypes, captypes;

@@ -11,6 +11,7 @@
 #include "cell.h"
 #include "dbread_int.h"
 #include "nest.h"
+#include "pidtab.h"
 #include "rec_out.h"
 
 /* ---------- host events: depth and leaf by nest.c, as from the text ---------- */
@@ -32,44 +33,31 @@ struct hstate {
 	uint64_t	 head, tail, cap;
 	struct hthr	*th;
 	size_t		 nth;
-	int		*slot;
-	size_t		 nslot;
+	struct pidtab	 ht;		/* th by (pid, tid) */
 };
+
+static struct pidkey
+thkey(const void *arg, size_t i)
+{
+	const struct hstate *h = arg;
+
+	return (struct pidkey){ h->th[i].pid, h->th[i].tid };
+}
 
 static int
 getthr(struct hstate *h, int64_t pid, int64_t tid)
 {
-	uint64_t k = ((uint64_t)pid * 0x9E3779B97F4A7C15ULL) ^ (uint64_t)tid * 0xC2B2AE3D27D4EB4FULL;
-	size_t i;
+	int i = pidtab_find(&h->ht, pid, tid, thkey, h);
 
-	if (h->nth * 2 >= h->nslot) {
-		size_t ns = h->nslot ? h->nslot * 2 : 64;
-		int *sl = xcalloc(ns, sizeof *sl);
-
-		for (size_t j = 0; j < h->nth; j++) {
-			uint64_t kk = ((uint64_t)h->th[j].pid * 0x9E3779B97F4A7C15ULL) ^
-			    (uint64_t)h->th[j].tid * 0xC2B2AE3D27D4EB4FULL;
-
-			for (i = kk & (ns - 1); sl[i]; i = (i + 1) & (ns - 1))
-				;
-			sl[i] = (int)j + 1;
-		}
-		free(h->slot);
-		h->slot = sl;
-		h->nslot = ns;
-	}
-	for (i = k & (h->nslot - 1); h->slot[i]; i = (i + 1) & (h->nslot - 1)) {
-		struct hthr *t = &h->th[h->slot[i] - 1];
-
-		if (t->pid == pid && t->tid == tid)
-			return h->slot[i] - 1;
-	}
+	if (i >= 0)
+		return i;
 	h->th = xreallocarray(h->th, h->nth + 1, sizeof *h->th);
 	memset(&h->th[h->nth], 0, sizeof h->th[0]);
 	h->th[h->nth].pid = pid;
 	h->th[h->nth].tid = tid;
-	h->slot[i] = (int)h->nth + 1;
-	return (int)h->nth++;
+	h->nth++;
+	pidtab_index(&h->ht, h->nth - 1, h->nth, thkey, h);
+	return (int)h->nth - 1;
 }
 
 static void
@@ -369,7 +357,7 @@ db_put_host(struct dbread *d, FILE *fp, const char *profile, int64_t origin)
 	for (size_t i = 0; i < h.nth; i++)
 		nest_free(&h.th[i].nt);
 	free(h.th);
-	free(h.slot);
+	free(h.ht.slot);
 	if (r != SQLITE_DONE)
 		return dbi_sqlerr(d, "PYTORCH_API/CANN_API");
 	return 0;

@@ -6,60 +6,31 @@
 #include "intern.h"
 #include "rules.h"
 
-/* ---------- hash tables ---------- */
+/* ---------- the processes and threads, indexed by (pid, tid) ---------- */
 
-static void
-ht_grow(struct htab *h, size_t need, uint64_t (*key)(const struct trace *, int),
-    const struct trace *t)
+static struct pidkey
+prkey(const void *arg, size_t i)
 {
-	size_t ncap = h->cap ? h->cap : 64;
-	int *ns;
+	const struct trace *t = arg;
 
-	while (ncap < need * 2)
-		ncap *= 2;
-	if (ncap == h->cap)
-		return;
-	ns = xcalloc(ncap, sizeof *ns);
-	for (size_t i = 0; i < h->cap; i++) {
-		if (h->slot[i]) {
-			size_t j = key(t, h->slot[i] - 1) & (ncap - 1);
-
-			while (ns[j])
-				j = (j + 1) & (ncap - 1);
-			ns[j] = h->slot[i];
-		}
-	}
-	free(h->slot);
-	h->slot = ns;
-	h->cap = ncap;
+	return (struct pidkey){ t->pr[i].pid, 0 };
 }
 
-static uint64_t
-prkey(const struct trace *t, int i)
+static struct pidkey
+thkey(const void *arg, size_t i)
 {
-	return mix64((uint64_t)t->pr[i].pid);
-}
+	const struct trace *t = arg;
 
-static uint64_t
-thkey(const struct trace *t, int i)
-{
-	return mix64((uint64_t)t->th[i].pid * 0x9e3779b97f4a7c15ULL ^
-	    (uint64_t)t->th[i].tid);
+	return (struct pidkey){ t->th[i].pid, t->th[i].tid };
 }
 
 int
 tr_getproc(struct trace *t, int64_t pid, int create)
 {
-	size_t j;
+	int i = pidtab_find(&t->hpr, pid, 0, prkey, t);
 
-	if (t->hpr.cap) {
-		j = mix64((uint64_t)pid) & (t->hpr.cap - 1);
-		for (; t->hpr.slot[j]; j = (j + 1) & (t->hpr.cap - 1))
-			if (t->pr[t->hpr.slot[j] - 1].pid == pid)
-				return t->hpr.slot[j] - 1;
-	}
-	if (!create)
-		return -1;
+	if (i >= 0 || !create)
+		return i;
 	if (t->npr == t->cpr) {
 		t->cpr = t->cpr ? t->cpr * 2 : 16;
 		t->pr = xreallocarray(t->pr, t->cpr, sizeof *t->pr);
@@ -68,44 +39,29 @@ tr_getproc(struct trace *t, int64_t pid, int create)
 	t->pr[t->npr].pid = pid;
 	t->pr[t->npr].dev = -2;
 	t->npr++;
-	ht_grow(&t->hpr, t->npr, prkey, t);
-	j = mix64((uint64_t)pid) & (t->hpr.cap - 1);
-	while (t->hpr.slot[j])
-		j = (j + 1) & (t->hpr.cap - 1);
-	t->hpr.slot[j] = (int)t->npr;
+	pidtab_index(&t->hpr, t->npr - 1, t->npr, prkey, t);
 	return (int)t->npr - 1;
 }
 
 int
 tr_getthr(struct trace *t, int64_t pid, int64_t tid, int create)
 {
-	uint64_t k = mix64((uint64_t)pid * 0x9e3779b97f4a7c15ULL ^ (uint64_t)tid);
-	size_t j;
+	int i;
 
 	if (t->lastth >= 0 && t->lastpid == pid && t->lasttid == tid)
 		return t->lastth;
-	if (t->hth.cap) {
-		j = k & (t->hth.cap - 1);
-		for (; t->hth.slot[j]; j = (j + 1) & (t->hth.cap - 1)) {
-			struct thr *h = &t->th[t->hth.slot[j] - 1];
-
-			if (h->pid == pid && h->tid == tid) {
-				t->lastth = t->hth.slot[j] - 1;
-				t->lastpid = pid;
-				t->lasttid = tid;
-				return t->lastth;
-			}
-		}
+	if ((i = pidtab_find(&t->hth, pid, tid, thkey, t)) < 0) {
+		if (!create)
+			return -1;
+		tr_thrroom(t, t->nth + 1);
+		tr_thrinit(&t->th[t->nth++], pid, tid);
+		tr_thrindex(t, t->nth - 1);
+		i = (int)t->nth - 1;
 	}
-	if (!create)
-		return -1;
-	tr_thrroom(t, t->nth + 1);
-	tr_thrinit(&t->th[t->nth++], pid, tid);
-	tr_thrindex(t, t->nth - 1);
-	t->lastth = (int)t->nth - 1;
+	t->lastth = i;
 	t->lastpid = pid;
 	t->lasttid = tid;
-	return t->lastth;
+	return i;
 }
 
 void
@@ -134,14 +90,7 @@ tr_thrinit(struct thr *h, int64_t pid, int64_t tid)
 void
 tr_thrindex(struct trace *t, size_t from)
 {
-	ht_grow(&t->hth, t->nth, thkey, t);
-	for (size_t i = from; i < t->nth; i++) {
-		size_t j = thkey(t, (int)i) & (t->hth.cap - 1);
-
-		while (t->hth.slot[j])
-			j = (j + 1) & (t->hth.cap - 1);
-		t->hth.slot[j] = (int)i + 1;
-	}
+	pidtab_index(&t->hth, from, t->nth, thkey, t);
 }
 
 static const char *const hostnames[] = {
@@ -802,7 +751,7 @@ tr_finish(struct trace *t)
 	linkflows(t);
 	/* no thread is looked up by (pid, tid) any more */
 	free(t->hth.slot);
-	t->hth = (struct htab){ 0 };
+	t->hth = (struct pidtab){ 0 };
 	t->lastth = -1;
 	t->done = 1;
 }

@@ -231,7 +231,7 @@ tr_split_join(struct trace *t, struct rdst *rs)
 	 * held whole at once.
 	 */
 	free(u->hth.slot);
-	u->hth = (struct htab){ 0 };
+	u->hth = (struct pidtab){ 0 };
 	map = xreallocarray(NULL, u->nth + 1, sizeof *map);
 	n1 = t->nth;
 	for (size_t i = 0; i < u->nth; i++) {

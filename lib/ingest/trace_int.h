@@ -35,6 +35,7 @@
 #include "dec.h"
 #include "jscan.h"
 #include "nest.h"
+#include "pidtab.h"
 #include "rec.h"
 #include "simd.h"
 #include "util.h"
@@ -208,11 +209,6 @@ struct thr {
 _Static_assert(sizeof(struct thr) == 64, "thread layout");
 _Static_assert(NSET <= 8, "spill sets of a thread");
 
-struct htab {
-	int		*slot;		/* index + 1, 0 empty */
-	size_t		 cap, n;
-};
-
 /*
  * Step marker, a fixed-size record of sorted runs: the name is the
  * prefix of kind (an index of the rules' steps.marker_kinds, one past
@@ -314,7 +310,7 @@ struct trace {
 	size_t		 nth, cth;
 	char		**tname;	/* thread names, by thr.name - 1 */
 	size_t		 ntname, ctname;
-	struct htab	 hpr, hth;
+	struct pidtab	 hpr, hth;
 	unsigned long	 gen;
 	int		 lastth;
 	int64_t		 lastpid, lasttid;
@@ -397,7 +393,7 @@ int	tr_getproc(struct trace *t, int64_t pid, int create);
 /* Thread (pid, tid)'s index (made if create, else -1), while the trace is
  * read: its hash is freed when reading is done. */
 int	tr_getthr(struct trace *t, int64_t pid, int64_t tid, int create);
-/* Room for n threads; a new thread; threads from..nth-1 into the hash. */
+/* Room for n threads; a new thread; threads from..nth-1 into hth. */
 void	tr_thrroom(struct trace *t, size_t n);
 void	tr_thrinit(struct thr *h, int64_t pid, int64_t tid);
 void	tr_thrindex(struct trace *t, size_t from);
@@ -471,17 +467,6 @@ countnl(const char *p, size_t n)
 		p++;
 	}
 	return k;
-}
-
-static inline uint64_t
-mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
 }
 
 /* The string value of a span, unescaped if needed (into o). */
