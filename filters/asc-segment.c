@@ -32,23 +32,6 @@ int minperiod, minrepeat, ncand, topk;
 int64_t largegap, smallns, minbubble;
 struct buf ob, tmp, line;
 
-/* The n-th line of a \n-separated list. */
-void
-nth(struct buf *b, const struct buf *l, int n)
-{
-	const char *p = l->p;
-
-	for (int i = 0; i < n; i++)
-		p = strchr(p, '\n') + 1;
-	buf_add(b, p, (size_t)(strchr(p, '\n') - p));
-}
-
-const char *
-ap(size_t off)
-{
-	return S.arena.p + off;
-}
-
 static void
 step_reset(void)
 {

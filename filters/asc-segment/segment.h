@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "intern.h"
 #include "rec.h"
@@ -103,9 +104,23 @@ extern int minperiod, minrepeat, ncand, topk;
 extern int64_t largegap, smallns, minbubble;
 extern struct buf ob, tmp, line;
 
-/* asc-segment.c: the kernels of the step */
-const char	*ap(size_t);
-void		 nth(struct buf *, const struct buf *, int);
+/* A string of the step's arena (its kernels' names, keys and srcs). */
+static inline const char *
+ap(size_t off)
+{
+	return S.arena.p + off;
+}
+
+/* The n-th line of a \n-separated list. */
+static inline void
+nth(struct buf *b, const struct buf *l, int n)
+{
+	const char *p = l->p;
+
+	for (int i = 0; i < n; i++)
+		p = strchr(p, '\n') + 1;
+	buf_add(b, p, (size_t)(strchr(p, '\n') - p));
+}
 
 /* cut.c */
 void		 step_clip(struct stepx *);
