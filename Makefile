@@ -36,7 +36,7 @@ FIAOBJ	 = filters/asc-fia/names.o filters/asc-fia/layers.o filters/asc-fia/passe
 DIFFOBJ	 = filters/asc-diff/partops.o
 PARTSOBJ = filters/asc-parts/assign.o filters/asc-parts/write.o
 INGESTOBJ = filters/asc-ingest/read.o filters/asc-ingest/slices.o filters/asc-ingest/profile.o \
-	   filters/asc-ingest/records.o
+	   filters/asc-ingest/records.o filters/asc-ingest/msg.o
 COMMOBJ	 = filters/asc-comm/spans.o filters/asc-comm/groups.o filters/asc-comm/ops.o \
 	   filters/asc-comm/pipeline.o
 ARCHMDOBJ = filters/asc-archmd/access.o filters/asc-archmd/render.o filters/asc-archmd/save.o
