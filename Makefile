@@ -19,7 +19,7 @@ BIN	 = $(FILTERS:%=bin/%)
 # lib/: what two or more filters share.  lib/ingest/: the readers of the
 # profiler's files, used by asc-ingest alone (`make modules` checks this).
 LIBOBJ	 = lib/busy.o lib/util.o lib/dec.o lib/rec.o lib/rec_scan.o lib/rec_jq.o lib/rec_field.o lib/rec_write.o lib/steprec.o lib/filter.o lib/rules.o lib/rules_default.o lib/jqprog.o lib/gather.o lib/intern.o lib/opkey.o lib/spool.o lib/strv.o lib/nsms.o
-INGOBJ	 = lib/ingest/find.o lib/ingest/tables.o lib/ingest/meta.o lib/ingest/cell.o lib/ingest/ktab.o lib/ingest/rec_out.o lib/ingest/source.o lib/ingest/nest.o lib/ingest/csvline.o lib/ingest/timeline.o lib/ingest/warns.o lib/ingest/dbread.o lib/ingest/dbscan.o lib/ingest/dbstep.o lib/ingest/dbkern.o lib/ingest/dbhost.o lib/ingest/dbcomm.o lib/ingest/dbctask.o lib/ingest/dbdtask.o lib/ingest/commjson.o lib/ingest/commjson_tok.o lib/ingest/commjson_rec.o
+INGOBJ	 = lib/ingest/find.o lib/ingest/tables.o lib/ingest/meta.o lib/ingest/cell.o lib/ingest/ktab.o lib/ingest/rec_out.o lib/ingest/source.o lib/ingest/nest.o lib/ingest/csvline.o lib/ingest/timeline.o lib/ingest/warns.o lib/ingest/dbread.o lib/ingest/dbutil.o lib/ingest/dbscan.o lib/ingest/dbstep.o lib/ingest/dbkern.o lib/ingest/dbhost.o lib/ingest/dbcomm.o lib/ingest/dbctask.o lib/ingest/dbdtask.o lib/ingest/commjson.o lib/ingest/commjson_tok.o lib/ingest/commjson_rec.o
 UNITS	 = dec rec csvline trace simd jscan helpers filter
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
 # A filter's own modules, linked into it alone: filters/FILTER/*.c.
