@@ -19,7 +19,7 @@ BIN	 = $(FILTERS:%=bin/%)
 # lib/: what two or more filters share.  lib/ingest/: the readers of the
 # profiler's files, used by asc-ingest alone (`make modules` checks this).
 LIBOBJ	 = lib/busy.o lib/util.o lib/dec.o lib/rec.o lib/rec_scan.o lib/rec_jq.o lib/rec_field.o lib/rec_write.o lib/steprec.o lib/filter.o lib/rules.o lib/rules_default.o lib/jqprog.o lib/gather.o lib/intern.o lib/opkey.o lib/spool.o lib/strv.o lib/nsms.o
-INGOBJ	 = lib/ingest/find.o lib/ingest/tables.o lib/ingest/meta.o lib/ingest/cell.o lib/ingest/ktab.o lib/ingest/rec_out.o lib/ingest/source.o lib/ingest/nest.o lib/ingest/csvline.o lib/ingest/timeline.o lib/ingest/warns.o lib/ingest/dbread.o lib/ingest/dbscan.o lib/ingest/dbstep.o lib/ingest/dbkern.o lib/ingest/dbhost.o lib/ingest/dbcomm.o lib/ingest/dbctask.o lib/ingest/dbdtask.o lib/ingest/commjson.o lib/ingest/commjson_tok.o lib/ingest/commjson_rec.o
+INGOBJ	 = lib/ingest/find.o lib/ingest/tables.o lib/ingest/meta.o lib/ingest/cell.o lib/ingest/ktab.o lib/ingest/rec_out.o lib/ingest/source.o lib/ingest/nest.o lib/ingest/csvline.o lib/ingest/timeline.o lib/ingest/warns.o lib/ingest/dbread.o lib/ingest/dbutil.o lib/ingest/dbscan.o lib/ingest/dbstep.o lib/ingest/dbkern.o lib/ingest/dbhost.o lib/ingest/dbcomm.o lib/ingest/dbctask.o lib/ingest/dbdtask.o lib/ingest/commjson.o lib/ingest/commjson_tok.o lib/ingest/commjson_rec.o
 UNITS	 = dec rec csvline trace simd jscan helpers filter pmu
 TESTBIN	 = $(UNITS:%=tests/unit/%_test)
 # A filter's own modules, linked into it alone: filters/FILTER/*.c.
@@ -36,7 +36,7 @@ FIAOBJ	 = filters/asc-fia/names.o filters/asc-fia/layers.o filters/asc-fia/passe
 DIFFOBJ	 = filters/asc-diff/partops.o
 PARTSOBJ = filters/asc-parts/assign.o filters/asc-parts/write.o
 INGESTOBJ = filters/asc-ingest/read.o filters/asc-ingest/slices.o filters/asc-ingest/profile.o \
-	   filters/asc-ingest/records.o
+	   filters/asc-ingest/records.o filters/asc-ingest/msg.o
 COMMOBJ	 = filters/asc-comm/spans.o filters/asc-comm/groups.o filters/asc-comm/ops.o \
 	   filters/asc-comm/pipeline.o
 ARCHMDOBJ = filters/asc-archmd/access.o filters/asc-archmd/render.o filters/asc-archmd/save.o

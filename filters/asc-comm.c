@@ -73,7 +73,7 @@ taskclass(const char *tt)
 	return C_REST;
 }
 
-void
+static void
 clear(void)
 {
 	for (size_t i = 0; i < S.nop; i++)
@@ -100,12 +100,23 @@ clear(void)
 	S.rank = -1;
 }
 
+/* A profile's end: its records written (ops.c, groups.c, pipeline.c),
+ * then its gathered state freed. */
+static void
+endprofile(void)
+{
+	if (!S.have)
+		return;
+	putops();
+	clear();
+}
+
 static int
 profilerec(struct rin *r)
 {
 	const struct rfield *p, *c;
 
-	flush();
+	endprofile();
 	if (rin_scan(r) != 0)
 		return -1;
 	if ((p = rin_get(r, "profile")) == NULL)
@@ -353,7 +364,7 @@ main(int argc, char *argv[])
 {
 	const struct filter f = {
 		.rec = onrec,
-		.end = flush,
+		.end = endprofile,
 		.bulk = "host",
 		.own = FILTER_OWN("comm_group", "comm_op", "comm_peer", "comm_op_wait"),
 	};

@@ -1,14 +1,13 @@
 /*
  * asc-ingest: read Ascend profiler exports (torch_npu, MindSpore, msprof)
  * and write their facts as NDJSON records, in the stream order of asc(7).
- * This file holds the options, the messages and warnings and the loop
- * over profiles; the modules of filters/asc-ingest/ (ingest.h) read and
- * write each profile.
+ * This file holds the options and the loop over profiles; the modules of
+ * filters/asc-ingest/ (ingest.h) read and write each profile, and say
+ * its data errors and keep its warnings (msg.c).
  */
 #include <sys/stat.h>
 
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +46,6 @@ FILE *hfp;
 /* The asides' stdio buffers: setvbuf() with a null buffer keeps glibc's
  * 4 KiB one whatever size is asked, a write(2) per 4 KiB. */
 static char hbuf[1 << 20], mbuf[1 << 20];
-static int exitcode = EX_OK;
 struct buf ob;
 
 /* The common -k and -r (no -m: asc-ingest reads profiles, not records). */
@@ -61,56 +59,10 @@ static struct filter_opts opts = {
 	    { .letter = 'q', .to = &qflag }),
 };
 
-/* A data error: report; stop unless -k. */
-void
-baddata(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fprintf(stderr, "%s: ", progname);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exitcode = EX_DATA;
-	if (!kflag) {
-		xclose_stdout();
-		exit(EX_DATA);
-	}
-}
-
-/* ---- small tables ---- */
-
-/* Warnings are collected per profile and written after its record. */
-struct warn *warns;
-int nwarns;
-
-void
-addwarn(const char *code, const char *fmt, ...)
-{
-	va_list ap;
-	char m[512];
-
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
-	va_end(ap);
-	warns = xreallocarray(warns, (size_t)nwarns + 1, sizeof *warns);
-	warns[nwarns].code = xstrdup(code);
-	warns[nwarns].msg = xstrdup(m);
-	nwarns++;
-}
-
 /* Buffered small-table records, written after the markers. */
 struct buf tables;
 
 /* The small files' readers report through these. */
-void
-tbad(const char *msg)
-{
-	baddata("%s", msg);
-}
-
 static void
 twarn(const char *code, const char *msg)
 {
@@ -119,12 +71,6 @@ twarn(const char *code, const char *msg)
 
 static void
 ktbad(const char *msg)
-{
-	baddata("%s", msg);
-}
-
-void
-dbbad(void *arg, const char *msg)
 {
 	baddata("%s", msg);
 }

@@ -3,7 +3,9 @@
  * spans.c (intervals and the time under compute), groups.c (comm groups,
  * their roles, comm_group), ops.c (each op's tasks split, comm_op and
  * comm_peer), pipeline.c (comm_pipeline and comm_op_wait).
- * filters/asc-comm.c reads the records and drives them.
+ * filters/asc-comm.c reads the records and drives them.  Calls go one
+ * way: asc-comm.c -> ops.c -> pipeline.c -> groups.c -> spans.c, a file
+ * calling only those after it.
  */
 #ifndef ASC_COMM_H
 #define ASC_COMM_H
@@ -101,9 +103,6 @@ struct gmap {
 #define PUSH(a, n, c) do { if ((n) == (c)) { (c) = (c) ? 2 * (c) : 64; \
 	(a) = xreallocarray((a), (c), sizeof *(a)); } } while (0)
 
-/* asc-comm.c */
-void clear(void);
-
 /* spans.c */
 void sortv(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 size_t mergeiv(struct iv *v, size_t n);
@@ -116,8 +115,8 @@ const struct gmap *findgm(const char *group);
 void putgroups(void);
 void cleargm(void);
 
-/* ops.c */
-void flush(void);
+/* ops.c: a profile's comm_op and comm_peer, written at its end */
+void putops(void);
 
 /* pipeline.c */
 void putpipeline(void);

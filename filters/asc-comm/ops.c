@@ -269,7 +269,7 @@ spcmp(const void *a, const void *b)
 }
 
 void
-flush(void)
+putops(void)
 {
 	struct task **ts;
 	size_t *first, *cnt;
@@ -380,5 +380,4 @@ flush(void)
 	free(first);
 	free(cnt);
 	free(ts);
-	clear();
 }

@@ -35,14 +35,6 @@ putmean(const char *k, int64_t sum, int64_t n)
 }
 
 void
-head(const char *type)
-{
-	out_begin(&ob, type);
-	out_raw(&ob, "profile", G.sect.prof.p, G.sect.prof.len);
-	out_raw(&ob, "device", G.dev.p, G.dev.len);
-}
-
-void
 fmtms(struct buf *b, int64_t ns)
 {
 	char t[40];

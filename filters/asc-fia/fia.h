@@ -485,10 +485,20 @@ struct unit {
 void	classify(struct unit *);
 void	verify(const struct unit *);
 
+/* A record of the unit begun: its type, the profile and the device.  An
+ * inline, as checks.c, emit.c and summary.c each start theirs so and
+ * checks.c calls nothing of emit.c. */
+static inline void
+head(const char *type)
+{
+	out_begin(&ob, type);
+	out_raw(&ob, "profile", G.sect.prof.p, G.sect.prof.len);
+	out_raw(&ob, "device", G.dev.p, G.dev.len);
+}
+
 /* emit.c: the records. */
 void	putratio(const char *k, int64_t num, int64_t den);
 void	putmean(const char *k, int64_t sum, int64_t n);
-void	head(const char *type);
 void	fmtms(struct buf *, int64_t ns);
 void	putwhy(int why);
 void	putnotes(const char *const *notes, int n);

@@ -2,8 +2,11 @@
  * asc-ingest's own modules (filters/asc-ingest/, linked into asc-ingest
  * alone): read.c (one profile read, source by source), slices.c (the
  * op_summary slices' checks), profile.c (the profile record and its
- * warnings) and records.c (the rest of the stream, the -H host thread).
- * filters/asc-ingest.c holds the options and drives them.
+ * warnings), records.c (the rest of the stream, the -H host thread) and
+ * msg.c (data errors and warnings).  filters/asc-ingest.c holds the
+ * options and drives them.  Calls go one way: asc-ingest.c -> read.c ->
+ * slices.c and asc-ingest.c -> profile.c, records.c; any of them -> msg.c,
+ * which calls none.
  */
 #ifndef ASC_INGEST_H
 #define ASC_INGEST_H
@@ -72,8 +75,9 @@ struct pctx {
 	int		 nsrc;
 };
 
-/* asc-ingest.c: a data error (said; stop unless -k), a warning, and the
+/* msg.c: a data error (said; stop unless -k), a warning, and the
  * readers' reports through them. */
+extern int exitcode;		/* EX_OK, or EX_DATA after a data error (-k) */
 void baddata(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void addwarn(const char *code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tbad(const char *msg);

@@ -35,18 +35,6 @@ struct kq {
 	size_t		 npmu, cpmu;
 };
 
-void
-dbi_selcol(struct buf *b, const char *alias, const char *col)
-{
-	buf_adds(b, ", ");
-	if (col) {
-		buf_adds(b, alias);
-		buf_addc(b, '.');
-		buf_adds(b, col);
-	} else
-		buf_adds(b, "NULL");
-}
-
 const char *
 dbi_stepof(struct dbread *d, size_t *rg, int64_t s)
 {

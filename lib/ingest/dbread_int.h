@@ -1,5 +1,8 @@
 /* dbread's parts (dbread.c, dbscan.c, dbstep.c, dbkern.c, dbhost.c,
- * dbcomm.c, dbctask.c, dbdtask.c): the reader's state and its shared helpers. */
+ * dbcomm.c, dbctask.c, dbdtask.c, dbutil.c): the reader's state and its
+ * shared helpers.  Calls go one way: dbread.c -> dbscan.c -> dbstep.c,
+ * dbhost.c -> dbstep.c, dbcomm.c -> dbkern.c, and every part -> dbutil.c,
+ * which calls none of them. */
 #ifndef ASC_DBREAD_INT_H
 #define ASC_DBREAD_INT_H
 
@@ -66,7 +69,7 @@ struct dbread {
 };
 
 
-/* The parts' shared helpers (dbread.c unless said). */
+/* The parts' shared helpers (dbutil.c unless said). */
 int		 dbi_sqlerr(struct dbread *, const char *what);
 sqlite3_stmt	*dbi_prep(struct dbread *, const char *sql);
 /* Where and how a part writes its records. */
@@ -77,7 +80,7 @@ struct dbi_put {
 };
 typedef void dbi_rowput(struct dbread *, struct buf *, sqlite3_stmt *,
     const struct dbi_put *);
-/* A record by put for each row of sql (see dbread.c). */
+/* A record by put for each row of sql (see dbutil.c). */
 int		 dbi_put_rows(struct dbread *, const char *sql, const char *what,
     const struct dbi_put *, dbi_rowput *put);
 /* Run a query whose first row's first column is an integer. */
@@ -87,7 +90,7 @@ int		 dbi_hascol(const struct dbread *, int t, const char *col);
 int		 dbi_intcol(const struct dbread *, int t, const char *col);
 /* The first of the spellings that table t has, or NULL. */
 const char	*dbi_anycol(const struct dbread *, int t, const char *a, const char *b);
-/* SQL for a time column (see dbread.c). */
+/* SQL for a time column (see dbutil.c). */
 void		 dbi_tx(struct buf *, const char *col);
 /* PRE.startNs SEP PRE.endNs, each by dbi_tx (pre NULL: no prefix). */
 void		 dbi_txspan(struct buf *, const char *pre, const char *sep);
@@ -102,7 +105,7 @@ const char	*dbi_qstr(struct dbread *, const char *fmt, ...) __attribute__((forma
 int		 dbi_coltext(struct dbread *, sqlite3_stmt *, int i, const char **s, size_t *n);
 /* Integer field: NULL and 4294967295 (invalid) are null. */
 void		 dbi_put_int(struct buf *, const char *key, sqlite3_stmt *, int i);
-/* A number value exactly as JSON text (see dbread.c). */
+/* A number value exactly as JSON text (see dbutil.c). */
 int		 dbi_numtext(sqlite3_stmt *, int i, char *t, size_t nt);
 /* Percent-encode what a file: URI path cannot hold as is. */
 char		*dbi_fileuri(const char *path);
@@ -113,6 +116,8 @@ void		 dbi_srcprefix(struct dbread *, struct buf *pre, const char *type, const c
 void		 dbi_putsrc(struct dbread *, struct buf *b, const char *table, long long rowid);
 /* analysis.db beside the database (caller frees), or NULL if none. */
 char		*dbi_analysispath(struct dbread *);
+/* ", alias.col" or ", NULL" */
+void		 dbi_selcol(struct buf *, const char *alias, const char *col);
 /* dbscan.c: the schema and counts of db_open(), then the markers. */
 extern const char dbi_kjoin[];
 int		 dbi_scan(struct dbread *);
@@ -120,9 +125,7 @@ int		 dbi_scan(struct dbread *);
  * markers and step ranges, loaded once by dbi_scan(). */
 int		 dbi_ismarker(const struct dbread *, const char *s, size_t n, size_t *kind);
 int		 dbi_loadmarkers(struct dbread *);
-/* dbkern.c: ", alias.col" or ", NULL"; the step of a start (rg: a cursor
- * moving forward, 0 at first). */
-void		 dbi_selcol(struct buf *, const char *alias, const char *col);
+/* dbkern.c: the step of a start (rg: a cursor moving forward, 0 at first). */
 const char	*dbi_stepof(struct dbread *, size_t *rg, int64_t s);
 
 #endif
