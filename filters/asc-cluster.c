@@ -38,7 +38,6 @@
 
 #include "dec.h"
 #include "filter.h"
-#include "asc-cluster/md.h"
 #include "rec.h"
 #include "rules.h"
 #include "util.h"
@@ -245,8 +244,7 @@ mdreport(const struct rank *r)
 }
 
 /* The report's time per rank, and the head of its slow-rank table: each
- * rank's means, its link (percent-encoded here: a path's bytes need not
- * be UTF-8, which a jq string would make them), and the rule's figures
+ * rank's means, its link (render.c's urljv), and the rule's figures
  * as C prints them. */
 static void
 mdranks(const struct job *j, const struct cres *x)
@@ -268,7 +266,7 @@ mdranks(const struct job *j, const struct cres *x)
 			m = jv_object_set(m, jv_string(dimname[shown[k]]), nsjv(rmean(r, shown[k])));
 		rs = jv_array_append(rs, JV_OBJECT(jv_string("mean"), m,
 		    jv_string("prep_from_step_trace"), jv_bool(prepfromst(r)),
-		    jv_string("link"), rel ? jv_string(mdu(rel)) : jv_null()));
+		    jv_string("link"), rel ? urljv(rel) : jv_null()));
 		free(rel);
 	}
 	doc_view("rank_means", rs);

@@ -1,8 +1,9 @@
 # asc-cluster.jq: cluster_report.md, one section per run (render.c).
 # Input: a job's records as cluster.json holds them, grouped by kind
 # ("job": [...], "warning": [...], ...), "view" (what C computed for the
-# report alone) and "section".  Built after fmt.jq: hd, rname, mdt, mdu
-# are the C's formats to the byte.
+# report alone) and "section".  Built after fmt.jq: hd, rname, mdt
+# are the C's formats to the byte; a link comes percent-encoded
+# (render.c's urljv).
 
 def plural($n): if $n == 1 then "" else "s" end;
 

@@ -116,13 +116,8 @@ def hd: if . == null then "—" else
 # rname: a rank record's name, as C's rname(): "rank N", or its profile
 # when the rank id is unknown.
 def rname: if .rank != null and .rank >= 0 then "rank \(.rank)" else .profile end;
-# mdt: lib/md.c's mdt(), text escaped for Markdown, in a table cell (1)
-# or not (0).
+# mdt: text escaped for Markdown (md), in a table cell (1) or not (0).
 def mdt($in_cell): if $in_cell == 1 then md | cell else md end;
-# mdu: lib/md.c's md_url, a link destination: every byte but
-# [A-Za-z0-9/._~-] percent-encoded (jq 1.6's @uri keeps !*'() too).
-def mdu: @uri | gsub("%2F"; "/") | gsub("!"; "%21") | gsub("\\*"; "%2A") |
-	gsub("'"; "%27") | gsub("\\("; "%28") | gsub("\\)"; "%29");
 
 # ---- the architecture report (asc-archmd.jq, built after this file too):
 # numbers as exact decimals

@@ -298,6 +298,7 @@ void doc_add(const char *p, size_t len);
 void doc_view(const char *key, jv v);
 jv nsjv(int64_t v);
 jv rankjv(const struct rank *r);
+jv urljv(const char *s);
 void mdfoot(const char *version, const char *rules);
 void mdsection(const char *section);
 

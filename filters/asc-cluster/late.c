@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "md.h"
 #include "rec.h"
 #include "rules.h"
 #include "util.h"
