@@ -637,12 +637,9 @@ laterec(const struct job *j, const struct cres *x, const struct late *L)
 static void
 mdlate(const struct cres *x, int64_t tot, const char *who, const struct buf *xt, int captured)
 {
-	char t[64];
-
 	if (!md)
 		return;
-	snprintf(t, sizeof t, "%g", x->skew_min / 1000);
-	doc_view("skew_min_us", jv_string(t));
+	doc_view("skew_min_us", jv_number(x->skew_min / 1000));
 	doc_view("late", JV_OBJECT(jv_string("skews_ns"), nsjv(tot),
 	    jv_string("who"), jv_string(who ? who : ""),
 	    jv_string("waited"), jv_string(xt && xt->len ? xt->p : ""),

@@ -157,26 +157,16 @@ slowlinks(const struct job *j)
 				out_raw(&rb, "fraction", t, strlen(t));
 				put_ns(&rb, "time_at_stake", stake);
 				rput();
-				{
-					char b1[32], b2[32];
-
-					/* the report's 3 digits, of the doubles */
-					snprintf(b1, sizeof b1, "%.3g", lbw);
-					snprintf(b2, sizeof b2, "%.3g", m);
-					rows = jv_array_append(rows, JV_OBJECT(jv_string("bandwidth"), jv_string(b1),
-					    jv_string("median"), jv_string(b2)));
-				}
+				/* the doubles, which the report rounds to 3 digits */
+				rows = jv_array_append(rows, JV_OBJECT(jv_string("bandwidth"), jv_number(lbw),
+				    jv_string("median"), jv_number(m)));
 				addreco(stake, "%s: link %s (%s, %s) runs at %.3g GB/s against a median of %.3g GB/s: check that link (cabling, HCCS/RDMA port, HCCL_ALGO / HCCL_RDMA_TC settings).",
 				    rname(&ranks[l->rank], nm), l->link, l->transport, l->cls, lbw, m);
 			}
 		}
 		if (md) {
-			char t[32];
-
-			snprintf(t, sizeof t, "%g", rules_num("cluster.slow_link_fraction"));
-			lv = jv_object_set(lv, jv_string("fraction"), jv_string(t));
-			snprintf(t, sizeof t, "%g", rules_num("cluster.link_min_size_mb"));
-			lv = jv_object_set(lv, jv_string("min_size_mb"), jv_string(t));
+			lv = jv_object_set(lv, jv_string("fraction"), jv_number(rules_num("cluster.slow_link_fraction")));
+			lv = jv_object_set(lv, jv_string("min_size_mb"), jv_number(rules_num("cluster.link_min_size_mb")));
 			lv = jv_object_set(lv, jv_string("entries"), jv_number((double)nl));
 			lv = jv_object_set(lv, jv_string("links"), jv_number((double)nreal));
 			lv = jv_object_set(lv, jv_string("from_db"), jv_number((double)ndb));
