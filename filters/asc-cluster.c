@@ -661,6 +661,7 @@ static void
 analyse(struct job *j, size_t cfirst, size_t cend)
 {
 	struct cres x = { .skew_min = rules_num("cluster.skew_min_us") * 1000 };
+	struct lres lr;
 
 	x.latecount = xcalloc((size_t)nrank, sizeof *x.latecount);
 	/* The previous job's recommendations are written: free them. */
@@ -676,9 +677,11 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 	wcolls(j, &x);
 	lateranks(j, &x);
 	mdcolls(&x);
-	slowlinks(j);
+	linkscan(j, &lr);
+	wlinks(j, &lr);
 	peerwaits(j);
 	wrecos(j, x.mstep);
+	free(lr.s);
 	free(x.cl);
 	free(x.latecount);
 }

@@ -302,10 +302,23 @@ jv urljv(const char *s);
 void mdfoot(const char *version, const char *rules);
 void mdsection(const char *section);
 
-/* links.c */
+/* links.c: the slow links of a job (linkscan), then their records
+ * and report (wlinks) */
+struct slink {
+	const struct link *l;		/* its first entry */
+	double	 bw, med;		/* mean GB/s over its entries, its class's median */
+	int	 steps;			/* entries averaged */
+	int64_t	 stake;			/* time lost per op, ns */
+};
+struct lres {
+	struct slink *s;
+	size_t	 n;
+	size_t	 entries, links, fromdb;	/* read: entries, links, from analysis.db */
+};
 int firstlink(size_t a);
 void dropviews(void);
-void slowlinks(const struct job *j);
+void linkscan(const struct job *j, struct lres *r);
+void wlinks(const struct job *j, const struct lres *r);
 
 /* peers.c */
 int64_t uncaptured_worst(const struct job *j, const char **g, int64_t *least);
