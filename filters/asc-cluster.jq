@@ -63,7 +63,11 @@ def collectives: .view as $v | [.collective[]?] as $c |
 
 # The late rank just written (its late_rank record, the last one, and
 # view.late): primary, or secondary to an uncaptured peer that every
-# captured rank waits for longer (outweighed_by).
+# captured rank waits for longer (outweighed_by).  waited: the ranks of
+# its waited_by, each with the ops it waits in (view.late.waited_ops).
+def waited($ops): [range(0; length) as $i | .[$i] as $w |
+	"\($w | rname) \($w.extra_elapsed_per_step_ns | hd) per step longer (\($ops[$i] | map("\(.op) \(.ns | hd) vs \(.own_ns | hd)") | join(", "))); \($w.booked_idle_per_step_ns | hd) of it booked as idle, not wait, in communication.json"] |
+	join("; ");
 def late: .view as $v | .late_rank[-1] as $l | $v.late as $x | ($l | rname | mdt(0)) as $n |
 	($v.skew_min_us | gfmt(6)) as $us |
 	if $l.outweighed_by != null then $l.outweighed_by as $o |
@@ -71,7 +75,7 @@ def late: .view as $v | .late_rank[-1] as $l | $v.late as $x | ($l | rname | mdt
 		"Every rank in this input waits longer for rank \($o.peer) of group `\($o.group)`, which is not in this input (at least \($o.least_exposed_wait_per_step_ns | hd) per step, below): that peer arrives later still, so this skew is secondary.\n\n\($l.chain | mdt(0)).\n\nCause of the skew: \($l.cause).\n"
 	else $x.captured_only as $c |
 		"\n## \(if $c then "Latest of the captured ranks" else "Late rank" end): \($n)\n\n\($n) is the last \(if $c then "of the ranks in this input " else "" end)to arrive at \($l.late_at) of \($l.significant_collectives) collectives with a skew of at least \($us) µs; its arrival skews there add up to \($x.skews_ns | hd) (how much later than the earliest rank \(if $c then "in this input " else "" end)it arrived)\($x.who | mdt(0)).\n\n\($l.chain | mdt(0)).\n\nCause: \($l.cause).\n" +
-		(if $x.waited != "" then "\nThe ranks that arrive before it wait for it inside these collectives: \($x.waited | mdt(0)). Fixing \($n)'s delay recovers that time on them.\n" else "" end)
+		(if ($l.waited_by // []) != [] then "\nThe ranks that arrive before it wait for it inside these collectives: \($l.waited_by | waited($x.waited_ops) | mdt(0)). Fixing \($n)'s delay recovers that time on them.\n" else "" end)
 	end;
 
 # Slow links: the slow_link records (their bandwidths to 3 digits of

@@ -347,7 +347,7 @@ const char *latecause(const struct job *j, int ri, const struct rstep *ls, int64
     const char *op, const char *against, int64_t dstart, int64_t dprep, int64_t rest,
     int64_t dfree, int64_t dcomp, const char *where, const struct stretch *st, struct buf *out);
 int64_t othersextra(const struct job *j, int ri, const struct coll *cl, size_t ncl,
-    double skew_min, struct buf *t, struct buf *jo);
+    double skew_min, jv *ops, struct buf *jo);
 void lateranks(const struct job *j, const struct cres *x);
 
 #endif
