@@ -44,7 +44,7 @@ SEGOBJ	 = filters/asc-segment/cut.o filters/asc-segment/measure.o filters/asc-se
 TRACEOBJ = filters/asc-trace/out.o filters/asc-trace/breakdown.o filters/asc-trace/merge.o
 CLUSTEROBJ = filters/asc-cluster/read.o filters/asc-cluster/jobs.o filters/asc-cluster/out.o \
 	   filters/asc-cluster/links.o filters/asc-cluster/peers.o filters/asc-cluster/late.o \
-	   filters/asc-cluster/pipeline.o filters/asc-cluster/render.o filters/asc-cluster/md.o
+	   filters/asc-cluster/pipeline.o filters/asc-cluster/render.o
 OBJ	 = $(FILTERS:%=filters/%.o) $(OPSOBJ) $(ATTRIBOBJ) $(FIAOBJ) $(DIFFOBJ) $(PARTSOBJ) $(INGESTOBJ) $(COMMOBJ) $(ARCHMDOBJ) $(CLUSTEROBJ) $(SEGOBJ) $(TRACEOBJ) $(LIBOBJ) $(INGOBJ) $(TESTBIN:=.o)
 
 all: $(BIN) $(TESTBIN)

@@ -38,7 +38,6 @@
 
 #include "dec.h"
 #include "filter.h"
-#include "asc-cluster/md.h"
 #include "rec.h"
 #include "rules.h"
 #include "util.h"
@@ -245,9 +244,7 @@ mdreport(const struct rank *r)
 }
 
 /* The report's time per rank, and the head of its slow-rank table: each
- * rank's means, its link (percent-encoded here: a path's bytes need not
- * be UTF-8, which a jq string would make them), and the rule's figures
- * as C prints them. */
+ * rank's means, its link (render.c's urljv), and the rule's figures. */
 static void
 mdranks(const struct job *j, const struct cres *x)
 {
@@ -255,7 +252,6 @@ mdranks(const struct job *j, const struct cres *x)
 	jv rs = jv_array();
 	int64_t mstep = x->mstep;
 	double share = rules_num("cluster.slow_rank_step_share");
-	char t[64];
 
 	if (!md)
 		return;
@@ -268,15 +264,13 @@ mdranks(const struct job *j, const struct cres *x)
 			m = jv_object_set(m, jv_string(dimname[shown[k]]), nsjv(rmean(r, shown[k])));
 		rs = jv_array_append(rs, JV_OBJECT(jv_string("mean"), m,
 		    jv_string("prep_from_step_trace"), jv_bool(prepfromst(r)),
-		    jv_string("link"), rel ? jv_string(mdu(rel)) : jv_null()));
+		    jv_string("link"), rel ? urljv(rel) : jv_null()));
 		free(rel);
 	}
 	doc_view("rank_means", rs);
-	snprintf(t, sizeof t, "%g", share * 100);
-	doc_view("slow_share_pct", jv_string(t));
+	doc_view("slow_share_pct", jv_number(share * 100));
 	doc_view("slow_threshold_ns", nsjv(mstep == UNSET ? UNSET : (int64_t)(share * (double)mstep)));
-	snprintf(t, sizeof t, "%g", rules_num("cluster.msprof_range_ratio"));
-	doc_view("msprof_ratio", jv_string(t));
+	doc_view("msprof_ratio", jv_number(rules_num("cluster.msprof_range_ratio")));
 	mdsection("ranks");
 }
 
@@ -284,7 +278,7 @@ mdranks(const struct job *j, const struct cres *x)
 static void
 wdims(const struct job *j, const struct cres *x)
 {
-	char t1[64], t4[64];
+	char t1[64];
 	int nr = j->nr;
 	const int64_t *med = x->med;
 	jv ranges = jv_array();
@@ -364,8 +358,7 @@ wdims(const struct job *j, const struct cres *x)
 			}
 			/* The record's range_ratio has 4 decimals, the table 3
 			 * of the double: rounded once, from the double. */
-			snprintf(t4, sizeof t4, "%.3f", range);
-			ranges = jv_array_append(ranges, range >= 0 ? jv_string(t4) : jv_null());
+			ranges = jv_array_append(ranges, range >= 0 ? jv_number(range) : jv_null());
 			buf_free(&names);
 		}
 		jsarray("slow_ranks");
@@ -510,16 +503,13 @@ wcolls(const struct job *j, const struct cres *x)
 }
 
 /* The worst collectives: the table from the collective records, by
- * wait caused; C passes the rule's figures as it prints them. */
+ * wait caused, and the rule's figures. */
 static void
 mdcolls(const struct cres *x)
 {
-	char t[64];
-
 	if (!md || !x->ncl)
 		return;
-	snprintf(t, sizeof t, "%g", x->skew_min / 1000);
-	doc_view("skew_min_us", jv_string(t));
+	doc_view("skew_min_us", jv_number(x->skew_min / 1000));
 	doc_view("top_collectives", jv_number((double)(size_t)rules_num("cluster.top_collectives")));
 	mdsection("collectives");
 }
@@ -671,6 +661,7 @@ static void
 analyse(struct job *j, size_t cfirst, size_t cend)
 {
 	struct cres x = { .skew_min = rules_num("cluster.skew_min_us") * 1000 };
+	struct lres lr;
 
 	x.latecount = xcalloc((size_t)nrank, sizeof *x.latecount);
 	/* The previous job's recommendations are written: free them. */
@@ -686,9 +677,11 @@ analyse(struct job *j, size_t cfirst, size_t cend)
 	wcolls(j, &x);
 	lateranks(j, &x);
 	mdcolls(&x);
-	slowlinks(j);
+	linkscan(j, &lr);
+	wlinks(j, &lr);
 	peerwaits(j);
 	wrecos(j, x.mstep);
+	free(lr.s);
 	free(x.cl);
 	free(x.latecount);
 }

@@ -1,8 +1,9 @@
 # asc-cluster.jq: cluster_report.md, one section per run (render.c).
 # Input: a job's records as cluster.json holds them, grouped by kind
 # ("job": [...], "warning": [...], ...), "view" (what C computed for the
-# report alone) and "section".  Built after fmt.jq: hd, rname, mdt, mdu
-# are the C's formats to the byte.
+# report alone) and "section".  Built after fmt.jq: hd, rname, mdt
+# are the C's formats to the byte; a link comes percent-encoded
+# (render.c's urljv).
 
 def plural($n): if $n == 1 then "" else "s" end;
 
@@ -33,15 +34,16 @@ def ranks: .view as $v | (.rank | length) as $nr | [.rank, $v.rank_means] | tran
 	  "| \($m.mean.service | hd) | \($m.mean.compute | hd) | \($m.mean.comm_exposed | hd) | \($m.mean.comm_overlapped | hd) | \($m.mean.free | hd) | \($m.mean.preparing | hd)" +
 	  (if $m.prep_from_step_trace then " (step_trace_time.csv)" else "" end) +
 	  " | \(if $r.breakdown_source == "kernels" then "kernels" else "step_trace_time.csv" end) |\n"] | join("")) +
-	"\n## Slow ranks\n\nA rank is slow in a dimension when its mean per step exceeds the median rank's by more than \($v.slow_share_pct) % of the median step (\($v.slow_threshold_ns | hd)). msprof-analyze's rule, (max − min) / mean > \($v.msprof_ratio), is shown beside it.\n\n" +
+	"\n## Slow ranks\n\nA rank is slow in a dimension when its mean per step exceeds the median rank's by more than \($v.slow_share_pct | gfmt(6)) % of the median step (\($v.slow_threshold_ns | hd)). msprof-analyze's rule, (max − min) / mean > \($v.msprof_ratio | gfmt(6)), is shown beside it.\n\n" +
 	"| dimension | median | min | max | (max−min)/mean | msprof-analyze | slow ranks |\n|---|---|---|---|---|---|---|\n";
 
 # The slow-rank table: per dimension judged, its figures and its slow
-# ranks (the slow_rank records); the range to 3 decimals from C.
+# ranks (the slow_rank records); the range to 3 decimals of the double
+# (the record's has 4).
 def dimensions: .view.range_ratio_3 as $rr | [.slow_rank[]?] as $slow |
 	[range(0; .dimension | length) as $i | .dimension[$i] as $d |
 	 [$slow[] | select(.dimension == $d.dimension) | rname] as $names |
-	 "| \($d.dimension) | \($d.median_ns | hd) | \($d.min_ns | hd) | \($d.max_ns | hd) | \($rr[$i] // "—") | \(if $d.msprof_analyze_flag then "slow" else "ok" end) | \(if $names == [] then "none" else $names | join(", ") | mdt(1) end) |\n"] |
+	 "| \($d.dimension) | \($d.median_ns | hd) | \($d.min_ns | hd) | \($d.max_ns | hd) | \($rr[$i] | if . == null then "—" else ffmt(3) end) | \(if $d.msprof_analyze_flag then "slow" else "ok" end) | \(if $names == [] then "none" else $names | join(", ") | mdt(1) end) |\n"] |
 	join("");
 
 # The collectives by the wait they cause (once an uncaptured peer that
@@ -50,7 +52,7 @@ def collectives: .view as $v | [.collective[]?] as $c |
 	[$c[] | select(.covered_by_peer != null)] as $cov | ($cov | length) as $ncov |
 	([$c[] | select(.covered_by_uncaptured and .covered_by_peer == null)] | length) as $nself |
 	($ncov > 0 or $nself > 0) as $fx |
-	"\n## Collectives by wait caused\n\n\($c | length) collectives seen on two ranks or more, \([$c[] | select(.significant)] | length) with an arrival skew of at least \($v.skew_min_us) µs." +
+	"\n## Collectives by wait caused\n\n\($c | length) collectives seen on two ranks or more, \([$c[] | select(.significant)] | length) with an arrival skew of at least \($v.skew_min_us | gfmt(6)) µs." +
 	(if $ncov > 0 then " In \($ncov) of them every rank in this input waits longer for rank \($cov[0].covered_by_peer) (not in this input): while it is late they cause no wait; the last column gives the skew once it is fixed, the most the others can then wait (what they lose of it not under compute is in the recommendations)." else "" end) +
 	(if $nself > 0 then " In \($nself) of them the latest rank in this input itself waits (comm records) for a rank of its group not in this input, which arrives later still: the wait caused is 0 there\(if $ncov > 0 then "" else "; the last column gives the wait once that rank is on time" end)." else "" end) +
 	"\n\n| op | step | ranks | skew | late rank | wait caused |\(if $fx then " once the peer is fixed |" else "" end) start from |\n|---|---|---|---|---|---|\(if $fx then "---|" else "" end)---|\n" +
@@ -61,28 +63,34 @@ def collectives: .view as $v | [.collective[]?] as $c |
 
 # The late rank just written (its late_rank record, the last one, and
 # view.late): primary, or secondary to an uncaptured peer that every
-# captured rank waits for longer (outweighed_by).
+# captured rank waits for longer (outweighed_by).  waited: the ranks of
+# its waited_by, each with the ops it waits in (view.late.waited_ops).
+def waited($ops): [range(0; length) as $i | .[$i] as $w |
+	"\($w | rname) \($w.extra_elapsed_per_step_ns | hd) per step longer (\($ops[$i] | map("\(.op) \(.ns | hd) vs \(.own_ns | hd)") | join(", "))); \($w.booked_idle_per_step_ns | hd) of it booked as idle, not wait, in communication.json"] |
+	join("; ");
 def late: .view as $v | .late_rank[-1] as $l | $v.late as $x | ($l | rname | mdt(0)) as $n |
+	($v.skew_min_us | gfmt(6)) as $us |
 	if $l.outweighed_by != null then $l.outweighed_by as $o |
-		"\n## Latest of the captured ranks: \($n)\n\n\($n) is the last of the ranks in this input to arrive at \($l.late_at) of \($l.significant_collectives) collectives with a skew of at least \($v.skew_min_us) µs; its arrival skews there add up to \($x.skews_ns | hd) (how much later than the earliest rank in this input it arrived). " +
+		"\n## Latest of the captured ranks: \($n)\n\n\($n) is the last of the ranks in this input to arrive at \($l.late_at) of \($l.significant_collectives) collectives with a skew of at least \($us) µs; its arrival skews there add up to \($x.skews_ns | hd) (how much later than the earliest rank in this input it arrived). " +
 		"Every rank in this input waits longer for rank \($o.peer) of group `\($o.group)`, which is not in this input (at least \($o.least_exposed_wait_per_step_ns | hd) per step, below): that peer arrives later still, so this skew is secondary.\n\n\($l.chain | mdt(0)).\n\nCause of the skew: \($l.cause).\n"
 	else $x.captured_only as $c |
-		"\n## \(if $c then "Latest of the captured ranks" else "Late rank" end): \($n)\n\n\($n) is the last \(if $c then "of the ranks in this input " else "" end)to arrive at \($l.late_at) of \($l.significant_collectives) collectives with a skew of at least \($v.skew_min_us) µs; its arrival skews there add up to \($x.skews_ns | hd) (how much later than the earliest rank \(if $c then "in this input " else "" end)it arrived)\($x.who | mdt(0)).\n\n\($l.chain | mdt(0)).\n\nCause: \($l.cause).\n" +
-		(if $x.waited != "" then "\nThe ranks that arrive before it wait for it inside these collectives: \($x.waited | mdt(0)). Fixing \($n)'s delay recovers that time on them.\n" else "" end)
+		"\n## \(if $c then "Latest of the captured ranks" else "Late rank" end): \($n)\n\n\($n) is the last \(if $c then "of the ranks in this input " else "" end)to arrive at \($l.late_at) of \($l.significant_collectives) collectives with a skew of at least \($us) µs; its arrival skews there add up to \($x.skews_ns | hd) (how much later than the earliest rank \(if $c then "in this input " else "" end)it arrived)\($x.who | mdt(0)).\n\n\($l.chain | mdt(0)).\n\nCause: \($l.cause).\n" +
+		(if ($l.waited_by // []) != [] then "\nThe ranks that arrive before it wait for it inside these collectives: \($l.waited_by | waited($x.waited_ops) | mdt(0)). Fixing \($n)'s delay recovers that time on them.\n" else "" end)
 	end;
 
-# Slow links: the slow_link records (C passes their bandwidths to 3
-# digits), else what was read and judged.
-def links: .view.links as $v | [.slow_link[]?] as $s |
+# Slow links: the slow_link records (their bandwidths to 3 digits of
+# the doubles, view.links.rows: the records' have 4 decimals), else what
+# was read and judged.
+def links: .view.links as $v | [.slow_link[]?] as $s | ($v.fraction | gfmt(6)) as $fr |
 	if $s != [] then
-		"\n## Slow links\n\nLinks below \($v.fraction) of the median bandwidth of their transport and op class in the job.\n\n| rank | link | transport | op class | bandwidth | median | time lost per op |\n|---|---|---|---|---|---|---|\n" +
+		"\n## Slow links\n\nLinks below \($fr) of the median bandwidth of their transport and op class in the job.\n\n| rank | link | transport | op class | bandwidth | median | time lost per op |\n|---|---|---|---|---|---|---|\n" +
 		([range(0; $s | length) as $i | $s[$i] as $l | $v.rows[$i] as $r |
-		  "| \($l | rname | mdt(1)) | \($l.link | mdt(1)) | \($l.transport | mdt(1)) | \($l.op_class | mdt(1)) | \($r.bandwidth) GB/s | \($r.median) GB/s | \($l.time_at_stake_ns | hd) |\n"] | join(""))
+		  "| \($l | rname | mdt(1)) | \($l.link | mdt(1)) | \($l.transport | mdt(1)) | \($l.op_class | mdt(1)) | \($r.bandwidth | gfmt(3)) GB/s | \($r.median | gfmt(3)) GB/s | \($l.time_at_stake_ns | hd) |\n"] | join(""))
 	elif $v.entries == 0 then "\n## Slow links\n\nNo communication_matrix.json or analysis.db CommAnalyzerMatrix: links not judged.\n"
 	else "\n## Slow links\n\n\($v.links) links\(if $v.links != $v.entries then " (\($v.entries) entries by op class)" else "" end) read from " +
 		(if $v.from_db == 0 then "communication_matrix.json" elif $v.from_db == $v.entries then "analysis.db CommAnalyzerMatrix"
 		 else "communication_matrix.json and analysis.db CommAnalyzerMatrix" end) +
-		" (of at least \($v.min_size_mb) MB, transports not ignored by the rules); none below \($v.fraction) of its median.\n" end;
+		" (of at least \($v.min_size_mb | gfmt(6)) MB, transports not ignored by the rules); none below \($fr) of its median.\n" end;
 
 # The recommendation records, after the rank reports' own first
 # findings (view.rank_tops), to which the list points.
@@ -108,7 +116,7 @@ def spent: map("\(.rank | rname) \(.ns | hd)\(if .exposed then " not under compu
 def metagroup: (.peers | length) as $n | (.peers | map(tostring) | join(", ")) as $out |
 	"\nGroup `\(.group)` (\(.role // "no role"), \(.ops // "ops")) has \(.size) ranks, \(.in) in this input (\(.ranks | rlist)); parallel_group_info names its other member\(s($n)), global rank\(s($n)) \($out), which \(if $n > 1 then "are" else "is" end) not in this input. " +
 	"The input holds no HCCL tasks, so the wait on \(if $n > 1 then "them" else "it" end) is not measured; per step the ranks spend in the group's ops: \(.spent | spent).\n" +
-	(if .bound != null then "Its ops are transfer-bound: by the bandwidth table they move, per step, \(.bound.rows | map("\(.rank | rname) \(.mb) MB in \(.xfer_ns | hd) of \(.elapsed_ns | hd) (\(.gbps) GB/s)") | join(", ")); at most \(.bound.most_wait_ns | hd) per step can be a wait on global rank\(s($n)) \($out).\n" else "" end) +
+	(if .bound != null then "Its ops are transfer-bound: by the bandwidth table they move, per step, \(.bound.rows | map("\(.rank | rname) \(.mb | gfmt(4)) MB in \(.xfer_ns | hd) of \(.elapsed_ns | hd) (\(.gbps | gfmt(3)) GB/s)") | join(", ")); at most \(.bound.most_wait_ns | hd) per step can be a wait on global rank\(s($n)) \($out).\n" else "" end) +
 	(if .stage_imbalance != null then "Stage imbalance, as the rank reports give it: \(.stage_imbalance).\n" else "" end) +
 	(if .win != null then "What acting on it could win per step, as the rank reports give it: \(.win).\n" else "" end);
 def sameend($p; $us): if . == null then "" else
@@ -132,7 +140,7 @@ def peers: .view as $v | (.job[0].profiles | length) as $nj |
 	"\n## Waits for ranks not in this input\n\n" +
 	(if $v.peers[0].tasks then "From each rank's HCCL tasks: the time per step, not under compute, that it waits for a peer of its group (peer ranks as the tasks number them, local to the group, or global where parallel_group_info maps them).\n"
 	 else "The ranks here hold no HCCL tasks for these groups: the figures are the time per step each rank spends in the group's ops (their kernels, or communication.json's elapsed time), not a measured wait on the peer; global ranks are parallel_group_info's.\n" end) +
-	([$v.peers[] | if .tasks then taskgroup($nj; $v.skew_min_us) else metagroup end] | join("")) end;
+	([$v.peers[] | if .tasks then taskgroup($nj; $v.skew_min_us | gfmt(6)) else metagroup end] | join("")) end;
 
 # The last line, once, after every job.
 def foot: "_Made by asc \(.view.version) with the rules `\(.view.rules_file)`._\n";

@@ -113,16 +113,56 @@ def hd: if . == null then "—" else
 		$s[:1] + (if $f == "" then "" else "." + $f end) + "e+" + (if $x < 10 then "0" else "" end) + ($x | tostring)
 	 else ($s[$x + 1:] | sub("0+$"; "")) as $f | $s[:$x + 1] + (if $f == "" then "" else "." + $f end) end) |
 	$sg + . + $u end end;
+# gfmt($p), ffmt($p): a double as C's printf "%.<p>g" and "%.<p>f" print
+# it (gfmt(6) is "%g"), correctly rounded as glibc does, ties to even.
+# jq's own text of the double is its shortest decimal that reads back the
+# same, so rounding that text rounds the double, except where the text
+# itself ends on the tie (a 5 just past the last digit kept): then which
+# side of it the double lies is asked of the double, by hdside's exact
+# product.  Exact while the digits kept and the 5 past them fit in 15
+# digits and, on a tie below 1, its decimals in 22.
+# A double's text as [sign, digits without leading or trailing zeros
+# ("" for zero), exponent of the last digit].
+def gdigits: tostring | (if startswith("-") then ["-", .[1:]] else ["", .] end) as [$sg, $t] |
+	($t | split("e")) as $me | ($me[1] // "0" | tonumber) as $x |
+	($me[0] | split(".")) as $ip | ($ip[1] // "") as $fr |
+	(($ip[0] + $fr) | sub("^0+"; "")) as $a | ($a | sub("0+$"; "")) as $n |
+	[$sg, $n, $x - ($fr | length) + (($a | length) - ($n | length))];
+# The digits $n (exponent of the last $q) rounded to their first $k
+# digits (0 <= $k < length) for the double d: [the kept integer, carried
+# past them].
+def gcut($d; $n; $q; $k): ($n[:$k] | if . == "" then 0 else tonumber end) as $K | $n[$k:] as $r |
+	(if $r[:1] > "5" or ($r[:1] == "5" and ($r | length) > 1) then 1
+	 elif $r[:1] < "5" then 0
+	 else (($K * 10 + 5) as $t | ($n | length) - $k - 1 + $q as $e |
+		if $e >= 0 then 0 else hdside($d | fabs; [range(0; -$e) | 10] | reduce .[] as $x (1; . * $x); $t) end) as $s |
+		if $s > 0 then 1 elif $s < 0 then 0 else $K % 2 end end) as $up |
+	$K + $up;
+def gfmt($p): . as $d | (if $p == 0 then 1 else $p end) as $P | gdigits as [$sg, $n, $q] |
+	if $n == "" then $sg + "0" else
+	(($n | length) - 1 + $q) as $X0 |
+	(if ($n | length) <= $P then [$n, $X0]
+	 else gcut($d; $n; $q; $P) as $R |
+		([range(0; $P) | 10] | reduce .[] as $x (1; . * $x)) as $m |
+		if $R == $m then ["1", $X0 + 1] else [$R | tostring | sub("0+$"; ""), $X0] end end) as [$r, $X] |
+	$sg + (if $X < -4 or $X >= $P then
+		$r[:1] + (if ($r | length) > 1 then "." + $r[1:] else "" end) + "e" + (if $X < 0 then "-" else "+" end) +
+		(if ($X | fabs) < 10 then "0" else "" end) + ($X | fabs | tostring)
+	 elif $X >= 0 then ($r + ([range(0; $X + 1 - ($r | length))] | map("0") | join(""))) as $w |
+		$w[:$X + 1] + (if ($w | length) > $X + 1 then "." + $w[$X + 1:] else "" end)
+	 else "0." + ([range(0; -$X - 1)] | map("0") | join("")) + $r end) end;
+def ffmt($p): . as $d | gdigits as [$sg, $n, $q] |
+	(if $n == "" then 0 | tostring
+	 elif $q >= -$p then $n + ([range(0; $q + $p)] | map("0") | join(""))
+	 else (-$p - $q) as $c | ([range(0; $c + 1 - ($n | length))] | map("0") | join("") + $n) as $z |
+		gcut($d; $z; $q; ($z | length) - $c) | tostring end) as $R |
+	(([range(0; $p + 1 - ($R | length))] | map("0") | join("")) + $R) as $w |
+	$sg + $w[:($w | length) - $p] + (if $p > 0 then "." + $w[($w | length) - $p:] else "" end);
 # rname: a rank record's name, as C's rname(): "rank N", or its profile
 # when the rank id is unknown.
 def rname: if .rank != null and .rank >= 0 then "rank \(.rank)" else .profile end;
-# mdt: lib/md.c's mdt(), text escaped for Markdown, in a table cell (1)
-# or not (0).
+# mdt: text escaped for Markdown (md), in a table cell (1) or not (0).
 def mdt($in_cell): if $in_cell == 1 then md | cell else md end;
-# mdu: lib/md.c's md_url, a link destination: every byte but
-# [A-Za-z0-9/._~-] percent-encoded (jq 1.6's @uri keeps !*'() too).
-def mdu: @uri | gsub("%2F"; "/") | gsub("!"; "%21") | gsub("\\*"; "%2A") |
-	gsub("'"; "%27") | gsub("\\("; "%28") | gsub("\\)"; "%29");
 
 # ---- the architecture report (asc-archmd.jq, built after this file too):
 # numbers as exact decimals

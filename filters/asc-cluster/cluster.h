@@ -298,13 +298,27 @@ void doc_add(const char *p, size_t len);
 void doc_view(const char *key, jv v);
 jv nsjv(int64_t v);
 jv rankjv(const struct rank *r);
+jv urljv(const char *s);
 void mdfoot(const char *version, const char *rules);
 void mdsection(const char *section);
 
-/* links.c */
+/* links.c: the slow links of a job (linkscan), then their records
+ * and report (wlinks) */
+struct slink {
+	const struct link *l;		/* its first entry */
+	double	 bw, med;		/* mean GB/s over its entries, its class's median */
+	int	 steps;			/* entries averaged */
+	int64_t	 stake;			/* time lost per op, ns */
+};
+struct lres {
+	struct slink *s;
+	size_t	 n;
+	size_t	 entries, links, fromdb;	/* read: entries, links, from analysis.db */
+};
 int firstlink(size_t a);
 void dropviews(void);
-void slowlinks(const struct job *j);
+void linkscan(const struct job *j, struct lres *r);
+void wlinks(const struct job *j, const struct lres *r);
 
 /* peers.c */
 int64_t uncaptured_worst(const struct job *j, const char **g, int64_t *least);
@@ -333,7 +347,7 @@ const char *latecause(const struct job *j, int ri, const struct rstep *ls, int64
     const char *op, const char *against, int64_t dstart, int64_t dprep, int64_t rest,
     int64_t dfree, int64_t dcomp, const char *where, const struct stretch *st, struct buf *out);
 int64_t othersextra(const struct job *j, int ri, const struct coll *cl, size_t ncl,
-    double skew_min, struct buf *t, struct buf *jo);
+    double skew_min, jv *ops, struct buf *jo);
 void lateranks(const struct job *j, const struct cres *x);
 
 #endif

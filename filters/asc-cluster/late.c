@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "md.h"
 #include "rec.h"
 #include "rules.h"
 #include "util.h"
@@ -353,12 +352,14 @@ latecause(const struct job *j, int ri, const struct rstep *ls, int64_t delay,
  * its significant collectives than it does (communication.json's
  * elapsed times): their wait for it, per step, and the part of it
  * communication.json books as idle rather than wait (no task waits on a
- * peer there).  Text in *t ("rank 1 12.47 ms per step (...)"), one
- * object per rank in *js; returns the most of any rank, UNSET if none.
+ * peer there).  One object per rank in *jo (the record's waited_by),
+ * and for the report the ops it compares them in, one array per rank
+ * in *ops ({op, ns, own_ns}: theirs and the late rank's elapsed time);
+ * returns the most of any rank, UNSET if none.
  */
 int64_t
 othersextra(const struct job *j, int ri, const struct coll *cl, size_t ncl, double skew_min,
-    struct buf *t, struct buf *jo)
+    jv *ops, struct buf *jo)
 {
 	int64_t most = UNSET;
 	int nlist = 0;
@@ -368,8 +369,7 @@ othersextra(const struct job *j, int ri, const struct coll *cl, size_t ncl, doub
 		int oi = j->r[k];
 		double ext = 0, idle = 0;
 		int nop = 0, steps = ranks[oi].nstep > 0 ? ranks[oi].nstep : 1;
-		struct buf ops = {0};
-		char h1[64], h2[64], h3[64], nm[64];
+		jv o = jv_array();
 
 		if (oi == ri)
 			continue;
@@ -399,11 +399,13 @@ othersextra(const struct job *j, int ri, const struct coll *cl, size_t ncl, doub
 				if (e - (wd > 0 ? wd : 0) > 0)
 					idle += e - (wd > 0 ? wd : 0);
 			}
-			bprintf(&ops, "%s%s %s vs %s", nop++ ? ", " : "", ot->op,
-			    hd((int64_t)(ot->elapse_ms * 1e6), h1), hd((int64_t)(me->elapse_ms * 1e6), h2));
+			nop++;
+			o = jv_array_append(o, JV_OBJECT(jv_string("op"), jv_string(ot->op),
+			    jv_string("ns"), nsjv((int64_t)(ot->elapse_ms * 1e6)),
+			    jv_string("own_ns"), nsjv((int64_t)(me->elapse_ms * 1e6))));
 		}
 		if (nop == 0) {
-			buf_free(&ops);
+			jv_free(o);
 			continue;
 		}
 		{
@@ -411,7 +413,7 @@ othersextra(const struct job *j, int ri, const struct coll *cl, size_t ncl, doub
 
 			if (most == UNSET || en > most)
 				most = en;
-			if (nlist)
+			if (nlist++)
 				buf_addc(jo, ',');
 			buf_adds(jo, "{\"profile\":");
 			out_esc(jo, ranks[oi].profile, strlen(ranks[oi].profile));
@@ -422,10 +424,8 @@ othersextra(const struct job *j, int ri, const struct coll *cl, size_t ncl, doub
 			put_ns(jo, "extra_elapsed_per_step", en);
 			put_ns(jo, "booked_idle_per_step", in);
 			buf_addc(jo, '}');
-			bprintf(t, "%s%s %s per step longer (%s); %s of it booked as idle, not wait, in communication.json",
-			    nlist++ ? "; " : "", rname(&ranks[oi], nm), hd(en, h1), ops.p, hd(in, h3));
+			*ops = jv_array_append(*ops, o);
 		}
-		buf_free(&ops);
 	}
 	buf_addc(jo, ']');
 	return most;
@@ -443,7 +443,8 @@ struct late {
 	int64_t	 dleave, dstretch;	/* stretchcmp's */
 	const char *against, *cause;
 	char	 onm[64];
-	struct buf chain, causebuf, where, xt, xj, stb;
+	struct buf chain, causebuf, where, xj, stb;
+	jv	 xops;			/* othersextra's ops, for the report */
 };
 
 /* Its step against the median of the others' same step. */
@@ -518,7 +519,8 @@ latecompute(const struct job *j, const struct cres *x, int ri, struct late *L)
 	size_t ncl = x->ncl;
 	double skew_min = x->skew_min;
 	char nm[64], t1[64], t2[64], t3[64], t4[64], t5[64], t6[64], t8[64], t9[64], t10[64];
-	struct buf chain = {0}, causebuf = {0}, where = {0}, xt = {0}, xj = {0};
+	struct buf chain = {0}, causebuf = {0}, where = {0}, xj = {0};
+	jv xops = jv_array();
 	const char *against, *cause;
 	int hasw = 0;
 
@@ -575,10 +577,10 @@ latecompute(const struct job *j, const struct cres *x, int ri, struct late *L)
 		    against);
 		/* the ranks before it wait for it inside these collectives */
 		if (!(up >= 0 && upleast > w->delay))
-			extra = othersextra(j, ri, cl, ncl, skew_min, &xt, &xj);
+			extra = othersextra(j, ri, cl, ncl, skew_min, &xops, &xj);
 	}
 	L->tot = tot, L->totc = totc, L->extra = extra, L->cause = cause;
-	L->chain = chain, L->causebuf = causebuf, L->where = where, L->xt = xt, L->xj = xj;
+	L->chain = chain, L->causebuf = causebuf, L->where = where, L->xops = xops, L->xj = xj;
 }
 
 static void
@@ -632,21 +634,21 @@ laterec(const struct job *j, const struct cres *x, const struct late *L)
 }
 
 /* The report's section on a late rank, after its late_rank record:
- * what the record does not hold (the skews summed, the phrases on who
- * else is late and on the ranks that wait for it; "captured": only the
- * latest of the ranks in this input). */
+ * what the record does not hold (the skews summed, the phrase on who
+ * else is late, which its recommendation holds too, the ops in which
+ * the ranks of its waited_by wait for it; "captured": only the latest
+ * of the ranks in this input). */
 static void
-mdlate(const struct cres *x, int64_t tot, const char *who, const struct buf *xt, int captured)
+mdlate(const struct cres *x, int64_t tot, const char *who, jv ops, int captured)
 {
-	char t[64];
-
-	if (!md)
+	if (!md) {
+		jv_free(ops);
 		return;
-	snprintf(t, sizeof t, "%g", x->skew_min / 1000);
-	doc_view("skew_min_us", jv_string(t));
+	}
+	doc_view("skew_min_us", jv_number(x->skew_min / 1000));
 	doc_view("late", JV_OBJECT(jv_string("skews_ns"), nsjv(tot),
 	    jv_string("who"), jv_string(who ? who : ""),
-	    jv_string("waited"), jv_string(xt && xt->len ? xt->p : ""),
+	    jv_string("waited_ops"), ops,
 	    jv_string("captured_only"), jv_bool(captured)));
 	mdsection("late");
 }
@@ -679,7 +681,7 @@ latesecondary(const struct job *j, const struct cres *x, const struct late *L)
 		    fx.len ? "; " : "", rname(&ranks[j->r[i]], wn), hd(per, h1), hd(ex, h2), c0->op, hd(wt, h3),
 		    rname(r, h5), hd(wt > ex ? wt - ex : 0, h4));
 	}
-	mdlate(x, tot, NULL, NULL, 1);
+	mdlate(x, tot, NULL, jv_array(), 1);
 	/* The longer wait covers this one: nothing is won
 	 * here while that peer is late. */
 	if (fx.len)
@@ -703,7 +705,6 @@ lateprimary(const struct cres *x, const struct late *L)
 	double skew_min = x->skew_min;
 	const char *cause = L->cause;
 	char nm[64], t1[64];
-	struct buf xt = L->xt;
 
 	/* Only the captured ranks are seen: the late rank's
 	 * own wait in those collectives (comm records) means a
@@ -738,7 +739,7 @@ lateprimary(const struct cres *x, const struct late *L)
 		    selfop, hd((int64_t)(selfw * 1e6), t7));
 	else
 		bprintf(&who, "%s", partial ? " (a group of these collectives has ranks not in this input, which are not seen here)" : "");
-	mdlate(x, tot, who.p, &xt, partial || selfop);
+	mdlate(x, tot, who.p, jv_copy(L->xops), partial || selfop);
 	addreco(w->delay, "%s arrives %s late at its first late collective (%d of %zu): %s; the ranks in this input that arrive before it wait for it%s%s%s%s.",
 	    rname(r, nm), hd(w->delay, t1), latecount[ri], nsig, cause,
 	    extra != UNSET ? " (up to " : "", extra != UNSET ? hd(extra, t7) : "",
@@ -763,7 +764,7 @@ lateranks(const struct job *j, const struct cres *x)
 			latesecondary(j, x, &L);
 		else
 			lateprimary(x, &L);
-		buf_free(&L.xt);
+		jv_free(L.xops);
 		buf_free(&L.xj);
 		buf_free(&L.chain);
 		buf_free(&L.causebuf);

@@ -68,123 +68,134 @@ dropviews(void)
 	nlink = k;
 }
 
-/* Slow links: below a fraction of the median bandwidth of links of
- * the same transport and op class in the job. */
-void
-slowlinks(const struct job *j)
+/* The median bandwidth of the job's links of l's transport and op
+ * class; their number in *n. */
+static double
+classmedian(const struct link *l, size_t nl, size_t *n)
 {
-	jsarray("slow_links");
-	{
-		size_t nl = 0, ndb = 0;
-		jv rows = jv_array(), lv = jv_object();	/* for the report */
+	double *bw = xmalloc((nl + 1) * sizeof *bw), m;
 
-		dropviews();
-		size_t nreal = 0;
+	*n = 0;
+	for (size_t b = 0; b < nlink; b++)
+		if (ranks[links[b].rank].job == ranks[l->rank].job && links[b].bw > 0 &&
+		    strcmp(links[b].transport, l->transport) == 0 &&
+		    strcmp(links[b].cls, l->cls) == 0)
+			bw[(*n)++] = links[b].bw;
+	/* Median by selection: n is small (links of one class). */
+	for (size_t x = 1; x < *n; x++)
+		for (size_t y = x; y > 0 && bw[y - 1] > bw[y]; y--) {
+			double tmp = bw[y];
 
-		for (size_t a = 0; a < nlink; a++)
-			if (ranks[links[a].rank].job == (int)(j - jobs)) {
-				nl++;
-				ndb += links[a].fromdb;
-				nreal += firstlink(a);
-			}
-		for (size_t a = 0; a < nlink; a++) {
-			struct link *l = &links[a];
-			double *bw, m, lbw, lloss;
-			size_t n = 0;
-			int lsteps;
-
-			if (ranks[l->rank].job != (int)(j - jobs) || l->bw <= 0)
-				continue;
-			bw = xmalloc(nl * sizeof *bw);
-			for (size_t b = 0; b < nlink; b++)
-				if (ranks[links[b].rank].job == ranks[l->rank].job && links[b].bw > 0 &&
-				    strcmp(links[b].transport, l->transport) == 0 &&
-				    strcmp(links[b].cls, l->cls) == 0)
-					bw[n++] = links[b].bw;
-			/* Median by selection: n is small (links of one class). */
-			for (size_t x = 1; x < n; x++)
-				for (size_t y = x; y > 0 && bw[y - 1] > bw[y]; y--) {
-					double tmp = bw[y];
-
-					bw[y] = bw[y - 1];
-					bw[y - 1] = tmp;
-				}
-			m = n % 2 ? bw[n / 2] : (bw[n / 2 - 1] + bw[n / 2]) / 2;
-			free(bw);
-			/* One verdict per link: its mean over the steps, told at
-			 * its first entry. */
-			{
-				double sbw = 0, sloss = 0;
-				int steps = 0, first = 1;
-
-				for (size_t b = 0; b < nlink; b++) {
-					struct link *q = &links[b];
-
-					if (q->rank != l->rank || q->bw <= 0 || strcmp(q->group, l->group) != 0 ||
-					    strcmp(q->cls, l->cls) != 0 || strcmp(q->link, l->link) != 0 ||
-					    strcmp(q->transport, l->transport) != 0)
-						continue;
-					if (b < a)
-						first = 0;
-					sbw += q->bw;
-					sloss += q->time_ms - q->size_mb / m;
-					steps++;
-				}
-				if (!first)
-					continue;
-				lbw = sbw / steps;
-				lloss = sloss / steps;
-				lsteps = steps;
-			}
-			if (n < 3 || lbw >= rules_num("cluster.slow_link_fraction") * m)
-				continue;
-			{
-				char nm[64], t[64];
-				int64_t stake = (int64_t)(lloss * 1e6);
-
-				rbegin("slow_link", j);
-				put_rank(&ranks[l->rank]);
-				out_cstr(&rb, "group", l->group);
-				out_cstr(&rb, "op_class", l->cls);
-				out_cstr(&rb, "link", l->link);
-				out_cstr(&rb, "transport", l->transport);
-				out_i64(&rb, "entries", lsteps);
-				snprintf(t, sizeof t, "%.4f", lbw);
-				out_raw(&rb, "bandwidth_gbps", t, strlen(t));
-				snprintf(t, sizeof t, "%.4f", m);
-				out_raw(&rb, "median_gbps", t, strlen(t));
-				snprintf(t, sizeof t, "%.4f", lbw / m);
-				out_raw(&rb, "fraction", t, strlen(t));
-				put_ns(&rb, "time_at_stake", stake);
-				rput();
-				{
-					char b1[32], b2[32];
-
-					/* the report's 3 digits, of the doubles */
-					snprintf(b1, sizeof b1, "%.3g", lbw);
-					snprintf(b2, sizeof b2, "%.3g", m);
-					rows = jv_array_append(rows, JV_OBJECT(jv_string("bandwidth"), jv_string(b1),
-					    jv_string("median"), jv_string(b2)));
-				}
-				addreco(stake, "%s: link %s (%s, %s) runs at %.3g GB/s against a median of %.3g GB/s: check that link (cabling, HCCS/RDMA port, HCCL_ALGO / HCCL_RDMA_TC settings).",
-				    rname(&ranks[l->rank], nm), l->link, l->transport, l->cls, lbw, m);
-			}
+			bw[y] = bw[y - 1];
+			bw[y - 1] = tmp;
 		}
-		if (md) {
-			char t[32];
+	m = *n % 2 ? bw[*n / 2] : (bw[*n / 2 - 1] + bw[*n / 2]) / 2;
+	free(bw);
+	return m;
+}
 
-			snprintf(t, sizeof t, "%g", rules_num("cluster.slow_link_fraction"));
-			lv = jv_object_set(lv, jv_string("fraction"), jv_string(t));
-			snprintf(t, sizeof t, "%g", rules_num("cluster.link_min_size_mb"));
-			lv = jv_object_set(lv, jv_string("min_size_mb"), jv_string(t));
-			lv = jv_object_set(lv, jv_string("entries"), jv_number((double)nl));
-			lv = jv_object_set(lv, jv_string("links"), jv_number((double)nreal));
-			lv = jv_object_set(lv, jv_string("from_db"), jv_number((double)ndb));
-			doc_view("links", jv_object_set(lv, jv_string("rows"), rows));
-			mdsection("links");
-		} else {
-			jv_free(lv);
-			jv_free(rows);
-		}
+/* One verdict per link: its mean bandwidth and time lost over the steps
+ * against the median m, into s; 0 unless links[a] is its first entry,
+ * where it is told. */
+static int
+linkmean(size_t a, double m, struct slink *s)
+{
+	const struct link *l = &links[a];
+	double sbw = 0, sloss = 0;
+	int steps = 0;
+
+	for (size_t b = 0; b < nlink; b++) {
+		const struct link *q = &links[b];
+
+		if (q->rank != l->rank || q->bw <= 0 || strcmp(q->group, l->group) != 0 ||
+		    strcmp(q->cls, l->cls) != 0 || strcmp(q->link, l->link) != 0 ||
+		    strcmp(q->transport, l->transport) != 0)
+			continue;
+		if (b < a)
+			return 0;
+		sbw += q->bw;
+		sloss += q->time_ms - q->size_mb / m;
+		steps++;
 	}
+	s->l = l;
+	s->bw = sbw / steps;
+	s->med = m;
+	s->steps = steps;
+	s->stake = (int64_t)(sloss / steps * 1e6);
+	return 1;
+}
+
+/* Slow links: below a fraction of the median bandwidth of links of
+ * the same transport and op class in the job; and what was read. */
+void
+linkscan(const struct job *j, struct lres *r)
+{
+	memset(r, 0, sizeof *r);
+	dropviews();
+	for (size_t a = 0; a < nlink; a++)
+		if (ranks[links[a].rank].job == (int)(j - jobs)) {
+			r->entries++;
+			r->fromdb += links[a].fromdb;
+			r->links += firstlink(a);
+		}
+	for (size_t a = 0; a < nlink; a++) {
+		struct slink s;
+		size_t n;
+		double m;
+
+		if (ranks[links[a].rank].job != (int)(j - jobs) || links[a].bw <= 0)
+			continue;
+		m = classmedian(&links[a], r->entries, &n);
+		if (!linkmean(a, m, &s) || n < 3 || s.bw >= rules_num("cluster.slow_link_fraction") * m)
+			continue;
+		r->s = xreallocarray(r->s, r->n + 1, sizeof *r->s);
+		r->s[r->n++] = s;
+	}
+}
+
+/* The slow_link records, their recommendations and the report's
+ * section. */
+void
+wlinks(const struct job *j, const struct lres *r)
+{
+	jv rows = jv_array();
+
+	jsarray("slow_links");
+	for (size_t k = 0; k < r->n; k++) {
+		const struct slink *s = &r->s[k];
+		const struct link *l = s->l;
+		char nm[64], t[64];
+
+		rbegin("slow_link", j);
+		put_rank(&ranks[l->rank]);
+		out_cstr(&rb, "group", l->group);
+		out_cstr(&rb, "op_class", l->cls);
+		out_cstr(&rb, "link", l->link);
+		out_cstr(&rb, "transport", l->transport);
+		out_i64(&rb, "entries", s->steps);
+		snprintf(t, sizeof t, "%.4f", s->bw);
+		out_raw(&rb, "bandwidth_gbps", t, strlen(t));
+		snprintf(t, sizeof t, "%.4f", s->med);
+		out_raw(&rb, "median_gbps", t, strlen(t));
+		snprintf(t, sizeof t, "%.4f", s->bw / s->med);
+		out_raw(&rb, "fraction", t, strlen(t));
+		put_ns(&rb, "time_at_stake", s->stake);
+		rput();
+		/* the doubles, which the report rounds to 3 digits */
+		rows = jv_array_append(rows, JV_OBJECT(jv_string("bandwidth"), jv_number(s->bw),
+		    jv_string("median"), jv_number(s->med)));
+		/* the recommendation's text is a record's: its figures
+		 * printed here */
+		addreco(s->stake, "%s: link %s (%s, %s) runs at %.3g GB/s against a median of %.3g GB/s: check that link (cabling, HCCS/RDMA port, HCCL_ALGO / HCCL_RDMA_TC settings).",
+		    rname(&ranks[l->rank], nm), l->link, l->transport, l->cls, s->bw, s->med);
+	}
+	if (!md) {
+		jv_free(rows);
+		return;
+	}
+	doc_view("links", JV_OBJECT(jv_string("fraction"), jv_number(rules_num("cluster.slow_link_fraction")),
+	    jv_string("min_size_mb"), jv_number(rules_num("cluster.link_min_size_mb")),
+	    jv_string("entries"), jv_number((double)r->entries), jv_string("links"), jv_number((double)r->links),
+	    jv_string("from_db"), jv_number((double)r->fromdb), jv_string("rows"), rows));
+	mdsection("links");
 }

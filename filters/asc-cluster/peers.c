@@ -256,7 +256,7 @@ sizejv(int64_t size)
  * The bandwidth table covering most of group k's ops' elapsed time on
  * every captured rank: moving data, at most the rest a wait.  The ranks'
  * figures, into b (the recommendation's words) and *rows (the report's:
- * ns and the %g printed); the most that can be a wait in *mostwait.  How
+ * ns, MB and GB/s); the most that can be a wait in *mostwait.  How
  * many ranks, 0 when one is not transfer-bound.
  */
 static int
@@ -287,12 +287,10 @@ xferbound(const struct job *j, size_t k, struct buf *b, jv *rows, int64_t *mostw
 		bprintf(b, "%s%s %.4g MB in %s of %s (%.3g GB/s)", nbound++ ? ", " : "",
 		    rname(&ranks[x->rank], nm), mb / (double)steps, hd((int64_t)(xm * 1e6) / steps, t1),
 		    hd((int64_t)(el * 1e6) / steps, t3), mb / xm);
-		/* the same figures for the report: its %g as printed */
-		snprintf(t1, sizeof t1, "%.4g", mb / (double)steps);
-		snprintf(t3, sizeof t3, "%.3g", mb / xm);
+		/* the same figures for the report */
 		*rows = jv_array_append(*rows, JV_OBJECT(jv_string("rank"), rankjv(&ranks[x->rank]),
-		    jv_string("mb"), jv_string(t1), jv_string("xfer_ns"), nsjv((int64_t)(xm * 1e6) / steps),
-		    jv_string("elapsed_ns"), nsjv((int64_t)(el * 1e6) / steps), jv_string("gbps"), jv_string(t3)));
+		    jv_string("mb"), jv_number(mb / (double)steps), jv_string("xfer_ns"), nsjv((int64_t)(xm * 1e6) / steps),
+		    jv_string("elapsed_ns"), nsjv((int64_t)(el * 1e6) / steps), jv_string("gbps"), jv_number(mb / xm)));
 		if (*mostwait == UNSET || (int64_t)((el - xm) * 1e6) / steps > *mostwait)
 			*mostwait = (int64_t)((el - xm) * 1e6) / steps;
 	}
@@ -893,7 +891,6 @@ pwnext(const struct job *j, struct pw *p, jv *view)
 void
 peerwaits(const struct job *j)
 {
-	char t[32];
 	jv pv = jv_array();
 
 	jsarray("groups");
@@ -954,8 +951,7 @@ peerwaits(const struct job *j)
 		exposedgroup(j, k, in, size);
 		jv_free(rl);
 	}
-	snprintf(t, sizeof t, "%g", rules_num("cluster.skew_min_us"));
-	doc_view("skew_min_us", jv_string(t));
+	doc_view("skew_min_us", jv_number(rules_num("cluster.skew_min_us")));
 	doc_view("peers", pv);
 	mdsection("peers");
 }

@@ -77,6 +77,33 @@ rankjv(const struct rank *r)
 	    jv_string("profile"), jv_string(r->profile));
 }
 
+/*
+ * A link destination for the template: every byte but [A-Za-z0-9/._~-]
+ * percent-encoded here, since a path's bytes need not be UTF-8, which a
+ * jq string would make them.
+ */
+jv
+urljv(const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	struct buf b = {0};
+	jv v;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    strchr("/._~-", *p))
+			buf_addc(&b, (char)*p);
+		else {
+			buf_addc(&b, '%');
+			buf_addc(&b, hex[*p >> 4]);
+			buf_addc(&b, hex[*p & 15]);
+		}
+	buf_addc(&b, '\0');
+	v = jv_string(b.p);
+	free(b.p);
+	return v;
+}
+
 /* What the report needs beyond the records: view.key = v. */
 void
 doc_view(const char *key, jv v)
